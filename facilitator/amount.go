@@ -1,0 +1,97 @@
+package facilitator
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+)
+
+// maxUint256 is 2^256 - 1, the largest amount a token can carry.
+var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+
+// ParseAmount parses a canonical decimal integer in smallest units: digits
+// only, no sign, no leading zeros, above zero and within uint256.
+func ParseAmount(s string) (*big.Int, error) {
+	v, err := parseUint256(s)
+	if err != nil {
+		return nil, err
+	}
+	if v.Sign() == 0 {
+		return nil, errors.New("amount must be above zero")
+	}
+	return v, nil
+}
+
+// parseUint256 parses a canonical decimal integer within uint256 (zero allowed).
+func parseUint256(s string) (*big.Int, error) {
+	if s == "" {
+		return nil, errors.New("empty number")
+	}
+	if len(s) > 78 { // 2^256 has 78 digits
+		return nil, errors.New("number exceeds uint256")
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return nil, fmt.Errorf("%q is not a decimal integer", s)
+		}
+	}
+	if len(s) > 1 && s[0] == '0' {
+		return nil, fmt.Errorf("%q has leading zeros", s)
+	}
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return nil, fmt.Errorf("%q is not a decimal integer", s)
+	}
+	if v.Cmp(maxUint256) > 0 {
+		return nil, errors.New("number exceeds uint256")
+	}
+	return v, nil
+}
+
+// ParsePrice converts a price in whole tokens ("0.01") into smallest units
+// for a token with the given decimals (10000 for 6 decimals). It refuses
+// prices with more fractional digits than the token has, and prices that
+// are zero, negative or past uint256.
+func ParsePrice(price string, decimals uint8) (*big.Int, error) {
+	p := strings.TrimSpace(price)
+	whole, frac, hasDot := strings.Cut(p, ".")
+	if whole == "" && (!hasDot || frac == "") {
+		return nil, fmt.Errorf("price %q is not a decimal number", price)
+	}
+	if hasDot && frac == "" {
+		return nil, fmt.Errorf("price %q is not a decimal number", price)
+	}
+	for _, part := range []string{whole, frac} {
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				return nil, fmt.Errorf("price %q is not a positive decimal number", price)
+			}
+		}
+	}
+	frac = strings.TrimRight(frac, "0")
+	if len(frac) > int(decimals) {
+		return nil, fmt.Errorf("price %q has more than %d decimal places, the token's precision", price, decimals)
+	}
+	digits := whole + frac + strings.Repeat("0", int(decimals)-len(frac))
+	v, ok := new(big.Int).SetString(digits, 10)
+	if !ok {
+		return nil, fmt.Errorf("price %q is not a decimal number", price)
+	}
+	if v.Sign() == 0 {
+		return nil, fmt.Errorf("price %q must be above zero", price)
+	}
+	if v.Cmp(maxUint256) > 0 {
+		return nil, fmt.Errorf("price %q exceeds uint256 in smallest units", price)
+	}
+	return v, nil
+}
+
+// FormatAmount renders smallest units as whole tokens, for messages and logs.
+func FormatAmount(v *big.Int, decimals uint8) string {
+	if v == nil {
+		return "0"
+	}
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)
+	return new(big.Rat).SetFrac(v, scale).FloatString(int(decimals))
+}

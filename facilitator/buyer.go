@@ -1,0 +1,105 @@
+package facilitator
+
+import (
+	"crypto/ecdsa"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// PaymentOptions tunes CreatePayment. The zero value suits most buyers.
+type PaymentOptions struct {
+	// ChainID of the network. Nil means the built-in network named in the
+	// requirements.
+	ChainID *big.Int
+	// Domain is the token's EIP-712 name and version. Nil means the
+	// requirements' extra, then the built-in network's.
+	Domain *DomainInfo
+	// Shape is the payload shape written (default ShapeCronos).
+	Shape PayloadShape
+	// Now is the signing time; zero means time.Now().
+	Now time.Time
+	// ValidFor is how long the authorization stays valid; zero means the
+	// requirements' maxTimeoutSeconds (at least 60 s).
+	ValidFor time.Duration
+	// Nonce is the authorization nonce; nil means 32 random bytes.
+	Nonce *[32]byte
+}
+
+// CreatePayment signs an EIP-3009 authorization that pays exactly what the
+// requirements ask, and returns it with its X-PAYMENT header value. It is
+// what a buyer does with a 402 answer.
+func CreatePayment(key *ecdsa.PrivateKey, req PaymentRequirements, opts PaymentOptions) (string, *Payment, error) {
+	if req.Scheme != SchemeExact {
+		return "", nil, fmt.Errorf("unsupported scheme %q", req.Scheme)
+	}
+	value, err := ParseAmount(req.MaxAmountRequired)
+	if err != nil {
+		return "", nil, fmt.Errorf("maxAmountRequired %q: %w", req.MaxAmountRequired, err)
+	}
+	if !isAddress(req.PayTo) || !isAddress(req.Asset) {
+		return "", nil, errors.New("payTo and asset must be 0x-prefixed addresses")
+	}
+	builtin, isBuiltin := BuiltinNetwork(req.Network)
+	chainID := opts.ChainID
+	if chainID == nil {
+		if !isBuiltin {
+			return "", nil, fmt.Errorf("network %q is not built in; give its chain ID", req.Network)
+		}
+		chainID = big.NewInt(builtin.ChainID)
+	}
+	dom := opts.Domain
+	if dom == nil {
+		dom = req.Extra
+	}
+	if dom == nil && isBuiltin && builtin.EIP712Version != "" {
+		dom = &DomainInfo{Name: builtin.EIP712Name, Version: builtin.EIP712Version}
+	}
+	if dom == nil {
+		return "", nil, fmt.Errorf("the token's EIP-712 name and version are unknown for network %q; give them", req.Network)
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	validFor := opts.ValidFor
+	if validFor <= 0 {
+		validFor = max(time.Duration(req.MaxTimeoutSeconds)*time.Second, time.Minute)
+	}
+	var nonce [32]byte
+	if opts.Nonce != nil {
+		nonce = *opts.Nonce
+	} else if _, err := rand.Read(nonce[:]); err != nil {
+		return "", nil, err
+	}
+	p := &Payment{
+		X402Version: X402Version,
+		Scheme:      SchemeExact,
+		Network:     req.Network,
+		Asset:       req.Asset,
+		Authorization: Authorization{
+			From:  crypto.PubkeyToAddress(key.PublicKey),
+			To:    common.HexToAddress(req.PayTo),
+			Value: value,
+			// Ten minutes back tolerates clock skew between buyer and chain.
+			ValidAfter:  big.NewInt(now.Add(-10 * time.Minute).Unix()),
+			ValidBefore: big.NewInt(now.Add(validFor).Unix()),
+			Nonce:       nonce,
+		},
+	}
+	p.Value = value.String()
+	domain := Domain{Name: dom.Name, Version: dom.Version, ChainID: chainID, VerifyingContract: common.HexToAddress(req.Asset)}
+	if p.Signature, err = SignAuthorization(key, domain, p.Authorization); err != nil {
+		return "", nil, err
+	}
+	header, err := EncodePaymentHeader(p, opts.Shape)
+	if err != nil {
+		return "", nil, err
+	}
+	return header, p, nil
+}

@@ -1,0 +1,219 @@
+// Package facilitator is the x402 verify/settle core: it checks EIP-3009
+// transferWithAuthorization payments signed as EIP-712 typed data and
+// settles them on EVM chains, paying the gas from its own signer keys.
+//
+// It is usable from any Go program: New builds a Facilitator from a Config,
+// Verify and Settle are its operations, and Handler serves the HTTP API of
+// the facilitator interface specification.
+package facilitator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"go.uber.org/zap"
+)
+
+// Config configures a Facilitator.
+type Config struct {
+	// Networks are the networks served. Use BuiltinNetwork for the Cronos
+	// networks and change what differs (RPC URLs, signer keys).
+	Networks []NetworkConfig
+	// Logger receives the facilitator's logs; nil means no logs.
+	Logger *zap.Logger
+	// SettleTimeout bounds how long Settle waits for the transaction to be
+	// in a block. When it runs out, Settle answers payment.failed with
+	// "Settlement pending" and the txHash. Zero means 30 seconds.
+	SettleTimeout time.Duration
+	// ReceiptPollInterval is how often the chain head is polled while
+	// settlements wait for their blocks. Zero means 100 ms.
+	ReceiptPollInterval time.Duration
+	// ExpiryMargin is how long before validBefore an authorization counts as
+	// expired, leaving time to get it into a block. Zero means 6 seconds.
+	ExpiryMargin time.Duration
+	// Now returns the current time; nil means time.Now. For tests.
+	Now func() time.Time
+}
+
+// Facilitator verifies and settles x402 payments. It is safe for concurrent use.
+type Facilitator struct {
+	networks []*network
+	byName   map[string]*network
+	logger   *zap.Logger
+	started  time.Time
+
+	settleTimeout time.Duration
+	pollInterval  time.Duration
+	expiryMargin  time.Duration
+	now           func() time.Time
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New dials every network's RPC endpoints, checks their chain IDs, reads the
+// token's EIP-712 domain where it is not configured, and returns a
+// Facilitator ready to serve. Close releases it.
+func New(ctx context.Context, cfg Config) (*Facilitator, error) {
+	if len(cfg.Networks) == 0 {
+		return nil, errors.New("no network configured: add at least one, for example facilitator.BuiltinNetwork(\"cronos-testnet\")")
+	}
+	f := &Facilitator{
+		byName:        map[string]*network{},
+		logger:        cfg.Logger,
+		started:       time.Now(),
+		settleTimeout: orDefault(cfg.SettleTimeout, 30*time.Second),
+		pollInterval:  orDefault(cfg.ReceiptPollInterval, 100*time.Millisecond),
+		expiryMargin:  orDefault(cfg.ExpiryMargin, 6*time.Second),
+		now:           cfg.Now,
+	}
+	if f.logger == nil {
+		f.logger = zap.NewNop()
+	}
+	if f.now == nil {
+		f.now = time.Now
+	}
+	f.ctx, f.cancel = context.WithCancel(context.Background())
+	for _, nc := range cfg.Networks {
+		n, err := f.addNetwork(ctx, nc)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		f.logger.Info("network ready",
+			zap.String("network", nc.Name), zap.Int64("chain_id", nc.ChainID),
+			zap.String("token", n.token.Hex()), zap.String("eip712_name", n.domain.Name),
+			zap.String("eip712_version", n.domain.Version), zap.Int("signers", len(n.signers)))
+	}
+	return f, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*network, error) {
+	if err := nc.validate(); err != nil {
+		return nil, err
+	}
+	for _, name := range append([]string{nc.Name}, nc.Aliases...) {
+		if _, dup := f.byName[strings.ToLower(name)]; dup {
+			return nil, fmt.Errorf("network %q is configured twice", name)
+		}
+	}
+	n := &network{
+		cfg:      nc,
+		chainID:  big.NewInt(nc.ChainID),
+		token:    common.HexToAddress(nc.Token),
+		settling: newInflight(),
+	}
+	pool, err := newRPCPool(nc.Name, n.chainID, nc.RPCURLs, f.logger)
+	if err != nil {
+		return nil, err
+	}
+	n.rpc = pool
+	if err := pool.checkChainIDs(ctx); err != nil {
+		pool.close()
+		return nil, err
+	}
+	n.domain = Domain{Name: nc.EIP712Name, Version: nc.EIP712Version, ChainID: n.chainID, VerifyingContract: n.token}
+	if n.domain.Name == "" {
+		if n.domain.Name, err = n.readString(ctx, "name"); err != nil {
+			pool.close()
+			return nil, fmt.Errorf("network %s: reading the token's EIP-712 name: %w; set it in the configuration", nc.Name, err)
+		}
+	}
+	if n.domain.Version == "" {
+		if n.domain.Version, err = n.readString(ctx, "version"); err != nil {
+			pool.close()
+			return nil, fmt.Errorf("network %s: reading the token's EIP-712 version: %w; set it in the configuration", nc.Name, err)
+		}
+	}
+	if n.hasher, err = newHasher(n.domain); err != nil {
+		pool.close()
+		return nil, err
+	}
+	for _, k := range nc.SignerKeys {
+		n.signers = append(n.signers, newSigner(k, n.chainID))
+	}
+	n.confirm = newConfirmer(n.rpc, f.pollInterval, f.logger.With(zap.String("network", nc.Name)))
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		n.confirm.run(f.ctx)
+	}()
+	f.networks = append(f.networks, n)
+	for _, name := range append([]string{nc.Name}, nc.Aliases...) {
+		f.byName[strings.ToLower(name)] = n
+	}
+	return n, nil
+}
+
+// Close stops background work and closes the RPC connections. Settlements
+// waiting for their blocks are answered as pending.
+func (f *Facilitator) Close() error {
+	f.cancel()
+	f.wg.Wait()
+	for _, n := range f.networks {
+		n.rpc.close()
+	}
+	return nil
+}
+
+// network finds a configured network by name or alias, case-insensitively.
+func (f *Facilitator) network(name string) *network {
+	return f.byName[strings.ToLower(name)]
+}
+
+// Networks lists the configured networks' primary names, in configuration order.
+func (f *Facilitator) Networks() []string {
+	names := make([]string, len(f.networks))
+	for i, n := range f.networks {
+		names[i] = n.cfg.Name
+	}
+	return names
+}
+
+// NetworkInfo describes a configured network for sellers: what goes into
+// payment requirements.
+type NetworkInfo struct {
+	Name     string
+	ChainID  *big.Int
+	Token    common.Address
+	Decimals uint8
+	Domain   DomainInfo
+}
+
+// NetworkInfo returns the facts of a configured network by name or alias.
+func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
+	n := f.network(name)
+	if n == nil {
+		return NetworkInfo{}, false
+	}
+	return NetworkInfo{
+		Name:     n.cfg.Name,
+		ChainID:  new(big.Int).Set(n.chainID),
+		Token:    n.token,
+		Decimals: n.cfg.Decimals,
+		Domain:   DomainInfo{Name: n.domain.Name, Version: n.domain.Version},
+	}, true
+}
+
+// Supported lists one kind per configured network.
+func (f *Facilitator) Supported() *SupportedResponse {
+	out := &SupportedResponse{Kinds: []SupportedKind{}}
+	for _, n := range f.networks {
+		out.Kinds = append(out.Kinds, SupportedKind{X402Version: X402Version, Scheme: SchemeExact, Network: n.cfg.Name})
+	}
+	return out
+}

@@ -1,0 +1,269 @@
+package facilitator
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// API paths (spec part 4).
+const (
+	PathHealth    = "/healthcheck"
+	PathSupported = "/v2/x402/supported"
+	PathVerify    = "/v2/x402/verify"
+	PathSettle    = "/v2/x402/settle"
+)
+
+// MaxBodyBytes is the largest verify or settle request body accepted.
+const MaxBodyBytes = 64 << 10
+
+// HandlerConfig configures the HTTP API.
+type HandlerConfig struct {
+	// VerifyLimit limits verify requests per client IP; the zero value
+	// means the spec's 10 per minute.
+	VerifyLimit RateLimit
+	// SettleLimit limits settle requests per client IP; the zero value
+	// means the spec's 5 per minute.
+	SettleLimit RateLimit
+	// NoRateLimits turns the limits off (for a facilitator behind a proxy
+	// that limits, or for tests).
+	NoRateLimits bool
+	// ClientIP returns the client IP a request is counted against. Nil
+	// means the host of RemoteAddr.
+	ClientIP func(*http.Request) string
+}
+
+// Handler returns the facilitator's HTTP API: GET /healthcheck,
+// GET /v2/x402/supported, POST /v2/x402/verify and POST /v2/x402/settle.
+// Any Go program can mount it.
+func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
+	h := &apiHandler{f: f, clientIP: cfg.ClientIP}
+	if h.clientIP == nil {
+		h.clientIP = remoteIP
+	}
+	if !cfg.NoRateLimits {
+		vl, sl := cfg.VerifyLimit, cfg.SettleLimit
+		if vl == (RateLimit{}) {
+			vl = DefaultVerifyLimit
+		}
+		if sl == (RateLimit{}) {
+			sl = DefaultSettleLimit
+		}
+		h.verifyLimit = newLimiter(vl, time.Now)
+		h.settleLimit = newLimiter(sl, time.Now)
+	}
+	return h
+}
+
+type apiHandler struct {
+	f           *Facilitator
+	clientIP    func(*http.Request) string
+	verifyLimit *limiter
+	settleLimit *limiter
+}
+
+func remoteIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func (h *apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	switch r.URL.Path {
+	case PathHealth:
+		if methodIs(w, r, http.MethodGet) {
+			writeJSON(w, http.StatusOK, h.f.Health(start))
+		}
+	case PathSupported:
+		if methodIs(w, r, http.MethodGet) {
+			writeJSON(w, http.StatusOK, h.f.Supported())
+		}
+	case PathVerify:
+		if methodIs(w, r, http.MethodPost) {
+			h.verify(w, r)
+		}
+	case PathSettle:
+		if methodIs(w, r, http.MethodPost) {
+			h.settle(w, r)
+		}
+	default:
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such endpoint: " + r.URL.Path})
+	}
+}
+
+func methodIs(w http.ResponseWriter, r *http.Request, method string) bool {
+	if r.Method == method || (method == http.MethodGet && r.Method == http.MethodHead) {
+		return true
+	}
+	w.Header().Set("Allow", method)
+	writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": fmt.Sprintf("method %s not allowed; use %s", r.Method, method)})
+	return false
+}
+
+func (h *apiHandler) verify(w http.ResponseWriter, r *http.Request) {
+	if msg, ok := h.limited(w, r, h.verifyLimit, "verify"); !ok {
+		writeJSON(w, http.StatusTooManyRequests, Invalid(msg))
+		return
+	}
+	req, err := ReadRequest(r)
+	if err == nil {
+		var res *VerifyResponse
+		if res, err = h.f.Verify(r.Context(), req); err == nil {
+			writeJSON(w, http.StatusOK, res)
+			return
+		}
+	}
+	writeJSON(w, StatusOf(err), Invalid(MessageOf(err)))
+}
+
+func (h *apiHandler) settle(w http.ResponseWriter, r *http.Request) {
+	if msg, ok := h.limited(w, r, h.settleLimit, "settle"); !ok {
+		writeJSON(w, http.StatusTooManyRequests, failed("", msg))
+		return
+	}
+	req, err := ReadRequest(r)
+	network := ""
+	if err == nil {
+		network = req.PaymentRequirements.Network
+		var res *SettleResponse
+		if res, err = h.f.Settle(r.Context(), req); err == nil {
+			writeJSON(w, http.StatusOK, res)
+			return
+		}
+	}
+	status := StatusOf(err)
+	if status >= 500 {
+		h.f.logger.Warn("settle could not be carried out", zap.String("network", network), zap.Error(err))
+	}
+	writeJSON(w, status, failed(network, MessageOf(err)))
+}
+
+// limited applies a rate limit; when it is hit it sets Retry-After and
+// returns the message that names the limit.
+func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, l *limiter, op string) (string, bool) {
+	ok, wait := l.allow(h.clientIP(r))
+	if ok {
+		return "", true
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	w.Header().Set("Retry-After", fmt.Sprint(secs))
+	return fmt.Sprintf("Rate limit exceeded: %s requests are limited to %s per client IP; retry in %d s", op, l.limit, secs), false
+}
+
+// ReadRequest reads a verify or settle request body strictly: at most
+// MaxBodyBytes, valid JSON, every required field of the right type, and an
+// X402-Version header, when present, of 1. Its errors are StatusError 400
+// saying what is wrong.
+//
+// Besides paymentHeader (Base64), the x402 reference servers' paymentPayload
+// (the decoded header as a JSON object) is accepted.
+func ReadRequest(r *http.Request) (*Request, error) {
+	if v := r.Header.Get("X402-Version"); v != "" && v != "1" {
+		return nil, badRequest("X402-Version header must be 1, got %q", v)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, badRequest("request body exceeds %d KiB", MaxBodyBytes>>10)
+		}
+		return nil, badRequest("reading the request body: %v", err)
+	}
+	return ParseRequest(body)
+}
+
+// ParseRequest parses a verify or settle request body; see ReadRequest.
+func ParseRequest(body []byte) (*Request, error) {
+	var raw struct {
+		X402Version         json.RawMessage `json:"x402Version"`
+		PaymentHeader       json.RawMessage `json:"paymentHeader"`
+		PaymentPayload      json.RawMessage `json:"paymentPayload"`
+		PaymentRequirements json.RawMessage `json:"paymentRequirements"`
+	}
+	if len(body) == 0 {
+		return nil, badRequest("request body is empty; send a JSON object with x402Version, paymentHeader and paymentRequirements")
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, badRequest("request body is not a valid JSON object: %s", jsonProblem(err))
+	}
+	req := &Request{}
+	if isAbsent(raw.X402Version) {
+		return nil, badRequest("x402Version is required")
+	}
+	if err := json.Unmarshal(raw.X402Version, &req.X402Version); err != nil {
+		return nil, badRequest("x402Version must be the integer 1")
+	}
+	switch {
+	case !isAbsent(raw.PaymentHeader):
+		if err := json.Unmarshal(raw.PaymentHeader, &req.PaymentHeader); err != nil {
+			return nil, badRequest("paymentHeader must be a string (Base64 of the payment JSON)")
+		}
+	case !isAbsent(raw.PaymentPayload):
+		if raw.PaymentPayload[0] != '{' {
+			return nil, badRequest("paymentPayload must be a JSON object")
+		}
+		req.PaymentHeader = base64.StdEncoding.EncodeToString(raw.PaymentPayload)
+	default:
+		return nil, badRequest("paymentHeader is required")
+	}
+	if isAbsent(raw.PaymentRequirements) {
+		return nil, badRequest("paymentRequirements is required")
+	}
+	if raw.PaymentRequirements[0] != '{' {
+		return nil, badRequest("paymentRequirements must be a JSON object")
+	}
+	if err := json.Unmarshal(raw.PaymentRequirements, &req.PaymentRequirements); err != nil {
+		return nil, badRequest("paymentRequirements: %s", jsonProblem(err))
+	}
+	var present map[string]json.RawMessage
+	_ = json.Unmarshal(raw.PaymentRequirements, &present)
+	if isAbsent(present["maxTimeoutSeconds"]) {
+		return nil, badRequest("paymentRequirements.maxTimeoutSeconds is required")
+	}
+	if err := validateRequest(req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+func isAbsent(m json.RawMessage) bool {
+	return len(m) == 0 || string(m) == "null"
+}
+
+// jsonProblem words a JSON decoding error for the caller.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field != "" {
+			return fmt.Sprintf("%s must be a %s, not a %s", te.Field, te.Type.String(), te.Value)
+		}
+		return fmt.Sprintf("expected a %s, not a %s", te.Type.String(), te.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%v at byte %d", se, se.Offset)
+	}
+	return err.Error()
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the response failed"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

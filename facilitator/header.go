@@ -1,0 +1,272 @@
+package facilitator
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+)
+
+// Authorization is an EIP-3009 transferWithAuthorization as signed by the
+// buyer. ValidAfter and ValidBefore are Unix seconds.
+type Authorization struct {
+	From        common.Address
+	To          common.Address
+	Value       *big.Int
+	ValidAfter  *big.Int
+	ValidBefore *big.Int
+	Nonce       [32]byte
+}
+
+// Payment is a decoded X-PAYMENT header: the envelope and, once parsed, the
+// signed authorization.
+type Payment struct {
+	// X402Version is the header's protocol version (1).
+	X402Version int
+	// Scheme is the payment scheme ("exact").
+	Scheme string
+	// Network is the network string the buyer signed for.
+	Network string
+	// Authorization is the signed transfer.
+	Authorization Authorization
+	// Signature is the 65-byte EIP-712 signature (r, s, v).
+	Signature []byte
+	// Asset is the token address from the flat Cronos payload, if given.
+	Asset string
+	// Value is the amount exactly as the buyer wrote it, for messages.
+	Value string
+
+	payload json.RawMessage
+}
+
+// envelope is the outer JSON object of the payment header.
+type envelope struct {
+	X402Version json.RawMessage `json:"x402Version"`
+	Scheme      string          `json:"scheme"`
+	Network     string          `json:"network"`
+	Payload     json.RawMessage `json:"payload"`
+}
+
+// authorizationJSON holds the authorization fields as sent: the flat Cronos
+// payload carries them beside signature and asset, the x402 reference
+// payload nests them under "authorization".
+type authorizationJSON struct {
+	From        string  `json:"from"`
+	To          string  `json:"to"`
+	Value       flexNum `json:"value"`
+	ValidAfter  flexNum `json:"validAfter"`
+	ValidBefore flexNum `json:"validBefore"`
+	Nonce       string  `json:"nonce"`
+}
+
+type payloadJSON struct {
+	authorizationJSON
+	Signature     string             `json:"signature"`
+	Asset         string             `json:"asset"`
+	Authorization *authorizationJSON `json:"authorization"`
+}
+
+// flexNum accepts a JSON number or a decimal string and keeps its text.
+type flexNum struct {
+	text string
+	set  bool
+}
+
+func (f *flexNum) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		f.text, f.set = s, true
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New("must be a number or a decimal string")
+	}
+	f.text, f.set = n.String(), true
+	return nil
+}
+
+// InvalidPaymentError is a payment header that cannot be accepted; Reason
+// is the verify invalidReason text.
+type InvalidPaymentError struct{ Reason string }
+
+func (e *InvalidPaymentError) Error() string { return e.Reason }
+
+func invalidPayment(format string, args ...any) error {
+	return &InvalidPaymentError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// decodeBase64 accepts the standard and the URL-safe alphabet, padded or not.
+func decodeBase64(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	s = strings.TrimRight(s, "=")
+	s = strings.NewReplacer("-", "+", "_", "/").Replace(s)
+	return base64.RawStdEncoding.DecodeString(s)
+}
+
+// DecodePaymentHeader decodes the envelope of an X-PAYMENT header (Base64
+// JSON). The payload is parsed by ParsePayload, so that scheme and network
+// are judged before the payload's contents.
+func DecodePaymentHeader(header string) (*Payment, error) {
+	raw, err := decodeBase64(header)
+	if err != nil || len(raw) == 0 {
+		return nil, &InvalidPaymentError{Reason: ReasonInvalidBase64}
+	}
+	var env envelope
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return nil, &InvalidPaymentError{Reason: ReasonInvalidBase64}
+	}
+	p := &Payment{Scheme: env.Scheme, Network: env.Network, payload: env.Payload}
+	if len(env.X402Version) > 0 {
+		if err := json.Unmarshal(env.X402Version, &p.X402Version); err != nil || p.X402Version != X402Version {
+			return nil, invalidPayment("Unsupported x402Version: %s", string(env.X402Version))
+		}
+	} else {
+		p.X402Version = X402Version
+	}
+	return p, nil
+}
+
+// ParsePayload parses the signed authorization out of the payload, in
+// either shape.
+func (p *Payment) ParsePayload() error {
+	if len(p.payload) == 0 || bytes.Equal(p.payload, []byte("null")) {
+		return invalidPayment("Invalid payment payload: payload is missing")
+	}
+	var pj payloadJSON
+	if err := json.Unmarshal(p.payload, &pj); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return invalidPayment("Invalid payment payload: %s must be a %s", te.Field, te.Type.String())
+		}
+		return invalidPayment("Invalid payment payload: %v", err)
+	}
+	a := pj.authorizationJSON
+	if pj.Authorization != nil {
+		a = *pj.Authorization
+	}
+	p.Asset = pj.Asset
+	p.Value = a.Value.text
+
+	var err error
+	if p.Authorization.From, err = parseAddress("from", a.From); err != nil {
+		return err
+	}
+	if p.Authorization.To, err = parseAddress("to", a.To); err != nil {
+		return err
+	}
+	if !a.Value.set {
+		return invalidPayment("Invalid payment payload: value is missing")
+	}
+	if p.Authorization.Value, err = ParseAmount(a.Value.text); err != nil {
+		return invalidPayment("%s", ReasonInvalidAmount(a.Value.text))
+	}
+	if p.Authorization.ValidAfter, err = parseSeconds("validAfter", a.ValidAfter); err != nil {
+		return err
+	}
+	if p.Authorization.ValidBefore, err = parseSeconds("validBefore", a.ValidBefore); err != nil {
+		return err
+	}
+	nonce, err := hexutil.Decode(a.Nonce)
+	if err != nil || len(nonce) != 32 {
+		return invalidPayment("Invalid payment payload: nonce must be 32 bytes of 0x-prefixed hex")
+	}
+	copy(p.Authorization.Nonce[:], nonce)
+	sig, err := hexutil.Decode(pj.Signature)
+	if err != nil || len(sig) != 65 {
+		return &InvalidPaymentError{Reason: ReasonInvalidSignature}
+	}
+	p.Signature = sig
+	return nil
+}
+
+func parseAddress(field, s string) (common.Address, error) {
+	if !common.IsHexAddress(s) || !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
+		return common.Address{}, invalidPayment("Invalid payment payload: %s must be a 0x-prefixed 20-byte hex address", field)
+	}
+	return common.HexToAddress(s), nil
+}
+
+func parseSeconds(field string, f flexNum) (*big.Int, error) {
+	if !f.set {
+		return nil, invalidPayment("Invalid payment payload: %s is missing", field)
+	}
+	v, err := parseUint256(f.text)
+	if err != nil {
+		return nil, invalidPayment("Invalid payment payload: %s must be Unix seconds as an integer", field)
+	}
+	return v, nil
+}
+
+// PayloadShape chooses how EncodePaymentHeader writes the payload.
+type PayloadShape int
+
+const (
+	// ShapeCronos is the flat payload of the Cronos facilitator's clients,
+	// with validAfter and validBefore as JSON numbers.
+	ShapeCronos PayloadShape = iota
+	// ShapeX402 is the x402 reference clients' payload: signature plus a
+	// nested authorization with every number as a decimal string.
+	ShapeX402
+)
+
+// EncodePaymentHeader writes a signed payment as the Base64 JSON that goes
+// in the X-PAYMENT header.
+func EncodePaymentHeader(p *Payment, shape PayloadShape) (string, error) {
+	a := p.Authorization
+	if a.Value == nil || a.ValidAfter == nil || a.ValidBefore == nil {
+		return "", errors.New("authorization is missing value, validAfter or validBefore")
+	}
+	var payload any
+	switch shape {
+	case ShapeX402:
+		payload = map[string]any{
+			"signature": hexutil.Encode(p.Signature),
+			"authorization": map[string]any{
+				"from":        a.From.Hex(),
+				"to":          a.To.Hex(),
+				"value":       a.Value.String(),
+				"validAfter":  a.ValidAfter.String(),
+				"validBefore": a.ValidBefore.String(),
+				"nonce":       hexutil.Encode(a.Nonce[:]),
+			},
+		}
+	default:
+		payload = map[string]any{
+			"from":        a.From.Hex(),
+			"to":          a.To.Hex(),
+			"value":       a.Value.String(),
+			"validAfter":  json.Number(a.ValidAfter.String()),
+			"validBefore": json.Number(a.ValidBefore.String()),
+			"nonce":       hexutil.Encode(a.Nonce[:]),
+			"signature":   hexutil.Encode(p.Signature),
+			"asset":       p.Asset,
+		}
+	}
+	version := p.X402Version
+	if version == 0 {
+		version = X402Version
+	}
+	b, err := json.Marshal(map[string]any{
+		"x402Version": version,
+		"scheme":      p.Scheme,
+		"network":     p.Network,
+		"payload":     payload,
+	})
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}

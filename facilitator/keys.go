@@ -1,0 +1,56 @@
+package facilitator
+
+import (
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// ParseKey parses a secp256k1 private key written as 64 hex digits, with or
+// without 0x. The error never repeats the key.
+func ParseKey(hexKey string) (*ecdsa.PrivateKey, error) {
+	s := strings.TrimSpace(hexKey)
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	if s == "" {
+		return nil, errors.New("signer key is empty")
+	}
+	if len(s) != 64 {
+		return nil, fmt.Errorf("signer key must be 32 bytes as 64 hex digits, got %d characters", len(s))
+	}
+	k, err := crypto.HexToECDSA(s)
+	if err != nil {
+		return nil, errors.New("signer key is not a valid secp256k1 private key in hex")
+	}
+	return k, nil
+}
+
+// KeyFromEnv reads a private key from an environment variable.
+func KeyFromEnv(name string) (*ecdsa.PrivateKey, error) {
+	v, ok := os.LookupEnv(name)
+	if !ok || strings.TrimSpace(v) == "" {
+		return nil, fmt.Errorf("environment variable %s is not set; put the signer key (hex) in it", name)
+	}
+	k, err := ParseKey(v)
+	if err != nil {
+		return nil, fmt.Errorf("environment variable %s: %w", name, err)
+	}
+	return k, nil
+}
+
+// KeyFromFile reads a private key (hex, surrounding white space ignored)
+// from a file.
+func KeyFromFile(path string) (*ecdsa.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the signer key file: %w", err)
+	}
+	k, err := ParseKey(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("signer key file %s: %w", path, err)
+	}
+	return k, nil
+}

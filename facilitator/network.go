@@ -1,0 +1,143 @@
+package facilitator
+
+import (
+	"crypto/ecdsa"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// Built-in network names (networks.md).
+const (
+	NetworkCronosTestnet = "cronos-testnet"
+	NetworkCronosMainnet = "cronos-mainnet"
+)
+
+// NetworkConfig describes one EVM network with its EIP-3009 token. Any EVM
+// chain with such a token can be added by configuration alone.
+type NetworkConfig struct {
+	// Name is the network string buyers and sellers use, for example "cronos-testnet".
+	Name string `json:"name"`
+	// Aliases are other spellings of Name (for example "cronos" for "cronos-mainnet").
+	Aliases []string `json:"aliases,omitempty"`
+	// ChainID is the EVM chain ID; every RPC endpoint must report it.
+	ChainID int64 `json:"chainId"`
+	// RPCURLs are the JSON-RPC endpoints, tried in order.
+	RPCURLs []string `json:"rpcUrls"`
+	// Token is the EIP-3009 token contract address (the requirements' asset).
+	Token string `json:"token"`
+	// Decimals is the token's number of decimals (6 for USDC.e).
+	Decimals uint8 `json:"decimals"`
+	// EIP712Name is the token's EIP-712 domain name. When empty it is read
+	// from the token's name() once, at start.
+	EIP712Name string `json:"eip712Name,omitempty"`
+	// EIP712Version is the token's EIP-712 domain version. When empty it is
+	// read from the token's version() once, at start.
+	EIP712Version string `json:"eip712Version,omitempty"`
+	// SkipOnchainVerify makes verify answer from the signature and the
+	// window alone, without any RPC call (settle still checks on chain).
+	SkipOnchainVerify bool `json:"skipOnchainVerify,omitempty"`
+	// SignerKeys pay the gas of settlements on this network. Without one the
+	// network can verify but not settle. Never serialised.
+	SignerKeys []*ecdsa.PrivateKey `json:"-"`
+}
+
+// builtinNetworks are the networks of networks.md, without RPC URLs
+// overridden or signer keys.
+var builtinNetworks = []NetworkConfig{
+	{
+		Name:          NetworkCronosTestnet,
+		ChainID:       338,
+		RPCURLs:       []string{"https://evm-t3.cronos.org"},
+		Token:         "0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0",
+		Decimals:      6,
+		EIP712Name:    "Bridged USDC (Stargate)",
+		EIP712Version: "1",
+	},
+	{
+		Name:       NetworkCronosMainnet,
+		Aliases:    []string{"cronos"},
+		ChainID:    25,
+		RPCURLs:    []string{"https://evm.cronos.org"},
+		Token:      "0xf951eC28187D9E5Ca673Da8FE6757E6f0Be5F77C",
+		Decimals:   6,
+		EIP712Name: "Bridged USDC (Stargate)",
+		// The documentation says "1", the published SDK says "2": the
+		// version is read from the token on chain unless configured.
+		EIP712Version: "",
+	},
+}
+
+// BuiltinNetwork returns the built-in configuration of a network by name or
+// alias (case-insensitive): cronos-testnet, cronos-mainnet, cronos.
+func BuiltinNetwork(name string) (NetworkConfig, bool) {
+	for _, n := range builtinNetworks {
+		if n.matches(name) {
+			n.Aliases = append([]string(nil), n.Aliases...)
+			n.RPCURLs = append([]string(nil), n.RPCURLs...)
+			return n, true
+		}
+	}
+	return NetworkConfig{}, false
+}
+
+// BuiltinNetworkNames lists the names of the built-in networks.
+func BuiltinNetworkNames() []string {
+	names := make([]string, len(builtinNetworks))
+	for i, n := range builtinNetworks {
+		names[i] = n.Name
+	}
+	return names
+}
+
+func (n *NetworkConfig) matches(name string) bool {
+	if strings.EqualFold(n.Name, name) {
+		return true
+	}
+	for _, a := range n.Aliases {
+		if strings.EqualFold(a, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// validate checks a configuration before anything is dialled.
+func (n *NetworkConfig) validate() error {
+	if n.Name == "" {
+		return fmt.Errorf("network without a name: give every network a name such as %q", NetworkCronosTestnet)
+	}
+	if n.ChainID <= 0 {
+		return fmt.Errorf("network %s: chain ID must be positive, got %d", n.Name, n.ChainID)
+	}
+	if len(n.RPCURLs) == 0 {
+		return fmt.Errorf("network %s: no RPC URL configured", n.Name)
+	}
+	if !common.IsHexAddress(n.Token) {
+		return fmt.Errorf("network %s: token %q is not a 0x-prefixed 20-byte hex address", n.Name, n.Token)
+	}
+	for i, k := range n.SignerKeys {
+		if k == nil {
+			return fmt.Errorf("network %s: signer key %d is empty", n.Name, i+1)
+		}
+	}
+	return nil
+}
+
+// network is a configured network at run time.
+type network struct {
+	cfg      NetworkConfig
+	chainID  *big.Int
+	token    common.Address
+	domain   Domain
+	hasher   *hasher
+	rpc      *rpcPool
+	signers  []*signer
+	mu       sync.Mutex
+	next     uint32 // round-robin over signers
+	settling *inflight
+	confirm  *confirmer
+}

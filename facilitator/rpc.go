@@ -1,0 +1,209 @@
+package facilitator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+	"go.uber.org/zap"
+)
+
+// rpcPool holds a network's JSON-RPC endpoints. Calls go to the first
+// healthy endpoint; one whose transport fails is skipped for a cool-down
+// and the call moves on to the next.
+type rpcPool struct {
+	network   string
+	chainID   *big.Int
+	endpoints []*endpoint
+	logger    *zap.Logger
+	coolDown  time.Duration
+}
+
+type endpoint struct {
+	url    string
+	client *rpc.Client
+
+	mu        sync.Mutex
+	verified  bool      // eth_chainId was checked
+	disabled  error     // permanent: wrong chain
+	failUntil time.Time // skipped until then after a transport failure
+}
+
+// rpcTimeout bounds one JSON-RPC round trip.
+const rpcTimeout = 10 * time.Second
+
+func newRPCPool(network string, chainID *big.Int, urls []string, logger *zap.Logger) (*rpcPool, error) {
+	p := &rpcPool{network: network, chainID: chainID, logger: logger, coolDown: 5 * time.Second}
+	httpClient := &http.Client{Timeout: rpcTimeout}
+	for _, u := range urls {
+		c, err := rpc.DialOptions(context.Background(), u, rpc.WithHTTPClient(httpClient))
+		if err != nil {
+			p.close()
+			return nil, fmt.Errorf("network %s: RPC URL %q: %w", network, u, err)
+		}
+		p.endpoints = append(p.endpoints, &endpoint{url: u, client: c})
+	}
+	return p, nil
+}
+
+func (p *rpcPool) close() {
+	for _, e := range p.endpoints {
+		e.client.Close()
+	}
+}
+
+// checkChainIDs asks every endpoint for eth_chainId. A wrong chain ID is an
+// error; so is no endpoint answering at all. An endpoint that does not
+// answer is checked again before its first use.
+func (p *rpcPool) checkChainIDs(ctx context.Context) error {
+	var reachable int
+	var errs []error
+	for _, e := range p.endpoints {
+		err := p.verify(ctx, e)
+		if err == nil {
+			reachable++
+			continue
+		}
+		if e.disabled != nil {
+			return e.disabled
+		}
+		errs = append(errs, err)
+		p.logger.Warn("RPC endpoint did not answer eth_chainId; it will be checked again before use",
+			zap.String("network", p.network), zap.String("rpc", redactURL(e.url)), zap.Error(err))
+	}
+	if reachable == 0 {
+		return fmt.Errorf("network %s: no RPC endpoint answered eth_chainId (%w); check the rpc URLs and that the node is up",
+			p.network, errors.Join(errs...))
+	}
+	return nil
+}
+
+func (p *rpcPool) verify(ctx context.Context, e *endpoint) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.disabled != nil {
+		return e.disabled
+	}
+	if e.verified {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	defer cancel()
+	var id hexutil.Big
+	if err := e.client.CallContext(ctx, &id, "eth_chainId"); err != nil {
+		return err
+	}
+	if (*big.Int)(&id).Cmp(p.chainID) != 0 {
+		e.disabled = fmt.Errorf("network %s: RPC %s reports chain ID %s, but the network is configured with chain ID %s; point the network at the right node or fix its chain ID",
+			p.network, redactURL(e.url), (*big.Int)(&id), p.chainID)
+		return e.disabled
+	}
+	e.verified = true
+	return nil
+}
+
+// errNoEndpoint is returned when every endpoint is failing.
+var errNoEndpoint = errors.New("no RPC endpoint is reachable")
+
+// do runs fn on an endpoint, moving to the next endpoint when the transport
+// fails. A JSON-RPC error answer is returned as it is: the node was reached.
+func (p *rpcPool) do(ctx context.Context, fn func(ctx context.Context, c *rpc.Client) error) error {
+	var lastErr error
+	now := time.Now()
+	for pass := 0; pass < 2; pass++ {
+		for _, e := range p.endpoints {
+			e.mu.Lock()
+			skip := e.disabled != nil || (pass == 0 && now.Before(e.failUntil))
+			e.mu.Unlock()
+			if skip {
+				continue
+			}
+			if err := p.verify(ctx, e); err != nil {
+				lastErr = err
+				p.markFailed(e, err)
+				continue
+			}
+			cctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+			err := fn(cctx, e.client)
+			cancel()
+			if err == nil || !isTransportError(err) {
+				return err
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			lastErr = err
+			p.markFailed(e, err)
+		}
+	}
+	if lastErr == nil {
+		lastErr = errNoEndpoint
+	}
+	return fmt.Errorf("network %s: %w", p.network, lastErr)
+}
+
+func (p *rpcPool) markFailed(e *endpoint, err error) {
+	e.mu.Lock()
+	e.failUntil = time.Now().Add(p.coolDown)
+	e.mu.Unlock()
+	p.logger.Warn("RPC endpoint failed; trying the next one",
+		zap.String("network", p.network), zap.String("rpc", redactURL(e.url)), zap.Error(err))
+}
+
+// batch sends the elements in one JSON-RPC batch. Per-element errors are
+// left in each element's Error.
+func (p *rpcPool) batch(ctx context.Context, elems []rpc.BatchElem) error {
+	return p.do(ctx, func(ctx context.Context, c *rpc.Client) error {
+		for i := range elems {
+			elems[i].Error = nil
+		}
+		if err := c.BatchCallContext(ctx, elems); err != nil {
+			return err
+		}
+		// A node that answers every element with a transport-level
+		// failure is treated as unreachable.
+		for _, el := range elems {
+			if el.Error != nil && isTransportError(el.Error) {
+				return el.Error
+			}
+		}
+		return nil
+	})
+}
+
+// call is a single JSON-RPC call with failover.
+func (p *rpcPool) call(ctx context.Context, result any, method string, args ...any) error {
+	return p.do(ctx, func(ctx context.Context, c *rpc.Client) error {
+		return c.CallContext(ctx, result, method, args...)
+	})
+}
+
+// isTransportError tells a failure to reach the node from an answer of the
+// node (a JSON-RPC error, such as a revert).
+func isTransportError(err error) bool {
+	var rpcErr rpc.Error
+	if errors.As(err, &rpcErr) {
+		return false
+	}
+	var httpErr rpc.HTTPError
+	if errors.As(err, &httpErr) {
+		return true
+	}
+	return !errors.Is(err, context.Canceled)
+}
+
+// redactURL keeps API keys that providers put in paths and queries out of logs.
+func redactURL(u string) string {
+	for i, c := range u {
+		if c == '?' {
+			return u[:i] + "?…"
+		}
+	}
+	return u
+}

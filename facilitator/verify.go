@@ -1,0 +1,204 @@
+package facilitator
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"go.uber.org/zap"
+)
+
+// checked is a payment that passed the off-chain checks, with what settle
+// needs to go on.
+type checked struct {
+	n        *network
+	p        *Payment
+	calldata []byte
+}
+
+// validateRequest rejects requests that are malformed as requests (HTTP
+// 400): wrong protocol version, missing fields, a payTo that is no address.
+func validateRequest(req *Request) error {
+	if req == nil {
+		return badRequest("request body is required")
+	}
+	if req.X402Version != X402Version {
+		return badRequest("x402Version must be 1, got %d", req.X402Version)
+	}
+	if req.PaymentHeader == "" {
+		return badRequest("paymentHeader is required")
+	}
+	r := &req.PaymentRequirements
+	for _, f := range []struct{ name, val string }{
+		{"scheme", r.Scheme}, {"network", r.Network}, {"payTo", r.PayTo},
+		{"asset", r.Asset}, {"maxAmountRequired", r.MaxAmountRequired},
+	} {
+		if f.val == "" {
+			return badRequest("paymentRequirements.%s is required", f.name)
+		}
+	}
+	if !isAddress(r.PayTo) {
+		return badRequest("paymentRequirements.payTo must be a 0x-prefixed 20-byte hex address, got %q", r.PayTo)
+	}
+	if r.MaxTimeoutSeconds < 0 {
+		return badRequest("paymentRequirements.maxTimeoutSeconds must not be negative")
+	}
+	return nil
+}
+
+func isAddress(s string) bool {
+	return (strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X")) && common.IsHexAddress(s)
+}
+
+// sameAddress compares two hex addresses case-insensitively.
+func sameAddress(a string, b common.Address) bool {
+	return isAddress(a) && common.HexToAddress(a) == b
+}
+
+// checkOffchain runs every check that needs no RPC, in the order of the
+// reference facilitators. A non-empty reason is the verify invalidReason.
+func (f *Facilitator) checkOffchain(req *Request) (c *checked, reason string) {
+	r := &req.PaymentRequirements
+	p, err := DecodePaymentHeader(req.PaymentHeader)
+	if err != nil {
+		return nil, reasonOf(err)
+	}
+	if r.Scheme != SchemeExact {
+		return nil, ReasonUnsupportedScheme(r.Scheme)
+	}
+	if p.Scheme != SchemeExact {
+		return nil, ReasonUnsupportedScheme(p.Scheme)
+	}
+	n := f.network(r.Network)
+	if n == nil {
+		return nil, ReasonUnsupportedNetwork(r.Network)
+	}
+	if f.network(p.Network) != n {
+		return nil, ReasonUnsupportedNetwork(p.Network)
+	}
+	if !sameAddress(r.Asset, n.token) {
+		return nil, ReasonUnsupportedAsset(r.Asset)
+	}
+	if err := p.ParsePayload(); err != nil {
+		return nil, reasonOf(err)
+	}
+	if p.Asset != "" && !sameAddress(p.Asset, n.token) {
+		return nil, ReasonUnsupportedAsset(p.Asset)
+	}
+	a := &p.Authorization
+	if a.To != common.HexToAddress(r.PayTo) {
+		return nil, ReasonRecipient
+	}
+	want, err := ParseAmount(r.MaxAmountRequired)
+	if err != nil {
+		return nil, ReasonInvalidAmount(r.MaxAmountRequired)
+	}
+	if a.Value.Cmp(want) != 0 {
+		return nil, ReasonInvalidAmount(p.Value)
+	}
+	if reason := f.checkWindow(a); reason != "" {
+		return nil, reason
+	}
+	signer, err := n.hasher.recover(a, p.Signature)
+	if err != nil || signer != a.From {
+		return nil, ReasonInvalidSignature
+	}
+	calldata, err := transferCalldata(p)
+	if err != nil {
+		return nil, ReasonInvalidSignature
+	}
+	return &checked{n: n, p: p, calldata: calldata}, ""
+}
+
+// checkWindow applies validAfter and validBefore (Unix seconds) to the
+// current time, with the expiry margin before validBefore.
+func (f *Facilitator) checkWindow(a *Authorization) string {
+	now := f.now()
+	deadline := big.NewInt(now.Add(f.expiryMargin).Unix())
+	if a.ValidBefore.Cmp(deadline) <= 0 {
+		return ErrTextExpired
+	}
+	if a.ValidAfter.Cmp(big.NewInt(now.Unix())) > 0 {
+		return ErrTextNotYetValid
+	}
+	return ""
+}
+
+func reasonOf(err error) string {
+	var ip *InvalidPaymentError
+	if errors.As(err, &ip) {
+		return ip.Reason
+	}
+	return ReasonInvalidBase64
+}
+
+// Verify checks a payment against the seller's requirements: the off-chain
+// checks, then (unless the network skips them) authorizationState, the
+// payer's balance and a simulated transfer in one RPC round trip.
+//
+// The answer's IsValid and InvalidReason are the verdict. An error is
+// returned only when there is no verdict: a malformed request (StatusError
+// 400) or an unreachable chain (StatusError 503).
+func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse, error) {
+	if err := validateRequest(req); err != nil {
+		return nil, err
+	}
+	c, reason := f.checkOffchain(req)
+	if reason != "" {
+		return Invalid(reason), nil
+	}
+	if c.n.cfg.SkipOnchainVerify {
+		return Valid(), nil
+	}
+	reason, err := f.checkOnchain(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		return Invalid(reason), nil
+	}
+	return Valid(), nil
+}
+
+// checkOnchain reads the authorization state and balance and simulates the
+// transfer, in one batched round trip.
+func (f *Facilitator) checkOnchain(ctx context.Context, c *checked) (reason string, err error) {
+	b := newBatchChecks(c.n.token, c.n.simulationSender(), c.p, c.calldata)
+	if err := c.n.rpc.batch(ctx, b.elems); err != nil {
+		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", c.n.cfg.Name), zap.Error(err))
+		return "", unavailable("cannot reach the chain of network "+c.n.cfg.Name+" to check the payment; try again shortly", err)
+	}
+	st, err := b.state()
+	if err != nil {
+		return "", unavailable("the chain of network "+c.n.cfg.Name+" gave an unreadable answer; try again shortly", err)
+	}
+	return st.reason(c.p.Authorization.Value), nil
+}
+
+// reason turns on-chain facts into a verify reason ("" when all is well).
+func (st *chainState) reason(value *big.Int) string {
+	if st.used {
+		return ErrTextAlreadyUsed
+	}
+	if st.balance.Cmp(value) < 0 {
+		return ErrTextInsufficientFunds
+	}
+	if st.simulation != nil {
+		if r, ok := revertReason(st.simulation); ok {
+			return verifyTextForRevert(r)
+		}
+		return ReasonSimulationFailed(st.simulation.Error())
+	}
+	return ""
+}
+
+// simulationSender is the msg.sender of simulated transfers: the signer
+// that would submit it, or the zero address on a verify-only network.
+func (n *network) simulationSender() common.Address {
+	if len(n.signers) > 0 {
+		return n.signers[0].addr
+	}
+	return common.Address{}
+}
