@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"reflect"
 	"time"
 
 	"go.uber.org/zap"
@@ -241,20 +242,38 @@ func isAbsent(m json.RawMessage) bool {
 	return len(m) == 0 || string(m) == "null"
 }
 
-// jsonProblem words a JSON decoding error for the caller.
+// jsonProblem words a JSON decoding error for the caller, in JSON's terms.
 func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		want := jsonKind(te.Type)
 		if te.Field != "" {
-			return fmt.Sprintf("%s must be a %s, not a %s", te.Field, te.Type.String(), te.Value)
+			return fmt.Sprintf("%s must be a %s, got %s", te.Field, want, te.Value)
 		}
-		return fmt.Sprintf("expected a %s, not a %s", te.Type.String(), te.Value)
+		return fmt.Sprintf("expected a %s, got %s", want, te.Value)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Sprintf("%v at byte %d", se, se.Offset)
 	}
 	return err.Error()
+}
+
+// jsonKind names a Go type by the JSON value it decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	default:
+		return "JSON object"
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

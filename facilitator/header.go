@@ -90,11 +90,9 @@ func (f *flexNum) UnmarshalJSON(b []byte) error {
 		f.text, f.set = s, true
 		return nil
 	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return errors.New("must be a number or a decimal string")
-	}
-	f.text, f.set = n.String(), true
+	// Anything else is kept as written and refused by whoever parses it,
+	// so the error can name the field.
+	f.text, f.set = string(b), true
 	return nil
 }
 
@@ -146,12 +144,16 @@ func (p *Payment) ParsePayload() error {
 		return invalidPayment("Invalid payment payload: payload is missing")
 	}
 	var pj payloadJSON
+	if p.payload[0] != '{' {
+		return invalidPayment("Invalid payment payload: payload must be a JSON object")
+	}
 	if err := json.Unmarshal(p.payload, &pj); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return invalidPayment("Invalid payment payload: %s must be a %s", te.Field, te.Type.String())
+			field := te.Field[strings.LastIndex(te.Field, ".")+1:]
+			return invalidPayment("Invalid payment payload: %s must be a %s", field, jsonKind(te.Type))
 		}
-		return invalidPayment("Invalid payment payload: %v", err)
+		return invalidPayment("Invalid payment payload: payload must be a JSON object")
 	}
 	a := pj.authorizationJSON
 	if pj.Authorization != nil {

@@ -1,0 +1,559 @@
+// Package devnet runs an in-process development EVM chain that stands in for
+// Cronos testnet in tests and local development.
+//
+// A Chain is a go-ethereum simulated backend (a real EVM, a real transaction
+// pool and a real JSON-RPC server) configured like Cronos testnet where it
+// matters to x402: chain id 338 and the devUSDC.e token at its real testnet
+// address 0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0, name "Bridged USDC
+// (Stargate)", version "1", 6 decimals. The token is caddy-x402's own
+// EIP-3009 contract (package token), placed by genesis allocation. Blocks are
+// sealed by a timer (one second by default), and the chain serves
+// eth/net/web3/txpool JSON-RPC over HTTP on a loopback port.
+//
+// The genesis funds fixed accounts:
+//
+//   - a facilitator signer ("signer") with 1,000,000 ETH-units (1e24 wei) for gas;
+//   - the token's minter ("minter") with 1,000 ETH-units for gas;
+//   - buyers ("buyer1".."buyerN", 5 by default), each with 1,000 tokens
+//     (1_000_000_000 smallest units) and 1,000 ETH-units for gas.
+//
+// TEST ONLY: every key here is public. The keys are keccak256 of fixed
+// strings ("caddy-x402 devnet signer", "caddy-x402 devnet minter",
+// "caddy-x402 devnet buyer 1", ...) and are written out below as constants.
+// Anything sent to their addresses on a real network can be taken by anyone.
+// Never use them, or this package, outside a development chain.
+package devnet
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/eth/ethconfig"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/ethclient/simulated"
+	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/params"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/token"
+)
+
+// ChainID is the chain id of Cronos testnet, which the development chain
+// uses too.
+const ChainID = 338
+
+// Network is the x402 network name of the chain the devnet replicates.
+const Network = "cronos-testnet"
+
+// TokenAddress is the address of devUSDC.e on Cronos testnet, where the
+// devnet places its token.
+var TokenAddress = common.HexToAddress("0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0")
+
+// The token's metadata; name and version make up its EIP-712 domain.
+const (
+	TokenName     = "Bridged USDC (Stargate)"
+	TokenSymbol   = "devUSDC.e"
+	TokenVersion  = "1"
+	TokenDecimals = 6
+)
+
+// TEST-ONLY private keys of the genesis accounts (see the package comment).
+// Each is keccak256 of the string in its comment.
+const (
+	// SignerPrivateKey is the facilitator's gas payer:
+	// keccak256("caddy-x402 devnet signer"), address
+	// 0xBdBCA70E4Ef5738f447dE847944162095dAb17cD.
+	SignerPrivateKey = "0x4484399f9ff44c15830151ab53cfff61a32dd4037ee9db7b2b7d7373de7e59dd"
+	// MinterPrivateKey is the token's minter:
+	// keccak256("caddy-x402 devnet minter"), address
+	// 0xA92298c47882F7006D39649D4Da570213dA824b6.
+	MinterPrivateKey = "0x7580746ead67e8856251abfa18ec220f50e1bba46519382bad25ef58432ab9f1"
+	// Buyer1PrivateKey is keccak256("caddy-x402 devnet buyer 1"), address
+	// 0x94E3F6Ec28A2D73543E60b9442c3ebEEEB63c70c.
+	Buyer1PrivateKey = "0x087e13a36a752a4b4ba7494f24e1e3c9a17bfb2c82d0c65928855c87cee45bb4"
+	// Buyer2PrivateKey is keccak256("caddy-x402 devnet buyer 2"), address
+	// 0x3944750Df39989e7ADf241a27cF7F53a5Ede6010.
+	Buyer2PrivateKey = "0xb4ab404df18071790bd868ed2c249447bb5109c57fad7cb327e829f600070871"
+	// Buyer3PrivateKey is keccak256("caddy-x402 devnet buyer 3"), address
+	// 0xf1571cE813EF62a4c616B6f13F92186035fc992D.
+	Buyer3PrivateKey = "0x30f4e601e37ac8befdfce20c8ef9289b04f923cabb5fea84d0fe28edbfb2bb6b"
+	// Buyer4PrivateKey is keccak256("caddy-x402 devnet buyer 4"), address
+	// 0xFEA963a230FDEEE8258346C9336294985888cC5f.
+	Buyer4PrivateKey = "0x3425f600590a0377f0ab1cb19672c62a9ebf391ba528e6d75c8047bf7e79fe28"
+	// Buyer5PrivateKey is keccak256("caddy-x402 devnet buyer 5"), address
+	// 0x3b0eDb120Cdc97047880d85AA160B9D6127b4100.
+	Buyer5PrivateKey = "0xe26ac5a484673f83d3f905fc8f74869d1784bb41b671fd71a75fd21526d19e71"
+)
+
+// Genesis amounts.
+var (
+	// SignerGas is the signer's genesis balance in wei (1e24).
+	SignerGas = new(big.Int).Exp(big.NewInt(10), big.NewInt(24), nil)
+	// AccountGas is the genesis balance in wei of the minter and of each
+	// buyer (1e21).
+	AccountGas = new(big.Int).Exp(big.NewInt(10), big.NewInt(21), nil)
+	// BuyerTokens is each buyer's genesis token balance in the token's
+	// smallest unit (1,000 tokens).
+	BuyerTokens = big.NewInt(1_000_000_000)
+)
+
+// DefaultBlockTime is the block time used when Config.BlockTime is 0.
+const DefaultBlockTime = time.Second
+
+// DefaultBuyers is the number of buyers used when Config.Buyers is 0.
+const DefaultBuyers = 5
+
+// MaxBuyers is the largest Config.Buyers accepted.
+const MaxBuyers = 1000
+
+// Config configures a Chain. The zero value is usable.
+type Config struct {
+	// Listen is the host:port of the HTTP JSON-RPC server, such as
+	// "127.0.0.1:8545". Empty (or port 0) means a free loopback port.
+	Listen string
+	// BlockTime is the interval between sealed blocks; 0 means 1s. Below
+	// one second, empty blocks are sealed only once the wall clock has
+	// passed the latest block's timestamp (block timestamps are whole
+	// seconds and must increase), so timestamps keep to the wall clock;
+	// a block with pending transactions is sealed at every tick.
+	BlockTime time.Duration
+	// Buyers is the number of funded buyer accounts; 0 means 5.
+	Buyers int
+}
+
+// Account is a genesis account with its (TEST-ONLY) private key.
+type Account struct {
+	Name       string            `json:"name"`
+	Address    common.Address    `json:"address"`
+	PrivateKey string            `json:"privateKey"` // 0x-prefixed hex
+	Key        *ecdsa.PrivateKey `json:"-"`
+}
+
+// TokenInfo describes the chain's token.
+type TokenInfo struct {
+	Address  common.Address `json:"address"`
+	Name     string         `json:"name"`
+	Symbol   string         `json:"symbol"`
+	Version  string         `json:"version"`
+	Decimals int            `json:"decimals"`
+}
+
+// Info describes a running Chain; it is what WriteInfo writes.
+type Info struct {
+	RPCURL    string    `json:"rpcUrl"`
+	ChainID   int64     `json:"chainId"`
+	Network   string    `json:"network"`
+	Token     TokenInfo `json:"token"`
+	BlockTime string    `json:"blockTime"` // a Go duration, such as "1s"
+	Signer    Account   `json:"signer"`
+	Minter    Account   `json:"minter"`
+	Buyers    []Account `json:"buyers"`
+}
+
+// Chain is a running development chain. Its methods are safe for
+// concurrent use.
+type Chain struct {
+	sim       *simulated.Backend
+	client    *ethclient.Client
+	rpc       *rpc.Client
+	url       string
+	blockTime time.Duration
+	signer    Account
+	minter    Account
+	buyers    []Account
+	tok       *token.EIP3009Token
+
+	mu        sync.Mutex // guards sealing, lastTime and closed
+	lastTime  uint64     // timestamp of the latest sealed block
+	closed    bool
+	quit      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// startMu makes the choice of a free port and the start of the node on it
+// one step within this process, so parallel Starts do not pick the same
+// port.
+var startMu sync.Mutex
+
+// Start starts a development chain. Close it when done.
+func Start(cfg Config) (*Chain, error) {
+	if cfg.BlockTime < 0 {
+		return nil, fmt.Errorf("devnet: negative block time %s", cfg.BlockTime)
+	}
+	if cfg.BlockTime == 0 {
+		cfg.BlockTime = DefaultBlockTime
+	}
+	if cfg.Buyers < 0 || cfg.Buyers > MaxBuyers {
+		return nil, fmt.Errorf("devnet: buyers %d out of range 0..%d", cfg.Buyers, MaxBuyers)
+	}
+	if cfg.Buyers == 0 {
+		cfg.Buyers = DefaultBuyers
+	}
+	host, port, err := splitListen(cfg.Listen)
+	if err != nil {
+		return nil, err
+	}
+
+	c := &Chain{
+		blockTime: cfg.BlockTime,
+		quit:      make(chan struct{}),
+		done:      make(chan struct{}),
+	}
+	if c.signer, err = deriveAccount("signer", "caddy-x402 devnet signer"); err != nil {
+		return nil, err
+	}
+	if c.minter, err = deriveAccount("minter", "caddy-x402 devnet minter"); err != nil {
+		return nil, err
+	}
+	balances := make(map[common.Address]*big.Int, cfg.Buyers)
+	alloc := types.GenesisAlloc{
+		c.signer.Address: {Balance: new(big.Int).Set(SignerGas)},
+		c.minter.Address: {Balance: new(big.Int).Set(AccountGas)},
+	}
+	for i := 1; i <= cfg.Buyers; i++ {
+		b, err := deriveAccount(fmt.Sprintf("buyer%d", i), fmt.Sprintf("caddy-x402 devnet buyer %d", i))
+		if err != nil {
+			return nil, err
+		}
+		c.buyers = append(c.buyers, b)
+		balances[b.Address] = new(big.Int).Set(BuyerTokens)
+		alloc[b.Address] = types.Account{Balance: new(big.Int).Set(AccountGas)}
+	}
+	alloc[TokenAddress] = types.Account{
+		Code:    token.RuntimeCode(),
+		Storage: token.GenesisStorage(c.minter.Address, balances),
+		Balance: new(big.Int),
+	}
+
+	// A second in the past, so that block 1, sealed below, is not ahead of
+	// the wall clock.
+	genesisTime := uint64(time.Now().Unix()) - 1
+	startMu.Lock()
+	c.sim, port, err = newBackend(alloc, genesisTime, host, port)
+	startMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	c.lastTime = genesisTime
+	urlHost := host
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		urlHost = "127.0.0.1"
+	}
+	c.url = "http://" + net.JoinHostPort(urlHost, strconv.Itoa(port))
+
+	// The simulated backend's own client is in-process but does not give
+	// access to its RPC client (txpool_status), so dial the HTTP server.
+	if c.rpc, err = rpc.DialHTTP(c.url); err != nil {
+		c.sim.Close()
+		return nil, fmt.Errorf("devnet: dial %s: %w", c.url, err)
+	}
+	c.client = ethclient.NewClient(c.rpc)
+	if c.tok, err = token.NewEIP3009Token(TokenAddress, c.client); err != nil {
+		c.client.Close()
+		c.sim.Close()
+		return nil, err
+	}
+	// Seal block 1 at once, so that the chain's head has a current
+	// timestamp and an authorization with validAfter 0 is valid.
+	c.Mine()
+	go c.loop()
+	return c, nil
+}
+
+// splitListen parses Config.Listen; port 0 means "pick a free one".
+func splitListen(listen string) (host string, port int, err error) {
+	if listen == "" {
+		return "127.0.0.1", 0, nil
+	}
+	h, p, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", 0, fmt.Errorf("devnet: listen address %q: %w", listen, err)
+	}
+	if h == "" {
+		h = "127.0.0.1"
+	}
+	port, err = strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("devnet: listen address %q: bad port", listen)
+	}
+	return h, port, nil
+}
+
+// newBackend starts the simulated backend with its HTTP server on host:port;
+// port 0 picks a free port (the node cannot report a port chosen by the
+// kernel through the simulated backend), retrying if it is taken meanwhile.
+func newBackend(alloc types.GenesisAlloc, genesisTime uint64, host string, port int) (*simulated.Backend, int, error) {
+	const tries = 8
+	for i := 0; ; i++ {
+		p := port
+		if p == 0 {
+			var err error
+			if p, err = freePort(host); err != nil {
+				return nil, 0, err
+			}
+		}
+		sim, err := tryBackend(alloc, genesisTime, host, p)
+		if err == nil {
+			return sim, p, nil
+		}
+		if port != 0 || i+1 == tries || !errors.Is(err, syscall.EADDRINUSE) {
+			return nil, 0, fmt.Errorf("devnet: start chain on %s: %w", net.JoinHostPort(host, strconv.Itoa(p)), err)
+		}
+	}
+}
+
+func freePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("devnet: find a free port on %s: %w", host, err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tryBackend calls simulated.NewBackend, which panics when the node fails
+// to start (for example when the port is taken), and returns that as an
+// error.
+func tryBackend(alloc types.GenesisAlloc, genesisTime uint64, host string, port int) (sim *simulated.Backend, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(error); ok {
+				err = e
+			} else {
+				err = fmt.Errorf("%v", r)
+			}
+		}
+	}()
+	return simulated.NewBackend(alloc, func(nodeConf *node.Config, ethConf *ethconfig.Config) {
+		// The dev chain config enables every fork, including Amsterdam
+		// and Bogota, whose gas schedule makes an EIP-3009 transfer cost
+		// about three times what it costs on Cronos. Copy the config
+		// rather than mutating the global.
+		chainConf := *params.AllDevChainProtocolChanges
+		chainConf.ChainID = big.NewInt(ChainID)
+		chainConf.AmsterdamTime = nil
+		chainConf.BogotaTime = nil
+		ethConf.Genesis.Config = &chainConf
+		ethConf.Genesis.Timestamp = genesisTime
+		ethConf.NetworkId = ChainID
+
+		nodeConf.HTTPHost = host
+		nodeConf.HTTPPort = port
+		nodeConf.HTTPModules = []string{"eth", "net", "web3", "txpool"}
+		nodeConf.HTTPVirtualHosts = []string{"*"}
+		nodeConf.HTTPCors = []string{"*"}
+	}), nil
+}
+
+func deriveAccount(name, seed string) (Account, error) {
+	k, err := crypto.ToECDSA(crypto.Keccak256([]byte(seed)))
+	if err != nil {
+		return Account{}, fmt.Errorf("devnet: key %s: %w", name, err)
+	}
+	return Account{
+		Name:       name,
+		Address:    crypto.PubkeyToAddress(k.PublicKey),
+		PrivateKey: hexutil.Encode(crypto.FromECDSA(k)),
+		Key:        k,
+	}, nil
+}
+
+// loop seals blocks until Close.
+func (c *Chain) loop() {
+	defer close(c.done)
+	t := time.NewTicker(c.blockTime)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.quit:
+			return
+		case <-t.C:
+			c.tick()
+		}
+	}
+}
+
+func (c *Chain) tick() {
+	if c.blockTime < time.Second && uint64(time.Now().Unix()) <= c.latestTime() && c.pendingTxs() == 0 {
+		return // an empty block now would run ahead of the wall clock
+	}
+	c.Mine()
+}
+
+func (c *Chain) latestTime() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastTime
+}
+
+// pendingTxs is the number of executable transactions in the pool; on
+// error it says 1 so that a block gets sealed.
+func (c *Chain) pendingTxs() int {
+	var status map[string]hexutil.Uint
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := c.rpc.CallContext(ctx, &status, "txpool_status"); err != nil {
+		return 1
+	}
+	return int(status["pending"])
+}
+
+// RPCURL returns the HTTP JSON-RPC endpoint, such as http://127.0.0.1:8545.
+func (c *Chain) RPCURL() string { return c.url }
+
+// ChainID returns the chain id, 338.
+func (c *Chain) ChainID() *big.Int { return big.NewInt(ChainID) }
+
+// Token returns the token's address, TokenAddress.
+func (c *Chain) Token() common.Address { return TokenAddress }
+
+// Signer returns the facilitator's gas-paying account.
+func (c *Chain) Signer() Account { return c.signer }
+
+// Minter returns the token's minter account.
+func (c *Chain) Minter() Account { return c.minter }
+
+// Buyers returns the funded buyer accounts.
+func (c *Chain) Buyers() []Account { return append([]Account(nil), c.buyers...) }
+
+// Client returns a client of the chain's JSON-RPC server. It stays valid
+// until Close; do not close it.
+func (c *Chain) Client() *ethclient.Client { return c.client }
+
+// Mine seals a block now, with whatever transactions are pending. It does
+// nothing after Close.
+func (c *Chain) Mine() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	h := c.sim.Commit()
+	if head, err := c.client.HeaderByHash(context.Background(), h); err == nil {
+		c.lastTime = head.Time
+	} else {
+		c.lastTime++ // the simulated beacon seals at least a second after the parent
+	}
+}
+
+// Mint mints amount tokens to to (a transaction from the minter) and waits
+// until it is mined; it seals a block at once rather than waiting for the
+// timer.
+func (c *Chain) Mint(ctx context.Context, to common.Address, amount *big.Int) error {
+	opts, err := bind.NewKeyedTransactorWithChainID(c.minter.Key, c.ChainID())
+	if err != nil {
+		return err
+	}
+	opts.Context = ctx
+	tx, err := c.tok.Mint(opts, to, amount)
+	if err != nil {
+		return fmt.Errorf("devnet: mint: %w", err)
+	}
+	c.Mine()
+	r, err := c.waitReceipt(ctx, tx.Hash())
+	if err != nil {
+		return fmt.Errorf("devnet: mint: %w", err)
+	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		return fmt.Errorf("devnet: mint transaction %s failed", tx.Hash())
+	}
+	return nil
+}
+
+func (c *Chain) waitReceipt(ctx context.Context, h common.Hash) (*types.Receipt, error) {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		r, err := c.client.TransactionReceipt(ctx, h)
+		if err == nil {
+			return r, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.quit:
+			return nil, errors.New("chain closed")
+		case <-t.C:
+		}
+	}
+}
+
+// BalanceOf returns a's token balance in the token's smallest unit.
+func (c *Chain) BalanceOf(ctx context.Context, a common.Address) (*big.Int, error) {
+	return c.tok.BalanceOf(&bind.CallOpts{Context: ctx}, a)
+}
+
+// Info describes the chain, including its accounts' private keys.
+func (c *Chain) Info() Info {
+	return Info{
+		RPCURL:  c.url,
+		ChainID: ChainID,
+		Network: Network,
+		Token: TokenInfo{
+			Address:  TokenAddress,
+			Name:     TokenName,
+			Symbol:   TokenSymbol,
+			Version:  TokenVersion,
+			Decimals: TokenDecimals,
+		},
+		BlockTime: c.blockTime.String(),
+		Signer:    c.signer,
+		Minter:    c.minter,
+		Buyers:    c.Buyers(),
+	}
+}
+
+// WriteInfo writes Info as indented JSON to path, with file mode 0600 (it
+// holds private keys).
+func (c *Chain) WriteInfo(path string) error {
+	data, err := json.MarshalIndent(c.Info(), "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Chmod(0o600); err != nil { // an existing file keeps its mode otherwise
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Close stops sealing blocks and shuts the chain down. It is idempotent
+// and safe to call concurrently.
+func (c *Chain) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.quit)
+		<-c.done
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		c.client.Close()
+		c.closeErr = c.sim.Close()
+	})
+	return c.closeErr
+}

@@ -1,0 +1,393 @@
+package devnet
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/common/math"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/token"
+)
+
+func start(t *testing.T, cfg Config) *Chain {
+	t.Helper()
+	c, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
+
+func dial(t *testing.T, c *Chain) *ethclient.Client {
+	t.Helper()
+	cl, err := ethclient.Dial(c.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+func waitMined(t *testing.T, cl *ethclient.Client, h common.Hash) *types.Receipt {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		if r, err := cl.TransactionReceipt(ctx, h); err == nil {
+			return r
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("tx %s not mined", h)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// signTransfer signs an EIP-3009 TransferWithAuthorization for the devnet
+// token and returns the 65-byte r||s||v signature.
+func signTransfer(t *testing.T, k *ecdsa.PrivateKey, from, to common.Address, value, validAfter, validBefore *big.Int, nonce [32]byte) []byte {
+	t.Helper()
+	td := apitypes.TypedData{
+		Types: apitypes.Types{
+			"EIP712Domain": {
+				{Name: "name", Type: "string"},
+				{Name: "version", Type: "string"},
+				{Name: "chainId", Type: "uint256"},
+				{Name: "verifyingContract", Type: "address"},
+			},
+			"TransferWithAuthorization": {
+				{Name: "from", Type: "address"},
+				{Name: "to", Type: "address"},
+				{Name: "value", Type: "uint256"},
+				{Name: "validAfter", Type: "uint256"},
+				{Name: "validBefore", Type: "uint256"},
+				{Name: "nonce", Type: "bytes32"},
+			},
+		},
+		PrimaryType: "TransferWithAuthorization",
+		Domain: apitypes.TypedDataDomain{
+			Name:              TokenName,
+			Version:           TokenVersion,
+			ChainId:           math.NewHexOrDecimal256(ChainID),
+			VerifyingContract: TokenAddress.Hex(),
+		},
+		Message: apitypes.TypedDataMessage{
+			"from":        from.Hex(),
+			"to":          to.Hex(),
+			"value":       value.String(),
+			"validAfter":  validAfter.String(),
+			"validBefore": validBefore.String(),
+			"nonce":       hexutil.Encode(nonce[:]),
+		},
+	}
+	digest, _, err := apitypes.TypedDataAndHash(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := crypto.Sign(digest, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig[64] += 27
+	return sig
+}
+
+func TestChainOverJSONRPC(t *testing.T) {
+	t.Parallel()
+	c := start(t, Config{BlockTime: 200 * time.Millisecond})
+	cl := dial(t, c)
+	ctx := context.Background()
+
+	id, err := cl.ChainID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.Int64() != 338 || c.ChainID().Int64() != 338 {
+		t.Fatalf("chain id %s", id)
+	}
+	var netVersion string
+	if err := cl.Client().CallContext(ctx, &netVersion, "net_version"); err != nil || netVersion != "338" {
+		t.Fatalf("net_version %q, %v", netVersion, err)
+	}
+
+	tok, err := token.NewEIP3009Token(c.Token(), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, _ := tok.Name(nil)
+	symbol, _ := tok.Symbol(nil)
+	version, _ := tok.Version(nil)
+	decimals, err := tok.Decimals(nil)
+	if err != nil || name != TokenName || symbol != TokenSymbol || version != TokenVersion || decimals != TokenDecimals {
+		t.Fatalf("token metadata %q %q %q %d %v", name, symbol, version, decimals, err)
+	}
+	buyers := c.Buyers()
+	if len(buyers) != 5 {
+		t.Fatalf("%d buyers", len(buyers))
+	}
+	for _, b := range buyers {
+		bal, err := tok.BalanceOf(nil, b.Address)
+		if err != nil || bal.Cmp(BuyerTokens) != 0 {
+			t.Fatalf("%s token balance %s, %v", b.Name, bal, err)
+		}
+		gas, err := cl.BalanceAt(ctx, b.Address, nil)
+		if err != nil || gas.Cmp(AccountGas) != 0 {
+			t.Fatalf("%s gas balance %s, %v", b.Name, gas, err)
+		}
+	}
+	if gas, _ := cl.BalanceAt(ctx, c.Signer().Address, nil); gas.Cmp(SignerGas) != 0 {
+		t.Fatalf("signer gas balance %s", gas)
+	}
+	if supply, _ := tok.TotalSupply(nil); supply.Cmp(new(big.Int).Mul(BuyerTokens, big.NewInt(5))) != 0 {
+		t.Fatalf("total supply %s", supply)
+	}
+	if m, _ := tok.Minter(nil); m != c.Minter().Address {
+		t.Fatalf("minter %s", m)
+	}
+
+	// Blocks advance by themselves, with timestamps near the wall clock.
+	n0, err := cl.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n, err := cl.BlockNumber(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > n0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no block after %d in 5s", n0)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// A buyer-signed transferWithAuthorization, sent by the signer.
+	buyer, payee := buyers[0], common.HexToAddress("0x00000000000000000000000000000000000b0b01")
+	value := big.NewInt(1_234_567)
+	var nonce [32]byte
+	copy(nonce[:], crypto.Keccak256([]byte(t.Name())))
+	validBefore := big.NewInt(time.Now().Add(time.Minute).Unix())
+	sig := signTransfer(t, buyer.Key, buyer.Address, payee, value, big.NewInt(0), validBefore, nonce)
+	opts, err := bind.NewKeyedTransactorWithChainID(c.Signer().Key, c.ChainID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := tok.TransferWithAuthorization(opts, buyer.Address, payee, value, big.NewInt(0), validBefore, nonce, sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := waitMined(t, cl, tx.Hash())
+	if r.Status != types.ReceiptStatusSuccessful {
+		t.Fatal("transferWithAuthorization failed")
+	}
+	t.Logf("transferWithAuthorization gas used: %d (block %d)", r.GasUsed, r.BlockNumber)
+	if r.GasUsed < 50_000 || r.GasUsed > 90_000 {
+		t.Errorf("gas used %d outside 50k..90k", r.GasUsed)
+	}
+	if got, _ := tok.BalanceOf(nil, buyer.Address); got.Cmp(new(big.Int).Sub(BuyerTokens, value)) != 0 {
+		t.Fatalf("buyer balance %s", got)
+	}
+	if got, _ := c.BalanceOf(ctx, payee); got.Cmp(value) != 0 {
+		t.Fatalf("payee balance %s", got)
+	}
+	if used, _ := tok.AuthorizationState(nil, buyer.Address, nonce); !used {
+		t.Fatal("nonce not used")
+	}
+	head, err := cl.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if drift := int64(head.Time) - time.Now().Unix(); drift > 2 || drift < -3 {
+		t.Fatalf("head timestamp %d is %ds off the wall clock", head.Time, drift)
+	}
+
+	// WriteInfo parses back.
+	path := filepath.Join(t.TempDir(), "devnet.json")
+	if err := c.WriteInfo(path); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("info file mode %v", st.Mode())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info Info
+	if err := json.Unmarshal(data, &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.RPCURL != c.RPCURL() || info.ChainID != 338 || info.Network != "cronos-testnet" ||
+		info.Token.Address != TokenAddress || info.Token.Name != TokenName || info.Token.Version != "1" ||
+		info.Token.Decimals != 6 || info.BlockTime != "200ms" || len(info.Buyers) != 5 ||
+		info.Signer.Address != c.Signer().Address || info.Minter.Address != c.Minter().Address ||
+		info.Buyers[0].PrivateKey != Buyer1PrivateKey || info.Buyers[0].Name != "buyer1" {
+		t.Fatalf("info read back: %s", data)
+	}
+	var raw map[string]any
+	_ = json.Unmarshal(data, &raw)
+	for _, k := range []string{"rpcUrl", "chainId", "network", "token", "blockTime", "signer", "minter", "buyers"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("info has no %q", k)
+		}
+	}
+}
+
+func TestKeysMatchDerivation(t *testing.T) {
+	t.Parallel()
+	keys := map[string]string{
+		"caddy-x402 devnet signer":  SignerPrivateKey,
+		"caddy-x402 devnet minter":  MinterPrivateKey,
+		"caddy-x402 devnet buyer 1": Buyer1PrivateKey,
+		"caddy-x402 devnet buyer 2": Buyer2PrivateKey,
+		"caddy-x402 devnet buyer 3": Buyer3PrivateKey,
+		"caddy-x402 devnet buyer 4": Buyer4PrivateKey,
+		"caddy-x402 devnet buyer 5": Buyer5PrivateKey,
+	}
+	for seed, want := range keys {
+		a, err := deriveAccount("x", seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.PrivateKey != want {
+			t.Errorf("%s: %s, want %s", seed, a.PrivateKey, want)
+		}
+	}
+}
+
+func TestMintAndBuyers(t *testing.T) {
+	t.Parallel()
+	c := start(t, Config{Buyers: 2, BlockTime: time.Hour})
+	if len(c.Buyers()) != 2 {
+		t.Fatalf("%d buyers", len(c.Buyers()))
+	}
+	ctx := context.Background()
+	to := common.HexToAddress("0x00000000000000000000000000000000000a11ce")
+	amount := big.NewInt(42_000_000)
+	if err := c.Mint(ctx, to, amount); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Mint(ctx, to, amount); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.BalanceOf(ctx, to); err != nil || got.Cmp(new(big.Int).Mul(amount, big.NewInt(2))) != 0 {
+		t.Fatalf("balance %s, %v", got, err)
+	}
+	if err := c.Mint(ctx, common.Address{}, amount); err == nil {
+		t.Fatal("mint to the zero address succeeded")
+	}
+	n0, _ := c.Client().BlockNumber(ctx)
+	c.Mine()
+	if n, _ := c.Client().BlockNumber(ctx); n != n0+1 {
+		t.Fatalf("Mine: block %d after %d", n, n0)
+	}
+}
+
+func TestParallelChainsAndClose(t *testing.T) {
+	t.Parallel()
+	const n = 3
+	chains := make([]*Chain, n)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range chains {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			chains[i], errs[i] = Start(Config{BlockTime: 100 * time.Millisecond})
+		}()
+	}
+	wg.Wait()
+	urls := map[string]bool{}
+	for i, c := range chains {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		urls[c.RPCURL()] = true
+		id, err := dial(t, c).ChainID(context.Background())
+		if err != nil || id.Int64() != ChainID {
+			t.Fatalf("chain %d: id %v, %v", i, id, err)
+		}
+	}
+	if len(urls) != n {
+		t.Fatalf("URLs not distinct: %v", urls)
+	}
+	// Close concurrently with Mine and with itself.
+	for _, c := range chains {
+		for range 3 {
+			wg.Add(2)
+			go func() { defer wg.Done(); c.Mine() }()
+			go func() { defer wg.Done(); _ = c.Close() }()
+		}
+	}
+	wg.Wait()
+	for _, c := range chains {
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		c.Mine() // no-op after Close
+		cl, err := ethclient.Dial(c.RPCURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.ChainID(context.Background()); err == nil {
+			t.Fatalf("%s still answers after Close", c.RPCURL())
+		}
+		cl.Close()
+	}
+}
+
+func TestListenExplicitPort(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	// While the port is taken, Start fails instead of picking another.
+	if c, err := Start(Config{Listen: l.Addr().String()}); err == nil {
+		c.Close()
+		t.Fatal("Start on a taken port succeeded")
+	}
+	l.Close()
+	c := start(t, Config{Listen: "127.0.0.1:" + strconv.Itoa(port)})
+	if want := fmt.Sprintf("http://127.0.0.1:%d", port); c.RPCURL() != want {
+		t.Fatalf("RPCURL %s, want %s", c.RPCURL(), want)
+	}
+	if _, err := dial(t, c).ChainID(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Start(Config{Listen: "nonsense"}); err == nil {
+		t.Fatal("bad listen address accepted")
+	}
+}
