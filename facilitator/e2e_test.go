@@ -465,10 +465,10 @@ func TestHealthAndSupported(t *testing.T) {
 	var h struct {
 		Status  string `json:"status"`
 		Results struct {
-			Uptime       float64  `json:"uptime"`
-			ResponseTime []int64  `json:"responseTime"`
-			Message      string   `json:"message"`
-			Timestamp    int64    `json:"timestamp"`
+			Uptime       float64 `json:"uptime"`
+			ResponseTime []int64 `json:"responseTime"`
+			Message      string  `json:"message"`
+			Timestamp    int64   `json:"timestamp"`
 		} `json:"results"`
 	}
 	_ = json.NewDecoder(resp.Body).Decode(&h)
@@ -521,6 +521,33 @@ func TestRateLimits(t *testing.T) {
 			if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(data), tc.msg) {
 				t.Fatalf("%s request %d = %d Retry-After %q %s, want 429 with %q", tc.path, i+1, resp.StatusCode, resp.Header.Get("Retry-After"), data, tc.msg)
 			}
+		}
+	}
+}
+
+// BenchmarkVerify measures the off-chain part of verify in process: header
+// decoding, every check and the signature recovery, as a network with
+// on-chain checks switched off runs it. Compare with BenchmarkEcrecover.
+func BenchmarkVerify(b *testing.B) {
+	nc := testnetConfig()
+	nc.SkipOnchainVerify = true
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	req := requirements(common.HexToAddress("0x2222222222222222222222222222222222222222"), "10000")
+	h, _, err := facilitator.CreatePayment(buyer(0).Key, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := f.Verify(ctx, r)
+		if err != nil || !v.IsValid {
+			b.Fatalf("verify = %+v, %v", v, err)
 		}
 	}
 }

@@ -127,11 +127,11 @@ func (h *hasher) recover(a *Authorization, sig []byte) (common.Address, error) {
 	if !crypto.ValidateSignatureValues(rsv[64], r, s, true) {
 		return common.Address{}, errors.New("signature values out of range")
 	}
-	pub, err := crypto.SigToPub(d[:], rsv)
+	pub, err := crypto.Ecrecover(d[:], rsv)
 	if err != nil {
 		return common.Address{}, err
 	}
-	return crypto.PubkeyToAddress(*pub), nil
+	return common.BytesToAddress(crypto.Keccak256(pub[1:])[12:]), nil
 }
 
 // Digest returns the EIP-712 hash of an authorization under a domain.

@@ -42,7 +42,8 @@ type Payment struct {
 	// Value is the amount exactly as the buyer wrote it, for messages.
 	Value string
 
-	payload json.RawMessage
+	payload json.RawMessage // undecoded payload, or
+	parsed  *payloadJSON    // the payload decoded with the envelope
 }
 
 // envelope is the outer JSON object of the payment header.
@@ -122,26 +123,50 @@ func DecodePaymentHeader(header string) (*Payment, error) {
 	if err != nil || len(raw) == 0 {
 		return nil, &InvalidPaymentError{Reason: ReasonInvalidBase64}
 	}
+	// The common case decodes in one pass; a header whose payload does not
+	// fit is decoded again in two stages, so that scheme and network are
+	// judged before the payload's faults.
+	var whole struct {
+		envelope
+		Payload *payloadJSON `json:"payload"`
+	}
+	if json.Unmarshal(raw, &whole) == nil && whole.Payload != nil {
+		p := &Payment{Scheme: whole.Scheme, Network: whole.Network, parsed: whole.Payload}
+		if err := p.setVersion(whole.X402Version); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
 	var env envelope
 	if err := json.Unmarshal(raw, &env); err != nil {
 		return nil, &InvalidPaymentError{Reason: ReasonInvalidBase64}
 	}
 	p := &Payment{Scheme: env.Scheme, Network: env.Network, payload: env.Payload}
-	if len(env.X402Version) > 0 {
-		if err := json.Unmarshal(env.X402Version, &p.X402Version); err != nil || p.X402Version != X402Version {
-			return nil, invalidPayment("Unsupported x402Version: %s", string(env.X402Version))
+	if err := p.setVersion(env.X402Version); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Payment) setVersion(v json.RawMessage) error {
+	if len(v) > 0 {
+		if err := json.Unmarshal(v, &p.X402Version); err != nil || p.X402Version != X402Version {
+			return invalidPayment("Unsupported x402Version: %s", string(v))
 		}
 	} else {
 		p.X402Version = X402Version
 	}
-	return p, nil
+	return nil
 }
 
 // ParsePayload parses the signed authorization out of the payload, in
 // either shape.
 func (p *Payment) ParsePayload() error {
-	if len(p.payload) == 0 || bytes.Equal(p.payload, []byte("null")) {
+	if p.parsed == nil && (len(p.payload) == 0 || bytes.Equal(p.payload, []byte("null"))) {
 		return invalidPayment("Invalid payment payload: payload is missing")
+	}
+	if p.parsed != nil {
+		return p.fromJSON(p.parsed)
 	}
 	var pj payloadJSON
 	if p.payload[0] != '{' {
@@ -155,6 +180,10 @@ func (p *Payment) ParsePayload() error {
 		}
 		return invalidPayment("Invalid payment payload: payload must be a JSON object")
 	}
+	return p.fromJSON(&pj)
+}
+
+func (p *Payment) fromJSON(pj *payloadJSON) error {
 	a := pj.authorizationJSON
 	if pj.Authorization != nil {
 		a = *pj.Authorization

@@ -59,7 +59,7 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 
 	log := f.logger.With(zap.String("network", n.cfg.Name), zap.String("from", c.p.Authorization.From.Hex()),
 		zap.String("nonce", hexutil.Encode(c.p.Authorization.Nonce[:])), zap.String("signer", s.addr.Hex()))
-	tx, err := s.send(ctx, n.rpc, n.chainID, n.token, c.calldata, fee)
+	tx, err := s.send(ctx, n.rpc, n.chainID, n.token, c.transferCalldata(), fee)
 	var se *sendError
 	switch {
 	case err == nil:
@@ -94,14 +94,14 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 // (gas estimate, fees), all in one batched round trip.
 func (f *Facilitator) prepare(ctx context.Context, c *checked, s *signer) (*fees, string, error) {
 	n := c.n
-	b := newBatchChecks(n.token, s.addr, c.p, c.calldata)
+	b := newBatchChecks(n.token, s.addr, c.p, c.transferCalldata())
 	var gas hexutil.Uint64
 	var tip, gasPrice hexutil.Big
 	var head struct {
 		BaseFee *hexutil.Big `json:"baseFeePerGas"`
 	}
 	elems := append(b.elems,
-		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{callArgs{From: s.addr, To: n.token, Data: c.calldata}}, Result: &gas},
+		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{callArgs{From: s.addr, To: n.token, Data: c.transferCalldata()}}, Result: &gas},
 		rpc.BatchElem{Method: "eth_maxPriorityFeePerGas", Result: &tip},
 		rpc.BatchElem{Method: "eth_gasPrice", Result: &gasPrice},
 		rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &head},
@@ -161,7 +161,7 @@ func (f *Facilitator) outcome(ctx context.Context, c *checked, network string, t
 	// The transaction reverted. The common cause is a race with another
 	// submitter of the same authorization: tell that apart.
 	msg := ErrTextFailedOnChain
-	b := newBatchChecks(c.n.token, c.n.simulationSender(), c.p, c.calldata)
+	b := newBatchChecks(c.n.token, c.n.simulationSender(), c.p, c.transferCalldata())
 	if err := c.n.rpc.batch(ctx, b.elems[:1]); err == nil {
 		if st, err := (&batchChecks{elems: append(b.elems[:1], rpc.BatchElem{}, rpc.BatchElem{}), used: b.used, balance: zeroWord()}).state(); err == nil && st.used {
 			msg = ErrTextAlreadyUsed

@@ -47,10 +47,10 @@ func (n *network) pickSigner() *signer {
 // fees are the gas price parameters of a transaction: EIP-1559 when the
 // chain has a base fee, legacy otherwise.
 type fees struct {
-	gasLimit  uint64
-	baseFee   *big.Int // nil on a legacy chain
-	tip       *big.Int
-	gasPrice  *big.Int
+	gasLimit uint64
+	baseFee  *big.Int // nil on a legacy chain
+	tip      *big.Int
+	gasPrice *big.Int
 }
 
 func (f *fees) txData(nonce uint64, to common.Address, data []byte, chainID *big.Int) types.TxData {

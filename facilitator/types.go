@@ -83,16 +83,16 @@ func (v *VerifyResponse) Reason() string {
 // SettleResponse is the answer of settle: event payment.settled with the
 // transaction's facts, or payment.failed with Error (spec part 6).
 type SettleResponse struct {
-	X402Version int    `json:"x402Version"`
-	Event       string `json:"event"`
-	TxHash      string `json:"txHash,omitempty"`
-	From        string `json:"from,omitempty"`
-	To          string `json:"to,omitempty"`
-	Value       string `json:"value,omitempty"`
+	X402Version int     `json:"x402Version"`
+	Event       string  `json:"event"`
+	TxHash      string  `json:"txHash,omitempty"`
+	From        string  `json:"from,omitempty"`
+	To          string  `json:"to,omitempty"`
+	Value       string  `json:"value,omitempty"`
 	BlockNumber *uint64 `json:"blockNumber,omitempty"`
-	Network     string `json:"network"`
-	Timestamp   string `json:"timestamp"`
-	Error       string `json:"error,omitempty"`
+	Network     string  `json:"network"`
+	Timestamp   string  `json:"timestamp"`
+	Error       string  `json:"error,omitempty"`
 }
 
 // Settled reports whether the response is payment.settled.

@@ -10,12 +10,21 @@ import (
 	"go.uber.org/zap"
 )
 
-// checked is a payment that passed the off-chain checks, with what settle
-// needs to go on.
+// checked is a payment that passed the off-chain checks.
 type checked struct {
 	n        *network
 	p        *Payment
-	calldata []byte
+	calldata []byte // transferWithAuthorization call, built on first use
+}
+
+func (c *checked) transferCalldata() []byte {
+	if c.calldata == nil {
+		var err error
+		if c.calldata, err = transferCalldata(c.p); err != nil {
+			panic(err) // every argument was parsed into its ABI type
+		}
+	}
+	return c.calldata
 }
 
 // validateRequest rejects requests that are malformed as requests (HTTP
@@ -105,11 +114,7 @@ func (f *Facilitator) checkOffchain(req *Request) (c *checked, reason string) {
 	if err != nil || signer != a.From {
 		return nil, ReasonInvalidSignature
 	}
-	calldata, err := transferCalldata(p)
-	if err != nil {
-		return nil, ReasonInvalidSignature
-	}
-	return &checked{n: n, p: p, calldata: calldata}, ""
+	return &checked{n: n, p: p}, ""
 }
 
 // checkWindow applies validAfter and validBefore (Unix seconds) to the
@@ -165,7 +170,7 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 // checkOnchain reads the authorization state and balance and simulates the
 // transfer, in one batched round trip.
 func (f *Facilitator) checkOnchain(ctx context.Context, c *checked) (reason string, err error) {
-	b := newBatchChecks(c.n.token, c.n.simulationSender(), c.p, c.calldata)
+	b := newBatchChecks(c.n.token, c.n.simulationSender(), c.p, c.transferCalldata())
 	if err := c.n.rpc.batch(ctx, b.elems); err != nil {
 		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", c.n.cfg.Name), zap.Error(err))
 		return "", unavailable("cannot reach the chain of network "+c.n.cfg.Name+" to check the payment; try again shortly", err)
