@@ -2,141 +2,241 @@ package facilitator
 
 import (
 	"context"
+	"sync"
 	"time"
 
-	"sync"
-
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 )
 
-// confirmer notices when transactions land in blocks. One loop per network
-// polls the head every interval while anything waits, and on a new head
-// (or a new waiter) asks for every waiting receipt in one batch, so a
-// settle answers within one poll interval of its block, however many wait.
-type confirmer struct {
-	rpc      *rpcPool
-	interval time.Duration
-	logger   *zap.Logger
+// watcher follows a network's broadcast settlements to their outcome. One
+// loop per network polls the head every interval while anything is
+// pending; on a new head (or a new settlement) it asks for every pending
+// receipt in one batch, so a settle answers within one poll interval of its
+// block however many wait. A settlement not mined after replaceAfter blocks
+// is sent again with the same nonce and a bumped fee, which also brings
+// back one that a node dropped.
+type watcher struct {
+	f            *Facilitator
+	n            *network
+	interval     time.Duration
+	replaceAfter uint64
+	logger       *zap.Logger
 
 	mu       sync.Mutex
-	waiters  map[common.Hash][]chan *types.Receipt
-	fresh    bool   // a waiter arrived since the last receipt query
-	lastHead uint64 // head at the last receipt query
+	pending  map[*settlement]struct{}
+	fresh    bool
+	lastHead uint64
+	headAt   time.Time // when lastHead was first seen
 }
 
-func newConfirmer(pool *rpcPool, interval time.Duration, logger *zap.Logger) *confirmer {
-	return &confirmer{rpc: pool, interval: interval, logger: logger, waiters: map[common.Hash][]chan *types.Receipt{}}
+func newWatcher(f *Facilitator, n *network, logger *zap.Logger) *watcher {
+	return &watcher{f: f, n: n, interval: f.pollInterval, replaceAfter: f.replaceAfter, logger: logger, pending: map[*settlement]struct{}{}}
 }
 
-// wait blocks until the transaction's receipt is seen or ctx ends.
-func (c *confirmer) wait(ctx context.Context, hash common.Hash) (*types.Receipt, error) {
-	ch := make(chan *types.Receipt, 1)
-	c.mu.Lock()
-	c.waiters[hash] = append(c.waiters[hash], ch)
-	c.fresh = true
-	c.mu.Unlock()
-	select {
-	case r := <-ch:
-		return r, nil
-	case <-ctx.Done():
-		c.mu.Lock()
-		list := c.waiters[hash]
-		for i, w := range list {
-			if w == ch {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(c.waiters, hash)
-		} else {
-			c.waiters[hash] = list
-		}
-		c.mu.Unlock()
-		// The receipt may have been delivered while ctx ended.
-		select {
-		case r := <-ch:
-			return r, nil
-		default:
-		}
-		return nil, ctx.Err()
-	}
+// add follows a broadcast settlement.
+func (w *watcher) add(st *settlement) {
+	w.mu.Lock()
+	w.pending[st] = struct{}{}
+	w.fresh = true
+	w.mu.Unlock()
 }
 
-// pending is the number of transactions waited for.
-func (c *confirmer) pending() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.waiters)
+// count is the number of settlements waiting for their block.
+func (w *watcher) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.pending)
 }
 
-func (c *confirmer) run(ctx context.Context) {
-	t := time.NewTicker(c.interval)
+func (w *watcher) run(ctx context.Context) {
+	t := time.NewTicker(w.interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			c.poll(ctx)
+			w.poll(ctx)
 		}
 	}
 }
 
-func (c *confirmer) poll(ctx context.Context) {
-	c.mu.Lock()
-	if len(c.waiters) == 0 {
-		c.mu.Unlock()
+func (w *watcher) poll(ctx context.Context) {
+	w.mu.Lock()
+	if len(w.pending) == 0 {
+		w.mu.Unlock()
 		return
 	}
-	fresh := c.fresh
-	last := c.lastHead
-	c.mu.Unlock()
+	fresh, last := w.fresh, w.lastHead
+	w.mu.Unlock()
 
 	var head hexutil.Uint64
-	if err := c.rpc.call(ctx, &head, "eth_blockNumber"); err != nil {
-		c.logger.Debug("polling the head failed", zap.Error(err))
+	if err := w.n.rpc.call(ctx, &head, "eth_blockNumber"); err != nil {
+		w.logger.Debug("polling the head failed", zap.Error(err))
 		return
 	}
 	if uint64(head) == last && !fresh {
 		return
 	}
 
-	c.mu.Lock()
-	c.fresh = false
-	hashes := make([]common.Hash, 0, len(c.waiters))
-	for h := range c.waiters {
-		hashes = append(hashes, h)
+	w.mu.Lock()
+	w.fresh = false
+	if uint64(head) != w.lastHead {
+		w.lastHead, w.headAt = uint64(head), time.Now()
 	}
-	c.mu.Unlock()
+	sts := make([]*settlement, 0, len(w.pending))
+	for st := range w.pending {
+		sts = append(sts, st)
+	}
+	w.mu.Unlock()
 
-	receipts := make([]*types.Receipt, len(hashes))
-	elems := make([]rpc.BatchElem, len(hashes))
-	for i, h := range hashes {
-		elems[i] = rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{h}, Result: &receipts[i]}
+	type ref struct {
+		st *settlement
+		r  **types.Receipt
 	}
-	if err := c.rpc.batch(ctx, elems); err != nil {
-		c.logger.Debug("fetching receipts failed", zap.Error(err))
-		c.mu.Lock()
-		c.fresh = true
-		c.mu.Unlock()
+	var elems []rpc.BatchElem
+	var refs []ref
+	for _, st := range sts {
+		for _, h := range st.hashes() {
+			r := new(*types.Receipt)
+			elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{h}, Result: r})
+			refs = append(refs, ref{st, r})
+		}
+	}
+	if err := w.n.rpc.batch(ctx, elems); err != nil {
+		w.logger.Debug("fetching receipts failed", zap.Error(err))
+		w.mu.Lock()
+		w.fresh = true
+		w.mu.Unlock()
 		return
 	}
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.lastHead = uint64(head)
-	for i, h := range hashes {
-		if elems[i].Error != nil || receipts[i] == nil {
+	found := map[*settlement]*types.Receipt{}
+	for i, rf := range refs {
+		if elems[i].Error == nil && *rf.r != nil {
+			found[rf.st] = *rf.r
+		}
+	}
+	for _, st := range sts {
+		if r, ok := found[st]; ok {
+			w.resolve(ctx, st, r)
 			continue
 		}
-		for _, ch := range c.waiters[h] {
-			ch <- receipts[i]
+		st.mu.Lock()
+		if st.sentHead == 0 {
+			st.sentHead = uint64(head)
 		}
-		delete(c.waiters, h)
+		stale := uint64(head) >= st.sentHead+w.replaceAfter
+		st.mu.Unlock()
+		if stale {
+			w.replace(ctx, st, uint64(head))
+		}
 	}
+}
+
+// resolve settles a settlement's outcome from its receipt.
+func (w *watcher) resolve(ctx context.Context, st *settlement, r *types.Receipt) {
+	if r.Status == types.ReceiptStatusSuccessful {
+		st.finish(StatusSettled, r.TxHash.Hex(), r.BlockNumber.Uint64(), "")
+	} else {
+		msg := ErrTextFailedOnChain
+		if used, err := w.n.authorizationUsed(ctx, st.c.p); err == nil && used {
+			msg = ErrTextAlreadyUsed
+		}
+		st.finish(StatusFailed, r.TxHash.Hex(), r.BlockNumber.Uint64(), msg)
+	}
+	w.done(st)
+}
+
+// done journals the outcome, answers the waiting settle and releases the
+// authorization.
+func (w *watcher) done(st *settlement) {
+	if err := w.f.journal.Put(st.rec); err != nil {
+		w.logger.Error("writing a settlement outcome to the journal failed; it will be reconciled on restart", zap.String("id", st.rec.ID), zap.Error(err))
+	}
+	st.result = st.rec.response(w.f.now())
+	w.mu.Lock()
+	delete(w.pending, st)
+	w.mu.Unlock()
+	st.n.settling.release(st.key)
+	close(st.done)
+	log := w.logger.With(zap.String("id", st.rec.ID), zap.String("tx", st.rec.TxHash), zap.Uint64("block", st.rec.BlockNumber))
+	if st.rec.Status == StatusSettled {
+		log.Info("payment settled", zap.String("value", st.rec.Value))
+	} else {
+		log.Warn("settlement failed", zap.String("error", st.rec.Error))
+	}
+}
+
+// replace sends a stale settlement again with the same nonce and a bumped
+// fee. When the signer's nonce has moved past it with none of its
+// transactions mined, something else took the nonce: the settlement failed.
+func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
+	tx := st.current()
+	if st.s == nil || tx == nil {
+		return
+	}
+	var latest hexutil.Uint64
+	if err := w.n.rpc.call(ctx, &latest, "eth_getTransactionCount", st.s.addr, "latest"); err != nil {
+		return
+	}
+	if uint64(latest) > tx.Nonce() {
+		// The nonce is spent; re-check receipts once more before
+		// concluding, in case of a race with the block just read.
+		if r, err := w.receiptOfAny(ctx, st); err == nil && r != nil {
+			w.resolve(ctx, st, r)
+			return
+		}
+		msg := ErrTextFailedOnChain
+		if used, err := w.n.authorizationUsed(ctx, st.c.p); err == nil && used {
+			msg = ErrTextAlreadyUsed
+		}
+		st.finish(StatusFailed, "", 0, msg)
+		st.s.resync.Store(true)
+		w.logger.Warn("a settlement's nonce was taken by another transaction", zap.String("id", st.rec.ID), zap.Uint64("tx_nonce", tx.Nonce()))
+		w.done(st)
+		return
+	}
+	st.mu.Lock()
+	st.fee = st.fee.bumped()
+	fee := st.fee
+	st.mu.Unlock()
+	next, err := types.SignNewTx(st.s.key, st.s.txSigner, fee.txData(tx.Nonce(), w.n.token, st.c.transferCalldata(), w.n.chainID))
+	if err != nil {
+		return
+	}
+	st.addReplacement(next, w.f.now())
+	if err := w.f.journal.Put(st.rec); err != nil {
+		w.logger.Error("journal write failed; not replacing the transaction", zap.Error(err))
+		return
+	}
+	err = sendRaw(ctx, w.n.rpc, next)
+	st.mu.Lock()
+	st.sentHead = head
+	st.mu.Unlock()
+	w.logger.Warn("settlement not mined in time; sent again with a higher fee",
+		zap.String("id", st.rec.ID), zap.String("old_tx", tx.Hash().Hex()), zap.String("new_tx", next.Hash().Hex()),
+		zap.Uint64("tx_nonce", tx.Nonce()), zap.Error(err))
+}
+
+func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*types.Receipt, error) {
+	for _, h := range st.hashes() {
+		var r *types.Receipt
+		if err := w.n.rpc.call(ctx, &r, "eth_getTransactionReceipt", h); err != nil {
+			return nil, err
+		}
+		if r != nil {
+			return r, nil
+		}
+	}
+	return nil, nil
+}
+
+// head is the newest head the watcher saw, and when it first saw it.
+func (w *watcher) head() (uint64, time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lastHead, w.headAt
 }

@@ -32,8 +32,26 @@ type Config struct {
 	// "Settlement pending" and the txHash. Zero means 30 seconds.
 	SettleTimeout time.Duration
 	// ReceiptPollInterval is how often the chain head is polled while
-	// settlements wait for their blocks. Zero means 100 ms.
+	// settlements wait for their blocks. Zero means 50 ms.
 	ReceiptPollInterval time.Duration
+	// ReplaceAfterBlocks is how many blocks a settlement may stay unmined
+	// before it is sent again with the same nonce and a bumped fee (which
+	// also brings back a transaction a node dropped). Zero means 5.
+	ReplaceAfterBlocks uint64
+	// JournalPath is the bbolt file that records every settlement before
+	// its transaction is broadcast. Pending settlements found there at
+	// start are reconciled with the chain. Empty means Journal, or else a
+	// journal in memory that is lost on restart.
+	JournalPath string
+	// Journal is a journal to use instead of JournalPath.
+	Journal Journal
+	// SerialSettle makes each signer carry one settlement at a time, from
+	// send to confirmation: slow, and there only as a baseline for
+	// benchmarks.
+	SerialSettle bool
+	// LowGasBalance is the signer gas balance (in wei) under which the
+	// health check warns. Nil means 10^18 (one native token).
+	LowGasBalance *big.Int
 	// ExpiryMargin is how long before validBefore an authorization counts as
 	// expired, leaving time to get it into a block. Zero means 6 seconds.
 	ExpiryMargin time.Duration
@@ -51,7 +69,13 @@ type Facilitator struct {
 	settleTimeout time.Duration
 	pollInterval  time.Duration
 	expiryMargin  time.Duration
+	replaceAfter  uint64
+	serial        bool
+	lowGas        *big.Int
 	now           func() time.Time
+
+	journal     Journal
+	ownsJournal bool
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -70,9 +94,29 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		logger:        cfg.Logger,
 		started:       time.Now(),
 		settleTimeout: orDefault(cfg.SettleTimeout, 30*time.Second),
-		pollInterval:  orDefault(cfg.ReceiptPollInterval, 100*time.Millisecond),
+		pollInterval:  orDefault(cfg.ReceiptPollInterval, 50*time.Millisecond),
 		expiryMargin:  orDefault(cfg.ExpiryMargin, 6*time.Second),
+		replaceAfter:  cfg.ReplaceAfterBlocks,
+		serial:        cfg.SerialSettle,
+		lowGas:        cfg.LowGasBalance,
 		now:           cfg.Now,
+		journal:       cfg.Journal,
+	}
+	if f.replaceAfter == 0 {
+		f.replaceAfter = 5
+	}
+	if f.lowGas == nil {
+		f.lowGas = big.NewInt(1e18)
+	}
+	if f.journal == nil && cfg.JournalPath != "" {
+		j, err := OpenJournal(cfg.JournalPath)
+		if err != nil {
+			return nil, err
+		}
+		f.journal, f.ownsJournal = j, true
+	}
+	if f.journal == nil {
+		f.journal, f.ownsJournal = NewMemoryJournal(), true
 	}
 	if f.logger == nil {
 		f.logger = zap.NewNop()
@@ -91,6 +135,10 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 			zap.String("network", nc.Name), zap.Int64("chain_id", nc.ChainID),
 			zap.String("token", n.token.Hex()), zap.String("eip712_name", n.domain.Name),
 			zap.String("eip712_version", n.domain.Version), zap.Int("signers", len(n.signers)))
+	}
+	if err := f.recover(ctx); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
 }
@@ -144,13 +192,23 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		return nil, err
 	}
 	for _, k := range nc.SignerKeys {
-		n.signers = append(n.signers, newSigner(k, n.chainID))
+		s := newSigner(k, n.chainID)
+		if n.signerByAddress(s.addr) != nil {
+			pool.close()
+			return nil, fmt.Errorf("network %s: signer %s is configured twice", nc.Name, s.addr.Hex())
+		}
+		n.signers = append(n.signers, s)
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			s.loop(f.ctx, f, n)
+		}()
 	}
-	n.confirm = newConfirmer(n.rpc, f.pollInterval, f.logger.With(zap.String("network", nc.Name)))
+	n.watch = newWatcher(f, n, f.logger.With(zap.String("network", nc.Name)))
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
-		n.confirm.run(f.ctx)
+		n.watch.run(f.ctx)
 	}()
 	f.networks = append(f.networks, n)
 	for _, name := range append([]string{nc.Name}, nc.Aliases...) {
@@ -166,6 +224,9 @@ func (f *Facilitator) Close() error {
 	f.wg.Wait()
 	for _, n := range f.networks {
 		n.rpc.close()
+	}
+	if f.ownsJournal && f.journal != nil {
+		return f.journal.Close()
 	}
 	return nil
 }

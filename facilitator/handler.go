@@ -10,8 +10,10 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 )
 
@@ -21,6 +23,9 @@ const (
 	PathSupported = "/v2/x402/supported"
 	PathVerify    = "/v2/x402/verify"
 	PathSettle    = "/v2/x402/settle"
+	// PathSettlements is followed by a transaction hash: GET reports that
+	// settlement's outcome from the journal.
+	PathSettlements = "/v2/x402/settlements/"
 )
 
 // MaxBodyBytes is the largest verify or settle request body accepted.
@@ -84,7 +89,7 @@ func (h *apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case PathHealth:
 		if methodIs(w, r, http.MethodGet) {
-			writeJSON(w, http.StatusOK, h.f.Health(start))
+			writeJSON(w, http.StatusOK, h.f.Health(r.Context(), start))
 		}
 	case PathSupported:
 		if methodIs(w, r, http.MethodGet) {
@@ -99,6 +104,12 @@ func (h *apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.settle(w, r)
 		}
 	default:
+		if hash, ok := strings.CutPrefix(r.URL.Path, PathSettlements); ok {
+			if methodIs(w, r, http.MethodGet) {
+				h.settlement(w, hash)
+			}
+			return
+		}
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such endpoint: " + r.URL.Path})
 	}
 }
@@ -148,6 +159,38 @@ func (h *apiHandler) settle(w http.ResponseWriter, r *http.Request) {
 		h.f.logger.Warn("settle could not be carried out", zap.String("network", network), zap.Error(err))
 	}
 	writeJSON(w, status, failed(network, MessageOf(err)))
+}
+
+// SettlementStatus is the answer of GET /v2/x402/settlements/{txHash}:
+// the settle answer with the journal's status (pending, settled, failed).
+type SettlementStatus struct {
+	Status string `json:"status"`
+	*SettleResponse
+}
+
+func (h *apiHandler) settlement(w http.ResponseWriter, hash string) {
+	if b, err := hexutil.Decode(hash); err != nil || len(b) != 32 {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the path must end in a transaction hash: 0x and 64 hex digits"})
+		return
+	}
+	res, err := h.f.Settlement(hash)
+	if errors.Is(err, ErrNotFound) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no settlement with transaction " + hash + " is known to this facilitator"})
+		return
+	}
+	if err != nil {
+		h.f.logger.Error("reading the settlement journal failed", zap.Error(err))
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "reading the settlement journal failed"})
+		return
+	}
+	status := StatusPending
+	switch {
+	case res.Settled():
+		status = StatusSettled
+	case res.Error != ErrTextPending:
+		status = StatusFailed
+	}
+	writeJSON(w, http.StatusOK, SettlementStatus{Status: status, SettleResponse: res})
 }
 
 // limited applies a rate limit; when it is hit it sets Retry-After and

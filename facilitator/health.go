@@ -1,18 +1,26 @@
 package facilitator
 
 import (
+	"context"
+	"math/big"
+	"sync"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
 )
 
 // HealthResponse is the body of GET /healthcheck (spec 2.4): uptime in
 // seconds, responseTime as [seconds, nanoseconds] and timestamp in Unix
-// milliseconds, as the Node.js reference service gives them.
+// milliseconds, as the Node.js reference service gives them. Networks is
+// ours, beside the spec's fields: whether settling can work now.
 type HealthResponse struct {
-	Status  string        `json:"status"`
-	Results HealthResults `json:"results"`
+	Status   string          `json:"status"`
+	Results  HealthResults   `json:"results"`
+	Networks []NetworkHealth `json:"networks,omitempty"`
 }
 
-// HealthResults holds the fields of the health result.
+// HealthResults holds the fields of the spec's health result.
 type HealthResults struct {
 	Uptime       float64  `json:"uptime"`
 	ResponseTime [2]int64 `json:"responseTime"`
@@ -20,9 +28,57 @@ type HealthResults struct {
 	Timestamp    int64    `json:"timestamp"`
 }
 
-// Health returns the health result. start is when the request arrived, for
-// responseTime.
-func (f *Facilitator) Health(start time.Time) *HealthResponse {
+// NetworkHealth tells whether a network can settle now.
+type NetworkHealth struct {
+	// Network is the network's name.
+	Network string `json:"network"`
+	// CanSettle is true when the RPC answers, the head is recent and a
+	// signer has gas money.
+	CanSettle bool `json:"canSettle"`
+	// RPCReachable says whether an RPC endpoint answered.
+	RPCReachable bool `json:"rpcReachable"`
+	// RPCError is why it did not.
+	RPCError string `json:"rpcError,omitempty"`
+	// HeadBlock is the latest block number.
+	HeadBlock uint64 `json:"headBlock,omitempty"`
+	// HeadAgeSeconds is how old the latest block is, by its timestamp.
+	HeadAgeSeconds float64 `json:"headAgeSeconds,omitempty"`
+	// Signers are the gas-paying keys with their balances.
+	Signers []SignerHealth `json:"signers"`
+	// PendingSettlements are broadcast and waiting for their block.
+	PendingSettlements int `json:"pendingSettlements"`
+	// Warnings say what an operator should look at.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// SignerHealth is one signer's gas balance.
+type SignerHealth struct {
+	Address string `json:"address"`
+	// GasBalance is the native balance in wei, as a decimal string.
+	GasBalance string `json:"gasBalance,omitempty"`
+	// Low is true under the configured low-balance mark.
+	Low bool `json:"low"`
+}
+
+// staleHead is the head age past which a network is reported as not
+// settling: its node has stopped following the chain.
+const staleHead = 2 * time.Minute
+
+// Health returns the health result with each network's facts, read in one
+// batched round trip per network. start is when the request arrived.
+func (f *Facilitator) Health(ctx context.Context, start time.Time) *HealthResponse {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	nets := make([]NetworkHealth, len(f.networks))
+	var wg sync.WaitGroup
+	for i, n := range f.networks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nets[i] = f.networkHealth(ctx, n)
+		}()
+	}
+	wg.Wait()
 	now := time.Now()
 	took := now.Sub(start)
 	return &HealthResponse{
@@ -33,5 +89,58 @@ func (f *Facilitator) Health(start time.Time) *HealthResponse {
 			Message:      "OK",
 			Timestamp:    now.UnixMilli(),
 		},
+		Networks: nets,
 	}
+}
+
+func (f *Facilitator) networkHealth(ctx context.Context, n *network) NetworkHealth {
+	h := NetworkHealth{Network: n.cfg.Name, PendingSettlements: n.watch.count(), Signers: []SignerHealth{}}
+	var head struct {
+		Number hexutil.Uint64 `json:"number"`
+		Time   hexutil.Uint64 `json:"timestamp"`
+	}
+	elems := []rpc.BatchElem{{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &head}}
+	balances := make([]hexutil.Big, len(n.signers))
+	for i, s := range n.signers {
+		elems = append(elems, rpc.BatchElem{Method: "eth_getBalance", Args: []any{s.addr, "latest"}, Result: &balances[i]})
+	}
+	if err := n.rpc.batch(ctx, elems); err != nil || elems[0].Error != nil {
+		if err == nil {
+			err = elems[0].Error
+		}
+		h.RPCError = err.Error()
+		h.Warnings = append(h.Warnings, "no RPC endpoint answers: settling cannot work")
+		for _, s := range n.signers {
+			h.Signers = append(h.Signers, SignerHealth{Address: s.addr.Hex()})
+		}
+		return h
+	}
+	h.RPCReachable = true
+	h.HeadBlock = uint64(head.Number)
+	age := time.Since(time.Unix(int64(head.Time), 0))
+	h.HeadAgeSeconds = max(age.Seconds(), 0)
+	if age > staleHead {
+		h.Warnings = append(h.Warnings, "the head block is "+age.Round(time.Second).String()+" old: the node may be lagging")
+	}
+	funded := 0
+	for i, s := range n.signers {
+		sh := SignerHealth{Address: s.addr.Hex()}
+		if elems[i+1].Error == nil {
+			b := (*big.Int)(&balances[i])
+			sh.GasBalance = b.String()
+			sh.Low = b.Cmp(f.lowGas) < 0
+			if b.Sign() > 0 {
+				funded++
+			}
+			if sh.Low {
+				h.Warnings = append(h.Warnings, "signer "+sh.Address+" is low on gas money: fund it")
+			}
+		}
+		h.Signers = append(h.Signers, sh)
+	}
+	if len(n.signers) == 0 {
+		h.Warnings = append(h.Warnings, "no signer key: this network can verify but not settle")
+	}
+	h.CanSettle = funded > 0 && age <= staleHead
+	return h
 }

@@ -139,5 +139,5 @@ type network struct {
 	mu       sync.Mutex
 	next     uint32 // round-robin over signers
 	settling *inflight
-	confirm  *confirmer
+	watch    *watcher
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 )
@@ -19,11 +18,15 @@ const gasMarginPercent = 25
 // Settle re-checks a payment as Verify does, submits transferWithAuthorization
 // from one of the network's signer keys, waits until the transaction is in a
 // block and answers payment.settled, or payment.failed with the reason.
+// Every settlement is journaled before its transaction is broadcast.
+//
+// When the transaction is not in a block within the settle timeout, the
+// answer is payment.failed with "Settlement pending" and the txHash; the
+// outcome is then found with Settlement.
 //
 // An error is returned only when there is no settlement result to give: a
 // malformed request (StatusError 400), or a chain or signer that cannot be
-// used right now with nothing broadcast (StatusError 503, with the
-// payment.failed body in the handler).
+// used right now with nothing broadcast (StatusError 503).
 func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse, error) {
 	if err := validateRequest(req); err != nil {
 		return nil, err
@@ -41,9 +44,9 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	if !n.settling.acquire(key) {
 		return failed(network, ErrTextAlreadyUsed), nil
 	}
-	held := true
+	broadcast := false
 	defer func() {
-		if held {
+		if !broadcast {
 			n.settling.release(key)
 		}
 	}()
@@ -56,38 +59,38 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	if reason != "" {
 		return failed(network, settleText(reason)), nil
 	}
-
-	log := f.logger.With(zap.String("network", n.cfg.Name), zap.String("from", c.p.Authorization.From.Hex()),
-		zap.String("nonce", hexutil.Encode(c.p.Authorization.Nonce[:])), zap.String("signer", s.addr.Hex()))
-	tx, err := s.send(ctx, n.rpc, n.chainID, n.token, c.transferCalldata(), fee)
-	var se *sendError
-	switch {
-	case err == nil:
-	case errors.As(err, &se) && se.broadcast:
-		log.Warn("sending the transaction failed midway; watching for it in case it reached the node", zap.String("tx", tx.Hash().Hex()), zap.Error(err))
-	case errors.As(err, &se) && se.noGas:
-		log.Error("signer cannot pay gas; fund it", zap.Error(err))
-		return nil, unavailable(fmt.Sprintf("the facilitator's signer %s has too little gas money on network %s; nothing was sent, try again after the operator funds it", s.addr.Hex(), n.cfg.Name), err)
-	default:
-		log.Error("sending the transaction failed; nothing was broadcast", zap.Error(err))
+	if f.serial {
+		s.serial.Lock()
+		defer s.serial.Unlock()
+	}
+	st := newSettlement(c, network, s, fee, f.now())
+	if err := s.submit(st); err != nil {
+		var se *sendError
+		log := f.logger.With(zap.String("network", n.cfg.Name), zap.String("signer", s.addr.Hex()), zap.Error(err))
+		if errors.As(err, &se) && se.noGas {
+			log.Error("signer cannot pay gas; fund it")
+			return nil, unavailable(fmt.Sprintf("the facilitator's signer %s has too little gas money on network %s; nothing was sent, try again after the operator funds it", s.addr.Hex(), n.cfg.Name), err)
+		}
+		log.Error("sending the settlement failed; nothing was broadcast")
 		return nil, unavailable(fmt.Sprintf("cannot send the transaction on network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
 	}
-	log = log.With(zap.String("tx", tx.Hash().Hex()))
-	log.Info("settlement broadcast", zap.Uint64("tx_nonce", tx.Nonce()))
+	broadcast = true // the watcher releases the authorization when its outcome is known
+	n.watch.add(st)
+	f.logger.Debug("settlement broadcast", zap.String("id", st.rec.ID), zap.String("tx", st.current().Hash().Hex()), zap.Uint64("tx_nonce", st.rec.TxNonce))
 
-	waitCtx, cancel := context.WithTimeout(ctx, f.settleTimeout)
-	defer cancel()
-	receipt, err := n.confirm.wait(waitCtx, tx.Hash())
-	if err != nil {
-		// Still pending: keep the authorization held until its fate is known.
-		held = false
-		f.watch(n, key, tx, log)
-		res := failed(network, ErrTextPending)
-		res.TxHash = tx.Hash().Hex()
-		log.Warn("settlement not confirmed before the timeout; answered pending", zap.Duration("timeout", f.settleTimeout))
-		return res, nil
+	timer := time.NewTimer(f.settleTimeout)
+	defer timer.Stop()
+	select {
+	case <-st.done:
+		return st.result, nil
+	case <-timer.C:
+	case <-ctx.Done():
+	case <-f.ctx.Done():
 	}
-	return f.outcome(ctx, c, network, tx, receipt, log), nil
+	res := failed(network, ErrTextPending)
+	res.TxHash = st.current().Hash().Hex()
+	f.logger.Warn("settlement not confirmed in time; answered pending", zap.String("id", st.rec.ID), zap.String("tx", res.TxHash), zap.Duration("timeout", f.settleTimeout))
+	return res, nil
 }
 
 // prepare runs the on-chain checks and reads what the transaction needs
@@ -127,11 +130,12 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, s *signer) (*fees
 	fe := &fees{gasLimit: uint64(gas) * (100 + gasMarginPercent) / 100}
 	switch {
 	case elems[6].Error == nil && head.BaseFee != nil:
-		fe.baseFee = head.BaseFee.ToInt()
-		fe.tip = big.NewInt(0)
+		fe.tipCap = big.NewInt(0)
 		if elems[4].Error == nil {
-			fe.tip = tip.ToInt()
+			fe.tipCap = tip.ToInt()
 		}
+		// Twice the base fee leaves room for six full blocks of rises.
+		fe.feeCap = new(big.Int).Add(new(big.Int).Mul(head.BaseFee.ToInt(), big.NewInt(2)), fe.tipCap)
 	case elems[5].Error == nil:
 		fe.gasPrice = gasPrice.ToInt()
 	default:
@@ -140,58 +144,30 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, s *signer) (*fees
 	return fe, "", nil
 }
 
-// outcome turns a receipt into the settle answer.
-func (f *Facilitator) outcome(ctx context.Context, c *checked, network string, tx *types.Transaction, r *types.Receipt, log *zap.Logger) *SettleResponse {
-	if r.Status == types.ReceiptStatusSuccessful {
-		block := r.BlockNumber.Uint64()
-		a := &c.p.Authorization
-		log.Info("payment settled", zap.Uint64("block", block), zap.String("value", a.Value.String()))
-		return &SettleResponse{
-			X402Version: X402Version,
-			Event:       EventSettled,
-			TxHash:      tx.Hash().Hex(),
-			From:        a.From.Hex(),
-			To:          a.To.Hex(),
-			Value:       a.Value.String(),
-			BlockNumber: &block,
-			Network:     network,
-			Timestamp:   Timestamp(f.now()),
-		}
+// authorizationUsed reads authorizationState(from, nonce) on chain.
+func (n *network) authorizationUsed(ctx context.Context, p *Payment) (bool, error) {
+	el, out := viewCall(n.token, "authorizationState", p.Authorization.From, p.Authorization.Nonce)
+	if err := n.rpc.call(ctx, out, el.Method, el.Args...); err != nil {
+		return false, err
 	}
-	// The transaction reverted. The common cause is a race with another
-	// submitter of the same authorization: tell that apart.
-	msg := ErrTextFailedOnChain
-	b := newBatchChecks(c.n.token, c.n.simulationSender(), c.p, c.transferCalldata())
-	if err := c.n.rpc.batch(ctx, b.elems[:1]); err == nil {
-		if st, err := (&batchChecks{elems: append(b.elems[:1], rpc.BatchElem{}, rpc.BatchElem{}), used: b.used, balance: zeroWord()}).state(); err == nil && st.used {
-			msg = ErrTextAlreadyUsed
-		}
+	vals, err := tokenABI.Unpack("authorizationState", *out)
+	if err != nil {
+		return false, err
 	}
-	log.Warn("settlement transaction reverted", zap.Uint64("block", r.BlockNumber.Uint64()), zap.String("error", msg))
-	res := failed(network, msg)
-	res.TxHash = tx.Hash().Hex()
-	return res
+	return vals[0].(bool), nil
 }
 
-func zeroWord() *hexutil.Bytes {
-	w := hexutil.Bytes(make([]byte, 32))
-	return &w
-}
-
-// watch keeps an authorization held until its transaction's fate is known,
-// after Settle stopped waiting.
-func (f *Facilitator) watch(n *network, key authKey, tx *types.Transaction, log *zap.Logger) {
-	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
-		defer n.settling.release(key)
-		ctx, cancel := context.WithTimeout(f.ctx, time.Hour)
-		defer cancel()
-		r, err := n.confirm.wait(ctx, tx.Hash())
-		if err != nil {
-			log.Warn("stopped watching an unconfirmed settlement", zap.Error(err))
-			return
-		}
-		log.Info("late settlement outcome", zap.Uint64("status", r.Status), zap.Uint64("block", r.BlockNumber.Uint64()))
-	}()
+// Settlement reports a settlement by any of its transaction hashes, from
+// the journal: payment.settled, payment.failed, or payment.failed with
+// "Settlement pending" while it waits for its block.
+func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
+	rec, err := f.journal.ByTx(txHash)
+	if err != nil {
+		return nil, err
+	}
+	res := rec.response(f.now())
+	if res.TxHash == "" {
+		res.TxHash = txHash
+	}
+	return res, nil
 }

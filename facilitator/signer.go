@@ -9,30 +9,60 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
+	"go.uber.org/zap"
 )
 
-// signer is one gas-paying key of a network with its transaction nonce
-// counter. The counter starts from the pending nonce and is resynchronised
-// from the chain after any send error, so consecutive settlements can ride
-// in one block without colliding on a nonce.
+// signer is one gas-paying key of a network. Its send loop hands out
+// transaction nonces from a local counter (initialised from the pending
+// nonce, resynchronised after a send error or a lost transaction), so many
+// settlements ride in one block. Settlements that queue up while a batch is
+// being sent go out together: one journal write for the whole group, then
+// the transactions in nonce order.
 type signer struct {
 	key      *ecdsa.PrivateKey
 	addr     common.Address
 	txSigner types.Signer
+	queue    chan *sendReq
 
-	mu    sync.Mutex // held while a nonce is assigned and its transaction sent
+	// serial holds a signer to one settlement at a time, send to
+	// confirmation: the baseline the pipelined engine is measured against.
+	serial sync.Mutex
+	resync atomic.Bool // set by the watcher when the chain disagrees
+
+	// Owned by the send loop.
 	nonce uint64
 	known bool
 }
 
 func newSigner(key *ecdsa.PrivateKey, chainID *big.Int) *signer {
-	return &signer{key: key, addr: crypto.PubkeyToAddress(key.PublicKey), txSigner: types.LatestSignerForChainID(chainID)}
+	return &signer{
+		key:      key,
+		addr:     crypto.PubkeyToAddress(key.PublicKey),
+		txSigner: types.LatestSignerForChainID(chainID),
+		queue:    make(chan *sendReq, 1024),
+	}
+}
+
+// sendReq asks the send loop to sign, journal and broadcast a settlement.
+type sendReq struct {
+	st       *settlement
+	done     chan error
+	attempts int
+}
+
+// submit queues a settlement for sending and waits until it is broadcast
+// (nil) or certainly not (a *sendError).
+func (s *signer) submit(st *settlement) error {
+	r := &sendReq{st: st, done: make(chan error, 1)}
+	s.queue <- r
+	return <-r.done
 }
 
 // pickSigner spreads settlements over the network's signers, round-robin.
@@ -44,78 +74,184 @@ func (n *network) pickSigner() *signer {
 	return s
 }
 
+// signerByAddress finds a configured signer.
+func (n *network) signerByAddress(a common.Address) *signer {
+	for _, s := range n.signers {
+		if s.addr == a {
+			return s
+		}
+	}
+	return nil
+}
+
 // fees are the gas price parameters of a transaction: EIP-1559 when the
 // chain has a base fee, legacy otherwise.
 type fees struct {
 	gasLimit uint64
-	baseFee  *big.Int // nil on a legacy chain
-	tip      *big.Int
-	gasPrice *big.Int
+	tipCap   *big.Int // EIP-1559 (nil on a legacy chain)
+	feeCap   *big.Int
+	gasPrice *big.Int // legacy
 }
 
 func (f *fees) txData(nonce uint64, to common.Address, data []byte, chainID *big.Int) types.TxData {
-	if f.baseFee != nil {
-		feeCap := new(big.Int).Add(new(big.Int).Mul(f.baseFee, big.NewInt(2)), f.tip)
-		return &types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: f.tip, GasFeeCap: feeCap, Gas: f.gasLimit, To: &to, Data: data}
+	if f.tipCap != nil {
+		return &types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: f.tipCap, GasFeeCap: f.feeCap, Gas: f.gasLimit, To: &to, Data: data}
 	}
 	return &types.LegacyTx{Nonce: nonce, GasPrice: f.gasPrice, Gas: f.gasLimit, To: &to, Data: data}
 }
 
-// sendError describes a failed send. broadcast says the transaction may
-// have reached a node (the hash must then be watched); otherwise nothing
-// left this process.
+// bumped returns the fees raised by a quarter, above the 10% that nodes
+// require of a replacement.
+func (f *fees) bumped() *fees {
+	up := func(v *big.Int) *big.Int {
+		if v == nil {
+			return nil
+		}
+		b := new(big.Int).Mul(v, big.NewInt(125))
+		b.Div(b, big.NewInt(100))
+		if b.Cmp(v) <= 0 {
+			b.Add(v, big.NewInt(1))
+		}
+		return b
+	}
+	return &fees{gasLimit: f.gasLimit, tipCap: up(f.tipCap), feeCap: up(f.feeCap), gasPrice: up(f.gasPrice)}
+}
+
+// sendError describes a settlement that was not broadcast.
 type sendError struct {
-	err       error
-	broadcast bool
-	noGas     bool
+	err   error
+	noGas bool
 }
 
 func (e *sendError) Error() string { return e.err.Error() }
 func (e *sendError) Unwrap() error { return e.err }
 
-// send assigns the next nonce, signs and broadcasts a transaction to the
-// token. It retries once after resynchronising the nonce when the node
-// says the nonce is stale.
-func (s *signer) send(ctx context.Context, pool *rpcPool, chainID *big.Int, to common.Address, data []byte, f *fees) (*types.Transaction, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for attempt := 0; ; attempt++ {
-		if !s.known {
-			var n hexutil.Uint64
-			if err := pool.call(ctx, &n, "eth_getTransactionCount", s.addr, "pending"); err != nil {
-				return nil, &sendError{err: fmt.Errorf("reading the signer's nonce: %w", err)}
+// loop is the signer's send loop; it ends with ctx, failing what is queued.
+func (s *signer) loop(ctx context.Context, f *Facilitator, n *network) {
+	for {
+		select {
+		case <-ctx.Done():
+			for {
+				select {
+				case r := <-s.queue:
+					r.done <- &sendError{err: errors.New("the facilitator is shutting down")}
+				default:
+					return
+				}
 			}
-			s.nonce, s.known = uint64(n), true
-		}
-		tx, err := types.SignNewTx(s.key, s.txSigner, f.txData(s.nonce, to, data, chainID))
-		if err != nil {
-			return nil, &sendError{err: err}
-		}
-		raw, err := tx.MarshalBinary()
-		if err != nil {
-			return nil, &sendError{err: err}
-		}
-		var maybeSent bool
-		err = pool.do(ctx, func(ctx context.Context, c *rpc.Client) error {
-			err := c.CallContext(ctx, nil, "eth_sendRawTransaction", hexutil.Bytes(raw))
-			if err != nil && isTransportError(err) && !isDialError(err) {
-				maybeSent = true
+		case r := <-s.queue:
+			batch := []*sendReq{r}
+		drain:
+			for len(batch) < 256 {
+				select {
+				case r := <-s.queue:
+					batch = append(batch, r)
+				default:
+					break drain
+				}
 			}
-			return err
-		})
-		if err == nil || isAlreadyKnown(err) {
-			s.nonce++
-			return tx, nil
+			s.sendBatch(ctx, f, n, batch)
 		}
-		s.known = false
-		if maybeSent {
-			return tx, &sendError{err: err, broadcast: true}
-		}
-		if isNonceError(err) && attempt == 0 {
-			continue
-		}
-		return nil, &sendError{err: err, noGas: isInsufficientFunds(err)}
 	}
+}
+
+// sendBatch signs the group with consecutive nonces, journals it in one
+// write, then broadcasts in nonce order. When one is certainly not
+// broadcast, the rest are signed again with fresh nonces, so no gap is
+// left behind.
+func (s *signer) sendBatch(ctx context.Context, f *Facilitator, n *network, reqs []*sendReq) {
+	failAll := func(err error) {
+		for _, r := range reqs {
+			r.done <- &sendError{err: err}
+		}
+	}
+	for len(reqs) > 0 {
+		if s.resync.Swap(false) {
+			s.known = false
+		}
+		if !s.known {
+			var pending hexutil.Uint64
+			if err := n.rpc.call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil {
+				failAll(fmt.Errorf("reading the signer's nonce: %w", err))
+				return
+			}
+			s.nonce, s.known = uint64(pending), true
+		}
+		recs := make([]*Record, len(reqs))
+		for i, r := range reqs {
+			tx, err := types.SignNewTx(s.key, s.txSigner, r.st.fee.txData(s.nonce+uint64(i), n.token, r.st.c.transferCalldata(), n.chainID))
+			if err != nil {
+				failAll(err)
+				return
+			}
+			r.st.setFirstTx(tx, f.now())
+			recs[i] = r.st.rec
+		}
+		if err := f.journal.Put(recs...); err != nil {
+			f.logger.Error("writing the settlement journal failed; nothing was broadcast", zap.Error(err))
+			failAll(fmt.Errorf("writing the settlement journal: %w", err))
+			return
+		}
+		var rest []*sendReq
+		for i, r := range reqs {
+			tx := r.st.current()
+			err := sendRaw(ctx, n.rpc, tx)
+			var maybe *maybeSentError
+			if err == nil || isAlreadyKnown(err) || errors.As(err, &maybe) {
+				// An ambiguous failure counts as broadcast: the watcher
+				// sends it again if it never shows up.
+				if err != nil {
+					f.logger.Warn("broadcast may have failed; the settlement will be re-sent if it does not appear",
+						zap.String("tx", tx.Hash().Hex()), zap.Error(err))
+				}
+				s.nonce = tx.Nonce() + 1
+				r.done <- nil
+				continue
+			}
+			s.known = false
+			if isNonceError(err) && r.attempts == 0 {
+				r.attempts++
+				rest = reqs[i:]
+				break
+			}
+			r.st.finish(StatusFailed, "", 0, "not broadcast: "+err.Error())
+			if jerr := f.journal.Put(r.st.rec); jerr != nil {
+				f.logger.Error("recording a settlement that was not broadcast failed; it may be re-sent on restart", zap.Error(jerr))
+			}
+			r.done <- &sendError{err: err, noGas: isInsufficientFunds(err)}
+			rest = reqs[i+1:]
+			break
+		}
+		reqs = rest
+	}
+}
+
+// maybeSentError is a broadcast whose fate is unknown: the request may
+// have reached the node before the connection failed.
+type maybeSentError struct{ err error }
+
+func (e *maybeSentError) Error() string { return e.err.Error() }
+func (e *maybeSentError) Unwrap() error { return e.err }
+
+// sendRaw broadcasts a signed transaction. A failure to connect means it
+// was certainly not sent; other transport failures are *maybeSentError.
+func sendRaw(ctx context.Context, pool *rpcPool, tx *types.Transaction) error {
+	raw, err := tx.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	var maybeSent bool
+	err = pool.do(ctx, func(ctx context.Context, c *rpc.Client) error {
+		err := c.CallContext(ctx, nil, "eth_sendRawTransaction", hexutil.Bytes(raw))
+		if err != nil && isTransportError(err) && !isDialError(err) {
+			maybeSent = true
+		}
+		return err
+	})
+	if err != nil && maybeSent && isTransportError(err) {
+		return &maybeSentError{err: err}
+	}
+	return err
 }
 
 func isDialError(err error) bool {

@@ -8,7 +8,9 @@
 // (Stargate)", version "1", 6 decimals. The token is caddy-x402's own
 // EIP-3009 contract (package token), placed by genesis allocation. Blocks are
 // sealed by a timer (one second by default), and the chain serves
-// eth/net/web3/txpool JSON-RPC over HTTP on a loopback port.
+// eth/net/web3/txpool JSON-RPC over HTTP on a loopback port. For fault
+// tests, the timer can be paused (PauseMining) and the transaction pool
+// emptied (DropPending).
 //
 // The genesis funds fixed accounts:
 //
@@ -178,8 +180,9 @@ type Chain struct {
 	buyers    []Account
 	tok       *token.EIP3009Token
 
-	mu        sync.Mutex // guards sealing, lastTime and closed
+	mu        sync.Mutex // guards sealing, the pool's clearing, lastTime, paused and closed
 	lastTime  uint64     // timestamp of the latest sealed block
+	paused    bool       // the timer seals no block (PauseMining)
 	closed    bool
 	quit      chan struct{}
 	done      chan struct{}
@@ -394,7 +397,7 @@ func (c *Chain) tick() {
 	if c.blockTime < time.Second && uint64(time.Now().Unix()) <= c.latestTime() && c.pendingTxs() == 0 {
 		return // an empty block now would run ahead of the wall clock
 	}
-	c.Mine()
+	c.seal(true)
 }
 
 func (c *Chain) latestTime() uint64 {
@@ -437,12 +440,16 @@ func (c *Chain) Buyers() []Account { return append([]Account(nil), c.buyers...) 
 // until Close; do not close it.
 func (c *Chain) Client() *ethclient.Client { return c.client }
 
-// Mine seals a block now, with whatever transactions are pending. It does
-// nothing after Close.
-func (c *Chain) Mine() {
+// Mine seals a block now, with whatever transactions are pending, even
+// while mining is paused. It does nothing after Close.
+func (c *Chain) Mine() { c.seal(false) }
+
+// seal seals a block; byTimer says the block timer asked for it, which
+// PauseMining refuses.
+func (c *Chain) seal(byTimer bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.closed || byTimer && c.paused {
 		return
 	}
 	h := c.sim.Commit()
@@ -451,6 +458,67 @@ func (c *Chain) Mine() {
 	} else {
 		c.lastTime++ // the simulated beacon seals at least a second after the parent
 	}
+}
+
+// PauseMining stops the block timer from sealing blocks until
+// ResumeMining, as when a chain stalls: transactions sent meanwhile wait in
+// the pool. Once it returns, no block is sealed but by an explicit Mine (or
+// Mint). Pausing a paused chain does nothing.
+func (c *Chain) PauseMining() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paused = true
+}
+
+// ResumeMining lets the block timer seal blocks again, from its next tick.
+// Resuming a chain that is not paused does nothing.
+func (c *Chain) ResumeMining() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paused = false
+}
+
+// DropPending drops every transaction from the transaction pool, pending
+// and queued, as a node that evicts them would, and returns how many it
+// dropped. Afterwards eth_getTransactionByHash of a dropped transaction
+// returns null, its sender's pending nonce is its latest (mined) nonce
+// again, and a new transaction with the same nonce is accepted. It does
+// not wait for or stop the block timer; pause mining first to be sure a
+// transaction is dropped rather than mined.
+//
+// It clears the pool with the simulated backend's Rollback. The count is
+// the pool's size just before; a transaction sent concurrently with
+// DropPending may be dropped without being counted, or kept.
+func (c *Chain) DropPending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return 0
+	}
+	n := 0
+	var status map[string]hexutil.Uint
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.rpc.CallContext(ctx, &status, "txpool_status"); err == nil {
+		n = int(status["pending"]) + int(status["queued"])
+	}
+	// The local-transaction tracker that would resubmit dropped
+	// transactions is off in the simulated backend (TxPool.NoLocals).
+	c.sim.Rollback()
+	return n
+}
+
+// NonceAt returns addr's nonce at the latest block and its pending nonce,
+// which counts its transactions in the pool as well. The two are read one
+// after the other, not atomically.
+func (c *Chain) NonceAt(ctx context.Context, addr common.Address) (latest, pending uint64, err error) {
+	if latest, err = c.client.NonceAt(ctx, addr, nil); err != nil {
+		return 0, 0, err
+	}
+	if pending, err = c.client.PendingNonceAt(ctx, addr); err != nil {
+		return 0, 0, err
+	}
+	return latest, pending, nil
 }
 
 // Mint mints amount tokens to to (a transaction from the minter) and waits

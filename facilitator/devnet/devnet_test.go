@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -389,5 +390,140 @@ func TestListenExplicitPort(t *testing.T) {
 	}
 	if _, err := Start(Config{Listen: "nonsense"}); err == nil {
 		t.Fatal("bad listen address accepted")
+	}
+}
+
+// sendValue sends 1 wei from k's account to itself with the given nonce and
+// returns the transaction.
+func sendValue(t *testing.T, cl *ethclient.Client, k *ecdsa.PrivateKey, nonce uint64, tip int64) *types.Transaction {
+	t.Helper()
+	ctx := context.Background()
+	from := crypto.PubkeyToAddress(k.PublicKey)
+	head, err := cl.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := types.SignNewTx(k, types.LatestSignerForChainID(big.NewInt(ChainID)), &types.DynamicFeeTx{
+		ChainID:   big.NewInt(ChainID),
+		Nonce:     nonce,
+		GasTipCap: big.NewInt(tip),
+		GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), big.NewInt(tip)),
+		Gas:       21000,
+		To:        &from,
+		Value:     big.NewInt(1),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+func TestPauseDropResume(t *testing.T) {
+	t.Parallel()
+	const blockTime = 200 * time.Millisecond
+	c := start(t, Config{Buyers: 1, BlockTime: blockTime})
+	cl := dial(t, c)
+	ctx := context.Background()
+	k := c.Buyers()[0].Key
+	from := c.Buyers()[0].Address
+
+	// Make sure the timer seals blocks, then pause it.
+	n0, err := cl.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitBlock := time.Now().Add(10 * time.Second)
+	for n, _ := cl.BlockNumber(ctx); n <= n0; n, _ = cl.BlockNumber(ctx) {
+		if time.Now().After(waitBlock) {
+			t.Fatal("no block sealed by the timer")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.PauseMining()
+	c.PauseMining() // idempotent
+	paused, err := cl.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A transaction sent while paused waits in the pool.
+	latest, pending, err := c.NonceAt(ctx, from)
+	if err != nil || latest != 0 || pending != 0 {
+		t.Fatalf("nonces %d %d, %v", latest, pending, err)
+	}
+	tx := sendValue(t, cl, k, 0, 1e9)
+	time.Sleep(3 * blockTime)
+	if n, err := cl.BlockNumber(ctx); err != nil || n != paused {
+		t.Fatalf("block %d after pausing at %d, %v", n, paused, err)
+	}
+	if _, isPending, err := cl.TransactionByHash(ctx, tx.Hash()); err != nil || !isPending {
+		t.Fatalf("tx before drop: pending %v, %v", isPending, err)
+	}
+	if latest, pending, err = c.NonceAt(ctx, from); err != nil || latest != 0 || pending != 1 {
+		t.Fatalf("nonces before drop %d %d, %v", latest, pending, err)
+	}
+
+	// Dropping empties the pool: the tx is unknown and the nonce free again.
+	if n := c.DropPending(); n != 1 {
+		t.Fatalf("dropped %d, want 1", n)
+	}
+	if _, _, err := cl.TransactionByHash(ctx, tx.Hash()); err != ethereum.NotFound {
+		t.Fatalf("dropped tx: %v, want not found", err)
+	}
+	var raw json.RawMessage
+	if err := cl.Client().CallContext(ctx, &raw, "eth_getTransactionByHash", tx.Hash()); err != nil || string(raw) != "null" {
+		t.Fatalf("eth_getTransactionByHash %s, %v", raw, err)
+	}
+	if latest, pending, err = c.NonceAt(ctx, from); err != nil || latest != 0 || pending != 0 {
+		t.Fatalf("nonces after drop %d %d, %v", latest, pending, err)
+	}
+	if n := c.DropPending(); n != 0 {
+		t.Fatalf("dropped %d from an empty pool", n)
+	}
+
+	// A different transaction with the same nonce is accepted, and mined
+	// once the timer runs again.
+	tx2 := sendValue(t, cl, k, 0, 2e9)
+	if tx2.Hash() == tx.Hash() {
+		t.Fatal("replacement has the dropped tx's hash")
+	}
+	time.Sleep(2 * blockTime)
+	if n, err := cl.BlockNumber(ctx); err != nil || n != paused {
+		t.Fatalf("block %d while paused at %d, %v", n, paused, err)
+	}
+	c.ResumeMining()
+	c.ResumeMining() // idempotent
+	if r := waitMined(t, cl, tx2.Hash()); r.Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("replacement status %d", r.Status)
+	}
+	if _, err := cl.TransactionReceipt(ctx, tx.Hash()); err != ethereum.NotFound {
+		t.Fatalf("dropped tx receipt: %v", err)
+	}
+	if latest, pending, err = c.NonceAt(ctx, from); err != nil || latest != 1 || pending != 1 {
+		t.Fatalf("nonces after mining %d %d, %v", latest, pending, err)
+	}
+}
+
+func TestMineWhilePaused(t *testing.T) {
+	t.Parallel()
+	c := start(t, Config{Buyers: 1, BlockTime: 100 * time.Millisecond})
+	cl := dial(t, c)
+	ctx := context.Background()
+	c.PauseMining()
+	n0, err := cl.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := sendValue(t, cl, c.Buyers()[0].Key, 0, 1e9)
+	c.Mine()
+	if r := waitMined(t, cl, tx.Hash()); r.BlockNumber.Uint64() != n0+1 {
+		t.Fatalf("mined in block %s, want %d", r.BlockNumber, n0+1)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n, err := cl.BlockNumber(ctx); err != nil || n != n0+1 {
+		t.Fatalf("block %d, want %d, %v", n, n0+1, err)
 	}
 }
