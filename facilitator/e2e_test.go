@@ -78,7 +78,7 @@ func testnetConfig() facilitator.NetworkConfig {
 }
 
 // newSeller returns a fresh payTo address with no balance.
-func newSeller(t *testing.T) common.Address {
+func newSeller(t testing.TB) common.Address {
 	k, err := crypto.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -123,20 +123,31 @@ func body(header string, req facilitator.PaymentRequirements) []byte {
 // post sends a raw body to an API path and returns status and decoded JSON.
 func post(t *testing.T, path string, b []byte, out any) int {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, api.URL+path, bytes.NewReader(b))
+	return postWith(t, http.DefaultClient, path, b, out)
+}
+
+func postWith(t testing.TB, client *http.Client, path string, b []byte, out any) int {
+	t.Helper()
+	return postWithURL(t, client, api.URL+path, b, out)
+}
+
+func postWithURL(t testing.TB, client *http.Client, url string, b []byte, out any) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X402-Version", "1")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return 0
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
 	if resp.Header.Get("Content-Type") != "application/json" {
-		t.Fatalf("Content-Type %q", resp.Header.Get("Content-Type"))
+		t.Errorf("Content-Type %q", resp.Header.Get("Content-Type"))
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		t.Fatalf("answer %s is not JSON: %v", data, err)
+		t.Errorf("answer %s is not JSON: %v", data, err)
 	}
 	return resp.StatusCode
 }

@@ -1,0 +1,245 @@
+package facilitator_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+)
+
+// fundGas sends native gas money from the dev chain's minter to a, and
+// waits until it is mined.
+func fundGas(t testing.TB, c *devnet.Chain, a common.Address, wei *big.Int) {
+	t.Helper()
+	ctx := context.Background()
+	cl := c.Client()
+	m := c.Minter()
+	nonce, err := cl.PendingNonceAt(ctx, m.Address)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tip, _ := cl.SuggestGasTipCap(ctx)
+	head, err := cl.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
+	tx, err := types.SignNewTx(m.Key, types.LatestSignerForChainID(c.ChainID()), &types.DynamicFeeTx{
+		ChainID: c.ChainID(), Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: 21000, To: &a, Value: wei,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	c.Mine()
+	for range 100 {
+		if r, err := cl.TransactionReceipt(ctx, tx.Hash()); err == nil && r.Status == 1 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("gas transfer not mined")
+}
+
+// newSignerKey returns a fresh signer key funded with gas on chain c.
+func newSignerKey(t testing.TB, c *devnet.Chain) *ecdsa.PrivateKey {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fundGas(t, c, crypto.PubkeyToAddress(k.PublicKey), new(big.Int).Mul(big.NewInt(1e18), big.NewInt(100)))
+	return k
+}
+
+// newBuyer returns a fresh buyer funded with tokens on chain c.
+func newBuyer(t testing.TB, c *devnet.Chain, units int64) devnet.Account {
+	k, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := devnet.Account{Address: crypto.PubkeyToAddress(k.PublicKey), Key: k}
+	if err := c.Mint(context.Background(), a.Address, big.NewInt(units)); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestSettleStorm sends 1,000 concurrent settle calls for 50 distinct
+// authorizations, 20 copies each: exactly 50 transactions go out, every
+// copy but one gets "Authorization already used", and balances add up.
+func TestSettleStorm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("storm test skipped in -short mode")
+	}
+	const distinct, copies, price = 50, 20, 700
+	seller := newSeller(t)
+	req := requirements(seller, fmt.Sprint(price))
+	b := newBuyer(t, chain, distinct*price)
+	signer := chain.Signer().Address
+	ctx := context.Background()
+	nonceBefore, err := chain.Client().PendingNonceAt(ctx, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	bodies := make([][]byte, distinct)
+	for i := range bodies {
+		h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+		bodies[i] = body(h, req)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: distinct * copies, MaxConnsPerHost: 0}}
+	type result struct {
+		i      int
+		status int
+		s      facilitator.SettleResponse
+	}
+	results := make(chan result, distinct*copies)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range distinct {
+		for range copies {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				var s facilitator.SettleResponse
+				status := postWith(t, client, facilitator.PathSettle, bodies[i], &s)
+				results <- result{i, status, s}
+			}()
+		}
+	}
+	close(start)
+	wg.Wait()
+	close(results)
+
+	settled := map[int]string{}
+	used := 0
+	for r := range results {
+		switch {
+		case r.status == 200 && r.s.Event == facilitator.EventSettled:
+			if prev, dup := settled[r.i]; dup {
+				t.Fatalf("authorization %d settled twice: %s and %s", r.i, prev, r.s.TxHash)
+			}
+			settled[r.i] = r.s.TxHash
+		case r.status == 200 && r.s.Event == facilitator.EventFailed && r.s.Error == facilitator.ErrTextAlreadyUsed:
+			used++
+		default:
+			t.Fatalf("settle of authorization %d = %d %+v", r.i, r.status, r.s)
+		}
+	}
+	if len(settled) != distinct || used != distinct*(copies-1) {
+		t.Fatalf("%d settled, %d already used; want %d and %d", len(settled), used, distinct, distinct*(copies-1))
+	}
+	nonceAfter, err := chain.Client().PendingNonceAt(ctx, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent := nonceAfter - nonceBefore; sent != distinct {
+		t.Fatalf("the signer sent %d transactions, want exactly %d", sent, distinct)
+	}
+	if got := balance(t, seller); got.Cmp(big.NewInt(distinct*price)) != 0 {
+		t.Fatalf("seller balance %s, want %d", got, distinct*price)
+	}
+	if got := balance(t, b.Address); got.Sign() != 0 {
+		t.Fatalf("buyer balance %s, want 0", got)
+	}
+}
+
+// BenchmarkSettleBurst runs bursts of concurrent settles of distinct
+// authorizations on a dev chain with 1 s blocks and one signer key, and
+// reports blocks used, settles per second and p50/p99 latency. "pipelined"
+// is the engine; "serial" is one transaction at a time per signer, the
+// baseline (a smaller burst, as it settles one payment per block).
+func BenchmarkSettleBurst(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		burst  int
+		serial bool
+	}{
+		{"pipelined-200", 200, false},
+		{"serial-10", 10, true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			c, err := devnet.Start(devnet.Config{BlockTime: time.Second, Buyers: 20})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
+			nc.RPCURLs = []string{c.RPCURL()}
+			nc.SignerKeys = []*ecdsa.PrivateKey{c.Signer().Key}
+			f, err := facilitator.New(context.Background(), facilitator.Config{
+				Networks: []facilitator.NetworkConfig{nc}, SerialSettle: tc.serial,
+				SettleTimeout: 10 * time.Minute, JournalPath: b.TempDir() + "/journal.db",
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			srv := httptest.NewServer(f.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+			defer srv.Close()
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: tc.burst}}
+
+			var blocks, rate, p50, p99 float64
+			for b.Loop() {
+				b.StopTimer()
+				bodies := make([][]byte, tc.burst)
+				for i := range bodies {
+					buyer := c.Buyers()[i%len(c.Buyers())]
+					req := requirements(newSeller(b), "1000")
+					h, _, err := facilitator.CreatePayment(buyer.Key, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
+					if err != nil {
+						b.Fatal(err)
+					}
+					bodies[i] = body(h, req)
+				}
+				b.StartTimer()
+				lat := make([]time.Duration, tc.burst)
+				blockSet := sync.Map{}
+				var wg sync.WaitGroup
+				t0 := time.Now()
+				for i := range bodies {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						s0 := time.Now()
+						var s facilitator.SettleResponse
+						status := postWithURL(b, client, srv.URL+facilitator.PathSettle, bodies[i], &s)
+						lat[i] = time.Since(s0)
+						if status != 200 || !s.Settled() {
+							b.Errorf("settle %d = %d %+v", i, status, s)
+							return
+						}
+						blockSet.Store(*s.BlockNumber, true)
+					}()
+				}
+				wg.Wait()
+				total := time.Since(t0)
+				n := 0
+				blockSet.Range(func(_, _ any) bool { n++; return true })
+				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+				blocks, rate = float64(n), float64(tc.burst)/total.Seconds()
+				p50, p99 = float64(lat[len(lat)/2].Milliseconds()), float64(lat[len(lat)*99/100].Milliseconds())
+			}
+			b.ReportMetric(blocks, "blocks")
+			b.ReportMetric(rate, "settles/s")
+			b.ReportMetric(p50, "p50-ms")
+			b.ReportMetric(p99, "p99-ms")
+		})
+	}
+}
