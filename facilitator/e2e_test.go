@@ -40,6 +40,9 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	if os.Getenv(childEnv) != "" {
+		return runChild()
+	}
 	var err error
 	chain, err = devnet.Start(devnet.Config{BlockTime: 200 * time.Millisecond})
 	if err != nil {
