@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -101,17 +102,26 @@ func New(target string) (*Proxy, error) {
 }
 
 func parseTarget(target string) (string, error) {
-	if _, _, err := net.SplitHostPort(target); err == nil {
-		return target, nil
+	bad := fmt.Errorf("rpcproxy: target %q is neither host:port nor an http://host:port URL", target)
+	hostPort := target
+	if strings.Contains(target, "://") {
+		u, err := url.Parse(target)
+		if err != nil || u.Scheme != "http" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+			return "", bad
+		}
+		hostPort = u.Host
+		if u.Port() == "" {
+			hostPort = net.JoinHostPort(u.Hostname(), "80")
+		}
 	}
-	u, err := url.Parse(target)
-	if err != nil || u.Scheme != "http" || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-		return "", fmt.Errorf("rpcproxy: target %q is neither host:port nor an http://host:port URL", target)
+	host, port, err := net.SplitHostPort(hostPort)
+	if err != nil || host == "" {
+		return "", bad
 	}
-	if u.Port() == "" {
-		return net.JoinHostPort(u.Hostname(), "80"), nil
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", bad
 	}
-	return u.Host, nil
+	return hostPort, nil
 }
 
 // URL returns the proxy's address as an http URL, http://127.0.0.1:PORT.
@@ -143,7 +153,11 @@ func (p *Proxy) getDelay() time.Duration {
 // Down takes the endpoint away, as when a node goes down: it stops
 // listening, so that new connections are refused (ECONNREFUSED), and resets
 // every open connection, so that requests in flight fail. The port stays
-// reserved for Up. Down on a proxy that is down does nothing.
+// reserved for Up: a socket bound to it keeps the kernel from handing it
+// out as a free port (to a listener on port 0 or an outgoing connection);
+// a program that asks for this very port with SO_REUSEADDR, as Go's
+// net.Listen does, can still take it on Linux. Down on a proxy that is down
+// does nothing.
 func (p *Proxy) Down() {
 	p.mu.Lock()
 	ln := p.ln

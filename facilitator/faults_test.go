@@ -1,0 +1,402 @@
+package facilitator_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+)
+
+// testFacilitator is a facilitator of its own on the shared dev chain,
+// with its own signer key, served over HTTP.
+type testFacilitator struct {
+	f      *facilitator.Facilitator
+	url    string
+	signer common.Address
+}
+
+func newTestFacilitator(t *testing.T, key *ecdsa.PrivateKey, edit func(*facilitator.Config)) *testFacilitator {
+	t.Helper()
+	if key == nil {
+		key = newSignerKey(t, chain)
+	}
+	nc := testnetConfig()
+	nc.SignerKeys = []*ecdsa.PrivateKey{key}
+	cfg := facilitator.Config{Networks: []facilitator.NetworkConfig{nc}, Logger: testLogger(), ReplaceAfterBlocks: 2}
+	if edit != nil {
+		edit(&cfg)
+	}
+	f, err := facilitator.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(f.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	t.Cleanup(func() { srv.Close(); f.Close() })
+	return &testFacilitator{f: f, url: srv.URL, signer: crypto.PubkeyToAddress(key.PublicKey)}
+}
+
+func (tf *testFacilitator) settle(t *testing.T, b []byte) (int, facilitator.SettleResponse) {
+	t.Helper()
+	var s facilitator.SettleResponse
+	return postWithURL(t, http.DefaultClient, tf.url+facilitator.PathSettle, b, &s), s
+}
+
+func (tf *testFacilitator) health(t *testing.T) facilitator.NetworkHealth {
+	t.Helper()
+	resp, err := http.Get(tf.url + facilitator.PathHealth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h facilitator.HealthResponse
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || len(h.Networks) != 1 {
+		t.Fatalf("health: %v %+v", err, h)
+	}
+	return h.Networks[0]
+}
+
+// waitBroadcast waits until addr's pending nonce passes n.
+func waitBroadcast(t *testing.T, addr common.Address, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, pending, err := chain.NonceAt(context.Background(), addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pending > n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the settlement was not broadcast")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// settleAsync starts a settle and returns a channel with its answer.
+func settleAsync(t *testing.T, tf *testFacilitator, b []byte) chan facilitator.SettleResponse {
+	ch := make(chan facilitator.SettleResponse, 1)
+	go func() {
+		status, s := tf.settle(t, b)
+		if status != 200 {
+			t.Errorf("settle = %d %+v", status, s)
+		}
+		ch <- s
+	}()
+	return ch
+}
+
+func awaitSettled(t *testing.T, ch chan facilitator.SettleResponse) facilitator.SettleResponse {
+	t.Helper()
+	select {
+	case s := <-ch:
+		if !s.Settled() {
+			t.Fatalf("settle = %+v, want payment.settled", s)
+		}
+		return s
+	case <-time.After(60 * time.Second):
+		t.Fatal("settle did not answer within 60 s")
+	}
+	return facilitator.SettleResponse{}
+}
+
+// TestRPCOutage takes the node away before a settle (503, nothing moves)
+// and during one (it still completes once the node is back).
+func TestRPCOutage(t *testing.T) {
+	proxy, err := rpcproxy.New(chain.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	tf := newTestFacilitator(t, nil, func(c *facilitator.Config) {
+		c.Networks[0].RPCURLs = []string{proxy.URL()}
+	})
+	seller := newSeller(t)
+	req := requirements(seller, "1234")
+	b := newBuyer(t, chain, 10000)
+
+	proxy.Down()
+	h1, _ := pay(t, b, req, facilitator.PaymentOptions{})
+	status, s := tf.settle(t, body(h1, req))
+	if status != 503 || s.Event != facilitator.EventFailed || !strings.Contains(s.Error, "cannot reach the chain of network cronos-testnet; nothing was broadcast") {
+		t.Fatalf("settle with the node down = %d %+v", status, s)
+	}
+	var v facilitator.VerifyResponse
+	if status := postWithURL(t, http.DefaultClient, tf.url+facilitator.PathVerify, body(h1, req), &v); status != 503 || v.IsValid {
+		t.Fatalf("verify with the node down = %d %+v", status, v)
+	}
+	if hl := tf.health(t); hl.RPCReachable || hl.CanSettle {
+		t.Fatalf("health with the node down = %+v", hl)
+	}
+	if got := balance(t, seller); got.Sign() != 0 {
+		t.Fatalf("seller balance %s after a failed settle", got)
+	}
+
+	proxy.Up()
+	chain.PauseMining()
+	_, before, _ := chain.NonceAt(context.Background(), tf.signer)
+	ch := settleAsync(t, tf, body(h1, req))
+	waitBroadcast(t, tf.signer, before)
+	proxy.Down()
+	chain.ResumeMining()
+	time.Sleep(1500 * time.Millisecond) // blocks go by while the node is unreachable
+	proxy.Up()
+	awaitSettled(t, ch)
+	if got := balance(t, seller); got.Cmp(big.NewInt(1234)) != 0 {
+		t.Fatalf("seller balance %s, want 1234", got)
+	}
+}
+
+// TestDroppedTransaction drops a broadcast settlement from the pool: the
+// engine sends it again with the same nonce and a higher fee.
+func TestDroppedTransaction(t *testing.T) {
+	tf := newTestFacilitator(t, nil, nil)
+	seller := newSeller(t)
+	req := requirements(seller, "500")
+	h, _ := pay(t, newBuyer(t, chain, 500), req, facilitator.PaymentOptions{})
+
+	chain.PauseMining()
+	latestBefore, pendingBefore, _ := chain.NonceAt(context.Background(), tf.signer)
+	ch := settleAsync(t, tf, body(h, req))
+	waitBroadcast(t, tf.signer, pendingBefore)
+	if n := chain.DropPending(); n != 1 {
+		chain.ResumeMining()
+		t.Fatalf("dropped %d transactions, want 1", n)
+	}
+	chain.ResumeMining()
+	s := awaitSettled(t, ch)
+	latest, pending, _ := chain.NonceAt(context.Background(), tf.signer)
+	if latest != latestBefore+1 || pending != latest {
+		t.Fatalf("signer nonce went from %d to %d (pending %d), want one transaction", latestBefore, latest, pending)
+	}
+	tx, _, err := chain.Client().TransactionByHash(context.Background(), common.HexToHash(s.TxHash))
+	if err != nil || tx.Nonce() != latestBefore {
+		t.Fatalf("settled transaction %s: %v, nonce %d, want %d", s.TxHash, err, tx.Nonce(), latestBefore)
+	}
+	if got := balance(t, seller); got.Cmp(big.NewInt(500)) != 0 {
+		t.Fatalf("seller balance %s, want 500", got)
+	}
+}
+
+// TestSignerWithoutGas: a signer with no gas money gives a clear 503 and
+// moves nothing; once funded, settling works with no restart.
+func TestSignerWithoutGas(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	tf := newTestFacilitator(t, key, nil)
+	seller := newSeller(t)
+	req := requirements(seller, "700")
+	h, _ := pay(t, newBuyer(t, chain, 700), req, facilitator.PaymentOptions{})
+
+	status, s := tf.settle(t, body(h, req))
+	want := "the facilitator's signer " + tf.signer.Hex() + " has too little gas money on network cronos-testnet; nothing was sent, try again after the operator funds it"
+	if status != 503 || s.Event != facilitator.EventFailed || s.Error != want {
+		t.Fatalf("settle without gas = %d %+v, want 503 %q", status, s, want)
+	}
+	hl := tf.health(t)
+	if hl.CanSettle || len(hl.Signers) != 1 || !hl.Signers[0].Low || hl.Signers[0].GasBalance != "0" {
+		t.Fatalf("health without gas = %+v", hl)
+	}
+	if got := balance(t, seller); got.Sign() != 0 {
+		t.Fatalf("seller balance %s", got)
+	}
+
+	fundGas(t, chain, tf.signer, new(big.Int).Mul(big.NewInt(1e18), big.NewInt(2)))
+	status, s = tf.settle(t, body(h, req))
+	if status != 200 || !s.Settled() {
+		t.Fatalf("settle after funding = %d %+v", status, s)
+	}
+	if hl := tf.health(t); !hl.CanSettle || !hl.RPCReachable || hl.PendingSettlements != 0 {
+		t.Fatalf("health after funding = %+v", hl)
+	}
+}
+
+// TestSettlePending: a settle that outlives its timeout answers
+// "Settlement pending" with the txHash; the settlements endpoint reports
+// the outcome once it is known.
+func TestSettlePending(t *testing.T) {
+	tf := newTestFacilitator(t, nil, func(c *facilitator.Config) {
+		c.SettleTimeout = 300 * time.Millisecond
+		c.JournalPath = t.TempDir() + "/journal.db"
+	})
+	seller := newSeller(t)
+	req := requirements(seller, "900")
+	h, _ := pay(t, newBuyer(t, chain, 900), req, facilitator.PaymentOptions{})
+
+	chain.PauseMining()
+	status, s := tf.settle(t, body(h, req))
+	chain.ResumeMining()
+	if status != 200 || s.Event != facilitator.EventFailed || s.Error != "Settlement pending" || len(s.TxHash) != 66 {
+		t.Fatalf("settle past its timeout = %d %+v", status, s)
+	}
+	// A second settle of the same authorization while it is pending.
+	if status, s2 := tf.settle(t, body(h, req)); status != 200 || s2.Error != facilitator.ErrTextAlreadyUsed {
+		t.Fatalf("settle of a pending authorization = %d %+v", status, s2)
+	}
+	get := func(hash string) (int, facilitator.SettlementStatus) {
+		resp, err := http.Get(tf.url + facilitator.PathSettlements + hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var st facilitator.SettlementStatus
+		_ = json.NewDecoder(resp.Body).Decode(&st)
+		return resp.StatusCode, st
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, st := get(s.TxHash)
+		if code != 200 {
+			t.Fatalf("GET settlement = %d", code)
+		}
+		if st.Status == facilitator.StatusSettled {
+			if st.SettleResponse == nil || st.Event != facilitator.EventSettled || st.Value != "900" || st.BlockNumber == nil || !strings.EqualFold(st.TxHash, s.TxHash) {
+				t.Fatalf("settled record %+v", st.SettleResponse)
+			}
+			break
+		}
+		if st.Status != facilitator.StatusPending || st.Error != "Settlement pending" {
+			t.Fatalf("pending record %+v", st)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the settlement did not complete within 30 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if code, _ := get("0x" + strings.Repeat("ab", 32)); code != 404 {
+		t.Fatalf("GET unknown settlement = %d, want 404", code)
+	}
+	if code, _ := get("0x1234"); code != 400 {
+		t.Fatalf("GET bad hash = %d, want 400", code)
+	}
+	if got := balance(t, seller); got.Cmp(big.NewInt(900)) != 0 {
+		t.Fatalf("seller balance %s, want 900", got)
+	}
+}
+
+// TestFailoverAndSigners: a dead RPC URL first in the list is skipped, and
+// settlements spread over two signer keys.
+func TestFailoverAndSigners(t *testing.T) {
+	dead, err := rpcproxy.New(chain.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dead.Close()
+	dead.Down()
+	k1, k2 := newSignerKey(t, chain), newSignerKey(t, chain)
+	tf := newTestFacilitator(t, k1, func(c *facilitator.Config) {
+		c.Networks[0].RPCURLs = []string{dead.URL(), chain.RPCURL()}
+		c.Networks[0].SignerKeys = []*ecdsa.PrivateKey{k1, k2}
+	})
+	seller := newSeller(t)
+	req := requirements(seller, "100")
+	b := newBuyer(t, chain, 1000)
+	for range 4 {
+		h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+		if status, s := tf.settle(t, body(h, req)); status != 200 || !s.Settled() {
+			t.Fatalf("settle = %d %+v", status, s)
+		}
+	}
+	for _, k := range []*ecdsa.PrivateKey{k1, k2} {
+		latest, _, _ := chain.NonceAt(context.Background(), crypto.PubkeyToAddress(k.PublicKey))
+		if latest != 2 {
+			t.Fatalf("signer %s sent %d transactions, want 2", crypto.PubkeyToAddress(k.PublicKey).Hex(), latest)
+		}
+	}
+	if hl := tf.health(t); !hl.CanSettle || len(hl.Signers) != 2 {
+		t.Fatalf("health = %+v", hl)
+	}
+}
+
+// TestStartChecks: a node on another chain, or no reachable node, stops
+// the facilitator from starting with a clear error.
+func TestStartChecks(t *testing.T) {
+	wrong := testnetConfig()
+	wrong.ChainID = 25
+	_, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{wrong}})
+	want := "network cronos-testnet: RPC " + chain.RPCURL() + " reports chain ID 338, but the network is configured with chain ID 25; point the network at the right node or fix its chain ID"
+	if err == nil || err.Error() != want {
+		t.Fatalf("New with the wrong chain = %v, want %q", err, want)
+	}
+	dead, _ := rpcproxy.New(chain.RPCURL())
+	dead.Down()
+	defer dead.Close()
+	gone := testnetConfig()
+	gone.RPCURLs = []string{dead.URL()}
+	_, err = facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{gone}})
+	if err == nil || !strings.HasPrefix(err.Error(), "network cronos-testnet: no RPC endpoint answered eth_chainId") {
+		t.Fatalf("New with no reachable node = %v", err)
+	}
+	// The EIP-712 domain is read from the token when not configured.
+	custom := testnetConfig()
+	custom.Name, custom.EIP712Name, custom.EIP712Version = "my-chain", "", ""
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{custom}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, ok := f.NetworkInfo("MY-CHAIN")
+	if !ok || info.Domain.Name != "Bridged USDC (Stargate)" || info.Domain.Version != "1" || info.ChainID.Int64() != 338 {
+		t.Fatalf("network info %+v", info)
+	}
+}
+
+// BenchmarkConfirmLatency measures how long after the block that holds it
+// a settle answers: a block is sealed by hand once the transaction is in
+// the pool, and the time to the answer is reported.
+func BenchmarkConfirmLatency(b *testing.B) {
+	key := newSignerKey(b, chain)
+	nc := testnetConfig()
+	nc.SignerKeys = []*ecdsa.PrivateKey{key}
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	signer := crypto.PubkeyToAddress(key.PublicKey)
+	buyerAcct := newBuyer(b, chain, 1_000_000)
+	chain.PauseMining()
+	defer chain.ResumeMining()
+	var total time.Duration
+	n := 0
+	for b.Loop() {
+		req := requirements(newSeller(b), "1")
+		h, _, _ := facilitator.CreatePayment(buyerAcct.Key, req, facilitator.PaymentOptions{ChainID: chain.ChainID(), ValidFor: time.Hour})
+		_, pending, _ := chain.NonceAt(context.Background(), signer)
+		done := make(chan *facilitator.SettleResponse, 1)
+		go func() {
+			s, err := f.Settle(context.Background(), &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req})
+			if err != nil {
+				b.Error(err)
+			}
+			done <- s
+		}()
+		for {
+			_, p, _ := chain.NonceAt(context.Background(), signer)
+			if p > pending {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		chain.Mine()
+		t0 := time.Now()
+		s := <-done
+		total += time.Since(t0)
+		n++
+		if s == nil || !s.Settled() {
+			b.Fatalf("settle = %+v", s)
+		}
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(n)/1000, "ms-after-block")
+}
