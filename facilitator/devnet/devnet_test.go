@@ -17,13 +17,11 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
+	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
 
@@ -68,51 +66,16 @@ func waitMined(t *testing.T, cl *ethclient.Client, h common.Hash) *types.Receipt
 }
 
 // signTransfer signs an EIP-3009 TransferWithAuthorization for the devnet
-// token and returns the 65-byte r||s||v signature.
+// token with the facilitator's signing code and returns the 65-byte
+// r||s||v signature.
 func signTransfer(t *testing.T, k *ecdsa.PrivateKey, from, to common.Address, value, validAfter, validBefore *big.Int, nonce [32]byte) []byte {
 	t.Helper()
-	td := apitypes.TypedData{
-		Types: apitypes.Types{
-			"EIP712Domain": {
-				{Name: "name", Type: "string"},
-				{Name: "version", Type: "string"},
-				{Name: "chainId", Type: "uint256"},
-				{Name: "verifyingContract", Type: "address"},
-			},
-			"TransferWithAuthorization": {
-				{Name: "from", Type: "address"},
-				{Name: "to", Type: "address"},
-				{Name: "value", Type: "uint256"},
-				{Name: "validAfter", Type: "uint256"},
-				{Name: "validBefore", Type: "uint256"},
-				{Name: "nonce", Type: "bytes32"},
-			},
-		},
-		PrimaryType: "TransferWithAuthorization",
-		Domain: apitypes.TypedDataDomain{
-			Name:              TokenName,
-			Version:           TokenVersion,
-			ChainId:           math.NewHexOrDecimal256(ChainID),
-			VerifyingContract: TokenAddress.Hex(),
-		},
-		Message: apitypes.TypedDataMessage{
-			"from":        from.Hex(),
-			"to":          to.Hex(),
-			"value":       value.String(),
-			"validAfter":  validAfter.String(),
-			"validBefore": validBefore.String(),
-			"nonce":       hexutil.Encode(nonce[:]),
-		},
-	}
-	digest, _, err := apitypes.TypedDataAndHash(td)
+	sig, err := facilitator.SignAuthorization(k,
+		facilitator.Domain{Name: TokenName, Version: TokenVersion, ChainID: big.NewInt(ChainID), VerifyingContract: TokenAddress},
+		facilitator.Authorization{From: from, To: to, Value: value, ValidAfter: validAfter, ValidBefore: validBefore, Nonce: nonce})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig, err := crypto.Sign(digest, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig[64] += 27
 	return sig
 }
 

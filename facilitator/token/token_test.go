@@ -220,16 +220,7 @@ func (e *env) sign(t *testing.T, k *ecdsa.PrivateKey, a auth) []byte {
 			"nonce":       hexutil.Encode(a.nonce[:]),
 		},
 	}
-	digest, _, err := apitypes.TypedDataAndHash(td)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig, err := crypto.Sign(digest, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig[64] += 27
-	return sig
+	return signTyped(t, k, td)
 }
 
 func (e *env) signCancel(t *testing.T, k *ecdsa.PrivateKey, authorizer common.Address, nonce [32]byte) []byte {
@@ -249,16 +240,7 @@ func (e *env) signCancel(t *testing.T, k *ecdsa.PrivateKey, authorizer common.Ad
 			"nonce":      hexutil.Encode(nonce[:]),
 		},
 	}
-	digest, _, err := apitypes.TypedDataAndHash(td)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig, err := crypto.Sign(digest, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sig[64] += 27
-	return sig
+	return signTyped(t, k, td)
 }
 
 func splitSig(sig []byte) (v uint8, r, s [32]byte) {
@@ -577,4 +559,20 @@ func TestStorageLayout(t *testing.T) {
 	if common.Bytes2Hex(code) != common.Bytes2Hex(RuntimeCode()) {
 		t.Fatal("deployed code differs from RuntimeCode")
 	}
+}
+
+// signTyped signs EIP-712 typed data with go-ethereum's reference
+// implementation and returns r||s||v with v as 27 or 28.
+func signTyped(t *testing.T, k *ecdsa.PrivateKey, td apitypes.TypedData) []byte {
+	t.Helper()
+	digest, _, err := apitypes.TypedDataAndHash(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := crypto.Sign(digest, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig[64] += 27
+	return sig
 }
