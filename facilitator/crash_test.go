@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"net"
@@ -108,16 +107,7 @@ func (c *child) kill() {
 }
 
 func (c *child) pending(t *testing.T) int {
-	resp, err := http.Get(c.url + facilitator.PathHealth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var h facilitator.HealthResponse
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || len(h.Networks) != 1 {
-		t.Fatalf("health: %v %+v", err, h)
-	}
-	return h.Networks[0].PendingSettlements
+	return networkHealth(t, c.url).PendingSettlements
 }
 
 func TestCrashRecovery(t *testing.T) {

@@ -53,8 +53,13 @@ func (tf *testFacilitator) settle(t *testing.T, b []byte) (int, facilitator.Sett
 }
 
 func (tf *testFacilitator) health(t *testing.T) facilitator.NetworkHealth {
+	return networkHealth(t, tf.url)
+}
+
+// networkHealth reads the health of the one network of the facilitator at url.
+func networkHealth(t *testing.T, url string) facilitator.NetworkHealth {
 	t.Helper()
-	resp, err := http.Get(tf.url + facilitator.PathHealth)
+	resp, err := http.Get(url + facilitator.PathHealth)
 	if err != nil {
 		t.Fatal(err)
 	}
