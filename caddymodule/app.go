@@ -1,0 +1,505 @@
+// Package caddymodule plugs x402 payments into Caddy: the x402 app (the
+// networks, signer keys and the embedded facilitator shared by a config),
+// the x402 paywall handler and the x402_facilitator handler that serves the
+// facilitator API.
+package caddymodule
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+)
+
+func init() {
+	caddy.RegisterModule(App{})
+}
+
+// Interface guards.
+var (
+	_ caddy.App          = (*App)(nil)
+	_ caddy.Provisioner  = (*App)(nil)
+	_ caddy.Validator    = (*App)(nil)
+	_ caddy.CleanerUpper = (*App)(nil)
+	_ caddy.Destructor   = (*sharedFacilitator)(nil)
+	_ caddy.Destructor   = (*sharedDevnet)(nil)
+	_ caddy.Destructor   = (*sharedJournal)(nil)
+)
+
+// pool holds the facilitators and development chains of the running configs.
+// A reload whose x402 app is configured the same way gets the same
+// Facilitator back (and the same devnet), so settlements in flight are not
+// cut off and nonce counters carry on.
+var pool = caddy.NewUsagePool()
+
+// App is the x402 app: the networks this Caddy instance can take payments
+// on, the signer keys that pay the gas of settlements, and one embedded
+// facilitator shared by every x402 and x402_facilitator handler of the
+// config. It survives config reloads when its configuration is unchanged.
+//
+// When a handler needs the app and none is configured, it is created with
+// its defaults: the built-in cronos-testnet network, with no signer key (so
+// it can verify, and settling needs a key or a remote facilitator).
+type App struct {
+	// Networks are the networks served. A built-in name (cronos-testnet,
+	// cronos-mainnet or its alias cronos) starts from the built-in
+	// constants and changes what is set; any other name must give chain_id,
+	// rpc and token. Empty means cronos-testnet with its public RPC.
+	Networks []*NetworkConfig `json:"networks,omitempty"`
+
+	// Devnet, when set, starts an in-process development chain (chain ID
+	// 338, the devUSDC.e token at its testnet address, funded test buyers)
+	// and points cronos-testnet at it, with the chain's own signer key
+	// unless cronos-testnet has signer keys configured. Everything then
+	// works offline with no key to set. For development and tests only:
+	// the chain's keys are public.
+	Devnet *DevnetConfig `json:"devnet,omitempty"`
+
+	// SettleTimeout bounds how long a settlement waits for its transaction
+	// to be in a block before it is answered as pending. Default 30s.
+	SettleTimeout caddy.Duration `json:"settle_timeout,omitempty"`
+
+	// Journal is the path of the settlement journal (a bbolt file) that
+	// records every settlement before its transaction is broadcast, so that
+	// settlements pending at a crash are reconciled with the chain at the
+	// next start. Default: a journal in memory, lost on restart.
+	Journal string `json:"journal,omitempty"`
+
+	fac    *facilitator.Facilitator
+	chain  *devnet.Chain
+	keys   []string // pool keys held, released in Cleanup
+	logger *zap.Logger
+}
+
+// NetworkConfig configures one network of the x402 app.
+type NetworkConfig struct {
+	// Name is the network string of payment requirements, such as
+	// "cronos-testnet".
+	Name string `json:"name"`
+
+	// Aliases are other names buyers and handlers may use for the network.
+	Aliases []string `json:"aliases,omitempty"`
+
+	// RPC lists the network's JSON-RPC endpoints, tried in order. Built-in
+	// networks default to their public RPC.
+	RPC []string `json:"rpc,omitempty"`
+
+	// SignerKeys are the private keys that pay the gas of settlements, as
+	// placeholders only: {env.NAME} or {file./path/to/key}. They are
+	// resolved at provision time, so no key appears in the config that the
+	// admin API serves. Several keys spread the settlements.
+	SignerKeys []string `json:"signer_keys,omitempty"`
+
+	// ChainID is the EVM chain ID; required for a network that is not
+	// built in.
+	ChainID int64 `json:"chain_id,omitempty"`
+
+	// Token is the EIP-3009 token contract (the requirements' asset);
+	// required for a network that is not built in.
+	Token string `json:"token,omitempty"`
+
+	// Decimals is the token's number of decimals. Default 6 (USDC.e).
+	Decimals *uint8 `json:"decimals,omitempty"`
+
+	// EIP712Name is the token's EIP-712 domain name. When empty for a
+	// network that is not built in, it is read from the token on chain.
+	EIP712Name string `json:"eip712_name,omitempty"`
+
+	// EIP712Version is the token's EIP-712 domain version. When empty, the
+	// built-in value or else the token's version() on chain is used.
+	EIP712Version string `json:"eip712_version,omitempty"`
+
+	// SkipOnchainVerify makes verify answer from the signature and the
+	// validity window alone, without RPC calls. Settle still checks on chain.
+	SkipOnchainVerify bool `json:"skip_onchain_verify,omitempty"`
+}
+
+// DevnetConfig configures the in-process development chain.
+type DevnetConfig struct {
+	// Listen is the host:port of the chain's JSON-RPC server. Default: a
+	// free loopback port.
+	Listen string `json:"listen,omitempty"`
+
+	// BlockTime is the interval between blocks. Default 1s.
+	BlockTime caddy.Duration `json:"block_time,omitempty"`
+
+	// Buyers is the number of funded test buyer accounts. Default 5.
+	Buyers int `json:"buyers,omitempty"`
+
+	// InfoFile, when set, is where the chain's facts (RPC URL, token, and
+	// the public test accounts with their keys) are written as JSON.
+	InfoFile string `json:"info_file,omitempty"`
+}
+
+// CaddyModule returns the Caddy module information.
+func (App) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "x402",
+		New: func() caddy.Module { return new(App) },
+	}
+}
+
+// keyPlaceholder is what a signer key must be in the config: one {env.*}
+// or {file.*} placeholder.
+var keyPlaceholder = regexp.MustCompile(`^\{(env|file)\.[^{}]+\}$`)
+
+// checkKeyPlaceholder refuses a signer key written out in the config.
+func checkKeyPlaceholder(network, v string) error {
+	if keyPlaceholder.MatchString(strings.TrimSpace(v)) {
+		return nil
+	}
+	return fmt.Errorf("network %s: signer_key must be a placeholder, {env.NAME} or {file.PATH}, "+
+		"not the key itself: a key written in the config would be served by the admin API (GET /config/); "+
+		"for example: signer_key {env.X402_SIGNER_KEY}", network)
+}
+
+// Validate checks the configuration without dialling anything.
+func (a *App) Validate() error { return a.validate() }
+
+func (a *App) validate() error {
+	seen := map[string]bool{}
+	for i, n := range a.Networks {
+		if n == nil || n.Name == "" {
+			return fmt.Errorf("network %d has no name", i+1)
+		}
+		for _, name := range append([]string{n.Name}, n.Aliases...) {
+			if seen[strings.ToLower(name)] {
+				return fmt.Errorf("network %q is configured twice", name)
+			}
+			seen[strings.ToLower(name)] = true
+		}
+		if n.Token != "" && !isAddress(n.Token) {
+			return fmt.Errorf("network %s: token %q is not a 0x-prefixed 20-byte hex address", n.Name, n.Token)
+		}
+		if _, builtin := facilitator.BuiltinNetwork(n.Name); !builtin {
+			var missing []string
+			if n.ChainID <= 0 {
+				missing = append(missing, "chain_id")
+			}
+			if len(n.RPC) == 0 {
+				missing = append(missing, "rpc")
+			}
+			if n.Token == "" {
+				missing = append(missing, "token")
+			}
+			if len(missing) > 0 {
+				return fmt.Errorf("network %s is not built in (built in: %s), so it needs %s",
+					n.Name, strings.Join(facilitator.BuiltinNetworkNames(), ", "), strings.Join(missing, ", "))
+			}
+		}
+		for _, k := range n.SignerKeys {
+			if err := checkKeyPlaceholder(n.Name, k); err != nil {
+				return err
+			}
+		}
+	}
+	if a.Devnet != nil && a.Devnet.BlockTime < 0 {
+		return fmt.Errorf("devnet: block_time must not be negative")
+	}
+	return nil
+}
+
+// Provision resolves the signer keys and gets the shared facilitator (and
+// devnet) from the usage pool, creating them if this configuration is new.
+func (a *App) Provision(ctx caddy.Context) error {
+	a.logger = ctx.Logger()
+	if err := a.validate(); err != nil {
+		return err
+	}
+	cfgJSON, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+
+	if a.Devnet != nil {
+		if err := a.provisionDevnet(); err != nil {
+			return err
+		}
+	}
+
+	nets, keyPrint, err := a.networkConfigs()
+	if err != nil {
+		return err
+	}
+	var journal facilitator.Journal
+	if a.Journal != "" {
+		if journal, err = a.provisionJournal(); err != nil {
+			return err
+		}
+	}
+
+	// The pool key covers the app's JSON config, the devnet it points at
+	// and the resolved keys (hashed, so that changing the key behind a
+	// placeholder makes a new facilitator).
+	h := sha256.New()
+	h.Write(cfgJSON)
+	if a.chain != nil {
+		h.Write([]byte(a.chain.RPCURL()))
+	}
+	h.Write(keyPrint)
+	key := "facilitator:" + hex.EncodeToString(h.Sum(nil))
+
+	logger := a.logger
+	val, loaded, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		f, err := facilitator.New(dctx, facilitator.Config{
+			Networks:      nets,
+			Logger:        logger.Named("facilitator"),
+			SettleTimeout: time.Duration(a.SettleTimeout),
+			Journal:       journal,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &sharedFacilitator{f: f}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("starting the x402 facilitator: %w", err)
+	}
+	a.keys = append(a.keys, key)
+	a.fac = val.(*sharedFacilitator).f
+	if loaded {
+		a.logger.Debug("reusing the facilitator of the previous config", zap.Strings("networks", a.fac.Networks()))
+	}
+	return nil
+}
+
+// provisionJournal opens (or reuses) the settlement journal. It is pooled
+// by path on its own, so that a reload that changes the networks hands the
+// same open file to the new facilitator instead of waiting for the old one
+// to let go of its lock.
+func (a *App) provisionJournal() (facilitator.Journal, error) {
+	path, err := filepath.Abs(a.Journal)
+	if err != nil {
+		return nil, fmt.Errorf("journal %q: %w", a.Journal, err)
+	}
+	key := "journal:" + path
+	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+		j, err := facilitator.OpenJournal(path)
+		if err != nil {
+			return nil, err
+		}
+		return &sharedJournal{j: j}, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("opening the settlement journal: %w", err)
+	}
+	a.keys = append(a.keys, key)
+	return val.(*sharedJournal).j, nil
+}
+
+// provisionDevnet starts (or reuses) the development chain.
+func (a *App) provisionDevnet() error {
+	d := a.Devnet
+	b, _ := json.Marshal(struct {
+		Listen    string
+		BlockTime caddy.Duration
+		Buyers    int
+	}{d.Listen, d.BlockTime, d.Buyers})
+	// A chain on a fixed port is keyed by the port alone: a second chain
+	// could not bind it while the first serves the previous config.
+	key := "devnet:" + string(b)
+	if _, port, err := net.SplitHostPort(d.Listen); err == nil && port != "" && port != "0" {
+		key = "devnet:" + d.Listen
+	}
+	val, loaded, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+		c, err := devnet.Start(devnet.Config{Listen: d.Listen, BlockTime: time.Duration(d.BlockTime), Buyers: d.Buyers})
+		if err != nil {
+			return nil, err
+		}
+		return &sharedDevnet{c: c, settings: string(b)}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("starting the devnet: %w", err)
+	}
+	a.keys = append(a.keys, key)
+	shared := val.(*sharedDevnet)
+	a.chain = shared.c
+	if loaded && shared.settings != string(b) {
+		a.logger.Warn("the devnet on this listen address keeps running with its first settings; restart Caddy to apply new ones",
+			zap.String("listen", d.Listen))
+	}
+	if !loaded {
+		a.logger.Warn("devnet started: an in-process development chain whose keys are public; for development only",
+			zap.String("rpc", a.chain.RPCURL()), zap.Int64("chain_id", devnet.ChainID),
+			zap.String("token", devnet.TokenAddress.Hex()), zap.String("network", devnet.Network))
+	}
+	if d.InfoFile != "" {
+		if err := a.chain.WriteInfo(d.InfoFile); err != nil {
+			return fmt.Errorf("devnet: writing info_file: %w", err)
+		}
+	}
+	return nil
+}
+
+// networkConfigs turns the app's networks into the facilitator's, with the
+// signer keys resolved. It also returns a fingerprint of the keys (a hash,
+// never the keys).
+func (a *App) networkConfigs() ([]facilitator.NetworkConfig, []byte, error) {
+	confs := a.Networks
+	if len(confs) == 0 {
+		confs = []*NetworkConfig{{Name: facilitator.NetworkCronosTestnet}}
+	}
+	if a.Devnet != nil && !hasNetwork(confs, devnet.Network) {
+		confs = append(append([]*NetworkConfig(nil), confs...), &NetworkConfig{Name: devnet.Network})
+	}
+	repl := caddy.NewReplacer()
+	fp := sha256.New()
+	var out []facilitator.NetworkConfig
+	for _, c := range confs {
+		nc, builtin := facilitator.BuiltinNetwork(c.Name)
+		if !builtin {
+			nc = facilitator.NetworkConfig{Name: c.Name, Decimals: 6}
+		}
+		if len(c.Aliases) > 0 {
+			nc.Aliases = append(nc.Aliases, c.Aliases...)
+		}
+		if len(c.RPC) > 0 {
+			nc.RPCURLs = append([]string(nil), c.RPC...)
+		}
+		if c.ChainID != 0 {
+			nc.ChainID = c.ChainID
+		}
+		if c.Token != "" {
+			nc.Token = c.Token
+		}
+		if c.Decimals != nil {
+			nc.Decimals = *c.Decimals
+		}
+		if c.EIP712Name != "" {
+			nc.EIP712Name = c.EIP712Name
+		}
+		if c.EIP712Version != "" {
+			nc.EIP712Version = c.EIP712Version
+		}
+		nc.SkipOnchainVerify = c.SkipOnchainVerify
+		for _, placeholder := range c.SignerKeys {
+			k, err := resolveKey(repl, c.Name, placeholder)
+			if err != nil {
+				return nil, nil, err
+			}
+			nc.SignerKeys = append(nc.SignerKeys, k)
+			fp.Write(crypto.Keccak256(crypto.FromECDSA(k)))
+		}
+		if a.chain != nil && strings.EqualFold(nc.Name, devnet.Network) {
+			nc.RPCURLs = []string{a.chain.RPCURL()}
+			nc.ChainID = devnet.ChainID
+			nc.Token = devnet.TokenAddress.Hex()
+			nc.Decimals = devnet.TokenDecimals
+			if nc.EIP712Name == "" {
+				nc.EIP712Name = devnet.TokenName
+			}
+			if nc.EIP712Version == "" {
+				nc.EIP712Version = devnet.TokenVersion
+			}
+			if len(nc.SignerKeys) == 0 {
+				nc.SignerKeys = []*ecdsa.PrivateKey{a.chain.Signer().Key}
+			}
+		}
+		if len(nc.SignerKeys) == 0 {
+			a.logger.Warn("network has no signer key: it can verify payments but not settle them; set signer_key {env.NAME}",
+				zap.String("network", nc.Name))
+		}
+		out = append(out, nc)
+	}
+	return out, fp.Sum(nil), nil
+}
+
+func hasNetwork(confs []*NetworkConfig, name string) bool {
+	for _, c := range confs {
+		if strings.EqualFold(c.Name, name) {
+			return true
+		}
+		// An alias of the built-in network counts too.
+		if b, ok := facilitator.BuiltinNetwork(c.Name); ok && strings.EqualFold(b.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveKey resolves a signer key placeholder and parses the key. Errors
+// name the placeholder, never the value.
+func resolveKey(repl *caddy.Replacer, network, placeholder string) (*ecdsa.PrivateKey, error) {
+	if err := checkKeyPlaceholder(network, placeholder); err != nil {
+		return nil, err
+	}
+	v, err := repl.ReplaceOrErr(strings.TrimSpace(placeholder), true, true)
+	if err != nil {
+		return nil, fmt.Errorf("network %s: signer_key %s is empty or cannot be resolved; set it to the signer's private key in hex",
+			network, placeholder)
+	}
+	k, err := facilitator.ParseKey(v)
+	if err != nil {
+		return nil, fmt.Errorf("network %s: signer_key %s: %w", network, placeholder, err)
+	}
+	return k, nil
+}
+
+// Start implements caddy.App; the facilitator is already running.
+func (a *App) Start() error { return nil }
+
+// Stop implements caddy.App; the facilitator is released in Cleanup.
+func (a *App) Stop() error { return nil }
+
+// Cleanup releases this config's hold on the shared facilitator and devnet;
+// the last config to let go closes them.
+func (a *App) Cleanup() error {
+	var errs []error
+	// Release in reverse order: the facilitator before the devnet it uses.
+	for i := len(a.keys) - 1; i >= 0; i-- {
+		if _, err := pool.Delete(a.keys[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	a.keys = nil
+	return errors.Join(errs...)
+}
+
+// Facilitator returns the app's embedded facilitator.
+func (a *App) Facilitator() *facilitator.Facilitator { return a.fac }
+
+// Chain returns the development chain, or nil when no devnet is configured.
+func (a *App) Chain() *devnet.Chain { return a.chain }
+
+// sharedFacilitator is a facilitator held in the usage pool.
+type sharedFacilitator struct{ f *facilitator.Facilitator }
+
+// Destruct closes the facilitator when the last config using it is gone.
+func (s *sharedFacilitator) Destruct() error { return s.f.Close() }
+
+// sharedJournal is a settlement journal held in the usage pool.
+type sharedJournal struct{ j facilitator.Journal }
+
+// Destruct closes the journal when the last config using it is gone.
+func (s *sharedJournal) Destruct() error { return s.j.Close() }
+
+// sharedDevnet is a development chain held in the usage pool.
+type sharedDevnet struct {
+	c        *devnet.Chain
+	settings string // the settings it was started with
+}
+
+// Destruct stops the chain when the last config using it is gone.
+func (s *sharedDevnet) Destruct() error { return s.c.Close() }
+
+func isAddress(s string) bool {
+	return strings.HasPrefix(s, "0x") && common.IsHexAddress(s)
+}

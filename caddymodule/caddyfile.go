@@ -1,0 +1,522 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+)
+
+func init() {
+	httpcaddyfile.RegisterGlobalOption("x402", parseGlobalOption)
+	httpcaddyfile.RegisterHandlerDirective("x402", parseHandler)
+	httpcaddyfile.RegisterHandlerDirective("x402_facilitator", parseFacilitatorRoutes)
+
+	// Where the directives run when not inside a route block: after the
+	// directives that rewrite the request (rewrite, uri, try_files), that
+	// authenticate (basic_auth, forward_auth: nobody pays for a request
+	// that would be refused anyway), that edit request headers
+	// (request_header) and that wrap the response (encode, intercept,
+	// templates); before the dispatching ones (invoke, handle, handle_path,
+	// route), so that `x402 /api/*` charges before a `handle /api/*` block
+	// runs, and so before every content handler (respond, reverse_proxy,
+	// file_server, ...). Each insertion goes right after templates, so
+	// registering x402 first and x402_facilitator second gives
+	// templates, x402_facilitator, x402: the facilitator's own endpoints
+	// are never behind a paywall on a site that has both.
+	httpcaddyfile.RegisterDirectiveOrder("x402", httpcaddyfile.After, "templates")
+	httpcaddyfile.RegisterDirectiveOrder("x402_facilitator", httpcaddyfile.After, "templates")
+}
+
+// parseGlobalOption sets up the x402 app from the x402 global option.
+func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
+	if existing != nil {
+		return nil, d.Err("the x402 global option is given twice; put everything in one x402 block")
+	}
+	app := new(App)
+	if err := app.UnmarshalCaddyfile(d); err != nil {
+		return nil, err
+	}
+	return httpcaddyfile.App{Name: "x402", Value: caddyconfig.JSON(app, nil)}, nil
+}
+
+// UnmarshalCaddyfile sets up the x402 app from the x402 global option.
+// Syntax:
+//
+//	x402 {
+//		network <name> {
+//			rpc <url> [<url>...]
+//			signer_key {env.NAME} | {file./path/to/key}
+//			chain_id <id>
+//			token <address>
+//			decimals <n>
+//			eip712_name <name>
+//			eip712_version <version>
+//			alias <name> [<name>...]
+//			skip_onchain_verify
+//		}
+//		devnet {
+//			listen <host:port>
+//			block_time <duration>
+//			buyers <n>
+//			info_file <path>
+//		}
+//		settle_timeout <duration>
+//		journal <path>
+//	}
+//
+// network may repeat, and signer_key and rpc within it. A built-in network
+// name (cronos-testnet, cronos-mainnet, cronos) needs nothing else; any
+// other needs chain_id, rpc and token. Signer keys must be {env.*} or
+// {file.*} placeholders, resolved when the config is loaded, so that no key
+// is in the JSON config.
+func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the option name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		switch d.Val() {
+		case "network":
+			n, err := parseNetwork(d)
+			if err != nil {
+				return err
+			}
+			a.Networks = append(a.Networks, n)
+		case "devnet":
+			if a.Devnet != nil {
+				return d.Err("devnet is given twice")
+			}
+			dv, err := parseDevnet(d)
+			if err != nil {
+				return err
+			}
+			a.Devnet = dv
+		case "settle_timeout":
+			dur, err := durationArg(d)
+			if err != nil {
+				return err
+			}
+			a.SettleTimeout = dur
+		case "journal":
+			v, err := oneArg(d)
+			if err != nil {
+				return err
+			}
+			a.Journal = v
+		default:
+			return d.Errf("unrecognized x402 option %q; expected network, devnet, settle_timeout or journal", d.Val())
+		}
+	}
+	if err := a.validate(); err != nil {
+		return d.Errf("x402: %v", err)
+	}
+	return nil
+}
+
+func parseNetwork(d *caddyfile.Dispenser) (*NetworkConfig, error) {
+	if !d.NextArg() {
+		return nil, d.Errf("network needs a name, such as network %s", facilitator.NetworkCronosTestnet)
+	}
+	n := &NetworkConfig{Name: d.Val()}
+	if d.NextArg() {
+		return nil, d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "rpc":
+			urls := d.RemainingArgs()
+			if len(urls) == 0 {
+				return nil, d.ArgErr()
+			}
+			for _, u := range urls {
+				if !strings.Contains(u, "://") {
+					return nil, d.Errf("network %s: rpc %q is not a URL (want http://, https://, ws:// or wss://)", n.Name, u)
+				}
+			}
+			n.RPC = append(n.RPC, urls...)
+		case "signer_key":
+			if !d.NextArg() {
+				return nil, d.ArgErr()
+			}
+			k := d.Val()
+			if d.NextArg() {
+				return nil, d.ArgErr()
+			}
+			if err := checkKeyPlaceholder(n.Name, k); err != nil {
+				return nil, d.Err(err.Error())
+			}
+			n.SignerKeys = append(n.SignerKeys, k)
+		case "chain_id":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			id, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || id <= 0 {
+				return nil, d.Errf("network %s: chain_id %q is not a positive integer", n.Name, v)
+			}
+			n.ChainID = id
+		case "token":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			if !isAddress(v) {
+				return nil, d.Errf("network %s: token %q is not an address: want 0x followed by 40 hex digits", n.Name, v)
+			}
+			n.Token = v
+		case "decimals":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			dec, err := strconv.ParseUint(v, 10, 8)
+			if err != nil || dec > 77 {
+				return nil, d.Errf("network %s: decimals %q is not an integer from 0 to 77", n.Name, v)
+			}
+			u := uint8(dec)
+			n.Decimals = &u
+		case "eip712_name":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			n.EIP712Name = v
+		case "eip712_version":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			n.EIP712Version = v
+		case "alias":
+			names := d.RemainingArgs()
+			if len(names) == 0 {
+				return nil, d.ArgErr()
+			}
+			n.Aliases = append(n.Aliases, names...)
+		case "skip_onchain_verify":
+			if d.NextArg() {
+				return nil, d.ArgErr()
+			}
+			n.SkipOnchainVerify = true
+		default:
+			return nil, d.Errf("network %s: unrecognized option %q", n.Name, d.Val())
+		}
+	}
+	return n, nil
+}
+
+func parseDevnet(d *caddyfile.Dispenser) (*DevnetConfig, error) {
+	dv := new(DevnetConfig)
+	if d.NextArg() {
+		return nil, d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		switch d.Val() {
+		case "listen":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			dv.Listen = v
+		case "block_time":
+			dur, err := durationArg(d)
+			if err != nil {
+				return nil, err
+			}
+			dv.BlockTime = dur
+		case "buyers":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			b, err := strconv.Atoi(v)
+			if err != nil || b < 1 || b > devnet.MaxBuyers {
+				return nil, d.Errf("devnet: buyers %q is not an integer from 1 to %d", v, devnet.MaxBuyers)
+			}
+			dv.Buyers = b
+		case "info_file":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			dv.InfoFile = v
+		default:
+			return nil, d.Errf("devnet: unrecognized option %q; expected listen, block_time, buyers or info_file", d.Val())
+		}
+	}
+	return dv, nil
+}
+
+func oneArg(d *caddyfile.Dispenser) (string, error) {
+	if !d.NextArg() {
+		return "", d.ArgErr()
+	}
+	v := d.Val()
+	if d.NextArg() {
+		return "", d.ArgErr()
+	}
+	return v, nil
+}
+
+func durationArg(d *caddyfile.Dispenser) (caddy.Duration, error) {
+	name := d.Val()
+	v, err := oneArg(d)
+	if err != nil {
+		return 0, err
+	}
+	dur, err := caddy.ParseDuration(v)
+	if err != nil || dur <= 0 {
+		return 0, d.Errf("%s %q is not a positive duration such as 30s", name, v)
+	}
+	return caddy.Duration(dur), nil
+}
+
+// parseHandler sets up the x402 handler and, when the network is known at
+// adapt time, checks it exists.
+func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	m := new(Handler)
+	if err := m.UnmarshalCaddyfile(h.Dispenser); err != nil {
+		return nil, err
+	}
+	if m.Facilitator != "" {
+		return m, nil
+	}
+	network := m.Network
+	if network == "" {
+		network = DefaultNetwork
+	}
+	var app App
+	if opt, ok := h.Option("x402").(httpcaddyfile.App); ok {
+		if err := json.Unmarshal(opt.Value, &app); err != nil {
+			return nil, err
+		}
+	}
+	if names := app.networkNames(); !containsFold(names, network) {
+		return nil, h.Errf("x402: network %q is not configured in the x402 global option (configured: %s); add network %s { ... } to it, or set facilitator to a remote one",
+			network, strings.Join(names, ", "), network)
+	}
+	if m.Price != "" {
+		if dec, ok := app.decimalsOf(network); ok {
+			if _, err := facilitator.ParsePrice(m.Price, dec); err != nil {
+				return nil, h.Errf("x402: network %s: %v", network, err)
+			}
+		}
+	}
+	return m, nil
+}
+
+// networkNames lists the names and aliases the app will serve, from its
+// configuration alone.
+func (a *App) networkNames() []string {
+	confs := a.Networks
+	if len(confs) == 0 {
+		confs = []*NetworkConfig{{Name: facilitator.NetworkCronosTestnet}}
+	}
+	var names []string
+	add := func(n ...string) {
+		for _, v := range n {
+			if !containsFold(names, v) {
+				names = append(names, v)
+			}
+		}
+	}
+	for _, c := range confs {
+		add(c.Name)
+		add(c.Aliases...)
+		if b, ok := facilitator.BuiltinNetwork(c.Name); ok {
+			add(b.Name)
+			add(b.Aliases...)
+		}
+	}
+	if a.Devnet != nil {
+		add(devnet.Network)
+	}
+	return names
+}
+
+// decimalsOf returns a network's token decimals when the configuration
+// alone tells them.
+func (a *App) decimalsOf(network string) (uint8, bool) {
+	for _, c := range a.Networks {
+		names := append([]string{c.Name}, c.Aliases...)
+		b, builtin := facilitator.BuiltinNetwork(c.Name)
+		if builtin {
+			names = append(names, b.Name)
+			names = append(names, b.Aliases...)
+		}
+		if !containsFold(names, network) {
+			continue
+		}
+		if c.Decimals != nil {
+			return *c.Decimals, true
+		}
+		return 6, true
+	}
+	if b, ok := facilitator.BuiltinNetwork(network); ok {
+		return b.Decimals, true
+	}
+	return 0, false
+}
+
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// UnmarshalCaddyfile sets up the x402 handler. Syntax:
+//
+//	x402 [<matcher>] {
+//		pay_to <address>
+//		price <whole tokens> | amount <smallest units>
+//		network <name>
+//		description <text>
+//		mime_type <media type>
+//		max_timeout <duration>
+//		facilitator <url>
+//		settle before|after
+//		asset <address>
+//		decimals <n>
+//		eip712_name <name>
+//		eip712_version <version>
+//	}
+//
+// pay_to and exactly one of price or amount are required; network defaults
+// to cronos-testnet, max_timeout to 300s, settle to before. asset,
+// decimals, eip712_name and eip712_version are for a remote facilitator
+// and a network this Caddy does not know. The matcher chooses the paid
+// requests, so several x402 directives can charge different prices.
+func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the directive name
+	if d.NextArg() {
+		return d.Errf("x402 takes its settings in a block, not as arguments: x402 { pay_to ...; price ... }")
+	}
+	for d.NextBlock(0) {
+		opt := d.Val()
+		if opt == "max_timeout" {
+			dur, err := durationArg(d)
+			if err != nil {
+				return err
+			}
+			h.MaxTimeout = dur
+			continue
+		}
+		v, err := oneArg(d)
+		if err != nil {
+			return err
+		}
+		switch opt {
+		case "pay_to":
+			h.PayTo = v
+		case "price":
+			h.Price = v
+			// The syntax only: the network's decimals are checked below
+			// (parseHandler) or at provision time.
+			_, frac, _ := strings.Cut(v, ".")
+			if _, err := facilitator.ParsePrice(v, uint8(min(len(frac), 77))); err != nil {
+				return d.Errf("x402: %v; write the price in whole tokens, such as 0.01", err)
+			}
+		case "amount":
+			h.Amount = v
+		case "network":
+			h.Network = v
+		case "description":
+			h.Description = v
+		case "mime_type":
+			h.MimeType = v
+		case "facilitator":
+			h.Facilitator = v
+		case "settle":
+			h.Settle = v
+		case "asset":
+			h.Asset = v
+		case "decimals":
+			dec, err := strconv.ParseUint(v, 10, 8)
+			if err != nil || dec > 77 {
+				return d.Errf("x402: decimals %q is not an integer from 0 to 77", v)
+			}
+			u := uint8(dec)
+			h.Decimals = &u
+		case "eip712_name":
+			h.EIP712Name = v
+		case "eip712_version":
+			h.EIP712Version = v
+		default:
+			return d.Errf("x402: unrecognized option %q", opt)
+		}
+	}
+	if err := h.Validate(); err != nil {
+		return d.Err(err.Error())
+	}
+	return nil
+}
+
+func parseFacilitatorRoutes(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+	fr := new(FacilitatorRoutes)
+	err := fr.UnmarshalCaddyfile(h.Dispenser)
+	return fr, err
+}
+
+// UnmarshalCaddyfile sets up the x402_facilitator handler. Syntax:
+//
+//	x402_facilitator [<matcher>] {
+//		rate_limit verify|settle <requests> <window>
+//		rate_limit off
+//	}
+//
+// The limits apply per client IP; the defaults are the specification's,
+// verify 10 per 1m and settle 5 per 1m.
+func (fr *FacilitatorRoutes) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // the directive name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		if d.Val() != "rate_limit" {
+			return d.Errf("x402_facilitator: unrecognized option %q; expected rate_limit", d.Val())
+		}
+		args := d.RemainingArgs()
+		switch {
+		case len(args) == 1 && args[0] == "off":
+			fr.NoRateLimits = true
+		case len(args) == 3 && (args[0] == "verify" || args[0] == "settle"):
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n <= 0 {
+				return d.Errf("x402_facilitator: rate_limit %s: %q is not a positive number of requests", args[0], args[1])
+			}
+			w, err := caddy.ParseDuration(args[2])
+			if err != nil || w <= 0 {
+				return d.Errf("x402_facilitator: rate_limit %s: %q is not a positive duration such as 1m", args[0], args[2])
+			}
+			l := &RateLimit{Requests: n, Window: caddy.Duration(w)}
+			if args[0] == "verify" {
+				fr.VerifyLimit = l
+			} else {
+				fr.SettleLimit = l
+			}
+		default:
+			return d.Err("x402_facilitator: rate_limit takes verify|settle <requests> <window>, or off")
+		}
+	}
+	return nil
+}
+
+// Interface guards.
+var (
+	_ caddyfile.Unmarshaler = (*App)(nil)
+	_ caddyfile.Unmarshaler = (*Handler)(nil)
+	_ caddyfile.Unmarshaler = (*FacilitatorRoutes)(nil)
+)

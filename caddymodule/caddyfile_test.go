@@ -1,0 +1,110 @@
+package caddymodule
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddytest"
+)
+
+var updateAdapt = flag.Bool("update", false, "rewrite the expected JSON of testdata/*.caddytest")
+
+// TestCaddyfileAdapt adapts every testdata/*.caddytest Caddyfile and
+// compares the JSON with the expected part, as Caddy's own adapt tests do.
+func TestCaddyfileAdapt(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.caddytest")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no adapt tests found: %v", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts := strings.SplitN(string(data), "----------", 2)
+			if len(parts) != 2 {
+				t.Fatalf("%s has no ---------- line", file)
+			}
+			caddyfile, expected := strings.TrimSpace(parts[0])+"\n", strings.TrimSpace(parts[1])
+			if *updateAdapt {
+				out, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(caddyfile), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var buf bytes.Buffer
+				if err := json.Indent(&buf, out, "", "\t"); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(file, []byte(strings.TrimSpace(parts[0])+"\n----------\n"+buf.String()+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !caddytest.CompareAdapt(t, file, caddyfile, "caddyfile", expected) {
+				t.Errorf("adapting %s gave other JSON than expected", file)
+			}
+		})
+	}
+}
+
+// TestCaddyfileErrors checks that each mistake is refused at adapt time
+// with an error that says what is wrong.
+func TestCaddyfileErrors(t *testing.T) {
+	const payTo = "0x1111111111111111111111111111111111111111"
+	site := func(body string) string { return ":8080 {\n" + body + "\n}\n" }
+	global := func(opt string) string { return "{\n\tx402 {\n" + opt + "\n\t}\n}\n" + site("respond ok") }
+	tests := []struct {
+		name, caddyfile, want string
+	}{
+		{"missing pay_to", site("x402 {\n price 0.01\n}"), "pay_to is required"},
+		{"bad address", site("x402 {\n pay_to 0x1234\n price 0.01\n}"), `pay_to "0x1234" is not an address`},
+		{"address without 0x", site("x402 {\n pay_to 1111111111111111111111111111111111111111\n price 0.01\n}"), "is not an address"},
+		{"bad price", site("x402 {\n pay_to " + payTo + "\n price abc\n}"), `price "abc" is not a`},
+		{"negative price", site("x402 {\n pay_to " + payTo + "\n price -1\n}"), `price "-1" is not a positive decimal number`},
+		{"zero price", site("x402 {\n pay_to " + payTo + "\n price 0\n}"), "must be above zero"},
+		{"price and amount", site("x402 {\n pay_to " + payTo + "\n price 0.01\n amount 10000\n}"), "either price (whole tokens) or amount (smallest units), not both"},
+		{"no price", site("x402 {\n pay_to " + payTo + "\n}"), "a price is required"},
+		{"bad amount", site("x402 {\n pay_to " + payTo + "\n amount 0.5\n}"), `amount "0.5"`},
+		{"bad settle", site("x402 {\n pay_to " + payTo + "\n price 1\n settle later\n}"), `settle must be "before" or "after", got "later"`},
+		{"unknown option", site("x402 {\n pay_to " + payTo + "\n price 1\n colour blue\n}"), `unrecognized option "colour"`},
+		{"unknown network", site("x402 {\n pay_to " + payTo + "\n price 1\n network moon-mainnet\n}"), `network "moon-mainnet" is not configured in the x402 global option (configured: cronos-testnet)`},
+		{"mainnet not in app", global("network cronos-testnet") + site("x402 {\n pay_to "+payTo+"\n price 1\n network cronos-mainnet\n}"), `network "cronos-mainnet" is not configured`},
+		{"literal signer key", global("network cronos-testnet {\n signer_key 0x4484399f9ff44c15830151ab53cfff61a32dd4037ee9db7b2b7d7373de7e59dd\n}"), "signer_key must be a placeholder, {env.NAME} or {file.PATH}, not the key itself"},
+		{"parse-time env key", global("network cronos-testnet {\n signer_key {$HOME}\n}"), "signer_key must be a placeholder"},
+		{"custom network incomplete", global("network moon {\n rpc http://127.0.0.1:1\n}"), "network moon is not built in (built in: cronos-testnet, cronos-mainnet), so it needs chain_id, token"},
+		{"bad token", global("network moon {\n token 0xzz\n}"), `token "0xzz" is not an address`},
+		{"bad chain id", global("network moon {\n chain_id -3\n}"), `chain_id "-3" is not a positive integer`},
+		{"bad rpc", global("network cronos-testnet {\n rpc evm-t3.cronos.org\n}"), `rpc "evm-t3.cronos.org" is not a URL`},
+		{"network twice", global("network cronos-testnet\nnetwork cronos-testnet"), `network "cronos-testnet" is configured twice`},
+		{"bad devnet option", global("devnet {\n port 8545\n}"), `devnet: unrecognized option "port"`},
+		{"bad block time", global("devnet {\n block_time fast\n}"), `block_time "fast" is not a positive duration`},
+		{"unknown app option", global("colour blue"), `unrecognized x402 option "colour"`},
+		{"bad rate limit", site("x402_facilitator {\n rate_limit verify ten 1m\n}"), `rate_limit verify: "ten" is not a positive number of requests`},
+		{"bad rate limit window", site("x402_facilitator {\n rate_limit settle 5 soon\n}"), `"soon" is not a positive duration`},
+		{"bad rate limit shape", site("x402_facilitator {\n rate_limit 5\n}"), "rate_limit takes verify|settle <requests> <window>, or off"},
+		{"remote custom network without asset", site("x402 {\n pay_to " + payTo + "\n price 1\n network moon\n facilitator https://f.example.com\n asset nope\n}"), `asset "nope" is not an address`},
+		{"remote facilitator not a URL", site("x402 {\n pay_to " + payTo + "\n price 1\n facilitator f.example.com\n}"), "must be an http:// or https:// URL"},
+	}
+	adapter := caddyconfig.GetAdapter("caddyfile")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := adapter.Adapt([]byte(tt.caddyfile), nil)
+			if err == nil {
+				t.Fatalf("adapted without error; want an error containing %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q\ndoes not contain %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "4484399f9ff44c15830151ab53cfff61a32dd4037ee9db7b2b7d7373de7e59dd") {
+				t.Errorf("the error repeats the signer key: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,414 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/spf13/cobra"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+)
+
+// EnvBuyerKey is the environment variable "caddy x402 pay" reads the buyer's
+// private key from when --key is not given.
+const EnvBuyerKey = "X402_BUYER_KEY"
+
+func init() {
+	caddycmd.RegisterCommand(caddycmd.Command{
+		Name:  "x402",
+		Usage: "devnet|pay ...",
+		Short: "x402 tools: a development chain and a paying client",
+		Long: `
+Tools for x402 payments, beside the x402 app and handlers.
+
+  caddy x402 devnet   runs the in-process development chain (chain ID 338,
+                      a devUSDC.e test token, funded TEST-ONLY accounts) in
+                      the foreground until interrupted.
+  caddy x402 pay URL  fetches URL and, when it answers 402 Payment Required,
+                      signs the payment it asks for and fetches it again
+                      with an X-PAYMENT header.
+`,
+		CobraFunc: func(cmd *cobra.Command) {
+			cmd.AddCommand(devnetCommand(), payCommand())
+		},
+	})
+}
+
+// devnetCommand is "caddy x402 devnet".
+func devnetCommand() *cobra.Command {
+	var (
+		listen    string
+		blockTime time.Duration
+		out       string
+		buyers    int
+	)
+	cmd := &cobra.Command{
+		Use:   "devnet [--listen 127.0.0.1:8545] [--block-time 1s] [--out devnet.json] [--buyers 5]",
+		Short: "Run the development chain in the foreground",
+		Long: `
+Runs the in-process development chain on its own, until SIGINT or SIGTERM.
+
+The chain is a go-ethereum simulated backend with Cronos testnet's chain ID
+(338) and devUSDC.e token address, serving JSON-RPC over HTTP at --listen.
+Its genesis funds a facilitator signer, the token's minter and --buyers
+buyers (1,000 tokens each).
+
+--out writes the chain's facts as JSON (RPC URL, chain ID, token, and every
+account with its private key), file mode 0600.
+
+TEST ONLY: the account keys are public constants. Never send anything of
+value to their addresses on a real network.
+`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDevnet(cmd.Context(), listen, blockTime, out, buyers)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "127.0.0.1:8545", "host:port of the JSON-RPC server (port 0: a free port)")
+	f.DurationVar(&blockTime, "block-time", devnet.DefaultBlockTime, "interval between blocks")
+	f.StringVar(&out, "out", "", "write the chain's JSON info (with TEST-ONLY keys) to this file")
+	f.IntVar(&buyers, "buyers", devnet.DefaultBuyers, "number of funded buyer accounts")
+	return cmd
+}
+
+func runDevnet(ctx context.Context, listen string, blockTime time.Duration, out string, buyers int) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if buyers < 1 {
+		return fmt.Errorf("--buyers must be at least 1")
+	}
+	if blockTime <= 0 {
+		return fmt.Errorf("--block-time must be positive")
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	chain, err := devnet.Start(devnet.Config{Listen: listen, BlockTime: blockTime, Buyers: buyers})
+	if err != nil {
+		return err
+	}
+	defer chain.Close()
+
+	if out != "" {
+		if err := chain.WriteInfo(out); err != nil {
+			return fmt.Errorf("writing %s: %w", out, err)
+		}
+	}
+	info := chain.Info()
+	w := os.Stderr
+	fmt.Fprintf(w, "x402 devnet running (TEST-ONLY keys: never use them on a real network)\n")
+	fmt.Fprintf(w, "  RPC URL:    %s\n", info.RPCURL)
+	fmt.Fprintf(w, "  chain ID:   %d (network %s)\n", info.ChainID, info.Network)
+	fmt.Fprintf(w, "  token:      %s %s (%d decimals, EIP-712 %q version %q)\n",
+		info.Token.Address.Hex(), info.Token.Symbol, info.Token.Decimals, info.Token.Name, info.Token.Version)
+	fmt.Fprintf(w, "  block time: %s\n", info.BlockTime)
+	fmt.Fprintf(w, "  signer:     %s (facilitator gas payer)\n", info.Signer.Address.Hex())
+	fmt.Fprintf(w, "  buyers:     %d, each with %s %s\n", len(info.Buyers),
+		facilitator.FormatAmount(devnet.BuyerTokens, devnet.TokenDecimals), info.Token.Symbol)
+	if len(info.Buyers) > 0 {
+		b := info.Buyers[0]
+		fmt.Fprintf(w, "  %s:     %s\n", b.Name, b.Address.Hex())
+		fmt.Fprintf(w, "  %s key: %s (TEST-ONLY)\n", b.Name, b.PrivateKey)
+	}
+	if out != "" {
+		fmt.Fprintf(w, "  info file:  %s (all accounts and TEST-ONLY keys)\n", out)
+	}
+	fmt.Fprintf(w, "Press Ctrl-C to stop.\n")
+
+	<-ctx.Done()
+	fmt.Fprintf(w, "x402 devnet stopping\n")
+	return chain.Close()
+}
+
+// payOptions are the flags of "caddy x402 pay".
+type payOptions struct {
+	key       string
+	keyFile   string
+	method    string
+	data      string
+	shape     string
+	headers   []string
+	chainID   int64
+	maxAmount string
+	timeout   time.Duration
+}
+
+// payCommand is "caddy x402 pay".
+func payCommand() *cobra.Command {
+	var o payOptions
+	cmd := &cobra.Command{
+		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']...",
+		Short: "Fetch a URL, paying with x402 when it answers 402",
+		Long: `
+Fetches URL. When the answer is 402 Payment Required, reads the payment
+requirements from its JSON body (the first of "accepts", or
+"paymentRequirements"), signs an EIP-3009 transferWithAuthorization for
+exactly the amount asked with the buyer's key, and fetches URL again with
+the signed payment in the X-PAYMENT header.
+
+The response body goes to stdout; the settlement from the X-PAYMENT-RESPONSE
+header goes to stderr as JSON. When the payment is refused, the command
+exits with status 1 and the seller's reason.
+
+The key is --key, --key-file, or the environment variable X402_BUYER_KEY
+(64 hex digits, 0x optional). It is never printed.
+
+The chain ID comes from the network named in the requirements
+(cronos-testnet: 338, cronos-mainnet: 25); give --chain-id for others.
+--max-amount refuses to sign for more than that many smallest units.
+`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runPay(ctx, args[0], o, os.Stdout, os.Stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.key, "key", "", "buyer private key, hex (default: $"+EnvBuyerKey+")")
+	f.StringVar(&o.keyFile, "key-file", "", "file holding the buyer private key, hex")
+	f.StringVarP(&o.method, "method", "X", http.MethodGet, "HTTP method")
+	f.StringVarP(&o.data, "data", "d", "", "request body; @FILE reads it from a file")
+	f.StringVar(&o.shape, "shape", "cronos", "X-PAYMENT payload shape: cronos (flat) or x402 (nested authorization)")
+	f.StringArrayVarP(&o.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
+	f.Int64Var(&o.chainID, "chain-id", 0, "chain ID to sign for (default: the built-in network's)")
+	f.StringVar(&o.maxAmount, "max-amount", "", "refuse to pay more than this many smallest token units")
+	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "timeout of each HTTP request (settling waits for a block)")
+	return cmd
+}
+
+// paymentRequired is the body of a 402 answer: the x402 reference shape
+// (accepts) and the interface specification's (paymentRequirements).
+type paymentRequired struct {
+	X402Version         int                               `json:"x402Version"`
+	Error               string                            `json:"error"`
+	Accepts             []facilitator.PaymentRequirements `json:"accepts"`
+	PaymentRequirements *facilitator.PaymentRequirements  `json:"paymentRequirements"`
+}
+
+func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Writer) error {
+	key, err := payKey(o)
+	if err != nil {
+		return err
+	}
+	var shape facilitator.PayloadShape
+	switch strings.ToLower(o.shape) {
+	case "cronos", "":
+		shape = facilitator.ShapeCronos
+	case "x402":
+		shape = facilitator.ShapeX402
+	default:
+		return fmt.Errorf("--shape must be cronos or x402, not %q", o.shape)
+	}
+	var maxAmount *big.Int
+	if o.maxAmount != "" {
+		if maxAmount, err = facilitator.ParseAmount(o.maxAmount); err != nil {
+			return fmt.Errorf("--max-amount: %w", err)
+		}
+	}
+	body, err := requestBody(o.data)
+	if err != nil {
+		return err
+	}
+	header := make(http.Header)
+	for _, h := range o.headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return fmt.Errorf("--header %q: want 'Name: value'", h)
+		}
+		header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	client := &http.Client{Timeout: o.timeout}
+	do := func(payment string) (*http.Response, []byte, error) {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, strings.ToUpper(o.method), url, rd)
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Header = header.Clone()
+		if payment != "" {
+			req.Header.Set("X-PAYMENT", payment)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading the response: %w", err)
+		}
+		return resp, data, nil
+	}
+
+	resp, data, err := do("")
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusPaymentRequired {
+		// Not a paywall: print the answer as it is.
+		if err := writeBody(stdout, data); err != nil {
+			return err
+		}
+		if resp.StatusCode >= 400 {
+			return fmt.Errorf("%s answered %s (no payment asked)", url, resp.Status)
+		}
+		return nil
+	}
+
+	var pr paymentRequired
+	if err := json.Unmarshal(data, &pr); err != nil {
+		return fmt.Errorf("the 402 answer is not x402 JSON: %w", err)
+	}
+	var reqs facilitator.PaymentRequirements
+	switch {
+	case len(pr.Accepts) > 0:
+		reqs = pr.Accepts[0]
+	case pr.PaymentRequirements != nil:
+		reqs = *pr.PaymentRequirements
+	default:
+		return fmt.Errorf("the 402 answer has no payment requirements (error: %q)", pr.Error)
+	}
+	opts := facilitator.PaymentOptions{Shape: shape}
+	if o.chainID != 0 {
+		opts.ChainID = big.NewInt(o.chainID)
+	}
+	value, err := facilitator.ParseAmount(reqs.MaxAmountRequired)
+	if err != nil {
+		return fmt.Errorf("the 402 answer asks for an invalid amount %q", reqs.MaxAmountRequired)
+	}
+	if maxAmount != nil && value.Cmp(maxAmount) > 0 {
+		return fmt.Errorf("refusing to pay %s smallest units, more than --max-amount %s", value, maxAmount)
+	}
+	paymentHeader, payment, err := facilitator.CreatePayment(key, reqs, opts)
+	if err != nil {
+		if _, builtin := facilitator.BuiltinNetwork(reqs.Network); !builtin && o.chainID == 0 {
+			return fmt.Errorf("signing the payment: %w (network %q is not built in: give --chain-id)", err, reqs.Network)
+		}
+		return fmt.Errorf("signing the payment: %w", err)
+	}
+	amount := value.String() + " smallest units"
+	if n, ok := facilitator.BuiltinNetwork(reqs.Network); ok {
+		amount = facilitator.FormatAmount(value, n.Decimals) + " tokens (" + value.String() + " smallest units)"
+	}
+	fmt.Fprintf(stderr, "x402: paying %s of %s on %s from %s to %s\n",
+		amount, reqs.Asset, reqs.Network, payment.Authorization.From.Hex(), reqs.PayTo)
+
+	resp, data, err = do(paymentHeader)
+	if err != nil {
+		return err
+	}
+	settlement := resp.Header.Get("X-PAYMENT-RESPONSE")
+	if settlement != "" {
+		fmt.Fprintf(stderr, "x402: settlement (X-PAYMENT-RESPONSE):\n%s\n", decodePaymentResponse(settlement))
+	}
+	if resp.StatusCode == http.StatusPaymentRequired {
+		var refused paymentRequired
+		reason := strings.TrimSpace(string(data))
+		if json.Unmarshal(data, &refused) == nil && refused.Error != "" {
+			reason = refused.Error
+		}
+		return fmt.Errorf("payment refused: %s", reason)
+	}
+	if err := writeBody(stdout, data); err != nil {
+		return err
+	}
+	if resp.StatusCode >= 400 {
+		return fmt.Errorf("%s answered %s after payment", url, resp.Status)
+	}
+	if settlement == "" {
+		fmt.Fprintf(stderr, "x402: %s answered %s without an X-PAYMENT-RESPONSE header\n", url, resp.Status)
+	}
+	return nil
+}
+
+// writeBody writes a response body as it is, plus a final newline when it
+// lacks one and goes to a terminal, so that the shell prompt or the
+// settlement on stderr does not run into it.
+func writeBody(w io.Writer, body []byte) error {
+	if _, err := w.Write(body); err != nil {
+		return err
+	}
+	if f, ok := w.(*os.File); ok && len(body) > 0 && body[len(body)-1] != '\n' {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			_, err = io.WriteString(w, "\n")
+			return err
+		}
+	}
+	return nil
+}
+
+// payKey reads the buyer's key from --key, --key-file or the environment.
+// Its errors never repeat the key.
+func payKey(o payOptions) (*ecdsa.PrivateKey, error) {
+	switch {
+	case o.key != "" && o.keyFile != "":
+		return nil, errors.New("give --key or --key-file, not both")
+	case o.key != "":
+		k, err := facilitator.ParseKey(o.key)
+		if err != nil {
+			return nil, fmt.Errorf("--key: %w", err)
+		}
+		return k, nil
+	case o.keyFile != "":
+		return facilitator.KeyFromFile(o.keyFile)
+	case os.Getenv(EnvBuyerKey) != "":
+		return facilitator.KeyFromEnv(EnvBuyerKey)
+	}
+	return nil, fmt.Errorf("no buyer key: give --key, --key-file or $%s", EnvBuyerKey)
+}
+
+// requestBody returns the --data body: nil for none, a file's contents for
+// @FILE.
+func requestBody(data string) ([]byte, error) {
+	if data == "" {
+		return nil, nil
+	}
+	if name, ok := strings.CutPrefix(data, "@"); ok {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("--data: %w", err)
+		}
+		return b, nil
+	}
+	return []byte(data), nil
+}
+
+// decodePaymentResponse renders an X-PAYMENT-RESPONSE header (Base64 JSON,
+// or plain JSON) as indented JSON, or returns it as it is.
+func decodePaymentResponse(h string) string {
+	raw := []byte(h)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(h); err == nil && json.Valid(b) {
+			raw = b
+			break
+		}
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		return h
+	}
+	return out.String()
+}

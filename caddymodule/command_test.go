@@ -1,0 +1,155 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+)
+
+// testBuyerKey is the development chain's public buyer 1 key (TEST-ONLY).
+const testBuyerKey = "0x087e13a36a752a4b4ba7494f24e1e3c9a17bfb2c82d0c65928855c87cee45bb4"
+
+var testReqs = facilitator.PaymentRequirements{
+	Scheme:            facilitator.SchemeExact,
+	Network:           facilitator.NetworkCronosTestnet,
+	PayTo:             "0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e",
+	Asset:             "0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0",
+	MaxAmountRequired: "10000",
+	MaxTimeoutSeconds: 300,
+}
+
+// paywall is a fake seller: 402 without X-PAYMENT, then accept (or refuse)
+// the payment after checking its payload.
+func paywall(t *testing.T, body func(w http.ResponseWriter), refuse string) (*httptest.Server, *[]*facilitator.Payment) {
+	t.Helper()
+	var got []*facilitator.Payment
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := r.Header.Get("X-PAYMENT")
+		if h == "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusPaymentRequired)
+			body(w)
+			return
+		}
+		p, err := facilitator.DecodePaymentHeader(h)
+		if err != nil {
+			t.Errorf("DecodePaymentHeader: %v", err)
+			return
+		}
+		if err := p.ParsePayload(); err != nil {
+			t.Errorf("ParsePayload: %v", err)
+			return
+		}
+		got = append(got, p)
+		if refuse != "" {
+			w.WriteHeader(http.StatusPaymentRequired)
+			json.NewEncoder(w).Encode(map[string]any{"x402Version": 1, "error": refuse, "accepts": []any{testReqs}})
+			return
+		}
+		sr, _ := json.Marshal(facilitator.SettleResponse{X402Version: 1, Event: facilitator.EventSettled, TxHash: "0xabc", Network: p.Network})
+		w.Header().Set("X-PAYMENT-RESPONSE", base64.StdEncoding.EncodeToString(sr))
+		w.Write([]byte("paid content"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &got
+}
+
+func acceptsBody(w http.ResponseWriter) {
+	json.NewEncoder(w).Encode(map[string]any{"x402Version": 1, "error": "X-PAYMENT header is required", "accepts": []any{testReqs}})
+}
+
+func TestPayAccepts(t *testing.T) {
+	srv, got := paywall(t, acceptsBody, "")
+	var stdout, stderr bytes.Buffer
+	o := payOptions{key: testBuyerKey, method: "GET", shape: "x402", timeout: 10 * time.Second}
+	if err := runPay(context.Background(), srv.URL+"/api", o, &stdout, &stderr); err != nil {
+		t.Fatalf("runPay: %v\nstderr: %s", err, stderr.String())
+	}
+	if stdout.String() != "paid content" {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), `"txHash": "0xabc"`) {
+		t.Errorf("stderr lacks the pretty settlement: %s", stderr.String())
+	}
+	if strings.Contains(stderr.String(), strings.TrimPrefix(testBuyerKey, "0x")) {
+		t.Error("stderr shows the key")
+	}
+	if len(*got) != 1 {
+		t.Fatalf("%d payments, want 1", len(*got))
+	}
+	key, _ := facilitator.ParseKey(testBuyerKey)
+	a := (*got)[0].Authorization
+	if a.From != crypto.PubkeyToAddress(key.PublicKey) || a.Value.String() != "10000" ||
+		!strings.EqualFold(a.To.Hex(), testReqs.PayTo) {
+		t.Errorf("authorization = %+v", a)
+	}
+}
+
+func TestPayRefused(t *testing.T) {
+	// The specification's shape: paymentRequirements without accepts.
+	srv, _ := paywall(t, func(w http.ResponseWriter) {
+		json.NewEncoder(w).Encode(map[string]any{"x402Version": 1, "error": "X-PAYMENT header is required", "paymentRequirements": testReqs})
+	}, "ERC20: transfer amount exceeds balance")
+	var stdout, stderr bytes.Buffer
+	o := payOptions{key: testBuyerKey, method: "GET", timeout: 10 * time.Second}
+	err := runPay(context.Background(), srv.URL, o, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "ERC20: transfer amount exceeds balance") {
+		t.Fatalf("err = %v, want the refusal reason", err)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+}
+
+func TestPayLimits(t *testing.T) {
+	srv, got := paywall(t, acceptsBody, "")
+	var stdout, stderr bytes.Buffer
+	o := payOptions{key: testBuyerKey, method: "GET", maxAmount: "9999", timeout: 10 * time.Second}
+	if err := runPay(context.Background(), srv.URL, o, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "--max-amount") {
+		t.Fatalf("err = %v, want a --max-amount refusal", err)
+	}
+	o = payOptions{key: "0x1234", method: "GET", timeout: 10 * time.Second}
+	if err := runPay(context.Background(), srv.URL, o, &stdout, &stderr); err == nil || strings.Contains(err.Error(), "1234") {
+		t.Fatalf("err = %v, want a key error that does not repeat the key", err)
+	}
+	if len(*got) != 0 {
+		t.Errorf("%d payments made, want 0", len(*got))
+	}
+}
+
+func TestPayNotPaywalled(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-PAYMENT") != "" {
+			t.Error("paid a free resource")
+		}
+		w.Write([]byte("free"))
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	o := payOptions{key: testBuyerKey, method: "GET", timeout: 10 * time.Second}
+	if err := runPay(context.Background(), srv.URL, o, &stdout, &stderr); err != nil || stdout.String() != "free" {
+		t.Fatalf("err = %v, stdout = %q", err, stdout.String())
+	}
+}
+
+func TestDecodePaymentResponse(t *testing.T) {
+	js := `{"success":true}`
+	for _, in := range []string{base64.StdEncoding.EncodeToString([]byte(js)), js} {
+		if got := decodePaymentResponse(in); got != "{\n  \"success\": true\n}" {
+			t.Errorf("decodePaymentResponse(%q) = %q", in, got)
+		}
+	}
+	if got := decodePaymentResponse("not json"); got != "not json" {
+		t.Errorf("got %q", got)
+	}
+}

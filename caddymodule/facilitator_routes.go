@@ -1,0 +1,116 @@
+package caddymodule
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+)
+
+func init() {
+	caddy.RegisterModule(FacilitatorRoutes{})
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*FacilitatorRoutes)(nil)
+	_ caddy.Validator             = (*FacilitatorRoutes)(nil)
+	_ caddyhttp.MiddlewareHandler = (*FacilitatorRoutes)(nil)
+)
+
+// FacilitatorRoutes (http.handlers.x402_facilitator) serves the facilitator
+// API of the x402 app's embedded facilitator: GET /healthcheck,
+// GET /v2/x402/supported, POST /v2/x402/verify and POST /v2/x402/settle.
+// Other paths go to the next handler. Verify and settle are rate limited
+// per client IP (Caddy's client IP, so trusted_proxies is honoured); the
+// defaults are the specification's 10 and 5 requests per minute.
+//
+// A site with only this handler and the x402 app is a standalone
+// facilitator for other sellers.
+type FacilitatorRoutes struct {
+	// VerifyLimit limits verify requests per client IP. Default: 10 per
+	// minute.
+	VerifyLimit *RateLimit `json:"verify_limit,omitempty"`
+
+	// SettleLimit limits settle requests per client IP. Default: 5 per
+	// minute.
+	SettleLimit *RateLimit `json:"settle_limit,omitempty"`
+
+	// NoRateLimits turns both limits off, for a facilitator behind a proxy
+	// that limits on its own.
+	NoRateLimits bool `json:"no_rate_limits,omitempty"`
+
+	api http.Handler
+}
+
+// RateLimit allows Requests per Window per client IP.
+type RateLimit struct {
+	// Requests is the number of requests allowed per window.
+	Requests int `json:"requests"`
+	// Window is the period the limit applies to.
+	Window caddy.Duration `json:"window"`
+}
+
+// CaddyModule returns the Caddy module information.
+func (FacilitatorRoutes) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.x402_facilitator",
+		New: func() caddy.Module { return new(FacilitatorRoutes) },
+	}
+}
+
+// Validate checks the rate limits.
+func (fr *FacilitatorRoutes) Validate() error {
+	for name, l := range map[string]*RateLimit{"verify": fr.VerifyLimit, "settle": fr.SettleLimit} {
+		if l != nil && (l.Requests <= 0 || l.Window <= 0) {
+			return fmt.Errorf("x402_facilitator: %s rate limit needs a positive number of requests and window, got %d per %s",
+				name, l.Requests, time.Duration(l.Window))
+		}
+	}
+	return nil
+}
+
+// Provision gets the x402 app's facilitator and builds its HTTP API.
+func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
+	appIface, err := ctx.App("x402")
+	if err != nil {
+		return fmt.Errorf("x402_facilitator: getting the x402 app: %w", err)
+	}
+	f := appIface.(*App).fac
+	if f == nil {
+		return errors.New("x402_facilitator: the x402 app has no facilitator")
+	}
+	cfg := facilitator.HandlerConfig{NoRateLimits: fr.NoRateLimits, ClientIP: clientIP}
+	if fr.VerifyLimit != nil {
+		cfg.VerifyLimit = facilitator.RateLimit{Requests: fr.VerifyLimit.Requests, Window: time.Duration(fr.VerifyLimit.Window)}
+	}
+	if fr.SettleLimit != nil {
+		cfg.SettleLimit = facilitator.RateLimit{Requests: fr.SettleLimit.Requests, Window: time.Duration(fr.SettleLimit.Window)}
+	}
+	fr.api = f.Handler(cfg)
+	return nil
+}
+
+// clientIP is Caddy's idea of the client IP, which honours the server's
+// trusted_proxies; it falls back to the connection's address.
+func clientIP(r *http.Request) string {
+	if ip, ok := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string); ok && ip != "" {
+		return ip
+	}
+	return r.RemoteAddr
+}
+
+// ServeHTTP implements caddyhttp.MiddlewareHandler.
+func (fr *FacilitatorRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	switch r.URL.Path {
+	case facilitator.PathHealth, facilitator.PathSupported, facilitator.PathVerify, facilitator.PathSettle:
+		fr.api.ServeHTTP(w, r)
+		return nil
+	}
+	return next.ServeHTTP(w, r)
+}

@@ -1,0 +1,557 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+)
+
+func init() {
+	caddy.RegisterModule(Handler{})
+}
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+)
+
+// Headers the paywall reads and writes.
+const (
+	// HeaderPayment is the buyer's signed payment (Base64 JSON).
+	HeaderPayment = "X-Payment"
+	// HeaderPaymentResponse carries the settlement to the buyer (Base64 JSON).
+	HeaderPaymentResponse = "X-Payment-Response"
+	// MaxPaymentHeaderBytes is the largest X-PAYMENT header accepted.
+	MaxPaymentHeaderBytes = 16 << 10
+)
+
+// Request headers set for the upstream once a payment is settled. Any the
+// buyer sent are removed first.
+const (
+	HeaderTxHash      = "X-Payment-Tx-Hash"
+	HeaderFrom        = "X-Payment-From"
+	HeaderValue       = "X-Payment-Value"
+	HeaderNetwork     = "X-Payment-Network"
+	HeaderBlockNumber = "X-Payment-Block-Number"
+)
+
+var upstreamHeaders = []string{HeaderTxHash, HeaderFrom, HeaderValue, HeaderNetwork, HeaderBlockNumber}
+
+// Settlement orders.
+const (
+	SettleBefore = "before"
+	SettleAfter  = "after"
+)
+
+// Defaults of the handler.
+const (
+	DefaultNetwork    = facilitator.NetworkCronosTestnet
+	DefaultMaxTimeout = 300 * time.Second
+)
+
+// Handler is the x402 paywall (http.handlers.x402). It answers a request
+// without an X-PAYMENT header with HTTP 402 and the payment requirements;
+// with one, it verifies the payment against this route's own requirements,
+// settles it on chain and lets the request through to the next handler with
+// the settlement attached (request headers X-Payment-*, placeholders
+// {http.x402.*}, and the X-PAYMENT-RESPONSE response header).
+//
+// It talks to the x402 app's embedded facilitator, or to a remote one when
+// facilitator is set.
+type Handler struct {
+	// PayTo is the seller's wallet address (0x hex) that receives payments.
+	PayTo string `json:"pay_to,omitempty"`
+
+	// Price is the price in whole tokens, such as "0.01"; it is converted
+	// to smallest units with the network's decimals. Set price or amount,
+	// not both.
+	Price string `json:"price,omitempty"`
+
+	// Amount is the price in the token's smallest units, such as "10000".
+	Amount string `json:"amount,omitempty"`
+
+	// Network is the network payments are taken on, by name or alias.
+	// Default: cronos-testnet.
+	Network string `json:"network,omitempty"`
+
+	// Description is free text for the buyer, in the payment requirements.
+	Description string `json:"description,omitempty"`
+
+	// MimeType is the media type of the paid resource, in the payment
+	// requirements.
+	MimeType string `json:"mime_type,omitempty"`
+
+	// MaxTimeout is how long a payment may take (maxTimeoutSeconds).
+	// Default 300s.
+	MaxTimeout caddy.Duration `json:"max_timeout,omitempty"`
+
+	// Facilitator is the base URL of a remote facilitator to verify and
+	// settle with, instead of the x402 app's embedded one.
+	Facilitator string `json:"facilitator,omitempty"`
+
+	// Settle is when the payment is settled: "before" (default) settles
+	// and then runs the next handler; "after" verifies, runs the next
+	// handler and settles only if it answers with a status below 400,
+	// before any byte of its body goes out (a status of 400 or more goes
+	// through untouched and no money moves). With "after", the upstream
+	// gets X-Payment-From, -Value and -Network but no transaction hash,
+	// which does not exist yet; the {http.x402.*} placeholders are set once
+	// settled, for logs.
+	Settle string `json:"settle,omitempty"`
+
+	// Asset is the token contract address, for a remote facilitator and a
+	// network the x402 app does not know. Default: the built-in network's.
+	Asset string `json:"asset,omitempty"`
+
+	// Decimals is the token's decimals, for a remote facilitator and a
+	// network the x402 app does not know. Default: the built-in network's.
+	Decimals *uint8 `json:"decimals,omitempty"`
+
+	// EIP712Name is the token's EIP-712 domain name given to buyers in
+	// the requirements' extra, for a remote facilitator. Default: the
+	// built-in network's.
+	EIP712Name string `json:"eip712_name,omitempty"`
+
+	// EIP712Version is the token's EIP-712 domain version given to buyers
+	// in the requirements' extra, for a remote facilitator. Default: the
+	// built-in network's.
+	EIP712Version string `json:"eip712_version,omitempty"`
+
+	client      facilitator.Client
+	reqs        facilitator.PaymentRequirements
+	settleAfter bool
+	tmpl        bodyTemplate
+	logger      *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.x402",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// Provision finds the facilitator and builds the route's payment
+// requirements and the static parts of its 402 answer.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	if err := h.Validate(); err != nil {
+		return err
+	}
+	network := h.Network
+	if network == "" {
+		network = DefaultNetwork
+	}
+	h.settleAfter = h.Settle == SettleAfter
+
+	info, err := h.networkInfo(ctx, network)
+	if err != nil {
+		return err
+	}
+	var value fmt.Stringer
+	if h.Price != "" {
+		v, err := facilitator.ParsePrice(h.Price, info.Decimals)
+		if err != nil {
+			return fmt.Errorf("x402: %w", err)
+		}
+		value = v
+	} else {
+		v, err := facilitator.ParseAmount(h.Amount)
+		if err != nil {
+			return fmt.Errorf("x402: amount %q: %w", h.Amount, err)
+		}
+		value = v
+	}
+	timeout := time.Duration(h.MaxTimeout)
+	if timeout == 0 {
+		timeout = DefaultMaxTimeout
+	}
+	h.reqs = facilitator.PaymentRequirements{
+		Scheme:            facilitator.SchemeExact,
+		Network:           info.Name,
+		PayTo:             h.PayTo,
+		Asset:             info.Token,
+		MaxAmountRequired: value.String(),
+		MaxTimeoutSeconds: int64(timeout / time.Second),
+		Description:       h.Description,
+		MimeType:          h.MimeType,
+	}
+	if info.Domain.Name != "" && info.Domain.Version != "" {
+		d := info.Domain
+		h.reqs.Extra = &d
+	} else {
+		h.logger.Warn("the token's EIP-712 name and version are unknown, so the 402 answer has no extra for x402 reference clients; set eip712_name and eip712_version",
+			zap.String("network", info.Name))
+	}
+	if err := h.tmpl.init(h.reqs); err != nil {
+		return err
+	}
+	return nil
+}
+
+// networkFacts is what the requirements need to know about a network.
+type networkFacts struct {
+	Name     string
+	Token    string
+	Decimals uint8
+	Domain   facilitator.DomainInfo
+}
+
+// networkInfo picks the facilitator client and learns the network's facts.
+func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, error) {
+	if h.Facilitator == "" {
+		appIface, err := ctx.App("x402")
+		if err != nil {
+			return networkFacts{}, fmt.Errorf("x402: getting the x402 app: %w", err)
+		}
+		app := appIface.(*App)
+		info, ok := app.fac.NetworkInfo(network)
+		if !ok {
+			return networkFacts{}, fmt.Errorf("x402: network %q is not configured in the x402 app (configured: %s); add it to the x402 global option or set facilitator to a remote one",
+				network, strings.Join(app.fac.Networks(), ", "))
+		}
+		h.client = app.fac
+		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain}, nil
+	}
+
+	h.client = facilitator.NewRemote(h.Facilitator, nil)
+	var facts networkFacts
+	found := false
+	// A configured x402 app knows the network best (its domain may have
+	// been read on chain); a remote facilitator does not tell.
+	if appIface, err := ctx.AppIfConfigured("x402"); err == nil {
+		if info, ok := appIface.(*App).fac.NetworkInfo(network); ok {
+			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain}
+			found = true
+		}
+	} else if !errors.Is(err, caddy.ErrNotConfigured) {
+		return networkFacts{}, fmt.Errorf("x402: getting the x402 app: %w", err)
+	}
+	if !found {
+		if b, ok := facilitator.BuiltinNetwork(network); ok {
+			facts = networkFacts{Name: b.Name, Token: b.Token, Decimals: b.Decimals,
+				Domain: facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version}}
+			found = true
+		} else {
+			facts = networkFacts{Name: network, Decimals: 6}
+		}
+	}
+	if h.Asset != "" {
+		facts.Token = h.Asset
+	}
+	if h.Decimals != nil {
+		facts.Decimals = *h.Decimals
+	}
+	if h.EIP712Name != "" {
+		facts.Domain.Name = h.EIP712Name
+	}
+	if h.EIP712Version != "" {
+		facts.Domain.Version = h.EIP712Version
+	}
+	if facts.Token == "" {
+		return networkFacts{}, fmt.Errorf("x402: network %q is neither built in (%s) nor in the x402 app, so with a remote facilitator it needs asset (the token address), and decimals if price is used",
+			network, strings.Join(facilitator.BuiltinNetworkNames(), ", "))
+	}
+	return facts, nil
+}
+
+// Validate checks the handler's own settings.
+func (h *Handler) Validate() error {
+	if h.PayTo == "" {
+		return errors.New("x402: pay_to is required: the seller's wallet address (0x followed by 40 hex digits)")
+	}
+	if !isAddress(h.PayTo) {
+		return fmt.Errorf("x402: pay_to %q is not an address: want 0x followed by 40 hex digits", h.PayTo)
+	}
+	switch {
+	case h.Price != "" && h.Amount != "":
+		return errors.New("x402: set either price (whole tokens) or amount (smallest units), not both")
+	case h.Price == "" && h.Amount == "":
+		return errors.New("x402: a price is required: set price (whole tokens, such as 0.01) or amount (smallest units, such as 10000)")
+	case h.Amount != "":
+		if _, err := facilitator.ParseAmount(h.Amount); err != nil {
+			return fmt.Errorf("x402: amount %q: %w", h.Amount, err)
+		}
+	}
+	if h.Settle != "" && h.Settle != SettleBefore && h.Settle != SettleAfter {
+		return fmt.Errorf("x402: settle must be %q or %q, got %q", SettleBefore, SettleAfter, h.Settle)
+	}
+	if h.MaxTimeout < 0 || (h.MaxTimeout > 0 && time.Duration(h.MaxTimeout) < time.Second) {
+		return fmt.Errorf("x402: max_timeout must be at least 1s, got %s", time.Duration(h.MaxTimeout))
+	}
+	if h.Asset != "" && !isAddress(h.Asset) {
+		return fmt.Errorf("x402: asset %q is not an address: want 0x followed by 40 hex digits", h.Asset)
+	}
+	if h.Facilitator != "" && !strings.HasPrefix(h.Facilitator, "http://") && !strings.HasPrefix(h.Facilitator, "https://") {
+		return fmt.Errorf("x402: facilitator %q must be an http:// or https:// URL", h.Facilitator)
+	}
+	return nil
+}
+
+// ServeHTTP implements caddyhttp.MiddlewareHandler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	for _, k := range upstreamHeaders {
+		r.Header.Del(k)
+	}
+	header := r.Header.Get(HeaderPayment)
+	if header == "" {
+		return h.paymentRequired(w, r, "X-PAYMENT header is required", "")
+	}
+	if len(header) > MaxPaymentHeaderBytes {
+		return h.paymentRequired(w, r, "", fmt.Sprintf("X-PAYMENT header exceeds %d KiB", MaxPaymentHeaderBytes>>10))
+	}
+	// Decode here, so that a remote facilitator is not asked about
+	// garbage and the upstream can be told who pays in settle-after mode.
+	payment, err := facilitator.DecodePaymentHeader(header)
+	if err == nil {
+		err = payment.ParsePayload()
+	}
+	if err != nil {
+		return h.paymentRequired(w, r, "", invalidReason(err))
+	}
+
+	req := &facilitator.Request{
+		X402Version:         facilitator.X402Version,
+		PaymentHeader:       header,
+		PaymentRequirements: h.reqs,
+	}
+	req.PaymentRequirements.Resource = resourceURL(r)
+
+	vr, err := h.client.Verify(r.Context(), req)
+	if err != nil {
+		h.logger.Error("verify could not be carried out", zap.String("network", h.reqs.Network), zap.Error(err))
+		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402 verify: %w", err))
+	}
+	if !vr.IsValid {
+		return h.paymentRequired(w, r, "", vr.Reason())
+	}
+
+	if h.settleAfter {
+		return h.serveSettleAfter(w, r, next, req, payment)
+	}
+
+	sr, err := h.settle(r, req)
+	if err != nil {
+		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402 settle: %w", err))
+	}
+	if !sr.Settled() {
+		return h.paymentRequired(w, r, sr.Error, "")
+	}
+	h.settled(w, r, sr)
+	return next.ServeHTTP(w, r)
+}
+
+// settle settles a verified payment. A buyer who hangs up does not cancel
+// it: the transaction may already be broadcast, and the facilitator bounds
+// the wait itself.
+func (h *Handler) settle(r *http.Request, req *facilitator.Request) (*facilitator.SettleResponse, error) {
+	sr, err := h.client.Settle(context.WithoutCancel(r.Context()), req)
+	if err != nil {
+		h.logger.Error("settle could not be carried out", zap.String("network", h.reqs.Network), zap.Error(err))
+		return nil, err
+	}
+	if !sr.Settled() {
+		h.logger.Info("payment not settled", zap.String("network", sr.Network),
+			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
+	}
+	return sr, nil
+}
+
+// settled attaches a settlement to the request (for the upstream and for
+// placeholders) and to the response (X-PAYMENT-RESPONSE).
+func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) {
+	block := ""
+	if sr.BlockNumber != nil {
+		block = strconv.FormatUint(*sr.BlockNumber, 10)
+	}
+	network := sr.Network
+	if network == "" {
+		network = h.reqs.Network
+	}
+	r.Header.Set(HeaderTxHash, sr.TxHash)
+	r.Header.Set(HeaderFrom, sr.From)
+	r.Header.Set(HeaderValue, sr.Value)
+	r.Header.Set(HeaderNetwork, network)
+	r.Header.Set(HeaderBlockNumber, block)
+
+	vals := [...][2]string{
+		{"tx_hash", sr.TxHash}, {"from", sr.From}, {"to", sr.To}, {"value", sr.Value},
+		{"network", network}, {"block_number", block},
+	}
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	for _, kv := range vals {
+		if repl != nil {
+			repl.Set("http.x402."+kv[0], kv[1])
+		}
+		caddyhttp.SetVar(r.Context(), "x402."+kv[0], kv[1])
+	}
+	w.Header().Set(HeaderPaymentResponse, encodePaymentResponse(sr, network))
+	h.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
+		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block))
+}
+
+// paymentResponse is the X-PAYMENT-RESPONSE body: the x402 reference
+// fields, then the settlement as the facilitator gave it.
+type paymentResponse struct {
+	Success     bool    `json:"success"`
+	Transaction string  `json:"transaction"`
+	Network     string  `json:"network"`
+	Payer       string  `json:"payer"`
+	Event       string  `json:"event"`
+	TxHash      string  `json:"txHash"`
+	From        string  `json:"from"`
+	To          string  `json:"to"`
+	Value       string  `json:"value"`
+	BlockNumber *uint64 `json:"blockNumber,omitempty"`
+	Timestamp   string  `json:"timestamp"`
+}
+
+func encodePaymentResponse(sr *facilitator.SettleResponse, network string) string {
+	b, _ := json.Marshal(paymentResponse{
+		Success: sr.Settled(), Transaction: sr.TxHash, Network: network, Payer: sr.From,
+		Event: sr.Event, TxHash: sr.TxHash, From: sr.From, To: sr.To, Value: sr.Value,
+		BlockNumber: sr.BlockNumber, Timestamp: sr.Timestamp,
+	})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// paymentRequired answers 402 with the requirements. errText is the
+// "error" field; invalid, when set, is a verify reason and goes into both
+// "error" and "invalidReason".
+func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errText, invalid string) error {
+	body := h.tmpl.build(errText, invalid, resourceURL(r))
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusPaymentRequired)
+	_, err := w.Write(body)
+	return err
+}
+
+var (
+	jsonContentType = []string{"application/json"}
+	noStore         = []string{"no-store"}
+)
+
+func invalidReason(err error) string {
+	var ip *facilitator.InvalidPaymentError
+	if errors.As(err, &ip) {
+		return ip.Reason
+	}
+	return facilitator.ReasonInvalidBase64
+}
+
+// resourceURL is the full URL the buyer asked for, before any rewrite.
+func resourceURL(r *http.Request) string {
+	u := r.URL
+	if or, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && or.URL != nil {
+		u = or.URL
+	}
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
+	}
+	return scheme + r.Host + u.RequestURI()
+}
+
+// bodyTemplate holds the 402 body's static parts, built once at Provision:
+// the requirements JSON split around the resource URL, which is the only
+// part that changes per request besides the error.
+type bodyTemplate struct {
+	reqHead, reqTail []byte
+}
+
+const resourceMarker = "\x00x402-resource\x00"
+
+// requirementsJSON is facilitator.PaymentRequirements as the 402 answer
+// writes it: description and mimeType always present (spec 4.5), even
+// when empty, as the x402 reference servers do.
+type requirementsJSON struct {
+	Scheme            string                  `json:"scheme"`
+	Network           string                  `json:"network"`
+	PayTo             string                  `json:"payTo"`
+	Asset             string                  `json:"asset"`
+	MaxAmountRequired string                  `json:"maxAmountRequired"`
+	MaxTimeoutSeconds int64                   `json:"maxTimeoutSeconds"`
+	Resource          string                  `json:"resource"`
+	Description       string                  `json:"description"`
+	MimeType          string                  `json:"mimeType"`
+	Extra             *facilitator.DomainInfo `json:"extra,omitempty"`
+}
+
+func (t *bodyTemplate) init(reqs facilitator.PaymentRequirements) error {
+	b, err := json.Marshal(requirementsJSON{
+		Scheme: reqs.Scheme, Network: reqs.Network, PayTo: reqs.PayTo, Asset: reqs.Asset,
+		MaxAmountRequired: reqs.MaxAmountRequired, MaxTimeoutSeconds: reqs.MaxTimeoutSeconds,
+		Resource: resourceMarker, Description: reqs.Description, MimeType: reqs.MimeType, Extra: reqs.Extra,
+	})
+	if err != nil {
+		return err
+	}
+	marker, _ := json.Marshal(resourceMarker)
+	if bytes.Count(b, marker) != 1 {
+		return errors.New("x402: description or mime_type must not contain NUL characters")
+	}
+	i := bytes.Index(b, marker)
+	t.reqHead = b[:i]
+	t.reqTail = b[i+len(marker):]
+	return nil
+}
+
+func (t *bodyTemplate) build(errText, invalid, resource string) []byte {
+	if invalid != "" {
+		errText = invalid
+	}
+	n := 2*(len(t.reqHead)+len(t.reqTail)+len(resource)) + 2*len(errText) + 128
+	b := make([]byte, 0, n)
+	b = append(b, `{"error":`...)
+	b = appendJSONString(b, errText)
+	if invalid != "" {
+		b = append(b, `,"invalidReason":`...)
+		b = appendJSONString(b, invalid)
+	}
+	b = append(b, `,"x402Version":1,"paymentRequirements":`...)
+	b = t.appendReqs(b, resource)
+	b = append(b, `,"accepts":[`...)
+	b = t.appendReqs(b, resource)
+	b = append(b, "]}\n"...)
+	return b
+}
+
+func (t *bodyTemplate) appendReqs(b []byte, resource string) []byte {
+	b = append(b, t.reqHead...)
+	b = appendJSONString(b, resource)
+	return append(b, t.reqTail...)
+}
+
+// appendJSONString appends s as a JSON string; plain printable ASCII (the
+// usual URL) takes the fast path.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

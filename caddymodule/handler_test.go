@@ -1,0 +1,220 @@
+package caddymodule
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/ethereum/go-ethereum/crypto"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+)
+
+// fakeClient is a facilitator.Client with canned answers.
+type fakeClient struct {
+	verify  *facilitator.VerifyResponse
+	verErr  error
+	settle  *facilitator.SettleResponse
+	setErr  error
+	settles atomic.Int32
+	lastReq *facilitator.Request
+}
+
+func (f *fakeClient) Verify(_ context.Context, req *facilitator.Request) (*facilitator.VerifyResponse, error) {
+	f.lastReq = req
+	return f.verify, f.verErr
+}
+
+func (f *fakeClient) Settle(_ context.Context, req *facilitator.Request) (*facilitator.SettleResponse, error) {
+	f.settles.Add(1)
+	return f.settle, f.setErr
+}
+
+var (
+	block7  = uint64(7)
+	settled = &facilitator.SettleResponse{X402Version: 1, Event: facilitator.EventSettled, TxHash: "0x" + strings.Repeat("ab", 32),
+		From: "0xBuyer", To: "0xSeller", Value: "10000", BlockNumber: &block7, Network: "cronos-testnet", Timestamp: "2026-01-01T00:00:00.000Z"}
+	failedSettle = &facilitator.SettleResponse{X402Version: 1, Event: facilitator.EventFailed, Network: "cronos-testnet", Error: facilitator.ErrTextInsufficientFunds}
+)
+
+func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, string) {
+	t.Helper()
+	b, _ := facilitator.BuiltinNetwork("cronos-testnet")
+	h := &Handler{client: fc, settleAfter: settleAfter, logger: zap.NewNop(), reqs: facilitator.PaymentRequirements{
+		Scheme: "exact", Network: b.Name, PayTo: "0x1111111111111111111111111111111111111111", Asset: b.Token,
+		MaxAmountRequired: "10000", MaxTimeoutSeconds: 300, Extra: &facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version},
+	}}
+	if err := h.tmpl.init(h.reqs); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := crypto.GenerateKey()
+	header, _, err := facilitator.CreatePayment(key, h.reqs, facilitator.PaymentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, header
+}
+
+// TestHandlerFlows drives the handler with a fake facilitator, settle
+// before and after, through every outcome of spec 4.5's seller rules.
+func TestHandlerFlows(t *testing.T) {
+	upstreamOK := func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("X-Upstream", "yes")
+		w.WriteHeader(http.StatusOK)
+		_, err := w.Write([]byte("resource"))
+		return err
+	}
+	tests := []struct {
+		name        string
+		after       bool
+		fc          *fakeClient
+		upstream    caddyhttp.HandlerFunc
+		wantStatus  int    // status written (0: nothing written)
+		wantErr     int    // status of the returned caddyhttp error (0: none)
+		wantBody    string // substring
+		wantPR      bool   // X-PAYMENT-RESPONSE present
+		wantSettles int32
+		wantNext    bool
+	}{
+		{name: "before: settled", fc: &fakeClient{verify: facilitator.Valid(), settle: settled}, upstream: upstreamOK,
+			wantStatus: 200, wantBody: "resource", wantPR: true, wantSettles: 1, wantNext: true},
+		{name: "before: invalid", fc: &fakeClient{verify: facilitator.Invalid("Invalid EIP-3009 signature")}, upstream: upstreamOK,
+			wantStatus: 402, wantBody: `"invalidReason":"Invalid EIP-3009 signature"`},
+		{name: "before: verify unreachable", fc: &fakeClient{verErr: errors.New("dial tcp: refused")}, upstream: upstreamOK,
+			wantErr: 500},
+		{name: "before: settle failed", fc: &fakeClient{verify: facilitator.Valid(), settle: failedSettle}, upstream: upstreamOK,
+			wantStatus: 402, wantBody: `"error":"ERC20: transfer amount exceeds balance"`, wantSettles: 1},
+		{name: "before: settle unreachable", fc: &fakeClient{verify: facilitator.Valid(), setErr: &facilitator.StatusError{Status: 503, Message: "no signer"}}, upstream: upstreamOK,
+			wantErr: 500, wantSettles: 1},
+		{name: "after: settled", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled}, upstream: upstreamOK,
+			wantStatus: 200, wantBody: "resource", wantPR: true, wantSettles: 1, wantNext: true},
+		{name: "after: upstream 404 passes, no settle", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+			upstream: func(w http.ResponseWriter, r *http.Request) error {
+				http.Error(w, "not here", http.StatusNotFound)
+				return nil
+			}, wantStatus: 404, wantBody: "not here", wantNext: true},
+		{name: "after: settle failed drops the upstream's answer", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: failedSettle}, upstream: upstreamOK,
+			wantStatus: 402, wantBody: `"error":"ERC20: transfer amount exceeds balance"`, wantSettles: 1, wantNext: true},
+		{name: "after: settle unreachable is a 500", after: true, fc: &fakeClient{verify: facilitator.Valid(), setErr: errors.New("boom")}, upstream: upstreamOK,
+			wantErr: 500, wantSettles: 1, wantNext: true},
+		{name: "after: upstream writes nothing", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+			upstream:   func(w http.ResponseWriter, r *http.Request) error { return nil },
+			wantStatus: 200, wantPR: true, wantSettles: 1, wantNext: true},
+		{name: "after: upstream error, nothing written", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+			upstream: func(w http.ResponseWriter, r *http.Request) error {
+				return caddyhttp.Error(http.StatusNotFound, errors.New("no file"))
+			}, wantErr: 404, wantNext: true},
+		{name: "after: io.Copy path", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+			upstream: func(w http.ResponseWriter, r *http.Request) error {
+				_, err := io.Copy(w, strings.NewReader("copied body"))
+				return err
+			}, wantStatus: 200, wantBody: "copied body", wantPR: true, wantSettles: 1, wantNext: true},
+		{name: "after: io.Copy dropped when settle fails", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: failedSettle},
+			upstream: func(w http.ResponseWriter, r *http.Request) error {
+				_, err := io.Copy(w, strings.NewReader("copied body"))
+				return err
+			}, wantStatus: 402, wantBody: "exceeds balance", wantSettles: 1, wantNext: true},
+		{name: "after: flush first settles first", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+			upstream: func(w http.ResponseWriter, r *http.Request) error {
+				if err := http.NewResponseController(w).Flush(); err != nil {
+					return err
+				}
+				_, err := w.Write([]byte("streamed"))
+				return err
+			}, wantStatus: 200, wantBody: "streamed", wantPR: true, wantSettles: 1, wantNext: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, header := testHandler(t, tt.fc, tt.after)
+			r := httptest.NewRequest(http.MethodGet, "http://example.com/paid?q=1", nil)
+			r.Header.Set("X-Payment", header)
+			r.Header.Set(HeaderTxHash, "0xforged")
+			ctx := context.WithValue(r.Context(), caddyhttp.VarsCtxKey, map[string]any{})
+			r = r.WithContext(ctx)
+			w := httptest.NewRecorder()
+			ranNext := false
+			err := h.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+				ranNext = true
+				if got := r.Header.Get(HeaderTxHash); got == "0xforged" {
+					t.Errorf("the buyer's %s reached the upstream", HeaderTxHash)
+				}
+				return tt.upstream(w, r)
+			}))
+
+			var he caddyhttp.HandlerError
+			switch {
+			case tt.wantErr != 0:
+				if !errors.As(err, &he) || he.StatusCode != tt.wantErr {
+					t.Fatalf("error %v, want a caddyhttp error %d", err, tt.wantErr)
+				}
+				if w.Code != 200 || w.Body.Len() != 0 || w.Flushed {
+					t.Errorf("something was written before the error: %d %q", w.Code, w.Body)
+				}
+			case err != nil:
+				t.Fatalf("unexpected error %v", err)
+			default:
+				if w.Code != tt.wantStatus {
+					t.Errorf("status %d, want %d; body %s", w.Code, tt.wantStatus, w.Body)
+				}
+			}
+			if tt.wantBody != "" && !strings.Contains(w.Body.String(), tt.wantBody) {
+				t.Errorf("body %q lacks %q", w.Body, tt.wantBody)
+			}
+			if tt.wantStatus == 402 {
+				var out body402
+				if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+					t.Fatalf("402 body is not JSON: %s", w.Body)
+				}
+				if out.PaymentRequirements.Resource != "http://example.com/paid?q=1" || len(out.Accepts) != 1 {
+					t.Errorf("402 body %s", w.Body)
+				}
+				if w.Header().Get("X-Upstream") != "" {
+					t.Errorf("the upstream's headers went out with the 402")
+				}
+			}
+			if got := w.Header().Get("X-Payment-Response") != ""; got != tt.wantPR {
+				t.Errorf("X-PAYMENT-RESPONSE present %v, want %v", got, tt.wantPR)
+			}
+			if got := tt.fc.settles.Load(); got != tt.wantSettles {
+				t.Errorf("settle called %d times, want %d", got, tt.wantSettles)
+			}
+			if ranNext != tt.wantNext {
+				t.Errorf("next handler ran %v, want %v", ranNext, tt.wantNext)
+			}
+			if tt.fc.lastReq != nil {
+				rq := tt.fc.lastReq.PaymentRequirements
+				if rq.PayTo != h.reqs.PayTo || rq.MaxAmountRequired != "10000" || rq.Resource != "http://example.com/paid?q=1" {
+					t.Errorf("facilitator asked with requirements %+v", rq)
+				}
+			}
+		})
+	}
+}
+
+func TestBodyTemplate(t *testing.T) {
+	h, _ := testHandler(t, &fakeClient{}, false)
+	for _, resource := range []string{"http://a/b?c=d", "http://a/\"quoted\"\\<tag>&\x01é"} {
+		b := h.tmpl.build("X-PAYMENT header is required", "", resource)
+		var out body402
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatalf("not JSON: %v: %s", err, b)
+		}
+		if out.PaymentRequirements.Resource != resource || out.Accepts[0].Resource != resource {
+			t.Errorf("resource %q came back as %q", resource, out.PaymentRequirements.Resource)
+		}
+		if out.InvalidReason != "" {
+			t.Errorf("invalidReason set without a verify verdict")
+		}
+		if !strings.Contains(string(b), `"description":"","mimeType":""`) {
+			t.Errorf("description and mimeType are not always present: %s", b)
+		}
+	}
+}

@@ -1,0 +1,731 @@
+package caddymodule
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddytest"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/token"
+)
+
+// The integration tests share one in-process Caddy (caddytest) and so run
+// one after another. They all configure the same devnet, which the usage
+// pool keeps across their config loads: balances carry over from test to
+// test, so every check is on a difference.
+const (
+	adminPort   = 2999
+	sitePort    = 9402
+	facPort     = 9403
+	devnetAddr  = "127.0.0.1:18402"
+	devnetURL   = "http://" + devnetAddr
+	sellerAddr  = "0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e111"
+	seller2Addr = "0x5e22e5e22e5e22e5e22e5e22e5e22e5e22e5e222"
+)
+
+var siteURL = fmt.Sprintf("http://localhost:%d", sitePort)
+
+// globalBlock is the Caddyfile global options of every integration test;
+// extra goes inside the x402 block.
+func globalBlock(extra string) string {
+	return fmt.Sprintf(`{
+	admin localhost:%d
+	http_port %d
+	https_port 9443
+	grace_period 1s
+	skip_install_trust
+	x402 {
+		devnet {
+			listen %s
+			block_time 200ms
+		}
+		%s
+	}
+}
+`, adminPort, sitePort, devnetAddr, extra)
+}
+
+func newTester(t testing.TB, caddyfile string) *caddytest.Tester {
+	t.Helper()
+	tester := caddytest.NewTester(t).WithDefaultOverrides(caddytest.Config{
+		AdminPort:          adminPort,
+		TestRequestTimeout: 30 * time.Second,
+		LoadRequestTimeout: 30 * time.Second,
+	})
+	tester.InitServer(caddyfile, "caddyfile")
+	if t.Failed() {
+		t.FailNow()
+	}
+	return tester
+}
+
+func buyerKey(t testing.TB, hexKey string) *ecdsa.PrivateKey {
+	t.Helper()
+	k, err := facilitator.ParseKey(hexKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+var (
+	chainOnce   sync.Once
+	chainToken  *token.EIP3009Token
+	chainClient *ethclient.Client
+)
+
+// balance reads a token balance from the devnet over its RPC URL.
+func balance(t testing.TB, addr string) *big.Int {
+	t.Helper()
+	chainOnce.Do(func() {
+		c, err := ethclient.Dial(devnetURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chainClient = c
+		if chainToken, err = token.NewEIP3009Token(devnet.TokenAddress, c); err != nil {
+			t.Fatal(err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, err := chainToken.BalanceOf(&bind.CallOpts{Context: ctx}, common.HexToAddress(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func assertDelta(t *testing.T, who string, before, after *big.Int, want int64) {
+	t.Helper()
+	if got := new(big.Int).Sub(after, before); got.Cmp(big.NewInt(want)) != 0 {
+		t.Errorf("%s's balance changed by %s, want %d", who, got, want)
+	}
+}
+
+// body402 is the seller's 402 answer.
+type body402 struct {
+	Error               string                          `json:"error"`
+	InvalidReason       string                          `json:"invalidReason"`
+	X402Version         int                             `json:"x402Version"`
+	PaymentRequirements facilitator.PaymentRequirements `json:"paymentRequirements"`
+	Accepts             []facilitator.PaymentRequirements
+}
+
+func get(t *testing.T, tester *caddytest.Tester, url string, header map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := tester.Client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+// require402 fetches url without payment and returns the 402 answer.
+func require402(t *testing.T, tester *caddytest.Tester, url string) body402 {
+	t.Helper()
+	resp, b := get(t, tester, url, nil)
+	if resp.StatusCode != http.StatusPaymentRequired {
+		t.Fatalf("GET %s without payment: status %d, want 402; body %s", url, resp.StatusCode, b)
+	}
+	var out body402
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("402 body is not JSON: %v: %s", err, b)
+	}
+	return out
+}
+
+// pay signs what reqs ask for with key.
+func pay(t *testing.T, key *ecdsa.PrivateKey, reqs facilitator.PaymentRequirements) string {
+	t.Helper()
+	header, _, err := facilitator.CreatePayment(key, reqs, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return header
+}
+
+// echoUpstream answers with the X-Payment-* request headers it got, as JSON.
+func echoUpstream(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := map[string]string{}
+		for _, k := range append(upstreamHeaders, HeaderPayment) {
+			got[k] = r.Header.Get(k)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(got)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestPaywall402Body(t *testing.T) {
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402 /weather {
+		pay_to %s
+		price 0.01
+		description "Weather data"
+		mime_type application/json
+	}
+	rewrite /old-weather /weather
+	respond "sunny"
+}
+`, sitePort, sellerAddr))
+
+	// The resource is the URL the buyer asked for, before any rewrite.
+	if got := require402(t, tester, siteURL+"/old-weather?city=Oslo").PaymentRequirements.Resource; got != siteURL+"/old-weather?city=Oslo" {
+		t.Errorf("resource after a rewrite: %q", got)
+	}
+
+	resp, b := get(t, tester, siteURL+"/weather?city=Paris", nil)
+	if resp.StatusCode != http.StatusPaymentRequired {
+		t.Fatalf("status %d, want 402", resp.StatusCode)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type %q, want application/json", ct)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatalf("402 body is not JSON: %s", b)
+	}
+	for _, k := range []string{"error", "x402Version", "paymentRequirements", "accepts"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("402 body lacks %q: %s", k, b)
+		}
+	}
+	var got body402
+	_ = json.Unmarshal(b, &got)
+	want := facilitator.PaymentRequirements{
+		Scheme:            "exact",
+		Network:           "cronos-testnet",
+		PayTo:             sellerAddr,
+		Asset:             devnet.TokenAddress.Hex(),
+		MaxAmountRequired: "10000",
+		MaxTimeoutSeconds: 300,
+		Resource:          siteURL + "/weather?city=Paris",
+		Description:       "Weather data",
+		MimeType:          "application/json",
+		Extra:             &facilitator.DomainInfo{Name: devnet.TokenName, Version: devnet.TokenVersion},
+	}
+	checks := []struct{ field, got, want string }{
+		{"error", got.Error, "X-PAYMENT header is required"},
+		{"x402Version", fmt.Sprint(got.X402Version), "1"},
+		{"scheme", got.PaymentRequirements.Scheme, want.Scheme},
+		{"network", got.PaymentRequirements.Network, want.Network},
+		{"payTo", got.PaymentRequirements.PayTo, want.PayTo},
+		{"asset", got.PaymentRequirements.Asset, want.Asset},
+		{"maxAmountRequired", got.PaymentRequirements.MaxAmountRequired, want.MaxAmountRequired},
+		{"maxTimeoutSeconds", fmt.Sprint(got.PaymentRequirements.MaxTimeoutSeconds), "300"},
+		{"resource", got.PaymentRequirements.Resource, want.Resource},
+		{"description", got.PaymentRequirements.Description, want.Description},
+		{"mimeType", got.PaymentRequirements.MimeType, want.MimeType},
+		{"accepts length", fmt.Sprint(len(got.Accepts)), "1"},
+	}
+	if got.PaymentRequirements.Extra == nil {
+		t.Errorf("paymentRequirements.extra is missing")
+	} else {
+		checks = append(checks,
+			struct{ field, got, want string }{"extra.name", got.PaymentRequirements.Extra.Name, want.Extra.Name},
+			struct{ field, got, want string }{"extra.version", got.PaymentRequirements.Extra.Version, want.Extra.Version})
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.field, c.got, c.want)
+		}
+	}
+	if len(got.Accepts) == 1 {
+		a, _ := json.Marshal(got.Accepts[0])
+		p, _ := json.Marshal(got.PaymentRequirements)
+		if string(a) != string(p) {
+			t.Errorf("accepts[0] differs from paymentRequirements:\n%s\n%s", a, p)
+		}
+	}
+
+	// Unpaid paths outside the matcher are free.
+	if resp, b := get(t, tester, siteURL+"/free", nil); resp.StatusCode != 200 || string(b) != "sunny" {
+		t.Errorf("free path: %d %q", resp.StatusCode, b)
+	}
+
+	// Bad input from the buyer is a 402 with a reason, never a 500.
+	bad := []struct{ name, header, want string }{
+		{"not base64", "%%%not-base64%%%", facilitator.ReasonInvalidBase64},
+		{"not json", base64.StdEncoding.EncodeToString([]byte("hello")), facilitator.ReasonInvalidBase64},
+		{"too big", strings.Repeat("A", MaxPaymentHeaderBytes+1), "X-PAYMENT header exceeds 16 KiB"},
+		{"wrong scheme", base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1,"scheme":"upto","network":"cronos-testnet","payload":{}}`)), ""},
+	}
+	for _, c := range bad {
+		t.Run(c.name, func(t *testing.T) {
+			resp, b := get(t, tester, siteURL+"/weather", map[string]string{"X-Payment": c.header})
+			if resp.StatusCode != http.StatusPaymentRequired {
+				t.Fatalf("status %d, want 402: %s", resp.StatusCode, b)
+			}
+			var out body402
+			if err := json.Unmarshal(b, &out); err != nil {
+				t.Fatalf("body is not JSON: %s", b)
+			}
+			if out.Error == "" || out.Error != out.InvalidReason {
+				t.Errorf("error %q, invalidReason %q: want both set and equal", out.Error, out.InvalidReason)
+			}
+			if c.want != "" && out.Error != c.want {
+				t.Errorf("error %q, want %q", out.Error, c.want)
+			}
+			if out.PaymentRequirements.PayTo != sellerAddr || len(out.Accepts) != 1 {
+				t.Errorf("the 402 lacks the requirements: %s", b)
+			}
+		})
+	}
+}
+
+func TestPaidRequest(t *testing.T) {
+	up := echoUpstream(t)
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402 /api/* {
+		pay_to %s
+		price 0.01
+	}
+	x402 /cheap {
+		pay_to %s
+		amount 10
+	}
+	x402 /other-seller {
+		pay_to %s
+		price 0.01
+	}
+	x402 /placeholders {
+		pay_to %s
+		amount 7
+	}
+	respond /placeholders "tx={http.x402.tx_hash} from={http.x402.from} to={http.x402.to} value={http.x402.value} network={http.x402.network} block={http.x402.block_number} var={http.vars.x402.tx_hash}"
+	respond /cheap "cheap"
+	respond /other-seller "other"
+	reverse_proxy %s
+}
+`, sitePort, sellerAddr, sellerAddr, seller2Addr, sellerAddr, up.Listener.Addr()))
+
+	buyer := buyerKey(t, devnet.Buyer1PrivateKey)
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	reqs := require402(t, tester, siteURL+"/api/data").PaymentRequirements
+	header := pay(t, buyer, reqs)
+
+	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+	resp, b := get(t, tester, siteURL+"/api/data", map[string]string{
+		"X-Payment":         header,
+		"X-Payment-Tx-Hash": "0xforged", // must not reach the upstream
+	})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("paid request: status %d: %s", resp.StatusCode, b)
+	}
+	var seen map[string]string
+	if err := json.Unmarshal(b, &seen); err != nil {
+		t.Fatalf("upstream answer: %s", b)
+	}
+	if h := seen[HeaderTxHash]; len(h) != 66 || !strings.HasPrefix(h, "0x") {
+		t.Errorf("upstream got %s %q, want the transaction hash", HeaderTxHash, h)
+	}
+	if !strings.EqualFold(seen[HeaderFrom], buyerAddr) {
+		t.Errorf("upstream got %s %q, want %s", HeaderFrom, seen[HeaderFrom], buyerAddr)
+	}
+	if seen[HeaderValue] != "10000" || seen[HeaderNetwork] != "cronos-testnet" || seen[HeaderBlockNumber] == "" {
+		t.Errorf("upstream got value %q network %q block %q", seen[HeaderValue], seen[HeaderNetwork], seen[HeaderBlockNumber])
+	}
+
+	// X-PAYMENT-RESPONSE.
+	raw, err := base64.StdEncoding.DecodeString(resp.Header.Get("X-Payment-Response"))
+	if err != nil {
+		t.Fatalf("X-PAYMENT-RESPONSE is not Base64: %v", err)
+	}
+	var pr map[string]any
+	if err := json.Unmarshal(raw, &pr); err != nil {
+		t.Fatalf("X-PAYMENT-RESPONSE is not JSON: %s", raw)
+	}
+	if pr["success"] != true || pr["transaction"] != seen[HeaderTxHash] || pr["txHash"] != seen[HeaderTxHash] ||
+		pr["network"] != "cronos-testnet" || !strings.EqualFold(fmt.Sprint(pr["payer"]), buyerAddr) ||
+		pr["event"] != facilitator.EventSettled || pr["value"] != "10000" || pr["blockNumber"] == nil ||
+		pr["timestamp"] == "" || !strings.EqualFold(fmt.Sprint(pr["to"]), sellerAddr) {
+		t.Errorf("X-PAYMENT-RESPONSE = %s", raw)
+	}
+
+	// The money moved on chain, exactly.
+	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -10000)
+	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 10000)
+
+	// The same X-PAYMENT again is refused.
+	resp, b = get(t, tester, siteURL+"/api/data", map[string]string{"X-Payment": header})
+	var replay body402
+	_ = json.Unmarshal(b, &replay)
+	if resp.StatusCode != http.StatusPaymentRequired || replay.Error != facilitator.ErrTextAlreadyUsed {
+		t.Errorf("replay: status %d error %q, want 402 %q", resp.StatusCode, replay.Error, facilitator.ErrTextAlreadyUsed)
+	}
+	assertDelta(t, "buyer after replay", buyerBefore, balance(t, buyerAddr), -10000)
+
+	// A payment for a cheaper route, or for another seller, is refused.
+	cheap := pay(t, buyer, require402(t, tester, siteURL+"/cheap").PaymentRequirements)
+	other := pay(t, buyer, require402(t, tester, siteURL+"/other-seller").PaymentRequirements)
+	for _, c := range []struct{ name, header, want string }{
+		{"cheaper route", cheap, "Invalid amount"},
+		{"other payTo", other, facilitator.ReasonRecipient},
+	} {
+		resp, b := get(t, tester, siteURL+"/api/data", map[string]string{"X-Payment": c.header})
+		var out body402
+		_ = json.Unmarshal(b, &out)
+		if resp.StatusCode != http.StatusPaymentRequired || !strings.HasPrefix(out.Error, c.want) {
+			t.Errorf("%s: status %d error %q, want 402 %q", c.name, resp.StatusCode, out.Error, c.want)
+		}
+	}
+	assertDelta(t, "buyer after refusals", buyerBefore, balance(t, buyerAddr), -10000)
+
+	// Placeholders and vars.
+	resp, b = get(t, tester, siteURL+"/placeholders", map[string]string{
+		"X-Payment": pay(t, buyer, require402(t, tester, siteURL+"/placeholders").PaymentRequirements),
+	})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("placeholders: status %d: %s", resp.StatusCode, b)
+	}
+	fields := map[string]string{}
+	for _, kv := range strings.Fields(string(b)) {
+		k, v, _ := strings.Cut(kv, "=")
+		fields[k] = v
+	}
+	if len(fields["tx"]) != 66 || fields["var"] != fields["tx"] || !strings.EqualFold(fields["from"], buyerAddr) ||
+		!strings.EqualFold(fields["to"], sellerAddr) || fields["value"] != "7" || fields["network"] != "cronos-testnet" || fields["block"] == "" {
+		t.Errorf("placeholders gave %q", b)
+	}
+}
+
+func TestSettleAfter(t *testing.T) {
+	release := make(chan struct{})
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/broken":
+			http.Error(w, "upstream failure", http.StatusInternalServerError)
+		case "/events":
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprintf(w, "data: first from %s\n\n", r.Header.Get(HeaderFrom))
+			w.(http.Flusher).Flush()
+			select { // the rest only once the buyer has the first event
+			case <-release:
+			case <-time.After(10 * time.Second):
+			}
+			fmt.Fprint(w, "data: second\n\n")
+		case "/empty":
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	t.Cleanup(upstream.Close)
+
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402 {
+		pay_to %s
+		amount 20000
+		settle after
+	}
+	reverse_proxy %s {
+		flush_interval -1
+	}
+}
+`, sitePort, sellerAddr, upstream.Listener.Addr()))
+
+	buyer := buyerKey(t, devnet.Buyer2PrivateKey)
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+
+	t.Run("upstream fails, no money moves", func(t *testing.T) {
+		reqs := require402(t, tester, siteURL+"/broken").PaymentRequirements
+		before := balance(t, buyerAddr)
+		resp, b := get(t, tester, siteURL+"/broken", map[string]string{"X-Payment": pay(t, buyer, reqs)})
+		if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(b), "upstream failure") {
+			t.Errorf("status %d body %q, want the upstream's 500", resp.StatusCode, b)
+		}
+		if resp.Header.Get("X-Payment-Response") != "" {
+			t.Errorf("X-PAYMENT-RESPONSE set on a failed answer")
+		}
+		time.Sleep(500 * time.Millisecond) // a block or two, had anything been sent
+		assertDelta(t, "buyer", before, balance(t, buyerAddr), 0)
+	})
+
+	t.Run("stream is settled, then flows unbuffered", func(t *testing.T) {
+		reqs := require402(t, tester, siteURL+"/events").PaymentRequirements
+		before, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+		req, _ := http.NewRequest(http.MethodGet, siteURL+"/events", nil)
+		req.Header.Set("X-Payment", pay(t, buyer, reqs))
+		resp, err := tester.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("X-Payment-Response") == "" {
+			t.Fatalf("status %d, X-PAYMENT-RESPONSE %q", resp.StatusCode, resp.Header.Get("X-Payment-Response"))
+		}
+		rd := bufio.NewReader(resp.Body)
+		first, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first event arrived while the upstream still holds the rest.
+		if !strings.HasPrefix(first, "data: first from ") || !strings.Contains(strings.ToLower(first), strings.ToLower(buyerAddr)) {
+			t.Errorf("first chunk %q", first)
+		}
+		close(release)
+		rest, _ := io.ReadAll(rd)
+		if !strings.Contains(string(rest), "data: second") {
+			t.Errorf("rest of the stream %q", rest)
+		}
+		assertDelta(t, "buyer", before, balance(t, buyerAddr), -20000)
+		assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 20000)
+	})
+
+	t.Run("replay after settle-after is refused", func(t *testing.T) {
+		reqs := require402(t, tester, siteURL+"/empty").PaymentRequirements
+		header := pay(t, buyer, reqs)
+		resp, _ := get(t, tester, siteURL+"/empty", map[string]string{"X-Payment": header})
+		if resp.StatusCode != http.StatusNoContent || resp.Header.Get("X-Payment-Response") == "" {
+			t.Fatalf("status %d, X-PAYMENT-RESPONSE %q", resp.StatusCode, resp.Header.Get("X-Payment-Response"))
+		}
+		resp, b := get(t, tester, siteURL+"/empty", map[string]string{"X-Payment": header})
+		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextAlreadyUsed) {
+			t.Errorf("replay: status %d body %s", resp.StatusCode, b)
+		}
+	})
+}
+
+func TestRemoteFacilitator(t *testing.T) {
+	up := echoUpstream(t)
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402_facilitator {
+		rate_limit off
+	}
+}
+
+:%d {
+	x402 /remote {
+		pay_to %s
+		price 0.002
+		facilitator http://127.0.0.1:%d
+	}
+	x402 /down {
+		pay_to %s
+		price 0.002
+		facilitator http://127.0.0.1:1
+	}
+	reverse_proxy %s
+}
+`, facPort, sitePort, sellerAddr, facPort, sellerAddr, up.Listener.Addr()))
+
+	// The facilitator site serves the API.
+	resp, b := get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/v2/x402/supported", facPort), nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"network":"cronos-testnet"`) {
+		t.Errorf("supported: %d %s", resp.StatusCode, b)
+	}
+	resp, b = get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/healthcheck", facPort), nil)
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"status"`) {
+		t.Errorf("healthcheck: %d %s", resp.StatusCode, b)
+	}
+
+	buyer := buyerKey(t, devnet.Buyer3PrivateKey)
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	reqs := require402(t, tester, siteURL+"/remote").PaymentRequirements
+	if reqs.Asset != devnet.TokenAddress.Hex() || reqs.MaxAmountRequired != "2000" || reqs.Extra == nil {
+		t.Errorf("remote-mode requirements: %+v", reqs)
+	}
+	before, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+	resp, b = get(t, tester, siteURL+"/remote", map[string]string{"X-Payment": pay(t, buyer, reqs)})
+	if resp.StatusCode != 200 || !strings.Contains(string(b), HeaderTxHash) || resp.Header.Get("X-Payment-Response") == "" {
+		t.Fatalf("paid through the remote facilitator: %d %s", resp.StatusCode, b)
+	}
+	assertDelta(t, "buyer", before, balance(t, buyerAddr), -2000)
+	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 2000)
+
+	// An unreachable facilitator is the seller's 500 (spec 4.5 rule 5).
+	reqs = require402(t, tester, siteURL+"/down").PaymentRequirements
+	resp, _ = get(t, tester, siteURL+"/down", map[string]string{"X-Payment": pay(t, buyer, reqs)})
+	if resp.StatusCode != http.StatusInternalServerError {
+		t.Errorf("unreachable facilitator: status %d, want 500", resp.StatusCode)
+	}
+}
+
+func TestFacilitatorRateLimits(t *testing.T) {
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402_facilitator {
+		rate_limit verify 2 1m
+		rate_limit settle 1 1m
+	}
+	respond "not the facilitator" 404
+}
+`, facPort))
+	post := func(path string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", facPort, path), strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := tester.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	for _, c := range []struct {
+		path string
+		n    int
+	}{{facilitator.PathVerify, 2}, {facilitator.PathSettle, 1}} {
+		for i := 0; i < c.n; i++ {
+			if resp := post(c.path); resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("%s request %d: status %d, want 400 (empty request)", c.path, i+1, resp.StatusCode)
+			}
+		}
+		resp := post(c.path)
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("%s over the limit: status %d Retry-After %q, want 429 with Retry-After",
+				c.path, resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+	}
+	// Other paths go to the next handler.
+	if resp, b := get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/elsewhere", facPort), nil); resp.StatusCode != 404 || string(b) != "not the facilitator" {
+		t.Errorf("other path: %d %q", resp.StatusCode, b)
+	}
+}
+
+func TestSignerKeyNotInConfig(t *testing.T) {
+	// The devnet's signer, given through the environment as a seller would.
+	t.Setenv("X402_TEST_SIGNER_KEY", devnet.SignerPrivateKey)
+	caddyfile := globalBlock(`network cronos-testnet {
+			signer_key {env.X402_TEST_SIGNER_KEY}
+		}`) + fmt.Sprintf(`
+:%d {
+	x402 {
+		pay_to %s
+		amount 3
+	}
+	respond "paid"
+}
+`, sitePort, sellerAddr)
+	tester := newTester(t, caddyfile)
+
+	resp, b := get(t, tester, fmt.Sprintf("http://localhost:%d/config/", adminPort), nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /config/: %d", resp.StatusCode)
+	}
+	hexKey := strings.TrimPrefix(devnet.SignerPrivateKey, "0x")
+	if strings.Contains(strings.ToLower(string(b)), hexKey) {
+		t.Fatalf("GET /config/ serves the signer key")
+	}
+	if !strings.Contains(string(b), "{env.X402_TEST_SIGNER_KEY}") {
+		t.Errorf("GET /config/ lacks the placeholder: %s", b)
+	}
+
+	// The key from the environment settles.
+	buyer := buyerKey(t, devnet.Buyer4PrivateKey)
+	reqs := require402(t, tester, siteURL+"/").PaymentRequirements
+	resp, b = get(t, tester, siteURL+"/", map[string]string{"X-Payment": pay(t, buyer, reqs)})
+	if resp.StatusCode != 200 || string(b) != "paid" {
+		t.Errorf("paid request with the env signer: %d %s", resp.StatusCode, b)
+	}
+
+	// A literal key is refused at load time, and the error does not echo it.
+	literal := strings.Replace(caddyfile, "{env.X402_TEST_SIGNER_KEY}", devnet.SignerPrivateKey, 1)
+	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(literal))
+	req.Header.Set("Content-Type", "text/caddyfile")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode == 200 || !strings.Contains(string(b), "signer_key must be a placeholder") || strings.Contains(string(b), hexKey) {
+		t.Errorf("loading a literal key: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestReloadKeepsFacilitator loads two configs with the same x402 app and
+// checks the second reuses the first one's facilitator.
+func TestReloadKeepsFacilitator(t *testing.T) {
+	site := func(body string) string {
+		return globalBlock("") + fmt.Sprintf(":%d {\n\tx402 {\n\t\tpay_to %s\n\t\tamount 1\n\t}\n\trespond %q\n}\n", sitePort, sellerAddr, body)
+	}
+	newTester(t, site("one"))
+	first := activeFacilitator(t)
+	newTester(t, site("two"))
+	if second := activeFacilitator(t); second != first {
+		t.Errorf("a reload with the same x402 app made a new facilitator")
+	}
+	newTester(t, globalBlock("settle_timeout 20s")+fmt.Sprintf(":%d {\n\trespond ok\n}\n", sitePort))
+	if third := activeFacilitator(t); third == first {
+		t.Errorf("a reload with another x402 app kept the old facilitator")
+	}
+}
+
+func activeFacilitator(t *testing.T) *facilitator.Facilitator {
+	t.Helper()
+	app, err := caddy.ActiveContext().App("x402")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app.(*App).Facilitator()
+}
+
+func TestMain(m *testing.M) {
+	// Integration tests talk to a loopback Caddy; no proxy in between.
+	os.Unsetenv("HTTP_PROXY")
+	os.Unsetenv("http_proxy")
+	os.Exit(m.Run())
+}
+
+// TestProvisionErrors loads JSON configs (which skip the Caddyfile's
+// checks) with mistakes only provisioning can see.
+func TestProvisionErrors(t *testing.T) {
+	config := func(app, handler string) string {
+		return fmt.Sprintf(`{"admin":{"listen":"localhost:%d"},"apps":{
+			"x402":{"devnet":{"listen":%q,"block_time":200000000}%s},
+			"http":{"http_port":%d,"servers":{"s":{"listen":[":%d"],"routes":[{"handle":[
+				{"handler":"x402","pay_to":%q%s}]}]}}}}}`,
+			adminPort, devnetAddr, app, sitePort, sitePort, sellerAddr, handler)
+	}
+	tests := []struct{ name, config, want string }{
+		{"unknown network", config("", `,"amount":"1","network":"moon"`),
+			`is not configured in the x402 app (configured: cronos-testnet)`},
+		{"price finer than the token", config("", `,"price":"0.0000001"`),
+			`has more than 6 decimal places`},
+		{"literal key in JSON", config(`,"networks":[{"name":"cronos-testnet","signer_keys":["`+devnet.SignerPrivateKey+`"]}]`, `,"amount":"1"`),
+			"signer_key must be a placeholder"},
+		{"unset key variable", config(`,"networks":[{"name":"cronos-testnet","signer_keys":["{env.X402_SURELY_UNSET_KEY}"]}]`, `,"amount":"1"`),
+			"signer_key {env.X402_SURELY_UNSET_KEY} is empty or cannot be resolved"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			caddytest.AssertLoadError(t, tt.config, "json", tt.want)
+		})
+	}
+}
