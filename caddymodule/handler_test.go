@@ -18,7 +18,13 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 )
 
-// fakeClient is a facilitator.Client with canned answers.
+// fakeClient is a FAKE facilitator.Client with canned answers. It exists for
+// the faults a real facilitator cannot be made to produce on demand (settle
+// failing after verify passed, a facilitator erroring at one step but not
+// the other) and for the response-writer edge cases of settle-after (an
+// upstream that flushes first, writes through io.Copy, or writes nothing).
+// The real flows, with a real Caddy, facilitator and chain, are in
+// integration_test.go.
 type fakeClient struct {
 	verify  *facilitator.VerifyResponse
 	verErr  error
