@@ -480,28 +480,9 @@ type bodyTemplate struct {
 
 const resourceMarker = "\x00x402-resource\x00"
 
-// requirementsJSON is facilitator.PaymentRequirements as the 402 answer
-// writes it: description and mimeType always present (spec 4.5), even
-// when empty, as the x402 reference servers do.
-type requirementsJSON struct {
-	Scheme            string                  `json:"scheme"`
-	Network           string                  `json:"network"`
-	PayTo             string                  `json:"payTo"`
-	Asset             string                  `json:"asset"`
-	MaxAmountRequired string                  `json:"maxAmountRequired"`
-	MaxTimeoutSeconds int64                   `json:"maxTimeoutSeconds"`
-	Resource          string                  `json:"resource"`
-	Description       string                  `json:"description"`
-	MimeType          string                  `json:"mimeType"`
-	Extra             *facilitator.DomainInfo `json:"extra,omitempty"`
-}
-
 func (t *bodyTemplate) init(reqs facilitator.PaymentRequirements) error {
-	b, err := json.Marshal(requirementsJSON{
-		Scheme: reqs.Scheme, Network: reqs.Network, PayTo: reqs.PayTo, Asset: reqs.Asset,
-		MaxAmountRequired: reqs.MaxAmountRequired, MaxTimeoutSeconds: reqs.MaxTimeoutSeconds,
-		Resource: resourceMarker, Description: reqs.Description, MimeType: reqs.MimeType, Extra: reqs.Extra,
-	})
+	reqs.Resource = resourceMarker
+	b, err := json.Marshal(reqs)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -412,63 +411,6 @@ func TestBadRequests(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-func TestConcurrentSettles(t *testing.T) {
-	seller := newSeller(t)
-	req := requirements(seller, "1000")
-	b := buyer(2)
-	before := balance(t, b.Address)
-
-	// Ten distinct authorizations, each sent three times at once.
-	const distinct, copies = 10, 3
-	headers := make([]string, distinct)
-	for i := range headers {
-		headers[i], _ = pay(t, b, req, facilitator.PaymentOptions{})
-	}
-	type result struct {
-		status int
-		s      facilitator.SettleResponse
-		i      int
-	}
-	results := make(chan result, distinct*copies)
-	var wg sync.WaitGroup
-	for i := range distinct {
-		for range copies {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				status, s := settle(t, body(headers[i], req))
-				results <- result{status, s, i}
-			}()
-		}
-	}
-	wg.Wait()
-	close(results)
-	settled := map[int]string{}
-	txs := map[string]bool{}
-	for r := range results {
-		switch {
-		case r.status == 200 && r.s.Event == facilitator.EventSettled:
-			if prev, dup := settled[r.i]; dup {
-				t.Fatalf("authorization %d settled twice: %s and %s", r.i, prev, r.s.TxHash)
-			}
-			settled[r.i] = r.s.TxHash
-			txs[r.s.TxHash] = true
-		case r.status == 200 && r.s.Error == facilitator.ErrTextAlreadyUsed:
-		default:
-			t.Fatalf("settle %d = %d %+v", r.i, r.status, r.s)
-		}
-	}
-	if len(settled) != distinct || len(txs) != distinct {
-		t.Fatalf("%d authorizations settled in %d transactions, want %d", len(settled), len(txs), distinct)
-	}
-	if got := balance(t, seller); got.Cmp(big.NewInt(distinct*1000)) != 0 {
-		t.Fatalf("seller balance %s, want %d", got, distinct*1000)
-	}
-	if got := new(big.Int).Sub(before, balance(t, b.Address)); got.Cmp(big.NewInt(distinct*1000)) != 0 {
-		t.Fatalf("buyer paid %s, want %d", got, distinct*1000)
-	}
 }
 
 func TestHealthAndSupported(t *testing.T) {

@@ -31,10 +31,12 @@ type PaymentRequirements struct {
 	MaxTimeoutSeconds int64 `json:"maxTimeoutSeconds"`
 	// Resource is the URL of the paid resource (x402 reference clients).
 	Resource string `json:"resource,omitempty"`
-	// Description is free text shown to the buyer.
-	Description string `json:"description,omitempty"`
-	// MimeType is the media type of the paid resource.
-	MimeType string `json:"mimeType,omitempty"`
+	// Description is free text shown to the buyer. Always written, even
+	// empty: the seller's 402 answer carries it (spec 4.5).
+	Description string `json:"description"`
+	// MimeType is the media type of the paid resource. Always written,
+	// even empty, like Description.
+	MimeType string `json:"mimeType"`
 	// Extra carries the token's EIP-712 domain name and version for
 	// the x402 reference clients.
 	Extra *DomainInfo `json:"extra,omitempty"`
