@@ -78,7 +78,9 @@ type App struct {
 	// Journal is the path of the settlement journal (a bbolt file) that
 	// records every settlement before its transaction is broadcast, so that
 	// settlements pending at a crash are reconciled with the chain at the
-	// next start. Default: a journal in memory, lost on restart.
+	// next start. Default: x402/journal.db in Caddy's data directory; with
+	// devnet, a journal in memory (the development chain does not outlive
+	// the process either).
 	Journal string `json:"journal,omitempty"`
 
 	fac    *facilitator.Facilitator
@@ -238,8 +240,8 @@ func (a *App) Provision(ctx caddy.Context) error {
 		return err
 	}
 	var journal facilitator.Journal
-	if a.Journal != "" {
-		if journal, err = a.provisionJournal(); err != nil {
+	if path := a.journalPath(); path != "" {
+		if journal, err = a.provisionJournal(path); err != nil {
 			return err
 		}
 	}
@@ -281,14 +283,25 @@ func (a *App) Provision(ctx caddy.Context) error {
 	return nil
 }
 
+// journalPath is where the settlement journal lives: the configured path,
+// or by default a file in Caddy's data directory, so that a restart never
+// loses track of a settlement. With a devnet, whose chain is gone after a
+// restart, the default is a journal in memory ("").
+func (a *App) journalPath() string {
+	if a.Journal != "" || a.Devnet != nil {
+		return a.Journal
+	}
+	return filepath.Join(caddy.AppDataDir(), "x402", "journal.db")
+}
+
 // provisionJournal opens (or reuses) the settlement journal. It is pooled
 // by path on its own, so that a reload that changes the networks hands the
 // same open file to the new facilitator instead of waiting for the old one
 // to let go of its lock.
-func (a *App) provisionJournal() (facilitator.Journal, error) {
-	path, err := filepath.Abs(a.Journal)
+func (a *App) provisionJournal(journal string) (facilitator.Journal, error) {
+	path, err := filepath.Abs(journal)
 	if err != nil {
-		return nil, fmt.Errorf("journal %q: %w", a.Journal, err)
+		return nil, fmt.Errorf("journal %q: %w", journal, err)
 	}
 	key := "journal:" + path
 	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
