@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -25,7 +26,8 @@ var (
 
 // FacilitatorRoutes (http.handlers.x402_facilitator) serves the facilitator
 // API of the x402 app's embedded facilitator: GET /healthcheck,
-// GET /v2/x402/supported, POST /v2/x402/verify and POST /v2/x402/settle.
+// GET /v2/x402/supported, POST /v2/x402/verify, POST /v2/x402/settle and
+// GET /v2/x402/settlements/{txHash} (a settlement's outcome from the journal).
 // Other paths go to the next handler. Verify and settle are rate limited
 // per client IP (Caddy's client IP, so trusted_proxies is honoured); the
 // defaults are the specification's 10 and 5 requests per minute.
@@ -109,6 +111,10 @@ func clientIP(r *http.Request) string {
 func (fr *FacilitatorRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	switch r.URL.Path {
 	case facilitator.PathHealth, facilitator.PathSupported, facilitator.PathVerify, facilitator.PathSettle:
+		fr.api.ServeHTTP(w, r)
+		return nil
+	}
+	if strings.HasPrefix(r.URL.Path, facilitator.PathSettlements) {
 		fr.api.ServeHTTP(w, r)
 		return nil
 	}
