@@ -49,6 +49,11 @@ type Config struct {
 	// send to confirmation: slow, and there only as a baseline for
 	// benchmarks.
 	SerialSettle bool
+	// RPCCheckInterval is how often the heads of a network's RPC
+	// endpoints are compared, when it has several: one that fails, or
+	// falls more than 3 blocks behind the best, is skipped until it catches
+	// up. Zero means 10 seconds.
+	RPCCheckInterval time.Duration
 	// LowGasBalance is the signer gas balance (in wei) under which the
 	// health check warns. Nil means 10^18 (one native token).
 	LowGasBalance *big.Int
@@ -70,6 +75,7 @@ type Facilitator struct {
 	pollInterval  time.Duration
 	expiryMargin  time.Duration
 	replaceAfter  uint64
+	lagInterval   time.Duration
 	serial        bool
 	lowGas        *big.Int
 	now           func() time.Time
@@ -97,6 +103,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		pollInterval:  orDefault(cfg.ReceiptPollInterval, 50*time.Millisecond),
 		expiryMargin:  orDefault(cfg.ExpiryMargin, 6*time.Second),
 		replaceAfter:  cfg.ReplaceAfterBlocks,
+		lagInterval:   orDefault(cfg.RPCCheckInterval, 10*time.Second),
 		serial:        cfg.SerialSettle,
 		lowGas:        cfg.LowGasBalance,
 		now:           cfg.Now,
@@ -210,6 +217,23 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		defer f.wg.Done()
 		n.watch.run(f.ctx)
 	}()
+	if len(nc.RPCURLs) > 1 {
+		pool.checkLag(ctx)
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			t := time.NewTicker(f.lagInterval)
+			defer t.Stop()
+			for {
+				select {
+				case <-f.ctx.Done():
+					return
+				case <-t.C:
+					pool.checkLag(f.ctx)
+				}
+			}
+		}()
+	}
 	f.networks = append(f.networks, n)
 	for _, name := range append([]string{nc.Name}, nc.Aliases...) {
 		f.byName[strings.ToLower(name)] = n

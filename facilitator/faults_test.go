@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
 )
 
@@ -404,4 +405,43 @@ func BenchmarkConfirmLatency(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(total.Microseconds())/float64(n)/1000, "ms-after-block")
+}
+
+// TestLaggingEndpoint puts a node stuck at an old head (a second dev chain
+// with the same chain ID, not mining) first in the RPC list: it is skipped
+// as lagging, and settlements go through the node that follows the chain.
+func TestLaggingEndpoint(t *testing.T) {
+	stuck, err := devnet.Start(devnet.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Close()
+	stuck.PauseMining()
+	for chainHead(t) < 10 {
+		chain.Mine()
+	}
+	tf := newTestFacilitator(t, nil, func(c *facilitator.Config) {
+		c.Networks[0].RPCURLs = []string{stuck.RPCURL(), chain.RPCURL()}
+	})
+	hl := tf.health(t)
+	if len(hl.Endpoints) != 2 || hl.Endpoints[0].InUse || !strings.HasPrefix(hl.Endpoints[0].Problem, "lagging: head 1 is ") || !hl.Endpoints[1].InUse {
+		t.Fatalf("endpoints = %+v, want the stuck node skipped as lagging", hl.Endpoints)
+	}
+	seller := newSeller(t)
+	req := requirements(seller, "300")
+	h, _ := pay(t, newBuyer(t, chain, 300), req, facilitator.PaymentOptions{})
+	if status, s := tf.settle(t, body(h, req)); status != 200 || !s.Settled() {
+		t.Fatalf("settle = %d %+v", status, s)
+	}
+	if got := balance(t, seller); got.Cmp(big.NewInt(300)) != 0 {
+		t.Fatalf("seller balance %s, want 300", got)
+	}
+}
+
+func chainHead(t *testing.T) uint64 {
+	n, err := chain.Client().BlockNumber(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -39,6 +39,8 @@ type NetworkHealth struct {
 	RPCReachable bool `json:"rpcReachable"`
 	// RPCError is why it did not.
 	RPCError string `json:"rpcError,omitempty"`
+	// Endpoints are the RPC endpoints, with the ones being skipped.
+	Endpoints []EndpointHealth `json:"endpoints"`
 	// HeadBlock is the latest block number.
 	HeadBlock uint64 `json:"headBlock,omitempty"`
 	// HeadAgeSeconds is how old the latest block is, by its timestamp.
@@ -93,8 +95,9 @@ func (f *Facilitator) Health(ctx context.Context, start time.Time) *HealthRespon
 	}
 }
 
-func (f *Facilitator) networkHealth(ctx context.Context, n *network) NetworkHealth {
-	h := NetworkHealth{Network: n.cfg.Name, PendingSettlements: n.watch.count(), Signers: []SignerHealth{}}
+func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkHealth) {
+	h = NetworkHealth{Network: n.cfg.Name, PendingSettlements: n.watch.count(), Signers: []SignerHealth{}}
+	defer func() { h.Endpoints = n.rpc.health() }() // after this check's own RPC failures
 	var head struct {
 		Number hexutil.Uint64 `json:"number"`
 		Time   hexutil.Uint64 `json:"timestamp"`

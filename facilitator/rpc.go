@@ -32,7 +32,9 @@ type endpoint struct {
 	mu        sync.Mutex
 	verified  bool      // eth_chainId was checked
 	disabled  error     // permanent: wrong chain
-	failUntil time.Time // skipped until then after a transport failure
+	failUntil time.Time // skipped until then after a transport failure or lag
+	head      uint64    // head at the last lag check
+	problem   string    // why it was last skipped, for health
 }
 
 // rpcTimeout bounds one JSON-RPC round trip.
@@ -151,6 +153,7 @@ func (p *rpcPool) do(ctx context.Context, fn func(ctx context.Context, c *rpc.Cl
 func (p *rpcPool) markFailed(e *endpoint, err error) {
 	e.mu.Lock()
 	e.failUntil = time.Now().Add(p.coolDown)
+	e.problem = err.Error()
 	e.mu.Unlock()
 	p.logger.Warn("RPC endpoint failed; trying the next one",
 		zap.String("network", p.network), zap.String("rpc", redactURL(e.url)), zap.Error(err))
@@ -206,4 +209,84 @@ func redactURL(u string) string {
 		}
 	}
 	return u
+}
+
+// maxLagBlocks is how far behind the best endpoint's head an endpoint may
+// be before it is skipped as lagging.
+const maxLagBlocks = 3
+
+// checkLag asks every endpoint for its head at once. One that fails, or
+// whose head is more than maxLagBlocks behind the best, is skipped for the
+// cool-down; reads from a node that has fallen behind would give stale
+// authorization states and balances. With a single endpoint there is
+// nothing to compare, and it is not asked.
+func (p *rpcPool) checkLag(ctx context.Context) {
+	if len(p.endpoints) < 2 {
+		return
+	}
+	heads := make([]uint64, len(p.endpoints))
+	errs := make([]error, len(p.endpoints))
+	var wg sync.WaitGroup
+	for i, e := range p.endpoints {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[i] = p.verify(ctx, e); errs[i] != nil {
+				return
+			}
+			cctx, cancel := context.WithTimeout(ctx, lagTimeout)
+			defer cancel()
+			var h hexutil.Uint64
+			errs[i] = e.client.CallContext(cctx, &h, "eth_blockNumber")
+			heads[i] = uint64(h)
+		}()
+	}
+	wg.Wait()
+	var best uint64
+	for i := range heads {
+		if errs[i] == nil {
+			best = max(best, heads[i])
+		}
+	}
+	for i, e := range p.endpoints {
+		switch {
+		case errs[i] != nil:
+			p.markFailed(e, errs[i])
+		case heads[i]+maxLagBlocks < best:
+			p.markFailed(e, fmt.Errorf("lagging: head %d is %d blocks behind %d", heads[i], best-heads[i], best))
+		default:
+			e.mu.Lock()
+			e.head, e.problem = heads[i], ""
+			e.failUntil = time.Time{}
+			e.mu.Unlock()
+		}
+	}
+}
+
+// lagTimeout bounds the head query of the lag check: an endpoint slower
+// than this is lagging too.
+const lagTimeout = 3 * time.Second
+
+// EndpointHealth is one RPC endpoint's state.
+type EndpointHealth struct {
+	// URL is the endpoint, with any query (API keys) cut off.
+	URL string `json:"url"`
+	// InUse is false while the endpoint is skipped.
+	InUse bool `json:"inUse"`
+	// Problem is why it was last skipped.
+	Problem string `json:"problem,omitempty"`
+}
+
+func (p *rpcPool) health() []EndpointHealth {
+	out := make([]EndpointHealth, len(p.endpoints))
+	now := time.Now()
+	for i, e := range p.endpoints {
+		e.mu.Lock()
+		out[i] = EndpointHealth{URL: redactURL(e.url), InUse: e.disabled == nil && !now.Before(e.failUntil), Problem: e.problem}
+		if e.disabled != nil {
+			out[i].Problem = e.disabled.Error()
+		}
+		e.mu.Unlock()
+	}
+	return out
 }
