@@ -196,15 +196,6 @@ The chain ID comes from the network named in the requirements
 	return cmd
 }
 
-// paymentRequired is the body of a 402 answer: the x402 reference shape
-// (accepts) and the interface specification's (paymentRequirements).
-type paymentRequired struct {
-	X402Version         int                               `json:"x402Version"`
-	Error               string                            `json:"error"`
-	Accepts             []facilitator.PaymentRequirements `json:"accepts"`
-	PaymentRequirements *facilitator.PaymentRequirements  `json:"paymentRequirements"`
-}
-
 func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Writer) error {
 	key, err := payKey(o)
 	if err != nil {
@@ -278,18 +269,13 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 		return nil
 	}
 
-	var pr paymentRequired
+	var pr facilitator.PaymentRequired
 	if err := json.Unmarshal(data, &pr); err != nil {
 		return fmt.Errorf("the 402 answer is not x402 JSON: %w", err)
 	}
-	var reqs facilitator.PaymentRequirements
-	switch {
-	case len(pr.Accepts) > 0:
-		reqs = pr.Accepts[0]
-	case pr.PaymentRequirements != nil:
-		reqs = *pr.PaymentRequirements
-	default:
-		return fmt.Errorf("the 402 answer has no payment requirements (error: %q)", pr.Error)
+	reqs, err := pr.Requirements()
+	if err != nil {
+		return err
 	}
 	opts := facilitator.PaymentOptions{Shape: shape}
 	if o.chainID != 0 {
@@ -325,7 +311,7 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 		fmt.Fprintf(stderr, "x402: settlement (X-PAYMENT-RESPONSE):\n%s\n", decodePaymentResponse(settlement))
 	}
 	if resp.StatusCode == http.StatusPaymentRequired {
-		var refused paymentRequired
+		var refused facilitator.PaymentRequired
 		reason := strings.TrimSpace(string(data))
 		if json.Unmarshal(data, &refused) == nil && refused.Error != "" {
 			reason = refused.Error

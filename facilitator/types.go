@@ -1,6 +1,9 @@
 package facilitator
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // X402Version is the only protocol version this facilitator speaks.
 const X402Version = 1
@@ -126,4 +129,27 @@ type SupportedKind struct {
 // SupportedResponse is the body of GET /v2/x402/supported.
 type SupportedResponse struct {
 	Kinds []SupportedKind `json:"kinds"`
+}
+
+// PaymentRequired is the body of a seller's 402 answer. It carries the
+// interface's single paymentRequirements and the x402 reference clients'
+// accepts list; sellers built with caddy-x402 send both.
+type PaymentRequired struct {
+	X402Version         int                   `json:"x402Version"`
+	Error               string                `json:"error"`
+	InvalidReason       string                `json:"invalidReason,omitempty"`
+	PaymentRequirements *PaymentRequirements  `json:"paymentRequirements,omitempty"`
+	Accepts             []PaymentRequirements `json:"accepts,omitempty"`
+}
+
+// Requirements returns what a buyer should pay: the first of accepts, or
+// paymentRequirements.
+func (p *PaymentRequired) Requirements() (PaymentRequirements, error) {
+	switch {
+	case len(p.Accepts) > 0:
+		return p.Accepts[0], nil
+	case p.PaymentRequirements != nil:
+		return *p.PaymentRequirements, nil
+	}
+	return PaymentRequirements{}, fmt.Errorf("the 402 answer has no payment requirements (error: %q)", p.Error)
 }

@@ -59,22 +59,13 @@ func main() {
 	// 2. Read what the seller asks for. The x402 reference shape lists the
 	// options in "accepts"; the Cronos facilitator's shape has a single
 	// "paymentRequirements". Sellers built with caddy-x402 send both.
-	var ask struct {
-		Error               string                            `json:"error"`
-		Accepts             []facilitator.PaymentRequirements `json:"accepts"`
-		PaymentRequirements *facilitator.PaymentRequirements  `json:"paymentRequirements"`
-	}
+	var ask facilitator.PaymentRequired
 	if err := json.Unmarshal(body, &ask); err != nil {
 		log.Fatalf("402 body is not x402 JSON: %v", err)
 	}
-	var reqs facilitator.PaymentRequirements
-	switch {
-	case len(ask.Accepts) > 0:
-		reqs = ask.Accepts[0]
-	case ask.PaymentRequirements != nil:
-		reqs = *ask.PaymentRequirements
-	default:
-		log.Fatalf("402 without payment requirements: %s", ask.Error)
+	reqs, err := ask.Requirements()
+	if err != nil {
+		log.Fatal(err)
 	}
 	log.Printf("paying %s smallest units of %s on %s to %s", reqs.MaxAmountRequired, reqs.Asset, reqs.Network, reqs.PayTo)
 
