@@ -83,6 +83,9 @@ type Facilitator struct {
 	journal     Journal
 	ownsJournal bool
 
+	limitersMu sync.Mutex
+	limiters   map[string]*limiter // by operation and limit, shared by handlers
+
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup

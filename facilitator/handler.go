@@ -63,8 +63,8 @@ func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
 		if sl == (RateLimit{}) {
 			sl = DefaultSettleLimit
 		}
-		h.verifyLimit = newLimiter(vl, time.Now)
-		h.settleLimit = newLimiter(sl, time.Now)
+		h.verifyLimit = f.limiter("verify", vl)
+		h.settleLimit = f.limiter("settle", sl)
 	}
 	return h
 }

@@ -83,3 +83,21 @@ func (l *limiter) allow(key string) (bool, time.Duration) {
 	wait := time.Duration((1 - b.tokens) / rate * float64(time.Second))
 	return false, wait
 }
+
+// limiter returns the facilitator's limiter for an operation and limit,
+// creating it on first use. Handlers built with the same limits share one,
+// so a new Handler (a Caddy config reload) keeps the counts.
+func (f *Facilitator) limiter(op string, l RateLimit) *limiter {
+	f.limitersMu.Lock()
+	defer f.limitersMu.Unlock()
+	key := op + " " + l.String()
+	if lim, ok := f.limiters[key]; ok {
+		return lim
+	}
+	lim := newLimiter(l, time.Now)
+	if f.limiters == nil {
+		f.limiters = map[string]*limiter{}
+	}
+	f.limiters[key] = lim
+	return lim
+}
