@@ -29,7 +29,6 @@ type watcher struct {
 	pending  map[*settlement]struct{}
 	fresh    bool
 	lastHead uint64
-	headAt   time.Time // when lastHead was first seen
 }
 
 func newWatcher(f *Facilitator, n *network, logger *zap.Logger) *watcher {
@@ -84,9 +83,7 @@ func (w *watcher) poll(ctx context.Context) {
 
 	w.mu.Lock()
 	w.fresh = false
-	if uint64(head) != w.lastHead {
-		w.lastHead, w.headAt = uint64(head), time.Now()
-	}
+	w.lastHead = uint64(head)
 	sts := make([]*settlement, 0, len(w.pending))
 	for st := range w.pending {
 		sts = append(sts, st)
@@ -232,11 +229,4 @@ func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*types.Rece
 		}
 	}
 	return nil, nil
-}
-
-// head is the newest head the watcher saw, and when it first saw it.
-func (w *watcher) head() (uint64, time.Time) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.lastHead, w.headAt
 }

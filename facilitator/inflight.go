@@ -44,10 +44,3 @@ func (s *inflight) release(k authKey) {
 	delete(s.keys, k)
 	s.mu.Unlock()
 }
-
-// count is the number of settlements under way.
-func (s *inflight) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.keys)
-}
