@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"go.uber.org/zap"
 
@@ -186,7 +185,7 @@ func (a *App) validate() error {
 			}
 			seen[strings.ToLower(name)] = true
 		}
-		if n.Token != "" && !isAddress(n.Token) {
+		if n.Token != "" && !facilitator.IsAddress(n.Token) {
 			return fmt.Errorf("network %s: token %q is not a 0x-prefixed 20-byte hex address", n.Name, n.Token)
 		}
 		if _, builtin := facilitator.BuiltinNetwork(n.Name); !builtin {
@@ -512,7 +511,3 @@ type sharedDevnet struct {
 
 // Destruct stops the chain when the last config using it is gone.
 func (s *sharedDevnet) Destruct() error { return s.c.Close() }
-
-func isAddress(s string) bool {
-	return strings.HasPrefix(s, "0x") && common.IsHexAddress(s)
-}

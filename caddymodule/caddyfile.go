@@ -170,7 +170,7 @@ func parseNetwork(d *caddyfile.Dispenser) (*NetworkConfig, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !isAddress(v) {
+			if !facilitator.IsAddress(v) {
 				return nil, d.Errf("network %s: token %q is not an address: want 0x followed by 40 hex digits", n.Name, v)
 			}
 			n.Token = v

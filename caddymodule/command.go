@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -386,11 +385,8 @@ func requestBody(data string) ([]byte, error) {
 // or plain JSON) as indented JSON, or returns it as it is.
 func decodePaymentResponse(h string) string {
 	raw := []byte(h)
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		if b, err := enc.DecodeString(h); err == nil && json.Valid(b) {
-			raw = b
-			break
-		}
+	if b, err := facilitator.DecodeBase64(h); err == nil && json.Valid(b) {
+		raw = b
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, raw, "", "  "); err != nil {

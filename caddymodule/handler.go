@@ -276,7 +276,7 @@ func (h *Handler) Validate() error {
 	if h.PayTo == "" {
 		return errors.New("x402: pay_to is required: the seller's wallet address (0x followed by 40 hex digits)")
 	}
-	if !isAddress(h.PayTo) {
+	if !facilitator.IsAddress(h.PayTo) {
 		return fmt.Errorf("x402: pay_to %q is not an address: want 0x followed by 40 hex digits", h.PayTo)
 	}
 	switch {
@@ -295,7 +295,7 @@ func (h *Handler) Validate() error {
 	if h.MaxTimeout < 0 || (h.MaxTimeout > 0 && time.Duration(h.MaxTimeout) < time.Second) {
 		return fmt.Errorf("x402: max_timeout must be at least 1s, got %s", time.Duration(h.MaxTimeout))
 	}
-	if h.Asset != "" && !isAddress(h.Asset) {
+	if h.Asset != "" && !facilitator.IsAddress(h.Asset) {
 		return fmt.Errorf("x402: asset %q is not an address: want 0x followed by 40 hex digits", h.Asset)
 	}
 	if h.Facilitator != "" && !strings.HasPrefix(h.Facilitator, "http://") && !strings.HasPrefix(h.Facilitator, "https://") {

@@ -42,7 +42,7 @@ func CreatePayment(key *ecdsa.PrivateKey, req PaymentRequirements, opts PaymentO
 	if err != nil {
 		return "", nil, fmt.Errorf("maxAmountRequired %q: %w", req.MaxAmountRequired, err)
 	}
-	if !isAddress(req.PayTo) || !isAddress(req.Asset) {
+	if !IsAddress(req.PayTo) || !IsAddress(req.Asset) {
 		return "", nil, errors.New("payTo and asset must be 0x-prefixed addresses")
 	}
 	builtin, isBuiltin := BuiltinNetwork(req.Network)

@@ -107,8 +107,10 @@ func invalidPayment(format string, args ...any) error {
 	return &InvalidPaymentError{Reason: fmt.Sprintf(format, args...)}
 }
 
-// decodeBase64 accepts the standard and the URL-safe alphabet, padded or not.
-func decodeBase64(s string) ([]byte, error) {
+// DecodeBase64 decodes an x402 header value (X-PAYMENT, X-PAYMENT-RESPONSE):
+// the standard or the URL-safe alphabet, padded or not, surrounding white
+// space ignored.
+func DecodeBase64(s string) ([]byte, error) {
 	s = strings.TrimSpace(s)
 	s = strings.TrimRight(s, "=")
 	s = strings.NewReplacer("-", "+", "_", "/").Replace(s)
@@ -119,7 +121,7 @@ func decodeBase64(s string) ([]byte, error) {
 // JSON). The payload is parsed by ParsePayload, so that scheme and network
 // are judged before the payload's contents.
 func DecodePaymentHeader(header string) (*Payment, error) {
-	raw, err := decodeBase64(header)
+	raw, err := DecodeBase64(header)
 	if err != nil || len(raw) == 0 {
 		return nil, &InvalidPaymentError{Reason: ReasonInvalidBase64}
 	}
@@ -224,7 +226,7 @@ func (p *Payment) fromJSON(pj *payloadJSON) error {
 }
 
 func parseAddress(field, s string) (common.Address, error) {
-	if !common.IsHexAddress(s) || !strings.HasPrefix(s, "0x") && !strings.HasPrefix(s, "0X") {
+	if !IsAddress(s) {
 		return common.Address{}, invalidPayment("Invalid payment payload: %s must be a 0x-prefixed 20-byte hex address", field)
 	}
 	return common.HexToAddress(s), nil

@@ -116,7 +116,7 @@ func (n *NetworkConfig) validate() error {
 	if len(n.RPCURLs) == 0 {
 		return fmt.Errorf("network %s: no RPC URL configured", n.Name)
 	}
-	if !common.IsHexAddress(n.Token) {
+	if !IsAddress(n.Token) {
 		return fmt.Errorf("network %s: token %q is not a 0x-prefixed 20-byte hex address", n.Name, n.Token)
 	}
 	for i, k := range n.SignerKeys {

@@ -144,7 +144,7 @@ func (r *Record) response(now time.Time) *SettleResponse {
 func paymentFromRecord(r *Record) (*Payment, error) {
 	p := &Payment{X402Version: X402Version, Scheme: SchemeExact, Network: r.Network}
 	a := &p.Authorization
-	if !isAddress(r.From) || !isAddress(r.To) {
+	if !IsAddress(r.From) || !IsAddress(r.To) {
 		return nil, fmt.Errorf("record %s: bad addresses", r.ID)
 	}
 	a.From, a.To = common.HexToAddress(r.From), common.HexToAddress(r.To)

@@ -48,7 +48,7 @@ func validateRequest(req *Request) error {
 			return badRequest("paymentRequirements.%s is required", f.name)
 		}
 	}
-	if !isAddress(r.PayTo) {
+	if !IsAddress(r.PayTo) {
 		return badRequest("paymentRequirements.payTo must be a 0x-prefixed 20-byte hex address, got %q", r.PayTo)
 	}
 	if r.MaxTimeoutSeconds < 0 {
@@ -57,13 +57,15 @@ func validateRequest(req *Request) error {
 	return nil
 }
 
-func isAddress(s string) bool {
-	return (strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X")) && common.IsHexAddress(s)
+// IsAddress reports whether s is an address as the spec writes them: 0x and
+// 40 hex digits, in any letter case.
+func IsAddress(s string) bool {
+	return strings.HasPrefix(s, "0x") && common.IsHexAddress(s)
 }
 
 // sameAddress compares two hex addresses case-insensitively.
 func sameAddress(a string, b common.Address) bool {
-	return isAddress(a) && common.HexToAddress(a) == b
+	return IsAddress(a) && common.HexToAddress(a) == b
 }
 
 // checkOffchain runs every check that needs no RPC, in the order of the

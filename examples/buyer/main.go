@@ -16,7 +16,6 @@
 package main
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -80,7 +79,7 @@ func main() {
 	// 4. Ask again, with the payment.
 	resp, body = get(client, *url, header)
 	if s := resp.Header.Get("X-PAYMENT-RESPONSE"); s != "" {
-		if js, err := base64.StdEncoding.DecodeString(s); err == nil {
+		if js, err := facilitator.DecodeBase64(s); err == nil {
 			fmt.Fprintf(os.Stderr, "settlement: %s\n", js)
 		}
 	}
