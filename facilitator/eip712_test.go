@@ -35,8 +35,8 @@ func TestDigestMatchesTypedData(t *testing.T) {
 	mainnet.ChainID = big.NewInt(25)
 	mainnet.Version = "2"
 	big1 := testAuthorization()
-	big1.Value = new(big.Int).Set(maxUint256)
-	big1.ValidBefore = new(big.Int).Set(maxUint256)
+	big1.Value = new(big.Int).Set(MaxUint256)
+	big1.ValidBefore = new(big.Int).Set(MaxUint256)
 	for _, tc := range []struct {
 		name string
 		d    Domain

@@ -9,7 +9,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"reflect"
 	"strings"
 	"time"
 
@@ -289,7 +288,7 @@ func isAbsent(m json.RawMessage) bool {
 func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		want := jsonKind(te.Type)
+		want := JSONKind(te.Type)
 		if te.Field != "" {
 			return fmt.Sprintf("%s must be a %s, got %s", te.Field, want, te.Value)
 		}
@@ -300,23 +299,6 @@ func jsonProblem(err error) string {
 		return fmt.Sprintf("%v at byte %d", se, se.Offset)
 	}
 	return err.Error()
-}
-
-// jsonKind names a Go type by the JSON value it decodes from.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "string"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		return "number"
-	case reflect.Slice, reflect.Array:
-		return "array"
-	default:
-		return "JSON object"
-	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

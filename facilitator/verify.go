@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/big"
-	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
@@ -55,12 +54,6 @@ func validateRequest(req *Request) error {
 		return badRequest("paymentRequirements.maxTimeoutSeconds must not be negative")
 	}
 	return nil
-}
-
-// IsAddress reports whether s is an address as the spec writes them: 0x and
-// 40 hex digits, in any letter case.
-func IsAddress(s string) bool {
-	return strings.HasPrefix(s, "0x") && common.IsHexAddress(s)
 }
 
 // sameAddress compares two hex addresses case-insensitively.

@@ -1,10 +1,13 @@
-package facilitator
+package x402
 
 import (
 	"encoding/base64"
 	"errors"
+	"math/big"
 	"strings"
 	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
 )
 
 var flatPayload = `{"x402Version":1,"scheme":"exact","network":"cronos-testnet","payload":{
@@ -102,8 +105,12 @@ func TestDecodePaymentHeaderErrors(t *testing.T) {
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
 	for _, shape := range []PayloadShape{ShapeCronos, ShapeX402} {
-		p := &Payment{Scheme: SchemeExact, Network: NetworkCronosTestnet, Authorization: testAuthorization(),
-			Signature: make([]byte, 65), Asset: testDomain.VerifyingContract.Hex()}
+		a := Authorization{
+			From: common.HexToAddress("0x1111111111111111111111111111111111111111"), To: common.HexToAddress("0x2222222222222222222222222222222222222222"),
+			Value: big.NewInt(10000), ValidAfter: big.NewInt(0), ValidBefore: big.NewInt(1900000000), Nonce: [32]byte{1, 2, 3},
+		}
+		p := &Payment{Scheme: SchemeExact, Network: "cronos-testnet", Authorization: a,
+			Signature: make([]byte, 65), Asset: "0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0"}
 		h, err := EncodePaymentHeader(p, shape)
 		if err != nil {
 			t.Fatal(err)

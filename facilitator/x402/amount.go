@@ -1,4 +1,4 @@
-package facilitator
+package x402
 
 import (
 	"errors"
@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// maxUint256 is 2^256 - 1, the largest amount a token can carry.
-var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+// MaxUint256 is 2^256 - 1, the largest amount a token can carry.
+var MaxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
 
 // ParseAmount parses a canonical decimal integer in smallest units: digits
 // only, no sign, no leading zeros, above zero and within uint256.
@@ -43,7 +43,7 @@ func parseUint256(s string) (*big.Int, error) {
 	if !ok {
 		return nil, fmt.Errorf("%q is not a decimal integer", s)
 	}
-	if v.Cmp(maxUint256) > 0 {
+	if v.Cmp(MaxUint256) > 0 {
 		return nil, errors.New("number exceeds uint256")
 	}
 	return v, nil
@@ -81,7 +81,7 @@ func ParsePrice(price string, decimals uint8) (*big.Int, error) {
 	if v.Sign() == 0 {
 		return nil, fmt.Errorf("price %q must be above zero", price)
 	}
-	if v.Cmp(maxUint256) > 0 {
+	if v.Cmp(MaxUint256) > 0 {
 		return nil, fmt.Errorf("price %q exceeds uint256 in smallest units", price)
 	}
 	return v, nil

@@ -1,4 +1,4 @@
-package facilitator
+package x402
 
 import (
 	"bytes"
@@ -178,7 +178,7 @@ func (p *Payment) ParsePayload() error {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
 			field := te.Field[strings.LastIndex(te.Field, ".")+1:]
-			return invalidPayment("Invalid payment payload: %s must be a %s", field, jsonKind(te.Type))
+			return invalidPayment("Invalid payment payload: %s must be a %s", field, JSONKind(te.Type))
 		}
 		return invalidPayment("Invalid payment payload: payload must be a JSON object")
 	}

@@ -1,4 +1,4 @@
-package facilitator
+package x402
 
 import (
 	"fmt"
@@ -109,7 +109,8 @@ const timestampLayout = "2006-01-02T15:04:05.000Z"
 // Timestamp formats t the way settle responses carry it.
 func Timestamp(t time.Time) string { return t.UTC().Format(timestampLayout) }
 
-func failed(network, msg string) *SettleResponse {
+// Failed is a payment.failed settle answer with the error text msg.
+func Failed(network, msg string) *SettleResponse {
 	return &SettleResponse{
 		X402Version: X402Version,
 		Event:       EventFailed,
