@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -317,9 +318,37 @@ func (a *App) provisionJournal(journal string) (facilitator.Journal, error) {
 	return val.(*sharedJournal).j, nil
 }
 
+// validating reports whether this process only checks a config (`caddy
+// validate`, `caddy adapt --validate`). Caddy then provisions the config
+// without starting it, and tells modules no other way.
+func validating() bool {
+	if len(os.Args) < 2 {
+		return false
+	}
+	switch os.Args[1] {
+	case "validate":
+		return true
+	case "adapt":
+		for _, a := range os.Args[2:] {
+			if a == "--validate" || a == "-validate" || strings.HasPrefix(a, "--validate=true") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // provisionDevnet starts (or reuses) the development chain.
 func (a *App) provisionDevnet() error {
 	d := a.Devnet
+	if validating() {
+		// A config check must not take the configured port (the devnet of
+		// a running Caddy may hold it) nor write info_file: it gets a
+		// throwaway chain on a free port, gone when the check ends.
+		cp := *d
+		cp.Listen, cp.InfoFile = "127.0.0.1:0", ""
+		d = &cp
+	}
 	b, _ := json.Marshal(struct {
 		Listen    string
 		BlockTime caddy.Duration

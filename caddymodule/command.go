@@ -57,7 +57,7 @@ func devnetCommand() *cobra.Command {
 		buyers    int
 	)
 	cmd := &cobra.Command{
-		Use:   "devnet [--listen 127.0.0.1:8545] [--block-time 1s] [--out devnet.json] [--buyers 5]",
+		Use:   "devnet [--listen 127.0.0.1:0] [--block-time 1s] [--out devnet.json] [--buyers 5]",
 		Short: "Run the development chain in the foreground",
 		Long: `
 Runs the in-process development chain on its own, until SIGINT or SIGTERM.
@@ -79,7 +79,7 @@ value to their addresses on a real network.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&listen, "listen", "127.0.0.1:8545", "host:port of the JSON-RPC server (port 0: a free port)")
+	f.StringVar(&listen, "listen", "127.0.0.1:0", "host:port of the JSON-RPC server (port 0, the default: a free port, printed at start)")
 	f.DurationVar(&blockTime, "block-time", devnet.DefaultBlockTime, "interval between blocks")
 	f.StringVar(&out, "out", "", "write the chain's JSON info (with TEST-ONLY keys) to this file")
 	f.IntVar(&buyers, "buyers", devnet.DefaultBuyers, "number of funded buyer accounts")

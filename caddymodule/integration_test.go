@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -34,16 +35,34 @@ import (
 // pool keeps across their config loads: balances carry over from test to
 // test, so every check is on a difference.
 const (
-	adminPort   = 2999
-	sitePort    = 9402
-	facPort     = 9403
-	devnetAddr  = "127.0.0.1:18402"
-	devnetURL   = "http://" + devnetAddr
 	sellerAddr  = "0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e111"
 	seller2Addr = "0x5e22e5e22e5e22e5e22e5e22e5e22e5e22e5e222"
 )
 
-var siteURL = fmt.Sprintf("http://localhost:%d", sitePort)
+// Ports of this test run, free loopback ports picked in TestMain, so that
+// two runs on one host do not collide.
+var (
+	adminPort, sitePort, facPort, httpsPort int
+	devnetAddr, devnetURL, siteURL          string
+)
+
+// pickPorts picks the run's ports: each is free when picked, and all differ.
+func pickPorts() error {
+	var ports []int
+	for len(ports) < 5 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		defer l.Close() // held until all are picked, so none repeats
+	}
+	adminPort, sitePort, facPort, httpsPort = ports[0], ports[1], ports[2], ports[3]
+	devnetAddr = fmt.Sprintf("127.0.0.1:%d", ports[4])
+	devnetURL = "http://" + devnetAddr
+	siteURL = fmt.Sprintf("http://localhost:%d", sitePort)
+	return nil
+}
 
 // globalBlock is the Caddyfile global options of every integration test;
 // extra goes inside the x402 block.
@@ -51,7 +70,7 @@ func globalBlock(extra string) string {
 	return fmt.Sprintf(`{
 	admin localhost:%d
 	http_port %d
-	https_port 9443
+	https_port %d
 	grace_period 1s
 	skip_install_trust
 	x402 {
@@ -62,7 +81,7 @@ func globalBlock(extra string) string {
 		%s
 	}
 }
-`, adminPort, sitePort, devnetAddr, extra)
+`, adminPort, sitePort, httpsPort, devnetAddr, extra)
 }
 
 func newTester(t testing.TB, caddyfile string) *caddytest.Tester {
@@ -700,6 +719,10 @@ func TestMain(m *testing.M) {
 	// Integration tests talk to a loopback Caddy; no proxy in between.
 	os.Unsetenv("HTTP_PROXY")
 	os.Unsetenv("http_proxy")
+	if err := pickPorts(); err != nil {
+		fmt.Fprintln(os.Stderr, "picking free ports:", err)
+		os.Exit(1)
+	}
 	os.Exit(m.Run())
 }
 
@@ -725,7 +748,53 @@ func TestProvisionErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			caddytest.AssertLoadError(t, tt.config, "json", tt.want)
+			assertLoadError(t, tt.config, "json", tt.want)
 		})
+	}
+}
+
+// assertLoadError loads a config into the test Caddy (started if need be)
+// and expects it refused with an error containing want. It stands in for
+// caddytest.AssertLoadError, which only knows caddytest's fixed admin port.
+func assertLoadError(t *testing.T, config, configType, want string) {
+	t.Helper()
+	newTester(t, globalBlock("")+fmt.Sprintf(":%d {\n\trespond ok\n}\n", sitePort))
+	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(config))
+	req.Header.Set("Content-Type", "text/"+configType)
+	if configType == "json" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK || !strings.Contains(string(b), want) {
+		t.Errorf("loading the config: status %d %s, want an error containing %q", resp.StatusCode, b, want)
+	}
+}
+
+// TestValidateLeavesDevnetPort checks a config as `caddy validate` does
+// while the port of its devnet is taken (by a running demo, say): the check
+// passes, and the port is left alone.
+func TestValidateLeavesDevnetPort(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	config := fmt.Sprintf(`{"apps":{"x402":{"devnet":{"listen":%q,"block_time":200000000}},
+		"http":{"servers":{"s":{"listen":["127.0.0.1:0"],"routes":[{"handle":[
+			{"handler":"x402","pay_to":%q,"amount":"1"}]}]}}}}}`, busy.Addr().String(), sellerAddr)
+	var cfg *caddy.Config
+	if err := json.Unmarshal([]byte(config), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	args := os.Args
+	t.Cleanup(func() { os.Args = args })
+	os.Args = []string{"caddy", "validate", "--config", "Caddyfile"}
+	if err := caddy.Validate(cfg); err != nil {
+		t.Fatalf("caddy validate with the devnet's port taken: %v", err)
 	}
 }
