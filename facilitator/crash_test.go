@@ -34,20 +34,30 @@ const childEnv = "X402_CHILD"
 // runChild is the child's main: a facilitator on a loopback port, its
 // address printed on stdout, until killed.
 func runChild() int {
-	key, err := facilitator.ParseKey(os.Getenv("X402_CHILD_KEY"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
 	nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
 	nc.RPCURLs = []string{os.Getenv("X402_CHILD_RPC")}
-	nc.SignerKeys = []*ecdsa.PrivateKey{key}
-	f, err := facilitator.New(context.Background(), facilitator.Config{
+	for _, hexKey := range strings.Split(os.Getenv("X402_CHILD_KEY"), ",") {
+		key, err := facilitator.ParseKey(hexKey)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		nc.SignerKeys = append(nc.SignerKeys, key)
+	}
+	cfg := facilitator.Config{
 		Networks:           []facilitator.NetworkConfig{nc},
 		JournalPath:        os.Getenv("X402_CHILD_JOURNAL"),
 		ReplaceAfterBlocks: 3,
 		Logger:             testLogger(),
-	})
+	}
+	if d, err := time.ParseDuration(os.Getenv("X402_CHILD_SETTLE_TIMEOUT")); err == nil {
+		cfg.SettleTimeout = d
+	}
+	cfg.SerialSettle = os.Getenv("X402_CHILD_SERIAL") != ""
+	if os.Getenv("X402_CHILD_QUIET") != "" {
+		cfg.Logger = nil
+	}
+	f, err := facilitator.New(context.Background(), cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "facilitator:", err)
 		return 1
@@ -67,13 +77,25 @@ type child struct {
 	url string
 }
 
-func startChild(t *testing.T, key *ecdsa.PrivateKey, journal string) *child {
+func startChild(t testing.TB, key *ecdsa.PrivateKey, journal string, env ...string) *child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	return startChildOn(t, chain.RPCURL(), []*ecdsa.PrivateKey{key}, journal, env...)
+}
+
+// startChildOn starts a facilitator child on the node at rpcURL with the
+// given signer keys; env adds X402_CHILD_* settings.
+func startChildOn(t testing.TB, rpcURL string, keys []*ecdsa.PrivateKey, journal string, env ...string) *child {
+	t.Helper()
+	hexKeys := make([]string, len(keys))
+	for i, k := range keys {
+		hexKeys[i] = hex.EncodeToString(crypto.FromECDSA(k))
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
 	cmd.Env = append(os.Environ(), childEnv+"=1",
-		"X402_CHILD_KEY="+hex.EncodeToString(crypto.FromECDSA(key)),
-		"X402_CHILD_RPC="+chain.RPCURL(),
+		"X402_CHILD_KEY="+strings.Join(hexKeys, ","),
+		"X402_CHILD_RPC="+rpcURL,
 		"X402_CHILD_JOURNAL="+journal)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -99,6 +121,21 @@ func startChild(t *testing.T, key *ecdsa.PrivateKey, journal string) *child {
 		t.Fatal("the facilitator child did not start")
 	}
 	return nil
+}
+
+// cpu is the CPU time (user and system) the child has used so far, read
+// from /proc; 0 where there is no /proc.
+func (c *child) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	var utime, stime int64
+	fmt.Sscan(fields[11], &utime)
+	fmt.Sscan(fields[12], &stime)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ is 100 on Linux
 }
 
 func (c *child) kill() {
