@@ -27,7 +27,9 @@ var (
 // FacilitatorRoutes (http.handlers.x402_facilitator) serves the facilitator
 // API of the x402 app's embedded facilitator: GET /healthcheck,
 // GET /v2/x402/supported, POST /v2/x402/verify, POST /v2/x402/settle and
-// GET /v2/x402/settlements/{txHash} (a settlement's outcome from the journal).
+// GET /v2/x402/settlements/{txHash} and
+// GET /v2/x402/settlements?network=&from=&nonce= (a settlement's outcome
+// from the journal, by transaction or by authorization).
 // Other paths go to the next handler. Verify and settle are rate limited
 // per client IP (Caddy's client IP, so trusted_proxies is honoured); the
 // defaults are the specification's 10 and 5 requests per minute.
@@ -110,7 +112,7 @@ func clientIP(r *http.Request) string {
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (fr *FacilitatorRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	switch r.URL.Path {
-	case facilitator.PathHealth, facilitator.PathSupported, facilitator.PathVerify, facilitator.PathSettle:
+	case facilitator.PathHealth, facilitator.PathSupported, facilitator.PathVerify, facilitator.PathSettle, facilitator.PathSettlementLookup:
 		fr.api.ServeHTTP(w, r)
 		return nil
 	}

@@ -153,7 +153,7 @@ func (w *watcher) done(st *settlement) {
 	if err := w.f.journal.Put(st.rec); err != nil {
 		w.logger.Error("writing a settlement outcome to the journal failed; it will be reconciled on restart", zap.String("id", st.rec.ID), zap.Error(err))
 	}
-	st.result = st.rec.response(w.f.now())
+	st.result = st.rec.response()
 	w.mu.Lock()
 	delete(w.pending, st)
 	w.mu.Unlock()

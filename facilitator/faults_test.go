@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
@@ -238,7 +240,8 @@ func TestSettlePending(t *testing.T) {
 	})
 	seller := newSeller(t)
 	req := requirements(seller, "900")
-	h, _ := pay(t, newBuyer(t, chain, 900), req, facilitator.PaymentOptions{})
+	h, p := pay(t, newBuyer(t, chain, 900), req, facilitator.PaymentOptions{})
+	from, nonce := p.Authorization.From.Hex(), hexutil.Encode(p.Authorization.Nonce[:])
 
 	chain.PauseMining()
 	status, s := tf.settle(t, body(h, req))
@@ -250,8 +253,8 @@ func TestSettlePending(t *testing.T) {
 	if status, s2 := tf.settle(t, body(h, req)); status != 200 || s2.Error != facilitator.ErrTextAlreadyUsed {
 		t.Fatalf("settle of a pending authorization = %d %+v", status, s2)
 	}
-	get := func(hash string) (int, facilitator.SettlementStatus) {
-		resp, err := http.Get(tf.url + facilitator.PathSettlements + hash)
+	getPath := func(path string) (int, facilitator.SettlementStatus) {
+		resp, err := http.Get(tf.url + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,6 +263,8 @@ func TestSettlePending(t *testing.T) {
 		_ = json.NewDecoder(resp.Body).Decode(&st)
 		return resp.StatusCode, st
 	}
+	get := func(hash string) (int, facilitator.SettlementStatus) { return getPath(facilitator.PathSettlements + hash) }
+	lookup := func(q string) (int, facilitator.SettlementStatus) { return getPath(facilitator.PathSettlementLookup + q) }
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		code, st := get(s.TxHash)
@@ -279,6 +284,38 @@ func TestSettlePending(t *testing.T) {
 			t.Fatal("the settlement did not complete within 30 s")
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	// The same record by its authorization, over HTTP and in the library,
+	// with the record's own time, the same at every query.
+	_, byHash := get(s.TxHash)
+	time.Sleep(1100 * time.Millisecond)
+	for _, q := range []string{
+		"?network=cronos-testnet&from=" + from + "&nonce=" + nonce,
+		"?network=CRONOS-TESTNET&from=" + strings.ToLower(from) + "&nonce=0x" + strings.ToUpper(nonce[2:]),
+	} {
+		code, st := lookup(q)
+		if code != 200 || st.Status != facilitator.StatusSettled || st.SettleResponse == nil ||
+			!strings.EqualFold(st.TxHash, s.TxHash) || st.Value != "900" || st.Timestamp != byHash.Timestamp {
+			t.Fatalf("GET settlement by authorization %s = %d %+v (by hash %+v)", q, code, st, byHash.SettleResponse)
+		}
+	}
+	res, err := tf.f.SettlementByAuthorization("cronos-testnet", from, nonce)
+	if err != nil || !res.Settled() || res.Timestamp != byHash.Timestamp {
+		t.Fatalf("SettlementByAuthorization = %+v, %v", res, err)
+	}
+	if _, err := tf.f.SettlementByAuthorization("cronos-testnet", from, "0x"+strings.Repeat("00", 32)); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+		t.Fatalf("SettlementByAuthorization of an unknown nonce: %v, want ErrSettlementNotFound", err)
+	}
+	for q, want := range map[string]int{
+		"?network=cronos-testnet&from=" + from + "&nonce=0x" + strings.Repeat("00", 32): 404,
+		"?network=cronos-testnet&from=" + from + "&nonce=0x12":                          400,
+		"?network=cronos-testnet&from=0x12&nonce=" + nonce:                               400,
+		"?network=nowhere&from=" + from + "&nonce=" + nonce:                              400,
+		"?network=cronos-testnet&from=" + from:                                           400,
+	} {
+		if code, _ := lookup(q); code != want {
+			t.Fatalf("GET settlements%s = %d, want %d", q, code, want)
+		}
 	}
 	if code, _ := get("0x" + strings.Repeat("ab", 32)); code != 404 {
 		t.Fatalf("GET unknown settlement = %d, want 404", code)

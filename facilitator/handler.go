@@ -25,6 +25,9 @@ const (
 	// PathSettlements is followed by a transaction hash: GET reports that
 	// settlement's outcome from the journal.
 	PathSettlements = "/v2/x402/settlements/"
+	// PathSettlementLookup finds a settlement by its authorization:
+	// GET /v2/x402/settlements?network=...&from=0x...&nonce=0x...
+	PathSettlementLookup = "/v2/x402/settlements"
 )
 
 // MaxBodyBytes is the largest verify or settle request body accepted.
@@ -102,6 +105,10 @@ func (h *apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if methodIs(w, r, http.MethodPost) {
 			h.settle(w, r)
 		}
+	case PathSettlementLookup:
+		if methodIs(w, r, http.MethodGet) {
+			h.settlementByAuthorization(w, r)
+		}
 	default:
 		if hash, ok := strings.CutPrefix(r.URL.Path, PathSettlements); ok {
 			if methodIs(w, r, http.MethodGet) {
@@ -177,6 +184,31 @@ func (h *apiHandler) settlement(w http.ResponseWriter, hash string) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no settlement with transaction " + hash + " is known to this facilitator"})
 		return
 	}
+	h.writeSettlement(w, res, err)
+}
+
+// settlementByAuthorization answers GET /v2/x402/settlements?network=&from=&nonce=.
+func (h *apiHandler) settlementByAuthorization(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	network, from, nonce := q.Get("network"), q.Get("from"), q.Get("nonce")
+	if network == "" || from == "" || nonce == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "give network, from (the payer) and nonce (the authorization nonce) as query parameters, or a transaction hash in the path"})
+		return
+	}
+	res, err := h.f.SettlementByAuthorization(network, from, nonce)
+	if errors.Is(err, ErrSettlementNotFound) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no settlement of authorization " + nonce + " by " + from + " on " + network + " is known to this facilitator"})
+		return
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		writeJSON(w, se.Status, map[string]string{"error": se.Message})
+		return
+	}
+	h.writeSettlement(w, res, err)
+}
+
+func (h *apiHandler) writeSettlement(w http.ResponseWriter, res *SettleResponse, err error) {
 	if err != nil {
 		h.f.logger.Error("reading the settlement journal failed", zap.Error(err))
 		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "reading the settlement journal failed"})

@@ -79,14 +79,20 @@ type Journal interface {
 	Put(recs ...*Record) error
 	// ByTx finds the record that holds a transaction hash (any attempt).
 	ByTx(hash string) (*Record, error)
+	// ByID finds a record by its ID (network/from/nonce, lower case).
+	ByID(id string) (*Record, error)
 	// Pending lists the records still pending.
 	Pending() ([]*Record, error)
 	// Close releases the journal.
 	Close() error
 }
 
-// ErrNotFound is returned by ByTx for an unknown hash.
-var ErrNotFound = errors.New("not found")
+// ErrSettlementNotFound is returned (wrapped or not: match it with
+// errors.Is) for a settlement the journal does not know.
+var ErrSettlementNotFound = errors.New("settlement not found")
+
+// ErrNotFound is ErrSettlementNotFound, by its older name.
+var ErrNotFound = ErrSettlementNotFound
 
 var (
 	bucketSettlements = []byte("settlements")
@@ -169,6 +175,19 @@ func (j *boltJournal) ByTx(hash string) (*Record, error) {
 	return rec, err
 }
 
+func (j *boltJournal) ByID(id string) (*Record, error) {
+	var rec *Record
+	err := j.db.View(func(tx *bolt.Tx) error {
+		data := tx.Bucket(bucketSettlements).Get([]byte(id))
+		if data == nil {
+			return ErrNotFound
+		}
+		rec = new(Record)
+		return json.Unmarshal(data, rec)
+	})
+	return rec, err
+}
+
 func (j *boltJournal) Pending() ([]*Record, error) {
 	var out []*Record
 	err := j.db.View(func(tx *bolt.Tx) error {
@@ -223,6 +242,17 @@ func (j *memJournal) ByTx(hash string) (*Record, error) {
 		return nil, ErrNotFound
 	}
 	r := j.recs[id]
+	return &r, nil
+}
+
+func (j *memJournal) ByID(id string) (*Record, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r, ok := j.recs[id]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	r.Txs = append([]JournalTx(nil), r.Txs...)
 	return &r, nil
 }
 

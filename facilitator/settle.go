@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
@@ -165,9 +166,35 @@ func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := rec.response(f.now())
+	res := rec.response()
 	if res.TxHash == "" {
 		res.TxHash = txHash
 	}
 	return res, nil
+}
+
+// SettlementByAuthorization reports the settlement of an authorization,
+// found by network (name or alias), payer address and authorization nonce
+// (0x and 64 hex digits), from the journal: what a seller who lost the
+// settle answer needs. The answer is as Settlement's. A malformed argument
+// or an unknown network is a StatusError 400; an authorization this
+// facilitator never journaled is ErrSettlementNotFound (match it with
+// errors.Is).
+func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*SettleResponse, error) {
+	n := f.network(network)
+	if n == nil {
+		return nil, badRequest("network %q is not served by this facilitator", network)
+	}
+	if !IsAddress(from) {
+		return nil, badRequest("from must be a 0x-prefixed 20-byte hex address, got %q", from)
+	}
+	nb, err := hexutil.Decode(nonce)
+	if err != nil || len(nb) != 32 {
+		return nil, badRequest("nonce must be 0x and 64 hex digits, got %q", nonce)
+	}
+	rec, err := f.journal.ByID(recordID(n.cfg.Name, common.HexToAddress(from), [32]byte(nb)))
+	if err != nil {
+		return nil, err
+	}
+	return rec.response(), nil
 }

@@ -117,13 +117,15 @@ func (st *settlement) finish(status, txHash string, block uint64, errText string
 	st.rec.UpdatedAt = time.Now()
 }
 
-// response is the settle answer for a final record.
-func (r *Record) response(now time.Time) *SettleResponse {
+// response is the settle answer for a record. Its timestamp is the
+// record's own: when its outcome was recorded (within a poll of its block),
+// or, while pending, when it last changed.
+func (r *Record) response() *SettleResponse {
 	network := r.RequestedNetwork
 	if network == "" {
 		network = r.Network
 	}
-	res := &SettleResponse{X402Version: X402Version, Network: network, Timestamp: Timestamp(now), TxHash: r.TxHash}
+	res := &SettleResponse{X402Version: X402Version, Network: network, Timestamp: Timestamp(r.UpdatedAt), TxHash: r.TxHash}
 	switch r.Status {
 	case StatusSettled:
 		block := r.BlockNumber
