@@ -241,7 +241,7 @@ func BenchmarkSettleBurst(b *testing.B) {
 				cpu = float64((fac.cpu() - cpu0).Microseconds()) / float64(tc.burst)
 				spread = 0
 				for blk, f := range first {
-					spread = max(spread, float64((last[blk]-f).Milliseconds()))
+					spread = max(spread, float64((last[blk] - f).Milliseconds()))
 				}
 				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 				blocks, rate = float64(len(first)), float64(tc.burst)/total.Seconds()

@@ -263,8 +263,12 @@ func TestSettlePending(t *testing.T) {
 		_ = json.NewDecoder(resp.Body).Decode(&st)
 		return resp.StatusCode, st
 	}
-	get := func(hash string) (int, facilitator.SettlementStatus) { return getPath(facilitator.PathSettlements + hash) }
-	lookup := func(q string) (int, facilitator.SettlementStatus) { return getPath(facilitator.PathSettlementLookup + q) }
+	get := func(hash string) (int, facilitator.SettlementStatus) {
+		return getPath(facilitator.PathSettlements + hash)
+	}
+	lookup := func(q string) (int, facilitator.SettlementStatus) {
+		return getPath(facilitator.PathSettlementLookup + q)
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		code, st := get(s.TxHash)
@@ -309,9 +313,9 @@ func TestSettlePending(t *testing.T) {
 	for q, want := range map[string]int{
 		"?network=cronos-testnet&from=" + from + "&nonce=0x" + strings.Repeat("00", 32): 404,
 		"?network=cronos-testnet&from=" + from + "&nonce=0x12":                          400,
-		"?network=cronos-testnet&from=0x12&nonce=" + nonce:                               400,
-		"?network=nowhere&from=" + from + "&nonce=" + nonce:                              400,
-		"?network=cronos-testnet&from=" + from:                                           400,
+		"?network=cronos-testnet&from=0x12&nonce=" + nonce:                              400,
+		"?network=nowhere&from=" + from + "&nonce=" + nonce:                             400,
+		"?network=cronos-testnet&from=" + from:                                          400,
 	} {
 		if code, _ := lookup(q); code != want {
 			t.Fatalf("GET settlements%s = %d, want %d", q, code, want)
