@@ -73,7 +73,7 @@ func (w *watcher) poll(ctx context.Context) {
 	w.mu.Unlock()
 
 	var head hexutil.Uint64
-	if err := w.n.rpc.call(ctx, &head, "eth_blockNumber"); err != nil {
+	if err := w.n.rpc.Call(ctx, &head, "eth_blockNumber"); err != nil {
 		w.logger.Debug("polling the head failed", zap.Error(err))
 		return
 	}
@@ -103,7 +103,7 @@ func (w *watcher) poll(ctx context.Context) {
 			refs = append(refs, ref{st, r})
 		}
 	}
-	if err := w.n.rpc.batch(ctx, elems); err != nil {
+	if err := w.n.rpc.Batch(ctx, elems); err != nil {
 		w.logger.Debug("fetching receipts failed", zap.Error(err))
 		w.mu.Lock()
 		w.fresh = true
@@ -176,7 +176,7 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 		return
 	}
 	var latest hexutil.Uint64
-	if err := w.n.rpc.call(ctx, &latest, "eth_getTransactionCount", st.s.addr, "latest"); err != nil {
+	if err := w.n.rpc.Call(ctx, &latest, "eth_getTransactionCount", st.s.addr, "latest"); err != nil {
 		return
 	}
 	if uint64(latest) > tx.Nonce() {
@@ -221,7 +221,7 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*types.Receipt, error) {
 	for _, h := range st.hashes() {
 		var r *types.Receipt
-		if err := w.n.rpc.call(ctx, &r, "eth_getTransactionReceipt", h); err != nil {
+		if err := w.n.rpc.Call(ctx, &r, "eth_getTransactionReceipt", h); err != nil {
 			return nil, err
 		}
 		if r != nil {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
 // Config configures a Facilitator.
@@ -175,36 +177,36 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		token:    common.HexToAddress(nc.Token),
 		settling: newInflight(),
 	}
-	pool, err := newRPCPool(nc.Name, n.chainID, nc.RPCURLs, f.logger)
+	pool, err := evm.NewPool(nc.Name, n.chainID, nc.RPCURLs, f.logger)
 	if err != nil {
 		return nil, err
 	}
 	n.rpc = pool
-	if err := pool.checkChainIDs(ctx); err != nil {
-		pool.close()
+	if err := pool.CheckChainIDs(ctx); err != nil {
+		pool.Close()
 		return nil, err
 	}
 	n.domain = Domain{Name: nc.EIP712Name, Version: nc.EIP712Version, ChainID: n.chainID, VerifyingContract: n.token}
 	if n.domain.Name == "" {
-		if n.domain.Name, err = n.readString(ctx, "name"); err != nil {
-			pool.close()
+		if n.domain.Name, err = evm.ReadString(ctx, pool, n.token, "name"); err != nil {
+			pool.Close()
 			return nil, fmt.Errorf("network %s: reading the token's EIP-712 name: %w; set it in the configuration", nc.Name, err)
 		}
 	}
 	if n.domain.Version == "" {
-		if n.domain.Version, err = n.readString(ctx, "version"); err != nil {
-			pool.close()
+		if n.domain.Version, err = evm.ReadString(ctx, pool, n.token, "version"); err != nil {
+			pool.Close()
 			return nil, fmt.Errorf("network %s: reading the token's EIP-712 version: %w; set it in the configuration", nc.Name, err)
 		}
 	}
-	if n.hasher, err = newHasher(n.domain); err != nil {
-		pool.close()
+	if n.hasher, err = evm.NewHasher(n.domain); err != nil {
+		pool.Close()
 		return nil, err
 	}
 	for _, k := range nc.SignerKeys {
 		s := newSigner(k, n.chainID)
 		if n.signerByAddress(s.addr) != nil {
-			pool.close()
+			pool.Close()
 			return nil, fmt.Errorf("network %s: signer %s is configured twice", nc.Name, s.addr.Hex())
 		}
 		n.signers = append(n.signers, s)
@@ -221,7 +223,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		n.watch.run(f.ctx)
 	}()
 	if len(nc.RPCURLs) > 1 {
-		pool.checkLag(ctx)
+		pool.CheckLag(ctx)
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
@@ -232,7 +234,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 				case <-f.ctx.Done():
 					return
 				case <-t.C:
-					pool.checkLag(f.ctx)
+					pool.CheckLag(f.ctx)
 				}
 			}
 		}()
@@ -250,7 +252,7 @@ func (f *Facilitator) Close() error {
 	f.cancel()
 	f.wg.Wait()
 	for _, n := range f.networks {
-		n.rpc.close()
+		n.rpc.Close()
 	}
 	if f.ownsJournal && f.journal != nil {
 		return f.journal.Close()

@@ -97,7 +97,7 @@ func (f *Facilitator) Health(ctx context.Context, start time.Time) *HealthRespon
 
 func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkHealth) {
 	h = NetworkHealth{Network: n.cfg.Name, PendingSettlements: n.watch.count(), Signers: []SignerHealth{}}
-	defer func() { h.Endpoints = n.rpc.health() }() // after this check's own RPC failures
+	defer func() { h.Endpoints = n.rpc.Health() }() // after this check's own RPC failures
 	var head struct {
 		Number hexutil.Uint64 `json:"number"`
 		Time   hexutil.Uint64 `json:"timestamp"`
@@ -107,7 +107,7 @@ func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkH
 	for i, s := range n.signers {
 		elems = append(elems, rpc.BatchElem{Method: "eth_getBalance", Args: []any{s.addr, "latest"}, Result: &balances[i]})
 	}
-	if err := n.rpc.batch(ctx, elems); err != nil || elems[0].Error != nil {
+	if err := n.rpc.Batch(ctx, elems); err != nil || elems[0].Error != nil {
 		if err == nil {
 			err = elems[0].Error
 		}

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
 // Built-in network names (networks.md).
@@ -133,8 +135,8 @@ type network struct {
 	chainID  *big.Int
 	token    common.Address
 	domain   Domain
-	hasher   *hasher
-	rpc      *rpcPool
+	hasher   *evm.Hasher
+	rpc      *evm.Pool
 	signers  []*signer
 	mu       sync.Mutex
 	next     uint32 // round-robin over signers

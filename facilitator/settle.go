@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
 // gasMarginPercent is added to eth_estimateGas's figure.
@@ -98,32 +100,32 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 // (gas estimate, fees), all in one batched round trip.
 func (f *Facilitator) prepare(ctx context.Context, c *checked, s *signer) (*fees, string, error) {
 	n := c.n
-	b := newBatchChecks(n.token, s.addr, c.p, c.transferCalldata())
+	b := evm.NewBatchChecks(n.token, s.addr, &c.p.Authorization, c.transferCalldata())
 	var gas hexutil.Uint64
 	var tip, gasPrice hexutil.Big
 	var head struct {
 		BaseFee *hexutil.Big `json:"baseFeePerGas"`
 	}
-	elems := append(b.elems,
-		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{callArgs{From: s.addr, To: n.token, Data: c.transferCalldata()}}, Result: &gas},
+	elems := append(b.Elems,
+		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: s.addr, To: n.token, Data: c.transferCalldata()}}, Result: &gas},
 		rpc.BatchElem{Method: "eth_maxPriorityFeePerGas", Result: &tip},
 		rpc.BatchElem{Method: "eth_gasPrice", Result: &gasPrice},
 		rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &head},
 	)
-	b.elems = elems[:3]
-	if err := n.rpc.batch(ctx, elems); err != nil {
+	b.Elems = elems[:3]
+	if err := n.rpc.Batch(ctx, elems); err != nil {
 		f.logger.Warn("settle: RPC unreachable before broadcast", zap.String("network", n.cfg.Name), zap.Error(err))
 		return nil, "", unavailable(fmt.Sprintf("cannot reach the chain of network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
 	}
-	st, err := b.state()
+	st, err := b.State()
 	if err != nil {
 		return nil, "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", n.cfg.Name), err)
 	}
-	if reason := st.reason(c.p.Authorization.Value); reason != "" {
+	if reason := onchainReason(st, c.p.Authorization.Value); reason != "" {
 		return nil, reason, nil
 	}
 	if err := elems[3].Error; err != nil {
-		if r, ok := revertReason(err); ok {
+		if r, ok := evm.RevertReason(err); ok {
 			return nil, verifyTextForRevert(r), nil
 		}
 		return nil, "", unavailable(fmt.Sprintf("gas estimation failed on network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
@@ -147,11 +149,11 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, s *signer) (*fees
 
 // authorizationUsed reads authorizationState(from, nonce) on chain.
 func (n *network) authorizationUsed(ctx context.Context, p *Payment) (bool, error) {
-	el, out := viewCall(n.token, "authorizationState", p.Authorization.From, p.Authorization.Nonce)
-	if err := n.rpc.call(ctx, out, el.Method, el.Args...); err != nil {
+	el, out := evm.ViewCall(n.token, "authorizationState", p.Authorization.From, p.Authorization.Nonce)
+	if err := n.rpc.Call(ctx, out, el.Method, el.Args...); err != nil {
 		return false, err
 	}
-	vals, err := tokenABI.Unpack("authorizationState", *out)
+	vals, err := evm.TokenABI.Unpack("authorizationState", *out)
 	if err != nil {
 		return false, err
 	}

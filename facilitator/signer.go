@@ -17,6 +17,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
 // signer is one gas-paying key of a network. Its send loop hands out
@@ -171,7 +173,7 @@ func (s *signer) sendBatch(ctx context.Context, f *Facilitator, n *network, reqs
 		}
 		if !s.known {
 			var pending hexutil.Uint64
-			if err := n.rpc.call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil {
+			if err := n.rpc.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil {
 				failAll(fmt.Errorf("reading the signer's nonce: %w", err))
 				return
 			}
@@ -235,20 +237,20 @@ func (e *maybeSentError) Unwrap() error { return e.err }
 
 // sendRaw broadcasts a signed transaction. A failure to connect means it
 // was certainly not sent; other transport failures are *maybeSentError.
-func sendRaw(ctx context.Context, pool *rpcPool, tx *types.Transaction) error {
+func sendRaw(ctx context.Context, pool *evm.Pool, tx *types.Transaction) error {
 	raw, err := tx.MarshalBinary()
 	if err != nil {
 		return err
 	}
 	var maybeSent bool
-	err = pool.do(ctx, func(ctx context.Context, c *rpc.Client) error {
+	err = pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
 		err := c.CallContext(ctx, nil, "eth_sendRawTransaction", hexutil.Bytes(raw))
-		if err != nil && isTransportError(err) && !isDialError(err) {
+		if err != nil && evm.IsTransportError(err) && !isDialError(err) {
 			maybeSent = true
 		}
 		return err
 	})
-	if err != nil && maybeSent && isTransportError(err) {
+	if err != nil && maybeSent && evm.IsTransportError(err) {
 		return &maybeSentError{err: err}
 	}
 	return err

@@ -7,6 +7,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
 // checked is a payment that passed the off-chain checks.
@@ -19,7 +21,7 @@ type checked struct {
 func (c *checked) transferCalldata() []byte {
 	if c.calldata == nil {
 		var err error
-		if c.calldata, err = transferCalldata(c.p); err != nil {
+		if c.calldata, err = evm.TransferCalldata(&c.p.Authorization, c.p.Signature); err != nil {
 			panic(err) // every argument was parsed into its ABI type
 		}
 	}
@@ -105,7 +107,7 @@ func (f *Facilitator) checkOffchain(req *Request) (c *checked, reason string) {
 	if reason := f.checkWindow(a); reason != "" {
 		return nil, reason
 	}
-	signer, err := n.hasher.recover(a, p.Signature)
+	signer, err := n.hasher.Recover(a, p.Signature)
 	if err != nil || signer != a.From {
 		return nil, ReasonInvalidSignature
 	}
@@ -165,31 +167,31 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 // checkOnchain reads the authorization state and balance and simulates the
 // transfer, in one batched round trip.
 func (f *Facilitator) checkOnchain(ctx context.Context, c *checked) (reason string, err error) {
-	b := newBatchChecks(c.n.token, c.n.simulationSender(), c.p, c.transferCalldata())
-	if err := c.n.rpc.batch(ctx, b.elems); err != nil {
+	b := evm.NewBatchChecks(c.n.token, c.n.simulationSender(), &c.p.Authorization, c.transferCalldata())
+	if err := c.n.rpc.Batch(ctx, b.Elems); err != nil {
 		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", c.n.cfg.Name), zap.Error(err))
 		return "", unavailable("cannot reach the chain of network "+c.n.cfg.Name+" to check the payment; try again shortly", err)
 	}
-	st, err := b.state()
+	st, err := b.State()
 	if err != nil {
 		return "", unavailable("the chain of network "+c.n.cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
-	return st.reason(c.p.Authorization.Value), nil
+	return onchainReason(st, c.p.Authorization.Value), nil
 }
 
-// reason turns on-chain facts into a verify reason ("" when all is well).
-func (st *chainState) reason(value *big.Int) string {
-	if st.used {
+// onchainReason turns on-chain facts into a verify reason ("" when all is well).
+func onchainReason(st *evm.ChainState, value *big.Int) string {
+	if st.Used {
 		return ErrTextAlreadyUsed
 	}
-	if st.balance.Cmp(value) < 0 {
+	if st.Balance.Cmp(value) < 0 {
 		return ErrTextInsufficientFunds
 	}
-	if st.simulation != nil {
-		if r, ok := revertReason(st.simulation); ok {
+	if st.Simulation != nil {
+		if r, ok := evm.RevertReason(st.Simulation); ok {
 			return verifyTextForRevert(r)
 		}
-		return ReasonSimulationFailed(st.simulation.Error())
+		return ReasonSimulationFailed(st.Simulation.Error())
 	}
 	return ""
 }

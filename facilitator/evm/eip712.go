@@ -1,4 +1,4 @@
-package facilitator
+package evm
 
 import (
 	"crypto/ecdsa"
@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Domain is a token's EIP-712 domain. A signature binds all four fields, so
@@ -44,7 +46,7 @@ const primaryType = "TransferWithAuthorization"
 
 // TypedData returns the EIP-712 typed data of an authorization, as a wallet
 // would be asked to sign it (eth_signTypedData_v4).
-func TypedData(d Domain, a Authorization) apitypes.TypedData {
+func TypedData(d Domain, a x402.Authorization) apitypes.TypedData {
 	return apitypes.TypedData{
 		Types:       eip712Types,
 		PrimaryType: primaryType,
@@ -65,11 +67,11 @@ func TypedData(d Domain, a Authorization) apitypes.TypedData {
 	}
 }
 
-// hasher computes EIP-712 digests of authorizations for one domain. The
+// Hasher computes EIP-712 digests of authorizations for one domain. The
 // domain separator and the type hash are computed once by go-ethereum's
 // typed-data code; the message is ABI-encoded with go-ethereum's ABI
 // encoder, which is what EIP-712 encodeData is for these static types.
-type hasher struct {
+type Hasher struct {
 	prefix []byte // 0x19 0x01 ‖ domainSeparator
 }
 
@@ -86,20 +88,21 @@ var structArgs = func() abi.Arguments {
 	return abi.Arguments{mk("bytes32"), mk("address"), mk("address"), mk("uint256"), mk("uint256"), mk("uint256"), mk("bytes32")}
 }()
 
-func newHasher(d Domain) (*hasher, error) {
+// NewHasher prepares the digests of one domain.
+func NewHasher(d Domain) (*Hasher, error) {
 	if d.ChainID == nil {
 		return nil, errors.New("EIP-712 domain without chain ID")
 	}
-	td := TypedData(d, Authorization{})
+	td := TypedData(d, x402.Authorization{})
 	sep, err := td.HashStruct("EIP712Domain", td.Domain.Map())
 	if err != nil {
 		return nil, fmt.Errorf("hashing the EIP-712 domain: %w", err)
 	}
-	return &hasher{prefix: append([]byte{0x19, 0x01}, sep...)}, nil
+	return &Hasher{prefix: append([]byte{0x19, 0x01}, sep...)}, nil
 }
 
-// digest is the EIP-712 hash the buyer signs.
-func (h *hasher) digest(a *Authorization) (common.Hash, error) {
+// Digest is the EIP-712 hash the buyer signs.
+func (h *Hasher) Digest(a *x402.Authorization) (common.Hash, error) {
 	enc, err := structArgs.Pack(typeHash, a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce)
 	if err != nil {
 		return common.Hash{}, err
@@ -108,12 +111,12 @@ func (h *hasher) digest(a *Authorization) (common.Hash, error) {
 	return crypto.Keccak256Hash(h.prefix, structHash), nil
 }
 
-// recover returns the address that signed the authorization.
-func (h *hasher) recover(a *Authorization, sig []byte) (common.Address, error) {
+// Recover returns the address that signed the authorization.
+func (h *Hasher) Recover(a *x402.Authorization, sig []byte) (common.Address, error) {
 	if len(sig) != crypto.SignatureLength {
 		return common.Address{}, errors.New("signature is not 65 bytes")
 	}
-	d, err := h.digest(a)
+	d, err := h.Digest(a)
 	if err != nil {
 		return common.Address{}, err
 	}
@@ -135,17 +138,17 @@ func (h *hasher) recover(a *Authorization, sig []byte) (common.Address, error) {
 }
 
 // Digest returns the EIP-712 hash of an authorization under a domain.
-func Digest(d Domain, a Authorization) (common.Hash, error) {
-	h, err := newHasher(d)
+func Digest(d Domain, a x402.Authorization) (common.Hash, error) {
+	h, err := NewHasher(d)
 	if err != nil {
 		return common.Hash{}, err
 	}
-	return h.digest(&a)
+	return h.Digest(&a)
 }
 
 // SignAuthorization signs an authorization with the buyer's key and returns
 // the 65-byte signature with v as 27 or 28, as wallets produce it.
-func SignAuthorization(key *ecdsa.PrivateKey, d Domain, a Authorization) ([]byte, error) {
+func SignAuthorization(key *ecdsa.PrivateKey, d Domain, a x402.Authorization) ([]byte, error) {
 	digest, err := Digest(d, a)
 	if err != nil {
 		return nil, err

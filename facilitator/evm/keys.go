@@ -1,4 +1,4 @@
-package facilitator
+package evm
 
 import (
 	"crypto/ecdsa"

@@ -1,4 +1,4 @@
-package facilitator
+package evm
 
 import (
 	"bytes"
@@ -6,8 +6,11 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 var testDomain = Domain{
@@ -17,8 +20,8 @@ var testDomain = Domain{
 	VerifyingContract: common.HexToAddress("0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0"),
 }
 
-func testAuthorization() Authorization {
-	return Authorization{
+func testAuthorization() x402.Authorization {
+	return x402.Authorization{
 		From:        common.HexToAddress("0x1111111111111111111111111111111111111111"),
 		To:          common.HexToAddress("0x2222222222222222222222222222222222222222"),
 		Value:       big.NewInt(10000),
@@ -35,12 +38,12 @@ func TestDigestMatchesTypedData(t *testing.T) {
 	mainnet.ChainID = big.NewInt(25)
 	mainnet.Version = "2"
 	big1 := testAuthorization()
-	big1.Value = new(big.Int).Set(MaxUint256)
-	big1.ValidBefore = new(big.Int).Set(MaxUint256)
+	big1.Value = new(big.Int).Set(x402.MaxUint256)
+	big1.ValidBefore = new(big.Int).Set(x402.MaxUint256)
 	for _, tc := range []struct {
 		name string
 		d    Domain
-		a    Authorization
+		a    x402.Authorization
 	}{
 		{"testnet", testDomain, testAuthorization()},
 		{"mainnet v2", mainnet, testAuthorization()},
@@ -73,27 +76,27 @@ func TestSignAndRecover(t *testing.T) {
 	if sig[64] != 27 && sig[64] != 28 {
 		t.Fatalf("v = %d, want 27 or 28", sig[64])
 	}
-	h, _ := newHasher(testDomain)
-	got, err := h.recover(&a, sig)
+	h, _ := NewHasher(testDomain)
+	got, err := h.Recover(&a, sig)
 	if err != nil || got != a.From {
 		t.Fatalf("recovered %s, %v; want %s", got.Hex(), err, a.From.Hex())
 	}
 	// Every field of the domain and the message is bound by the signature.
 	other := testDomain
 	other.ChainID = big.NewInt(25)
-	h2, _ := newHasher(other)
-	if got, _ := h2.recover(&a, sig); got == a.From {
+	h2, _ := NewHasher(other)
+	if got, _ := h2.Recover(&a, sig); got == a.From {
 		t.Fatal("signature for chain 338 recovered the signer on chain 25")
 	}
 	other = testDomain
 	other.VerifyingContract = common.HexToAddress("0xf951eC28187D9E5Ca673Da8FE6757E6f0Be5F77C")
-	h3, _ := newHasher(other)
-	if got, _ := h3.recover(&a, sig); got == a.From {
+	h3, _ := NewHasher(other)
+	if got, _ := h3.Recover(&a, sig); got == a.From {
 		t.Fatal("signature for one token recovered the signer on another")
 	}
 	tampered := a
 	tampered.Value = big.NewInt(10001)
-	if got, _ := h.recover(&tampered, sig); got == a.From {
+	if got, _ := h.Recover(&tampered, sig); got == a.From {
 		t.Fatal("a tampered value still recovered the signer")
 	}
 	// High-s (malleable) signatures are refused.
@@ -103,7 +106,7 @@ func TestSignAndRecover(t *testing.T) {
 	mal := append([]byte(nil), sig...)
 	copy(mal[32:64], common.LeftPadBytes(hi.Bytes(), 32))
 	mal[64] ^= 1
-	if _, err := h.recover(&a, mal); err == nil {
+	if _, err := h.Recover(&a, mal); err == nil {
 		t.Fatal("malleable high-s signature accepted")
 	}
 }

@@ -1,4 +1,8 @@
-package facilitator
+// Package evm is the facilitator's access to EVM chains: the JSON-RPC
+// endpoint pool with failover and lag checks, EIP-712 domains and
+// digests of EIP-3009 authorizations, the token's calldata and reads, and
+// signer keys. It knows nothing of HTTP or of settlements.
+package evm
 
 import (
 	"context"
@@ -14,10 +18,10 @@ import (
 	"go.uber.org/zap"
 )
 
-// rpcPool holds a network's JSON-RPC endpoints. Calls go to the first
+// Pool holds a network's JSON-RPC endpoints. Calls go to the first
 // healthy endpoint; one whose transport fails is skipped for a cool-down
 // and the call moves on to the next.
-type rpcPool struct {
+type Pool struct {
 	network   string
 	chainID   *big.Int
 	endpoints []*endpoint
@@ -37,16 +41,17 @@ type endpoint struct {
 	problem   string    // why it was last skipped, for health
 }
 
-// rpcTimeout bounds one JSON-RPC round trip.
-const rpcTimeout = 10 * time.Second
+// CallTimeout bounds one JSON-RPC round trip.
+const CallTimeout = 10 * time.Second
 
-func newRPCPool(network string, chainID *big.Int, urls []string, logger *zap.Logger) (*rpcPool, error) {
-	p := &rpcPool{network: network, chainID: chainID, logger: logger, coolDown: 5 * time.Second}
-	httpClient := &http.Client{Timeout: rpcTimeout}
+// NewPool dials the endpoints of a network (nothing is sent yet).
+func NewPool(network string, chainID *big.Int, urls []string, logger *zap.Logger) (*Pool, error) {
+	p := &Pool{network: network, chainID: chainID, logger: logger, coolDown: 5 * time.Second}
+	httpClient := &http.Client{Timeout: CallTimeout}
 	for _, u := range urls {
 		c, err := rpc.DialOptions(context.Background(), u, rpc.WithHTTPClient(httpClient))
 		if err != nil {
-			p.close()
+			p.Close()
 			return nil, fmt.Errorf("network %s: RPC URL %q: %w", network, u, err)
 		}
 		p.endpoints = append(p.endpoints, &endpoint{url: u, client: c})
@@ -54,16 +59,17 @@ func newRPCPool(network string, chainID *big.Int, urls []string, logger *zap.Log
 	return p, nil
 }
 
-func (p *rpcPool) close() {
+// Close closes the endpoints' connections.
+func (p *Pool) Close() {
 	for _, e := range p.endpoints {
 		e.client.Close()
 	}
 }
 
-// checkChainIDs asks every endpoint for eth_chainId. A wrong chain ID is an
+// CheckChainIDs asks every endpoint for eth_chainId. A wrong chain ID is an
 // error; so is no endpoint answering at all. An endpoint that does not
 // answer is checked again before its first use.
-func (p *rpcPool) checkChainIDs(ctx context.Context) error {
+func (p *Pool) CheckChainIDs(ctx context.Context) error {
 	var reachable int
 	var errs []error
 	for _, e := range p.endpoints {
@@ -77,7 +83,7 @@ func (p *rpcPool) checkChainIDs(ctx context.Context) error {
 		}
 		errs = append(errs, err)
 		p.logger.Warn("RPC endpoint did not answer eth_chainId; it will be checked again before use",
-			zap.String("network", p.network), zap.String("rpc", redactURL(e.url)), zap.Error(err))
+			zap.String("network", p.network), zap.String("rpc", RedactURL(e.url)), zap.Error(err))
 	}
 	if reachable == 0 {
 		return fmt.Errorf("network %s: no RPC endpoint answered eth_chainId (%w); check the rpc URLs and that the node is up",
@@ -86,7 +92,7 @@ func (p *rpcPool) checkChainIDs(ctx context.Context) error {
 	return nil
 }
 
-func (p *rpcPool) verify(ctx context.Context, e *endpoint) error {
+func (p *Pool) verify(ctx context.Context, e *endpoint) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.disabled != nil {
@@ -95,7 +101,7 @@ func (p *rpcPool) verify(ctx context.Context, e *endpoint) error {
 	if e.verified {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
 	var id hexutil.Big
 	if err := e.client.CallContext(ctx, &id, "eth_chainId"); err != nil {
@@ -103,19 +109,19 @@ func (p *rpcPool) verify(ctx context.Context, e *endpoint) error {
 	}
 	if (*big.Int)(&id).Cmp(p.chainID) != 0 {
 		e.disabled = fmt.Errorf("network %s: RPC %s reports chain ID %s, but the network is configured with chain ID %s; point the network at the right node or fix its chain ID",
-			p.network, redactURL(e.url), (*big.Int)(&id), p.chainID)
+			p.network, RedactURL(e.url), (*big.Int)(&id), p.chainID)
 		return e.disabled
 	}
 	e.verified = true
 	return nil
 }
 
-// errNoEndpoint is returned when every endpoint is failing.
-var errNoEndpoint = errors.New("no RPC endpoint is reachable")
+// ErrNoEndpoint is returned when every endpoint is failing.
+var ErrNoEndpoint = errors.New("no RPC endpoint is reachable")
 
-// do runs fn on an endpoint, moving to the next endpoint when the transport
+// Do runs fn on an endpoint, moving to the next endpoint when the transport
 // fails. A JSON-RPC error answer is returned as it is: the node was reached.
-func (p *rpcPool) do(ctx context.Context, fn func(ctx context.Context, c *rpc.Client) error) error {
+func (p *Pool) Do(ctx context.Context, fn func(ctx context.Context, c *rpc.Client) error) error {
 	var lastErr error
 	now := time.Now()
 	for pass := 0; pass < 2; pass++ {
@@ -131,10 +137,10 @@ func (p *rpcPool) do(ctx context.Context, fn func(ctx context.Context, c *rpc.Cl
 				p.markFailed(e, err)
 				continue
 			}
-			cctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+			cctx, cancel := context.WithTimeout(ctx, CallTimeout)
 			err := fn(cctx, e.client)
 			cancel()
-			if err == nil || !isTransportError(err) {
+			if err == nil || !IsTransportError(err) {
 				return err
 			}
 			if ctx.Err() != nil {
@@ -145,24 +151,24 @@ func (p *rpcPool) do(ctx context.Context, fn func(ctx context.Context, c *rpc.Cl
 		}
 	}
 	if lastErr == nil {
-		lastErr = errNoEndpoint
+		lastErr = ErrNoEndpoint
 	}
 	return fmt.Errorf("network %s: %w", p.network, lastErr)
 }
 
-func (p *rpcPool) markFailed(e *endpoint, err error) {
+func (p *Pool) markFailed(e *endpoint, err error) {
 	e.mu.Lock()
 	e.failUntil = time.Now().Add(p.coolDown)
 	e.problem = err.Error()
 	e.mu.Unlock()
 	p.logger.Warn("RPC endpoint failed; trying the next one",
-		zap.String("network", p.network), zap.String("rpc", redactURL(e.url)), zap.Error(err))
+		zap.String("network", p.network), zap.String("rpc", RedactURL(e.url)), zap.Error(err))
 }
 
-// batch sends the elements in one JSON-RPC batch. Per-element errors are
+// Batch sends the elements in one JSON-RPC batch. Per-element errors are
 // left in each element's Error.
-func (p *rpcPool) batch(ctx context.Context, elems []rpc.BatchElem) error {
-	return p.do(ctx, func(ctx context.Context, c *rpc.Client) error {
+func (p *Pool) Batch(ctx context.Context, elems []rpc.BatchElem) error {
+	return p.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
 		for i := range elems {
 			elems[i].Error = nil
 		}
@@ -172,7 +178,7 @@ func (p *rpcPool) batch(ctx context.Context, elems []rpc.BatchElem) error {
 		// A node that answers every element with a transport-level
 		// failure is treated as unreachable.
 		for _, el := range elems {
-			if el.Error != nil && isTransportError(el.Error) {
+			if el.Error != nil && IsTransportError(el.Error) {
 				return el.Error
 			}
 		}
@@ -180,16 +186,16 @@ func (p *rpcPool) batch(ctx context.Context, elems []rpc.BatchElem) error {
 	})
 }
 
-// call is a single JSON-RPC call with failover.
-func (p *rpcPool) call(ctx context.Context, result any, method string, args ...any) error {
-	return p.do(ctx, func(ctx context.Context, c *rpc.Client) error {
+// Call is a single JSON-RPC call with failover.
+func (p *Pool) Call(ctx context.Context, result any, method string, args ...any) error {
+	return p.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
 		return c.CallContext(ctx, result, method, args...)
 	})
 }
 
-// isTransportError tells a failure to reach the node from an answer of the
+// IsTransportError tells a failure to reach the node from an answer of the
 // node (a JSON-RPC error, such as a revert).
-func isTransportError(err error) bool {
+func IsTransportError(err error) bool {
 	var rpcErr rpc.Error
 	if errors.As(err, &rpcErr) {
 		return false
@@ -201,8 +207,8 @@ func isTransportError(err error) bool {
 	return !errors.Is(err, context.Canceled)
 }
 
-// redactURL keeps API keys that providers put in paths and queries out of logs.
-func redactURL(u string) string {
+// RedactURL keeps API keys that providers put in paths and queries out of logs.
+func RedactURL(u string) string {
 	for i, c := range u {
 		if c == '?' {
 			return u[:i] + "?…"
@@ -211,16 +217,16 @@ func redactURL(u string) string {
 	return u
 }
 
-// maxLagBlocks is how far behind the best endpoint's head an endpoint may
+// MaxLagBlocks is how far behind the best endpoint's head an endpoint may
 // be before it is skipped as lagging.
-const maxLagBlocks = 3
+const MaxLagBlocks = 3
 
-// checkLag asks every endpoint for its head at once. One that fails, or
-// whose head is more than maxLagBlocks behind the best, is skipped for the
+// CheckLag asks every endpoint for its head at once. One that fails, or
+// whose head is more than MaxLagBlocks behind the best, is skipped for the
 // cool-down; reads from a node that has fallen behind would give stale
 // authorization states and balances. With a single endpoint there is
 // nothing to compare, and it is not asked.
-func (p *rpcPool) checkLag(ctx context.Context) {
+func (p *Pool) CheckLag(ctx context.Context) {
 	if len(p.endpoints) < 2 {
 		return
 	}
@@ -234,7 +240,7 @@ func (p *rpcPool) checkLag(ctx context.Context) {
 			if errs[i] = p.verify(ctx, e); errs[i] != nil {
 				return
 			}
-			cctx, cancel := context.WithTimeout(ctx, lagTimeout)
+			cctx, cancel := context.WithTimeout(ctx, LagTimeout)
 			defer cancel()
 			var h hexutil.Uint64
 			errs[i] = e.client.CallContext(cctx, &h, "eth_blockNumber")
@@ -252,7 +258,7 @@ func (p *rpcPool) checkLag(ctx context.Context) {
 		switch {
 		case errs[i] != nil:
 			p.markFailed(e, errs[i])
-		case heads[i]+maxLagBlocks < best:
+		case heads[i]+MaxLagBlocks < best:
 			p.markFailed(e, fmt.Errorf("lagging: head %d is %d blocks behind %d", heads[i], best-heads[i], best))
 		default:
 			e.mu.Lock()
@@ -263,9 +269,9 @@ func (p *rpcPool) checkLag(ctx context.Context) {
 	}
 }
 
-// lagTimeout bounds the head query of the lag check: an endpoint slower
+// LagTimeout bounds the head query of the lag check: an endpoint slower
 // than this is lagging too.
-const lagTimeout = 3 * time.Second
+const LagTimeout = 3 * time.Second
 
 // EndpointHealth is one RPC endpoint's state.
 type EndpointHealth struct {
@@ -277,12 +283,13 @@ type EndpointHealth struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-func (p *rpcPool) health() []EndpointHealth {
+// Health reports every endpoint's state.
+func (p *Pool) Health() []EndpointHealth {
 	out := make([]EndpointHealth, len(p.endpoints))
 	now := time.Now()
 	for i, e := range p.endpoints {
 		e.mu.Lock()
-		out[i] = EndpointHealth{URL: redactURL(e.url), InUse: e.disabled == nil && !now.Before(e.failUntil), Problem: e.problem}
+		out[i] = EndpointHealth{URL: RedactURL(e.url), InUse: e.disabled == nil && !now.Before(e.failUntil), Problem: e.problem}
 		if e.disabled != nil {
 			out[i].Problem = e.disabled.Error()
 		}

@@ -1,0 +1,70 @@
+package facilitator
+
+// Chain access lives in package evm; these names keep the facilitator's
+// callers compiling, and the texts below turn chain facts into the
+// spec's reasons.
+
+import (
+	"crypto/ecdsa"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+)
+
+// Domain is a token's EIP-712 domain (evm.Domain).
+type Domain = evm.Domain
+
+// EndpointHealth is one RPC endpoint's state (evm.EndpointHealth).
+type EndpointHealth = evm.EndpointHealth
+
+// TypedData returns the EIP-712 typed data of an authorization, as a wallet
+// would be asked to sign it (eth_signTypedData_v4).
+func TypedData(d Domain, a Authorization) apitypes.TypedData { return evm.TypedData(d, a) }
+
+// Digest returns the EIP-712 hash of an authorization under a domain.
+func Digest(d Domain, a Authorization) (common.Hash, error) { return evm.Digest(d, a) }
+
+// SignAuthorization signs an authorization with the buyer's key and returns
+// the 65-byte signature with v as 27 or 28, as wallets produce it.
+func SignAuthorization(key *ecdsa.PrivateKey, d Domain, a Authorization) ([]byte, error) {
+	return evm.SignAuthorization(key, d, a)
+}
+
+// ParseKey parses a secp256k1 private key written as 64 hex digits, with or
+// without 0x. The error never repeats the key.
+func ParseKey(hexKey string) (*ecdsa.PrivateKey, error) { return evm.ParseKey(hexKey) }
+
+// KeyFromEnv reads a private key from an environment variable.
+func KeyFromEnv(name string) (*ecdsa.PrivateKey, error) { return evm.KeyFromEnv(name) }
+
+// KeyFromFile reads a private key (hex, surrounding white space ignored)
+// from a file.
+func KeyFromFile(path string) (*ecdsa.PrivateKey, error) { return evm.KeyFromFile(path) }
+
+// verifyTextForRevert is the verify invalidReason for a simulation revert.
+func verifyTextForRevert(reason string) string {
+	switch evm.ClassifyRevert(reason) {
+	case evm.RevertUsed:
+		return ErrTextAlreadyUsed
+	case evm.RevertExpired:
+		return ErrTextExpired
+	case evm.RevertNotYetValid:
+		return ErrTextNotYetValid
+	case evm.RevertSignature:
+		return ReasonInvalidSignature
+	case evm.RevertBalance:
+		return ErrTextInsufficientFunds
+	}
+	return ReasonSimulationFailed(reason)
+}
+
+// settleText turns a verify reason into the settle error text: the
+// signature failure has a settle wording of its own.
+func settleText(verifyReason string) string {
+	if verifyReason == ReasonInvalidSignature {
+		return ErrTextInvalidSignature
+	}
+	return verifyReason
+}
