@@ -10,6 +10,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // PaymentOptions tunes CreatePayment. The zero value suits most buyers.
@@ -48,10 +50,14 @@ func CreatePayment(key *ecdsa.PrivateKey, req PaymentRequirements, opts PaymentO
 	builtin, isBuiltin := BuiltinNetwork(req.Network)
 	chainID := opts.ChainID
 	if chainID == nil {
-		if !isBuiltin {
+		id, known := x402.ChainIDOf(req.Network)
+		if isBuiltin {
+			id, known = builtin.ChainID, true
+		}
+		if !known {
 			return "", nil, fmt.Errorf("network %q is not built in; give its chain ID", req.Network)
 		}
-		chainID = big.NewInt(builtin.ChainID)
+		chainID = big.NewInt(id)
 	}
 	dom := opts.Domain
 	if dom == nil {
@@ -98,6 +104,32 @@ func CreatePayment(key *ecdsa.PrivateKey, req PaymentRequirements, opts PaymentO
 		return "", nil, err
 	}
 	header, err := EncodePaymentHeader(p, opts.Shape)
+	if err != nil {
+		return "", nil, err
+	}
+	return header, p, nil
+}
+
+// CreatePaymentV2 signs an EIP-3009 authorization that pays what accepted
+// (one entry of a v2 402's accepts) asks, and returns it with its
+// PAYMENT-SIGNATURE header value. The chain id comes from the CAIP-2
+// network unless opts gives it.
+func CreatePaymentV2(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts PaymentOptions) (string, *Payment, error) {
+	if opts.ChainID == nil {
+		id, ok := x402.ParseCAIP2(accepted.Network)
+		if !ok {
+			return "", nil, fmt.Errorf("network %q is not a CAIP-2 eip155:<chainId> id", accepted.Network)
+		}
+		opts.ChainID = big.NewInt(id)
+	}
+	opts.Shape = ShapeX402
+	_, p, err := CreatePayment(key, accepted.V1(nil), opts)
+	if err != nil {
+		return "", nil, err
+	}
+	p.X402Version = x402.Version2
+	p.Accepted = &accepted
+	header, err := x402.EncodePaymentV2(p, accepted, resource)
 	if err != nil {
 		return "", nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Config configures a Facilitator.
@@ -243,6 +245,9 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 	for _, name := range append([]string{nc.Name}, nc.Aliases...) {
 		f.byName[strings.ToLower(name)] = n
 	}
+	if caip := x402.CAIP2(nc.ChainID); f.byName[caip] == nil {
+		f.byName[caip] = n // the v2 name, eip155:<chainId>
+	}
 	return n, nil
 }
 
@@ -299,11 +304,33 @@ func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
 	}, true
 }
 
-// Supported lists one kind per configured network.
+// Supported lists the kinds served: one version 1 kind per configured
+// network under its name (first, as the Cronos interface shows them), then
+// one version 2 kind per network under its CAIP-2 id, and the signer
+// addresses that pay for settlements.
 func (f *Facilitator) Supported() *SupportedResponse {
-	out := &SupportedResponse{Kinds: []SupportedKind{}}
+	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
-		out.Kinds = append(out.Kinds, SupportedKind{X402Version: X402Version, Scheme: SchemeExact, Network: n.cfg.Name})
+		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: SchemeExact, Network: n.cfg.Name})
 	}
+	signers := []string{}
+	for _, n := range f.networks {
+		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: SchemeExact, Network: x402.CAIP2(n.cfg.ChainID)})
+		for _, s := range n.signers {
+			if !slices.Contains(signers, s.addr.Hex()) {
+				signers = append(signers, s.addr.Hex())
+			}
+		}
+	}
+	out.Signers["eip155:*"] = signers
 	return out
+}
+
+// ChainName returns the CAIP-2 id of a configured network, by any of its names.
+func (f *Facilitator) ChainName(name string) (string, bool) {
+	n := f.network(name)
+	if n == nil {
+		return "", false
+	}
+	return x402.CAIP2(n.cfg.ChainID), true
 }

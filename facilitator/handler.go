@@ -14,6 +14,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // API paths (spec part 4).
@@ -135,14 +137,11 @@ func (h *apiHandler) verify(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, err := ReadRequest(r)
+	var res *VerifyResponse
 	if err == nil {
-		var res *VerifyResponse
-		if res, err = h.f.Verify(r.Context(), req); err == nil {
-			writeJSON(w, http.StatusOK, res)
-			return
-		}
+		res, err = h.f.Verify(r.Context(), req)
 	}
-	writeJSON(w, StatusOf(err), Invalid(MessageOf(err)))
+	writeVerify(w, req, res, err)
 }
 
 func (h *apiHandler) settle(w http.ResponseWriter, r *http.Request) {
@@ -152,19 +151,15 @@ func (h *apiHandler) settle(w http.ResponseWriter, r *http.Request) {
 	}
 	req, err := ReadRequest(r)
 	network := ""
+	var res *SettleResponse
 	if err == nil {
 		network = req.PaymentRequirements.Network
-		var res *SettleResponse
-		if res, err = h.f.Settle(r.Context(), req); err == nil {
-			writeJSON(w, http.StatusOK, res)
-			return
-		}
+		res, err = h.f.Settle(r.Context(), req)
 	}
-	status := StatusOf(err)
-	if status >= 500 {
+	if err != nil && StatusOf(err) >= 500 {
 		h.f.logger.Warn("settle could not be carried out", zap.String("network", network), zap.Error(err))
 	}
-	writeJSON(w, status, failed(network, MessageOf(err)))
+	writeSettle(w, req, network, res, err)
 }
 
 // SettlementStatus is the answer of GET /v2/x402/settlements/{txHash}:
@@ -244,9 +239,7 @@ func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, l *limiter,
 // Besides paymentHeader (Base64), the x402 reference servers' paymentPayload
 // (the decoded header as a JSON object) is accepted.
 func ReadRequest(r *http.Request) (*Request, error) {
-	if v := r.Header.Get("X402-Version"); v != "" && v != "1" {
-		return nil, badRequest("X402-Version header must be 1, got %q", v)
-	}
+	v := r.Header.Get("X402-Version")
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -255,7 +248,11 @@ func ReadRequest(r *http.Request) (*Request, error) {
 		}
 		return nil, badRequest("reading the request body: %v", err)
 	}
-	return ParseRequest(body)
+	req, err := ParseRequest(body)
+	if v != "" && v != "1" && !(v == "2" && err == nil && req.Dialect == x402.DialectV2) {
+		return nil, badRequest("X402-Version header must be 1, got %q", v)
+	}
+	return req, err
 }
 
 // ParseRequest parses a verify or settle request body; see ReadRequest.
@@ -279,6 +276,9 @@ func ParseRequest(body []byte) (*Request, error) {
 	if err := json.Unmarshal(raw.X402Version, &req.X402Version); err != nil {
 		return nil, badRequest("x402Version must be the integer 1")
 	}
+	if req.X402Version == x402.Version2 && isAbsent(raw.PaymentHeader) && !isAbsent(raw.PaymentPayload) {
+		return parseV2Request(raw.PaymentPayload, raw.PaymentRequirements)
+	}
 	switch {
 	case !isAbsent(raw.PaymentHeader):
 		if err := json.Unmarshal(raw.PaymentHeader, &req.PaymentHeader); err != nil {
@@ -289,6 +289,7 @@ func ParseRequest(body []byte) (*Request, error) {
 			return nil, badRequest("paymentPayload must be a JSON object")
 		}
 		req.PaymentHeader = base64.StdEncoding.EncodeToString(raw.PaymentPayload)
+		req.Dialect = x402.DialectV1
 	default:
 		return nil, badRequest("paymentHeader is required")
 	}

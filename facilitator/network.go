@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Built-in network names (networks.md).
@@ -97,6 +98,9 @@ func BuiltinNetworkNames() []string {
 
 func (n *NetworkConfig) matches(name string) bool {
 	if strings.EqualFold(n.Name, name) {
+		return true
+	}
+	if id, ok := x402.ParseCAIP2(name); ok && id == n.ChainID {
 		return true
 	}
 	for _, a := range n.Aliases {

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // checked is a payment that passed the off-chain checks.
@@ -34,7 +35,7 @@ func validateRequest(req *Request) error {
 	if req == nil {
 		return badRequest("request body is required")
 	}
-	if req.X402Version != X402Version {
+	if req.X402Version != X402Version && (req.Dialect != x402.DialectV2 || req.X402Version != x402.Version2) {
 		return badRequest("x402Version must be 1, got %d", req.X402Version)
 	}
 	if req.PaymentHeader == "" {

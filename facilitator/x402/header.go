@@ -41,6 +41,8 @@ type Payment struct {
 	Asset string
 	// Value is the amount exactly as the buyer wrote it, for messages.
 	Value string
+	// Accepted is what a v2 payment says it pays (nil for v1).
+	Accepted *RequirementsV2
 
 	payload json.RawMessage // undecoded payload, or
 	parsed  *payloadJSON    // the payload decoded with the envelope
@@ -52,6 +54,21 @@ type envelope struct {
 	Scheme      string          `json:"scheme"`
 	Network     string          `json:"network"`
 	Payload     json.RawMessage `json:"payload"`
+	// Accepted is the requirements a v2 payload echoes; its scheme and
+	// network are the payment's.
+	Accepted *RequirementsV2 `json:"accepted"`
+}
+
+// fromAccepted takes scheme and network from a v2 payload's accepted.
+func (p *Payment) fromAccepted(a *RequirementsV2) error {
+	if p.X402Version != Version2 {
+		return nil
+	}
+	if a == nil {
+		return invalidPayment("Unsupported x402Version: 2")
+	}
+	p.Scheme, p.Network, p.Accepted = a.Scheme, a.Network, a
+	return nil
 }
 
 // authorizationJSON holds the authorization fields as sent: the flat Cronos
@@ -137,6 +154,9 @@ func DecodePaymentHeader(header string) (*Payment, error) {
 		if err := p.setVersion(whole.X402Version); err != nil {
 			return nil, err
 		}
+		if err := p.fromAccepted(whole.Accepted); err != nil {
+			return nil, err
+		}
 		return p, nil
 	}
 	var env envelope
@@ -147,12 +167,15 @@ func DecodePaymentHeader(header string) (*Payment, error) {
 	if err := p.setVersion(env.X402Version); err != nil {
 		return nil, err
 	}
+	if err := p.fromAccepted(env.Accepted); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
 func (p *Payment) setVersion(v json.RawMessage) error {
 	if len(v) > 0 {
-		if err := json.Unmarshal(v, &p.X402Version); err != nil || p.X402Version != X402Version {
+		if err := json.Unmarshal(v, &p.X402Version); err != nil || (p.X402Version != Version1 && p.X402Version != Version2) {
 			return invalidPayment("Unsupported x402Version: %s", string(v))
 		}
 	} else {
@@ -302,4 +325,28 @@ func EncodePaymentHeader(p *Payment, shape PayloadShape) (string, error) {
 		return "", err
 	}
 	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+// EncodePaymentV2 writes a signed payment as the Base64 JSON of a v2
+// PaymentPayload (the PAYMENT-SIGNATURE header), paying accepted.
+func EncodePaymentV2(p *Payment, accepted RequirementsV2, resource *ResourceInfo) (string, error) {
+	a := p.Authorization
+	if a.Value == nil || a.ValidAfter == nil || a.ValidBefore == nil {
+		return "", errors.New("authorization is missing value, validAfter or validBefore")
+	}
+	payload, err := json.Marshal(map[string]any{
+		"signature": hexutil.Encode(p.Signature),
+		"authorization": map[string]any{
+			"from":        a.From.Hex(),
+			"to":          a.To.Hex(),
+			"value":       a.Value.String(),
+			"validAfter":  a.ValidAfter.String(),
+			"validBefore": a.ValidBefore.String(),
+			"nonce":       hexutil.Encode(a.Nonce[:]),
+		},
+	})
+	if err != nil {
+		return "", err
+	}
+	return EncodeBase64JSON(PaymentPayloadV2{X402Version: Version2, Resource: resource, Accepted: accepted, Payload: payload})
 }

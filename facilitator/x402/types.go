@@ -61,12 +61,19 @@ type Request struct {
 	PaymentHeader string `json:"paymentHeader"`
 	// PaymentRequirements are the seller's requirements the payment is checked against.
 	PaymentRequirements PaymentRequirements `json:"paymentRequirements"`
+	// Dialect is the flavour the request came in (or, for a remote
+	// facilitator, goes out in); answers follow it. Not on the wire.
+	Dialect Dialect `json:"-"`
+	// Resource is the paid resource of a v2 request. Not on the wire.
+	Resource *ResourceInfo `json:"-"`
 }
 
 // VerifyResponse is the answer of verify. InvalidReason is null when IsValid.
 type VerifyResponse struct {
 	IsValid       bool    `json:"isValid"`
 	InvalidReason *string `json:"invalidReason"`
+	// Payer is the authorization's from, when the payment could be read.
+	Payer string `json:"payer,omitempty"`
 }
 
 // Valid is the positive verify answer.
@@ -130,6 +137,10 @@ type SupportedKind struct {
 // SupportedResponse is the body of GET /v2/x402/supported.
 type SupportedResponse struct {
 	Kinds []SupportedKind `json:"kinds"`
+	// Extensions lists the protocol extensions served (v2).
+	Extensions []string `json:"extensions,omitempty"`
+	// Signers lists the settlement signer addresses by CAIP-2 family (v2).
+	Signers map[string][]string `json:"signers,omitempty"`
 }
 
 // PaymentRequired is the body of a seller's 402 answer. It carries the

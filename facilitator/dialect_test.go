@@ -1,0 +1,104 @@
+package facilitator_test
+
+import (
+	"encoding/json"
+	"math/big"
+	"testing"
+
+	ethcommon "github.com/ethereum/go-ethereum/common"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// TestDialects settles one payment in each dialect on the same routes and
+// checks that each answer is in the request's dialect, that the money moved
+// once, and that a second settle of the same authorization is refused with
+// the dialect's reason.
+func TestDialects(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body func(t *testing.T, seller string) ([]byte, string) // body and payer
+	}{
+		{"cronos", func(t *testing.T, seller string) ([]byte, string) {
+			r := requirements(addr(seller), "1234")
+			h, p := pay(t, buyer(0), r, facilitator.PaymentOptions{})
+			return body(h, r), p.Authorization.From.Hex()
+		}},
+		{"v1", func(t *testing.T, seller string) ([]byte, string) {
+			r := requirements(addr(seller), "1234")
+			h, p := pay(t, buyer(1), r, facilitator.PaymentOptions{Shape: facilitator.ShapeX402})
+			raw, _ := x402.DecodeBase64(h)
+			b, _ := json.Marshal(map[string]any{"x402Version": 1, "paymentPayload": json.RawMessage(raw), "paymentRequirements": r})
+			return b, p.Authorization.From.Hex()
+		}},
+		{"v2", func(t *testing.T, seller string) ([]byte, string) {
+			r := requirements(addr(seller), "1234")
+			r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+			acc := r.V2("eip155:338")
+			h, p, err := facilitator.CreatePaymentV2(buyer(2).Key, acc, &x402.ResourceInfo{URL: "http://x/y"}, facilitator.PaymentOptions{ValidFor: 3600e9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := x402.DecodeBase64(h)
+			b, _ := json.Marshal(map[string]any{"x402Version": 2, "paymentPayload": json.RawMessage(raw), "paymentRequirements": acc})
+			return b, p.Authorization.From.Hex()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			seller := newSeller(t).Hex()
+			b, payer := tc.body(t, seller)
+
+			var v map[string]any
+			if st := post(t, "/v2/x402/verify", b, &v); st != 200 || v["isValid"] != true || v["payer"] != payer {
+				t.Fatalf("verify = %d %v", st, v)
+			}
+			if _, has := v["invalidReason"]; has != (tc.name == "cronos") {
+				t.Fatalf("verify answer %v: invalidReason (null) belongs to the Cronos dialect only", v)
+			}
+			before := balance(t, addr(seller))
+			var s map[string]any
+			if st := post(t, "/v2/x402/settle", b, &s); st != 200 || s["success"] != true || s["payer"] != payer {
+				t.Fatalf("settle = %d %v", st, s)
+			}
+			if got := new(big.Int).Sub(balance(t, addr(seller)), before); got.Int64() != 1234 {
+				t.Fatalf("seller received %s, want 1234", got)
+			}
+			tx, _ := s["transaction"].(string)
+			if len(tx) != 66 {
+				t.Fatalf("transaction %q", tx)
+			}
+			switch tc.name {
+			case "cronos":
+				if s["event"] != "payment.settled" || s["txHash"] != tx || s["value"] != "1234" || s["network"] != "cronos-testnet" {
+					t.Fatalf("Cronos answer lost a field: %v", s)
+				}
+			case "v1":
+				if _, has := s["event"]; has || s["network"] != "cronos-testnet" {
+					t.Fatalf("v1 answer %v", s)
+				}
+			case "v2":
+				if _, has := s["event"]; has || s["network"] != "eip155:338" || s["amount"] != "1234" {
+					t.Fatalf("v2 answer %v", s)
+				}
+			}
+
+			var again map[string]any
+			if st := post(t, "/v2/x402/settle", b, &again); st != 200 || again["success"] != false ||
+				again["errorReason"] != x402.CodeNonceAlreadyUsed {
+				t.Fatalf("second settle = %d %v", st, again)
+			}
+			if tc.name == "cronos" && (again["event"] != "payment.failed" || again["error"] != "Authorization already used") {
+				t.Fatalf("Cronos failure lost a field: %v", again)
+			}
+			if tc.name == "v2" && again["errorMessage"] != "Authorization already used" {
+				t.Fatalf("v2 failure without the Cronos text: %v", again)
+			}
+			if got := new(big.Int).Sub(balance(t, addr(seller)), before); got.Int64() != 1234 {
+				t.Fatalf("seller received %s after the refused settle, want 1234", got)
+			}
+		})
+	}
+}
+
+func addr(s string) ethcommon.Address { return ethcommon.HexToAddress(s) }
