@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -148,11 +149,20 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		f.logger.Info("network ready",
 			zap.String("network", nc.Name), zap.Int64("chain_id", nc.ChainID),
 			zap.String("token", n.token.Hex()), zap.String("eip712_name", n.domain.Name),
-			zap.String("eip712_version", n.domain.Version), zap.Int("signers", len(n.signers)))
+			zap.String("eip712_version", n.domain.Version), zap.Int("signers", len(n.eng.Signers())))
 	}
-	if err := f.recover(ctx); err != nil {
+	recs, err := f.journal.Pending()
+	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("reading the settlement journal: %w", err)
+	}
+	for _, rec := range recs {
+		if f.network(rec.Network) == nil {
+			f.logger.Warn("journal holds a pending settlement for a network that is no longer configured; left as it is", zap.String("id", rec.ID))
+		}
+	}
+	for _, n := range f.networks {
+		n.eng.Recover(ctx, recs)
 	}
 	return f, nil
 }
@@ -174,10 +184,9 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		}
 	}
 	n := &network{
-		cfg:      nc,
-		chainID:  big.NewInt(nc.ChainID),
-		token:    common.HexToAddress(nc.Token),
-		settling: newInflight(),
+		cfg:     nc,
+		chainID: big.NewInt(nc.ChainID),
+		token:   common.HexToAddress(nc.Token),
 	}
 	pool, err := evm.NewPool(nc.Name, n.chainID, nc.RPCURLs, f.logger)
 	if err != nil {
@@ -205,25 +214,15 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		pool.Close()
 		return nil, err
 	}
-	for _, k := range nc.SignerKeys {
-		s := newSigner(k, n.chainID)
-		if n.signerByAddress(s.addr) != nil {
-			pool.Close()
-			return nil, fmt.Errorf("network %s: signer %s is configured twice", nc.Name, s.addr.Hex())
-		}
-		n.signers = append(n.signers, s)
-		f.wg.Add(1)
-		go func() {
-			defer f.wg.Done()
-			s.loop(f.ctx, f, n)
-		}()
+	if n.eng, err = engine.New(engine.Config{
+		Network: nc.Name, ChainID: n.chainID, Token: n.token, Pool: pool, Keys: nc.SignerKeys,
+		Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, Serial: f.serial,
+		Logger: f.logger, Now: f.now,
+	}); err != nil {
+		pool.Close()
+		return nil, err
 	}
-	n.watch = newWatcher(f, n, f.logger.With(zap.String("network", nc.Name)))
-	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
-		n.watch.run(f.ctx)
-	}()
+	n.eng.Run(f.ctx, &f.wg)
 	if len(nc.RPCURLs) > 1 {
 		pool.CheckLag(ctx)
 		f.wg.Add(1)

@@ -96,16 +96,17 @@ func (f *Facilitator) Health(ctx context.Context, start time.Time) *HealthRespon
 }
 
 func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkHealth) {
-	h = NetworkHealth{Network: n.cfg.Name, PendingSettlements: n.watch.count(), Signers: []SignerHealth{}}
+	h = NetworkHealth{Network: n.cfg.Name, PendingSettlements: n.eng.Pending(), Signers: []SignerHealth{}}
 	defer func() { h.Endpoints = n.rpc.Health() }() // after this check's own RPC failures
 	var head struct {
 		Number hexutil.Uint64 `json:"number"`
 		Time   hexutil.Uint64 `json:"timestamp"`
 	}
 	elems := []rpc.BatchElem{{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &head}}
-	balances := make([]hexutil.Big, len(n.signers))
-	for i, s := range n.signers {
-		elems = append(elems, rpc.BatchElem{Method: "eth_getBalance", Args: []any{s.addr, "latest"}, Result: &balances[i]})
+	signers := n.eng.Signers()
+	balances := make([]hexutil.Big, len(signers))
+	for i, s := range signers {
+		elems = append(elems, rpc.BatchElem{Method: "eth_getBalance", Args: []any{s, "latest"}, Result: &balances[i]})
 	}
 	if err := n.rpc.Batch(ctx, elems); err != nil || elems[0].Error != nil {
 		if err == nil {
@@ -113,8 +114,8 @@ func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkH
 		}
 		h.RPCError = err.Error()
 		h.Warnings = append(h.Warnings, "no RPC endpoint answers: settling cannot work")
-		for _, s := range n.signers {
-			h.Signers = append(h.Signers, SignerHealth{Address: s.addr.Hex()})
+		for _, s := range signers {
+			h.Signers = append(h.Signers, SignerHealth{Address: s.Hex()})
 		}
 		return h
 	}
@@ -126,8 +127,8 @@ func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkH
 		h.Warnings = append(h.Warnings, "the head block is "+age.Round(time.Second).String()+" old: the node may be lagging")
 	}
 	funded := 0
-	for i, s := range n.signers {
-		sh := SignerHealth{Address: s.addr.Hex()}
+	for i, s := range signers {
+		sh := SignerHealth{Address: s.Hex()}
 		if elems[i+1].Error == nil {
 			b := (*big.Int)(&balances[i])
 			sh.GasBalance = b.String()
@@ -141,7 +142,7 @@ func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkH
 		}
 		h.Signers = append(h.Signers, sh)
 	}
-	if len(n.signers) == 0 {
+	if len(signers) == 0 {
 		h.Warnings = append(h.Warnings, "no signer key: this network can verify but not settle")
 	}
 	h.CanSettle = funded > 0 && age <= staleHead

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
-	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -135,15 +135,11 @@ func (n *NetworkConfig) validate() error {
 
 // network is a configured network at run time.
 type network struct {
-	cfg      NetworkConfig
-	chainID  *big.Int
-	token    common.Address
-	domain   Domain
-	hasher   *evm.Hasher
-	rpc      *evm.Pool
-	signers  []*signer
-	mu       sync.Mutex
-	next     uint32 // round-robin over signers
-	settling *inflight
-	watch    *watcher
+	cfg     NetworkConfig
+	chainID *big.Int
+	token   common.Address
+	domain  Domain
+	hasher  *evm.Hasher
+	rpc     *evm.Pool
+	eng     *engine.Engine
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
@@ -40,74 +41,68 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 		return failed(network, settleText(reason)), nil
 	}
 	n := c.n
-	if len(n.signers) == 0 {
+	if len(n.eng.Signers()) == 0 {
 		return nil, unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", n.cfg.Name), nil)
 	}
-	key := keyOf(c.p)
-	if !n.settling.acquire(key) {
+	a := &c.p.Authorization
+	if !n.eng.Hold(a.From, a.Nonce) {
 		return failed(network, ErrTextAlreadyUsed), nil
 	}
-	broadcast := false
+	submitted := false
 	defer func() {
-		if !broadcast {
-			n.settling.release(key)
+		if !submitted {
+			n.eng.Release(a.From, a.Nonce)
 		}
 	}()
 
-	s := n.pickSigner()
-	fee, reason, err := f.prepare(ctx, c, s)
+	signer := n.eng.PickSigner()
+	fee, reason, err := f.prepare(ctx, c, signer)
 	if err != nil {
 		return nil, err
 	}
 	if reason != "" {
 		return failed(network, settleText(reason)), nil
 	}
-	if f.serial {
-		s.serial.Lock()
-		defer s.serial.Unlock()
-	}
-	st := newSettlement(c, network, s, fee, f.now())
-	if err := s.submit(st); err != nil {
-		var se *sendError
-		log := f.logger.With(zap.String("network", n.cfg.Name), zap.String("signer", s.addr.Hex()), zap.Error(err))
-		if errors.As(err, &se) && se.noGas {
+	t, err := n.eng.Submit(&engine.Job{Requested: network, Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer})
+	if err != nil {
+		var ns *engine.NotSentError
+		log := f.logger.With(zap.String("network", n.cfg.Name), zap.String("signer", signer.Hex()), zap.Error(err))
+		if errors.As(err, &ns) && ns.NoGas {
 			log.Error("signer cannot pay gas; fund it")
-			return nil, unavailable(fmt.Sprintf("the facilitator's signer %s has too little gas money on network %s; nothing was sent, try again after the operator funds it", s.addr.Hex(), n.cfg.Name), err)
+			return nil, unavailable(fmt.Sprintf("the facilitator's signer %s has too little gas money on network %s; nothing was sent, try again after the operator funds it", signer.Hex(), n.cfg.Name), err)
 		}
 		log.Error("sending the settlement failed; nothing was broadcast")
 		return nil, unavailable(fmt.Sprintf("cannot send the transaction on network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
 	}
-	broadcast = true // the watcher releases the authorization when its outcome is known
-	n.watch.add(st)
-	f.logger.Debug("settlement broadcast", zap.String("id", st.rec.ID), zap.String("tx", st.current().Hash().Hex()), zap.Uint64("tx_nonce", st.rec.TxNonce))
+	submitted = true // the engine releases the authorization when its outcome is known
 
 	timer := time.NewTimer(f.settleTimeout)
 	defer timer.Stop()
 	select {
-	case <-st.done:
-		return st.result, nil
+	case <-t.Done():
+		return responseOf(t.Record()), nil
 	case <-timer.C:
 	case <-ctx.Done():
 	case <-f.ctx.Done():
 	}
 	res := failed(network, ErrTextPending)
-	res.TxHash = st.current().Hash().Hex()
-	f.logger.Warn("settlement not confirmed in time; answered pending", zap.String("id", st.rec.ID), zap.String("tx", res.TxHash), zap.Duration("timeout", f.settleTimeout))
+	res.TxHash = t.TxHash().Hex()
+	f.logger.Warn("settlement not confirmed in time; answered pending", zap.String("tx", res.TxHash), zap.Duration("timeout", f.settleTimeout))
 	return res, nil
 }
 
 // prepare runs the on-chain checks and reads what the transaction needs
 // (gas estimate, fees), all in one batched round trip.
-func (f *Facilitator) prepare(ctx context.Context, c *checked, s *signer) (*fees, string, error) {
+func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Address) (*engine.Fees, string, error) {
 	n := c.n
-	b := evm.NewBatchChecks(n.token, s.addr, &c.p.Authorization, c.transferCalldata())
+	b := evm.NewBatchChecks(n.token, signer, &c.p.Authorization, c.transferCalldata())
 	var gas hexutil.Uint64
 	var tip, gasPrice hexutil.Big
 	var head struct {
 		BaseFee *hexutil.Big `json:"baseFeePerGas"`
 	}
 	elems := append(b.Elems,
-		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: s.addr, To: n.token, Data: c.transferCalldata()}}, Result: &gas},
+		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: signer, To: n.token, Data: c.transferCalldata()}}, Result: &gas},
 		rpc.BatchElem{Method: "eth_maxPriorityFeePerGas", Result: &tip},
 		rpc.BatchElem{Method: "eth_gasPrice", Result: &gasPrice},
 		rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &head},
@@ -130,34 +125,21 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, s *signer) (*fees
 		}
 		return nil, "", unavailable(fmt.Sprintf("gas estimation failed on network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
 	}
-	fe := &fees{gasLimit: uint64(gas) * (100 + gasMarginPercent) / 100}
+	fe := &engine.Fees{GasLimit: uint64(gas) * (100 + gasMarginPercent) / 100}
 	switch {
 	case elems[6].Error == nil && head.BaseFee != nil:
-		fe.tipCap = big.NewInt(0)
+		fe.TipCap = big.NewInt(0)
 		if elems[4].Error == nil {
-			fe.tipCap = tip.ToInt()
+			fe.TipCap = tip.ToInt()
 		}
 		// Twice the base fee leaves room for six full blocks of rises.
-		fe.feeCap = new(big.Int).Add(new(big.Int).Mul(head.BaseFee.ToInt(), big.NewInt(2)), fe.tipCap)
+		fe.FeeCap = new(big.Int).Add(new(big.Int).Mul(head.BaseFee.ToInt(), big.NewInt(2)), fe.TipCap)
 	case elems[5].Error == nil:
-		fe.gasPrice = gasPrice.ToInt()
+		fe.GasPrice = gasPrice.ToInt()
 	default:
 		return nil, "", unavailable(fmt.Sprintf("cannot read gas prices on network %s; nothing was broadcast, try again shortly", n.cfg.Name), errors.Join(elems[5].Error, elems[6].Error))
 	}
 	return fe, "", nil
-}
-
-// authorizationUsed reads authorizationState(from, nonce) on chain.
-func (n *network) authorizationUsed(ctx context.Context, p *Payment) (bool, error) {
-	el, out := evm.ViewCall(n.token, "authorizationState", p.Authorization.From, p.Authorization.Nonce)
-	if err := n.rpc.Call(ctx, out, el.Method, el.Args...); err != nil {
-		return false, err
-	}
-	vals, err := evm.TokenABI.Unpack("authorizationState", *out)
-	if err != nil {
-		return false, err
-	}
-	return vals[0].(bool), nil
 }
 
 // Settlement reports a settlement by any of its transaction hashes, from
@@ -168,7 +150,7 @@ func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := rec.response()
+	res := responseOf(rec)
 	if res.TxHash == "" {
 		res.TxHash = txHash
 	}
@@ -194,9 +176,9 @@ func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*S
 	if err != nil || len(nb) != 32 {
 		return nil, badRequest("nonce must be 0x and 64 hex digits, got %q", nonce)
 	}
-	rec, err := f.journal.ByID(recordID(n.cfg.Name, common.HexToAddress(from), [32]byte(nb)))
+	rec, err := f.journal.ByID(engine.RecordID(n.cfg.Name, common.HexToAddress(from), [32]byte(nb)))
 	if err != nil {
 		return nil, err
 	}
-	return rec.response(), nil
+	return responseOf(rec), nil
 }

@@ -200,8 +200,8 @@ func onchainReason(st *evm.ChainState, value *big.Int) string {
 // simulationSender is the msg.sender of simulated transfers: the signer
 // that would submit it, or the zero address on a verify-only network.
 func (n *network) simulationSender() common.Address {
-	if len(n.signers) > 0 {
-		return n.signers[0].addr
+	if s := n.eng.Signers(); len(s) > 0 {
+		return s[0]
 	}
 	return common.Address{}
 }

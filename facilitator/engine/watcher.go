@@ -1,4 +1,4 @@
-package facilitator
+package engine
 
 import (
 	"context"
@@ -9,6 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // watcher follows a network's broadcast settlements to their outcome. One
@@ -19,8 +22,7 @@ import (
 // is sent again with the same nonce and a bumped fee, which also brings
 // back one that a node dropped.
 type watcher struct {
-	f            *Facilitator
-	n            *network
+	e            *Engine
 	interval     time.Duration
 	replaceAfter uint64
 	logger       *zap.Logger
@@ -31,8 +33,9 @@ type watcher struct {
 	lastHead uint64
 }
 
-func newWatcher(f *Facilitator, n *network, logger *zap.Logger) *watcher {
-	return &watcher{f: f, n: n, interval: f.pollInterval, replaceAfter: f.replaceAfter, logger: logger, pending: map[*settlement]struct{}{}}
+func newWatcher(e *Engine) *watcher {
+	return &watcher{e: e, interval: e.cfg.PollInterval, replaceAfter: e.cfg.ReplaceAfter,
+		logger: e.logger.With(zap.String("network", e.cfg.Network)), pending: map[*settlement]struct{}{}}
 }
 
 // add follows a broadcast settlement.
@@ -73,7 +76,7 @@ func (w *watcher) poll(ctx context.Context) {
 	w.mu.Unlock()
 
 	var head hexutil.Uint64
-	if err := w.n.rpc.Call(ctx, &head, "eth_blockNumber"); err != nil {
+	if err := w.e.cfg.Pool.Call(ctx, &head, "eth_blockNumber"); err != nil {
 		w.logger.Debug("polling the head failed", zap.Error(err))
 		return
 	}
@@ -103,7 +106,7 @@ func (w *watcher) poll(ctx context.Context) {
 			refs = append(refs, ref{st, r})
 		}
 	}
-	if err := w.n.rpc.Batch(ctx, elems); err != nil {
+	if err := w.e.cfg.Pool.Batch(ctx, elems); err != nil {
 		w.logger.Debug("fetching receipts failed", zap.Error(err))
 		w.mu.Lock()
 		w.fresh = true
@@ -136,13 +139,13 @@ func (w *watcher) poll(ctx context.Context) {
 // resolve settles a settlement's outcome from its receipt.
 func (w *watcher) resolve(ctx context.Context, st *settlement, r *types.Receipt) {
 	if r.Status == types.ReceiptStatusSuccessful {
-		st.finish(StatusSettled, r.TxHash.Hex(), r.BlockNumber.Uint64(), "")
+		st.finish(StatusSettled, r.TxHash.Hex(), r.BlockNumber.Uint64(), "", w.e.now())
 	} else {
-		msg := ErrTextFailedOnChain
-		if used, err := w.n.authorizationUsed(ctx, st.c.p); err == nil && used {
-			msg = ErrTextAlreadyUsed
+		msg := x402.ErrTextFailedOnChain
+		if used, err := w.e.authorizationUsed(ctx, st.key); err == nil && used {
+			msg = x402.ErrTextAlreadyUsed
 		}
-		st.finish(StatusFailed, r.TxHash.Hex(), r.BlockNumber.Uint64(), msg)
+		st.finish(StatusFailed, r.TxHash.Hex(), r.BlockNumber.Uint64(), msg, w.e.now())
 	}
 	w.done(st)
 }
@@ -150,14 +153,16 @@ func (w *watcher) resolve(ctx context.Context, st *settlement, r *types.Receipt)
 // done journals the outcome, answers the waiting settle and releases the
 // authorization.
 func (w *watcher) done(st *settlement) {
-	if err := w.f.journal.Put(st.rec); err != nil {
+	if err := w.e.cfg.Journal.Put(st.rec); err != nil {
 		w.logger.Error("writing a settlement outcome to the journal failed; it will be reconciled on restart", zap.String("id", st.rec.ID), zap.Error(err))
 	}
-	st.result = st.rec.response()
 	w.mu.Lock()
 	delete(w.pending, st)
 	w.mu.Unlock()
-	st.n.settling.release(st.key)
+	w.e.settling.release(st.key)
+	if w.e.cfg.Serial && st.s != nil {
+		st.s.serial.Unlock()
+	}
 	close(st.done)
 	log := w.logger.With(zap.String("id", st.rec.ID), zap.String("tx", st.rec.TxHash), zap.Uint64("block", st.rec.BlockNumber))
 	if st.rec.Status == StatusSettled {
@@ -176,7 +181,7 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 		return
 	}
 	var latest hexutil.Uint64
-	if err := w.n.rpc.Call(ctx, &latest, "eth_getTransactionCount", st.s.addr, "latest"); err != nil {
+	if err := w.e.cfg.Pool.Call(ctx, &latest, "eth_getTransactionCount", st.s.addr, "latest"); err != nil {
 		return
 	}
 	if uint64(latest) > tx.Nonce() {
@@ -186,11 +191,11 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 			w.resolve(ctx, st, r)
 			return
 		}
-		msg := ErrTextFailedOnChain
-		if used, err := w.n.authorizationUsed(ctx, st.c.p); err == nil && used {
-			msg = ErrTextAlreadyUsed
+		msg := x402.ErrTextFailedOnChain
+		if used, err := w.e.authorizationUsed(ctx, st.key); err == nil && used {
+			msg = x402.ErrTextAlreadyUsed
 		}
-		st.finish(StatusFailed, "", 0, msg)
+		st.finish(StatusFailed, "", 0, msg, w.e.now())
 		st.s.resync.Store(true)
 		w.logger.Warn("a settlement's nonce was taken by another transaction", zap.String("id", st.rec.ID), zap.Uint64("tx_nonce", tx.Nonce()))
 		w.done(st)
@@ -200,16 +205,16 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 	st.fee = st.fee.bumped()
 	fee := st.fee
 	st.mu.Unlock()
-	next, err := types.SignNewTx(st.s.key, st.s.txSigner, fee.txData(tx.Nonce(), w.n.token, st.c.transferCalldata(), w.n.chainID))
+	next, err := types.SignNewTx(st.s.key, st.s.txSigner, fee.txData(tx.Nonce(), w.e.cfg.Token, tx.Data(), w.e.cfg.ChainID))
 	if err != nil {
 		return
 	}
-	st.addReplacement(next, w.f.now())
-	if err := w.f.journal.Put(st.rec); err != nil {
+	st.addReplacement(next, w.e.now())
+	if err := w.e.cfg.Journal.Put(st.rec); err != nil {
 		w.logger.Error("journal write failed; not replacing the transaction", zap.Error(err))
 		return
 	}
-	err = sendRaw(ctx, w.n.rpc, next)
+	err = sendRaw(ctx, w.e.cfg.Pool, next)
 	st.mu.Lock()
 	st.sentHead = head
 	st.mu.Unlock()
@@ -221,7 +226,7 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*types.Receipt, error) {
 	for _, h := range st.hashes() {
 		var r *types.Receipt
-		if err := w.n.rpc.Call(ctx, &r, "eth_getTransactionReceipt", h); err != nil {
+		if err := w.e.cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err != nil {
 			return nil, err
 		}
 		if r != nil {
@@ -229,4 +234,17 @@ func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*types.Rece
 		}
 	}
 	return nil, nil
+}
+
+// authorizationUsed reads authorizationState(from, nonce) on chain.
+func (e *Engine) authorizationUsed(ctx context.Context, k authKey) (bool, error) {
+	el, out := evm.ViewCall(e.cfg.Token, "authorizationState", k.from, k.nonce)
+	if err := e.cfg.Pool.Call(ctx, out, el.Method, el.Args...); err != nil {
+		return false, err
+	}
+	vals, err := evm.TokenABI.Unpack("authorizationState", *out)
+	if err != nil {
+		return false, err
+	}
+	return vals[0].(bool), nil
 }

@@ -1,4 +1,4 @@
-package facilitator
+package engine
 
 import (
 	"context"
@@ -60,51 +60,35 @@ type sendReq struct {
 }
 
 // submit queues a settlement for sending and waits until it is broadcast
-// (nil) or certainly not (a *sendError).
+// (nil) or certainly not (a *NotSentError).
 func (s *signer) submit(st *settlement) error {
 	r := &sendReq{st: st, done: make(chan error, 1)}
 	s.queue <- r
 	return <-r.done
 }
 
-// pickSigner spreads settlements over the network's signers, round-robin.
-func (n *network) pickSigner() *signer {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	s := n.signers[n.next%uint32(len(n.signers))]
-	n.next++
-	return s
-}
-
-// signerByAddress finds a configured signer.
-func (n *network) signerByAddress(a common.Address) *signer {
-	for _, s := range n.signers {
-		if s.addr == a {
-			return s
-		}
-	}
-	return nil
-}
-
-// fees are the gas price parameters of a transaction: EIP-1559 when the
+// Fees are the gas price parameters of a transaction: EIP-1559 when the
 // chain has a base fee, legacy otherwise.
-type fees struct {
-	gasLimit uint64
-	tipCap   *big.Int // EIP-1559 (nil on a legacy chain)
-	feeCap   *big.Int
-	gasPrice *big.Int // legacy
+type Fees struct {
+	// GasLimit is the transaction's gas limit.
+	GasLimit uint64
+	// TipCap and FeeCap are the EIP-1559 fees (nil on a legacy chain).
+	TipCap *big.Int
+	FeeCap *big.Int
+	// GasPrice is the legacy gas price.
+	GasPrice *big.Int
 }
 
-func (f *fees) txData(nonce uint64, to common.Address, data []byte, chainID *big.Int) types.TxData {
-	if f.tipCap != nil {
-		return &types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: f.tipCap, GasFeeCap: f.feeCap, Gas: f.gasLimit, To: &to, Data: data}
+func (f *Fees) txData(nonce uint64, to common.Address, data []byte, chainID *big.Int) types.TxData {
+	if f.TipCap != nil {
+		return &types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: f.TipCap, GasFeeCap: f.FeeCap, Gas: f.GasLimit, To: &to, Data: data}
 	}
-	return &types.LegacyTx{Nonce: nonce, GasPrice: f.gasPrice, Gas: f.gasLimit, To: &to, Data: data}
+	return &types.LegacyTx{Nonce: nonce, GasPrice: f.GasPrice, Gas: f.GasLimit, To: &to, Data: data}
 }
 
 // bumped returns the fees raised by a quarter, above the 10% that nodes
 // require of a replacement.
-func (f *fees) bumped() *fees {
+func (f *Fees) bumped() *Fees {
 	up := func(v *big.Int) *big.Int {
 		if v == nil {
 			return nil
@@ -116,27 +100,18 @@ func (f *fees) bumped() *fees {
 		}
 		return b
 	}
-	return &fees{gasLimit: f.gasLimit, tipCap: up(f.tipCap), feeCap: up(f.feeCap), gasPrice: up(f.gasPrice)}
+	return &Fees{GasLimit: f.GasLimit, TipCap: up(f.TipCap), FeeCap: up(f.FeeCap), GasPrice: up(f.GasPrice)}
 }
-
-// sendError describes a settlement that was not broadcast.
-type sendError struct {
-	err   error
-	noGas bool
-}
-
-func (e *sendError) Error() string { return e.err.Error() }
-func (e *sendError) Unwrap() error { return e.err }
 
 // loop is the signer's send loop; it ends with ctx, failing what is queued.
-func (s *signer) loop(ctx context.Context, f *Facilitator, n *network) {
+func (s *signer) loop(ctx context.Context, e *Engine) {
 	for {
 		select {
 		case <-ctx.Done():
 			for {
 				select {
 				case r := <-s.queue:
-					r.done <- &sendError{err: errors.New("the facilitator is shutting down")}
+					r.done <- &NotSentError{Err: errors.New("the facilitator is shutting down")}
 				default:
 					return
 				}
@@ -152,7 +127,7 @@ func (s *signer) loop(ctx context.Context, f *Facilitator, n *network) {
 					break drain
 				}
 			}
-			s.sendBatch(ctx, f, n, batch)
+			s.sendBatch(ctx, e, batch)
 		}
 	}
 }
@@ -161,10 +136,10 @@ func (s *signer) loop(ctx context.Context, f *Facilitator, n *network) {
 // write, then broadcasts in nonce order. When one is certainly not
 // broadcast, the rest are signed again with fresh nonces, so no gap is
 // left behind.
-func (s *signer) sendBatch(ctx context.Context, f *Facilitator, n *network, reqs []*sendReq) {
+func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 	failAll := func(err error) {
 		for _, r := range reqs {
-			r.done <- &sendError{err: err}
+			r.done <- &NotSentError{Err: err}
 		}
 	}
 	for len(reqs) > 0 {
@@ -173,7 +148,7 @@ func (s *signer) sendBatch(ctx context.Context, f *Facilitator, n *network, reqs
 		}
 		if !s.known {
 			var pending hexutil.Uint64
-			if err := n.rpc.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil {
+			if err := e.cfg.Pool.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil {
 				failAll(fmt.Errorf("reading the signer's nonce: %w", err))
 				return
 			}
@@ -181,29 +156,29 @@ func (s *signer) sendBatch(ctx context.Context, f *Facilitator, n *network, reqs
 		}
 		recs := make([]*Record, len(reqs))
 		for i, r := range reqs {
-			tx, err := types.SignNewTx(s.key, s.txSigner, r.st.fee.txData(s.nonce+uint64(i), n.token, r.st.c.transferCalldata(), n.chainID))
+			tx, err := types.SignNewTx(s.key, s.txSigner, r.st.fee.txData(s.nonce+uint64(i), e.cfg.Token, r.st.calldata, e.cfg.ChainID))
 			if err != nil {
 				failAll(err)
 				return
 			}
-			r.st.setFirstTx(tx, f.now())
+			r.st.setFirstTx(tx, e.now())
 			recs[i] = r.st.rec
 		}
-		if err := f.journal.Put(recs...); err != nil {
-			f.logger.Error("writing the settlement journal failed; nothing was broadcast", zap.Error(err))
+		if err := e.cfg.Journal.Put(recs...); err != nil {
+			e.logger.Error("writing the settlement journal failed; nothing was broadcast", zap.Error(err))
 			failAll(fmt.Errorf("writing the settlement journal: %w", err))
 			return
 		}
 		var rest []*sendReq
 		for i, r := range reqs {
 			tx := r.st.current()
-			err := sendRaw(ctx, n.rpc, tx)
+			err := sendRaw(ctx, e.cfg.Pool, tx)
 			var maybe *maybeSentError
 			if err == nil || isAlreadyKnown(err) || errors.As(err, &maybe) {
 				// An ambiguous failure counts as broadcast: the watcher
 				// sends it again if it never shows up.
 				if err != nil {
-					f.logger.Warn("broadcast may have failed; the settlement will be re-sent if it does not appear",
+					e.logger.Warn("broadcast may have failed; the settlement will be re-sent if it does not appear",
 						zap.String("tx", tx.Hash().Hex()), zap.Error(err))
 				}
 				s.nonce = tx.Nonce() + 1
@@ -216,11 +191,11 @@ func (s *signer) sendBatch(ctx context.Context, f *Facilitator, n *network, reqs
 				rest = reqs[i:]
 				break
 			}
-			r.st.finish(StatusFailed, "", 0, "not broadcast: "+err.Error())
-			if jerr := f.journal.Put(r.st.rec); jerr != nil {
-				f.logger.Error("recording a settlement that was not broadcast failed; it may be re-sent on restart", zap.Error(jerr))
+			r.st.finish(StatusFailed, "", 0, "not broadcast: "+err.Error(), e.now())
+			if jerr := e.cfg.Journal.Put(r.st.rec); jerr != nil {
+				e.logger.Error("recording a settlement that was not broadcast failed; it may be re-sent on restart", zap.Error(jerr))
 			}
-			r.done <- &sendError{err: err, noGas: isInsufficientFunds(err)}
+			r.done <- &NotSentError{Err: err, NoGas: isInsufficientFunds(err)}
 			rest = reqs[i+1:]
 			break
 		}

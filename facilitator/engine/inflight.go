@@ -1,4 +1,4 @@
-package facilitator
+package engine
 
 import (
 	"sync"
@@ -11,10 +11,6 @@ import (
 type authKey struct {
 	from  common.Address
 	nonce [32]byte
-}
-
-func keyOf(p *Payment) authKey {
-	return authKey{from: p.Authorization.From, nonce: p.Authorization.Nonce}
 }
 
 // inflight holds the authorizations being settled, so that the same

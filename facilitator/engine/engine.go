@@ -1,0 +1,219 @@
+// Package engine is the settlement state machine of the facilitator: per
+// signer-key send loops with local nonce counters, the receipt watcher with
+// fee replacement, the journal that records every settlement before its
+// transaction is broadcast (bbolt by default, behind an interface), recovery
+// at start and the in-flight reservations that keep one authorization in
+// one transaction. It knows transactions and records, not HTTP or the x402
+// answers: the facilitator hands it a Job (what to settle) and reads the
+// Record (what came of it).
+package engine
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"math/big"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// Config configures the engine of one network.
+type Config struct {
+	// Network is the network's primary name, part of every record ID.
+	Network string
+	// ChainID is the chain's ID, for signing.
+	ChainID *big.Int
+	// Token is the EIP-3009 token the transactions call.
+	Token common.Address
+	// Pool is the network's RPC pool.
+	Pool *evm.Pool
+	// Keys are the signer keys that pay the gas.
+	Keys []*ecdsa.PrivateKey
+	// Journal records the settlements; it is shared by the networks and
+	// not closed by the engine.
+	Journal Journal
+	// PollInterval is how often the head is polled while settlements
+	// wait. Zero means 50 ms.
+	PollInterval time.Duration
+	// ReplaceAfter is how many blocks a transaction may stay unmined
+	// before a fee-bumped replacement. Zero means 5.
+	ReplaceAfter uint64
+	// Serial holds each signer to one settlement at a time (a baseline).
+	Serial bool
+	// Logger receives the engine's logs; nil means none.
+	Logger *zap.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Engine settles the jobs of one network. It is safe for concurrent use.
+type Engine struct {
+	cfg      Config
+	logger   *zap.Logger
+	now      func() time.Time
+	signers  []*signer
+	settling *inflight
+	watch    *watcher
+
+	mu   sync.Mutex
+	next uint32 // round-robin over signers
+}
+
+// New builds the engine of a network; Run starts its loops.
+func New(cfg Config) (*Engine, error) {
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 50 * time.Millisecond
+	}
+	if cfg.ReplaceAfter == 0 {
+		cfg.ReplaceAfter = 5
+	}
+	e := &Engine{cfg: cfg, logger: cfg.Logger, now: cfg.Now, settling: newInflight()}
+	if e.logger == nil {
+		e.logger = zap.NewNop()
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	for _, k := range cfg.Keys {
+		s := newSigner(k, cfg.ChainID)
+		if e.signerByAddress(s.addr) != nil {
+			return nil, errors.New("network " + cfg.Network + ": signer " + s.addr.Hex() + " is configured twice")
+		}
+		e.signers = append(e.signers, s)
+	}
+	e.watch = newWatcher(e)
+	return e, nil
+}
+
+// Run runs the send loops and the watcher until ctx ends; wg counts them.
+func (e *Engine) Run(ctx context.Context, wg *sync.WaitGroup) {
+	for _, s := range e.signers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.loop(ctx, e)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		e.watch.run(ctx)
+	}()
+}
+
+// Signers lists the signer addresses, in configuration order.
+func (e *Engine) Signers() []common.Address {
+	out := make([]common.Address, len(e.signers))
+	for i, s := range e.signers {
+		out[i] = s.addr
+	}
+	return out
+}
+
+// Pending is the number of settlements waiting for their block.
+func (e *Engine) Pending() int { return e.watch.count() }
+
+// PickSigner spreads settlements over the signers, round-robin. It panics
+// without signers; check Signers first.
+func (e *Engine) PickSigner() common.Address {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := e.signers[e.next%uint32(len(e.signers))]
+	e.next++
+	return s.addr
+}
+
+func (e *Engine) signerByAddress(a common.Address) *signer {
+	for _, s := range e.signers {
+		if s.addr == a {
+			return s
+		}
+	}
+	return nil
+}
+
+// Hold reserves an authorization (from, nonce) for a settle; false means
+// another settle holds it. The engine releases it when the outcome is
+// final; a caller that does not Submit after Hold must Release.
+func (e *Engine) Hold(from common.Address, nonce [32]byte) bool {
+	return e.settling.acquire(authKey{from, nonce})
+}
+
+// Release gives back a hold taken with Hold that was not submitted.
+func (e *Engine) Release(from common.Address, nonce [32]byte) {
+	e.settling.release(authKey{from, nonce})
+}
+
+// Job is what to settle: a signed authorization, the transaction's
+// calldata, the fees and the signer to send it from.
+type Job struct {
+	// Requested is the network string the seller sent, kept in the record.
+	Requested string
+	// Auth is the authorization and Signature its 65-byte signature.
+	Auth      x402.Authorization
+	Signature []byte
+	// Calldata is the transferWithAuthorization call.
+	Calldata []byte
+	// Fees are the first transaction's gas parameters.
+	Fees *Fees
+	// Signer is the key to send from (PickSigner).
+	Signer common.Address
+}
+
+// NotSentError is Submit's error: the settlement was not broadcast, and
+// never will be.
+type NotSentError struct {
+	Err error
+	// NoGas is true when the signer cannot pay the gas.
+	NoGas bool
+}
+
+func (e *NotSentError) Error() string { return e.Err.Error() }
+func (e *NotSentError) Unwrap() error { return e.Err }
+
+// Ticket follows a submitted settlement.
+type Ticket struct{ st *settlement }
+
+// Done is closed when the outcome is final and journaled.
+func (t *Ticket) Done() <-chan struct{} { return t.st.done }
+
+// Record is a copy of the settlement's record as it stands.
+func (t *Ticket) Record() *Record { return t.st.snapshot() }
+
+// TxHash is the newest transaction's hash.
+func (t *Ticket) TxHash() common.Hash { return t.st.current().Hash() }
+
+// Submit journals and broadcasts a held job from its signer and returns
+// its ticket, or a *NotSentError when nothing was broadcast.
+func (e *Engine) Submit(job *Job) (*Ticket, error) {
+	s := e.signerByAddress(job.Signer)
+	if s == nil {
+		return nil, &NotSentError{Err: errors.New("unknown signer " + job.Signer.Hex())}
+	}
+	if e.cfg.Serial {
+		s.serial.Lock()
+	}
+	st := newSettlement(e, job, s)
+	if err := s.submit(st); err != nil {
+		if e.cfg.Serial {
+			s.serial.Unlock()
+		}
+		return nil, err
+	}
+	e.watch.add(st)
+	e.logger.Debug("settlement broadcast", zap.String("id", st.rec.ID), zap.String("tx", st.current().Hash().Hex()), zap.Uint64("tx_nonce", st.rec.TxNonce))
+	return &Ticket{st}, nil
+}
+
+// RecordID is the journal ID of an authorization on a network.
+func RecordID(network string, from common.Address, nonce [32]byte) string {
+	return strings.ToLower(network + "/" + from.Hex() + "/" + hexutil.Encode(nonce[:]))
+}

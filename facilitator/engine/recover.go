@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"go.uber.org/zap"
+)
+
+// Recover reconciles this network's pending records of the journal with
+// the chain at start. Each is held (so the same authorization is not
+// settled again), handed to the watcher (mined ones get their outcome at
+// the next poll) and its newest transaction is broadcast again in nonce
+// order, so that one lost before it reached a node fills its nonce and the
+// signer's counter, read from the pending nonce, resumes past them all.
+func (e *Engine) Recover(ctx context.Context, recs []*Record) {
+	for _, rec := range recs {
+		if rec.Network != e.cfg.Network {
+			continue
+		}
+		log := e.logger.With(zap.String("id", rec.ID), zap.Uint64("tx_nonce", rec.TxNonce))
+		from, nonce, ok := rec.authorization()
+		if !ok {
+			log.Error("unreadable journal record; left as it is")
+			continue
+		}
+		st := &settlement{key: authKey{from, nonce}, s: e.signerByAddress(common.HexToAddress(rec.Signer)), rec: rec, done: make(chan struct{})}
+		for _, jt := range rec.Txs {
+			raw, err := hexutil.Decode(jt.Raw)
+			tx := new(types.Transaction)
+			if err == nil {
+				err = tx.UnmarshalBinary(raw)
+			}
+			if err != nil {
+				log.Error("unreadable transaction in the journal", zap.String("tx", jt.Hash), zap.Error(err))
+				continue
+			}
+			st.txs = append(st.txs, tx)
+		}
+		if len(st.txs) == 0 {
+			log.Error("pending journal record without a transaction; left as it is")
+			continue
+		}
+		st.calldata = st.current().Data()
+		st.fee = feesOf(st.current())
+		if e.cfg.Serial && st.s != nil {
+			st.s.serial.Lock()
+		}
+		e.settling.acquire(st.key)
+		e.watch.add(st)
+		err := sendRaw(ctx, e.cfg.Pool, st.current())
+		log.Info("reconciling a pending settlement from the journal", zap.String("tx", st.current().Hash().Hex()), zap.NamedError("rebroadcast", err))
+	}
+}
+
+// authorization reads back the record's (from, nonce).
+func (r *Record) authorization() (common.Address, [32]byte, bool) {
+	var nonce [32]byte
+	b, err := hexutil.Decode(r.Nonce)
+	if err != nil || len(b) != 32 || !common.IsHexAddress(r.From) {
+		return common.Address{}, nonce, false
+	}
+	copy(nonce[:], b)
+	return common.HexToAddress(r.From), nonce, true
+}
+
+// feesOf reads back the fee parameters of a signed transaction.
+func feesOf(tx *types.Transaction) *Fees {
+	if tx.Type() == types.LegacyTxType {
+		return &Fees{GasLimit: tx.Gas(), GasPrice: tx.GasPrice()}
+	}
+	return &Fees{GasLimit: tx.Gas(), TipCap: tx.GasTipCap(), FeeCap: tx.GasFeeCap()}
+}

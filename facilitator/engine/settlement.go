@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+)
+
+// settlement is one authorization on its way to the chain: its journal
+// record, its signed transactions (the first, then fee-bumped
+// replacements with the same nonce) and, once known, its outcome.
+type settlement struct {
+	key      authKey
+	s        *signer
+	calldata []byte
+	fee      *Fees
+
+	mu       sync.Mutex
+	rec      *Record
+	txs      []*types.Transaction
+	sentHead uint64 // head block when the newest transaction went out; 0 = not yet seen
+
+	done chan struct{} // closed when the outcome is known
+}
+
+func newSettlement(e *Engine, job *Job, s *signer) *settlement {
+	a := &job.Auth
+	now := e.now()
+	return &settlement{
+		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, fee: job.Fees,
+		done: make(chan struct{}),
+		rec: &Record{
+			ID:               RecordID(e.cfg.Network, a.From, a.Nonce),
+			Network:          e.cfg.Network,
+			RequestedNetwork: job.Requested,
+			From:             a.From.Hex(),
+			To:               a.To.Hex(),
+			Value:            a.Value.String(),
+			ValidAfter:       a.ValidAfter.String(),
+			ValidBefore:      a.ValidBefore.String(),
+			Nonce:            hexutil.Encode(a.Nonce[:]),
+			Signature:        hexutil.Encode(job.Signature),
+			Signer:           s.addr.Hex(),
+			Status:           StatusPending,
+			CreatedAt:        now,
+			UpdatedAt:        now,
+		},
+	}
+}
+
+// setFirstTx records the transaction about to be broadcast first. A
+// transaction signed earlier but never sent is replaced, not kept.
+func (st *settlement) setFirstTx(tx *types.Transaction, now time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.txs = []*types.Transaction{tx}
+	st.rec.TxNonce = tx.Nonce()
+	st.rec.Txs = []JournalTx{journalTx(tx, now)}
+	st.rec.UpdatedAt = now
+}
+
+// addReplacement records a fee-bumped transaction with the same nonce.
+func (st *settlement) addReplacement(tx *types.Transaction, now time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.txs = append(st.txs, tx)
+	st.rec.Txs = append(st.rec.Txs, journalTx(tx, now))
+	st.rec.UpdatedAt = now
+}
+
+func journalTx(tx *types.Transaction, now time.Time) JournalTx {
+	raw, _ := tx.MarshalBinary()
+	return JournalTx{Hash: tx.Hash().Hex(), Raw: hexutil.Encode(raw), SentAt: now}
+}
+
+// current is the newest transaction.
+func (st *settlement) current() *types.Transaction {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.txs) == 0 {
+		return nil
+	}
+	return st.txs[len(st.txs)-1]
+}
+
+// hashes lists every transaction hash of the settlement.
+func (st *settlement) hashes() []common.Hash {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]common.Hash, len(st.txs))
+	for i, tx := range st.txs {
+		out[i] = tx.Hash()
+	}
+	return out
+}
+
+// finish sets the record's outcome.
+func (st *settlement) finish(status, txHash string, block uint64, errText string, now time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.rec.Status = status
+	st.rec.TxHash = txHash
+	st.rec.BlockNumber = block
+	st.rec.Error = errText
+	st.rec.UpdatedAt = now
+}
+
+// snapshot is a copy of the record.
+func (st *settlement) snapshot() *Record {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r := *st.rec
+	r.Txs = append([]JournalTx(nil), st.rec.Txs...)
+	return &r
+}
