@@ -315,9 +315,9 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	signers := []string{}
 	for _, n := range f.networks {
 		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: SchemeExact, Network: x402.CAIP2(n.cfg.ChainID)})
-		for _, s := range n.signers {
-			if !slices.Contains(signers, s.addr.Hex()) {
-				signers = append(signers, s.addr.Hex())
+		for _, s := range n.eng.Signers() {
+			if !slices.Contains(signers, s.Hex()) {
+				signers = append(signers, s.Hex())
 			}
 		}
 	}
