@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 func init() {
@@ -333,13 +334,17 @@ func (a *App) networkNames() []string {
 	for _, c := range confs {
 		add(c.Name)
 		add(c.Aliases...)
+		if c.ChainID > 0 {
+			add(x402.CAIP2(c.ChainID))
+		}
 		if b, ok := facilitator.BuiltinNetwork(c.Name); ok {
 			add(b.Name)
 			add(b.Aliases...)
+			add(x402.CAIP2(b.ChainID))
 		}
 	}
 	if a.Devnet != nil {
-		add(devnet.Network)
+		add(devnet.Network, x402.CAIP2(devnet.ChainID))
 	}
 	return names
 }

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 func init() {
@@ -136,6 +137,7 @@ type Handler struct {
 	reqs        facilitator.PaymentRequirements
 	settleAfter bool
 	tmpl        bodyTemplate
+	v2          v2State
 	logger      *zap.Logger
 }
 
@@ -202,6 +204,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.tmpl.init(h.reqs); err != nil {
 		return err
 	}
+	h.initV2(info.ChainID)
 	return nil
 }
 
@@ -211,6 +214,7 @@ type networkFacts struct {
 	Token    string
 	Decimals uint8
 	Domain   facilitator.DomainInfo
+	ChainID  int64 // 0 when unknown
 }
 
 // networkInfo picks the facilitator client and learns the network's facts.
@@ -227,7 +231,7 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 				network, strings.Join(app.fac.Networks(), ", "))
 		}
 		h.client = app.fac
-		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain}, nil
+		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64()}, nil
 	}
 
 	h.client = facilitator.NewRemote(h.Facilitator, nil)
@@ -237,7 +241,7 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 	// been read on chain); a remote facilitator does not tell.
 	if appIface, err := ctx.AppIfConfigured("x402"); err == nil {
 		if info, ok := appIface.(*App).fac.NetworkInfo(network); ok {
-			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain}
+			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64()}
 			found = true
 		}
 	} else if !errors.Is(err, caddy.ErrNotConfigured) {
@@ -245,11 +249,12 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 	}
 	if !found {
 		if b, ok := facilitator.BuiltinNetwork(network); ok {
-			facts = networkFacts{Name: b.Name, Token: b.Token, Decimals: b.Decimals,
+			facts = networkFacts{Name: b.Name, Token: b.Token, Decimals: b.Decimals, ChainID: b.ChainID,
 				Domain: facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version}}
 			found = true
 		} else {
-			facts = networkFacts{Name: network, Decimals: 6}
+			facts = networkFacts{Name: network}
+			facts.ChainID, _ = x402.ChainIDOf(network)
 		}
 	}
 	if h.Asset != "" {
@@ -309,7 +314,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	for _, k := range upstreamHeaders {
 		r.Header.Del(k)
 	}
-	header := r.Header.Get(HeaderPayment)
+	w.Header().Add("Access-Control-Expose-Headers", exposedHeaders)
+	if isPreflight(r) {
+		return next.ServeHTTP(w, r) // a CORS preflight is never charged
+	}
+	header, v2 := h.paymentHeader(r)
 	if header == "" {
 		return h.paymentRequired(w, r, "X-PAYMENT header is required", "")
 	}
@@ -331,12 +340,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		PaymentHeader:       header,
 		PaymentRequirements: h.reqs,
 	}
+	if v2 {
+		req = h.v2Request(header, resourceURL(r))
+	}
 	req.PaymentRequirements.Resource = resourceURL(r)
 
 	vr, err := h.client.Verify(r.Context(), req)
 	if err != nil {
 		h.logger.Error("verify could not be carried out", zap.String("network", h.reqs.Network), zap.Error(err))
-		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402 verify: %w", err))
+		return h.facilitatorFailed(w, "verified", err)
 	}
 	if !vr.IsValid {
 		return h.paymentRequired(w, r, "", vr.Reason())
@@ -348,7 +360,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 
 	sr, err := h.settle(r, req)
 	if err != nil {
-		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402 settle: %w", err))
+		return h.facilitatorFailed(w, "settled", err)
 	}
 	if !sr.Settled() {
 		return h.paymentRequired(w, r, sr.Error, "")
@@ -401,7 +413,7 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitato
 		}
 		caddyhttp.SetVar(r.Context(), "x402."+kv[0], kv[1])
 	}
-	w.Header().Set(HeaderPaymentResponse, encodePaymentResponse(sr, network))
+	h.setPaymentResponse(w, r, sr, network)
 	h.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
 		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block))
 }
@@ -440,6 +452,10 @@ func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errTex
 	hdr["Content-Type"] = jsonContentType
 	hdr["Cache-Control"] = noStore
 	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if invalid != "" {
+		errText = invalid
+	}
+	h.setPaymentRequired(hdr, errText, resourceURL(r))
 	w.WriteHeader(http.StatusPaymentRequired)
 	_, err := w.Write(body)
 	return err

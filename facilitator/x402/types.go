@@ -66,6 +66,9 @@ type Request struct {
 	Dialect Dialect `json:"-"`
 	// Resource is the paid resource of a v2 request. Not on the wire.
 	Resource *ResourceInfo `json:"-"`
+	// RequirementsV2 is the requirements in v2 form, when the seller knows
+	// them (for a remote facilitator that speaks v2). Not on the wire.
+	RequirementsV2 *RequirementsV2 `json:"-"`
 }
 
 // VerifyResponse is the answer of verify. InvalidReason is null when IsValid.

@@ -1,0 +1,114 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// The paywall speaks x402 version 1 and version 2 at once: a 402 carries
+// the v1 body and the v2 PAYMENT-REQUIRED header; a payment comes as
+// PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1, flat or nested) and its answer
+// goes back in the matching header.
+
+// exposedHeaders lets browser clients read the x402 headers.
+const exposedHeaders = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE"
+
+// v2State is what the paywall needs for version 2.
+type v2State struct {
+	network string              // CAIP-2 id; "" when the chain id is unknown (v1 only)
+	reqs    x402.RequirementsV2 // the route's requirements in v2 form
+}
+
+// initV2 builds the v2 requirements for a chain id (0: unknown, v1 only).
+func (h *Handler) initV2(chainID int64) {
+	if chainID <= 0 {
+		h.logger.Warn("the network's chain id is unknown, so buyers can pay only with x402 version 1; name the network eip155:<chainId>",
+			zap.String("network", h.reqs.Network))
+		return
+	}
+	h.v2.network = x402.CAIP2(chainID)
+	h.v2.reqs = h.reqs.V2(h.v2.network)
+}
+
+// isPreflight reports a CORS preflight: it is never charged.
+func isPreflight(r *http.Request) bool {
+	return r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+}
+
+// paymentHeader returns the buyer's payment header and whether it is v2.
+func (h *Handler) paymentHeader(r *http.Request) (string, bool) {
+	if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" && h.v2.network != "" {
+		return v, true
+	}
+	return r.Header.Get(HeaderPayment), false
+}
+
+// setPaymentRequired adds the v2 PAYMENT-REQUIRED header to a 402.
+func (h *Handler) setPaymentRequired(hdr http.Header, errText, resource string) {
+	if h.v2.network == "" {
+		return
+	}
+	pr := x402.PaymentRequiredV2{
+		X402Version: x402.Version2,
+		Error:       errText,
+		Resource:    &x402.ResourceInfo{URL: resource, Description: h.reqs.Description, MimeType: h.reqs.MimeType},
+		Accepts:     []x402.RequirementsV2{h.v2.reqs},
+		Extensions:  map[string]any{},
+	}
+	if v, err := x402.EncodeBase64JSON(pr); err == nil {
+		hdr.Set(x402.HeaderPaymentRequired, v)
+	}
+}
+
+// v2Request turns a v2 payment into the facilitator request: the v1
+// requirements (for the embedded facilitator and Cronos-flavour remotes)
+// with the v2 ones beside them.
+func (h *Handler) v2Request(header string, resource string) *facilitator.Request {
+	reqs := h.v2.reqs
+	return &facilitator.Request{
+		X402Version:         facilitator.X402Version,
+		PaymentHeader:       header,
+		PaymentRequirements: h.reqs,
+		Dialect:             x402.DialectV2,
+		Resource:            &x402.ResourceInfo{URL: resource, Description: h.reqs.Description, MimeType: h.reqs.MimeType},
+		RequirementsV2:      &reqs,
+	}
+}
+
+// setPaymentResponse writes the settlement in the header matching the
+// payment's version.
+func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse, network string) {
+	if _, v2 := h.paymentHeader(r); v2 {
+		if v, err := x402.EncodeBase64JSON(sr.Reference(sr.From, h.v2.network)); err == nil {
+			w.Header().Set(x402.HeaderPaymentResponseV2, v)
+		}
+		return
+	}
+	w.Header().Set(HeaderPaymentResponse, encodePaymentResponse(sr, network))
+}
+
+// facilitatorFailed answers 500 with a JSON reason when verify or settle
+// could not be carried out (facilitator unreachable, refusing, rate
+// limiting): never an empty body, and no money moved that the buyer does
+// not know of (a pending settlement is an answer, not a failure).
+func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error) error {
+	body, _ := json.Marshal(map[string]any{
+		"x402Version": 1,
+		"error":       fmt.Sprintf("the payment could not be %s: %s; try again shortly", op, facilitator.MessageOf(err)),
+	})
+	body = append(body, '\n')
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusInternalServerError)
+	_, werr := w.Write(body)
+	return werr
+}

@@ -1,0 +1,145 @@
+// Harness of the interop suite: builds (or takes) our caddy binary, runs it
+// with its embedded development chain on free ports, and reads balances on
+// that chain. Real processes and a real EVM; nothing is mocked.
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, readFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import net from "node:net";
+import { createPublicClient, http, parseAbi, defineChain } from "viem";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+let built;
+// caddyBin is $CADDY_BIN, or our caddy built once into a temporary directory.
+export function caddyBin() {
+  if (process.env.CADDY_BIN) return process.env.CADDY_BIN;
+  if (!built) {
+    built = join(mkdtempSync(join(tmpdir(), "x402-interop-bin-")), "caddy");
+    execFileSync("go", ["build", "-o", built, "./caddy"], { cwd: repo, stdio: "inherit" });
+  }
+  return built;
+}
+
+// freePort asks the kernel for a free loopback port.
+export function freePort() {
+  return new Promise((res, rej) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+    s.on("error", rej);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// waitFor polls fn until it returns a truthy value.
+export async function waitFor(fn, what, ms = 60000) {
+  const end = Date.now() + ms;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ": " + last.message : ""}`);
+}
+
+// startCaddy runs our caddy with a Caddyfile built by makeCaddyfile(ports)
+// and returns {url, info, stop, log}. ports has http, admin, rpc; info is
+// the devnet's info file when the config runs one.
+export async function startCaddy(makeCaddyfile) {
+  const dir = mkdtempSync(join(tmpdir(), "x402-interop-"));
+  const ports = { http: await freePort(), admin: await freePort(), rpc: await freePort() };
+  const infoFile = join(dir, "devnet.json");
+  const caddyfile = join(dir, "Caddyfile");
+  writeFileSync(caddyfile, makeCaddyfile({ ...ports, infoFile }));
+  const proc = spawn(caddyBin(), ["run", "--config", caddyfile, "--adapter", "caddyfile"], {
+    cwd: dir,
+    env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  proc.stdout.on("data", (d) => (log += d));
+  proc.stderr.on("data", (d) => (log += d));
+  let exited = false;
+  proc.on("exit", () => (exited = true));
+  const url = `http://127.0.0.1:${ports.http}`;
+  try {
+    await waitFor(async () => {
+      if (exited) throw new Error("caddy exited:\n" + log);
+      const r = await fetch(url + "/healthcheck").catch(() => null);
+      return r !== null;
+    }, "caddy to listen");
+  } catch (e) {
+    proc.kill("SIGKILL");
+    throw new Error(e.message + "\n" + log);
+  }
+  const info = existsSync(infoFile) ? JSON.parse(readFileSync(infoFile, "utf8")) : null;
+  return {
+    url,
+    ports,
+    info,
+    dir,
+    log: () => log,
+    stop: async () => {
+      if (exited) return;
+      proc.kill("SIGTERM");
+      await waitFor(() => exited, "caddy to stop", 15000).catch(() => proc.kill("SIGKILL"));
+    },
+  };
+}
+
+// devnetGlobal is the global x402 block with an embedded devnet.
+export function devnetGlobal(p, extra = "") {
+  return `{
+	admin 127.0.0.1:${p.admin}
+	x402 {
+		devnet {
+			listen 127.0.0.1:${p.rpc}
+			block_time 200ms
+			info_file ${p.infoFile}
+			${extra}
+		}
+	}
+}
+`;
+}
+
+const erc20 = parseAbi(["function balanceOf(address) view returns (uint256)"]);
+
+// chainOf describes the devnet for viem.
+export function chainOf(info) {
+  return defineChain({
+    id: info.chainId,
+    name: info.network,
+    nativeCurrency: { name: "CRO", symbol: "CRO", decimals: 18 },
+    rpcUrls: { default: { http: [info.rpcUrl] } },
+  });
+}
+
+// balanceOf reads a token balance on the devnet.
+export async function balanceOf(info, who) {
+  const c = createPublicClient({ chain: chainOf(info), transport: http(info.rpcUrl) });
+  return c.readContract({ address: info.token.address, abi: erc20, functionName: "balanceOf", args: [who] });
+}
+
+// newPayTo is a fresh seller address with no balance.
+let sellerN = 0;
+export function newPayTo() {
+  sellerN++;
+  const hex = (Date.now().toString(16) + sellerN.toString(16).padStart(4, "0")).padStart(40, "5");
+  return "0x" + hex.slice(-40);
+}
+
+// decodeB64JSON decodes an x402 header.
+export function decodeB64JSON(v) {
+  return JSON.parse(Buffer.from(v, "base64").toString("utf8"));
+}
