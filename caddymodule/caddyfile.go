@@ -302,7 +302,7 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 			return nil, err
 		}
 	}
-	if names := app.networkNames(); !containsFold(names, network) {
+	if names := app.networkNames(); !containsFold(names, network) && !containsFold(app.networkIDs(), network) {
 		return nil, h.Errf("x402: network %q is not configured in the x402 global option (configured: %s); add network %s { ... } to it, or set facilitator to a remote one",
 			network, strings.Join(names, ", "), network)
 	}
@@ -334,19 +334,37 @@ func (a *App) networkNames() []string {
 	for _, c := range confs {
 		add(c.Name)
 		add(c.Aliases...)
-		if c.ChainID > 0 {
-			add(x402.CAIP2(c.ChainID))
-		}
 		if b, ok := facilitator.BuiltinNetwork(c.Name); ok {
 			add(b.Name)
 			add(b.Aliases...)
-			add(x402.CAIP2(b.ChainID))
 		}
 	}
 	if a.Devnet != nil {
-		add(devnet.Network, x402.CAIP2(devnet.ChainID))
+		add(devnet.Network)
 	}
 	return names
+}
+
+// networkIDs lists the CAIP-2 ids (eip155:<chainId>) of the configured
+// networks whose chain id the configuration tells.
+func (a *App) networkIDs() []string {
+	confs := a.Networks
+	if len(confs) == 0 {
+		confs = []*NetworkConfig{{Name: facilitator.NetworkCronosTestnet}}
+	}
+	var ids []string
+	for _, c := range confs {
+		if c.ChainID > 0 {
+			ids = append(ids, x402.CAIP2(c.ChainID))
+		}
+		if b, ok := facilitator.BuiltinNetwork(c.Name); ok {
+			ids = append(ids, x402.CAIP2(b.ChainID))
+		}
+	}
+	if a.Devnet != nil {
+		ids = append(ids, x402.CAIP2(devnet.ChainID))
+	}
+	return ids
 }
 
 // decimalsOf returns a network's token decimals when the configuration
