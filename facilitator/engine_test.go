@@ -61,7 +61,7 @@ func newSignerKey(t testing.TB, c *devnet.Chain) *ecdsa.PrivateKey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fundGas(t, c, crypto.PubkeyToAddress(k.PublicKey), new(big.Int).Mul(big.NewInt(1e18), big.NewInt(100)))
+	fundGas(t, c, crypto.PubkeyToAddress(k.PublicKey), new(big.Int).Mul(big.NewInt(1e18), big.NewInt(10)))
 	return k
 }
 

@@ -46,6 +46,8 @@ type Config struct {
 	// ReplaceAfter is how many blocks a transaction may stay unmined
 	// before a fee-bumped replacement. Zero means 5.
 	ReplaceAfter uint64
+	// SendTimeout bounds one broadcast, failover included. Zero means 5 s.
+	SendTimeout time.Duration
 	// Serial holds each signer to one settlement at a time (a baseline).
 	Serial bool
 	// Logger receives the engine's logs; nil means none.
@@ -71,6 +73,9 @@ type Engine struct {
 func New(cfg Config) (*Engine, error) {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 50 * time.Millisecond
+	}
+	if cfg.SendTimeout <= 0 {
+		cfg.SendTimeout = 5 * time.Second
 	}
 	if cfg.ReplaceAfter == 0 {
 		cfg.ReplaceAfter = 5

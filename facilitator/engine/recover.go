@@ -50,7 +50,7 @@ func (e *Engine) Recover(ctx context.Context, recs []*Record) {
 		}
 		e.settling.acquire(st.key)
 		e.watch.add(st)
-		err := sendRaw(ctx, e.cfg.Pool, st.current())
+		_, _, err := e.broadcast(ctx, st.current())
 		log.Info("reconciling a pending settlement from the journal", zap.String("tx", st.current().Hash().Hex()), zap.NamedError("rebroadcast", err))
 	}
 }

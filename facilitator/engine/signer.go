@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -54,9 +53,11 @@ func newSigner(key *ecdsa.PrivateKey, chainID *big.Int) *signer {
 
 // sendReq asks the send loop to sign, journal and broadcast a settlement.
 type sendReq struct {
-	st       *settlement
-	done     chan error
-	attempts int
+	st        *settlement
+	done      chan error
+	attempts  int
+	journaled bool  // its record is in the journal as pending
+	err       error // why it is refused
 }
 
 // submit queues a settlement for sending and waits until it is broadcast
@@ -133,13 +134,22 @@ func (s *signer) loop(ctx context.Context, e *Engine) {
 }
 
 // sendBatch signs the group with consecutive nonces, journals it in one
-// write, then broadcasts in nonce order. When one is certainly not
-// broadcast, the rest are signed again with fresh nonces, so no gap is
-// left behind.
+// write, then broadcasts in nonce order. A transaction the node may have
+// taken (accepted, a duplicate, or an answer lost on the way) is
+// broadcast: its settlement follows that transaction and no other. One the
+// node certainly refused frees its nonce: after a nonce clash the rest are
+// signed again once with fresh nonces; otherwise it is refused, and the
+// rest go on from its nonce, so no gap is left behind.
+//
+// A refusal is final before it is told: the refused records are written as
+// failed ("not broadcast") in one journal write first, so that recovery
+// never broadcasts what a caller was told was not sent.
 func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
-	failAll := func(err error) {
-		for _, r := range reqs {
-			r.done <- &NotSentError{Err: err}
+	var refused []*sendReq
+	refuseAll := func(rs []*sendReq, err error) {
+		for _, r := range rs {
+			r.err = &NotSentError{Err: err}
+			refused = append(refused, r)
 		}
 	}
 	for len(reqs) > 0 {
@@ -149,112 +159,149 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		if !s.known {
 			var pending hexutil.Uint64
 			if err := e.cfg.Pool.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil {
-				failAll(fmt.Errorf("reading the signer's nonce: %w", err))
-				return
+				refuseAll(reqs, fmt.Errorf("reading the signer's nonce: %w", err))
+				break
 			}
 			s.nonce, s.known = uint64(pending), true
 		}
 		recs := make([]*Record, len(reqs))
+		var signErr error
 		for i, r := range reqs {
 			tx, err := types.SignNewTx(s.key, s.txSigner, r.st.fee.txData(s.nonce+uint64(i), e.cfg.Token, r.st.calldata, e.cfg.ChainID))
 			if err != nil {
-				failAll(err)
-				return
+				signErr = err
+				break
 			}
 			r.st.setFirstTx(tx, e.now())
 			recs[i] = r.st.rec
 		}
+		if signErr != nil {
+			refuseAll(reqs, signErr)
+			break
+		}
 		if err := e.cfg.Journal.Put(recs...); err != nil {
 			e.logger.Error("writing the settlement journal failed; nothing was broadcast", zap.Error(err))
-			failAll(fmt.Errorf("writing the settlement journal: %w", err))
-			return
+			refuseAll(reqs, fmt.Errorf("writing the settlement journal: %w", err))
+			break
+		}
+		for _, r := range reqs {
+			r.journaled = true
 		}
 		var rest []*sendReq
 		for i, r := range reqs {
 			tx := r.st.current()
-			err := sendRaw(ctx, e.cfg.Pool, tx)
-			var maybe *maybeSentError
-			if err == nil || isAlreadyKnown(err) || errors.As(err, &maybe) {
-				// An ambiguous failure counts as broadcast: the watcher
-				// sends it again if it never shows up.
-				if err != nil {
-					e.logger.Warn("broadcast may have failed; the settlement will be re-sent if it does not appear",
+			res, class, err := e.broadcast(ctx, tx)
+			if res != sentNot {
+				if res == sentMaybe {
+					e.logger.Warn("the node may have taken the transaction (its answer was lost); the settlement follows that transaction only",
 						zap.String("tx", tx.Hash().Hex()), zap.Error(err))
 				}
 				s.nonce = tx.Nonce() + 1
 				r.done <- nil
 				continue
 			}
-			s.known = false
-			if isNonceError(err) && r.attempts == 0 {
-				r.attempts++
-				rest = reqs[i:]
+			switch class {
+			case sendNonceLow, sendNonceHigh, sendUnderpriced:
+				// The counter disagrees with the node: read it again.
+				s.known = false
+				if r.attempts == 0 {
+					r.attempts++
+					rest = reqs[i:]
+				}
+			default:
+				s.nonce = tx.Nonce() // certainly not taken: the nonce is free
+			}
+			if rest != nil {
 				break
 			}
-			r.st.finish(StatusFailed, "", 0, "not broadcast: "+err.Error(), e.now())
-			if jerr := e.cfg.Journal.Put(r.st.rec); jerr != nil {
-				e.logger.Error("recording a settlement that was not broadcast failed; it may be re-sent on restart", zap.Error(jerr))
-			}
-			r.done <- &NotSentError{Err: err, NoGas: isInsufficientFunds(err)}
+			r.err = &NotSentError{Err: err, NoGas: class == sendNoFunds}
+			refused = append(refused, r)
 			rest = reqs[i+1:]
 			break
 		}
 		reqs = rest
 	}
+	s.refuse(e, refused)
 }
 
-// maybeSentError is a broadcast whose fate is unknown: the request may
-// have reached the node before the connection failed.
-type maybeSentError struct{ err error }
+// refuse finalises refused settlements as not broadcast in one journal
+// write, then answers them. When that write fails, what was journaled as
+// pending could be broadcast at the next start, so it is not refused: it
+// is handed to the watcher as sent, which sends it (or a replacement) and
+// answers with its outcome.
+func (s *signer) refuse(e *Engine, refused []*sendReq) {
+	if len(refused) == 0 {
+		return
+	}
+	var recs []*Record
+	for _, r := range refused {
+		if r.journaled {
+			r.st.finish(StatusFailed, "", 0, "not broadcast: "+r.err.Error(), e.now())
+			recs = append(recs, r.st.rec)
+		}
+	}
+	if len(recs) > 0 {
+		if err := e.cfg.Journal.Put(recs...); err != nil {
+			e.logger.Error("recording refused settlements failed; they stay pending and are sent after all", zap.Error(err))
+			for _, r := range refused {
+				if r.journaled {
+					r.st.finish(StatusPending, "", 0, "", e.now())
+					r.done <- nil
+				} else {
+					r.done <- r.err
+				}
+			}
+			return
+		}
+	}
+	for _, r := range refused {
+		r.done <- r.err
+	}
+}
 
-func (e *maybeSentError) Error() string { return e.err.Error() }
-func (e *maybeSentError) Unwrap() error { return e.err }
+// Broadcast results.
+type sendResult int
 
-// sendRaw broadcasts a signed transaction. A failure to connect means it
-// was certainly not sent; other transport failures are *maybeSentError.
-func sendRaw(ctx context.Context, pool *evm.Pool, tx *types.Transaction) error {
+const (
+	sentOK    sendResult = iota // the node has the transaction
+	sentMaybe                   // the node may have it: an answer was lost
+	sentNot                     // the node certainly does not have it
+)
+
+// broadcast sends a signed transaction, within the send timeout. Once an
+// attempt may have delivered it (a transport failure after connecting),
+// every later answer may be about that delivery ("nonce too low" once it
+// is mined, "invalid nonce" on Ethermint), so the result is sentMaybe
+// unless the node says it has the transaction.
+func (e *Engine) broadcast(ctx context.Context, tx *types.Transaction) (sendResult, sendClass, error) {
 	raw, err := tx.MarshalBinary()
 	if err != nil {
-		return err
+		return sentNot, sendRejected, err
 	}
-	var maybeSent bool
-	err = pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.SendTimeout)
+	defer cancel()
+	var reached bool
+	err = e.cfg.Pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
 		err := c.CallContext(ctx, nil, "eth_sendRawTransaction", hexutil.Bytes(raw))
 		if err != nil && evm.IsTransportError(err) && !isDialError(err) {
-			maybeSent = true
+			reached = true
 		}
 		return err
 	})
-	if err != nil && maybeSent && evm.IsTransportError(err) {
-		return &maybeSentError{err: err}
+	if err == nil {
+		return sentOK, sendRejected, nil
 	}
-	return err
+	class := classifySend(err)
+	switch {
+	case class == sendDuplicate:
+		return sentOK, class, nil
+	case reached:
+		return sentMaybe, class, err
+	}
+	return sentNot, class, err
 }
 
 func isDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
-}
-
-func rpcMessage(err error) string {
-	var re rpc.Error
-	if errors.As(err, &re) {
-		return strings.ToLower(re.Error())
-	}
-	return ""
-}
-
-func isAlreadyKnown(err error) bool {
-	m := rpcMessage(err)
-	return strings.Contains(m, "already known") || strings.Contains(m, "known transaction")
-}
-
-func isNonceError(err error) bool {
-	m := rpcMessage(err)
-	return strings.Contains(m, "nonce too low") || strings.Contains(m, "nonce too high") ||
-		strings.Contains(m, "replacement transaction underpriced") || strings.Contains(m, "invalid nonce")
-}
-
-func isInsufficientFunds(err error) bool {
-	return strings.Contains(rpcMessage(err), "insufficient funds")
 }

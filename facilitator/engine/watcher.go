@@ -214,7 +214,7 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 		w.logger.Error("journal write failed; not replacing the transaction", zap.Error(err))
 		return
 	}
-	err = sendRaw(ctx, w.e.cfg.Pool, next)
+	_, _, err = w.e.broadcast(ctx, next)
 	st.mu.Lock()
 	st.sentHead = head
 	st.mu.Unlock()

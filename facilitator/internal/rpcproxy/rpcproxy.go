@@ -11,14 +11,15 @@
 package rpcproxy
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -38,6 +39,9 @@ type Proxy struct {
 	conns   map[*conn]struct{}
 	delay   time.Duration
 	closed  bool
+	// loseMarker and loseLeft arm LoseReplyTo.
+	loseMarker []byte
+	loseLeft   int
 
 	wg sync.WaitGroup // accept loops and connections
 }
@@ -48,6 +52,7 @@ type conn struct {
 	upstream net.Conn // nil until dialled
 	done     chan struct{}
 	once     sync.Once
+	lose     atomic.Bool // the reply to the request just forwarded is to be lost
 }
 
 // close resets the client connection (RST rather than FIN, as when a node
@@ -142,6 +147,29 @@ func (p *Proxy) SetDelay(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.delay = d
+}
+
+// LoseReplyTo makes the next n requests whose bytes contain marker (for
+// example a JSON-RPC method name) reach the target as usual, and then lose
+// their reply: the proxy drops the target's answer and resets the client
+// connection, as when a network fails after the node has taken a request.
+// The client cannot tell whether its request was carried out. It matches
+// within one chunk of bytes, which holds a small request whole.
+func (p *Proxy) LoseReplyTo(marker string, n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.loseMarker, p.loseLeft = []byte(marker), n
+}
+
+// armLoss reports whether the chunk's reply is to be lost, counting it.
+func (p *Proxy) armLoss(chunk []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.loseLeft <= 0 || !bytes.Contains(chunk, p.loseMarker) {
+		return false
+	}
+	p.loseLeft--
+	return true
 }
 
 func (p *Proxy) getDelay() time.Duration {
@@ -278,7 +306,7 @@ func (p *Proxy) serve(c *conn) {
 		errc <- struct{}{}
 	}()
 	go func() {
-		io.Copy(c.client, up)
+		p.backward(c, up)
 		errc <- struct{}{}
 	}()
 	<-errc // either way ends the connection
@@ -302,7 +330,30 @@ func (p *Proxy) forward(c *conn, up net.Conn) {
 					return
 				}
 			}
+			if p.armLoss(buf[:n]) {
+				c.lose.Store(true)
+			}
 			if _, werr := up.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// backward copies the target's replies to the client, except a reply that
+// LoseReplyTo marked: that one is dropped and the connection reset.
+func (p *Proxy) backward(c *conn, up net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := up.Read(buf)
+		if n > 0 {
+			if c.lose.Load() {
+				return // the caller resets the client connection
+			}
+			if _, werr := c.client.Write(buf[:n]); werr != nil {
 				return
 			}
 		}

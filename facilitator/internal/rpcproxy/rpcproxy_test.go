@@ -156,3 +156,37 @@ func TestTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestLoseReplyTo: a marked request reaches the node but its reply is
+// lost (the client sees its connection reset); other requests and the
+// next marked one are answered.
+func TestLoseReplyTo(t *testing.T) {
+	chain, err := devnet.Start(devnet.Config{Buyers: 1, BlockTime: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chain.Close()
+	p, err := New(chain.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cl, err := rpc.Dial(p.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	p.LoseReplyTo("eth_chainId", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var head hexutil.Uint64
+	if err := cl.CallContext(ctx, &head, "eth_blockNumber"); err != nil {
+		t.Fatalf("an unmarked request: %v", err)
+	}
+	if _, err := chainID(cl); err == nil {
+		t.Fatal("the marked request was answered; want its reply lost")
+	}
+	if id, err := chainID(cl); err != nil || id != devnet.ChainID {
+		t.Fatalf("the next marked request = %d, %v", id, err)
+	}
+}
