@@ -415,6 +415,8 @@ func containsFold(list []string, s string) bool {
 //		decimals <n>
 //		eip712_name <name>
 //		eip712_version <version>
+//		attempt_limit <attempts> <window> | off
+//		refusal_cache <duration> | off
 //	}
 //
 // pay_to and exactly one of price or amount are required; network defaults
@@ -429,12 +431,46 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	for d.NextBlock(0) {
 		opt := d.Val()
-		if opt == "max_timeout" {
+		switch opt {
+		case "max_timeout":
 			dur, err := durationArg(d)
 			if err != nil {
 				return err
 			}
 			h.MaxTimeout = dur
+			continue
+		case "attempt_limit":
+			args := d.RemainingArgs()
+			switch {
+			case len(args) == 1 && args[0] == "off":
+				h.NoAttemptLimit = true
+			case len(args) == 2:
+				n, err := strconv.Atoi(args[0])
+				if err != nil || n <= 0 {
+					return d.Errf("x402: attempt_limit: %q is not a positive number of attempts", args[0])
+				}
+				w, err := caddy.ParseDuration(args[1])
+				if err != nil || w <= 0 {
+					return d.Errf("x402: attempt_limit: %q is not a positive duration such as 1m", args[1])
+				}
+				h.AttemptLimit = &RateLimit{Requests: n, Window: caddy.Duration(w)}
+			default:
+				return d.Err("x402: attempt_limit takes <attempts> <window> (such as 60 1m), or off")
+			}
+			continue
+		case "refusal_cache":
+			if !d.NextArg() || d.CountRemainingArgs() > 0 {
+				return d.Err("x402: refusal_cache takes one duration (such as 30s), or off")
+			}
+			if d.Val() == "off" {
+				h.NoRefusalCache = true
+				continue
+			}
+			ttl, err := caddy.ParseDuration(d.Val())
+			if err != nil || ttl <= 0 {
+				return d.Errf("x402: refusal_cache: %q is not a positive duration such as 30s", d.Val())
+			}
+			h.RefusalTTL = caddy.Duration(ttl)
 			continue
 		}
 		v, err := oneArg(d)

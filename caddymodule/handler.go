@@ -133,7 +133,25 @@ type Handler struct {
 	// built-in network's.
 	EIP712Version string `json:"eip712_version,omitempty"`
 
+	// AttemptLimit limits the payment attempts one client (Caddy's client
+	// IP) may send on to the facilitator: every attempt costs RPC calls,
+	// good payment or not. Over it, the answer is 429 with Retry-After.
+	// Default: 60 per minute.
+	AttemptLimit *RateLimit `json:"attempt_limit,omitempty"`
+
+	// NoAttemptLimit turns the attempt limit off.
+	NoAttemptLimit bool `json:"no_attempt_limit,omitempty"`
+
+	// RefusalTTL is how long a refused authorization (the same payer,
+	// nonce, signature and requirements) is answered from memory, without
+	// asking the facilitator or the chain again. Default: 30s.
+	RefusalTTL caddy.Duration `json:"refusal_ttl,omitempty"`
+
+	// NoRefusalCache turns the cache of refused authorizations off.
+	NoRefusalCache bool `json:"no_refusal_cache,omitempty"`
+
 	client      facilitator.Client
+	guard       *guard
 	reqs        facilitator.PaymentRequirements
 	settleAfter bool
 	tmpl        bodyTemplate
@@ -205,6 +223,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.initV2(info.ChainID)
+	h.guard = newGuard(h)
 	return nil
 }
 
@@ -303,6 +322,12 @@ func (h *Handler) Validate() error {
 	if h.Asset != "" && !facilitator.IsAddress(h.Asset) {
 		return fmt.Errorf("x402: asset %q is not an address: want 0x followed by 40 hex digits", h.Asset)
 	}
+	if l := h.AttemptLimit; l != nil && (l.Requests <= 0 || l.Window <= 0) {
+		return fmt.Errorf("x402: attempt_limit needs a positive number of attempts and window, got %d per %s", l.Requests, time.Duration(l.Window))
+	}
+	if h.RefusalTTL < 0 {
+		return fmt.Errorf("x402: refusal_ttl must not be negative")
+	}
 	if h.Facilitator != "" && !strings.HasPrefix(h.Facilitator, "http://") && !strings.HasPrefix(h.Facilitator, "https://") {
 		return fmt.Errorf("x402: facilitator %q must be an http:// or https:// URL", h.Facilitator)
 	}
@@ -335,6 +360,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.paymentRequired(w, r, "", invalidReason(err))
 	}
 
+	// An authorization refused a moment ago is refused again from memory;
+	// otherwise the attempt counts against the client's limit.
+	key := refusalKey(payment)
+	if reason, ok := h.guard.refusal(key); ok {
+		return h.paymentRequired(w, r, "", reason)
+	}
+	if ok, wait := h.guard.allow(clientIP(r)); !ok {
+		return tooManyAttempts(w, wait)
+	}
+
 	req := &facilitator.Request{
 		X402Version:         facilitator.X402Version,
 		PaymentHeader:       header,
@@ -351,6 +386,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.facilitatorFailed(w, "verified", err)
 	}
 	if !vr.IsValid {
+		h.guard.refuse(key, payment, vr.Reason())
 		return h.paymentRequired(w, r, "", vr.Reason())
 	}
 

@@ -89,7 +89,7 @@ type Facilitator struct {
 	ownsJournal bool
 
 	limitersMu sync.Mutex
-	limiters   map[string]*limiter // by operation and limit, shared by handlers
+	limiters   map[string]*Limiter // by operation and limit, shared by handlers
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc

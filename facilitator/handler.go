@@ -76,8 +76,8 @@ func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
 type apiHandler struct {
 	f           *Facilitator
 	clientIP    func(*http.Request) string
-	verifyLimit *limiter
-	settleLimit *limiter
+	verifyLimit *Limiter
+	settleLimit *Limiter
 }
 
 func remoteIP(r *http.Request) string {
@@ -221,8 +221,8 @@ func (h *apiHandler) writeSettlement(w http.ResponseWriter, res *SettleResponse,
 
 // limited applies a rate limit; when it is hit it sets Retry-After and
 // returns the message that names the limit.
-func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, l *limiter, op string) (string, bool) {
-	ok, wait := l.allow(h.clientIP(r))
+func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, l *Limiter, op string) (string, bool) {
+	ok, wait := l.Allow(h.clientIP(r))
 	if ok {
 		return "", true
 	}

@@ -2,9 +2,10 @@ package facilitator
 
 import (
 	"fmt"
-	"math"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // RateLimit allows Requests per Window per client IP. A zero Requests
@@ -26,44 +27,48 @@ func (l RateLimit) String() string {
 	return fmt.Sprintf("%d per %s", l.Requests, l.Window)
 }
 
-// limiter is a token bucket per key: Requests tokens, refilled evenly over
-// Window. Idle buckets are swept so memory stays bounded by active clients.
-type limiter struct {
+// Limiter is a token bucket per key (a client IP, an API key): Requests
+// tokens, refilled evenly over Window, from golang.org/x/time/rate. Idle
+// buckets are swept, so memory stays bounded by the active keys. A nil
+// *Limiter allows everything. It is safe for concurrent use.
+type Limiter struct {
 	limit RateLimit
+	every rate.Limit
 	now   func() time.Time
 
 	mu        sync.Mutex
-	buckets   map[string]*bucket
+	buckets   map[string]*rate.Limiter
 	lastSweep time.Time
 }
 
-type bucket struct {
-	tokens float64
-	at     time.Time
-}
+// NewLimiter returns a limiter for l, or nil (no limit) when l has no
+// positive Requests and Window.
+func NewLimiter(l RateLimit) *Limiter { return newLimiter(l, time.Now) }
 
-func newLimiter(l RateLimit, now func() time.Time) *limiter {
+func newLimiter(l RateLimit, now func() time.Time) *Limiter {
 	if l.Requests <= 0 || l.Window <= 0 {
 		return nil
 	}
-	return &limiter{limit: l, now: now, buckets: map[string]*bucket{}}
+	return &Limiter{
+		limit:   l,
+		every:   rate.Every(l.Window / time.Duration(l.Requests)),
+		now:     now,
+		buckets: map[string]*rate.Limiter{},
+	}
 }
 
-// allow takes a token for key. When none is left it returns false and how
+// Allow takes a token for key. When none is left it returns false and how
 // long until one is.
-func (l *limiter) allow(key string) (bool, time.Duration) {
+func (l *Limiter) Allow(key string) (bool, time.Duration) {
 	if l == nil {
 		return true, 0
 	}
 	now := l.now()
-	rate := float64(l.limit.Requests) / l.limit.Window.Seconds() // tokens per second
-	capacity := float64(l.limit.Requests)
-
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if now.Sub(l.lastSweep) > l.limit.Window {
+		// A bucket idle for a whole window is full again: forget it.
 		for k, b := range l.buckets {
-			if now.Sub(b.at) > l.limit.Window {
+			if b.TokensAt(now) >= float64(l.limit.Requests) {
 				delete(l.buckets, k)
 			}
 		}
@@ -71,23 +76,22 @@ func (l *limiter) allow(key string) (bool, time.Duration) {
 	}
 	b, ok := l.buckets[key]
 	if !ok {
-		b = &bucket{tokens: capacity, at: now}
+		b = rate.NewLimiter(l.every, l.limit.Requests)
 		l.buckets[key] = b
 	}
-	b.tokens = math.Min(capacity, b.tokens+now.Sub(b.at).Seconds()*rate)
-	b.at = now
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
+	l.mu.Unlock()
+	r := b.ReserveN(now, 1)
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
 	}
-	wait := time.Duration((1 - b.tokens) / rate * float64(time.Second))
-	return false, wait
+	return true, 0
 }
 
 // limiter returns the facilitator's limiter for an operation and limit,
 // creating it on first use. Handlers built with the same limits share one,
 // so a new Handler (a Caddy config reload) keeps the counts.
-func (f *Facilitator) limiter(op string, l RateLimit) *limiter {
+func (f *Facilitator) limiter(op string, l RateLimit) *Limiter {
 	f.limitersMu.Lock()
 	defer f.limitersMu.Unlock()
 	key := op + " " + l.String()
@@ -96,7 +100,7 @@ func (f *Facilitator) limiter(op string, l RateLimit) *limiter {
 	}
 	lim := newLimiter(l, time.Now)
 	if f.limiters == nil {
-		f.limiters = map[string]*limiter{}
+		f.limiters = map[string]*Limiter{}
 	}
 	f.limiters[key] = lim
 	return lim
