@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"go.uber.org/zap"
 
@@ -147,6 +148,43 @@ type DevnetConfig struct {
 	// InfoFile, when set, is where the chain's facts (RPC URL, token, and
 	// the public test accounts with their keys) are written as JSON.
 	InfoFile string `json:"info_file,omitempty"`
+
+	// ChainID is the chain id the devnet runs under. Default 338.
+	ChainID int64 `json:"chain_id,omitempty"`
+
+	// Network is the x402 network name the devnet stands for, such as
+	// base-sepolia (with chain_id 84532) so that the x402 v1 reference
+	// clients can pay on it. Default cronos-testnet.
+	Network string `json:"network,omitempty"`
+
+	// Token is the address the devnet's token is deployed at. Default
+	// devUSDC.e's address on Cronos testnet.
+	Token string `json:"token,omitempty"`
+}
+
+// defaultNetwork is the network served when none is configured: the
+// devnet's, or cronos-testnet.
+func (a *App) defaultNetwork() string {
+	if a.Devnet != nil {
+		return a.Devnet.network()
+	}
+	return facilitator.NetworkCronosTestnet
+}
+
+// network is the devnet's network name.
+func (d *DevnetConfig) network() string {
+	if d == nil || d.Network == "" {
+		return devnet.Network
+	}
+	return d.Network
+}
+
+// chainID is the devnet's chain id.
+func (d *DevnetConfig) chainID() int64 {
+	if d == nil || d.ChainID == 0 {
+		return devnet.ChainID
+	}
+	return d.ChainID
 }
 
 // CaddyModule returns the Caddy module information.
@@ -353,7 +391,10 @@ func (a *App) provisionDevnet() error {
 		Listen    string
 		BlockTime caddy.Duration
 		Buyers    int
-	}{d.Listen, d.BlockTime, d.Buyers})
+		ChainID   int64
+		Network   string
+		Token     string
+	}{d.Listen, d.BlockTime, d.Buyers, d.ChainID, d.Network, d.Token})
 	// A chain on a fixed port is keyed by the port alone: a second chain
 	// could not bind it while the first serves the previous config.
 	key := "devnet:" + string(b)
@@ -361,7 +402,11 @@ func (a *App) provisionDevnet() error {
 		key = "devnet:" + d.Listen
 	}
 	val, loaded, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
-		c, err := devnet.Start(devnet.Config{Listen: d.Listen, BlockTime: time.Duration(d.BlockTime), Buyers: d.Buyers})
+		cfg := devnet.Config{Listen: d.Listen, BlockTime: time.Duration(d.BlockTime), Buyers: d.Buyers, ChainID: d.ChainID, Network: d.Network}
+		if d.Token != "" {
+			cfg.Token = common.HexToAddress(d.Token)
+		}
+		c, err := devnet.Start(cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -379,8 +424,8 @@ func (a *App) provisionDevnet() error {
 	}
 	if !loaded {
 		a.logger.Warn("devnet started: an in-process development chain whose keys are public; for development only",
-			zap.String("rpc", a.chain.RPCURL()), zap.Int64("chain_id", devnet.ChainID),
-			zap.String("token", devnet.TokenAddress.Hex()), zap.String("network", devnet.Network))
+			zap.String("rpc", a.chain.RPCURL()), zap.Int64("chain_id", a.chain.ChainID().Int64()),
+			zap.String("token", a.chain.Token().Hex()), zap.String("network", a.chain.Network()))
 	}
 	if d.InfoFile != "" {
 		if err := a.chain.WriteInfo(d.InfoFile); err != nil {
@@ -396,10 +441,10 @@ func (a *App) provisionDevnet() error {
 func (a *App) networkConfigs() ([]facilitator.NetworkConfig, []byte, error) {
 	confs := a.Networks
 	if len(confs) == 0 {
-		confs = []*NetworkConfig{{Name: facilitator.NetworkCronosTestnet}}
+		confs = []*NetworkConfig{{Name: a.defaultNetwork()}}
 	}
-	if a.Devnet != nil && !hasNetwork(confs, devnet.Network) {
-		confs = append(append([]*NetworkConfig(nil), confs...), &NetworkConfig{Name: devnet.Network})
+	if a.Devnet != nil && !hasNetwork(confs, a.Devnet.network()) {
+		confs = append(append([]*NetworkConfig(nil), confs...), &NetworkConfig{Name: a.Devnet.network()})
 	}
 	repl := caddy.NewReplacer()
 	fp := sha256.New()
@@ -439,10 +484,10 @@ func (a *App) networkConfigs() ([]facilitator.NetworkConfig, []byte, error) {
 			nc.SignerKeys = append(nc.SignerKeys, k)
 			fp.Write(crypto.Keccak256(crypto.FromECDSA(k)))
 		}
-		if a.chain != nil && strings.EqualFold(nc.Name, devnet.Network) {
+		if a.chain != nil && strings.EqualFold(nc.Name, a.chain.Network()) {
 			nc.RPCURLs = []string{a.chain.RPCURL()}
-			nc.ChainID = devnet.ChainID
-			nc.Token = devnet.TokenAddress.Hex()
+			nc.ChainID = a.chain.ChainID().Int64()
+			nc.Token = a.chain.Token().Hex()
 			nc.Decimals = devnet.TokenDecimals
 			if nc.EIP712Name == "" {
 				nc.EIP712Name = devnet.TokenName

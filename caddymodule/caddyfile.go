@@ -251,8 +251,33 @@ func parseDevnet(d *caddyfile.Dispenser) (*DevnetConfig, error) {
 				return nil, err
 			}
 			dv.InfoFile = v
+		case "chain_id":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			id, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || id <= 0 {
+				return nil, d.Errf("devnet: chain_id %q is not a positive integer", v)
+			}
+			dv.ChainID = id
+		case "network":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			dv.Network = v
+		case "token":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			if !facilitator.IsAddress(v) {
+				return nil, d.Errf("devnet: token %q is not an address: want 0x followed by 40 hex digits", v)
+			}
+			dv.Token = v
 		default:
-			return nil, d.Errf("devnet: unrecognized option %q; expected listen, block_time, buyers or info_file", d.Val())
+			return nil, d.Errf("devnet: unrecognized option %q; expected listen, block_time, buyers, info_file, chain_id, network or token", d.Val())
 		}
 	}
 	return dv, nil
@@ -321,7 +346,7 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 func (a *App) networkNames() []string {
 	confs := a.Networks
 	if len(confs) == 0 {
-		confs = []*NetworkConfig{{Name: facilitator.NetworkCronosTestnet}}
+		confs = []*NetworkConfig{{Name: a.defaultNetwork()}}
 	}
 	var names []string
 	add := func(n ...string) {
@@ -340,7 +365,7 @@ func (a *App) networkNames() []string {
 		}
 	}
 	if a.Devnet != nil {
-		add(devnet.Network)
+		add(a.Devnet.network())
 	}
 	return names
 }
@@ -350,7 +375,7 @@ func (a *App) networkNames() []string {
 func (a *App) networkIDs() []string {
 	confs := a.Networks
 	if len(confs) == 0 {
-		confs = []*NetworkConfig{{Name: facilitator.NetworkCronosTestnet}}
+		confs = []*NetworkConfig{{Name: a.defaultNetwork()}}
 	}
 	var ids []string
 	for _, c := range confs {
@@ -362,7 +387,7 @@ func (a *App) networkIDs() []string {
 		}
 	}
 	if a.Devnet != nil {
-		ids = append(ids, x402.CAIP2(devnet.ChainID))
+		ids = append(ids, x402.CAIP2(a.Devnet.chainID()))
 	}
 	return ids
 }

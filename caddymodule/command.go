@@ -17,6 +17,7 @@ import (
 	"time"
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/spf13/cobra"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
@@ -55,9 +56,11 @@ func devnetCommand() *cobra.Command {
 		blockTime time.Duration
 		out       string
 		buyers    int
+		chain     devnet.Config
+		token     string
 	)
 	cmd := &cobra.Command{
-		Use:   "devnet [--listen 127.0.0.1:0] [--block-time 1s] [--out devnet.json] [--buyers 5]",
+		Use:   "devnet [--listen 127.0.0.1:0] [--block-time 1s] [--out devnet.json] [--buyers 5] [--chain-id 338] [--network cronos-testnet] [--token 0x...]",
 		Short: "Run the development chain in the foreground",
 		Long: `
 Runs the in-process development chain on its own, until SIGINT or SIGTERM.
@@ -67,6 +70,10 @@ The chain is a go-ethereum simulated backend with Cronos testnet's chain ID
 Its genesis funds a facilitator signer, the token's minter and --buyers
 buyers (1,000 tokens each).
 
+--chain-id, --network and --token run it as another chain: for example
+--chain-id 84532 --network base-sepolia, so that the x402 v1 reference
+clients, which know no Cronos network, can pay on it.
+
 --out writes the chain's facts as JSON (RPC URL, chain ID, token, and every
 account with its private key), file mode 0600.
 
@@ -75,7 +82,13 @@ value to their addresses on a real network.
 `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDevnet(cmd.Context(), listen, blockTime, out, buyers)
+			if token != "" {
+				if !facilitator.IsAddress(token) {
+					return fmt.Errorf("--token %q is not an address: want 0x followed by 40 hex digits", token)
+				}
+				chain.Token = common.HexToAddress(token)
+			}
+			return runDevnet(cmd.Context(), listen, blockTime, out, buyers, chain)
 		},
 	}
 	f := cmd.Flags()
@@ -83,10 +96,13 @@ value to their addresses on a real network.
 	f.DurationVar(&blockTime, "block-time", devnet.DefaultBlockTime, "interval between blocks")
 	f.StringVar(&out, "out", "", "write the chain's JSON info (with TEST-ONLY keys) to this file")
 	f.IntVar(&buyers, "buyers", devnet.DefaultBuyers, "number of funded buyer accounts")
+	f.Int64Var(&chain.ChainID, "chain-id", devnet.ChainID, "chain ID to run under")
+	f.StringVar(&chain.Network, "network", devnet.Network, "x402 network name the chain stands for")
+	f.StringVar(&token, "token", devnet.TokenAddress.Hex(), "address to deploy the token at")
 	return cmd
 }
 
-func runDevnet(ctx context.Context, listen string, blockTime time.Duration, out string, buyers int) error {
+func runDevnet(ctx context.Context, listen string, blockTime time.Duration, out string, buyers int, cfg devnet.Config) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -99,7 +115,11 @@ func runDevnet(ctx context.Context, listen string, blockTime time.Duration, out 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	chain, err := devnet.Start(devnet.Config{Listen: listen, BlockTime: blockTime, Buyers: buyers})
+	if cfg.ChainID <= 0 {
+		return fmt.Errorf("--chain-id must be positive")
+	}
+	cfg.Listen, cfg.BlockTime, cfg.Buyers = listen, blockTime, buyers
+	chain, err := devnet.Start(cfg)
 	if err != nil {
 		return err
 	}

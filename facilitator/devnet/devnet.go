@@ -136,6 +136,16 @@ type Config struct {
 	BlockTime time.Duration
 	// Buyers is the number of funded buyer accounts; 0 means 5.
 	Buyers int
+	// ChainID is the chain id; 0 means ChainID (338, Cronos testnet). Run
+	// as 84532 with Network "base-sepolia", the x402 v1 reference clients
+	// (which know no Cronos network) can pay on the chain.
+	ChainID int64
+	// Network is the x402 network name the chain stands for; "" means
+	// Network (cronos-testnet).
+	Network string
+	// Token is the address the token is deployed at; zero means
+	// TokenAddress.
+	Token common.Address
 }
 
 // Account is a genesis account with its (TEST-ONLY) private key.
@@ -170,6 +180,9 @@ type Info struct {
 // Chain is a running development chain. Its methods are safe for
 // concurrent use.
 type Chain struct {
+	chainID   int64
+	network   string
+	token     common.Address
 	sim       *simulated.Backend
 	client    *ethclient.Client
 	rpc       *rpc.Client
@@ -214,7 +227,22 @@ func Start(cfg Config) (*Chain, error) {
 		return nil, err
 	}
 
+	if cfg.ChainID < 0 {
+		return nil, fmt.Errorf("devnet: negative chain id %d", cfg.ChainID)
+	}
+	if cfg.ChainID == 0 {
+		cfg.ChainID = ChainID
+	}
+	if cfg.Network == "" {
+		cfg.Network = Network
+	}
+	if cfg.Token == (common.Address{}) {
+		cfg.Token = TokenAddress
+	}
 	c := &Chain{
+		chainID:   cfg.ChainID,
+		network:   cfg.Network,
+		token:     cfg.Token,
 		blockTime: cfg.BlockTime,
 		quit:      make(chan struct{}),
 		done:      make(chan struct{}),
@@ -239,7 +267,7 @@ func Start(cfg Config) (*Chain, error) {
 		balances[b.Address] = new(big.Int).Set(BuyerTokens)
 		alloc[b.Address] = types.Account{Balance: new(big.Int).Set(AccountGas)}
 	}
-	alloc[TokenAddress] = types.Account{
+	alloc[cfg.Token] = types.Account{
 		Code:    token.RuntimeCode(),
 		Storage: token.GenesisStorage(c.minter.Address, balances),
 		Balance: new(big.Int),
@@ -249,7 +277,7 @@ func Start(cfg Config) (*Chain, error) {
 	// the wall clock.
 	genesisTime := uint64(time.Now().Unix()) - 1
 	startMu.Lock()
-	c.sim, port, err = newBackend(alloc, genesisTime, host, port)
+	c.sim, port, err = newBackend(alloc, genesisTime, host, port, cfg.ChainID)
 	startMu.Unlock()
 	if err != nil {
 		return nil, err
@@ -268,7 +296,7 @@ func Start(cfg Config) (*Chain, error) {
 		return nil, fmt.Errorf("devnet: dial %s: %w", c.url, err)
 	}
 	c.client = ethclient.NewClient(c.rpc)
-	if c.tok, err = token.NewEIP3009Token(TokenAddress, c.client); err != nil {
+	if c.tok, err = token.NewEIP3009Token(cfg.Token, c.client); err != nil {
 		c.client.Close()
 		c.sim.Close()
 		return nil, err
@@ -302,7 +330,7 @@ func splitListen(listen string) (host string, port int, err error) {
 // newBackend starts the simulated backend with its HTTP server on host:port;
 // port 0 picks a free port (the node cannot report a port chosen by the
 // kernel through the simulated backend), retrying if it is taken meanwhile.
-func newBackend(alloc types.GenesisAlloc, genesisTime uint64, host string, port int) (*simulated.Backend, int, error) {
+func newBackend(alloc types.GenesisAlloc, genesisTime uint64, host string, port int, chainID int64) (*simulated.Backend, int, error) {
 	const tries = 8
 	for i := 0; ; i++ {
 		p := port
@@ -312,7 +340,7 @@ func newBackend(alloc types.GenesisAlloc, genesisTime uint64, host string, port 
 				return nil, 0, err
 			}
 		}
-		sim, err := tryBackend(alloc, genesisTime, host, p)
+		sim, err := tryBackend(alloc, genesisTime, host, p, chainID)
 		if err == nil {
 			return sim, p, nil
 		}
@@ -334,7 +362,7 @@ func freePort(host string) (int, error) {
 // tryBackend calls simulated.NewBackend, which panics when the node fails
 // to start (for example when the port is taken), and returns that as an
 // error.
-func tryBackend(alloc types.GenesisAlloc, genesisTime uint64, host string, port int) (sim *simulated.Backend, err error) {
+func tryBackend(alloc types.GenesisAlloc, genesisTime uint64, host string, port int, chainID int64) (sim *simulated.Backend, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(error); ok {
@@ -350,12 +378,12 @@ func tryBackend(alloc types.GenesisAlloc, genesisTime uint64, host string, port 
 		// about three times what it costs on Cronos. Copy the config
 		// rather than mutating the global.
 		chainConf := *params.AllDevChainProtocolChanges
-		chainConf.ChainID = big.NewInt(ChainID)
+		chainConf.ChainID = big.NewInt(chainID)
 		chainConf.AmsterdamTime = nil
 		chainConf.BogotaTime = nil
 		ethConf.Genesis.Config = &chainConf
 		ethConf.Genesis.Timestamp = genesisTime
-		ethConf.NetworkId = ChainID
+		ethConf.NetworkId = uint64(chainID)
 
 		nodeConf.HTTPHost = host
 		nodeConf.HTTPPort = port
@@ -421,11 +449,14 @@ func (c *Chain) pendingTxs() int {
 // RPCURL returns the HTTP JSON-RPC endpoint, such as http://127.0.0.1:8545.
 func (c *Chain) RPCURL() string { return c.url }
 
-// ChainID returns the chain id, 338.
-func (c *Chain) ChainID() *big.Int { return big.NewInt(ChainID) }
+// ChainID returns the chain id (338 unless configured).
+func (c *Chain) ChainID() *big.Int { return big.NewInt(c.chainID) }
 
-// Token returns the token's address, TokenAddress.
-func (c *Chain) Token() common.Address { return TokenAddress }
+// Network returns the x402 network name (cronos-testnet unless configured).
+func (c *Chain) Network() string { return c.network }
+
+// Token returns the token's address (TokenAddress unless configured).
+func (c *Chain) Token() common.Address { return c.token }
 
 // Signer returns the facilitator's gas-paying account.
 func (c *Chain) Signer() Account { return c.signer }
@@ -572,10 +603,10 @@ func (c *Chain) BalanceOf(ctx context.Context, a common.Address) (*big.Int, erro
 func (c *Chain) Info() Info {
 	return Info{
 		RPCURL:  c.url,
-		ChainID: ChainID,
-		Network: Network,
+		ChainID: c.chainID,
+		Network: c.network,
 		Token: TokenInfo{
-			Address:  TokenAddress,
+			Address:  c.token,
 			Name:     TokenName,
 			Symbol:   TokenSymbol,
 			Version:  TokenVersion,

@@ -45,6 +45,7 @@ export async function waitFor(fn, what, ms = 60000) {
       const v = await fn();
       if (v) return v;
     } catch (e) {
+      if (e.fatal) throw e;
       last = e;
     }
     await sleep(100);
@@ -74,7 +75,7 @@ export async function startCaddy(makeCaddyfile) {
   const url = `http://127.0.0.1:${ports.http}`;
   try {
     await waitFor(async () => {
-      if (exited) throw new Error("caddy exited:\n" + log);
+      if (exited) throw Object.assign(new Error("caddy exited:\n" + log), { fatal: true });
       const r = await fetch(url + "/healthcheck").catch(() => null);
       return r !== null;
     }, "caddy to listen");
@@ -142,4 +143,31 @@ export function newPayTo() {
 // decodeB64JSON decodes an x402 header.
 export function decodeB64JSON(v) {
   return JSON.parse(Buffer.from(v, "base64").toString("utf8"));
+}
+
+// listen starts an express app on a free loopback port; returns {url, close}.
+export async function listen(app) {
+  const port = await freePort();
+  const server = await new Promise((res) => {
+    const s = app.listen(port, "127.0.0.1", () => res(s));
+  });
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+// recordFacilitatorCalls wraps global fetch to remember the answers of a
+// facilitator's /verify and /settle, so a case can assert that no failure
+// follows a transfer.
+export function recordCalls(prefix) {
+  const calls = [];
+  const orig = globalThis.fetch;
+  globalThis.fetch = async (input, init) => {
+    const url = typeof input === "string" ? input : input.url;
+    const res = await orig(input, init);
+    if (url.startsWith(prefix)) {
+      const body = await res.clone().text();
+      calls.push({ url: url.slice(prefix.length), status: res.status, body });
+    }
+    return res;
+  };
+  return { calls, restore: () => (globalThis.fetch = orig) };
 }
