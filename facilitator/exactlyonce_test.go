@@ -224,3 +224,65 @@ func TestUnclearSendOneLineage(t *testing.T) {
 		t.Fatalf("seller balance %s, want 700", got)
 	}
 }
+
+// TestVerifyWindowEdges: the window is the token's, strict on both ends:
+// validAfter equal to now is not yet valid, one second before is valid.
+func TestVerifyWindowEdges(t *testing.T) {
+	at := time.Now().Truncate(time.Second)
+	tf := newTestFacilitator(t, nil, func(c *facilitator.Config) {
+		c.Now = func() time.Time { return at }
+		c.Networks[0].SkipOnchainVerify = true
+	})
+	req := requirements(newSeller(t), "10")
+	b := buyer(1)
+	for _, tc := range []struct {
+		validAfter time.Time
+		reason     string
+	}{
+		{at, "Authorization not yet valid"},
+		{at.Add(-time.Second), ""},
+	} {
+		// CreatePayment sets validAfter ten minutes before its Now.
+		h, p := pay(t, b, req, facilitator.PaymentOptions{Now: tc.validAfter.Add(10 * time.Minute), ValidFor: time.Hour})
+		if p.Authorization.ValidAfter.Int64() != tc.validAfter.Unix() {
+			t.Fatalf("validAfter %s, want %d", p.Authorization.ValidAfter, tc.validAfter.Unix())
+		}
+		var v facilitator.VerifyResponse
+		status := postWithURL(t, http.DefaultClient, tf.url+facilitator.PathVerify, body(h, req), &v)
+		reason := ""
+		if v.InvalidReason != nil {
+			reason = *v.InvalidReason
+		}
+		if status != 200 || v.IsValid != (tc.reason == "") || reason != tc.reason {
+			t.Fatalf("verify with validAfter = now%+ds: %d %+v, want reason %q", tc.validAfter.Unix()-at.Unix(), status, v, tc.reason)
+		}
+	}
+}
+
+// TestSignerWithoutGasSkipped: of two signer keys, one has no gas money:
+// every settle goes to the other one, none is refused.
+func TestSignerWithoutGasSkipped(t *testing.T) {
+	funded := newSignerKey(t, chain)
+	broke, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf := newTestFacilitator(t, funded, func(c *facilitator.Config) {
+		c.Networks[0].SignerKeys = []*ecdsa.PrivateKey{broke, funded}
+	})
+	seller := newSeller(t)
+	req := requirements(seller, "100")
+	b := newBuyer(t, chain, 400)
+	for i := range 4 {
+		h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+		if status, s := tf.settle(t, body(h, req)); status != 200 || !s.Settled() {
+			t.Fatalf("settle %d = %d %+v", i, status, s)
+		}
+	}
+	if latest, _, _ := chain.NonceAt(context.Background(), crypto.PubkeyToAddress(funded.PublicKey)); latest != 4 {
+		t.Fatalf("the funded signer sent %d transactions, want 4", latest)
+	}
+	if got := balance(t, seller); got.Cmp(big.NewInt(400)) != 0 {
+		t.Fatalf("seller balance %s, want 400", got)
+	}
+}

@@ -214,6 +214,15 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		pool.Close()
 		return nil, err
 	}
+	// A domain that differs from the token's makes every signature look
+	// invalid: refuse to start with it.
+	if sep, err := evm.ReadDomainSeparator(ctx, pool, n.token); err != nil {
+		f.logger.Warn("could not read the token's DOMAIN_SEPARATOR() to check the EIP-712 domain", zap.String("network", nc.Name), zap.Error(err))
+	} else if sep != n.hasher.Separator() {
+		pool.Close()
+		return nil, fmt.Errorf("network %s: the EIP-712 domain (name %q, version %q, chain ID %d, token %s) does not match the token's DOMAIN_SEPARATOR() %s; fix eip712Name / eip712Version, or leave them empty to read them from the token",
+			nc.Name, n.domain.Name, n.domain.Version, nc.ChainID, n.token.Hex(), sep.Hex())
+	}
 	if n.eng, err = engine.New(engine.Config{
 		Network: nc.Name, ChainID: n.chainID, Token: n.token, Pool: pool, Keys: nc.SignerKeys,
 		Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, Serial: f.serial,
@@ -223,6 +232,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		return nil, err
 	}
 	n.eng.Run(f.ctx, &f.wg)
+	n.eng.RefreshGas(ctx)
 	if len(nc.RPCURLs) > 1 {
 		pool.CheckLag(ctx)
 		f.wg.Add(1)

@@ -385,6 +385,14 @@ func TestStartChecks(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "network cronos-testnet: no RPC endpoint answered eth_chainId") {
 		t.Fatalf("New with no reachable node = %v", err)
 	}
+	// A configured EIP-712 domain the token does not have is refused.
+	mismatch := testnetConfig()
+	mismatch.EIP712Version = "2"
+	_, err = facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{mismatch}})
+	if err == nil || !strings.Contains(err.Error(), `network cronos-testnet: the EIP-712 domain (name "Bridged USDC (Stargate)", version "2", chain ID 338`) ||
+		!strings.Contains(err.Error(), "does not match the token's DOMAIN_SEPARATOR()") {
+		t.Fatalf("New with a wrong EIP-712 version = %v", err)
+	}
 	// The EIP-712 domain is read from the token when not configured.
 	custom := testnetConfig()
 	custom.Name, custom.EIP712Name, custom.EIP712Version = "my-chain", "", ""

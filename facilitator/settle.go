@@ -63,9 +63,18 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	if reason != "" {
 		return failed(network, settleText(reason)), nil
 	}
-	t, err := n.eng.Submit(&engine.Job{Requested: network, Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer})
+	job := &engine.Job{Requested: network, Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer}
+	t, err := n.eng.Submit(job)
+	var ns *engine.NotSentError
+	if errors.As(err, &ns) && ns.NoGas {
+		// Nothing was sent: another signer with gas money takes it.
+		if other, ok := n.eng.PickOtherSigner(signer); ok {
+			f.logger.Warn("signer cannot pay gas; settling from another signer", zap.String("network", n.cfg.Name), zap.String("signer", signer.Hex()), zap.String("other", other.Hex()))
+			signer, job.Signer = other, other
+			t, err = n.eng.Submit(job)
+		}
+	}
 	if err != nil {
-		var ns *engine.NotSentError
 		log := f.logger.With(zap.String("network", n.cfg.Name), zap.String("signer", signer.Hex()), zap.Error(err))
 		if errors.As(err, &ns) && ns.NoGas {
 			log.Error("signer cannot pay gas; fund it")
@@ -115,6 +124,9 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 	st, err := b.State()
 	if err != nil {
 		return nil, "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", n.cfg.Name), err)
+	}
+	if err := simulationError(n, st); err != nil {
+		return nil, "", err
 	}
 	if reason := onchainReason(st, c.p.Authorization.Value); reason != "" {
 		return nil, reason, nil

@@ -116,14 +116,15 @@ func (f *Facilitator) checkOffchain(req *Request) (c *checked, reason string) {
 }
 
 // checkWindow applies validAfter and validBefore (Unix seconds) to the
-// current time, with the expiry margin before validBefore.
+// current time as the token does (strictly: valid when validAfter < now <
+// validBefore), with the expiry margin before validBefore.
 func (f *Facilitator) checkWindow(a *Authorization) string {
 	now := f.now()
 	deadline := big.NewInt(now.Add(f.expiryMargin).Unix())
 	if a.ValidBefore.Cmp(deadline) <= 0 {
 		return ErrTextExpired
 	}
-	if a.ValidAfter.Cmp(big.NewInt(now.Unix())) > 0 {
+	if a.ValidAfter.Cmp(big.NewInt(now.Unix())) >= 0 {
 		return ErrTextNotYetValid
 	}
 	return ""
@@ -177,7 +178,23 @@ func (f *Facilitator) checkOnchain(ctx context.Context, c *checked) (reason stri
 	if err != nil {
 		return "", unavailable("the chain of network "+c.n.cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
+	if err := simulationError(c.n, st); err != nil {
+		return "", err
+	}
 	return onchainReason(st, c.p.Authorization.Value), nil
+}
+
+// simulationError is a StatusError 503 when the simulated transfer failed
+// for another reason than a revert (the node could not run it): that is
+// no verdict on the payment.
+func simulationError(n *network, st *evm.ChainState) error {
+	if st.Simulation == nil || st.Used {
+		return nil
+	}
+	if _, ok := evm.RevertReason(st.Simulation); ok {
+		return nil
+	}
+	return unavailable("the node of network "+n.cfg.Name+" could not simulate the transfer; try again shortly", st.Simulation)
 }
 
 // onchainReason turns on-chain facts into a verify reason ("" when all is well).

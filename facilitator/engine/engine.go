@@ -19,6 +19,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
@@ -107,10 +108,14 @@ func (e *Engine) Run(ctx context.Context, wg *sync.WaitGroup) {
 			s.loop(ctx, e)
 		}()
 	}
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		e.watch.run(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		e.watchGas(ctx)
 	}()
 }
 
@@ -126,14 +131,89 @@ func (e *Engine) Signers() []common.Address {
 // Pending is the number of settlements waiting for their block.
 func (e *Engine) Pending() int { return e.watch.count() }
 
-// PickSigner spreads settlements over the signers, round-robin. It panics
+// PickSigner spreads settlements over the signers, round-robin, skipping
+// signers known to lack gas money while another one has it. It panics
 // without signers; check Signers first.
 func (e *Engine) PickSigner() common.Address {
+	return e.pickSigner(common.Address{})
+}
+
+// PickOtherSigner picks a signer other than not that is not known to lack
+// gas money; ok is false when there is none.
+func (e *Engine) PickOtherSigner(not common.Address) (common.Address, bool) {
+	a := e.pickSigner(not)
+	return a, a != not && !e.signerByAddress(a).noGas.Load()
+}
+
+func (e *Engine) pickSigner(not common.Address) common.Address {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := e.signers[e.next%uint32(len(e.signers))]
+	n := uint32(len(e.signers))
+	for i := range n {
+		s := e.signers[(e.next+i)%n]
+		if !s.noGas.Load() && s.addr != not {
+			e.next += i + 1
+			return s.addr
+		}
+	}
+	s := e.signers[e.next%n]
 	e.next++
 	return s.addr
+}
+
+// minGasUnits is the gas a signer must be able to pay for at the current
+// gas price to count as funded: one transfer with room to spare.
+const minGasUnits = 150_000
+
+// RefreshGas reads every signer's balance and the gas price in one round
+// trip and marks the signers that cannot pay for one settlement, so that
+// they are skipped. A send refused for lack of funds marks its signer too;
+// the marks are read again every gasCheckInterval while any is set.
+func (e *Engine) RefreshGas(ctx context.Context) {
+	if len(e.signers) == 0 {
+		return
+	}
+	var price hexutil.Big
+	bals := make([]hexutil.Big, len(e.signers))
+	elems := []rpc.BatchElem{{Method: "eth_gasPrice", Result: &price}}
+	for i, s := range e.signers {
+		elems = append(elems, rpc.BatchElem{Method: "eth_getBalance", Args: []any{s.addr, "latest"}, Result: &bals[i]})
+	}
+	if err := e.cfg.Pool.Batch(ctx, elems); err != nil || elems[0].Error != nil {
+		return
+	}
+	need := new(big.Int).Mul((*big.Int)(&price), big.NewInt(minGasUnits))
+	for i, s := range e.signers {
+		if elems[i+1].Error != nil {
+			continue
+		}
+		low := (*big.Int)(&bals[i]).Cmp(need) < 0
+		if s.noGas.Swap(low) != low {
+			e.logger.Warn("signer gas money", zap.String("signer", s.addr.Hex()), zap.Bool("too_low_to_settle", low), zap.String("balance_wei", (*big.Int)(&bals[i]).String()))
+		}
+	}
+}
+
+// gasCheckInterval is how often signers marked as without gas money are
+// checked again.
+const gasCheckInterval = 5 * time.Second
+
+func (e *Engine) watchGas(ctx context.Context) {
+	t := time.NewTicker(gasCheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			for _, s := range e.signers {
+				if s.noGas.Load() {
+					e.RefreshGas(ctx)
+					break
+				}
+			}
+		}
+	}
 }
 
 func (e *Engine) signerByAddress(a common.Address) *signer {

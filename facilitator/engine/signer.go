@@ -36,6 +36,7 @@ type signer struct {
 	// confirmation: the baseline the pipelined engine is measured against.
 	serial sync.Mutex
 	resync atomic.Bool // set by the watcher when the chain disagrees
+	noGas  atomic.Bool // the signer cannot pay for a settlement
 
 	// Owned by the send loop.
 	nonce uint64
@@ -197,6 +198,9 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 						zap.String("tx", tx.Hash().Hex()), zap.Error(err))
 				}
 				s.nonce = tx.Nonce() + 1
+				if res == sentOK {
+					s.noGas.Store(false)
+				}
 				r.done <- nil
 				continue
 			}
@@ -213,6 +217,9 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 			}
 			if rest != nil {
 				break
+			}
+			if class == sendNoFunds {
+				s.noGas.Store(true)
 			}
 			r.err = &NotSentError{Err: err, NoGas: class == sendNoFunds}
 			refused = append(refused, r)

@@ -101,6 +101,10 @@ func NewHasher(d Domain) (*Hasher, error) {
 	return &Hasher{prefix: append([]byte{0x19, 0x01}, sep...)}, nil
 }
 
+// Separator is the domain separator, as the token's DOMAIN_SEPARATOR()
+// gives it.
+func (h *Hasher) Separator() common.Hash { return common.BytesToHash(h.prefix[2:]) }
+
 // Digest is the EIP-712 hash the buyer signs.
 func (h *Hasher) Digest(a *x402.Authorization) (common.Hash, error) {
 	enc, err := structArgs.Pack(typeHash, a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce)

@@ -21,6 +21,7 @@ import (
 const tokenABIJSON = `[
  {"type":"function","name":"name","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
  {"type":"function","name":"version","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
+ {"type":"function","name":"DOMAIN_SEPARATOR","stateMutability":"view","inputs":[],"outputs":[{"type":"bytes32"}]},
  {"type":"function","name":"balanceOf","stateMutability":"view","inputs":[{"name":"account","type":"address"}],"outputs":[{"type":"uint256"}]},
  {"type":"function","name":"authorizationState","stateMutability":"view","inputs":[{"name":"authorizer","type":"address"},{"name":"nonce","type":"bytes32"}],"outputs":[{"type":"bool"}]},
  {"type":"function","name":"transferWithAuthorization","stateMutability":"nonpayable","inputs":[
@@ -202,4 +203,18 @@ func ReadString(ctx context.Context, pool *Pool, token common.Address, method st
 		return "", fmt.Errorf("token %s did not answer %s() with a string: %w", token.Hex(), method, err)
 	}
 	return vals[0].(string), nil
+}
+
+// ReadDomainSeparator calls the token's DOMAIN_SEPARATOR().
+func ReadDomainSeparator(ctx context.Context, pool *Pool, token common.Address) (common.Hash, error) {
+	data, _ := TokenABI.Pack("DOMAIN_SEPARATOR")
+	var out hexutil.Bytes
+	if err := pool.Call(ctx, &out, "eth_call", CallArgs{To: token, Data: data}, "latest"); err != nil {
+		return common.Hash{}, err
+	}
+	vals, err := TokenABI.Unpack("DOMAIN_SEPARATOR", out)
+	if err != nil {
+		return common.Hash{}, fmt.Errorf("token %s did not answer DOMAIN_SEPARATOR() with a bytes32: %w", token.Hex(), err)
+	}
+	return common.Hash(vals[0].([32]byte)), nil
 }
