@@ -286,3 +286,52 @@ func TestSignerWithoutGasSkipped(t *testing.T) {
 		t.Fatalf("seller balance %s, want 400", got)
 	}
 }
+
+// TestSettleTimeoutBoundsWholeCall: on a node that answers every request
+// 600 ms late, a settle with a 2 s timeout answers within its timeout
+// (plus a little for the answer itself), whatever stage it reaches: before
+// the fix the checks, the nonce and the send ran outside the timer. The
+// answer is true either way: settled, pending with its txHash (and then
+// settled), or refused with nothing broadcast (and then never moves).
+func TestSettleTimeoutBoundsWholeCall(t *testing.T) {
+	const timeout = 2 * time.Second
+	proxy, err := rpcproxy.New(chain.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	tf := newTestFacilitator(t, nil, func(c *facilitator.Config) {
+		c.Networks[0].RPCURLs = []string{proxy.URL()}
+		c.SettleTimeout = timeout
+	})
+	seller := newSeller(t)
+	req := requirements(seller, "300")
+	h, p := pay(t, newBuyer(t, chain, 300), req, facilitator.PaymentOptions{})
+	proxy.SetDelay(600 * time.Millisecond)
+	t0 := time.Now()
+	status, s := tf.settle(t, body(h, req))
+	took := time.Since(t0)
+	proxy.SetDelay(0)
+	t.Logf("answered %d %s %q after %s", status, s.Event, s.Error, took)
+	if took > timeout+800*time.Millisecond {
+		t.Fatalf("settle answered after %s with a %s timeout", took, timeout)
+	}
+	switch {
+	case status == 200 && s.Settled():
+	case status == 200 && s.Error == facilitator.ErrTextPending && len(s.TxHash) == 66:
+		deadline := time.Now().Add(20 * time.Second)
+		for !authorizationUsed(t, p) {
+			if time.Now().After(deadline) {
+				t.Fatal("the pending settlement never moved the money")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	case status == 503 && strings.Contains(s.Error, "nothing was broadcast"):
+		waitBlocks(t, 5)
+		if authorizationUsed(t, p) {
+			t.Fatal("refused with nothing broadcast, but the authorization moved money")
+		}
+	default:
+		t.Fatalf("settle = %d %+v", status, s)
+	}
+}

@@ -35,6 +35,10 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	if err := validateRequest(req); err != nil {
 		return nil, err
 	}
+	// The settle timeout bounds the whole call: checks, send and confirmation.
+	deadline := time.Now().Add(f.settleTimeout)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	network := req.PaymentRequirements.Network
 	c, reason := f.checkOffchain(req)
 	if reason != "" {
@@ -63,7 +67,7 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	if reason != "" {
 		return failed(network, settleText(reason)), nil
 	}
-	job := &engine.Job{Requested: network, Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer}
+	job := &engine.Job{Requested: network, Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline}
 	t, err := n.eng.Submit(job)
 	var ns *engine.NotSentError
 	if errors.As(err, &ns) && ns.NoGas {
@@ -85,7 +89,7 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	}
 	submitted = true // the engine releases the authorization when its outcome is known
 
-	timer := time.NewTimer(f.settleTimeout)
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case <-t.Done():

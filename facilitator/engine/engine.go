@@ -251,6 +251,10 @@ type Job struct {
 	Fees *Fees
 	// Signer is the key to send from (PickSigner).
 	Signer common.Address
+	// Deadline, when set, is when the caller stops waiting: a job not yet
+	// signed by then is refused, and its broadcast is cut there (a cut
+	// broadcast may have been sent, and is followed as such).
+	Deadline time.Time
 }
 
 // NotSentError is Submit's error: the settlement was not broadcast, and
@@ -287,6 +291,7 @@ func (e *Engine) Submit(job *Job) (*Ticket, error) {
 		s.serial.Lock()
 	}
 	st := newSettlement(e, job, s)
+	st.deadline = job.Deadline
 	if err := s.submit(st); err != nil {
 		if e.cfg.Serial {
 			s.serial.Unlock()

@@ -17,6 +17,7 @@ type settlement struct {
 	s        *signer
 	calldata []byte
 	fee      *Fees
+	deadline time.Time // the caller's, for the first broadcast; zero = none
 
 	mu       sync.Mutex
 	rec      *Record

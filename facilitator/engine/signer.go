@@ -9,6 +9,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -154,6 +155,20 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		}
 	}
 	for len(reqs) > 0 {
+		// A caller who has stopped waiting is refused before anything is
+		// signed for it.
+		live := reqs[:0:0]
+		for _, r := range reqs {
+			if d := r.st.deadline; !d.IsZero() && !time.Now().Before(d) {
+				r.err = &NotSentError{Err: errors.New("the settle timeout ran out before the transaction was sent")}
+				refused = append(refused, r)
+				continue
+			}
+			live = append(live, r)
+		}
+		if reqs = live; len(reqs) == 0 {
+			break
+		}
 		if s.resync.Swap(false) {
 			s.known = false
 		}
@@ -191,7 +206,7 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		var rest []*sendReq
 		for i, r := range reqs {
 			tx := r.st.current()
-			res, class, err := e.broadcast(ctx, tx)
+			res, class, err := e.broadcastBy(ctx, tx, r.st.deadline)
 			if res != sentNot {
 				if res == sentMaybe {
 					e.logger.Warn("the node may have taken the transaction (its answer was lost); the settlement follows that transaction only",
@@ -281,11 +296,25 @@ const (
 // is mined, "invalid nonce" on Ethermint), so the result is sentMaybe
 // unless the node says it has the transaction.
 func (e *Engine) broadcast(ctx context.Context, tx *types.Transaction) (sendResult, sendClass, error) {
+	return e.broadcastBy(ctx, tx, time.Time{})
+}
+
+// minSendTime is the least time a broadcast is given, however close its
+// deadline.
+const minSendTime = 250 * time.Millisecond
+
+// broadcastBy is broadcast cut at deadline (when set), but never given
+// less than minSendTime.
+func (e *Engine) broadcastBy(ctx context.Context, tx *types.Transaction, deadline time.Time) (sendResult, sendClass, error) {
 	raw, err := tx.MarshalBinary()
 	if err != nil {
 		return sentNot, sendRejected, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.cfg.SendTimeout)
+	timeout := e.cfg.SendTimeout
+	if !deadline.IsZero() {
+		timeout = min(timeout, max(time.Until(deadline), minSendTime))
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var reached bool
 	err = e.cfg.Pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
@@ -95,33 +96,35 @@ func (w *watcher) poll(ctx context.Context) {
 
 	type ref struct {
 		st *settlement
-		r  **types.Receipt
+		r  **receipt
 	}
 	var elems []rpc.BatchElem
 	var refs []ref
 	for _, st := range sts {
 		for _, h := range st.hashes() {
-			r := new(*types.Receipt)
+			r := new(*receipt)
 			elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{h}, Result: r})
 			refs = append(refs, ref{st, r})
 		}
 	}
-	if err := w.e.cfg.Pool.Batch(ctx, elems); err != nil {
+	if err := w.fetch(ctx, elems); err != nil {
 		w.logger.Debug("fetching receipts failed", zap.Error(err))
 		w.mu.Lock()
 		w.fresh = true
 		w.mu.Unlock()
 		return
 	}
-	found := map[*settlement]*types.Receipt{}
+	found := map[*settlement]*receipt{}
 	for i, rf := range refs {
 		if elems[i].Error == nil && *rf.r != nil {
 			found[rf.st] = *rf.r
 		}
 	}
+	var finished []*settlement
 	for _, st := range sts {
 		if r, ok := found[st]; ok {
 			w.resolve(ctx, st, r)
+			finished = append(finished, st)
 			continue
 		}
 		st.mu.Lock()
@@ -134,41 +137,90 @@ func (w *watcher) poll(ctx context.Context) {
 			w.replace(ctx, st, uint64(head))
 		}
 	}
+	w.done(finished...)
+}
+
+// receipt is the part of a transaction receipt the watcher reads.
+type receipt struct {
+	TxHash      common.Hash    `json:"transactionHash"`
+	BlockNumber hexutil.Uint64 `json:"blockNumber"`
+	Status      hexutil.Uint64 `json:"status"`
+}
+
+// maxReceiptBatch bounds the receipts asked for in one JSON-RPC batch;
+// receiptFetchers is how many such batches are in flight at once.
+const (
+	maxReceiptBatch = 200
+	receiptFetchers = 4
+)
+
+// fetch runs the receipt queries in chunks of maxReceiptBatch, a few at a
+// time. Any chunk failing fails the fetch.
+func (w *watcher) fetch(ctx context.Context, elems []rpc.BatchElem) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, (len(elems)+maxReceiptBatch-1)/maxReceiptBatch)
+	sem := make(chan struct{}, receiptFetchers)
+	for lo := 0; lo < len(elems); lo += maxReceiptBatch {
+		chunk := elems[lo:min(lo+maxReceiptBatch, len(elems))]
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := w.e.cfg.Pool.Batch(ctx, chunk); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // resolve settles a settlement's outcome from its receipt.
-func (w *watcher) resolve(ctx context.Context, st *settlement, r *types.Receipt) {
-	if r.Status == types.ReceiptStatusSuccessful {
-		st.finish(StatusSettled, r.TxHash.Hex(), r.BlockNumber.Uint64(), "", w.e.now())
+func (w *watcher) resolve(ctx context.Context, st *settlement, r *receipt) {
+	if uint64(r.Status) == types.ReceiptStatusSuccessful {
+		st.finish(StatusSettled, r.TxHash.Hex(), uint64(r.BlockNumber), "", w.e.now())
 	} else {
 		msg := x402.ErrTextFailedOnChain
 		if used, err := w.e.authorizationUsed(ctx, st.key); err == nil && used {
 			msg = x402.ErrTextAlreadyUsed
 		}
-		st.finish(StatusFailed, r.TxHash.Hex(), r.BlockNumber.Uint64(), msg, w.e.now())
+		st.finish(StatusFailed, r.TxHash.Hex(), uint64(r.BlockNumber), msg, w.e.now())
 	}
-	w.done(st)
 }
 
-// done journals the outcome, answers the waiting settle and releases the
-// authorization.
-func (w *watcher) done(st *settlement) {
-	if err := w.e.cfg.Journal.Put(st.rec); err != nil {
-		w.logger.Error("writing a settlement outcome to the journal failed; it will be reconciled on restart", zap.String("id", st.rec.ID), zap.Error(err))
+// done journals the outcomes in one write, then answers the waiting
+// settles and releases the authorizations.
+func (w *watcher) done(sts ...*settlement) {
+	if len(sts) == 0 {
+		return
+	}
+	recs := make([]*Record, len(sts))
+	for i, st := range sts {
+		recs[i] = st.rec
+	}
+	if err := w.e.cfg.Journal.Put(recs...); err != nil {
+		w.logger.Error("writing settlement outcomes to the journal failed; they will be reconciled on restart", zap.Int("settlements", len(sts)), zap.Error(err))
 	}
 	w.mu.Lock()
-	delete(w.pending, st)
-	w.mu.Unlock()
-	w.e.settling.release(st.key)
-	if w.e.cfg.Serial && st.s != nil {
-		st.s.serial.Unlock()
+	for _, st := range sts {
+		delete(w.pending, st)
 	}
-	close(st.done)
-	log := w.logger.With(zap.String("id", st.rec.ID), zap.String("tx", st.rec.TxHash), zap.Uint64("block", st.rec.BlockNumber))
-	if st.rec.Status == StatusSettled {
-		log.Info("payment settled", zap.String("value", st.rec.Value))
-	} else {
-		log.Warn("settlement failed", zap.String("error", st.rec.Error))
+	w.mu.Unlock()
+	for _, st := range sts {
+		w.e.settling.release(st.key)
+		if w.e.cfg.Serial && st.s != nil {
+			st.s.serial.Unlock()
+		}
+		close(st.done)
+	}
+	for _, st := range sts {
+		log := w.logger.With(zap.String("id", st.rec.ID), zap.String("tx", st.rec.TxHash), zap.Uint64("block", st.rec.BlockNumber))
+		if st.rec.Status == StatusSettled {
+			log.Info("payment settled", zap.String("value", st.rec.Value))
+		} else {
+			log.Warn("settlement failed", zap.String("error", st.rec.Error))
+		}
 	}
 }
 
@@ -189,6 +241,7 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 		// concluding, in case of a race with the block just read.
 		if r, err := w.receiptOfAny(ctx, st); err == nil && r != nil {
 			w.resolve(ctx, st, r)
+			w.done(st)
 			return
 		}
 		msg := x402.ErrTextFailedOnChain
@@ -223,9 +276,9 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 		zap.Uint64("tx_nonce", tx.Nonce()), zap.Error(err))
 }
 
-func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*types.Receipt, error) {
+func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*receipt, error) {
 	for _, h := range st.hashes() {
-		var r *types.Receipt
+		var r *receipt
 		if err := w.e.cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err != nil {
 			return nil, err
 		}
