@@ -435,6 +435,8 @@ func containsFold(list []string, s string) bool {
 //		mime_type <media type>
 //		max_timeout <duration>
 //		facilitator <url>
+//		facilitator_dialect cronos|v1|v2
+//		facilitator_header <name> <value>
 //		settle before|after
 //		asset <address>
 //		decimals <n>
@@ -483,6 +485,16 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Err("x402: attempt_limit takes <attempts> <window> (such as 60 1m), or off")
 			}
 			continue
+		case "facilitator_header":
+			args := d.RemainingArgs()
+			if len(args) != 2 {
+				return d.Err(`x402: facilitator_header takes a name and a value, such as Authorization "Bearer {env.FACILITATOR_KEY}"`)
+			}
+			if h.FacilitatorHeaders == nil {
+				h.FacilitatorHeaders = map[string]string{}
+			}
+			h.FacilitatorHeaders[args[0]] = args[1]
+			continue
 		case "refusal_cache":
 			if !d.NextArg() || d.CountRemainingArgs() > 0 {
 				return d.Err("x402: refusal_cache takes one duration (such as 30s), or off")
@@ -523,6 +535,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.MimeType = v
 		case "facilitator":
 			h.Facilitator = v
+		case "facilitator_dialect":
+			h.FacilitatorDialect = v
 		case "settle":
 			h.Settle = v
 		case "asset":

@@ -105,6 +105,18 @@ type Handler struct {
 	// settle with, instead of the x402 app's embedded one.
 	Facilitator string `json:"facilitator,omitempty"`
 
+	// FacilitatorDialect is the dialect the remote facilitator speaks:
+	// "cronos" (paymentHeader bodies, the Cronos interface), "v1" (the
+	// reference version 1, paymentPayload) or "v2". Default: learnt from
+	// the facilitator's /supported, else cronos.
+	FacilitatorDialect string `json:"facilitator_dialect,omitempty"`
+
+	// FacilitatorHeaders are added to every request to the remote
+	// facilitator, for one that needs an API key. Values may hold
+	// placeholders ({env.FACILITATOR_KEY}), resolved at start, so that
+	// the secret itself stays out of the config.
+	FacilitatorHeaders map[string]string `json:"facilitator_headers,omitempty"`
+
 	// Settle is when the payment is settled: "before" (default) settles
 	// and then runs the next handler; "after" verifies, runs the next
 	// handler and settles only if it answers with a status below 400,
@@ -253,7 +265,11 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64()}, nil
 	}
 
-	h.client = facilitator.NewRemote(h.Facilitator, nil)
+	remote, err := h.remoteClient()
+	if err != nil {
+		return networkFacts{}, err
+	}
+	h.client = remote
 	var facts networkFacts
 	found := false
 	// A configured x402 app knows the network best (its domain may have
@@ -327,6 +343,11 @@ func (h *Handler) Validate() error {
 	}
 	if h.RefusalTTL < 0 {
 		return fmt.Errorf("x402: refusal_ttl must not be negative")
+	}
+	if h.FacilitatorDialect != "" {
+		if _, err := x402.ParseDialect(h.FacilitatorDialect); err != nil {
+			return fmt.Errorf("x402: facilitator_dialect: %w", err)
+		}
 	}
 	if h.Facilitator != "" && !strings.HasPrefix(h.Facilitator, "http://") && !strings.HasPrefix(h.Facilitator, "https://") {
 		return fmt.Errorf("x402: facilitator %q must be an http:// or https:// URL", h.Facilitator)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
@@ -111,4 +112,29 @@ func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error)
 	w.WriteHeader(http.StatusInternalServerError)
 	_, werr := w.Write(body)
 	return werr
+}
+
+// remoteClient builds the client of a remote facilitator with its dialect
+// and headers (placeholders resolved).
+func (h *Handler) remoteClient() (*facilitator.Remote, error) {
+	opts := facilitator.RemoteOptions{}
+	if h.FacilitatorDialect != "" {
+		d, err := x402.ParseDialect(h.FacilitatorDialect)
+		if err != nil {
+			return nil, fmt.Errorf("x402: facilitator_dialect: %w", err)
+		}
+		opts.Dialect = &d
+	}
+	if len(h.FacilitatorHeaders) > 0 {
+		repl := caddy.NewReplacer()
+		opts.Header = http.Header{}
+		for k, v := range h.FacilitatorHeaders {
+			val, err := repl.ReplaceOrErr(v, true, true)
+			if err != nil || val == "" {
+				return nil, fmt.Errorf("x402: facilitator_header %s: its value is empty or a placeholder in it cannot be resolved", k)
+			}
+			opts.Header.Set(k, val)
+		}
+	}
+	return facilitator.NewRemoteWith(h.Facilitator, opts), nil
 }

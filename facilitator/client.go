@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Client is what a seller needs from a facilitator. *Facilitator (in
@@ -26,54 +31,245 @@ var (
 	_ Client = (*Remote)(nil)
 )
 
-// Remote is a Client for a facilitator reached over HTTP: it speaks exactly
-// the API that Handler serves.
+// RemoteOptions tunes a Remote. The zero value speaks whatever the
+// facilitator's /supported says.
+type RemoteOptions struct {
+	// Dialect, when set, is the dialect spoken, without asking /supported.
+	Dialect *x402.Dialect
+	// Header is added to every request (for example an Authorization
+	// header for a facilitator that needs an API key).
+	Header http.Header
+	// HTTPClient is the client used; nil means one with a 2-minute timeout,
+	// longer than a settle's wait for its block.
+	HTTPClient *http.Client
+}
+
+// Remote is a Client for a facilitator reached over HTTP. It speaks the
+// facilitator's dialect: the Cronos interface (paymentHeader), the reference
+// version 1 (paymentPayload) or version 2, learnt from its /supported unless
+// configured, and understands every answer shape.
 type Remote struct {
-	base string
-	http *http.Client
+	prefix string // what /verify, /settle and /supported are appended to
+	http   *http.Client
+	header http.Header
+	fixed  *x402.Dialect
+
+	mu        sync.Mutex
+	supported *SupportedResponse // nil until read
 }
 
-// NewRemote returns a client for the facilitator at baseURL (for example
-// "https://facilitator.example.com"). A nil httpClient means one with a
-// 2-minute timeout, longer than a settle's wait for its block.
+// NewRemote returns a client for the facilitator at baseURL. A URL without
+// a path (https://facilitator.example.com) is the Cronos layout: its
+// operations are under /v2/x402. A URL with a path
+// (https://x402.org/facilitator, https://host/v2/x402) is the reference
+// layout: /verify, /settle and /supported are appended to it.
 func NewRemote(baseURL string, httpClient *http.Client) *Remote {
-	if httpClient == nil {
-		httpClient = &http.Client{Timeout: 2 * time.Minute}
-	}
-	return &Remote{base: strings.TrimRight(baseURL, "/"), http: httpClient}
+	return NewRemoteWith(baseURL, RemoteOptions{HTTPClient: httpClient})
 }
 
-// Verify calls POST /v2/x402/verify.
+// NewRemoteWith is NewRemote with options.
+func NewRemoteWith(baseURL string, o RemoteOptions) *Remote {
+	c := &Remote{prefix: strings.TrimRight(baseURL, "/"), http: o.HTTPClient, header: o.Header, fixed: o.Dialect}
+	if c.http == nil {
+		c.http = &http.Client{Timeout: 2 * time.Minute}
+	}
+	if u, err := url.Parse(c.prefix); err == nil && strings.Trim(u.Path, "/") == "" {
+		c.prefix += "/v2/x402"
+	}
+	return c
+}
+
+// Verify calls POST {prefix}/verify in the facilitator's dialect.
 func (c *Remote) Verify(ctx context.Context, req *Request) (*VerifyResponse, error) {
-	var out VerifyResponse
-	if err := c.post(ctx, PathVerify, req, &out, func() string { return out.Reason() }); err != nil {
+	var out x402.AnyVerifyAnswer
+	if err := c.post(ctx, "/verify", req, &out, func() string {
+		if out.InvalidMessage != "" {
+			return out.InvalidMessage
+		}
+		if out.InvalidReason != nil {
+			return *out.InvalidReason
+		}
+		return ""
+	}); err != nil {
 		return nil, err
 	}
-	return &out, nil
+	v, err := out.Normalize()
+	if err != nil {
+		return nil, &StatusError{Status: http.StatusBadGateway, Message: "the facilitator's verify answer is not understood", Err: err}
+	}
+	return v, nil
 }
 
-// Settle calls POST /v2/x402/settle.
+// Settle calls POST {prefix}/settle in the facilitator's dialect.
 func (c *Remote) Settle(ctx context.Context, req *Request) (*SettleResponse, error) {
-	var out SettleResponse
-	if err := c.post(ctx, PathSettle, req, &out, func() string { return out.Error }); err != nil {
+	var out x402.AnySettleAnswer
+	if err := c.post(ctx, "/settle", req, &out, func() string {
+		for _, s := range []string{out.Error, out.ErrorMessage, out.ErrorReason} {
+			if s != "" {
+				return s
+			}
+		}
+		return ""
+	}); err != nil {
 		return nil, err
 	}
-	return &out, nil
+	s, err := out.Normalize()
+	if err != nil {
+		return nil, &StatusError{Status: http.StatusBadGateway, Message: "the facilitator's settle answer does not say whether it settled", Err: err}
+	}
+	return s, nil
 }
 
-// post sends req and decodes a 200 answer into out. Any other status is a
-// StatusError carrying the facilitator's message.
+// Supported reads GET {prefix}/supported (once; a failure is tried again
+// next time).
+func (c *Remote) Supported(ctx context.Context) (*SupportedResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.supported != nil {
+		return c.supported, nil
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, c.prefix+"/supported", nil)
+	if err != nil {
+		return nil, err
+	}
+	c.addHeader(hr)
+	resp, err := c.http.Do(hr)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s/supported answered HTTP %d", c.prefix, resp.StatusCode)
+	}
+	var s SupportedResponse
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&s); err != nil {
+		return nil, fmt.Errorf("GET %s/supported: %w", c.prefix, err)
+	}
+	c.supported = &s
+	return &s, nil
+}
+
+// dialect picks the dialect for a request: the configured one, else what
+// /supported lists for the request's network (v2 first), else Cronos.
+func (c *Remote) dialect(ctx context.Context, req *Request) x402.Dialect {
+	if c.fixed != nil {
+		return *c.fixed
+	}
+	s, err := c.Supported(ctx)
+	if err != nil {
+		return x402.DialectCronos
+	}
+	v2 := v2Requirements(req)
+	for _, k := range s.Kinds {
+		if k.X402Version == x402.Version2 && v2 != nil && strings.EqualFold(k.Network, v2.Network) {
+			return x402.DialectV2
+		}
+	}
+	for _, k := range s.Kinds {
+		if k.X402Version == x402.Version1 && strings.EqualFold(k.Network, req.PaymentRequirements.Network) {
+			if strings.HasPrefix(strings.ToLower(k.Network), "cronos") {
+				return x402.DialectCronos
+			}
+			return x402.DialectV1
+		}
+	}
+	return x402.DialectCronos
+}
+
+// v2Requirements are the request's requirements in v2 form, or nil when
+// the network's chain id is unknown.
+func v2Requirements(req *Request) *x402.RequirementsV2 {
+	if req.RequirementsV2 != nil {
+		return req.RequirementsV2
+	}
+	id, ok := x402.ChainIDOf(req.PaymentRequirements.Network)
+	if !ok {
+		return nil
+	}
+	r := req.PaymentRequirements.V2(x402.CAIP2(id))
+	return &r
+}
+
+// body builds the request body in dialect d, converting the buyer's
+// payment when it came in another version.
+func body(d x402.Dialect, req *Request) ([]byte, error) {
+	p, err := DecodePaymentHeader(req.PaymentHeader)
+	if err == nil {
+		err = p.ParsePayload()
+	}
+	if err != nil {
+		return nil, &StatusError{Status: http.StatusBadRequest, Message: "the payment cannot be read: " + reasonOf(err)}
+	}
+	reqs := req.PaymentRequirements
+	switch d {
+	case x402.DialectV2:
+		v2 := v2Requirements(req)
+		if v2 == nil {
+			return nil, &StatusError{Status: http.StatusBadRequest, Message: fmt.Sprintf("network %q has no known chain id, so it cannot be sent in x402 version 2", reqs.Network)}
+		}
+		payload := []byte(nil)
+		if p.X402Version == x402.Version2 {
+			payload, err = x402.DecodeBase64(req.PaymentHeader)
+		} else {
+			var h string
+			if h, err = x402.EncodePaymentV2(p, *v2, req.Resource); err == nil {
+				payload, err = x402.DecodeBase64(h)
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]any{"x402Version": x402.Version2, "paymentPayload": json.RawMessage(payload), "paymentRequirements": v2})
+	case x402.DialectV1:
+		q := *p
+		q.X402Version, q.Network = x402.Version1, reqs.Network
+		h, err := EncodePaymentHeader(&q, ShapeX402)
+		if err != nil {
+			return nil, err
+		}
+		payload, err := x402.DecodeBase64(h)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(map[string]any{"x402Version": x402.Version1, "paymentPayload": json.RawMessage(payload), "paymentRequirements": reqs})
+	}
+	header := req.PaymentHeader
+	if p.X402Version != x402.Version1 || !strings.EqualFold(p.Network, reqs.Network) {
+		q := *p
+		q.X402Version, q.Network, q.Asset = x402.Version1, reqs.Network, reqs.Asset
+		if header, err = EncodePaymentHeader(&q, ShapeCronos); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(Request{X402Version: x402.Version1, PaymentHeader: header, PaymentRequirements: reqs})
+}
+
+func (c *Remote) addHeader(hr *http.Request) {
+	for k, vs := range c.header {
+		for _, v := range vs {
+			hr.Header.Add(k, v)
+		}
+	}
+}
+
+// post sends req in the facilitator's dialect and decodes a 200 answer
+// into out. Any other status, an unreachable facilitator or an answer that
+// is not JSON is a StatusError carrying what the facilitator said.
 func (c *Remote) post(ctx context.Context, path string, req *Request, out any, message func() string) error {
-	body, err := json.Marshal(req)
+	d := c.dialect(ctx, req)
+	b, err := body(d, req)
 	if err != nil {
 		return err
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.prefix+path, bytes.NewReader(b))
 	if err != nil {
 		return err
 	}
+	c.addHeader(hr)
 	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("X402-Version", "1")
+	if d == x402.DialectCronos {
+		hr.Header.Set("X402-Version", "1")
+	}
 	resp, err := c.http.Do(hr)
 	if err != nil {
 		return &StatusError{Status: http.StatusBadGateway, Message: "cannot reach the facilitator", Err: err}
@@ -92,7 +288,7 @@ func (c *Remote) post(ctx context.Context, path string, req *Request, out any, m
 		return &StatusError{Status: resp.StatusCode, Message: msg}
 	}
 	if decodeErr != nil {
-		return &StatusError{Status: http.StatusBadGateway, Message: "the facilitator's answer is not the expected JSON", Err: decodeErr}
+		return &StatusError{Status: http.StatusBadGateway, Message: "the facilitator's answer is not the expected JSON", Err: errors.Join(decodeErr)}
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ export async function startCaddy(makeCaddyfile) {
   writeFileSync(caddyfile, makeCaddyfile({ ...ports, infoFile }));
   const proc = spawn(caddyBin(), ["run", "--config", caddyfile, "--adapter", "caddyfile"], {
     cwd: dir,
-    env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir },
+    env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, X402_INTEROP_KEY: "interop-secret" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
