@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
@@ -334,4 +336,130 @@ func TestSettleTimeoutBoundsWholeCall(t *testing.T) {
 	default:
 		t.Fatalf("settle = %d %+v", status, s)
 	}
+}
+
+// TestExpiredSettlementFreesNonce: a settlement's transaction is lost by
+// the node again and again (dropped from its pool before every block)
+// until the authorization expires. The engine then stops bumping fees and
+// frees the nonce with a zero-value transfer to the signer: the settlement
+// fails as expired, nothing moves, and the signer goes on settling.
+func TestExpiredSettlementFreesNonce(t *testing.T) {
+	ctx := context.Background()
+	c, err := devnet.Start(devnet.Config{BlockTime: 200 * time.Millisecond, Buyers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	proxy, err := rpcproxy.New(c.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	journal := facilitator.NewMemoryJournal()
+	f, api, _ := startFacilitator(t, c.Signer().Key, proxy.URL(), "", func(cfg *facilitator.Config) {
+		cfg.Journal = journal
+		cfg.ReplaceAfterBlocks = 1
+		cfg.ExpiryMargin = time.Second
+		cfg.SettleTimeout = 500 * time.Millisecond
+	})
+	signer := c.Signer().Address
+	start, err := c.Client().NonceAt(ctx, signer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seller := newSeller(t)
+	req := requirements(seller, "50")
+	h, p, err := facilitator.CreatePayment(c.Buyers()[0].Key, req, facilitator.PaymentOptions{ChainID: c.ChainID(), ValidFor: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.PauseMining()
+	var s facilitator.SettleResponse
+	if status := postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, body(h, req), &s); status != 200 || s.Error != facilitator.ErrTextPending {
+		t.Fatalf("settle with mining paused = %d %+v", status, s)
+	}
+	// Until validBefore has passed, every block is sealed empty: whatever
+	// the engine sent is dropped first, with the node out of its reach.
+	for time.Now().Unix() <= p.Authorization.ValidBefore.Int64() {
+		proxy.Down()
+		c.DropPending()
+		c.Mine()
+		if err := proxy.Up(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	var res *facilitator.SettleResponse
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c.Mine()
+		res, err = f.SettlementByAuthorization("cronos-testnet", p.Authorization.From.Hex(), hexNonce(p))
+		if err == nil && res.Error != facilitator.ErrTextPending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the expired settlement was not concluded: %+v %v", res, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if res.Event != facilitator.EventFailed || res.Error != facilitator.ErrTextExpired {
+		t.Fatalf("expired settlement = %+v, want payment.failed %q", res, facilitator.ErrTextExpired)
+	}
+	// Fees rose to the ceiling (3x the first) and no further; the last
+	// transaction is the zero-value transfer to the signer.
+	rec, err := journal.ByTx(hashOfFirst(t, journal, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := decodeTx(t, rec.Txs[0].Raw)
+	ceiling := new(big.Int).Mul(first.GasFeeCap(), big.NewInt(3))
+	for i, jt := range rec.Txs {
+		tx := decodeTx(t, jt.Raw)
+		if tx.Nonce() != first.Nonce() || (!jt.Cancel && tx.GasFeeCap().Cmp(ceiling) > 0) {
+			t.Fatalf("tx %d of the settlement: nonce %d, fee cap %s (first %s)", i, tx.Nonce(), tx.GasFeeCap(), first.GasFeeCap())
+		}
+	}
+	last := rec.Txs[len(rec.Txs)-1]
+	if lt := decodeTx(t, last.Raw); !last.Cancel || *lt.To() != signer || lt.Value().Sign() != 0 || len(lt.Data()) != 0 || len(rec.Txs) < 3 {
+		t.Fatalf("the settlement's transactions end with %+v (%d in all), want a zero-value transfer to the signer", last, len(rec.Txs))
+	}
+	if n, _ := c.Client().NonceAt(ctx, signer, nil); n != start+1 {
+		t.Fatalf("the signer's nonce moved by %d, want 1 (the zero-value transfer)", n-start)
+	}
+	if bal, _ := c.BalanceOf(ctx, seller); bal.Sign() != 0 {
+		t.Fatalf("seller balance %s, want 0", bal)
+	}
+	// The signer is not stalled.
+	c.ResumeMining()
+	h2, _, _ := facilitator.CreatePayment(c.Buyers()[0].Key, req, facilitator.PaymentOptions{ChainID: c.ChainID()})
+	for range 20 {
+		if status := postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, body(h2, req), &s); status == 200 && s.Settled() {
+			return
+		}
+		if s.Error != facilitator.ErrTextPending && s.Error != facilitator.ErrTextAlreadyUsed {
+			t.Fatalf("settle after the cancel = %+v", s)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Fatalf("settle after the cancel = %+v", s)
+}
+
+// hashOfFirst is the hash of the first transaction journaled for a payment.
+func hashOfFirst(t *testing.T, j facilitator.Journal, p *facilitator.Payment) string {
+	t.Helper()
+	id := strings.ToLower("cronos-testnet/" + p.Authorization.From.Hex() + "/" + hexNonce(p))
+	rec, err := j.ByID(id)
+	if err != nil || len(rec.Txs) == 0 {
+		t.Fatalf("journal record %s: %+v %v", id, rec, err)
+	}
+	return rec.Txs[0].Hash
+}
+
+func decodeTx(t *testing.T, raw string) *types.Transaction {
+	t.Helper()
+	tx := new(types.Transaction)
+	if err := tx.UnmarshalBinary(common.FromHex(raw)); err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }

@@ -43,6 +43,11 @@ type Config struct {
 	// before it is sent again with the same nonce and a bumped fee (which
 	// also brings back a transaction a node dropped). Zero means 5.
 	ReplaceAfterBlocks uint64
+	// MaxFeeMultiple is the ceiling of fee bumps, as a multiple of a
+	// settlement's first fees: replacements never pay more. Zero means 3.
+	// Bumps also stop once the authorization's validBefore has passed; the
+	// nonce is then freed with a zero-value transfer to the signer.
+	MaxFeeMultiple uint64
 	// JournalPath is the bbolt file that records every settlement before
 	// its transaction is broadcast. Pending settlements found there at
 	// start are reconciled with the chain. Empty means Journal, or else a
@@ -80,6 +85,7 @@ type Facilitator struct {
 	pollInterval  time.Duration
 	expiryMargin  time.Duration
 	replaceAfter  uint64
+	maxFee        uint64
 	lagInterval   time.Duration
 	serial        bool
 	lowGas        *big.Int
@@ -111,6 +117,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		pollInterval:  orDefault(cfg.ReceiptPollInterval, 50*time.Millisecond),
 		expiryMargin:  orDefault(cfg.ExpiryMargin, 6*time.Second),
 		replaceAfter:  cfg.ReplaceAfterBlocks,
+		maxFee:        cfg.MaxFeeMultiple,
 		lagInterval:   orDefault(cfg.RPCCheckInterval, 10*time.Second),
 		serial:        cfg.SerialSettle,
 		lowGas:        cfg.LowGasBalance,
@@ -225,7 +232,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 	}
 	if n.eng, err = engine.New(engine.Config{
 		Network: nc.Name, ChainID: n.chainID, Token: n.token, Pool: pool, Keys: nc.SignerKeys,
-		Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, Serial: f.serial,
+		Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, MaxFeeMultiple: f.maxFee, Serial: f.serial,
 		Logger: f.logger, Now: f.now,
 	}); err != nil {
 		pool.Close()

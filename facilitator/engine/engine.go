@@ -47,6 +47,9 @@ type Config struct {
 	// ReplaceAfter is how many blocks a transaction may stay unmined
 	// before a fee-bumped replacement. Zero means 5.
 	ReplaceAfter uint64
+	// MaxFeeMultiple is the fee ceiling of replacements, as a multiple of
+	// the first transaction's fees. Zero means 3.
+	MaxFeeMultiple uint64
 	// SendTimeout bounds one broadcast, failover included. Zero means 5 s.
 	SendTimeout time.Duration
 	// Serial holds each signer to one settlement at a time (a baseline).

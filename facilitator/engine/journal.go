@@ -63,6 +63,9 @@ type JournalTx struct {
 	// Raw is the signed transaction (0x hex), for rebroadcast.
 	Raw    string    `json:"raw"`
 	SentAt time.Time `json:"sentAt"`
+	// Cancel marks the zero-value transfer to the signer that freed the
+	// nonce of an expired authorization.
+	Cancel bool `json:"cancel,omitempty"`
 }
 
 // LatestHash is the hash of the newest transaction.

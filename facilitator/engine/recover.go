@@ -45,6 +45,7 @@ func (e *Engine) Recover(ctx context.Context, recs []*Record) {
 		}
 		st.calldata = st.current().Data()
 		st.fee = feesOf(st.current())
+		st.firstFee = feesOf(st.txs[0])
 		if e.cfg.Serial && st.s != nil {
 			st.s.serial.Lock()
 		}

@@ -17,6 +17,7 @@ type settlement struct {
 	s        *signer
 	calldata []byte
 	fee      *Fees
+	firstFee *Fees     // the first transaction's, for the fee ceiling
 	deadline time.Time // the caller's, for the first broadcast; zero = none
 
 	mu       sync.Mutex
@@ -31,7 +32,7 @@ func newSettlement(e *Engine, job *Job, s *signer) *settlement {
 	a := &job.Auth
 	now := e.now()
 	return &settlement{
-		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, fee: job.Fees,
+		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, fee: job.Fees, firstFee: job.Fees,
 		done: make(chan struct{}),
 		rec: &Record{
 			ID:               RecordID(e.cfg.Network, a.From, a.Nonce),
@@ -63,13 +64,45 @@ func (st *settlement) setFirstTx(tx *types.Transaction, now time.Time) {
 	st.rec.UpdatedAt = now
 }
 
-// addReplacement records a fee-bumped transaction with the same nonce.
-func (st *settlement) addReplacement(tx *types.Transaction, now time.Time) {
+// addTx records a replacement with the same nonce: fee-bumped, or the
+// zero-value transfer that frees an expired authorization's nonce.
+func (st *settlement) addTx(tx *types.Transaction, cancel bool, now time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.txs = append(st.txs, tx)
-	st.rec.Txs = append(st.rec.Txs, journalTx(tx, now))
+	jt := journalTx(tx, now)
+	jt.Cancel = cancel
+	st.rec.Txs = append(st.rec.Txs, jt)
 	st.rec.UpdatedAt = now
+}
+
+// cancelling reports whether the newest transaction is a cancel.
+func (st *settlement) cancelling() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.rec.Txs) > 0 && st.rec.Txs[len(st.rec.Txs)-1].Cancel
+}
+
+// isCancel reports whether h is one of the settlement's cancels.
+func (st *settlement) isCancel(h common.Hash) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, jt := range st.rec.Txs {
+		if jt.Cancel && common.HexToHash(jt.Hash) == h {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether h is one of the settlement's transactions.
+func (st *settlement) has(h common.Hash) bool {
+	for _, x := range st.hashes() {
+		if x == h {
+			return true
+		}
+	}
+	return false
 }
 
 func journalTx(tx *types.Transaction, now time.Time) JournalTx {

@@ -89,6 +89,33 @@ func (f *Fees) txData(nonce uint64, to common.Address, data []byte, chainID *big
 	return &types.LegacyTx{Nonce: nonce, GasPrice: f.GasPrice, Gas: f.GasLimit, To: &to, Data: data}
 }
 
+// capped limits the fees to multiple times first (zero multiple: 3).
+func (f *Fees) capped(first *Fees, multiple uint64) *Fees {
+	if first == nil {
+		return f
+	}
+	if multiple == 0 {
+		multiple = 3
+	}
+	limit := func(v, base *big.Int) *big.Int {
+		if v == nil || base == nil {
+			return v
+		}
+		m := new(big.Int).Mul(base, new(big.Int).SetUint64(multiple))
+		if v.Cmp(m) > 0 {
+			return m
+		}
+		return v
+	}
+	return &Fees{GasLimit: f.GasLimit, TipCap: limit(f.TipCap, first.TipCap), FeeCap: limit(f.FeeCap, first.FeeCap), GasPrice: limit(f.GasPrice, first.GasPrice)}
+}
+
+// equal reports whether two fees are the same.
+func (f *Fees) equal(o *Fees) bool {
+	eq := func(a, b *big.Int) bool { return (a == nil) == (b == nil) && (a == nil || a.Cmp(b) == 0) }
+	return f.GasLimit == o.GasLimit && eq(f.TipCap, o.TipCap) && eq(f.FeeCap, o.FeeCap) && eq(f.GasPrice, o.GasPrice)
+}
+
 // bumped returns the fees raised by a quarter, above the 10% that nodes
 // require of a replacement.
 func (f *Fees) bumped() *Fees {

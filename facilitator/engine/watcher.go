@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"errors"
+	"github.com/ethereum/go-ethereum/crypto"
+	"math/big"
+
 	"context"
 	"sync"
 	"time"
@@ -178,6 +182,12 @@ func (w *watcher) fetch(ctx context.Context, elems []rpc.BatchElem) error {
 
 // resolve settles a settlement's outcome from its receipt.
 func (w *watcher) resolve(ctx context.Context, st *settlement, r *receipt) {
+	if st.isCancel(r.TxHash) {
+		// The zero-value transfer that freed an expired authorization's
+		// nonce: nothing moved.
+		st.finish(StatusFailed, "", 0, x402.ErrTextExpired, w.e.now())
+		return
+	}
 	if uint64(r.Status) == types.ReceiptStatusSuccessful {
 		st.finish(StatusSettled, r.TxHash.Hex(), uint64(r.BlockNumber), "", w.e.now())
 	} else {
@@ -224,9 +234,19 @@ func (w *watcher) done(sts ...*settlement) {
 	}
 }
 
-// replace sends a stale settlement again with the same nonce and a bumped
-// fee. When the signer's nonce has moved past it with none of its
-// transactions mined, something else took the nonce: the settlement failed.
+// replace acts on a settlement not mined for replaceAfter blocks.
+//
+//   - When the signer's nonce has moved past it with none of its
+//     transactions mined, something else took the nonce: the token's
+//     authorizationState and AuthorizationUsed log say whether and by which
+//     transaction the authorization was used.
+//   - When the authorization has expired (validBefore passed), the
+//     transfer can only revert: the nonce is freed with a zero-value
+//     transfer to the signer itself, so the signer never stalls, and the
+//     settlement fails as expired once that is mined.
+//   - Otherwise it is sent again with the same nonce and fees raised by a
+//     quarter (which also brings back a transaction a node dropped), up to
+//     the fee ceiling; at the ceiling the same transaction is sent again.
 func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 	tx := st.current()
 	if st.s == nil || tx == nil {
@@ -237,43 +257,127 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 		return
 	}
 	if uint64(latest) > tx.Nonce() {
-		// The nonce is spent; re-check receipts once more before
-		// concluding, in case of a race with the block just read.
-		if r, err := w.receiptOfAny(ctx, st); err == nil && r != nil {
-			w.resolve(ctx, st, r)
-			w.done(st)
-			return
-		}
-		msg := x402.ErrTextFailedOnChain
-		if used, err := w.e.authorizationUsed(ctx, st.key); err == nil && used {
-			msg = x402.ErrTextAlreadyUsed
-		}
-		st.finish(StatusFailed, "", 0, msg, w.e.now())
-		st.s.resync.Store(true)
-		w.logger.Warn("a settlement's nonce was taken by another transaction", zap.String("id", st.rec.ID), zap.Uint64("tx_nonce", tx.Nonce()))
-		w.done(st)
+		w.nonceTaken(ctx, st, head)
+		return
+	}
+	defer func() {
+		st.mu.Lock()
+		st.sentHead = head
+		st.mu.Unlock()
+	}()
+	if st.cancelling() {
+		_, _, err := w.e.broadcast(ctx, tx)
+		w.logger.Warn("the cancel of an expired settlement is not mined yet; sent again", zap.String("id", st.rec.ID), zap.String("tx", tx.Hash().Hex()), zap.Error(err))
 		return
 	}
 	st.mu.Lock()
-	st.fee = st.fee.bumped()
 	fee := st.fee
 	st.mu.Unlock()
-	next, err := types.SignNewTx(st.s.key, st.s.txSigner, fee.txData(tx.Nonce(), w.e.cfg.Token, tx.Data(), w.e.cfg.ChainID))
+	if vb, ok := new(big.Int).SetString(st.rec.ValidBefore, 10); ok && vb.Cmp(big.NewInt(w.e.now().Unix())) <= 0 {
+		// Expired: free the nonce. The replacement must outbid the
+		// transaction it replaces, ceiling or not; it costs 21,000 gas.
+		c := fee.bumped()
+		c.GasLimit = 21000
+		cancel, err := types.SignNewTx(st.s.key, st.s.txSigner, c.txData(tx.Nonce(), st.s.addr, nil, w.e.cfg.ChainID))
+		if err != nil {
+			return
+		}
+		st.addTx(cancel, true, w.e.now())
+		if err := w.e.cfg.Journal.Put(st.rec); err != nil {
+			w.logger.Error("journal write failed; not cancelling the expired transaction", zap.Error(err))
+			return
+		}
+		_, _, err = w.e.broadcast(ctx, cancel)
+		w.logger.Warn("authorization expired before its transaction was mined; freeing the nonce with a zero-value transfer to the signer",
+			zap.String("id", st.rec.ID), zap.String("old_tx", tx.Hash().Hex()), zap.String("cancel_tx", cancel.Hash().Hex()), zap.Uint64("tx_nonce", tx.Nonce()), zap.Error(err))
+		return
+	}
+	next := fee.bumped().capped(st.firstFee, w.e.cfg.MaxFeeMultiple)
+	if next.equal(fee) {
+		_, _, err := w.e.broadcast(ctx, tx)
+		w.logger.Warn("settlement not mined in time and its fees are at the ceiling; sent the same transaction again",
+			zap.String("id", st.rec.ID), zap.String("tx", tx.Hash().Hex()), zap.Error(err))
+		return
+	}
+	repl, err := types.SignNewTx(st.s.key, st.s.txSigner, next.txData(tx.Nonce(), w.e.cfg.Token, tx.Data(), w.e.cfg.ChainID))
 	if err != nil {
 		return
 	}
-	st.addReplacement(next, w.e.now())
+	st.mu.Lock()
+	st.fee = next
+	st.mu.Unlock()
+	st.addTx(repl, false, w.e.now())
 	if err := w.e.cfg.Journal.Put(st.rec); err != nil {
 		w.logger.Error("journal write failed; not replacing the transaction", zap.Error(err))
 		return
 	}
-	_, _, err = w.e.broadcast(ctx, next)
-	st.mu.Lock()
-	st.sentHead = head
-	st.mu.Unlock()
+	_, _, err = w.e.broadcast(ctx, repl)
 	w.logger.Warn("settlement not mined in time; sent again with a higher fee",
-		zap.String("id", st.rec.ID), zap.String("old_tx", tx.Hash().Hex()), zap.String("new_tx", next.Hash().Hex()),
+		zap.String("id", st.rec.ID), zap.String("old_tx", tx.Hash().Hex()), zap.String("new_tx", repl.Hash().Hex()),
 		zap.Uint64("tx_nonce", tx.Nonce()), zap.Error(err))
+}
+
+// nonceTaken concludes a settlement whose nonce is spent with none of its
+// transactions found mined at the last poll.
+func (w *watcher) nonceTaken(ctx context.Context, st *settlement, head uint64) {
+	// Receipts once more, in case of a race with the block just read.
+	if r, err := w.receiptOfAny(ctx, st); err == nil && r != nil {
+		w.resolve(ctx, st, r)
+		w.done(st)
+		return
+	}
+	used, err := w.e.authorizationUsed(ctx, st.key)
+	if err != nil {
+		return // asked again at the next poll
+	}
+	msg := x402.ErrTextFailedOnChain
+	if used {
+		msg = x402.ErrTextAlreadyUsed
+		// Which transaction used it: if one of ours, its receipt decides.
+		if h, err := w.e.usedBy(ctx, st.key, head); err == nil && st.has(h) {
+			var r *receipt
+			if err := w.e.cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err == nil && r != nil {
+				w.resolve(ctx, st, r)
+				w.done(st)
+				return
+			}
+		}
+	}
+	st.finish(StatusFailed, "", 0, msg, w.e.now())
+	st.s.resync.Store(true)
+	w.logger.Warn("a settlement's nonce was taken by another transaction", zap.String("id", st.rec.ID), zap.Uint64("tx_nonce", st.rec.TxNonce), zap.Bool("authorization_used", used))
+	w.done(st)
+}
+
+// authorizationUsedTopic is the token's AuthorizationUsed(address,bytes32) event.
+var authorizationUsedTopic = crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
+
+// usedByLookback is how many blocks back usedBy searches.
+const usedByLookback = 10000
+
+// usedBy finds the transaction that used an authorization, from the
+// token's AuthorizationUsed log.
+func (e *Engine) usedBy(ctx context.Context, k authKey, head uint64) (common.Hash, error) {
+	from := uint64(0)
+	if head > usedByLookback {
+		from = head - usedByLookback
+	}
+	var logs []struct {
+		TxHash common.Hash `json:"transactionHash"`
+	}
+	q := map[string]any{
+		"address":   e.cfg.Token,
+		"fromBlock": hexutil.Uint64(from),
+		"toBlock":   "latest",
+		"topics":    []any{authorizationUsedTopic, common.BytesToHash(k.from.Bytes()), common.Hash(k.nonce)},
+	}
+	if err := e.cfg.Pool.Call(ctx, &logs, "eth_getLogs", q); err != nil {
+		return common.Hash{}, err
+	}
+	if len(logs) == 0 {
+		return common.Hash{}, errors.New("no AuthorizationUsed log found")
+	}
+	return logs[0].TxHash, nil
 }
 
 func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*receipt, error) {
