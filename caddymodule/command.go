@@ -22,6 +22,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // EnvBuyerKey is the environment variable "caddy x402 pay" reads the buyer's
@@ -166,8 +167,14 @@ type payOptions struct {
 	headers   []string
 	chainID   int64
 	maxAmount string
+	protocol  string
 	timeout   time.Duration
 }
+
+// DefaultPayMaxAmount is the most "caddy x402 pay" signs for without
+// --max-amount: 1,000,000 smallest units, one whole token of a 6-decimal
+// stablecoin such as USDC.e.
+const DefaultPayMaxAmount = "1000000"
 
 // payCommand is "caddy x402 pay".
 func payCommand() *cobra.Command {
@@ -176,14 +183,17 @@ func payCommand() *cobra.Command {
 		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']...",
 		Short: "Fetch a URL, paying with x402 when it answers 402",
 		Long: `
-Fetches URL. When the answer is 402 Payment Required, reads the payment
-requirements from its JSON body (the first of "accepts", or
-"paymentRequirements"), signs an EIP-3009 transferWithAuthorization for
-exactly the amount asked with the buyer's key, and fetches URL again with
-the signed payment in the X-PAYMENT header.
+Fetches URL. When the answer is 402 Payment Required, picks what to pay:
+with x402 version 2 (a PAYMENT-REQUIRED header), the first entry of its
+accepts that is scheme exact on an eip155 network and within --max-amount;
+else the version 1 JSON body (the first of "accepts", or
+"paymentRequirements"). It signs an EIP-3009 transferWithAuthorization for
+exactly the amount asked with the buyer's key and fetches URL again with
+the signed payment in PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1).
+--protocol v1 or v2 forces one version.
 
-The response body goes to stdout; the settlement from the X-PAYMENT-RESPONSE
-header goes to stderr as JSON. When the payment is refused, the command
+The response body goes to stdout; the settlement from the PAYMENT-RESPONSE
+or X-PAYMENT-RESPONSE header goes to stderr as JSON. When the payment is refused, the command
 exits with status 1 and the seller's reason.
 
 The key is --key, --key-file, or the environment variable X402_BUYER_KEY
@@ -191,7 +201,9 @@ The key is --key, --key-file, or the environment variable X402_BUYER_KEY
 
 The chain ID comes from the network named in the requirements
 (cronos-testnet: 338, cronos-mainnet: 25); give --chain-id for others.
---max-amount refuses to sign for more than that many smallest units.
+--max-amount refuses to sign for more than that many smallest units; it
+defaults to ` + DefaultPayMaxAmount + ` (one whole token of a 6-decimal stablecoin), so a
+seller asking more is refused unless --max-amount says otherwise.
 `,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -210,7 +222,8 @@ The chain ID comes from the network named in the requirements
 	f.StringVar(&o.shape, "shape", "cronos", "X-PAYMENT payload shape: cronos (flat) or x402 (nested authorization)")
 	f.StringArrayVarP(&o.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
 	f.Int64Var(&o.chainID, "chain-id", 0, "chain ID to sign for (default: the built-in network's)")
-	f.StringVar(&o.maxAmount, "max-amount", "", "refuse to pay more than this many smallest token units")
+	f.StringVar(&o.maxAmount, "max-amount", DefaultPayMaxAmount, "refuse to pay more than this many smallest token units")
+	f.StringVar(&o.protocol, "protocol", "auto", "x402 version to pay with: auto (v2 when offered), v1 or v2")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "timeout of each HTTP request (settling waits for a block)")
 	return cmd
 }
@@ -229,11 +242,17 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 	default:
 		return fmt.Errorf("--shape must be cronos or x402, not %q", o.shape)
 	}
-	var maxAmount *big.Int
-	if o.maxAmount != "" {
-		if maxAmount, err = facilitator.ParseAmount(o.maxAmount); err != nil {
-			return fmt.Errorf("--max-amount: %w", err)
-		}
+	if o.maxAmount == "" {
+		o.maxAmount = DefaultPayMaxAmount
+	}
+	maxAmount, err := facilitator.ParseAmount(o.maxAmount)
+	if err != nil {
+		return fmt.Errorf("--max-amount: %w", err)
+	}
+	switch o.protocol {
+	case "", "auto", "v1", "v2":
+	default:
+		return fmt.Errorf("--protocol must be auto, v1 or v2, not %q", o.protocol)
 	}
 	body, err := requestBody(o.data)
 	if err != nil {
@@ -248,7 +267,7 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 		header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
 	client := &http.Client{Timeout: o.timeout}
-	do := func(payment string) (*http.Response, []byte, error) {
+	do := func(paymentHeader, payment string) (*http.Response, []byte, error) {
 		var rd io.Reader
 		if body != nil {
 			rd = bytes.NewReader(body)
@@ -259,7 +278,7 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 		}
 		req.Header = header.Clone()
 		if payment != "" {
-			req.Header.Set("X-PAYMENT", payment)
+			req.Header.Set(paymentHeader, payment)
 		}
 		resp, err := client.Do(req)
 		if err != nil {
@@ -273,7 +292,7 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 		return resp, data, nil
 	}
 
-	resp, data, err := do("")
+	resp, data, err := do("", "")
 	if err != nil {
 		return err
 	}
@@ -288,6 +307,12 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 		return nil
 	}
 
+	if v2 := resp.Header.Get(x402.HeaderPaymentRequired); v2 != "" && o.protocol != "v1" {
+		return payV2(ctx, url, v2, key, maxAmount, o, do, stdout, stderr)
+	}
+	if o.protocol == "v2" {
+		return fmt.Errorf("%s offers no x402 version 2 payment (no PAYMENT-REQUIRED header)", url)
+	}
 	var pr facilitator.PaymentRequired
 	if err := json.Unmarshal(data, &pr); err != nil {
 		return fmt.Errorf("the 402 answer is not x402 JSON: %w", err)
@@ -304,8 +329,8 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 	if err != nil {
 		return fmt.Errorf("the 402 answer asks for an invalid amount %q", reqs.MaxAmountRequired)
 	}
-	if maxAmount != nil && value.Cmp(maxAmount) > 0 {
-		return fmt.Errorf("refusing to pay %s smallest units, more than --max-amount %s", value, maxAmount)
+	if value.Cmp(maxAmount) > 0 {
+		return fmt.Errorf("refusing to pay %s smallest units, more than --max-amount %s; give a larger --max-amount to pay it", value, maxAmount)
 	}
 	paymentHeader, payment, err := facilitator.CreatePayment(key, reqs, opts)
 	if err != nil {
@@ -321,7 +346,7 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 	fmt.Fprintf(stderr, "x402: paying %s of %s on %s from %s to %s\n",
 		amount, reqs.Asset, reqs.Network, payment.Authorization.From.Hex(), reqs.PayTo)
 
-	resp, data, err = do(paymentHeader)
+	resp, data, err = do("X-PAYMENT", paymentHeader)
 	if err != nil {
 		return err
 	}

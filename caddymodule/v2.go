@@ -56,6 +56,9 @@ func (h *Handler) setPaymentRequired(hdr http.Header, errText, resource string) 
 	if h.v2.network == "" {
 		return
 	}
+	if errText == "X-PAYMENT header is required" {
+		errText = "PAYMENT-SIGNATURE header is required"
+	}
 	pr := x402.PaymentRequiredV2{
 		X402Version: x402.Version2,
 		Error:       errText,

@@ -1,9 +1,15 @@
 package facilitator_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	ethcommon "github.com/ethereum/go-ethereum/common"
 
@@ -102,3 +108,90 @@ func TestDialects(t *testing.T) {
 }
 
 func addr(s string) ethcommon.Address { return ethcommon.HexToAddress(s) }
+
+// TestRemoteDialects settles through Remote in each dialect against our
+// own API (which speaks all three), with a v1 and a v2 buyer, and checks
+// what Remote learns from /supported.
+func TestRemoteDialects(t *testing.T) {
+	for i, tc := range []struct {
+		dialect string
+		v2Buyer bool
+	}{
+		{"cronos", false}, {"cronos", true}, {"v1", false}, {"v1", true}, {"v2", false}, {"v2", true}, {"auto", true},
+	} {
+		t.Run(fmt.Sprintf("%s/v2buyer=%v", tc.dialect, tc.v2Buyer), func(t *testing.T) {
+			opts := facilitator.RemoteOptions{}
+			if tc.dialect != "auto" {
+				d, err := x402.ParseDialect(tc.dialect)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Dialect = &d
+			}
+			remote := facilitator.NewRemoteWith(api.URL, opts)
+			seller := newSeller(t)
+			r := requirements(seller, "777")
+			r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+			acc := r.V2("eip155:338")
+			req := &facilitator.Request{X402Version: 1, PaymentRequirements: r, RequirementsV2: &acc}
+			b := buyer(i % 5)
+			if tc.v2Buyer {
+				h, _, err := facilitator.CreatePaymentV2(b.Key, acc, nil, facilitator.PaymentOptions{ValidFor: time.Hour})
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.PaymentHeader, req.Dialect = h, x402.DialectV2
+			} else {
+				req.PaymentHeader, _ = pay(t, b, r, facilitator.PaymentOptions{})
+			}
+			v, err := remote.Verify(context.Background(), req)
+			if err != nil || !v.IsValid || !strings.EqualFold(v.Payer, b.Address.Hex()) && tc.dialect != "cronos" {
+				t.Fatalf("verify = %+v, %v", v, err)
+			}
+			before := balance(t, seller)
+			s, err := remote.Settle(context.Background(), req)
+			if err != nil || !s.Settled() || len(s.TxHash) != 66 {
+				t.Fatalf("settle = %+v, %v", s, err)
+			}
+			if got := new(big.Int).Sub(balance(t, seller), before); got.Int64() != 777 {
+				t.Fatalf("seller received %s, want 777", got)
+			}
+			s, err = remote.Settle(context.Background(), req)
+			if err != nil || s.Settled() || s.Error != facilitator.ErrTextAlreadyUsed {
+				t.Fatalf("second settle = %+v, %v", s, err)
+			}
+		})
+	}
+}
+
+// TestRemoteFailures: an unreachable facilitator and one that answers
+// without saying whether it settled are errors, never a verdict.
+func TestRemoteFailures(t *testing.T) {
+	r := requirements(newSeller(t), "5")
+	h, _ := pay(t, buyer(0), r, facilitator.PaymentOptions{})
+	req := &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: r}
+
+	down := facilitator.NewRemote("http://127.0.0.1:1", nil)
+	if _, err := down.Verify(context.Background(), req); err == nil || facilitator.StatusOf(err) != 502 {
+		t.Errorf("unreachable verify: %v", err)
+	}
+	odd := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/settle"):
+			w.Write([]byte(`{"network":"cronos-testnet"}`))
+		case strings.HasSuffix(r.URL.Path, "/verify"):
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"isValid":false,"invalidReason":"Rate limit exceeded"}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer odd.Close()
+	remote := facilitator.NewRemote(odd.URL, nil)
+	if _, err := remote.Settle(context.Background(), req); err == nil || !strings.Contains(err.Error(), "does not say whether it settled") {
+		t.Errorf("settle answer without an outcome: %v", err)
+	}
+	if _, err := remote.Verify(context.Background(), req); err == nil || facilitator.StatusOf(err) != 429 || !strings.Contains(err.Error(), "Rate limit exceeded") {
+		t.Errorf("rate-limited verify: %v", err)
+	}
+}

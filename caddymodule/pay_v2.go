@@ -1,0 +1,99 @@
+package caddymodule
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"strings"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// payV2 is "caddy x402 pay" against a version 2 seller: it chooses from
+// accepts, signs, and sends PAYMENT-SIGNATURE.
+func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, maxAmount *big.Int, o payOptions,
+	do func(string, string) (*http.Response, []byte, error), stdout, stderr io.Writer) error {
+	var pr x402.PaymentRequiredV2
+	if err := x402.DecodeBase64JSON(required, &pr); err != nil {
+		return fmt.Errorf("the PAYMENT-REQUIRED header is not Base64 JSON: %w", err)
+	}
+	accepted, value, err := chooseV2(pr.Accepts, maxAmount, o.chainID)
+	if err != nil {
+		return err
+	}
+	opts := facilitator.PaymentOptions{}
+	if o.chainID != 0 {
+		opts.ChainID = big.NewInt(o.chainID)
+	}
+	header, payment, err := facilitator.CreatePaymentV2(key, accepted, pr.Resource, opts)
+	if err != nil {
+		return fmt.Errorf("signing the payment: %w", err)
+	}
+	fmt.Fprintf(stderr, "x402: paying %s smallest units of %s on %s from %s to %s (x402 version 2)\n",
+		value, accepted.Asset, accepted.Network, payment.Authorization.From.Hex(), accepted.PayTo)
+	resp, data, err := do(x402.HeaderPaymentSignature, header)
+	if err != nil {
+		return err
+	}
+	settlement := resp.Header.Get(x402.HeaderPaymentResponseV2)
+	if settlement != "" {
+		fmt.Fprintf(stderr, "x402: settlement (PAYMENT-RESPONSE):\n%s\n", decodePaymentResponse(settlement))
+	}
+	if resp.StatusCode == http.StatusPaymentRequired {
+		reason := strings.TrimSpace(string(data))
+		var refused x402.PaymentRequiredV2
+		if x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &refused) == nil && refused.Error != "" {
+			reason = refused.Error
+		} else {
+			var v1 facilitator.PaymentRequired
+			if json.Unmarshal(data, &v1) == nil && v1.Error != "" {
+				reason = v1.Error
+			}
+		}
+		return fmt.Errorf("payment refused: %s", reason)
+	}
+	if err := writeBody(stdout, data); err != nil {
+		return err
+	}
+	if resp.StatusCode >= 400 {
+		return fmt.Errorf("%s answered %s after payment", url, resp.Status)
+	}
+	if settlement == "" {
+		fmt.Fprintf(stderr, "x402: %s answered %s without a PAYMENT-RESPONSE header\n", url, resp.Status)
+	}
+	return nil
+}
+
+// chooseV2 picks the first entry of accepts this buyer can pay: scheme
+// exact, an eip155 network (the given chain id's, when one is given), a
+// valid amount within maxAmount.
+func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64) (x402.RequirementsV2, *big.Int, error) {
+	var why []string
+	for _, a := range accepts {
+		id, ok := x402.ParseCAIP2(a.Network)
+		value, err := facilitator.ParseAmount(a.Amount)
+		switch {
+		case a.Scheme != facilitator.SchemeExact:
+			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
+		case !ok:
+			why = append(why, fmt.Sprintf("%s: not an eip155 network", a.Network))
+		case chainID != 0 && id != chainID:
+			why = append(why, fmt.Sprintf("%s: not chain %d (--chain-id)", a.Network, chainID))
+		case err != nil:
+			why = append(why, fmt.Sprintf("%s: invalid amount %q", a.Network, a.Amount))
+		case value.Cmp(maxAmount) > 0:
+			why = append(why, fmt.Sprintf("%s: %s smallest units is more than --max-amount %s; give a larger --max-amount to pay it", a.Network, value, maxAmount))
+		default:
+			return a, value, nil
+		}
+	}
+	if len(why) == 0 {
+		return x402.RequirementsV2{}, nil, fmt.Errorf("the 402 answer accepts no payment")
+	}
+	return x402.RequirementsV2{}, nil, fmt.Errorf("refusing to pay: no acceptable way to pay (%s)", strings.Join(why, "; "))
+}
