@@ -69,13 +69,7 @@ func (c *rpcCounter) count(method string) int {
 // network reaches the devnet through a counting proxy.
 func TestPaywallCostLimits(t *testing.T) {
 	rpc := newRPCCounter(t, devnetURL)
-	tester := newTester(t, globalBlock(fmt.Sprintf(`network metered {
-			chain_id %d
-			rpc %s
-			token %s
-			eip712_name "%s"
-			eip712_version %s
-		}`, devnet.ChainID, rpc.URL, devnet.TokenAddress.Hex(), devnet.TokenName, devnet.TokenVersion))+fmt.Sprintf(`
+	tester := newTester(t, globalBlock(meteredNetwork(rpc))+fmt.Sprintf(`
 :%d {
 	x402 /unguarded {
 		pay_to %s

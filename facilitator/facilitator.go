@@ -94,6 +94,8 @@ type Facilitator struct {
 	journal     Journal
 	ownsJournal bool
 
+	health healthSnapshot // the last health check, refreshed at most once a second
+
 	limitersMu sync.Mutex
 	limiters   map[string]*Limiter // by operation and limit, shared by handlers
 

@@ -59,19 +59,29 @@ func (tf *testFacilitator) health(t *testing.T) facilitator.NetworkHealth {
 	return networkHealth(t, tf.url)
 }
 
-// networkHealth reads the health of the one network of the facilitator at url.
+// networkHealth reads the health of the one network of the facilitator at
+// url, as checked after this call began (health answers from a snapshot
+// refreshed in the background, so it may take a request or two).
 func networkHealth(t *testing.T, url string) facilitator.NetworkHealth {
 	t.Helper()
-	resp, err := http.Get(url + facilitator.PathHealth)
-	if err != nil {
-		t.Fatal(err)
+	since := time.Now().UnixMilli()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(url + facilitator.PathHealth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h facilitator.HealthResponse
+		err = json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if err != nil || len(h.Networks) != 1 {
+			t.Fatalf("health: %v %+v", err, h)
+		}
+		if h.Networks[0].CheckedAt >= since || time.Now().After(deadline) {
+			return h.Networks[0]
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	defer resp.Body.Close()
-	var h facilitator.HealthResponse
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || len(h.Networks) != 1 {
-		t.Fatalf("health: %v %+v", err, h)
-	}
-	return h.Networks[0]
 }
 
 // waitBroadcast waits until addr's pending nonce passes n.

@@ -45,6 +45,10 @@ type NetworkHealth struct {
 	HeadBlock uint64 `json:"headBlock,omitempty"`
 	// HeadAgeSeconds is how old the latest block is, by its timestamp.
 	HeadAgeSeconds float64 `json:"headAgeSeconds,omitempty"`
+	// CheckedAt is when these facts were read from the chain, in Unix
+	// milliseconds: health answers from a snapshot at most a second or two
+	// old, so that a health request costs no RPC call.
+	CheckedAt int64 `json:"checkedAt"`
 	// Signers are the gas-paying keys with their balances.
 	Signers []SignerHealth `json:"signers"`
 	// PendingSettlements are broadcast and waiting for their block.
@@ -66,21 +70,13 @@ type SignerHealth struct {
 // settling: its node has stopped following the chain.
 const staleHead = 2 * time.Minute
 
-// Health returns the health result with each network's facts, read in one
-// batched round trip per network. start is when the request arrived.
+// Health returns the health result with each network's facts. The facts
+// come from a snapshot: one older than HealthMaxAge is refreshed in the
+// background (one batched round trip per network) while this answer uses
+// it, so health requests cost no RPC calls however many arrive. Only the
+// very first call waits for the chain. start is when the request arrived.
 func (f *Facilitator) Health(ctx context.Context, start time.Time) *HealthResponse {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	nets := make([]NetworkHealth, len(f.networks))
-	var wg sync.WaitGroup
-	for i, n := range f.networks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			nets[i] = f.networkHealth(ctx, n)
-		}()
-	}
-	wg.Wait()
+	nets := f.healthNetworks(ctx)
 	now := time.Now()
 	took := now.Sub(start)
 	return &HealthResponse{
@@ -95,8 +91,26 @@ func (f *Facilitator) Health(ctx context.Context, start time.Time) *HealthRespon
 	}
 }
 
+// checkNetworks reads every network's health facts from the chain.
+func (f *Facilitator) checkNetworks(ctx context.Context) []NetworkHealth {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	nets := make([]NetworkHealth, len(f.networks))
+	var wg sync.WaitGroup
+	for i, n := range f.networks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nets[i] = f.networkHealth(ctx, n)
+		}()
+	}
+	wg.Wait()
+	return nets
+}
+
 func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkHealth) {
-	h = NetworkHealth{Network: n.cfg.Name, PendingSettlements: n.eng.Pending(), Signers: []SignerHealth{}}
+	h = NetworkHealth{Network: n.cfg.Name, PendingSettlements: n.eng.Pending(), Signers: []SignerHealth{},
+		CheckedAt: time.Now().UnixMilli()}
 	defer func() { h.Endpoints = n.rpc.Health() }() // after this check's own RPC failures
 	var head struct {
 		Number hexutil.Uint64 `json:"number"`
