@@ -131,6 +131,11 @@ type NetworkConfig struct {
 	// SkipOnchainVerify makes verify answer from the signature and the
 	// validity window alone, without RPC calls. Settle still checks on chain.
 	SkipOnchainVerify bool `json:"skip_onchain_verify,omitempty"`
+
+	// Explorer is the base URL of the network's block explorer, such as
+	// https://explorer.cronos.org/testnet. The payment page links a
+	// settled transaction as Explorer/tx/<hash>.
+	Explorer string `json:"explorer,omitempty"`
 }
 
 // DevnetConfig configures the in-process development chain.
@@ -247,6 +252,9 @@ func (a *App) validate() error {
 			if err := checkKeyPlaceholder(n.Name, k); err != nil {
 				return err
 			}
+		}
+		if err := checkExplorer(n.Explorer); err != nil {
+			return fmt.Errorf("network %s: %w", n.Name, err)
 		}
 	}
 	if a.Devnet != nil && a.Devnet.BlockTime < 0 {

@@ -63,6 +63,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //			eip712_version <version>
 //			alias <name> [<name>...]
 //			skip_onchain_verify
+//			explorer <url>
 //		}
 //		devnet {
 //			listen <host:port>
@@ -209,6 +210,15 @@ func parseNetwork(d *caddyfile.Dispenser) (*NetworkConfig, error) {
 				return nil, d.ArgErr()
 			}
 			n.SkipOnchainVerify = true
+		case "explorer":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkExplorer(v); err != nil {
+				return nil, d.Errf("network %s: %v", n.Name, err)
+			}
+			n.Explorer = v
 		default:
 			return nil, d.Errf("network %s: unrecognized option %q", n.Name, d.Val())
 		}
@@ -444,6 +454,9 @@ func containsFold(list []string, s string) bool {
 //		eip712_version <version>
 //		attempt_limit <attempts> <window> | off
 //		refusal_cache <duration> | off
+//		paywall on|off
+//		paywall_template <file>
+//		explorer <url>
 //	}
 //
 // pay_to and exactly one of price or amount are required; network defaults
@@ -552,6 +565,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.EIP712Name = v
 		case "eip712_version":
 			h.EIP712Version = v
+		case "paywall", "paywall_template", "explorer":
+			if err := h.unmarshalPageOption(d, opt, v); err != nil {
+				return err
+			}
 		default:
 			return d.Errf("x402: unrecognized option %q", opt)
 		}

@@ -162,6 +162,10 @@ type Handler struct {
 	// NoRefusalCache turns the cache of refused authorizations off.
 	NoRefusalCache bool `json:"no_refusal_cache,omitempty"`
 
+	// PaywallPage is the payment page for browsers: paywall,
+	// paywall_template and explorer.
+	PaywallPage
+
 	client      facilitator.Client
 	guard       *guard
 	reqs        facilitator.PaymentRequirements
@@ -236,7 +240,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.initV2(info.ChainID)
 	h.guard = newGuard(h)
-	return nil
+	return h.provisionPage(ctx, h.reqs, info.Decimals)
 }
 
 // networkFacts is what the requirements need to know about a network.
@@ -506,13 +510,16 @@ func encodePaymentResponse(sr *facilitator.SettleResponse, network string) strin
 func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errText, invalid string) error {
 	body := h.tmpl.build(errText, invalid, resourceURL(r))
 	hdr := w.Header()
-	hdr["Content-Type"] = jsonContentType
-	hdr["Cache-Control"] = noStore
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
 	if invalid != "" {
 		errText = invalid
 	}
 	h.setPaymentRequired(hdr, errText, resourceURL(r))
+	if served, err := h.servePage(w, r, body); served {
+		return err
+	}
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusPaymentRequired)
 	_, err := w.Write(body)
 	return err

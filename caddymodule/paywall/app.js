@@ -1,0 +1,453 @@
+// x402 payment page: pay for this URL from an injected EIP-1193 wallet.
+//
+// Reads the 402 answer (#x402-payment-required) and the page settings
+// (#x402-config), then on "Pay": connects the wallet (eth_requestAccounts),
+// switches it to the payment's chain (wallet_switchEthereumChain, adding the
+// chain on error 4902), reads the token balance (eth_call balanceOf), has
+// the wallet sign the EIP-3009 TransferWithAuthorization
+// (eth_signTypedData_v4), retries this URL with the X-PAYMENT header and
+// shows the paid content and the settlement from X-PAYMENT-RESPONSE.
+// Nothing is loaded from elsewhere; it runs under the page's strict CSP.
+(function () {
+  'use strict';
+
+  var $ = function (id) { return document.getElementById(id); };
+
+  function readJSON(id) {
+    var el = $(id);
+    if (!el) return {};
+    try { return JSON.parse(el.textContent) || {}; } catch (e) { return {}; }
+  }
+
+  var paymentRequired = readJSON('x402-payment-required');
+  var cfg = readJSON('x402-config');
+  var req = (paymentRequired.accepts && paymentRequired.accepts[0]) || paymentRequired.paymentRequirements || null;
+
+  // Elements; a seller's own template may leave some out.
+  function el(id, tag) {
+    var e = $(id);
+    if (!e) {
+      e = document.createElement(tag || 'div');
+      e.id = id;
+      e.hidden = true;
+      document.body.appendChild(e);
+    }
+    return e;
+  }
+  var payButton = $('x402-pay');
+  var statusBox = el('x402-status');
+  var resultBox = el('x402-result', 'section');
+  var receiptBox = $('x402-receipt');
+
+  var PENDING_RETRIES = 20;
+  var PENDING_DELAY_MS = 3000;
+  var TRANSFER_TYPES = [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' }
+  ];
+  var DOMAIN_TYPES = [
+    { name: 'name', type: 'string' },
+    { name: 'version', type: 'string' },
+    { name: 'chainId', type: 'uint256' },
+    { name: 'verifyingContract', type: 'address' }
+  ];
+
+  var symbol = cfg.symbol || 'tokens';
+  var decimals = typeof cfg.decimals === 'number' ? cfg.decimals : 6;
+
+  // ---- messages ----
+
+  // PaymentError is a failure told to the person as it is.
+  function PaymentError(step, title, detail, kind) {
+    this.step = step;
+    this.title = title;
+    this.detail = detail || '';
+    this.kind = kind || 'error';
+  }
+
+  function show(kind, title, detail) {
+    statusBox.hidden = false;
+    statusBox.className = 'status' + (kind === 'info' ? '' : ' ' + kind);
+    statusBox.setAttribute('data-kind', kind);
+    statusBox.textContent = '';
+    var t = document.createElement('strong');
+    t.textContent = title;
+    statusBox.appendChild(t);
+    if (detail) {
+      var d = document.createElement('span');
+      d.textContent = detail;
+      statusBox.appendChild(d);
+    }
+  }
+
+  function setStep(name, state) {
+    var steps = document.querySelectorAll('#x402-steps li');
+    var reached = false;
+    for (var i = 0; i < steps.length; i++) {
+      var li = steps[i];
+      var here = li.getAttribute('data-step') === name;
+      li.classList.remove('active', 'done', 'failed');
+      if (here) {
+        li.classList.add(state);
+        reached = true;
+      } else if (!reached) {
+        li.classList.add('done');
+      }
+    }
+  }
+
+  // ---- amounts ----
+
+  function formatUnits(v, dec) {
+    var s = v.toString();
+    if (dec === 0) return s;
+    while (s.length <= dec) s = '0' + s;
+    var whole = s.slice(0, s.length - dec);
+    var frac = s.slice(s.length - dec).replace(/0+$/, '');
+    return frac ? whole + '.' + frac : whole;
+  }
+
+  function hex(bytes) {
+    var out = '0x';
+    for (var i = 0; i < bytes.length; i++) out += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16);
+    return out;
+  }
+
+  // ---- wallet ----
+
+  function errorCode(err) {
+    if (!err) return undefined;
+    if (typeof err.code === 'number') {
+      // Some wallets wrap "unknown chain" in an internal error.
+      var inner = err.data && err.data.originalError && err.data.originalError.code;
+      if (err.code === -32603 && inner === 4902) return 4902;
+      return err.code;
+    }
+    return undefined;
+  }
+
+  function errorText(err) {
+    if (!err) return 'unknown error';
+    return err.message || String(err);
+  }
+
+  function call(eth, method, params) {
+    return eth.request(params === undefined ? { method: method } : { method: method, params: params });
+  }
+
+  function chainHex(id) { return '0x' + Number(id).toString(16); }
+
+  async function ensureChain(eth) {
+    if (!cfg.chainId) {
+      throw new PaymentError('chain', 'Unknown chain',
+        'This page does not know the chain ID of network "' + req.network + '", so it cannot ask your wallet for the right chain. Tell the seller.');
+    }
+    var want = Number(cfg.chainId);
+    var have = parseInt(await call(eth, 'eth_chainId'), 16);
+    if (have === want) return;
+    var name = cfg.chainName || req.network;
+    show('info', 'Switching network…', 'Your wallet is on chain ' + have + '; this payment is on ' + name + ' (chain ID ' + want + '). Approve the switch in your wallet.');
+    try {
+      await call(eth, 'wallet_switchEthereumChain', [{ chainId: chainHex(want) }]);
+    } catch (err) {
+      if (errorCode(err) === 4902) {
+        if (!cfg.rpcUrls || !cfg.rpcUrls.length) {
+          throw new PaymentError('chain', 'Wrong network',
+            'Your wallet does not know ' + name + ' (chain ID ' + want + '). Add that network to your wallet, switch to it and try again.');
+        }
+        show('info', 'Adding network…', 'Your wallet does not know ' + name + ' yet. Approve adding it (chain ID ' + want + ').');
+        try {
+          var params = { chainId: chainHex(want), chainName: name, rpcUrls: cfg.rpcUrls };
+          if (cfg.nativeCurrency) params.nativeCurrency = cfg.nativeCurrency;
+          if (cfg.explorer) params.blockExplorerUrls = [cfg.explorer];
+          await call(eth, 'wallet_addEthereumChain', [params]);
+          await call(eth, 'wallet_switchEthereumChain', [{ chainId: chainHex(want) }]);
+        } catch (err2) {
+          throw wrongChain(have, want, name, err2);
+        }
+      } else {
+        throw wrongChain(have, want, name, err);
+      }
+    }
+    have = parseInt(await call(eth, 'eth_chainId'), 16);
+    if (have !== want) throw wrongChain(have, want, name);
+  }
+
+  function wrongChain(have, want, name, err) {
+    var why = err && errorCode(err) === 4001 ? ' You declined the switch.' : (err ? ' (' + errorText(err) + ')' : '');
+    return new PaymentError('chain', 'Wrong network',
+      'Your wallet is on chain ' + have + ', but this payment is on ' + name + ' (chain ID ' + want + ').' + why +
+      ' Switch your wallet to ' + name + ' and try again.');
+  }
+
+  async function checkBalance(eth, account, amount) {
+    var data = '0x70a08231' + account.toLowerCase().replace(/^0x/, '').padStart(64, '0');
+    var out;
+    try {
+      out = await call(eth, 'eth_call', [{ to: req.asset, data: data }, 'latest']);
+    } catch (err) {
+      return; // the facilitator checks the balance too; go on
+    }
+    if (typeof out !== 'string' || !/^0x[0-9a-fA-F]*$/.test(out)) return;
+    var balance = out === '0x' ? 0n : BigInt(out);
+    if (balance < amount) {
+      throw new PaymentError('sign', 'Not enough ' + symbol,
+        'This costs ' + formatUnits(amount, decimals) + ' ' + symbol + ' (' + amount + ' smallest units); your account ' + account +
+        ' has ' + formatUnits(balance, decimals) + ' ' + symbol + ' (' + balance + '). Top it up on ' + (cfg.chainName || req.network) + ' and try again.');
+    }
+  }
+
+  async function sign(eth, account) {
+    var extra = req.extra || {};
+    if (!extra.name || !extra.version) {
+      throw new PaymentError('sign', 'Cannot sign',
+        "The seller's payment requirements do not name the token's EIP-712 domain (extra.name and extra.version). Tell the seller.");
+    }
+    var nonce = new Uint8Array(32);
+    crypto.getRandomValues(nonce);
+    var now = Math.floor(Date.now() / 1000);
+    var validFor = Math.max(Number(req.maxTimeoutSeconds) || 300, 60);
+    var auth = {
+      from: account,
+      to: req.payTo,
+      value: String(req.maxAmountRequired),
+      // Ten minutes back tolerates a wallet or chain clock behind ours.
+      validAfter: now - 600,
+      validBefore: now + validFor,
+      nonce: hex(nonce)
+    };
+    var typed = {
+      types: { EIP712Domain: DOMAIN_TYPES, TransferWithAuthorization: TRANSFER_TYPES },
+      primaryType: 'TransferWithAuthorization',
+      domain: { name: extra.name, version: extra.version, chainId: Number(cfg.chainId), verifyingContract: req.asset },
+      message: {
+        from: auth.from, to: auth.to, value: auth.value,
+        validAfter: String(auth.validAfter), validBefore: String(auth.validBefore), nonce: auth.nonce
+      }
+    };
+    var signature;
+    try {
+      signature = await call(eth, 'eth_signTypedData_v4', [account, JSON.stringify(typed)]);
+    } catch (err) {
+      if (errorCode(err) === 4001) {
+        throw new PaymentError('sign', 'Signature rejected',
+          'You rejected the signature request in your wallet. Nothing was paid. Press the button to try again.', 'warn');
+      }
+      throw new PaymentError('sign', 'Your wallet could not sign', errorText(err));
+    }
+    // The flat payload of the Cronos facilitator interface.
+    var payment = {
+      x402Version: 1,
+      scheme: req.scheme || 'exact',
+      network: req.network,
+      payload: {
+        from: auth.from, to: auth.to, value: auth.value,
+        validAfter: auth.validAfter, validBefore: auth.validBefore,
+        nonce: auth.nonce, signature: signature, asset: req.asset
+      }
+    };
+    return btoa(JSON.stringify(payment));
+  }
+
+  // ---- the paid request ----
+
+  function decodeSettlement(res) {
+    var h = res.headers.get('X-PAYMENT-RESPONSE');
+    if (!h) return null;
+    try {
+      var b64 = h.trim().replace(/-/g, '+').replace(/_/g, '/');
+      while (b64.length % 4) b64 += '=';
+      return JSON.parse(atob(b64));
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function sleep(ms) { return new Promise(function (r) { setTimeout(r, ms); }); }
+
+  async function submit(header) {
+    var accept = req.mimeType || '*/*';
+    for (var attempt = 0; ; attempt++) {
+      var res;
+      try {
+        res = await fetch(location.href, {
+          method: 'GET',
+          headers: { 'X-PAYMENT': header, 'Accept': accept },
+          cache: 'no-store',
+          credentials: 'same-origin'
+        });
+      } catch (err) {
+        throw new PaymentError('settle', 'The seller could not be reached', errorText(err) + '. Your authorization may still be settled; try again to retry it.');
+      }
+      var settlement = decodeSettlement(res);
+      if (res.status !== 402) return { res: res, settlement: settlement };
+
+      var body = {};
+      try { body = await res.json(); } catch (e) { /* not JSON */ }
+      var reason = body.invalidReason || body.error || ('HTTP ' + res.status);
+      var tx = (settlement && (settlement.txHash || settlement.transaction)) || body.txHash || body.transaction || '';
+      if (/pending/i.test(reason) && attempt < PENDING_RETRIES) {
+        setStep('settle', 'active');
+        show('warn', 'Settlement pending',
+          (tx ? 'Transaction ' + tx + ' is not in a block yet. ' : 'The transaction is not in a block yet. ') +
+          'Asking again with the same authorization (' + (attempt + 1) + '/' + PENDING_RETRIES + ')…');
+        if (tx) showTx(tx, null, null);
+        await sleep(PENDING_DELAY_MS);
+        continue;
+      }
+      if (/pending/i.test(reason)) {
+        throw new PaymentError('settle', 'Settlement still pending',
+          (tx ? 'Transaction ' + tx + ' is not confirmed yet. ' : '') + 'Reload this page later; your authorization is settled at most once.', 'warn');
+      }
+      throw new PaymentError('settle', 'Payment refused', 'The seller refused the payment: ' + reason + '.');
+    }
+  }
+
+  function explorerLink(tx) {
+    var base = typeof cfg.explorer === 'string' ? cfg.explorer.replace(/\/+$/, '') : '';
+    if (!/^https?:\/\//i.test(base)) return '';
+    return base + '/tx/' + tx;
+  }
+
+  function showTx(tx, block, from) {
+    if (!receiptBox) return;
+    receiptBox.hidden = false;
+    el('x402-tx', 'code').textContent = tx;
+    var link = $('x402-tx-link');
+    var href = explorerLink(tx);
+    if (link && href) {
+      link.href = href;
+      link.hidden = false;
+    }
+    if (block !== null && block !== undefined) el('x402-block').textContent = String(block);
+    if (from) el('x402-from', 'code').textContent = from;
+  }
+
+  async function showContent(res) {
+    resultBox.hidden = false;
+    resultBox.textContent = '';
+    var h = document.createElement('h2');
+    h.textContent = 'Your content';
+    resultBox.appendChild(h);
+    var type = (res.headers.get('Content-Type') || '').toLowerCase();
+    var mt = type.split(';')[0].trim();
+    if (mt === 'text/html' || mt === 'application/xhtml+xml') {
+      // A sandboxed frame with no permissions: the content's scripts do
+      // not run and it cannot reach this page.
+      var frame = document.createElement('iframe');
+      frame.setAttribute('sandbox', '');
+      frame.setAttribute('title', 'Paid content');
+      frame.srcdoc = await res.text();
+      resultBox.appendChild(frame);
+      return;
+    }
+    if (mt.indexOf('image/') === 0 && mt !== 'image/svg+xml') {
+      var img = document.createElement('img');
+      img.alt = 'Paid content';
+      img.src = URL.createObjectURL(await res.blob());
+      resultBox.appendChild(img);
+      return;
+    }
+    if (mt === '' || mt.indexOf('text/') === 0 || /(^|[/+])(json|xml)$/.test(mt) || mt === 'application/javascript' || mt === 'image/svg+xml') {
+      var text = await res.text();
+      if (/(^|[/+])json$/.test(mt)) {
+        try { text = JSON.stringify(JSON.parse(text), null, 2); } catch (e) { /* show as sent */ }
+      }
+      var pre = document.createElement('pre');
+      pre.id = 'x402-content';
+      pre.textContent = text;
+      resultBox.appendChild(pre);
+      return;
+    }
+    var blob = await res.blob();
+    var a = document.createElement('a');
+    a.className = 'download';
+    a.href = URL.createObjectURL(blob);
+    a.download = (location.pathname.split('/').pop() || 'content');
+    a.textContent = 'Download (' + (mt || 'file') + ', ' + blob.size + ' bytes)';
+    resultBox.appendChild(a);
+  }
+
+  // ---- the button ----
+
+  var busy = false;
+
+  async function pay() {
+    if (busy) return;
+    busy = true;
+    if (payButton) payButton.disabled = true;
+    var step = 'connect';
+    try {
+      if (!req) throw new PaymentError('connect', 'Nothing to pay', 'This page has no payment requirements.');
+      var eth = window.ethereum;
+      if (!eth || typeof eth.request !== 'function') {
+        throw new PaymentError('connect', 'No wallet found',
+          'This page needs a browser wallet for Ethereum-compatible chains (an EIP-1193 wallet such as MetaMask, Rabby or Crypto.com DeFi Wallet). Install one, or open this page in your wallet app, then reload.');
+      }
+      setStep('connect', 'active');
+      show('info', 'Connecting…', 'Approve the connection in your wallet.');
+      var accounts;
+      try {
+        accounts = await call(eth, 'eth_requestAccounts');
+      } catch (err) {
+        if (errorCode(err) === 4001) throw new PaymentError('connect', 'Connection declined', 'You declined the connection request. Nothing was paid.', 'warn');
+        throw new PaymentError('connect', 'Your wallet could not connect', errorText(err));
+      }
+      if (!accounts || !accounts.length) throw new PaymentError('connect', 'No account', 'Your wallet gave no account. Unlock it and try again.');
+      var account = accounts[0];
+
+      step = 'chain';
+      setStep('chain', 'active');
+      await ensureChain(eth);
+
+      step = 'sign';
+      setStep('sign', 'active');
+      var amount = BigInt(req.maxAmountRequired);
+      await checkBalance(eth, account, amount);
+      show('info', 'Sign the payment', 'Your wallet asks you to sign a transfer of ' + formatUnits(amount, decimals) + ' ' + symbol + ' to ' + req.payTo + '.');
+      var header = await sign(eth, account);
+
+      step = 'settle';
+      setStep('settle', 'active');
+      show('info', 'Settling…', 'The seller is settling your payment on chain.');
+      var out = await submit(header);
+      var s = out.settlement;
+      if (s && (s.txHash || s.transaction)) showTx(s.txHash || s.transaction, s.blockNumber, s.payer || s.from);
+      if (out.res.status >= 400) {
+        setStep('settle', s && s.success ? 'done' : 'failed');
+        show('error', 'The seller answered ' + out.res.status,
+          s && s.success ? 'Your payment was settled but the content failed; contact the seller with the transaction hash.' : 'No payment was taken.');
+        await showContent(out.res);
+        return;
+      }
+      setStep('settle', 'done');
+      show('ok', 'Paid', s && (s.txHash || s.transaction)
+        ? 'Settled in transaction ' + (s.txHash || s.transaction) + (s.blockNumber !== undefined ? ' (block ' + s.blockNumber + ')' : '') + '.'
+        : 'Here is your content.');
+      if (payButton) payButton.hidden = true;
+      var badge = document.querySelector('.badge');
+      if (badge) {
+        badge.textContent = 'Paid';
+        badge.classList.add('paid');
+      }
+      await showContent(out.res);
+    } catch (err) {
+      var e = err instanceof PaymentError ? err : new PaymentError(step, 'Something went wrong', errorText(err));
+      setStep(e.step, 'failed');
+      show(e.kind, e.title, e.detail);
+      if (payButton) payButton.textContent = 'Try again';
+    } finally {
+      busy = false;
+      if (payButton) payButton.disabled = false;
+    }
+  }
+
+  if (payButton) payButton.addEventListener('click', pay);
+  if (paymentRequired.error && paymentRequired.error !== 'X-PAYMENT header is required') {
+    show('warn', 'Payment refused', paymentRequired.error);
+  }
+})();

@@ -1,0 +1,168 @@
+package paywall
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestWantsPage(t *testing.T) {
+	const chrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36"
+	const navAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+	tests := []struct {
+		name, ua, accept, payment string
+		want                      bool
+	}{
+		{"browser navigation", chrome, navAccept, "", true},
+		{"Firefox", "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0", "text/html,*/*;q=0.8", "", true},
+		{"upper-case media type", chrome, "TEXT/HTML", "", true},
+		{"curl", "curl/8.5.0", "*/*", "", false},
+		{"curl asking for HTML", "curl/8.5.0", "text/html", "", false},
+		{"browser fetch of JSON", chrome, "application/json", "", false},
+		{"browser fetch of anything", chrome, "*/*", "", false},
+		{"no headers", "", "", "", false},
+		{"HTML refused with q=0", chrome, "text/html;q=0, application/json", "", false},
+		{"HTML refused with q=0.0", chrome, "text/html; q=0.0", "", false},
+		{"HTML at low weight", chrome, "application/json, text/html;q=0.1", "", true},
+		{"a payment attempt is a script", chrome, navAccept, "eyJ4NDAyVmVyc2lvbiI6MX0=", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/api", nil)
+			if tt.ua != "" {
+				r.Header.Set("User-Agent", tt.ua)
+			}
+			if tt.accept != "" {
+				r.Header.Set("Accept", tt.accept)
+			}
+			if tt.payment != "" {
+				r.Header.Set("X-Payment", tt.payment)
+			}
+			if got := WantsPage(r); got != tt.want {
+				t.Errorf("WantsPage = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestJSONForScript(t *testing.T) {
+	in := []byte(`{"description":"</script><script>alert(1)</script> & more"}`)
+	out := JSONForScript(in)
+	if strings.ContainsAny(string(out), "<>&") {
+		t.Fatalf("JSONForScript left a <, > or &: %s", out)
+	}
+	var a, b any
+	if err := json.Unmarshal(in, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out), &b); err != nil {
+		t.Fatalf("JSONForScript output is not JSON: %v", err)
+	}
+	if a.(map[string]any)["description"] != b.(map[string]any)["description"] {
+		t.Errorf("the JSON means something else after escaping: %v vs %v", a, b)
+	}
+}
+
+func TestCSP(t *testing.T) {
+	n := NewNonce()
+	if !regexp.MustCompile(`^[A-Za-z0-9_-]{22}$`).MatchString(n) {
+		t.Fatalf("nonce %q is not 128 bits of URL-safe Base64", n)
+	}
+	if NewNonce() == n {
+		t.Fatal("two nonces are equal")
+	}
+	csp := CSP(n)
+	for _, want := range []string{"default-src 'none'", "script-src 'nonce-" + n + "'", "style-src 'nonce-" + n + "'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("CSP %q lacks %q", csp, want)
+		}
+	}
+	for _, bad := range []string{"unsafe-inline", "unsafe-eval", "*", "http:", "https:"} {
+		if strings.Contains(csp, bad) {
+			t.Errorf("CSP %q allows %q", csp, bad)
+		}
+	}
+}
+
+func TestBuiltinRender(t *testing.T) {
+	var buf bytes.Buffer
+	d := Data{Description: `Weather <b>API</b>`, Price: "0.01", Amount: "10000", Decimals: 6, Symbol: "devUSDC.e",
+		Network: "cronos-testnet", ChainID: 338, PayTo: "0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e",
+		Asset: "0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0", PaymentRequired: JSONForScript([]byte(`{"x402Version":1}`))}
+	nonce, err := Render(Builtin(), &buf, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		`<h1>Weather &lt;b&gt;API&lt;/b&gt;</h1>`,
+		`<span id="x402-price">0.01</span> <span class="symbol">devUSDC.e</span>`,
+		`10000 smallest units`,
+		`chain ID 338`,
+		`<script nonce="` + nonce + `">`,
+		`<style nonce="` + nonce + `">`,
+		`<script type="application/json" id="x402-payment-required">{"x402Version":1}</script>`,
+		`id="x402-pay"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	// Every script and style element carries the nonce, or is data.
+	for _, m := range regexp.MustCompile(`<(script|style)([^>]*)>`).FindAllStringSubmatch(page, -1) {
+		if !strings.Contains(m[2], `nonce="`+nonce+`"`) && !strings.Contains(m[2], `type="application/json"`) {
+			t.Errorf("element %s would be blocked by the CSP", m[0])
+		}
+	}
+	for _, ext := range []string{`src="http`, `href="http`, `@import`, `url(http`} {
+		if strings.Contains(page, ext) {
+			t.Errorf("page refers to something elsewhere: %s", ext)
+		}
+	}
+}
+
+func TestParseFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.html", `<!DOCTYPE html><html><head>{{template "x402_style" .}}</head><body>
+<p>Buy for {{.Price}} {{.Symbol}} ({{.Amount}}) on {{.Network}} to {{.PayTo}}</p><button id="x402-pay">Pay</button>
+{{template "x402_scripts" .}}</body></html>`)
+	tmpl, err := ParseFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	nonce, err := Render(tmpl, &buf, Data{Price: "2", Symbol: "USDC.e", Amount: "2000000", Network: "cronos", PayTo: "0xabc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Buy for 2 USDC.e (2000000) on cronos to 0xabc", `<script nonce="` + nonce + `">`, `id="x402-config">{}</script>`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("rendered seller template lacks %q", want)
+		}
+	}
+
+	for _, tt := range []struct{ name, path, want string }{
+		{"missing file", filepath.Join(dir, "nope.html"), "no such file"},
+		{"syntax error", write("bad.html", `{{if}}`), "missing value for if"},
+		{"unknown field", write("field.html", `{{.Colour}}`), "can't evaluate field Colour"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseFile(tt.path)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "paywall_template") {
+				t.Errorf("ParseFile error %v, want one naming paywall_template and containing %q", err, tt.want)
+			}
+		})
+	}
+}

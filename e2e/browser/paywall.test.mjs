@@ -1,0 +1,397 @@
+// Browser test of the x402 payment page: a real headless Chromium opens a
+// paid URL on our Caddy (built from this checkout) in front of the devnet,
+// with an injected EIP-1193 wallet whose signatures are made for real by
+// ethers from a devnet buyer key, and pays.
+//
+//   cd e2e/browser && npm ci && npm test
+//
+// Needs Go (to build ./caddy unless CADDY_BIN names a binary) and Chromium
+// (/usr/bin/chromium, or CHROMIUM_BIN; ./install-chromium.sh installs
+// Debian's). Screenshots go to artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+import { ethers } from 'ethers';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, '../..');
+const artifacts = path.join(here, 'artifacts');
+const chromium = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
+
+const SELLER = '0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e';
+const PRICE_UNITS = 10000n; // price 0.01 with 6 decimals
+const EXPLORER = 'https://explorer.example.test/testnet';
+const START_CHAIN = 1; // the wallet starts on another chain, so the page must switch
+
+let tmp, caddy, caddyLog = '', info, site, rpc, token, browser;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(what, fn, timeoutMs = 60000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? ': ' + last.message : ''}\ncaddy log:\n${caddyLog.slice(-4000)}`);
+}
+
+before(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'x402-browser-'));
+  fs.mkdirSync(artifacts, { recursive: true });
+  let bin = process.env.CADDY_BIN;
+  if (!bin) {
+    bin = path.join(tmp, 'caddy');
+    execFileSync('go', ['build', '-o', bin, './caddy'], { cwd: repo, stdio: 'inherit' });
+  }
+  const [sitePort, chainPort] = [await freePort(), await freePort()];
+  site = `http://127.0.0.1:${sitePort}`;
+  const infoFile = path.join(tmp, 'devnet.json');
+  const caddyfile = `{
+	admin off
+	persist_config off
+	x402 {
+		devnet {
+			listen 127.0.0.1:${chainPort}
+			block_time 200ms
+			info_file ${infoFile}
+		}
+		network cronos-testnet {
+			explorer ${EXPLORER}
+		}
+	}
+}
+http://127.0.0.1:${sitePort} {
+	x402 /api/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Weather API, one call"
+		mime_type application/json
+	}
+	handle /api/* {
+		header Content-Type application/json
+		respond \`{"city":"Singapore","forecast":"thunderstorms","temperature_c":31,"paid":{"tx_hash":"{http.x402.tx_hash}","from":"{http.x402.from}"}}\`
+	}
+	x402 /article {
+		pay_to ${SELLER}
+		price 0.01
+		description "Premium article"
+		mime_type text/html
+	}
+	handle /article {
+		header Content-Type "text/html; charset=utf-8"
+		respond \`<h1>The paid article</h1><p id="body">Thank you for paying in {http.x402.tx_hash}.</p><script>parent.document.title = "pwned"; document.body.setAttribute("data-ran", "yes");</script>\`
+	}
+}
+`;
+  fs.writeFileSync(path.join(tmp, 'Caddyfile'), caddyfile);
+  caddy = spawn(bin, ['run', '--config', path.join(tmp, 'Caddyfile'), '--adapter', 'caddyfile'], {
+    cwd: tmp,
+    env: { ...process.env, HOME: tmp, XDG_DATA_HOME: tmp, XDG_CONFIG_HOME: tmp },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  caddy.stdout.on('data', (b) => { caddyLog += b; });
+  caddy.stderr.on('data', (b) => { caddyLog += b; });
+  info = await waitFor('the devnet info file', () => fs.existsSync(infoFile) && JSON.parse(fs.readFileSync(infoFile, 'utf8')));
+  await waitFor('Caddy', async () => (await fetch(site + '/api/weather')).status === 402);
+  rpc = new ethers.JsonRpcProvider(info.rpcUrl, info.chainId, { staticNetwork: true });
+  token = new ethers.Contract(info.token.address, ['function balanceOf(address) view returns (uint256)'], rpc);
+
+  browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    userDataDir: path.join(tmp, 'chromium-profile'),
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+});
+
+after(async () => {
+  if (browser) await browser.close().catch(() => {});
+  if (caddy && caddy.exitCode === null) {
+    caddy.kill('SIGTERM');
+    await new Promise((r) => { const t = setTimeout(() => { caddy.kill('SIGKILL'); r(); }, 10000); caddy.on('exit', () => { clearTimeout(t); r(); }); });
+  }
+  if (rpc) rpc.destroy();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+// wallet is the Node side of the injected EIP-1193 provider: an ethers
+// Wallet on the devnet. opts.reject names methods the "user" refuses
+// (EIP-1193 error 4001).
+function wallet(key, opts = {}) {
+  const w = new ethers.Wallet(key);
+  const state = { chainId: START_CHAIN, known: new Set([START_CHAIN]), calls: [], typedData: null };
+  const fail = (code, message) => ({ error: { code, message } });
+  async function handle(method, params) {
+    state.calls.push(method);
+    if ((opts.reject || []).includes(method)) return fail(4001, 'User rejected the request.');
+    switch (method) {
+      case 'eth_requestAccounts':
+      case 'eth_accounts':
+        return { result: [w.address] };
+      case 'eth_chainId':
+        return { result: '0x' + state.chainId.toString(16) };
+      case 'wallet_switchEthereumChain': {
+        const id = Number(BigInt(params[0].chainId));
+        if (!state.known.has(id)) return fail(4902, `Unrecognized chain ID ${params[0].chainId}. Try adding the chain using wallet_addEthereumChain first.`);
+        state.chainId = id;
+        return { result: null };
+      }
+      case 'wallet_addEthereumChain': {
+        const p = params[0];
+        assert.deepEqual(p.rpcUrls, [info.rpcUrl], 'the page offers the devnet RPC to the wallet');
+        state.known.add(Number(BigInt(p.chainId)));
+        state.added = p;
+        return { result: null };
+      }
+      case 'eth_call':
+        if (state.chainId !== info.chainId) return fail(-32000, 'wallet is on another chain');
+        return { result: await rpc.send('eth_call', params) };
+      case 'eth_signTypedData_v4': {
+        assert.equal(params[0].toLowerCase(), w.address.toLowerCase());
+        const td = JSON.parse(params[1]);
+        state.typedData = td;
+        const types = { ...td.types };
+        delete types.EIP712Domain;
+        return { result: await w.signTypedData(td.domain, types, td.message) };
+      }
+      default:
+        return fail(4200, `unsupported method ${method}`);
+    }
+  }
+  return { address: w.address, state, handle };
+}
+
+// openPage opens the paid URL in a fresh browser context, with the wallet
+// injected as window.ethereum (none when w is null). It records the
+// document's response, every request and every console message.
+async function openPage(w, urlPath = '/api/weather') {
+  const ctx = await browser.createBrowserContext();
+  const page = await ctx.newPage();
+  await page.setViewport({ width: 900, height: 1000 });
+  const seen = { requests: [], console: [], errors: [] };
+  page.on('request', (r) => seen.requests.push(r.url()));
+  page.on('console', (m) => seen.console.push(m.text()));
+  page.on('pageerror', (e) => seen.errors.push(String(e)));
+  if (w) {
+    await page.exposeFunction('__x402Wallet', (method, params) => w.handle(method, JSON.parse(params)));
+    await page.evaluateOnNewDocument(() => {
+      window.ethereum = {
+        isTestWallet: true,
+        async request({ method, params }) {
+          const r = await window.__x402Wallet(method, JSON.stringify(params === undefined ? [] : params));
+          if (r.error) {
+            const e = new Error(r.error.message);
+            e.code = r.error.code;
+            throw e;
+          }
+          return r.result;
+        },
+        on() {},
+        removeListener() {},
+      };
+    });
+  }
+  const res = await page.goto(site + urlPath, { waitUntil: 'load' });
+  return { ctx, page, res, seen };
+}
+
+async function payAndWait(page) {
+  await page.click('#x402-pay');
+  await page.waitForFunction(() => {
+    const s = document.getElementById('x402-status');
+    const k = s && s.getAttribute('data-kind');
+    return k === 'ok' || k === 'error' || k === 'warn';
+  }, { timeout: 60000 });
+  return page.evaluate(() => {
+    const s = document.getElementById('x402-status');
+    return {
+      kind: s.getAttribute('data-kind'),
+      title: s.querySelector('strong') ? s.querySelector('strong').textContent : '',
+      text: s.textContent,
+      failedStep: (document.querySelector('#x402-steps li.failed') || {}).textContent || '',
+    };
+  });
+}
+
+async function balances(buyer) {
+  return { buyer: await token.balanceOf(buyer), seller: await token.balanceOf(SELLER) };
+}
+
+function assertNoCSPViolations(seen) {
+  const violations = seen.console.filter((m) => /Content Security Policy/i.test(m));
+  assert.deepEqual(violations, [], 'the page runs under its CSP without violations');
+  assert.deepEqual(seen.errors, [], 'no script errors');
+  const foreign = seen.requests.filter((u) => !u.startsWith(site + '/') && !u.startsWith('blob:') && !u.startsWith('data:'));
+  assert.deepEqual(foreign, [], 'the page loads nothing from elsewhere');
+}
+
+test('a browser pays from its wallet and gets the content and the transaction', async () => {
+  const buyer = info.buyers[0];
+  const w = wallet(buyer.privateKey);
+  const before = await balances(w.address);
+  const { ctx, page, res, seen } = await openPage(w);
+  try {
+    assert.equal(res.status(), 402);
+    assert.match(res.headers()['content-type'], /^text\/html/);
+    const csp = res.headers()['content-security-policy'];
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'nonce-[A-Za-z0-9_-]+'/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    assert.equal(await page.$eval('h1', (e) => e.textContent), 'Weather API, one call');
+    assert.equal(await page.$eval('#x402-price', (e) => e.textContent), '0.01');
+    const facts = await page.$eval('.card', (e) => e.innerText);
+    for (const want of ['10000 smallest units', 'devUSDC.e', 'cronos-testnet', 'chain ID 338', SELLER, info.token.address]) {
+      assert.ok(facts.toLowerCase().includes(want.toLowerCase()), `the page shows ${want}`);
+    }
+    await page.screenshot({ path: path.join(artifacts, '1-before-paying.png'), fullPage: true });
+
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
+    await page.screenshot({ path: path.join(artifacts, '2-after-paying.png'), fullPage: true });
+
+    // The wallet was switched from chain 1 (adding the devnet chain), read
+    // the balance and signed the EIP-3009 authorization.
+    assert.deepEqual(w.state.calls.filter((m) => m !== 'eth_chainId'),
+      ['eth_requestAccounts', 'wallet_switchEthereumChain', 'wallet_addEthereumChain', 'wallet_switchEthereumChain', 'eth_call', 'eth_signTypedData_v4']);
+    assert.equal(w.state.chainId, info.chainId);
+    const td = w.state.typedData;
+    assert.equal(td.primaryType, 'TransferWithAuthorization');
+    assert.deepEqual(td.domain, { name: info.token.name, version: info.token.version, chainId: info.chainId, verifyingContract: ethers.getAddress(info.token.address) });
+    assert.equal(td.message.value, String(PRICE_UNITS));
+    assert.equal(td.message.to.toLowerCase(), SELLER);
+    assert.match(td.message.nonce, /^0x[0-9a-f]{64}$/);
+    const now = Math.floor(Date.now() / 1000);
+    assert.ok(Number(td.message.validAfter) < now && Number(td.message.validBefore) > now + 60, 'validity window around now');
+
+    const tx = await page.$eval('#x402-tx', (e) => e.textContent);
+    assert.match(tx, /^0x[0-9a-f]{64}$/);
+    const link = await page.$eval('#x402-tx-link', (e) => ({ href: e.getAttribute('href'), hidden: e.hidden }));
+    assert.deepEqual(link, { href: `${EXPLORER}/tx/${tx}`, hidden: false });
+    const content = JSON.parse(await page.$eval('#x402-content', (e) => e.textContent));
+    assert.equal(content.city, 'Singapore');
+    assert.equal(content.paid.tx_hash, tx, 'the content is the one paid by this transaction');
+
+    const receipt = await rpc.getTransactionReceipt(tx);
+    assert.equal(receipt.status, 1);
+    const afterPay = await balances(w.address);
+    assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS, 'the buyer paid exactly the price');
+    assert.equal(afterPay.seller - before.seller, PRICE_UNITS, 'the seller got exactly the price');
+    assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('paid HTML is shown in a sandboxed frame where its scripts do not run', async () => {
+  const w = wallet(info.buyers[3].privateKey);
+  const before = await balances(w.address);
+  const { ctx, page, seen } = await openPage(w, '/article');
+  try {
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
+    const tx = await page.$eval('#x402-tx', (e) => e.textContent);
+    const frame = await page.$eval('#x402-result iframe', (e) => ({ sandbox: e.getAttribute('sandbox'), srcdoc: e.srcdoc }));
+    assert.equal(frame.sandbox, '', 'the frame has no permissions');
+    assert.match(frame.srcdoc, new RegExp(`Thank you for paying in ${tx}\\.`));
+    const inner = await (await (await page.$('#x402-result iframe')).contentFrame()).evaluate(() => ({ text: document.body.textContent, ran: document.body.getAttribute('data-ran') }));
+    assert.match(inner.text, /The paid article/);
+    assert.equal(inner.ran, null, "the paid page's script did not run");
+    assert.notEqual(await page.title(), 'pwned');
+    await page.screenshot({ path: path.join(artifacts, '6-paid-html.png'), fullPage: true });
+    const afterPay = await balances(w.address);
+    assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS);
+    assert.equal(afterPay.seller - before.seller, PRICE_UNITS);
+    assert.deepEqual(seen.errors, []);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('a rejected signature says so and moves no money', async () => {
+  const w = wallet(info.buyers[1].privateKey, { reject: ['eth_signTypedData_v4'] });
+  const before = await balances(w.address);
+  const { ctx, page, seen } = await openPage(w);
+  try {
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'warn');
+    assert.equal(status.title, 'Signature rejected');
+    assert.match(status.text, /You rejected the signature request in your wallet\. Nothing was paid\./);
+    assert.match(status.failedStep, /Sign authorization/);
+    assert.equal(await page.$eval('#x402-pay', (e) => e.textContent), 'Try again');
+    await page.screenshot({ path: path.join(artifacts, '3-signature-rejected.png'), fullPage: true });
+    assert.deepEqual(await balances(w.address), before);
+    assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('without a wallet the page says one is needed', async () => {
+  const { ctx, page, seen } = await openPage(null);
+  try {
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'error');
+    assert.equal(status.title, 'No wallet found');
+    assert.match(status.text, /needs a browser wallet/);
+    await page.screenshot({ path: path.join(artifacts, '4-no-wallet.png'), fullPage: true });
+    assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('a declined chain switch is a wrong-network message', async () => {
+  const w = wallet(info.buyers[2].privateKey, { reject: ['wallet_switchEthereumChain'] });
+  const { ctx, page } = await openPage(w);
+  try {
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'error');
+    assert.equal(status.title, 'Wrong network');
+    assert.match(status.text, /Your wallet is on chain 1, but this payment is on Cronos testnet \(local devnet\) \(chain ID 338\)\. You declined the switch\./);
+    assert.ok(!w.state.calls.includes('eth_signTypedData_v4'), 'nothing is signed on the wrong chain');
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('too little balance is told before signing', async () => {
+  const w = wallet(ethers.Wallet.createRandom().privateKey);
+  const { ctx, page } = await openPage(w);
+  try {
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'error');
+    assert.equal(status.title, 'Not enough devUSDC.e');
+    assert.match(status.text, new RegExp(`This costs 0\\.01 devUSDC\\.e \\(10000 smallest units\\); your account ${w.address} has 0 devUSDC\\.e \\(0\\)`));
+    assert.ok(!w.state.calls.includes('eth_signTypedData_v4'), 'nothing is signed without the funds');
+    await page.screenshot({ path: path.join(artifacts, '5-low-balance.png'), fullPage: true });
+  } finally {
+    await ctx.close();
+  }
+});
