@@ -202,6 +202,12 @@ type chainFacts struct {
 func pageChainFacts(ctx caddy.Context, network string) chainFacts {
 	var f chainFacts
 	f.Name = network
+	// A CAIP-2 name (eip155:<chain ID>) says its chain.
+	if id, ok := strings.CutPrefix(network, "eip155:"); ok {
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil && n > 0 {
+			f.ChainID = n
+		}
+	}
 	if b, ok := facilitator.BuiltinNetwork(network); ok {
 		f.ChainID = b.ChainID
 		f.RPCURLs = b.RPCURLs

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"encoding/json"
 	"html"
 	"math/big"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
@@ -262,6 +264,27 @@ func TestWholeTokens(t *testing.T) {
 	} {
 		if got := wholeTokens(big.NewInt(tt.units), tt.decimals); got != tt.want {
 			t.Errorf("wholeTokens(%d, %d) = %q, want %q", tt.units, tt.decimals, got, tt.want)
+		}
+	}
+}
+
+func TestPageChainFactsWithoutApp(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	for _, tt := range []struct {
+		network string
+		chainID int64
+		name    string
+		rpc     int
+	}{
+		{"cronos-testnet", 338, "Cronos testnet", 1},
+		{"cronos", 25, "Cronos", 1},
+		{"eip155:8453", 8453, "eip155:8453", 0},
+		{"moon", 0, "moon", 0},
+	} {
+		f := pageChainFacts(ctx, tt.network)
+		if f.ChainID != tt.chainID || f.Name != tt.name || len(f.RPCURLs) != tt.rpc || f.Explorer != "" {
+			t.Errorf("%s: %+v, want chain %d, name %q, %d RPC URLs, no explorer", tt.network, f, tt.chainID, tt.name, tt.rpc)
 		}
 	}
 }

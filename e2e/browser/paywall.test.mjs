@@ -172,6 +172,9 @@ function wallet(key, opts = {}) {
       }
       case 'eth_call':
         if (state.chainId !== info.chainId) return fail(-32000, 'wallet is on another chain');
+        // opts.staleBalance stands in for funds spent elsewhere between
+        // the page's balance check and the settlement.
+        if (opts.staleBalance) return { result: ethers.toBeHex(opts.staleBalance, 32) };
         return { result: await rpc.send('eth_call', params) };
       case 'eth_signTypedData_v4': {
         assert.equal(params[0].toLowerCase(), w.address.toLowerCase());
@@ -376,6 +379,24 @@ test('a declined chain switch is a wrong-network message', async () => {
     assert.equal(status.title, 'Wrong network');
     assert.match(status.text, /Your wallet is on chain 1, but this payment is on Cronos testnet \(local devnet\) \(chain ID 338\)\. You declined the switch\./);
     assert.ok(!w.state.calls.includes('eth_signTypedData_v4'), 'nothing is signed on the wrong chain');
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('a payment the seller refuses shows the reason from the answer', async () => {
+  const w = wallet(ethers.Wallet.createRandom().privateKey, { staleBalance: 10n ** 12n });
+  const sellerBefore = await token.balanceOf(SELLER);
+  const { ctx, page } = await openPage(w);
+  try {
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'error');
+    assert.equal(status.title, 'Payment refused');
+    assert.match(status.text, /The seller refused the payment: ERC20: transfer amount exceeds balance\./);
+    assert.match(status.failedStep, /Settle on chain/);
+    assert.ok(w.state.calls.includes('eth_signTypedData_v4'), 'the wallet signed for real');
+    await page.screenshot({ path: path.join(artifacts, '7-refused.png'), fullPage: true });
+    assert.equal(await token.balanceOf(SELLER), sellerBefore);
   } finally {
     await ctx.close();
   }
