@@ -18,6 +18,7 @@ import (
 	paywallpage "github.com/caddy-x402/caddy-x402/caddymodule/paywall"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // PaywallPage configures the payment page that people's browsers get in
@@ -202,11 +203,9 @@ type chainFacts struct {
 func pageChainFacts(ctx caddy.Context, network string) chainFacts {
 	var f chainFacts
 	f.Name = network
-	// A CAIP-2 name (eip155:<chain ID>) says its chain.
-	if id, ok := strings.CutPrefix(network, "eip155:"); ok {
-		if n, err := strconv.ParseInt(id, 10, 64); err == nil && n > 0 {
-			f.ChainID = n
-		}
+	// A CAIP-2 name (eip155:<chain ID>) or a known v1 name says its chain.
+	if id, ok := x402.ChainIDOf(network); ok {
+		f.ChainID = id
 	}
 	if b, ok := facilitator.BuiltinNetwork(network); ok {
 		f.ChainID = b.ChainID

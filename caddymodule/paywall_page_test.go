@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 const (
@@ -38,6 +39,7 @@ func pageHandler(t *testing.T, page PaywallPage, description string) *Handler {
 	if err := h.tmpl.init(h.reqs); err != nil {
 		t.Fatal(err)
 	}
+	h.initV2(338)
 	h.PaywallPage = page
 	if err := h.buildPage(zap.NewNop(), h.reqs, 6, testChain); err != nil {
 		t.Fatal(err)
@@ -86,6 +88,10 @@ func TestPaywallPageOrJSON(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := unpaid(t, pageHandler(t, tt.page, "Weather"), tt.hdr)
 			ct := w.Header().Get("Content-Type")
+			// The v2 header is on every 402, page or JSON.
+			if got, want := w.Header().Get(x402.HeaderPaymentRequired), jsonAnswer.Header().Get(x402.HeaderPaymentRequired); got == "" || got != want {
+				t.Errorf("PAYMENT-REQUIRED %q, want %q", got, want)
+			}
 			if !tt.wantHTML {
 				if ct != "application/json" || w.Body.String() != jsonAnswer.Body.String() {
 					t.Fatalf("got %s %q, want the JSON answer", ct, w.Body.String())

@@ -197,10 +197,11 @@ func CSP(nonce string) string {
 // WantsPage tells whether a request comes from a person's browser: it
 // accepts text/html and its User-Agent is a browser's ("Mozilla/...").
 // Programs (curl, SDKs, fetch from scripts) get the JSON answer, and so
-// does a request that carries a payment (X-PAYMENT): that is the page's
+// does a request that carries a payment (X-PAYMENT, or v2's
+// PAYMENT-SIGNATURE): that is the page's
 // own script, or another program, reading why it was refused.
 func WantsPage(r *http.Request) bool {
-	return r.Header.Get("X-Payment") == "" &&
+	return r.Header.Get("X-Payment") == "" && r.Header.Get("Payment-Signature") == "" &&
 		strings.Contains(r.Header.Get("User-Agent"), "Mozilla") &&
 		acceptsHTML(r.Header.Values("Accept"))
 }

@@ -30,6 +30,7 @@ func TestWantsPage(t *testing.T) {
 		{"HTML refused with q=0.0", chrome, "text/html; q=0.0", "", false},
 		{"HTML at low weight", chrome, "application/json, text/html;q=0.1", "", true},
 		{"a payment attempt is a script", chrome, navAccept, "eyJ4NDAyVmVyc2lvbiI6MX0=", false},
+		{"a v2 payment attempt is a script", chrome, navAccept, "v2:eyJ4NDAyVmVyc2lvbiI6Mn0=", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,7 +41,9 @@ func TestWantsPage(t *testing.T) {
 			if tt.accept != "" {
 				r.Header.Set("Accept", tt.accept)
 			}
-			if tt.payment != "" {
+			if v, ok := strings.CutPrefix(tt.payment, "v2:"); ok {
+				r.Header.Set("Payment-Signature", v)
+			} else if tt.payment != "" {
 				r.Header.Set("X-Payment", tt.payment)
 			}
 			if got := WantsPage(r); got != tt.want {

@@ -267,6 +267,10 @@ test('a browser pays from its wallet and gets the content and the transaction', 
     assert.match(csp, /default-src 'none'/);
     assert.match(csp, /script-src 'nonce-[A-Za-z0-9_-]+'/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    // The x402 v2 header stays on the page's 402 for clients that read it.
+    const v2 = JSON.parse(Buffer.from(res.headers()['payment-required'], 'base64').toString());
+    assert.equal(v2.x402Version, 2);
+    assert.equal(v2.accepts[0].network, `eip155:${info.chainId}`);
     assert.equal(await page.$eval('h1', (e) => e.textContent), 'Weather API, one call');
     assert.equal(await page.$eval('#x402-price', (e) => e.textContent), '0.01');
     const facts = await page.$eval('.card', (e) => e.innerText);
