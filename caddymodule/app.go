@@ -117,7 +117,8 @@ type NetworkConfig struct {
 	// required for a network that is not built in.
 	Token string `json:"token,omitempty"`
 
-	// Decimals is the token's number of decimals. Default 6 (USDC.e).
+	// Decimals is the token's number of decimals. Default: the built-in
+	// network's, else read from the token's decimals() at start.
 	Decimals *uint8 `json:"decimals,omitempty"`
 
 	// EIP712Name is the token's EIP-712 domain name. When empty for a
@@ -460,7 +461,7 @@ func (a *App) networkConfigs() ([]facilitator.NetworkConfig, []byte, error) {
 	for _, c := range confs {
 		nc, builtin := facilitator.BuiltinNetwork(c.Name)
 		if !builtin {
-			nc = facilitator.NetworkConfig{Name: c.Name, Decimals: 6}
+			nc = facilitator.NetworkConfig{Name: c.Name} // decimals read on chain unless given
 		}
 		if len(c.Aliases) > 0 {
 			nc.Aliases = append(nc.Aliases, c.Aliases...)

@@ -201,6 +201,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	var value fmt.Stringer
+	if h.Price != "" && !info.DecimalsKnown {
+		return fmt.Errorf("x402: price %q is in whole tokens, but the decimals of network %q's token are unknown with a remote facilitator: set decimals, or give amount in smallest units", h.Price, info.Name)
+	}
 	if h.Price != "" {
 		v, err := facilitator.ParsePrice(h.Price, info.Decimals)
 		if err != nil {
@@ -250,6 +253,9 @@ type networkFacts struct {
 	Decimals uint8
 	Domain   facilitator.DomainInfo
 	ChainID  int64 // 0 when unknown
+	// DecimalsKnown is false for a remote facilitator's network that is
+	// neither built in nor configured with decimals.
+	DecimalsKnown bool
 }
 
 // networkInfo picks the facilitator client and learns the network's facts.
@@ -266,7 +272,7 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 				network, strings.Join(app.fac.Networks(), ", "))
 		}
 		h.client = app.fac
-		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64()}, nil
+		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}, nil
 	}
 
 	remote, err := h.remoteClient()
@@ -280,7 +286,7 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 	// been read on chain); a remote facilitator does not tell.
 	if appIface, err := ctx.AppIfConfigured("x402"); err == nil {
 		if info, ok := appIface.(*App).fac.NetworkInfo(network); ok {
-			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64()}
+			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}
 			found = true
 		}
 	} else if !errors.Is(err, caddy.ErrNotConfigured) {
@@ -288,7 +294,7 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 	}
 	if !found {
 		if b, ok := facilitator.BuiltinNetwork(network); ok {
-			facts = networkFacts{Name: b.Name, Token: b.Token, Decimals: b.Decimals, ChainID: b.ChainID,
+			facts = networkFacts{Name: b.Name, Token: b.Token, Decimals: b.Decimals, ChainID: b.ChainID, DecimalsKnown: true,
 				Domain: facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version}}
 			found = true
 		} else {
@@ -300,7 +306,7 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 		facts.Token = h.Asset
 	}
 	if h.Decimals != nil {
-		facts.Decimals = *h.Decimals
+		facts.Decimals, facts.DecimalsKnown = *h.Decimals, true
 	}
 	if h.EIP712Name != "" {
 		facts.Domain.Name = h.EIP712Name

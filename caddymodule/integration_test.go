@@ -743,6 +743,10 @@ func TestProvisionErrors(t *testing.T) {
 			`has more than 6 decimal places`},
 		{"literal key in JSON", config(`,"networks":[{"name":"cronos-testnet","signer_keys":["`+devnet.SignerPrivateKey+`"]}]`, `,"amount":"1"`),
 			"signer_key must be a placeholder"},
+		{"price without decimals on a remote network", config("", `,"price":"0.01","network":"eip155:84532","facilitator":"http://127.0.0.1:1/facilitator","asset":"0x036CbD53842c5426634e7929541eC2318f3dCF7e"`),
+			`token are unknown with a remote facilitator: set decimals, or give amount`},
+		{"bad facilitator dialect", config("", `,"amount":"1","facilitator":"http://127.0.0.1:1","facilitator_dialect":"v3"`),
+			`is not one of cronos, v1, v2`},
 		{"unset key variable", config(`,"networks":[{"name":"cronos-testnet","signer_keys":["{env.X402_SURELY_UNSET_KEY}"]}]`, `,"amount":"1"`),
 			"signer_key {env.X402_SURELY_UNSET_KEY} is empty or cannot be resolved"},
 	}

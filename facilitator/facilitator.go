@@ -219,6 +219,13 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			return nil, fmt.Errorf("network %s: reading the token's EIP-712 version: %w; set it in the configuration", nc.Name, err)
 		}
 	}
+	if n.cfg.Decimals == 0 {
+		// Never assume 6: a price in whole tokens would be off by powers of ten.
+		if n.cfg.Decimals, err = evm.ReadDecimals(ctx, pool, n.token); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("network %s: reading the token's decimals(): %w; set decimals in the configuration", nc.Name, err)
+		}
+	}
 	if n.hasher, err = evm.NewHasher(n.domain); err != nil {
 		pool.Close()
 		return nil, err

@@ -32,7 +32,8 @@ type NetworkConfig struct {
 	RPCURLs []string `json:"rpcUrls"`
 	// Token is the EIP-3009 token contract address (the requirements' asset).
 	Token string `json:"token"`
-	// Decimals is the token's number of decimals (6 for USDC.e).
+	// Decimals is the token's number of decimals (6 for USDC.e). Zero
+	// means unknown: it is read from the token's decimals() at start.
 	Decimals uint8 `json:"decimals"`
 	// EIP712Name is the token's EIP-712 domain name. When empty it is read
 	// from the token's name() once, at start.

@@ -21,6 +21,7 @@ import (
 const tokenABIJSON = `[
  {"type":"function","name":"name","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
  {"type":"function","name":"version","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
+ {"type":"function","name":"decimals","stateMutability":"view","inputs":[],"outputs":[{"type":"uint8"}]},
  {"type":"function","name":"DOMAIN_SEPARATOR","stateMutability":"view","inputs":[],"outputs":[{"type":"bytes32"}]},
  {"type":"function","name":"balanceOf","stateMutability":"view","inputs":[{"name":"account","type":"address"}],"outputs":[{"type":"uint256"}]},
  {"type":"function","name":"authorizationState","stateMutability":"view","inputs":[{"name":"authorizer","type":"address"},{"name":"nonce","type":"bytes32"}],"outputs":[{"type":"bool"}]},
@@ -217,4 +218,21 @@ func ReadDomainSeparator(ctx context.Context, pool *Pool, token common.Address) 
 		return common.Hash{}, fmt.Errorf("token %s did not answer DOMAIN_SEPARATOR() with a bytes32: %w", token.Hex(), err)
 	}
 	return common.Hash(vals[0].([32]byte)), nil
+}
+
+// ReadDecimals calls the token's decimals().
+func ReadDecimals(ctx context.Context, pool *Pool, token common.Address) (uint8, error) {
+	data, err := TokenABI.Pack("decimals")
+	if err != nil {
+		return 0, err
+	}
+	var out hexutil.Bytes
+	if err := pool.Call(ctx, &out, "eth_call", CallArgs{To: token, Data: data}, "latest"); err != nil {
+		return 0, err
+	}
+	vals, err := TokenABI.Unpack("decimals", out)
+	if err != nil {
+		return 0, fmt.Errorf("token %s did not answer decimals() with a uint8: %w", token.Hex(), err)
+	}
+	return vals[0].(uint8), nil
 }
