@@ -143,4 +143,5 @@ type network struct {
 	hasher  *evm.Hasher
 	rpc     *evm.Pool
 	eng     *engine.Engine
+	quotes  feeQuotes // gas prices shared by settles
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -108,20 +109,29 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 // (gas estimate, fees), all in one batched round trip.
 func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Address) (*engine.Fees, string, error) {
 	n := c.n
-	b := evm.NewBatchChecks(n.token, signer, &c.p.Authorization, c.transferCalldata())
+	// The gas estimate runs the transfer as the signer would send it, so it
+	// is the simulation too: a revert fails it with the token's reason.
+	b := evm.NewBatchChecks(n.token, signer, &c.p.Authorization, nil)
 	var gas hexutil.Uint64
-	var tip, gasPrice hexutil.Big
-	var head struct {
-		BaseFee *hexutil.Big `json:"baseFeePerGas"`
-	}
 	elems := append(b.Elems,
-		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: signer, To: n.token, Data: c.transferCalldata()}}, Result: &gas},
-		rpc.BatchElem{Method: "eth_maxPriorityFeePerGas", Result: &tip},
-		rpc.BatchElem{Method: "eth_gasPrice", Result: &gasPrice},
-		rpc.BatchElem{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &head},
-	)
-	b.Elems = elems[:3]
-	if err := n.rpc.Batch(ctx, elems); err != nil {
+		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: signer, To: n.token, Data: c.transferCalldata()}}, Result: &gas})
+	b.Elems = elems[:2]
+	// The gas prices are shared by the settles of a moment: read with one
+	// of them, at most every feeQuoteTTL.
+	q, fetch := n.quotes.get()
+	var fr *feeRead
+	if fetch {
+		fr = newFeeRead()
+		elems = append(elems, fr.elems...)
+	}
+	err := n.rpc.Batch(ctx, elems)
+	if fetch {
+		if err == nil {
+			q = fr.quote(elems[3:])
+		}
+		n.quotes.put(q)
+	}
+	if err != nil {
 		f.logger.Warn("settle: RPC unreachable before broadcast", zap.String("network", n.cfg.Name), zap.Error(err))
 		return nil, "", unavailable(fmt.Sprintf("cannot reach the chain of network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
 	}
@@ -135,27 +145,107 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 	if reason := onchainReason(st, c.p.Authorization.Value); reason != "" {
 		return nil, reason, nil
 	}
-	if err := elems[3].Error; err != nil {
+	if err := elems[2].Error; err != nil {
 		if r, ok := evm.RevertReason(err); ok {
 			return nil, verifyTextForRevert(r), nil
 		}
 		return nil, "", unavailable(fmt.Sprintf("gas estimation failed on network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
 	}
-	fe := &engine.Fees{GasLimit: uint64(gas) * (100 + gasMarginPercent) / 100}
-	switch {
-	case elems[6].Error == nil && head.BaseFee != nil:
-		fe.TipCap = big.NewInt(0)
-		if elems[4].Error == nil {
-			fe.TipCap = tip.ToInt()
+	if q == nil || q.err != nil {
+		var qerr error
+		if q != nil {
+			qerr = q.err
 		}
+		return nil, "", unavailable(fmt.Sprintf("cannot read gas prices on network %s; nothing was broadcast, try again shortly", n.cfg.Name), qerr)
+	}
+	fe := &engine.Fees{GasLimit: uint64(gas) * (100 + gasMarginPercent) / 100}
+	if q.baseFee != nil {
+		fe.TipCap = new(big.Int).Set(q.tip)
 		// Twice the base fee leaves room for six full blocks of rises.
-		fe.FeeCap = new(big.Int).Add(new(big.Int).Mul(head.BaseFee.ToInt(), big.NewInt(2)), fe.TipCap)
-	case elems[5].Error == nil:
-		fe.GasPrice = gasPrice.ToInt()
-	default:
-		return nil, "", unavailable(fmt.Sprintf("cannot read gas prices on network %s; nothing was broadcast, try again shortly", n.cfg.Name), errors.Join(elems[5].Error, elems[6].Error))
+		fe.FeeCap = new(big.Int).Add(new(big.Int).Mul(q.baseFee, big.NewInt(2)), fe.TipCap)
+	} else {
+		fe.GasPrice = new(big.Int).Set(q.gasPrice)
 	}
 	return fe, "", nil
+}
+
+// feeQuoteTTL is how long gas prices read for one settle serve the others.
+const feeQuoteTTL = time.Second
+
+// feeQuote is a network's gas prices at a moment.
+type feeQuote struct {
+	tip, baseFee *big.Int // EIP-1559 (baseFee nil on a legacy chain)
+	gasPrice     *big.Int // legacy
+	err          error    // why there are none
+	at           time.Time
+}
+
+// feeQuotes caches the gas prices of a network; one settle at a time
+// refreshes them, in its own batch.
+type feeQuotes struct {
+	mu       sync.Mutex
+	q        *feeQuote
+	fetching bool
+}
+
+// get returns the quote to use; fetch is true when the caller is to read
+// a new one (and put it, whatever came of it).
+func (c *feeQuotes) get() (q *feeQuote, fetch bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fresh := c.q != nil && c.q.err == nil && time.Since(c.q.at) < feeQuoteTTL
+	if fresh || (c.fetching && c.q != nil && c.q.err == nil) {
+		return c.q, false
+	}
+	if !c.fetching {
+		c.fetching = true
+	}
+	return c.q, true
+}
+
+func (c *feeQuotes) put(q *feeQuote) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fetching = false
+	if q != nil && (q.err == nil || c.q == nil || c.q.err != nil) {
+		c.q = q
+	}
+}
+
+// feeRead is the batch elements that read the gas prices.
+type feeRead struct {
+	elems   []rpc.BatchElem
+	tip, gp hexutil.Big
+	head    struct {
+		BaseFee *hexutil.Big `json:"baseFeePerGas"`
+	}
+}
+
+func newFeeRead() *feeRead {
+	r := &feeRead{}
+	r.elems = []rpc.BatchElem{
+		{Method: "eth_maxPriorityFeePerGas", Result: &r.tip},
+		{Method: "eth_gasPrice", Result: &r.gp},
+		{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &r.head},
+	}
+	return r
+}
+
+// quote reads the answered elements (the batch's copies of r.elems).
+func (r *feeRead) quote(el []rpc.BatchElem) *feeQuote {
+	q := &feeQuote{at: time.Now()}
+	switch {
+	case el[2].Error == nil && r.head.BaseFee != nil:
+		q.baseFee, q.tip = r.head.BaseFee.ToInt(), big.NewInt(0)
+		if el[0].Error == nil {
+			q.tip = r.tip.ToInt()
+		}
+	case el[1].Error == nil:
+		q.gasPrice = r.gp.ToInt()
+	default:
+		q.err = errors.Join(el[1].Error, el[2].Error)
+	}
+	return q
 }
 
 // Settlement reports a settlement by any of its transaction hashes, from

@@ -25,6 +25,8 @@ type settlement struct {
 	txs      []*types.Transaction
 	sentHead uint64 // head block when the newest transaction went out; 0 = not yet seen
 
+	checkedHead uint64 // the head its receipts were last asked at (guarded by the watcher's mu)
+
 	done chan struct{} // closed when the outcome is known
 }
 

@@ -92,9 +92,13 @@ func (w *watcher) poll(ctx context.Context) {
 	w.mu.Lock()
 	w.fresh = false
 	w.lastHead = uint64(head)
+	// Receipts are asked for once per head: of every settlement at a new
+	// head, and of the ones added since at the same head.
 	sts := make([]*settlement, 0, len(w.pending))
 	for st := range w.pending {
-		sts = append(sts, st)
+		if st.checkedHead < uint64(head) {
+			sts = append(sts, st)
+		}
 	}
 	w.mu.Unlock()
 
@@ -118,6 +122,11 @@ func (w *watcher) poll(ctx context.Context) {
 		w.mu.Unlock()
 		return
 	}
+	w.mu.Lock()
+	for _, st := range sts {
+		st.checkedHead = uint64(head)
+	}
+	w.mu.Unlock()
 	found := map[*settlement]*receipt{}
 	for i, rf := range refs {
 		if elems[i].Error == nil && *rf.r != nil {

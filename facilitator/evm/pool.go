@@ -47,7 +47,13 @@ const CallTimeout = 10 * time.Second
 // NewPool dials the endpoints of a network (nothing is sent yet).
 func NewPool(network string, chainID *big.Int, urls []string, logger *zap.Logger) (*Pool, error) {
 	p := &Pool{network: network, chainID: chainID, logger: logger, coolDown: 5 * time.Second}
-	httpClient := &http.Client{Timeout: CallTimeout}
+	// Settles come in bursts of concurrent calls: keep enough idle
+	// connections to each node that a burst does not open (and close)
+	// hundreds of them.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = 512
+	tr.MaxIdleConnsPerHost = 256
+	httpClient := &http.Client{Timeout: CallTimeout, Transport: tr}
 	for _, u := range urls {
 		c, err := rpc.DialOptions(context.Background(), u, rpc.WithHTTPClient(httpClient))
 		if err != nil {

@@ -98,18 +98,21 @@ type BatchChecks struct {
 }
 
 // NewBatchChecks prepares the reads of verify for an authorization, the
-// transfer simulated from sender.
+// transfer simulated from sender; without calldata, no simulation (a gas
+// estimate simulates it too).
 func NewBatchChecks(token, sender common.Address, a *x402.Authorization, calldata []byte) *BatchChecks {
 	b := &BatchChecks{}
 	var usedEl, balEl rpc.BatchElem
 	usedEl, b.used = ViewCall(token, "authorizationState", a.From, a.Nonce)
 	balEl, b.balance = ViewCall(token, "balanceOf", a.From)
-	sim := rpc.BatchElem{
-		Method: "eth_call",
-		Args:   []any{CallArgs{From: sender, To: token, Data: calldata}, "latest"},
-		Result: new(hexutil.Bytes),
+	b.Elems = []rpc.BatchElem{usedEl, balEl}
+	if calldata != nil {
+		b.Elems = append(b.Elems, rpc.BatchElem{
+			Method: "eth_call",
+			Args:   []any{CallArgs{From: sender, To: token, Data: calldata}, "latest"},
+			Result: new(hexutil.Bytes),
+		})
 	}
-	b.Elems = []rpc.BatchElem{usedEl, balEl, sim}
 	return b
 }
 
@@ -133,7 +136,9 @@ func (b *BatchChecks) State() (*ChainState, error) {
 		return nil, fmt.Errorf("balanceOf: %w", err)
 	}
 	st.Balance = bal[0].(*big.Int)
-	st.Simulation = b.Elems[2].Error
+	if len(b.Elems) > 2 {
+		st.Simulation = b.Elems[2].Error
+	}
 	return st, nil
 }
 
