@@ -430,6 +430,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.facilitatorFailed(w, "settled", err)
 	}
 	if !sr.Settled() {
+		h.setFailedResponse(w, r, sr)
 		return h.paymentRequired(w, r, sr.Error, "")
 	}
 	h.settled(w, r, sr)

@@ -110,7 +110,7 @@ func TestHandlerFlows(t *testing.T) {
 		{name: "after: settle failed drops the upstream's answer", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: failedSettle}, upstream: upstreamOK,
 			wantStatus: 402, wantBody: `"error":"ERC20: transfer amount exceeds balance"`, wantSettles: 1, wantNext: true},
 		{name: "after: settle unreachable is a 500", after: true, fc: &fakeClient{verify: facilitator.Valid(), setErr: errors.New("boom")}, upstream: upstreamOK,
-			wantErr: 500, wantSettles: 1, wantNext: true},
+			wantStatus: 500, wantBody: `{"error":"the payment could not be settled: internal error: boom; try again shortly","x402Version":1}`, wantSettles: 1, wantNext: true},
 		{name: "after: upstream writes nothing", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
 			upstream:   func(w http.ResponseWriter, r *http.Request) error { return nil },
 			wantStatus: 200, wantPR: true, wantSettles: 1, wantNext: true},

@@ -35,8 +35,8 @@ func (h *Handler) serveSettleAfter(w http.ResponseWriter, r *http.Request, next 
 	}
 	switch sw.state {
 	case stateSettleError:
-		// Nothing has gone out: let Caddy answer 500.
-		return caddyhttp.Error(http.StatusInternalServerError, sw.settleErr)
+		// Nothing has gone out: answer 500 with the reason.
+		return h.facilitatorFailed(w, "settled", sw.settleErr)
 	case stateRefused:
 		return nil // 402 already written; the upstream's error no longer matters
 	}
@@ -83,6 +83,7 @@ func (sw *settleWriter) decide(status int) {
 	case !sr.Settled():
 		sw.state = stateRefused
 		clearHeader(sw.ResponseWriter.Header())
+		sw.h.setFailedResponse(sw.ResponseWriter, sw.r, sr)
 		_ = sw.h.paymentRequired(sw.ResponseWriter, sw.r, sr.Error, "")
 	default:
 		sw.state = statePassing

@@ -53,6 +53,7 @@ func (h *Handler) paymentHeader(r *http.Request) (string, bool) {
 
 // setPaymentRequired adds the v2 PAYMENT-REQUIRED header to a 402.
 func (h *Handler) setPaymentRequired(hdr http.Header, errText, resource string) {
+	hdr.Set("Access-Control-Expose-Headers", exposedHeaders)
 	if h.v2.network == "" {
 		return
 	}
@@ -96,6 +97,20 @@ func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr 
 		return
 	}
 	w.Header().Set(HeaderPaymentResponse, encodePaymentResponse(sr, network))
+}
+
+// setFailedResponse adds PAYMENT-RESPONSE with the failed settlement to a
+// v2 payment's 402, as the v2 transport does.
+func (h *Handler) setFailedResponse(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) {
+	if _, v2 := h.paymentHeader(r); v2 {
+		payer := ""
+		if p, err := facilitator.DecodePaymentHeader(r.Header.Get(x402.HeaderPaymentSignature)); err == nil && p.ParsePayload() == nil {
+			payer = p.Authorization.From.Hex()
+		}
+		if v, err := x402.EncodeBase64JSON(sr.Reference(payer, h.v2.network)); err == nil {
+			w.Header().Set(x402.HeaderPaymentResponseV2, v)
+		}
+	}
 }
 
 // facilitatorFailed answers 500 with a JSON reason when verify or settle
