@@ -296,7 +296,9 @@
           (tx ? 'Transaction ' + tx + ' is not in a block yet. ' : 'The transaction is not in a block yet. ') +
           'Asking again with the same authorization (' + (attempt + 1) + '/' + PENDING_RETRIES + ')…');
         if (tx) showTx(tx, null, null);
-        await sleep(PENDING_DELAY_MS);
+        // The seller's Retry-After (seconds), within 1-10 s.
+        var after = Number(res.headers.get('Retry-After'));
+        await sleep(after >= 1 ? Math.min(after, 10) * 1000 : PENDING_DELAY_MS);
         continue;
       }
       if (/pending/i.test(reason)) {
