@@ -165,7 +165,7 @@ function wallet(key, opts = {}) {
       }
       case 'wallet_addEthereumChain': {
         const p = params[0];
-        assert.deepEqual(p.rpcUrls, [info.rpcUrl], 'the page offers the devnet RPC to the wallet');
+        assert.deepEqual(p.rpcUrls, opts.rpcUrls || [info.rpcUrl], 'the page offers the public (or devnet) RPC to the wallet, never a configured one');
         state.known.add(Number(BigInt(p.chainId)));
         state.added = p;
         return { result: null };
@@ -367,7 +367,8 @@ test('without a wallet the page says one is needed', async () => {
     assert.equal(status.kind, 'error');
     assert.equal(status.title, 'No wallet found');
     assert.match(status.text, /needs a browser wallet/);
-    await page.screenshot({ path: path.join(artifacts, '4-no-wallet.png'), fullPage: true });
+    await page.setViewport({ width: 390, height: 844 }); // a phone's width
+    await page.screenshot({ path: path.join(artifacts, '4-no-wallet-phone.png'), fullPage: true });
     assertNoCSPViolations(seen);
   } finally {
     await ctx.close();
@@ -420,3 +421,4 @@ test('too little balance is told before signing', async () => {
     await ctx.close();
   }
 });
+
