@@ -467,7 +467,17 @@ func (a *App) networkConfigs() ([]facilitator.NetworkConfig, []byte, error) {
 			nc.Aliases = append(nc.Aliases, c.Aliases...)
 		}
 		if len(c.RPC) > 0 {
-			nc.RPCURLs = append([]string(nil), c.RPC...)
+			nc.RPCURLs = nil
+			for _, u := range c.RPC {
+				// {env.NAME} keeps a URL with credentials out of the
+				// config the admin API serves.
+				v, err := repl.ReplaceOrErr(u, true, true)
+				if err != nil || v == "" {
+					return nil, nil, fmt.Errorf("network %s: rpc %s is empty or cannot be resolved", c.Name, u)
+				}
+				nc.RPCURLs = append(nc.RPCURLs, v)
+				fp.Write([]byte(v)) // a new URL behind the placeholder makes a new facilitator
+			}
 		}
 		if c.ChainID != 0 {
 			nc.ChainID = c.ChainID

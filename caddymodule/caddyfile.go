@@ -140,7 +140,8 @@ func parseNetwork(d *caddyfile.Dispenser) (*NetworkConfig, error) {
 				return nil, d.ArgErr()
 			}
 			for _, u := range urls {
-				if !strings.Contains(u, "://") {
+				placeholder := strings.HasPrefix(u, "{") && strings.HasSuffix(u, "}")
+				if !placeholder && !strings.Contains(u, "://") {
 					return nil, d.Errf("network %s: rpc %q is not a URL (want http://, https://, ws:// or wss://)", n.Name, u)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,6 +28,7 @@ type rpcCounter struct {
 	*httptest.Server
 	mu    sync.Mutex
 	calls map[string]int
+	down  atomic.Bool // connections are cut without an answer
 }
 
 func newRPCCounter(t testing.TB, target string) *rpcCounter {
@@ -37,6 +39,14 @@ func newRPCCounter(t testing.TB, target string) *rpcCounter {
 	c := &rpcCounter{calls: map[string]int{}}
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c.down.Load() {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		}
+		// Credentials a provider would want in the URL go no further.
+		r.URL.Path, r.URL.RawQuery = "/", ""
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var one struct{ Method string }

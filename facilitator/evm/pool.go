@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -32,6 +33,9 @@ type Pool struct {
 type endpoint struct {
 	url    string
 	client *rpc.Client
+
+	requests atomic.Uint64 // JSON-RPC round trips (a batch is one)
+	failures atomic.Uint64 // round trips that failed (transport or JSON-RPC error)
 
 	mu        sync.Mutex
 	verified  bool      // eth_chainId was checked
@@ -58,7 +62,7 @@ func NewPool(network string, chainID *big.Int, urls []string, logger *zap.Logger
 		c, err := rpc.DialOptions(context.Background(), u, rpc.WithHTTPClient(httpClient))
 		if err != nil {
 			p.Close()
-			return nil, fmt.Errorf("network %s: RPC URL %q: %w", network, u, err)
+			return nil, fmt.Errorf("network %s: RPC URL %s: %w", network, RedactURL(u), RedactError(err, u))
 		}
 		p.endpoints = append(p.endpoints, &endpoint{url: u, client: c})
 	}
@@ -110,7 +114,9 @@ func (p *Pool) verify(ctx context.Context, e *endpoint) error {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
 	var id hexutil.Big
-	if err := e.client.CallContext(ctx, &id, "eth_chainId"); err != nil {
+	if err := e.do(ctx, func(ctx context.Context, c *rpc.Client) error {
+		return c.CallContext(ctx, &id, "eth_chainId")
+	}); err != nil {
 		return err
 	}
 	if (*big.Int)(&id).Cmp(p.chainID) != 0 {
@@ -144,7 +150,7 @@ func (p *Pool) Do(ctx context.Context, fn func(ctx context.Context, c *rpc.Clien
 				continue
 			}
 			cctx, cancel := context.WithTimeout(ctx, CallTimeout)
-			err := fn(cctx, e.client)
+			err := e.do(cctx, fn)
 			cancel()
 			if err == nil || !IsTransportError(err) {
 				return err
@@ -213,16 +219,6 @@ func IsTransportError(err error) bool {
 	return !errors.Is(err, context.Canceled)
 }
 
-// RedactURL keeps API keys that providers put in paths and queries out of logs.
-func RedactURL(u string) string {
-	for i, c := range u {
-		if c == '?' {
-			return u[:i] + "?…"
-		}
-	}
-	return u
-}
-
 // MaxLagBlocks is how far behind the best endpoint's head an endpoint may
 // be before it is skipped as lagging.
 const MaxLagBlocks = 3
@@ -249,7 +245,9 @@ func (p *Pool) CheckLag(ctx context.Context) {
 			cctx, cancel := context.WithTimeout(ctx, LagTimeout)
 			defer cancel()
 			var h hexutil.Uint64
-			errs[i] = e.client.CallContext(cctx, &h, "eth_blockNumber")
+			errs[i] = e.do(cctx, func(ctx context.Context, c *rpc.Client) error {
+				return c.CallContext(ctx, &h, "eth_blockNumber")
+			})
 			heads[i] = uint64(h)
 		}()
 	}
@@ -300,6 +298,36 @@ func (p *Pool) Health() []EndpointHealth {
 			out[i].Problem = e.disabled.Error()
 		}
 		e.mu.Unlock()
+	}
+	return out
+}
+
+// do runs one round trip on the endpoint: it is counted, and an error that
+// repeats the endpoint's URL (Go's HTTP errors do) has it redacted.
+func (e *endpoint) do(ctx context.Context, fn func(ctx context.Context, c *rpc.Client) error) error {
+	e.requests.Add(1)
+	err := fn(ctx, e.client)
+	if err != nil {
+		e.failures.Add(1)
+	}
+	return RedactError(err, e.url)
+}
+
+// EndpointStats counts an endpoint's JSON-RPC round trips.
+type EndpointStats struct {
+	// URL is the endpoint with its credentials redacted (RedactURL).
+	URL string
+	// Requests is the number of round trips (a batch counts once).
+	Requests uint64
+	// Errors is the number of round trips that failed.
+	Errors uint64
+}
+
+// Stats returns every endpoint's counts since the pool was made.
+func (p *Pool) Stats() []EndpointStats {
+	out := make([]EndpointStats, len(p.endpoints))
+	for i, e := range p.endpoints {
+		out[i] = EndpointStats{URL: RedactURL(e.url), Requests: e.requests.Load(), Errors: e.failures.Load()}
 	}
 	return out
 }
