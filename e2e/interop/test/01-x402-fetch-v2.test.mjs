@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
-import { startCaddy, devnetGlobal, balanceOf, newPayTo, decodeB64JSON } from "./harness.mjs";
+import { startCaddy, devnetGlobal, balanceOf, newPayTo, decodeB64JSON } from "../lib/harness.mjs";
 
 const payTo = newPayTo();
 let caddy;

@@ -10,7 +10,7 @@ import { paymentMiddleware } from "x402-express";
 import { wrapFetchWithPayment, decodeXPaymentResponse } from "x402-fetch";
 import { createWalletClient, http } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { startCaddy, devnetGlobal, balanceOf, newPayTo, decodeB64JSON, listen, chainOf, recordCalls } from "./harness.mjs";
+import { startCaddy, devnetGlobal, balanceOf, newPayTo, decodeB64JSON, listen, chainOf, recordCalls } from "../lib/harness.mjs";
 
 const paywallPayTo = newPayTo();
 let caddy;

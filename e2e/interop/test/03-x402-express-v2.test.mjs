@@ -9,7 +9,7 @@ import { HTTPFacilitatorClient } from "@x402/core/server";
 import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
-import { startCaddy, devnetGlobal, balanceOf, newPayTo, listen, recordCalls } from "./harness.mjs";
+import { startCaddy, devnetGlobal, balanceOf, newPayTo, listen, recordCalls } from "../lib/harness.mjs";
 
 let caddy;
 before(async () => {

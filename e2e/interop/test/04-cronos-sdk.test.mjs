@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { Facilitator, CronosNetwork } from "@crypto.com/facilitator-client";
 import { ethers } from "ethers";
-import { startCaddy, devnetGlobal, balanceOf, newPayTo } from "./harness.mjs";
+import { startCaddy, devnetGlobal, balanceOf, newPayTo } from "../lib/harness.mjs";
 
 let caddy;
 before(async () => {

@@ -17,7 +17,7 @@ import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from "@
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { verify as verifyV1, settle as settleV1 } from "x402/facilitator";
 import { wrapFetchWithPayment as wrapFetchV1, decodeXPaymentResponse } from "x402-fetch";
-import { startCaddy, devnetGlobal, balanceOf, newPayTo, freePort, listen, chainOf } from "./harness.mjs";
+import { startCaddy, devnetGlobal, balanceOf, newPayTo, freePort, listen, chainOf } from "../lib/harness.mjs";
 
 // facilitatorApp serves verify, settle and supported under /facilitator,
 // as the reference facilitators are mounted.
