@@ -235,7 +235,7 @@ func pageChainFacts(ctx caddy.Context, network string) chainFacts {
 		f.ChainID = info.ChainID.Int64()
 	}
 	if app.chain != nil && strings.EqualFold(info.Name, devnet.Network) {
-		f.Name = "Cronos testnet (local devnet)"
+		f.Name = "Cronos devnet"
 		f.RPCURLs = []string{app.chain.RPCURL()}
 	}
 	for _, n := range app.Networks {

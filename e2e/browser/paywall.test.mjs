@@ -331,7 +331,7 @@ test('paid HTML is shown in a sandboxed frame where its scripts do not run', asy
     assert.match(inner.text, /The paid article/);
     assert.equal(inner.ran, null, "the paid page's script did not run");
     assert.notEqual(await page.title(), 'pwned');
-    await page.screenshot({ path: path.join(artifacts, '6-paid-html.png'), fullPage: true });
+    await page.screenshot({ path: path.join(artifacts, '7-paid-html.png'), fullPage: true });
     const afterPay = await balances(w.address);
     assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS);
     assert.equal(afterPay.seller - before.seller, PRICE_UNITS);
@@ -382,8 +382,10 @@ test('a declined chain switch is a wrong-network message', async () => {
     const status = await payAndWait(page);
     assert.equal(status.kind, 'error');
     assert.equal(status.title, 'Wrong network');
-    assert.match(status.text, /Your wallet is on chain 1, but this payment is on Cronos testnet \(local devnet\) \(chain ID 338\)\. You declined the switch\./);
+    assert.match(status.text, /Your wallet is on chain 1, but this payment is on Cronos devnet \(chain ID 338\)\. You declined the switch\./);
     assert.ok(!w.state.calls.includes('eth_signTypedData_v4'), 'nothing is signed on the wrong chain');
+    await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+    await page.screenshot({ path: path.join(artifacts, '5-wrong-network-dark.png'), fullPage: true });
   } finally {
     await ctx.close();
   }
@@ -400,7 +402,7 @@ test('a payment the seller refuses shows the reason from the answer', async () =
     assert.match(status.text, /The seller refused the payment: ERC20: transfer amount exceeds balance\./);
     assert.match(status.failedStep, /Settle on chain/);
     assert.ok(w.state.calls.includes('eth_signTypedData_v4'), 'the wallet signed for real');
-    await page.screenshot({ path: path.join(artifacts, '7-refused.png'), fullPage: true });
+    await page.screenshot({ path: path.join(artifacts, '8-refused.png'), fullPage: true });
     assert.equal(await token.balanceOf(SELLER), sellerBefore);
   } finally {
     await ctx.close();
@@ -416,7 +418,7 @@ test('too little balance is told before signing', async () => {
     assert.equal(status.title, 'Not enough devUSDC.e');
     assert.match(status.text, new RegExp(`This costs 0\\.01 devUSDC\\.e \\(10000 smallest units\\); your account ${w.address} has 0 devUSDC\\.e \\(0\\)`));
     assert.ok(!w.state.calls.includes('eth_signTypedData_v4'), 'nothing is signed without the funds');
-    await page.screenshot({ path: path.join(artifacts, '5-low-balance.png'), fullPage: true });
+    await page.screenshot({ path: path.join(artifacts, '6-low-balance.png'), fullPage: true });
   } finally {
     await ctx.close();
   }
