@@ -195,3 +195,59 @@ func TestRemoteFailures(t *testing.T) {
 		t.Errorf("rate-limited verify: %v", err)
 	}
 }
+
+// TestSettlePendingDialects: a settle that outlives its timeout answers
+// errorReason settlement_pending with the transaction hash, in the Cronos
+// dialect (beside "Settlement pending") and in v2.
+func TestSettlePendingDialects(t *testing.T) {
+	tf := newTestFacilitator(t, nil, func(c *facilitator.Config) {
+		c.SettleTimeout = 300 * time.Millisecond
+	})
+	seller := newSeller(t)
+	r := requirements(seller, "901")
+	r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+	cronosHeader, _ := pay(t, newBuyer(t, chain, 901), r, facilitator.PaymentOptions{})
+	acc := r.V2("eip155:338")
+	v2Header, _, err := facilitator.CreatePaymentV2(newBuyer(t, chain, 901).Key, acc, nil, facilitator.PaymentOptions{ValidFor: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := x402.DecodeBase64(v2Header)
+	v2Body, _ := json.Marshal(map[string]any{"x402Version": 2, "paymentPayload": json.RawMessage(raw), "paymentRequirements": acc})
+
+	chain.PauseMining()
+	var c, v map[string]any
+	cs := postWithURL(t, http.DefaultClient, tf.url+facilitator.PathSettle, body(cronosHeader, r), &c)
+	vs := postWithURL(t, http.DefaultClient, tf.url+facilitator.PathSettle, v2Body, &v)
+	chain.ResumeMining()
+	if tx, _ := c["txHash"].(string); cs != 200 || c["event"] != "payment.failed" || c["error"] != "Settlement pending" ||
+		c["errorReason"] != "settlement_pending" || len(tx) != 66 || c["transaction"] != tx {
+		t.Errorf("Cronos pending answer = %d %v", cs, c)
+	}
+	if tx, _ := v["transaction"].(string); vs != 200 || v["success"] != false || v["errorReason"] != "settlement_pending" || len(tx) != 66 {
+		t.Errorf("v2 pending answer = %d %v", vs, v)
+	}
+}
+
+// TestV2BadRequests: a malformed v2 body is a 400 in the v2 shape.
+func TestV2BadRequests(t *testing.T) {
+	for _, tc := range []struct{ name, body, message string }{
+		{"amount missing", `{"x402Version":2,"paymentPayload":{"x402Version":2},"paymentRequirements":{"scheme":"exact","network":"eip155:338","payTo":"0x2222222222222222222222222222222222222222","asset":"0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0","maxTimeoutSeconds":60}}`,
+			"paymentRequirements.amount is required"},
+		{"payload not an object", `{"x402Version":2,"paymentPayload":"abc","paymentRequirements":{}}`, "paymentPayload must be a JSON object"},
+		{"requirements missing", `{"x402Version":2,"paymentPayload":{"x402Version":2}}`, "paymentRequirements is required"},
+		{"amount wrong type", `{"x402Version":2,"paymentPayload":{},"paymentRequirements":{"amount":5}}`, "paymentRequirements: amount must be a string, got number"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var v map[string]any
+			if st := post(t, facilitator.PathVerify, []byte(tc.body), &v); st != 400 || v["isValid"] != false ||
+				v["invalidReason"] != "invalid_payload" || v["invalidMessage"] != tc.message {
+				t.Fatalf("verify = %d %v", st, v)
+			}
+			var s map[string]any
+			if st := post(t, facilitator.PathSettle, []byte(tc.body), &s); st != 400 || s["success"] != false || s["errorReason"] != "invalid_payload" {
+				t.Fatalf("settle = %d %v", st, s)
+			}
+		})
+	}
+}

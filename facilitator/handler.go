@@ -256,6 +256,8 @@ func ReadRequest(r *http.Request) (*Request, error) {
 }
 
 // ParseRequest parses a verify or settle request body; see ReadRequest.
+// With an error, the request is nil, or for a v2 body only says its
+// dialect.
 func ParseRequest(body []byte) (*Request, error) {
 	var raw struct {
 		X402Version         json.RawMessage `json:"x402Version"`
@@ -277,7 +279,12 @@ func ParseRequest(body []byte) (*Request, error) {
 		return nil, badRequest("x402Version must be the integer 1")
 	}
 	if req.X402Version == x402.Version2 && isAbsent(raw.PaymentHeader) && !isAbsent(raw.PaymentPayload) {
-		return parseV2Request(raw.PaymentPayload, raw.PaymentRequirements)
+		v2, err := parseV2Request(raw.PaymentPayload, raw.PaymentRequirements)
+		if err != nil {
+			// The dialect is known: the error is answered in it.
+			return &Request{X402Version: x402.Version2, Dialect: x402.DialectV2}, err
+		}
+		return v2, nil
 	}
 	switch {
 	case !isAbsent(raw.PaymentHeader):
