@@ -324,6 +324,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	a.keys = append(a.keys, key)
 	a.fac = val.(*sharedFacilitator).f
+	if err := registerFacilitatorMetrics(ctx, a.fac); err != nil {
+		return err
+	}
 	if loaded {
 		a.logger.Debug("reusing the facilitator of the previous config", zap.Strings("networks", a.fac.Networks()))
 	}

@@ -455,6 +455,7 @@ func containsFold(list []string, s string) bool {
 //		eip712_version <version>
 //		attempt_limit <attempts> <window> | off
 //		refusal_cache <duration> | off
+//		label <name>
 //		paywall on|off
 //		paywall_template <file>
 //		explorer <url>
@@ -566,6 +567,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.EIP712Name = v
 		case "eip712_version":
 			h.EIP712Version = v
+		case "label":
+			h.Label = v
 		case "paywall", "paywall_template", "explorer":
 			if err := h.unmarshalPageOption(d, opt, v); err != nil {
 				return err

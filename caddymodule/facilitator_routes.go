@@ -98,7 +98,7 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 		cfg.SettleLimit = facilitator.RateLimit{Requests: fr.SettleLimit.Requests, Window: time.Duration(fr.SettleLimit.Window)}
 	}
 	fr.api = f.Handler(cfg)
-	return nil
+	return initMetrics(ctx.GetMetricsRegistry())
 }
 
 // clientIP is Caddy's idea of the client IP, which honours the server's
@@ -117,11 +117,11 @@ func clientIP(r *http.Request) string {
 func (fr *FacilitatorRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	switch r.URL.Path {
 	case facilitator.PathHealth, facilitator.PathSupported, facilitator.PathVerify, facilitator.PathSettle, facilitator.PathSettlementLookup:
-		fr.api.ServeHTTP(w, r)
+		serveCounted(fr.api, w, r)
 		return nil
 	}
 	if strings.HasPrefix(r.URL.Path, facilitator.PathSettlements) {
-		fr.api.ServeHTTP(w, r)
+		serveCounted(fr.api, w, r)
 		return nil
 	}
 	return next.ServeHTTP(w, r)

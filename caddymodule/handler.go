@@ -162,12 +162,17 @@ type Handler struct {
 	// NoRefusalCache turns the cache of refused authorizations off.
 	NoRefusalCache bool `json:"no_refusal_cache,omitempty"`
 
+	// Label names the route in metrics (the route label of
+	// x402_payments_total). Default: "<amount> to <pay_to>".
+	Label string `json:"label,omitempty"`
+
 	// PaywallPage is the payment page for browsers: paywall,
 	// paywall_template and explorer.
 	PaywallPage
 
 	client      facilitator.Client
 	guard       *guard
+	routeLabel  string
 	reqs        facilitator.PaymentRequirements
 	settleAfter bool
 	tmpl        bodyTemplate
@@ -243,6 +248,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.initV2(info.ChainID)
 	h.guard = newGuard(h)
+	h.routeLabel = h.Label
+	if h.routeLabel == "" {
+		h.routeLabel = h.reqs.MaxAmountRequired + " to " + strings.ToLower(h.PayTo)
+	}
+	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return err
+	}
 	return h.provisionPage(ctx, h.reqs, info.Decimals)
 }
 
@@ -388,6 +400,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		err = payment.ParsePayload()
 	}
 	if err != nil {
+		h.observePayment(OutcomeRefused, invalidReason(err))
 		return h.paymentRequired(w, r, "", invalidReason(err))
 	}
 
@@ -395,9 +408,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// otherwise the attempt counts against the client's limit.
 	key := refusalKey(payment)
 	if reason, ok := h.guard.refusal(key); ok {
+		h.observePayment(OutcomeRefused, reason)
 		return h.paymentRequired(w, r, "", reason)
 	}
 	if ok, wait := h.guard.allow(clientIP(r)); !ok {
+		h.observePayment(OutcomeRateLimited, "")
 		return tooManyAttempts(w, wait)
 	}
 
@@ -411,12 +426,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	req.PaymentRequirements.Resource = resourceURL(r)
 
+	verifyStart := time.Now()
 	vr, err := h.client.Verify(r.Context(), req)
+	h.timeVerify(verifyStart)
 	if err != nil {
+		h.observePayment(OutcomeFailed, "")
 		h.logger.Error("verify could not be carried out", zap.String("network", h.reqs.Network), zap.Error(err))
 		return h.facilitatorFailed(w, "verified", err)
 	}
 	if !vr.IsValid {
+		h.observePayment(OutcomeRefused, vr.Reason())
 		h.guard.refuse(key, payment, vr.Reason())
 		return h.paymentRequired(w, r, "", vr.Reason())
 	}
@@ -441,12 +460,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 // it: the transaction may already be broadcast, and the facilitator bounds
 // the wait itself.
 func (h *Handler) settle(r *http.Request, req *facilitator.Request) (*facilitator.SettleResponse, error) {
+	settleStart := time.Now()
 	sr, err := h.client.Settle(context.WithoutCancel(r.Context()), req)
+	h.timeSettle(settleStart)
 	if err != nil {
+		h.observePayment(OutcomeFailed, "")
 		h.logger.Error("settle could not be carried out", zap.String("network", h.reqs.Network), zap.Error(err))
 		return nil, err
 	}
 	if !sr.Settled() {
+		outcome := OutcomeRefused
+		if sr.Error == facilitator.ErrTextPending {
+			outcome = OutcomePending
+		}
+		h.observePayment(outcome, sr.Error)
 		h.logger.Info("payment not settled", zap.String("network", sr.Network),
 			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
 	}
@@ -464,6 +491,11 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitato
 	if network == "" {
 		network = h.reqs.Network
 	}
+	value := sr.Value
+	if value == "" {
+		value = h.reqs.MaxAmountRequired
+	}
+	h.observeRevenue(h.reqs.Network, value)
 	r.Header.Set(HeaderTxHash, sr.TxHash)
 	r.Header.Set(HeaderFrom, sr.From)
 	r.Header.Set(HeaderValue, sr.Value)

@@ -1,0 +1,249 @@
+package caddymodule
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// Payment outcomes, the outcome label of x402_payments_total.
+const (
+	OutcomeSettled     = "settled"      // settled on chain; the request went through
+	OutcomeRefused     = "refused"      // refused with a 402 and a reason
+	OutcomePending     = "pending"      // broadcast, not in a block within settle_timeout
+	OutcomeRateLimited = "rate_limited" // over attempt_limit: 429
+	OutcomeFailed      = "failed"       // the facilitator could not be asked: 500
+)
+
+// paywallMetrics are the collectors of the paywall and the facilitator
+// routes. They are made once per process and registered in the metrics
+// registry of every config that uses them (Caddy makes a registry per
+// config), so counts carry over config reloads.
+var paywallMetrics struct {
+	once       sync.Once
+	payments   *prometheus.CounterVec
+	revenue    *prometheus.CounterVec
+	verifyTime *prometheus.HistogramVec
+	settleTime *prometheus.HistogramVec
+	api        *prometheus.CounterVec
+}
+
+// latencyBuckets reach from a cached answer to a slow block.
+var latencyBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+
+func initMetrics(reg *prometheus.Registry) error {
+	m := &paywallMetrics
+	m.once.Do(func() {
+		m.payments = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "x402", Name: "payments_total",
+			Help: "Payment attempts at the paywall, by network, route (the handler's label), outcome (settled, refused, pending, rate_limited, failed) and reason (the x402 reason code).",
+		}, []string{"network", "route", "outcome", "reason"})
+		m.revenue = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "x402", Name: "revenue_smallest_units_total",
+			Help: "Value settled to the seller, in the token's smallest units, by network, asset and pay_to.",
+		}, []string{"network", "asset", "pay_to"})
+		m.verifyTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "x402", Name: "verify_duration_seconds",
+			Help: "Time the paywall waited for the facilitator's verify, by network.", Buckets: latencyBuckets,
+		}, []string{"network"})
+		m.settleTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "x402", Name: "settle_duration_seconds",
+			Help: "Time the paywall waited for the facilitator's settle (to the block, or settle_timeout), by network.", Buckets: latencyBuckets,
+		}, []string{"network"})
+		m.api = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "x402", Name: "facilitator_requests_total",
+			Help: "Requests to the facilitator API (x402_facilitator), by operation and HTTP status (429: rate limited).",
+		}, []string{"operation", "status"})
+	})
+	for _, c := range []prometheus.Collector{m.payments, m.revenue, m.verifyTime, m.settleTime, m.api} {
+		if err := register(reg, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// register adds c to reg unless it is there already.
+func register(reg *prometheus.Registry, c prometheus.Collector) error {
+	if reg == nil {
+		return nil
+	}
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if !errors.As(err, &are) {
+			return fmt.Errorf("registering x402 metrics: %w", err)
+		}
+	}
+	return nil
+}
+
+// observePayment counts a payment attempt; reason is an x402 reason text
+// (turned into its code, so that the label has few values).
+func (h *Handler) observePayment(outcome, reason string) {
+	m := &paywallMetrics
+	if m.payments == nil {
+		return
+	}
+	code := ""
+	if reason != "" {
+		code = x402.CodeOf(reason, "other")
+	}
+	m.payments.WithLabelValues(h.reqs.Network, h.routeLabel, outcome, code).Inc()
+}
+
+// observeRevenue counts a settled payment and its value.
+func (h *Handler) observeRevenue(network, value string) {
+	m := &paywallMetrics
+	if m.payments == nil {
+		return
+	}
+	m.payments.WithLabelValues(h.reqs.Network, h.routeLabel, OutcomeSettled, "").Inc()
+	v, ok := new(big.Int).SetString(value, 10)
+	if !ok || v.Sign() < 0 {
+		return
+	}
+	f, _ := new(big.Float).SetInt(v).Float64()
+	m.revenue.WithLabelValues(network, strings.ToLower(h.reqs.Asset), strings.ToLower(h.reqs.PayTo)).Add(f)
+}
+
+// timeVerify and timeSettle observe how long a facilitator call took.
+func (h *Handler) timeVerify(start time.Time) {
+	if m := &paywallMetrics; m.verifyTime != nil {
+		m.verifyTime.WithLabelValues(h.reqs.Network).Observe(time.Since(start).Seconds())
+	}
+}
+
+func (h *Handler) timeSettle(start time.Time) {
+	if m := &paywallMetrics; m.settleTime != nil {
+		m.settleTime.WithLabelValues(h.reqs.Network).Observe(time.Since(start).Seconds())
+	}
+}
+
+// apiOperation names a facilitator API path for the operation label.
+func apiOperation(path string) string {
+	switch {
+	case path == facilitator.PathHealth:
+		return "healthcheck"
+	case path == facilitator.PathSupported:
+		return "supported"
+	case path == facilitator.PathVerify:
+		return "verify"
+	case path == facilitator.PathSettle:
+		return "settle"
+	case strings.HasPrefix(path, facilitator.PathSettlements):
+		return "settlements"
+	}
+	return "other"
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// serveCounted serves a facilitator API request and counts it.
+func serveCounted(api http.Handler, w http.ResponseWriter, r *http.Request) {
+	rec := &statusRecorder{ResponseWriter: w}
+	api.ServeHTTP(rec, r)
+	if m := &paywallMetrics; m.api != nil {
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		m.api.WithLabelValues(apiOperation(r.URL.Path), fmt.Sprint(rec.status)).Inc()
+	}
+}
+
+// facilitatorCollector reports the embedded facilitator's state at scrape
+// time: from the health snapshot (no RPC call of its own) and the RPC
+// endpoints' counters.
+type facilitatorCollector struct {
+	f *facilitator.Facilitator
+}
+
+var (
+	descPending = prometheus.NewDesc("x402_settlements_pending",
+		"Settlements broadcast and waiting for their block, by network.", []string{"network"}, nil)
+	descCanSettle = prometheus.NewDesc("x402_network_can_settle",
+		"1 when the network can settle now (RPC answers, recent head, a signer with gas), else 0.", []string{"network"}, nil)
+	descGas = prometheus.NewDesc("x402_signer_gas_balance_wei",
+		"Native balance of each signer key that pays settlement gas, in wei.", []string{"network", "signer"}, nil)
+	descRPCRequests = prometheus.NewDesc("x402_rpc_requests_total",
+		"JSON-RPC round trips (a batch counts once) by network and endpoint (credentials redacted).", []string{"network", "endpoint"}, nil)
+	descRPCErrors = prometheus.NewDesc("x402_rpc_errors_total",
+		"JSON-RPC round trips that failed, by network and endpoint (credentials redacted).", []string{"network", "endpoint"}, nil)
+)
+
+// Describe implements prometheus.Collector.
+func (c facilitatorCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descPending, descCanSettle, descGas, descRPCRequests, descRPCErrors} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c facilitatorCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	for _, n := range c.f.Health(ctx, time.Now()).Networks {
+		ch <- prometheus.MustNewConstMetric(descPending, prometheus.GaugeValue, float64(n.PendingSettlements), n.Network)
+		can := 0.0
+		if n.CanSettle {
+			can = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descCanSettle, prometheus.GaugeValue, can, n.Network)
+		for _, s := range n.Signers {
+			if b, ok := new(big.Float).SetString(s.GasBalance); ok {
+				f, _ := b.Float64()
+				ch <- prometheus.MustNewConstMetric(descGas, prometheus.GaugeValue, f, n.Network, strings.ToLower(s.Address))
+			}
+		}
+	}
+	for _, n := range c.f.RPCStats() {
+		seen := map[string]int{}
+		for _, e := range n.Endpoints {
+			label := e.URL
+			if seen[e.URL]++; seen[e.URL] > 1 { // two endpoints alike once redacted
+				label = fmt.Sprintf("%s#%d", e.URL, seen[e.URL])
+			}
+			ch <- prometheus.MustNewConstMetric(descRPCRequests, prometheus.CounterValue, float64(e.Requests), n.Network, label)
+			ch <- prometheus.MustNewConstMetric(descRPCErrors, prometheus.CounterValue, float64(e.Errors), n.Network, label)
+		}
+	}
+}
+
+// registerFacilitatorMetrics registers the app's facilitator collector in
+// the config's registry.
+func registerFacilitatorMetrics(ctx caddy.Context, f *facilitator.Facilitator) error {
+	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return err
+	}
+	return register(ctx.GetMetricsRegistry(), facilitatorCollector{f: f})
+}

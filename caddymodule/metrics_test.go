@@ -1,0 +1,174 @@
+package caddymodule
+
+import (
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+)
+
+// scrape reads the admin API's /metrics: every sample, keyed by name and
+// sorted labels as written, such as x402_payments_total{network="a",...}.
+func scrape(t *testing.T) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("http://localhost:%d/metrics", adminPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %d %s", resp.StatusCode, b)
+	}
+	out := map[string]float64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+var labelRE = regexp.MustCompile(`(\w+)="((?:[^"\\]|\\.)*)"`)
+
+// sample finds a sample by name and labels (all of them given).
+func sample(samples map[string]float64, name string, labels map[string]string) (float64, bool) {
+	for k, v := range samples {
+		n, rest, _ := strings.Cut(k, "{")
+		if n != name {
+			continue
+		}
+		got := map[string]string{}
+		for _, m := range labelRE.FindAllStringSubmatch(rest, -1) {
+			got[m[1]] = m[2]
+		}
+		if len(got) != len(labels) {
+			continue
+		}
+		match := true
+		for lk, lv := range labels {
+			if got[lk] != lv {
+				match = false
+			}
+		}
+		if match {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
+// TestMetrics makes real payments, a replay and a rate-limited facilitator
+// call, then scrapes the admin API's /metrics and checks the numbers.
+func TestMetrics(t *testing.T) {
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402_facilitator {
+		rate_limit verify 1 1m
+	}
+}
+:%d {
+	x402 /weather {
+		pay_to %s
+		amount 1234
+		label weather
+	}
+	respond "sunny"
+}
+`, facPort, sitePort, sellerAddr))
+	net := devnet.Network
+	asset := strings.ToLower(devnet.TokenAddress.Hex())
+	payTo := strings.ToLower(sellerAddr)
+	before := scrape(t)
+
+	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+	var last string
+	for i := 0; i < 2; i++ {
+		last = pay(t, buyer, require402(t, tester, siteURL+"/weather").PaymentRequirements)
+		if resp, b := get(t, tester, siteURL+"/weather", map[string]string{"X-Payment": last}); resp.StatusCode != 200 {
+			t.Fatalf("payment %d: %d %s", i+1, resp.StatusCode, b)
+		}
+	}
+	if resp, _ := get(t, tester, siteURL+"/weather", map[string]string{"X-Payment": last}); resp.StatusCode != http.StatusPaymentRequired {
+		t.Fatalf("replay: %d", resp.StatusCode)
+	}
+	// A bogus payment from an empty wallet, refused.
+	key, _ := crypto.GenerateKey()
+	bogus, _, _ := facilitator.CreatePayment(key, require402(t, tester, siteURL+"/weather").PaymentRequirements,
+		facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
+	get(t, tester, siteURL+"/weather", map[string]string{"X-Payment": bogus})
+	for i := 0; i < 2; i++ { // the second is over the limit
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", facPort, facilitator.PathVerify), strings.NewReader("{}"))
+		req.Header.Set("Content-Type", "application/json")
+		if resp, err := tester.Client.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}
+	get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/healthcheck", facPort), nil)
+	after := scrape(t)
+
+	delta := func(name string, labels map[string]string) float64 {
+		a, ok := sample(after, name, labels)
+		if !ok {
+			t.Errorf("no sample %s %v", name, labels)
+		}
+		b, _ := sample(before, name, labels)
+		return a - b
+	}
+	pay := func(outcome, reason string) map[string]string {
+		return map[string]string{"network": net, "route": "weather", "outcome": outcome, "reason": reason}
+	}
+	checks := []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"x402_payments_total", pay(OutcomeSettled, ""), 2},
+		{"x402_payments_total", pay(OutcomeRefused, "invalid_exact_evm_nonce_already_used"), 1},
+		{"x402_payments_total", pay(OutcomeRefused, "insufficient_funds"), 1},
+		{"x402_revenue_smallest_units_total", map[string]string{"network": net, "asset": asset, "pay_to": payTo}, 2 * 1234},
+		{"x402_verify_duration_seconds_count", map[string]string{"network": net}, 4},
+		{"x402_settle_duration_seconds_count", map[string]string{"network": net}, 2},
+		{"x402_facilitator_requests_total", map[string]string{"operation": "verify", "status": "400"}, 1},
+		{"x402_facilitator_requests_total", map[string]string{"operation": "verify", "status": "429"}, 1},
+		{"x402_facilitator_requests_total", map[string]string{"operation": "healthcheck", "status": "200"}, 1},
+	}
+	for _, c := range checks {
+		if got := delta(c.name, c.labels); got != c.want {
+			t.Errorf("%s%v went up by %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+	sk, _ := facilitator.ParseKey(devnet.SignerPrivateKey)
+	signer := map[string]string{"network": net, "signer": strings.ToLower(crypto.PubkeyToAddress(sk.PublicKey).Hex())}
+	if v, ok := sample(after, "x402_signer_gas_balance_wei", signer); !ok || v <= 0 {
+		t.Errorf("x402_signer_gas_balance_wei%v = %v, %v; want a positive balance", signer, v, ok)
+	}
+	if v, ok := sample(after, "x402_settlements_pending", map[string]string{"network": net}); !ok || v != 0 {
+		t.Errorf("x402_settlements_pending = %v, %v; want 0", v, ok)
+	}
+	if v, ok := sample(after, "x402_network_can_settle", map[string]string{"network": net}); !ok || v != 1 {
+		t.Errorf("x402_network_can_settle = %v, %v; want 1", v, ok)
+	}
+	rpc := map[string]string{"network": net, "endpoint": devnetURL}
+	if v, ok := sample(after, "x402_rpc_requests_total", rpc); !ok || v <= 0 {
+		t.Errorf("x402_rpc_requests_total%v = %v, %v; want some", rpc, v, ok)
+	}
+	if _, ok := sample(after, "x402_rpc_errors_total", rpc); !ok {
+		t.Errorf("no x402_rpc_errors_total%v", rpc)
+	}
+}
