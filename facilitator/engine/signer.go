@@ -230,43 +230,97 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		for _, r := range reqs {
 			r.journaled = true
 		}
-		var rest []*sendReq
+		txs := make([]*types.Transaction, len(reqs))
+		var deadline time.Time
 		for i, r := range reqs {
-			tx := r.st.current()
-			res, class, err := e.broadcastBy(ctx, tx, r.st.deadline)
-			if res != sentNot {
-				if res == sentMaybe {
-					e.logger.Warn("the node may have taken the transaction (its answer was lost); the settlement follows that transaction only",
-						zap.String("tx", tx.Hash().Hex()), zap.Error(err))
-				}
-				s.nonce = tx.Nonce() + 1
-				if res == sentOK {
-					s.noGas.Store(false)
-				}
-				r.done <- nil
-				continue
+			txs[i] = r.st.current()
+			if d := r.st.deadline; !d.IsZero() && (deadline.IsZero() || d.Before(deadline)) {
+				deadline = d
 			}
-			switch class {
+		}
+		results := e.broadcastAll(ctx, txs, deadline)
+		firstRefused, lastTaken := -1, -1
+		for i, res := range results {
+			if res.res == sentNot && firstRefused < 0 {
+				firstRefused = i
+			}
+			if res.res != sentNot {
+				lastTaken = i
+			}
+		}
+		sent := func(r *sendReq, res sendOutcome) {
+			tx := r.st.current()
+			if res.res == sentMaybe {
+				e.logger.Warn("the node may have taken the transaction (its answer was lost); the settlement follows that transaction only",
+					zap.String("tx", tx.Hash().Hex()), zap.Error(res.err))
+			}
+			if res.res == sentOK {
+				s.noGas.Store(false)
+			}
+			r.done <- nil
+		}
+		refuse := func(r *sendReq, res sendOutcome) {
+			if res.class == sendNoFunds {
+				s.noGas.Store(true)
+			}
+			r.err = &NotSentError{Err: res.err, NoGas: res.class == sendNoFunds}
+			refused = append(refused, r)
+		}
+		var rest []*sendReq
+		switch {
+		case firstRefused < 0:
+			for i, r := range reqs {
+				sent(r, results[i])
+			}
+			s.nonce = txs[len(txs)-1].Nonce() + 1
+		case lastTaken > firstRefused:
+			// The node holds transactions above a refused one. Each refused
+			// nonce below them is filled (unless it is taken already), so
+			// that they can be mined; the refused settlements are refused,
+			// or signed again once after a nonce clash.
+			for i, r := range reqs {
+				res := results[i]
+				switch {
+				case res.res != sentNot:
+					sent(r, res)
+				case i > lastTaken:
+					rest = append(rest, r)
+				case res.class == sendNonceLow && r.attempts == 0:
+					r.attempts++
+					rest = append(rest, r)
+				default:
+					refuse(r, res)
+					if res.class != sendNonceLow {
+						s.fillGap(ctx, e, txs[i])
+					}
+				}
+			}
+			s.nonce = txs[lastTaken].Nonce() + 1
+			if len(rest) > 0 && rest[0].attempts > 0 {
+				s.known = false
+			}
+		default:
+			// Everything from firstRefused on was refused: those before it
+			// are sent; the first refused one says what to do with the rest.
+			for i := range firstRefused {
+				sent(reqs[i], results[i])
+			}
+			r, res := reqs[firstRefused], results[firstRefused]
+			switch res.class {
 			case sendNonceLow, sendNonceHigh, sendUnderpriced:
 				// The counter disagrees with the node: read it again.
 				s.known = false
 				if r.attempts == 0 {
 					r.attempts++
-					rest = reqs[i:]
+					rest = reqs[firstRefused:]
 				}
 			default:
-				s.nonce = tx.Nonce() // certainly not taken: the nonce is free
+				s.nonce = txs[firstRefused].Nonce() // certainly not taken: the nonce is free
 			}
-			if rest != nil {
-				break
+			if rest == nil {
+				refuse(r, res)
+				rest = reqs[firstRefused+1:]
 			}
-			if class == sendNoFunds {
-				s.noGas.Store(true)
-			}
-			r.err = &NotSentError{Err: err, NoGas: class == sendNoFunds}
-			refused = append(refused, r)
-			rest = reqs[i+1:]
-			break
 		}
 		reqs = rest
 	}
@@ -362,6 +416,94 @@ func (e *Engine) broadcastBy(ctx context.Context, tx *types.Transaction, deadlin
 		return sentMaybe, class, err
 	}
 	return sentNot, class, err
+}
+
+// sendOutcome is the fate of one transaction of a batch.
+type sendOutcome struct {
+	res   sendResult
+	class sendClass
+	err   error
+}
+
+// maxSendBatch bounds the transactions sent in one JSON-RPC batch.
+const maxSendBatch = 256
+
+// broadcastAll sends signed transactions in nonce order, in JSON-RPC
+// batches (a node runs a batch's calls in order), within the send timeout
+// (cut at deadline when set). Each result is read as broadcast reads a
+// single one.
+func (e *Engine) broadcastAll(ctx context.Context, txs []*types.Transaction, deadline time.Time) []sendOutcome {
+	out := make([]sendOutcome, len(txs))
+	timeout := e.cfg.SendTimeout
+	if !deadline.IsZero() {
+		timeout = min(timeout, max(time.Until(deadline), minSendTime))
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for lo := 0; lo < len(txs); lo += maxSendBatch {
+		chunk := txs[lo:min(lo+maxSendBatch, len(txs))]
+		elems := make([]rpc.BatchElem, len(chunk))
+		for i, tx := range chunk {
+			raw, err := tx.MarshalBinary()
+			if err != nil {
+				raw = nil
+			}
+			elems[i] = rpc.BatchElem{Method: "eth_sendRawTransaction", Args: []any{hexutil.Bytes(raw)}}
+		}
+		var reached bool
+		err := e.cfg.Pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
+			for i := range elems {
+				elems[i].Error = nil
+			}
+			err := c.BatchCallContext(ctx, elems)
+			if err != nil && evm.IsTransportError(err) && !isDialError(err) {
+				reached = true
+			}
+			return err
+		})
+		for i := range chunk {
+			o := &out[lo+i]
+			switch {
+			case err != nil && reached:
+				o.res, o.err = sentMaybe, err
+			case err != nil:
+				o.res, o.err = sentNot, err
+			case elems[i].Error == nil:
+				o.res = sentOK
+			default:
+				o.err, o.class = elems[i].Error, classifySend(elems[i].Error)
+				switch {
+				case o.class == sendDuplicate:
+					o.res = sentOK
+				case reached || evm.IsTransportError(elems[i].Error):
+					o.res = sentMaybe
+				default:
+					o.res = sentNot
+				}
+			}
+		}
+	}
+	return out
+}
+
+// fillGap fills a nonce the node does not hold, below transactions it
+// does hold, with a zero-value transfer to the signer itself, so that
+// those can be mined.
+func (s *signer) fillGap(ctx context.Context, e *Engine, refused *types.Transaction) {
+	fee := feesOf(refused)
+	fee.GasLimit = 21000
+	tx, err := types.SignNewTx(s.key, s.txSigner, fee.txData(refused.Nonce(), s.addr, nil, e.cfg.ChainID))
+	if err == nil {
+		_, _, err = e.broadcast(ctx, tx)
+	}
+	if err != nil {
+		s.known = false
+		e.logger.Error("could not fill a nonce gap; the signer's later transactions wait for it",
+			zap.String("signer", s.addr.Hex()), zap.Uint64("tx_nonce", refused.Nonce()), zap.Error(err))
+		return
+	}
+	e.logger.Warn("filled the nonce of a refused settlement with a zero-value transfer to the signer",
+		zap.String("signer", s.addr.Hex()), zap.Uint64("tx_nonce", refused.Nonce()), zap.String("tx", tx.Hash().Hex()))
 }
 
 func isDialError(err error) bool {
