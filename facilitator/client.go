@@ -56,7 +56,12 @@ type Remote struct {
 
 	mu        sync.Mutex
 	supported *SupportedResponse // nil until read
+	failedAt  time.Time          // last failed read of /supported
 }
+
+// supportedRetry is how long a failed /supported is not asked again (the
+// Cronos dialect is spoken meanwhile).
+const supportedRetry = time.Minute
 
 // NewRemote returns a client for the facilitator at baseURL. A URL without
 // a path (https://facilitator.example.com) is the Cronos layout: its
@@ -121,13 +126,21 @@ func (c *Remote) Settle(ctx context.Context, req *Request) (*SettleResponse, err
 }
 
 // Supported reads GET {prefix}/supported (once; a failure is tried again
-// next time).
-func (c *Remote) Supported(ctx context.Context) (*SupportedResponse, error) {
+// after a minute).
+func (c *Remote) Supported(ctx context.Context) (s *SupportedResponse, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.supported != nil {
 		return c.supported, nil
 	}
+	if !c.failedAt.IsZero() && time.Since(c.failedAt) < supportedRetry {
+		return nil, errors.New("the facilitator's /supported failed less than a minute ago")
+	}
+	defer func() {
+		if err != nil {
+			c.failedAt = time.Now()
+		}
+	}()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodGet, c.prefix+"/supported", nil)
 	if err != nil {
 		return nil, err
@@ -141,12 +154,12 @@ func (c *Remote) Supported(ctx context.Context) (*SupportedResponse, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s/supported answered HTTP %d", c.prefix, resp.StatusCode)
 	}
-	var s SupportedResponse
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&s); err != nil {
+	var sr SupportedResponse
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&sr); err != nil {
 		return nil, fmt.Errorf("GET %s/supported: %w", c.prefix, err)
 	}
-	c.supported = &s
-	return &s, nil
+	c.supported = &sr
+	return &sr, nil
 }
 
 // dialect picks the dialect for a request: the configured one, else what
@@ -288,7 +301,7 @@ func (c *Remote) post(ctx context.Context, path string, req *Request, out any, m
 		return &StatusError{Status: resp.StatusCode, Message: msg}
 	}
 	if decodeErr != nil {
-		return &StatusError{Status: http.StatusBadGateway, Message: "the facilitator's answer is not the expected JSON", Err: errors.Join(decodeErr)}
+		return &StatusError{Status: http.StatusBadGateway, Message: "the facilitator's answer is not the expected JSON", Err: decodeErr}
 	}
 	return nil
 }
