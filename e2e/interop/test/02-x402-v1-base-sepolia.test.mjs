@@ -9,7 +9,7 @@ import express from "express";
 import { paymentMiddleware } from "x402-express";
 import { wrapFetchWithPayment, decodeXPaymentResponse } from "x402-fetch";
 import { createWalletClient, http } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { startCaddy, devnetGlobal, balanceOf, newPayTo, decodeB64JSON, listen, chainOf, recordCalls } from "../lib/harness.mjs";
 
 const paywallPayTo = newPayTo();
@@ -73,6 +73,41 @@ test("x402-express 1.x settles through our facilitator (paid by x402-fetch 1.x)"
     assert.equal(settle.success, true);
     assert.equal(settle.network, "base-sepolia");
     assert.equal(settle.transaction, pr.transaction);
+  } finally {
+    rec.restore();
+    await seller.close();
+  }
+});
+
+test("x402-express 1.x: a buyer without funds is refused at verify with a reference code, nothing settles", async () => {
+  const payTo = newPayTo();
+  const app = express();
+  app.use(paymentMiddleware(payTo, {
+    "GET /weather": {
+      price: {
+        amount: "20000",
+        asset: { address: caddy.info.token.address, decimals: 6, eip712: { name: caddy.info.token.name, version: caddy.info.token.version } },
+      },
+      network: "base-sepolia",
+    },
+  }, { url: caddy.url + "/v2/x402" }));
+  app.get("/weather", (req, res) => res.json({ weather: "sunny" }));
+  const seller = await listen(app);
+  const rec = recordCalls(caddy.url + "/v2/x402");
+  try {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const wallet = createWalletClient({ account, chain: chainOf(caddy.info), transport: http(caddy.info.rpcUrl) });
+    const res = await wrapFetchWithPayment(fetch, wallet)(seller.url + "/weather");
+    assert.equal(res.status, 402);
+    const body = await res.json();
+    assert.equal(body.error, "insufficient_funds");
+    assert.deepEqual(rec.calls.map((c) => [c.url, c.status]), [["/verify", 200]]);
+    const verify = JSON.parse(rec.calls[0].body);
+    assert.deepEqual(verify, {
+      isValid: false, invalidReason: "insufficient_funds",
+      invalidMessage: "ERC20: transfer amount exceeds balance", payer: account.address,
+    });
+    assert.equal(await balanceOf(caddy.info, payTo), 0n);
   } finally {
     rec.restore();
     await seller.close();
