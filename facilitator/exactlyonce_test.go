@@ -2,6 +2,7 @@ package facilitator_test
 
 import (
 	"context"
+	"fmt"
 	"crypto/ecdsa"
 	"math/big"
 	"net/http"
@@ -462,4 +463,101 @@ func decodeTx(t *testing.T, raw string) *types.Transaction {
 		t.Fatal(err)
 	}
 	return tx
+}
+
+// TestForeignTransactionHoldsNonce: while the engine's nonce counter is
+// ahead of the chain, another transaction from the same key sits in the
+// node's pool on the very nonce the engine is about to use, with a higher
+// fee. The settlement given that nonce is refused by the node
+// ("replacement transaction underpriced"): it is signed again on a free
+// nonce (or refused with nothing broadcast), the ones after it settle, and
+// the signer does not stall.
+func TestForeignTransactionHoldsNonce(t *testing.T) {
+	for _, off := range []uint64{0, 1} {
+		t.Run(fmt.Sprintf("nonce+%d", off), func(t *testing.T) { foreignHoldsNonce(t, off) })
+	}
+}
+
+// foreignHoldsNonce puts the foreign transaction nonceOffset above the
+// engine's next nonce: at 0 it meets the burst's first transaction, at 1
+// (usually) one inside a group sent together, above which the node takes
+// the group's later transactions.
+func foreignHoldsNonce(t *testing.T, nonceOffset uint64) {
+	const burst = 6
+	ctx := context.Background()
+	key := newSignerKey(t, chain)
+	signer := crypto.PubkeyToAddress(key.PublicKey)
+	tf := newTestFacilitator(t, key, nil)
+	seller := newSeller(t)
+	req := requirements(seller, "10")
+	b := newBuyer(t, chain, (burst+1)*10)
+	// One settle, so that the engine knows its nonce and counts on.
+	h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+	if status, s := tf.settle(t, body(h, req)); status != 200 || !s.Settled() {
+		t.Fatalf("first settle = %d %+v", status, s)
+	}
+	chain.PauseMining()
+	defer chain.ResumeMining()
+	next, err := chain.Client().PendingNonceAt(ctx, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := chain.Client().HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fee := new(big.Int).Mul(head.BaseFee, big.NewInt(50))
+	foreign, err := types.SignNewTx(key, types.LatestSignerForChainID(chain.ChainID()), &types.DynamicFeeTx{
+		ChainID: chain.ChainID(), Nonce: next + nonceOffset, GasTipCap: fee, GasFeeCap: fee, Gas: 21000, To: &signer,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chain.Client().SendTransaction(ctx, foreign); err != nil {
+		t.Fatal(err)
+	}
+	pays := make([]*facilitator.Payment, burst)
+	chans := make([]chan facilitator.SettleResponse, burst)
+	codes := make([]int, burst)
+	var wg sync.WaitGroup
+	for i := range burst {
+		hb, p := pay(t, b, req, facilitator.PaymentOptions{})
+		pays[i] = p
+		chans[i] = make(chan facilitator.SettleResponse, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s facilitator.SettleResponse
+			codes[i] = postWithURL(t, http.DefaultClient, tf.url+facilitator.PathSettle, body(hb, req), &s)
+			chans[i] <- s
+		}()
+	}
+	time.Sleep(300 * time.Millisecond) // let the burst reach the node
+	chain.ResumeMining()
+	wg.Wait()
+	settled := 0
+	for i := range burst {
+		s := <-chans[i]
+		switch {
+		case codes[i] == 200 && s.Settled():
+			settled++
+		case codes[i] == 503 && strings.Contains(s.Error, "nothing was broadcast"):
+			waitBlocks(t, 3)
+			if authorizationUsed(t, pays[i]) {
+				t.Fatalf("settle %d refused with nothing broadcast, but it moved money", i)
+			}
+		default:
+			t.Fatalf("settle %d = %d %+v", i, codes[i], s)
+		}
+	}
+	if settled < burst-1 {
+		t.Fatalf("%d of %d settled; the nonce clash cost more than the one settlement", settled, burst)
+	}
+	r, err := chain.Client().TransactionReceipt(ctx, foreign.Hash())
+	if err != nil || r.Status != 1 {
+		t.Fatalf("the foreign transaction: %v %v", r, err)
+	}
+	if got := balance(t, seller); got.Cmp(big.NewInt(int64(10*(settled+1)))) != 0 {
+		t.Fatalf("seller balance %s, want %d", got, 10*(settled+1))
+	}
 }

@@ -285,12 +285,14 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 					sent(r, res)
 				case i > lastTaken:
 					rest = append(rest, r)
-				case res.class == sendNonceLow && r.attempts == 0:
+				case (res.class == sendNonceLow || res.class == sendReplaceLow) && r.attempts == 0:
+					// The nonce is held by another transaction: no gap.
+					e.logger.Warn("the node refused a settlement's nonce; signing it again on a fresh nonce", zap.Uint64("tx_nonce", txs[i].Nonce()), zap.Error(res.err))
 					r.attempts++
 					rest = append(rest, r)
 				default:
 					refuse(r, res)
-					if res.class != sendNonceLow {
+					if res.class != sendNonceLow && res.class != sendReplaceLow {
 						s.fillGap(ctx, e, txs[i])
 					}
 				}
@@ -307,10 +309,11 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 			}
 			r, res := reqs[firstRefused], results[firstRefused]
 			switch res.class {
-			case sendNonceLow, sendNonceHigh, sendUnderpriced:
+			case sendNonceLow, sendNonceHigh, sendUnderpriced, sendReplaceLow:
 				// The counter disagrees with the node: read it again.
 				s.known = false
 				if r.attempts == 0 {
+					e.logger.Warn("the node refused a settlement's nonce; signing it and the ones after it again on fresh nonces", zap.Uint64("tx_nonce", txs[firstRefused].Nonce()), zap.Error(res.err))
 					r.attempts++
 					rest = reqs[firstRefused:]
 				}

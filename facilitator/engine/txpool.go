@@ -50,7 +50,8 @@ const (
 	sendDuplicate                    // the node already has this very transaction
 	sendNonceLow                     // the nonce is used (by this transaction, if it was sent before)
 	sendNonceHigh                    // the nonce leaves a gap
-	sendUnderpriced                  // the fee is too low, or another transaction holds the nonce
+	sendUnderpriced                  // the fee is too low
+	sendReplaceLow                   // another transaction holds the nonce, with a fee as high
 	sendNoFunds                      // the signer cannot pay the gas
 	sendPoolFull                     // the node's pool is full
 )
@@ -81,6 +82,8 @@ func classifySend(err error) sendClass {
 		return sendNonceLow
 	case strings.Contains(m, "insufficient funds"):
 		return sendNoFunds
+	case strings.Contains(m, "replacement transaction underpriced"):
+		return sendReplaceLow
 	case strings.Contains(m, "underpriced"), strings.Contains(m, "insufficient fee"),
 		strings.Contains(m, "less than block base fee"), strings.Contains(m, "gas price below minimum"):
 		return sendUnderpriced

@@ -22,7 +22,7 @@ func TestClassifySend(t *testing.T) {
 		{"geth", "already known", sendDuplicate},
 		{"geth", "nonce too low: next nonce 7, tx nonce 5", sendNonceLow},
 		{"geth", "nonce too high", sendNonceHigh},
-		{"geth", "replacement transaction underpriced", sendUnderpriced},
+		{"geth", "replacement transaction underpriced", sendReplaceLow},
 		{"geth", "transaction underpriced: tip needed 1, tip permitted 0", sendUnderpriced},
 		{"geth", "max fee per gas less than block base fee: address 0x1, maxFeePerGas: 1, baseFee: 2", sendUnderpriced},
 		{"geth", "transaction gas price below minimum: gas tip cap 0, minimum needed 1", sendUnderpriced},
