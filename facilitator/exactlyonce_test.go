@@ -2,8 +2,8 @@ package facilitator_test
 
 import (
 	"context"
-	"fmt"
 	"crypto/ecdsa"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
