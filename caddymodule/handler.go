@@ -569,13 +569,7 @@ var (
 	noStore         = []string{"no-store"}
 )
 
-func invalidReason(err error) string {
-	var ip *facilitator.InvalidPaymentError
-	if errors.As(err, &ip) {
-		return ip.Reason
-	}
-	return facilitator.ReasonInvalidBase64
-}
+func invalidReason(err error) string { return x402.ReasonOf(err) }
 
 // resourceURL is the full URL the buyer asked for, before any rewrite.
 func resourceURL(r *http.Request) string {

@@ -10,8 +10,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
+
+// The remote facilitator client is a facilitator.Client.
+var _ facilitator.Client = (*remote.Client)(nil)
 
 // The paywall speaks x402 version 1 and version 2 at once: a 402 carries
 // the v1 body and the v2 PAYMENT-REQUIRED header; a payment comes as
@@ -134,8 +138,8 @@ func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error)
 
 // remoteClient builds the client of a remote facilitator with its dialect
 // and headers (placeholders resolved).
-func (h *Handler) remoteClient() (*facilitator.Remote, error) {
-	opts := facilitator.RemoteOptions{}
+func (h *Handler) remoteClient() (*remote.Client, error) {
+	opts := remote.Options{}
 	if h.FacilitatorDialect != "" {
 		d, err := x402.ParseDialect(h.FacilitatorDialect)
 		if err != nil {
@@ -154,5 +158,5 @@ func (h *Handler) remoteClient() (*facilitator.Remote, error) {
 			opts.Header.Set(k, val)
 		}
 	}
-	return facilitator.NewRemoteWith(h.Facilitator, opts), nil
+	return remote.New(h.Facilitator, opts), nil
 }

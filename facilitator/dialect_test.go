@@ -14,6 +14,7 @@ import (
 	ethcommon "github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -120,7 +121,7 @@ func TestRemoteDialects(t *testing.T) {
 		{"cronos", false}, {"cronos", true}, {"v1", false}, {"v1", true}, {"v2", false}, {"v2", true}, {"auto", true},
 	} {
 		t.Run(fmt.Sprintf("%s/v2buyer=%v", tc.dialect, tc.v2Buyer), func(t *testing.T) {
-			opts := facilitator.RemoteOptions{}
+			opts := remote.Options{}
 			if tc.dialect != "auto" {
 				d, err := x402.ParseDialect(tc.dialect)
 				if err != nil {
@@ -128,7 +129,7 @@ func TestRemoteDialects(t *testing.T) {
 				}
 				opts.Dialect = &d
 			}
-			remote := facilitator.NewRemoteWith(api.URL, opts)
+			client := remote.New(api.URL, opts)
 			seller := newSeller(t)
 			r := requirements(seller, "777")
 			r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
@@ -144,19 +145,19 @@ func TestRemoteDialects(t *testing.T) {
 			} else {
 				req.PaymentHeader, _ = pay(t, b, r, facilitator.PaymentOptions{})
 			}
-			v, err := remote.Verify(context.Background(), req)
+			v, err := client.Verify(context.Background(), req)
 			if err != nil || !v.IsValid || !strings.EqualFold(v.Payer, b.Address.Hex()) && tc.dialect != "cronos" {
 				t.Fatalf("verify = %+v, %v", v, err)
 			}
 			before := balance(t, seller)
-			s, err := remote.Settle(context.Background(), req)
+			s, err := client.Settle(context.Background(), req)
 			if err != nil || !s.Settled() || len(s.TxHash) != 66 {
 				t.Fatalf("settle = %+v, %v", s, err)
 			}
 			if got := new(big.Int).Sub(balance(t, seller), before); got.Int64() != 777 {
 				t.Fatalf("seller received %s, want 777", got)
 			}
-			s, err = remote.Settle(context.Background(), req)
+			s, err = client.Settle(context.Background(), req)
 			if err != nil || s.Settled() || s.Error != facilitator.ErrTextAlreadyUsed {
 				t.Fatalf("second settle = %+v, %v", s, err)
 			}
@@ -171,7 +172,7 @@ func TestRemoteFailures(t *testing.T) {
 	h, _ := pay(t, buyer(0), r, facilitator.PaymentOptions{})
 	req := &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: r}
 
-	down := facilitator.NewRemote("http://127.0.0.1:1", nil)
+	down := remote.New("http://127.0.0.1:1", remote.Options{})
 	if _, err := down.Verify(context.Background(), req); err == nil || facilitator.StatusOf(err) != 502 {
 		t.Errorf("unreachable verify: %v", err)
 	}
@@ -187,11 +188,11 @@ func TestRemoteFailures(t *testing.T) {
 		}
 	}))
 	defer odd.Close()
-	remote := facilitator.NewRemote(odd.URL, nil)
-	if _, err := remote.Settle(context.Background(), req); err == nil || !strings.Contains(err.Error(), "does not say whether it settled") {
+	client := remote.New(odd.URL, remote.Options{})
+	if _, err := client.Settle(context.Background(), req); err == nil || !strings.Contains(err.Error(), "does not say whether it settled") {
 		t.Errorf("settle answer without an outcome: %v", err)
 	}
-	if _, err := remote.Verify(context.Background(), req); err == nil || facilitator.StatusOf(err) != 429 || !strings.Contains(err.Error(), "Rate limit exceeded") {
+	if _, err := client.Verify(context.Background(), req); err == nil || facilitator.StatusOf(err) != 429 || !strings.Contains(err.Error(), "Rate limit exceeded") {
 		t.Errorf("rate-limited verify: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package facilitator
 
 import (
 	"context"
-	"errors"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -130,13 +129,7 @@ func (f *Facilitator) checkWindow(a *Authorization) string {
 	return ""
 }
 
-func reasonOf(err error) string {
-	var ip *InvalidPaymentError
-	if errors.As(err, &ip) {
-		return ip.Reason
-	}
-	return ReasonInvalidBase64
-}
+func reasonOf(err error) string { return x402.ReasonOf(err) }
 
 // Verify checks a payment against the seller's requirements: the off-chain
 // checks, then (unless the network skips them) authorizationState, the
