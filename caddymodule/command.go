@@ -354,19 +354,34 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 	if settlement != "" {
 		fmt.Fprintf(stderr, "x402: settlement (X-PAYMENT-RESPONSE):\n%s\n", decodePaymentResponse(settlement))
 	}
+	moved, tx := settledIn(settlement)
 	if resp.StatusCode == http.StatusPaymentRequired {
 		var refused facilitator.PaymentRequired
 		reason := strings.TrimSpace(string(data))
 		if json.Unmarshal(data, &refused) == nil && refused.Error != "" {
 			reason = refused.Error
 		}
-		return fmt.Errorf("payment refused: %s", reason)
+		if reason == facilitator.ErrTextPending {
+			return fmt.Errorf("payment refused: %s: the transfer was broadcast and may still move the money%s; the seller did not deliver", reason, txNote(tx))
+		}
+		return fmt.Errorf("payment refused: %s (no money moved)", reason)
 	}
 	if err := writeBody(stdout, data); err != nil {
 		return err
 	}
 	if resp.StatusCode >= 400 {
-		return fmt.Errorf("%s answered %s after payment", url, resp.Status)
+		if moved {
+			return fmt.Errorf("%s answered %s after the payment was settled: money moved%s", url, resp.Status, txNote(tx))
+		}
+		var failed struct {
+			Error string `json:"error"`
+		}
+		why := ""
+		if json.Unmarshal(data, &failed) == nil && failed.Error != "" {
+			why = ": " + failed.Error
+		}
+		return fmt.Errorf("%s answered %s%s; no settlement was reported, so no money moved (the signed authorization stays valid until %s: the seller could still use it)",
+			url, resp.Status, why, time.Unix(payment.Authorization.ValidBefore.Int64(), 0).UTC().Format(time.RFC3339))
 	}
 	if settlement == "" {
 		fmt.Fprintf(stderr, "x402: %s answered %s without an X-PAYMENT-RESPONSE header\n", url, resp.Status)
@@ -428,6 +443,34 @@ func requestBody(data string) ([]byte, error) {
 
 // decodePaymentResponse renders an X-PAYMENT-RESPONSE header (Base64 JSON,
 // or plain JSON) as indented JSON, or returns it as it is.
+// settledIn reads an X-PAYMENT-RESPONSE header: whether it reports a
+// settlement, and its transaction hash.
+func settledIn(h string) (bool, string) {
+	if h == "" {
+		return false, ""
+	}
+	var pr struct {
+		Success     bool   `json:"success"`
+		Transaction string `json:"transaction"`
+		TxHash      string `json:"txHash"`
+	}
+	b, err := facilitator.DecodeBase64(h)
+	if err != nil || json.Unmarshal(b, &pr) != nil {
+		return false, ""
+	}
+	if pr.Transaction == "" {
+		pr.Transaction = pr.TxHash
+	}
+	return pr.Success, pr.Transaction
+}
+
+func txNote(tx string) string {
+	if tx == "" {
+		return ""
+	}
+	return " (transaction " + tx + ")"
+}
+
 func decodePaymentResponse(h string) string {
 	raw := []byte(h)
 	if b, err := facilitator.DecodeBase64(h); err == nil && json.Valid(b) {

@@ -153,3 +153,55 @@ func TestDecodePaymentResponse(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestPaySaysWhetherMoneyMoved: after a failed paid request, caddy x402 pay
+// says whether the payment was settled.
+func TestPaySaysWhetherMoneyMoved(t *testing.T) {
+	settledHeader := base64.StdEncoding.EncodeToString([]byte(`{"success":true,"transaction":"0xfeed","txHash":"0xfeed"}`))
+	tests := []struct {
+		name       string
+		status     int
+		body       string
+		settlement string
+		want       []string
+	}{
+		{"facilitator down", 500, `{"x402Version":1,"error":"the payment could not be verified: facilitator unreachable; try again shortly"}`, "",
+			[]string{"answered 500 Internal Server Error: the payment could not be verified", "no money moved"}},
+		{"rate limited", 429, `{"error":"Too many payment attempts from this client; retry in 7 s","retryAfterSeconds":7}`, "",
+			[]string{"429", "Too many payment attempts", "no money moved"}},
+		{"upstream failed after settling", 502, "bad gateway", settledHeader,
+			[]string{"after the payment was settled: money moved (transaction 0xfeed)"}},
+		{"pending", 402, `{"x402Version":1,"error":"Settlement pending"}`, "",
+			[]string{"Settlement pending: the transfer was broadcast and may still move the money"}},
+		{"refused", 402, `{"x402Version":1,"error":"ERC20: transfer amount exceeds balance"}`, "",
+			[]string{"payment refused: ERC20: transfer amount exceeds balance (no money moved)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if r.Header.Get("X-PAYMENT") == "" {
+					w.WriteHeader(http.StatusPaymentRequired)
+					acceptsBody(w)
+					return
+				}
+				if tt.settlement != "" {
+					w.Header().Set("X-PAYMENT-RESPONSE", tt.settlement)
+				}
+				w.WriteHeader(tt.status)
+				w.Write([]byte(tt.body))
+			}))
+			defer srv.Close()
+			var stdout, stderr bytes.Buffer
+			err := runPay(context.Background(), srv.URL, payOptions{key: testBuyerKey, method: "GET", timeout: 10 * time.Second}, &stdout, &stderr)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
