@@ -121,6 +121,10 @@ func (h *Handler) setFailedResponse(w http.ResponseWriter, r *http.Request, sr *
 // could not be carried out (facilitator unreachable, refusing, rate
 // limiting): never an empty body, and no money moved that the buyer does
 // not know of (a pending settlement is an answer, not a failure).
+// retryAfterFailed is the Retry-After of a facilitator failure, in seconds:
+// health is checked about once a second, RPC endpoints cool down for five.
+var retryAfterFailed = []string{"5"}
+
 func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error) error {
 	body, _ := json.Marshal(map[string]any{
 		"x402Version": 1,
@@ -131,6 +135,7 @@ func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error)
 	hdr["Content-Type"] = jsonContentType
 	hdr["Cache-Control"] = noStore
 	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	hdr["Retry-After"] = retryAfterFailed
 	w.WriteHeader(http.StatusInternalServerError)
 	_, werr := w.Write(body)
 	return werr

@@ -203,8 +203,19 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 	}
 	n.rpc = pool
 	if err := pool.CheckChainIDs(ctx); err != nil {
-		pool.Close()
-		return nil, err
+		// A chain that is down is no reason not to start (a restart for
+		// crash recovery may come during an outage): the network serves
+		// as soon as an endpoint answers, if nothing must be read from
+		// the chain first. A wrong chain ID is always fatal.
+		if !errors.Is(err, evm.ErrNoEndpoint) || nc.EIP712Name == "" || nc.EIP712Version == "" || nc.Decimals == 0 {
+			pool.Close()
+			if errors.Is(err, evm.ErrNoEndpoint) {
+				return nil, fmt.Errorf("%w; to start while the chain is down, set the token's eip712_name, eip712_version and decimals", err)
+			}
+			return nil, err
+		}
+		f.logger.Error("starting without the chain: no RPC endpoint answers, so this network cannot verify or settle until one does; the health check shows when it is back",
+			zap.String("network", nc.Name), zap.Error(err))
 	}
 	n.domain = Domain{Name: nc.EIP712Name, Version: nc.EIP712Version, ChainID: n.chainID, VerifyingContract: n.token}
 	if n.domain.Name == "" {

@@ -389,12 +389,35 @@ func TestStartChecks(t *testing.T) {
 	dead, _ := rpcproxy.New(chain.RPCURL())
 	dead.Down()
 	defer dead.Close()
+	// No reachable node: fatal only when something must be read from the
+	// chain first (here the EIP-712 domain).
 	gone := testnetConfig()
 	gone.RPCURLs = []string{dead.URL()}
+	gone.EIP712Name = ""
 	_, err = facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{gone}})
-	if err == nil || !strings.HasPrefix(err.Error(), "network cronos-testnet: no RPC endpoint answered eth_chainId") {
-		t.Fatalf("New with no reachable node = %v", err)
+	if err == nil || !strings.HasPrefix(err.Error(), "network cronos-testnet: no RPC endpoint answered eth_chainId") ||
+		!strings.Contains(err.Error(), "to start while the chain is down, set the token's eip712_name, eip712_version and decimals") {
+		t.Fatalf("New with no reachable node and no domain = %v", err)
 	}
+	// Degraded start: everything configured, the facilitator starts, says
+	// it cannot settle, and settles once the node is back.
+	gone.EIP712Name = testnetConfig().EIP712Name
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{gone}})
+	if err != nil {
+		t.Fatalf("New with the chain down and the domain configured: %v", err)
+	}
+	api := httptest.NewServer(f.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	if hl := networkHealth(t, api.URL); hl.CanSettle || hl.RPCReachable || hl.RPCError == "" {
+		t.Errorf("health with the chain down: %+v", hl)
+	}
+	if err := dead.Up(); err != nil {
+		t.Fatal(err)
+	}
+	if hl := networkHealth(t, api.URL); !hl.CanSettle || !hl.RPCReachable {
+		t.Errorf("health with the chain back: %+v", hl)
+	}
+	api.Close()
+	f.Close()
 	// A configured EIP-712 domain the token does not have is refused.
 	mismatch := testnetConfig()
 	mismatch.EIP712Version = "2"
@@ -406,7 +429,7 @@ func TestStartChecks(t *testing.T) {
 	// The EIP-712 domain is read from the token when not configured.
 	custom := testnetConfig()
 	custom.Name, custom.EIP712Name, custom.EIP712Version = "my-chain", "", ""
-	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{custom}})
+	f, err = facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{custom}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,8 +96,8 @@ func (p *Pool) CheckChainIDs(ctx context.Context) error {
 			zap.String("network", p.network), zap.String("rpc", RedactURL(e.url)), zap.Error(err))
 	}
 	if reachable == 0 {
-		return fmt.Errorf("network %s: no RPC endpoint answered eth_chainId (%w); check the rpc URLs and that the node is up",
-			p.network, errors.Join(errs...))
+		return fmt.Errorf("network %s: no RPC endpoint answered eth_chainId (%w); check the rpc URLs and that the node is up: %w",
+			p.network, errors.Join(errs...), ErrNoEndpoint)
 	}
 	return nil
 }
