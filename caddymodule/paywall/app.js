@@ -295,7 +295,7 @@
         show('warn', 'Settlement pending',
           (tx ? 'Transaction ' + tx + ' is not in a block yet. ' : 'The transaction is not in a block yet. ') +
           'Asking again with the same authorization (' + (attempt + 1) + '/' + PENDING_RETRIES + ')…');
-        if (tx) showTx(tx, null, null);
+        if (tx) showTx(tx, null, null, false);
         // The seller's Retry-After (seconds), within 1-10 s.
         var after = Number(res.headers.get('Retry-After'));
         await sleep(after >= 1 ? Math.min(after, 10) * 1000 : PENDING_DELAY_MS);
@@ -315,9 +315,13 @@
     return base + '/tx/' + tx;
   }
 
-  function showTx(tx, block, from) {
+  // showTx shows the transaction, settled or still waiting for its block.
+  function showTx(tx, block, from, settled) {
     if (!receiptBox) return;
     receiptBox.hidden = false;
+    var title = $('x402-receipt-title');
+    if (title) title.textContent = settled ? 'Paid' : 'Payment sent, waiting for its block';
+    el('x402-block').textContent = block === null || block === undefined ? (settled ? '-' : 'not yet') : String(block);
     el('x402-tx', 'code').textContent = tx;
     var link = $('x402-tx-link');
     var href = explorerLink(tx);
@@ -325,7 +329,6 @@
       link.href = href;
       link.hidden = false;
     }
-    if (block !== null && block !== undefined) el('x402-block').textContent = String(block);
     if (from) el('x402-from', 'code').textContent = from;
   }
 
@@ -418,7 +421,7 @@
       show('info', 'Settling…', 'The seller is settling your payment on chain.');
       var out = await submit(header);
       var s = out.settlement;
-      if (s && (s.txHash || s.transaction)) showTx(s.txHash || s.transaction, s.blockNumber, s.payer || s.from);
+      if (s && (s.txHash || s.transaction)) showTx(s.txHash || s.transaction, s.blockNumber, s.payer || s.from, !!s.success);
       if (out.res.status >= 400) {
         setStep('settle', s && s.success ? 'done' : 'failed');
         show('error', 'The seller answered ' + out.res.status,

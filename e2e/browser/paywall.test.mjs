@@ -227,10 +227,17 @@ async function openPage(w, urlPath = '/api/weather') {
 
 async function payAndWait(page) {
   await page.click('#x402-pay');
+  return waitForOutcome(page);
+}
+
+// waitForOutcome waits until the page has told how the payment ended
+// (a pending settlement is not an end: the page retries).
+async function waitForOutcome(page) {
   await page.waitForFunction(() => {
     const s = document.getElementById('x402-status');
     const k = s && s.getAttribute('data-kind');
-    return k === 'ok' || k === 'error' || k === 'warn';
+    const title = s && s.querySelector('strong') ? s.querySelector('strong').textContent : '';
+    return k === 'ok' || k === 'error' || (k === 'warn' && title !== 'Settlement pending');
   }, { timeout: 60000 });
   return page.evaluate(() => {
     const s = document.getElementById('x402-status');
@@ -299,6 +306,8 @@ test('a browser pays from its wallet and gets the content and the transaction', 
 
     const tx = await page.$eval('#x402-tx', (e) => e.textContent);
     assert.match(tx, /^0x[0-9a-f]{64}$/);
+    assert.equal(await page.$eval('#x402-receipt-title', (e) => e.textContent), 'Paid');
+    assert.match(await page.$eval('#x402-block', (e) => e.textContent), /^[1-9][0-9]*$/);
     const link = await page.$eval('#x402-tx-link', (e) => ({ href: e.getAttribute('href'), hidden: e.hidden }));
     assert.deepEqual(link, { href: `${EXPLORER}/tx/${tx}`, hidden: false });
     const content = JSON.parse(await page.$eval('#x402-content', (e) => e.textContent));
