@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,7 +83,17 @@ type App struct {
 	// the process either).
 	Journal string `json:"journal,omitempty"`
 
+	// Redemptions is the path of the paywall's redemption store (a bbolt
+	// file): which route each authorization pays for and whether its
+	// answer was delivered, so that a buyer whose payment moved money gets
+	// the resource exactly once, across retries and restarts. Default:
+	// x402/redemptions.db in Caddy's data directory; with devnet, a store
+	// in memory.
+	Redemptions string `json:"redemptions,omitempty"`
+
 	fac    *facilitator.Facilitator
+	nets   []string // this config's network names
+	redeem *redeemer
 	chain  *devnet.Chain
 	keys   []string // pool keys held, released in Cleanup
 	logger *zap.Logger
@@ -286,6 +295,21 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
+	a.nets = nil
+	for _, n := range nets {
+		a.nets = append(a.nets, n.Name)
+	}
+	redeemPath := a.Redemptions
+	if redeemPath == "" && a.Devnet == nil {
+		redeemPath = defaultRedemptionsPath()
+	}
+	rd, rkey, err := provisionRedeemer(redeemPath, "devnet")
+	if err != nil {
+		return fmt.Errorf("x402: %w", err)
+	}
+	a.keys = append(a.keys, rkey)
+	a.redeem = rd
+
 	var journal facilitator.Journal
 	if path := a.journalPath(); path != "" {
 		if journal, err = a.provisionJournal(path); err != nil {
@@ -293,19 +317,33 @@ func (a *App) Provision(ctx caddy.Context) error {
 		}
 	}
 
-	// The pool key covers the app's JSON config, the devnet it points at
-	// and the resolved keys (hashed, so that changing the key behind a
-	// placeholder makes a new facilitator).
+	// The facilitator is pooled by what it owns (engine_pool.go). Its
+	// settings (the app's JSON config, the devnet and the resolved keys,
+	// hashed so that changing the key behind a placeholder counts) tell a
+	// reused facilitator from a changed one.
 	h := sha256.New()
 	h.Write(cfgJSON)
+	chainURL := ""
 	if a.chain != nil {
-		h.Write([]byte(a.chain.RPCURL()))
+		chainURL = a.chain.RPCURL()
+		h.Write([]byte(chainURL))
 	}
 	h.Write(keyPrint)
-	key := "facilitator:" + hex.EncodeToString(h.Sum(nil))
+	settings := h.Sum(nil)
+	journalAbs := ""
+	if path := a.journalPath(); path != "" {
+		journalAbs, _ = filepath.Abs(path)
+	}
+	key, claims := engineIdentity(nets, journalAbs, chainURL, settings)
 
 	logger := a.logger
 	val, loaded, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+		if shared := claimEngine(key, claims); len(shared) > 0 {
+			logger.Error("this reload changed the x402 app's networks or its set of signer keys, so a second facilitator starts on keys "+
+				"the running one still uses until the previous config is gone; settlements of the two may race for nonces. "+
+				"Change networks and signer keys with a restart of Caddy; other settings (settle_timeout, routes) reload safely",
+				zap.Strings("shared", shared))
+		}
 		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		f, err := facilitator.New(dctx, facilitator.Config{
@@ -315,23 +353,54 @@ func (a *App) Provision(ctx caddy.Context) error {
 			Journal:       journal,
 		})
 		if err != nil {
+			releaseEngine(key, claims)
 			return nil, err
 		}
-		return &sharedFacilitator{f: f}, nil
+		return &sharedFacilitator{f: f, key: key, claims: claims, settings: string(settings)}, nil
 	})
 	if err != nil {
 		return fmt.Errorf("starting the x402 facilitator: %w", err)
 	}
 	a.keys = append(a.keys, key)
-	a.fac = val.(*sharedFacilitator).f
+	shared := val.(*sharedFacilitator)
+	a.fac = shared.f
 	if err := registerFacilitatorMetrics(ctx, a.fac); err != nil {
 		return err
 	}
 	if loaded {
 		a.logger.Debug("reusing the facilitator of the previous config", zap.Strings("networks", a.fac.Networks()))
+		if shared.settings != string(settings) {
+			a.logger.Warn("the x402 app's settings changed but its networks, signer keys and journal did not, so the running facilitator "+
+				"carries on (one engine per signer key): the paywall uses the new settle_timeout at once, the x402_facilitator API "+
+				"keeps the running one until Caddy restarts",
+				zap.Strings("networks", a.fac.Networks()))
+		}
 	}
 	return nil
 }
+
+// facilitatorFor returns the embedded facilitator if it serves network.
+func (a *App) facilitatorFor(network string) (*facilitator.Facilitator, facilitator.NetworkInfo, bool) {
+	if info, ok := a.fac.NetworkInfo(network); ok {
+		return a.fac, info, true
+	}
+	return nil, facilitator.NetworkInfo{}, false
+}
+
+// servedNetworks lists this config's networks.
+func (a *App) servedNetworks() []string { return a.nets }
+
+// settleWait is how long the paywall waits for a settlement to be in a
+// block before it answers pending.
+func (a *App) settleWait() time.Duration {
+	if a.SettleTimeout > 0 {
+		return time.Duration(a.SettleTimeout)
+	}
+	return facilitatorDefaultSettleTimeout
+}
+
+// facilitatorDefaultSettleTimeout is the facilitator's own default.
+const facilitatorDefaultSettleTimeout = 30 * time.Second
 
 // journalPath is where the settlement journal lives: the configured path,
 // or by default a file in Caddy's data directory, so that a restart never
@@ -588,10 +657,20 @@ func (a *App) Facilitator() *facilitator.Facilitator { return a.fac }
 func (a *App) Chain() *devnet.Chain { return a.chain }
 
 // sharedFacilitator is a facilitator held in the usage pool.
-type sharedFacilitator struct{ f *facilitator.Facilitator }
+type sharedFacilitator struct {
+	f        *facilitator.Facilitator
+	key      string   // its pool key
+	claims   []string // the signer keys and journal it owns
+	settings string   // hash of the config it was started with
+}
 
-// Destruct closes the facilitator when the last config using it is gone.
-func (s *sharedFacilitator) Destruct() error { return s.f.Close() }
+// Destruct closes the facilitator when the last config using it is gone,
+// and frees its signer keys and journal for another.
+func (s *sharedFacilitator) Destruct() error {
+	err := s.f.Close()
+	releaseEngine(s.key, s.claims)
+	return err
+}
 
 // sharedJournal is a settlement journal held in the usage pool.
 type sharedJournal struct{ j facilitator.Journal }

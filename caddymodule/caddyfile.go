@@ -73,6 +73,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //		}
 //		settle_timeout <duration>
 //		journal <path>
+//		redemptions <path>
 //	}
 //
 // network may repeat, and signer_key and rpc within it. A built-in network
@@ -114,8 +115,14 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			a.Journal = v
+		case "redemptions":
+			v, err := oneArg(d)
+			if err != nil {
+				return err
+			}
+			a.Redemptions = v
 		default:
-			return d.Errf("unrecognized x402 option %q; expected network, devnet, settle_timeout or journal", d.Val())
+			return d.Errf("unrecognized x402 option %q; expected network, devnet, settle_timeout, journal or redemptions", d.Val())
 		}
 	}
 	if err := a.validate(); err != nil {

@@ -28,6 +28,7 @@ func init() {
 var (
 	_ caddy.Provisioner           = (*Handler)(nil)
 	_ caddy.Validator             = (*Handler)(nil)
+	_ caddy.CleanerUpper          = (*Handler)(nil)
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 )
 
@@ -173,6 +174,10 @@ type Handler struct {
 	client      facilitator.Client
 	guard       *guard
 	routeLabel  string
+	outcomes    outcomeLookup
+	redeem      *redeemer
+	poolKeys    []string      // usage pool keys held, released in Cleanup
+	settleWait  time.Duration // the x402 app's settle_timeout, with the embedded facilitator
 	reqs        facilitator.PaymentRequirements
 	settleAfter bool
 	tmpl        bodyTemplate
@@ -258,6 +263,19 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	return h.provisionPage(ctx, h.reqs, info.Decimals)
 }
 
+// Cleanup releases the redemption store a remote-mode paywall opened
+// itself (with no x402 app configured).
+func (h *Handler) Cleanup() error {
+	var errs []error
+	for _, k := range h.poolKeys {
+		if _, err := pool.Delete(k); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	h.poolKeys = nil
+	return errors.Join(errs...)
+}
+
 // networkFacts is what the requirements need to know about a network.
 type networkFacts struct {
 	Name     string
@@ -278,12 +296,12 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 			return networkFacts{}, fmt.Errorf("x402: getting the x402 app: %w", err)
 		}
 		app := appIface.(*App)
-		info, ok := app.fac.NetworkInfo(network)
+		fac, info, ok := app.facilitatorFor(network)
 		if !ok {
 			return networkFacts{}, fmt.Errorf("x402: network %q is not configured in the x402 app (configured: %s); add it to the x402 global option or set facilitator to a remote one",
-				network, strings.Join(app.fac.Networks(), ", "))
+				network, strings.Join(app.servedNetworks(), ", "))
 		}
-		h.client = app.fac
+		h.client, h.outcomes, h.redeem, h.settleWait = fac, localOutcomes{fac}, app.redeem, app.settleWait()
 		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}, nil
 	}
 
@@ -292,17 +310,26 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 		return networkFacts{}, err
 	}
 	h.client = remote
+	h.outcomes = newRemoteOutcomes(h.Facilitator)
 	var facts networkFacts
 	found := false
 	// A configured x402 app knows the network best (its domain may have
 	// been read on chain); a remote facilitator does not tell.
 	if appIface, err := ctx.AppIfConfigured("x402"); err == nil {
-		if info, ok := appIface.(*App).fac.NetworkInfo(network); ok {
+		h.redeem = appIface.(*App).redeem
+		if _, info, ok := appIface.(*App).facilitatorFor(network); ok {
 			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}
 			found = true
 		}
 	} else if !errors.Is(err, caddy.ErrNotConfigured) {
 		return networkFacts{}, fmt.Errorf("x402: getting the x402 app: %w", err)
+	}
+	if h.redeem == nil {
+		rd, key, err := provisionRedeemer(defaultRedemptionsPath(), "")
+		if err != nil {
+			return networkFacts{}, fmt.Errorf("x402: %w", err)
+		}
+		h.redeem, h.poolKeys = rd, append(h.poolKeys, key)
 	}
 	if !found {
 		if b, ok := facilitator.BuiltinNetwork(network); ok {
@@ -426,42 +453,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	req.PaymentRequirements.Resource = resourceURL(r)
 
-	verifyStart := time.Now()
-	vr, err := h.client.Verify(r.Context(), req)
-	h.timeVerify(verifyStart)
-	if err != nil {
-		h.observePayment(OutcomeFailed, "")
-		h.logger.Error("verify could not be carried out", zap.String("network", h.reqs.Network), zap.Error(err))
-		return h.facilitatorFailed(w, "verified", err)
-	}
-	if !vr.IsValid {
-		h.observePayment(OutcomeRefused, vr.Reason())
-		h.guard.refuse(key, payment, vr.Reason())
-		return h.paymentRequired(w, r, "", vr.Reason())
-	}
-
 	if h.settleAfter {
-		return h.serveSettleAfter(w, r, next, req, payment)
+		return h.serveSettleAfter(w, r, next, req, payment, key)
 	}
-
-	sr, err := h.settle(r, req)
-	if err != nil {
-		return h.facilitatorFailed(w, "settled", err)
-	}
-	if !sr.Settled() {
-		h.setFailedResponse(w, r, sr)
-		return h.paymentRequired(w, r, sr.Error, "")
-	}
-	h.settled(w, r, sr)
-	return next.ServeHTTP(w, r)
+	return h.serveRedeem(w, r, next, req, payment, key)
 }
 
 // settle settles a verified payment. A buyer who hangs up does not cancel
 // it: the transaction may already be broadcast, and the facilitator bounds
 // the wait itself.
 func (h *Handler) settle(r *http.Request, req *facilitator.Request) (*facilitator.SettleResponse, error) {
+	ctx := context.WithoutCancel(r.Context())
+	if h.settleWait > 0 {
+		// The app's current settle_timeout, even when the facilitator was
+		// started by an earlier config with another one.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.settleWait)
+		defer cancel()
+	}
 	settleStart := time.Now()
-	sr, err := h.client.Settle(context.WithoutCancel(r.Context()), req)
+	sr, err := h.client.Settle(ctx, req)
 	h.timeSettle(settleStart)
 	if err != nil {
 		h.observePayment(OutcomeFailed, "")

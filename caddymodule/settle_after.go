@@ -1,9 +1,16 @@
 package caddymodule
 
 import (
+	"bufio"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"sync"
+	"time"
+
+	"go.uber.org/zap"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
@@ -14,14 +21,46 @@ import (
 // payment and settles when the upstream's answer starts, if its status is
 // below 400. The upstream is told who pays (X-Payment-From, -Value,
 // -Network) but not the transaction, which does not exist yet.
+//
+// The authorization is reserved first: while one request holds it,
+// concurrent copies are refused at once (402), so the upstream runs at
+// most once per payment. An authorization found paid but not delivered (a
+// crash, or a retry after a pending answer) is delivered as in settle
+// before: its upstream gets the transaction headers.
 func (h *Handler) serveSettleAfter(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment) error {
+	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte) error {
+	id := authID(h.reqs.Network, payment.Authorization.From, payment.Authorization.Nonce)
+	if !h.redeem.acquire(id) {
+		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
+	}
+	defer h.redeem.release(id)
+
+	c, rec, err := h.resolve(r, id, payment)
+	switch c {
+	case redeemRefuse:
+		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
+	case redeemDeliver:
+		return h.deliver(w, r, next, id, rec)
+	case redeemPendingAgain:
+		return h.pending(w, r, rec.TxHash)
+	case redeemUnknown:
+		h.logger.Error("the outcome of an earlier settlement of this payment is unknown; the buyer may retry",
+			zap.String("id", id), zap.Error(err))
+		return h.facilitatorFailed(w, "confirmed", &facilitator.StatusError{Status: http.StatusInternalServerError,
+			Message: "the outcome of an earlier attempt with this payment is not known yet (" + err.Error() + "); retry with the same X-PAYMENT header", Err: err})
+	}
+
+	if ok, err := h.verifyPayment(w, r, req, payment, refusal); !ok {
+		return err
+	}
+
 	r.Header.Set(HeaderFrom, payment.Authorization.From.Hex())
 	r.Header.Set(HeaderValue, payment.Authorization.Value.String())
 	r.Header.Set(HeaderNetwork, h.reqs.Network)
 
-	sw := &settleWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, req: req}
-	err := next.ServeHTTP(sw, r)
+	sw := &settleWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, req: req,
+		id: id, rec: &redemption{Route: h.routeKey(r), ValidBefore: payment.Authorization.ValidBefore.String()}}
+	err = next.ServeHTTP(sw, r)
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	if !sw.decided {
@@ -43,10 +82,15 @@ func (h *Handler) serveSettleAfter(w http.ResponseWriter, r *http.Request, next 
 	return err
 }
 
+// errNotSettled refuses a connection takeover (Hijack, or a flush of an
+// extended CONNECT tunnel) before the payment is settled.
+var errNotSettled = errors.New("x402: the payment is not settled, so the connection cannot be taken over")
+
 type settleState int
 
 const (
-	statePassing     settleState = iota // answer goes through (settled, or status >= 400)
+	statePassing     settleState = iota // answer goes through unpaid (status >= 400)
+	stateSettled                        // settled: the answer goes through
 	stateRefused                        // settle failed; a 402 was written, the upstream's answer is dropped
 	stateSettleError                    // settle could not be carried out; nothing written yet
 )
@@ -59,6 +103,8 @@ type settleWriter struct {
 	h   *Handler
 	r   *http.Request
 	req *facilitator.Request
+	id  string      // the authorization
+	rec *redemption // its record, written as the decision is made
 
 	mu        sync.Mutex
 	decided   bool
@@ -75,20 +121,43 @@ func (sw *settleWriter) decide(status int) {
 		sw.ResponseWriter.WriteHeader(status)
 		return
 	}
-	sr, err := sw.h.settle(sw.r, sw.req)
+	h, rec := sw.h, sw.rec
+	rec.State, rec.Updated = redeemSettling, time.Now()
+	if err := h.redeem.store.put(sw.id, rec); err != nil {
+		sw.state, sw.settleErr = stateSettleError, fmt.Errorf("x402: writing the redemption store: %w", err)
+		clearHeader(sw.ResponseWriter.Header())
+		return
+	}
+	sr, err := h.settle(sw.r, sw.req)
 	switch {
 	case err != nil:
+		h.settleFailed(sw.id, err)
 		sw.state, sw.settleErr = stateSettleError, err
 		clearHeader(sw.ResponseWriter.Header())
-	case !sr.Settled():
+	case sr.Settled():
+		// The answer begins right here: paid and delivered at once.
+		rec.State, rec.TxHash, rec.Settlement, rec.Updated = redeemDelivered, sr.TxHash, sr, time.Now()
+		if err := h.redeem.store.put(sw.id, rec); err != nil {
+			h.logger.Error("marking a payment delivered failed; a retry could get the resource again",
+				zap.String("id", sw.id), zap.Error(err))
+		}
+		sw.state = stateSettled
+		h.settled(sw.ResponseWriter, sw.r, sr)
+		sw.ResponseWriter.WriteHeader(status)
+	case sr.Error == facilitator.ErrTextPending:
+		// The upstream's answer is dropped; a retry with the same header
+		// runs it again once the payment is in a block.
+		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
+		_ = h.redeem.store.put(sw.id, rec)
 		sw.state = stateRefused
 		clearHeader(sw.ResponseWriter.Header())
-		sw.h.setFailedResponse(sw.ResponseWriter, sw.r, sr)
-		_ = sw.h.paymentRequired(sw.ResponseWriter, sw.r, sr.Error, "")
+		_ = h.pending(sw.ResponseWriter, sw.r, sr.TxHash)
 	default:
-		sw.state = statePassing
-		sw.h.settled(sw.ResponseWriter, sw.r, sr)
-		sw.ResponseWriter.WriteHeader(status)
+		_ = h.redeem.store.del(sw.id)
+		sw.state = stateRefused
+		clearHeader(sw.ResponseWriter.Header())
+		h.setFailedResponse(sw.ResponseWriter, sw.r, sr)
+		_ = h.paymentRequired(sw.ResponseWriter, sw.r, sr.Error, "")
 	}
 }
 
@@ -104,7 +173,7 @@ func (sw *settleWriter) WriteHeader(status int) {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	if sw.decided {
-		if sw.state == statePassing {
+		if sw.passing() {
 			sw.ResponseWriter.WriteHeader(status)
 		}
 		return
@@ -124,8 +193,12 @@ func (sw *settleWriter) ensure() bool {
 	if !sw.decided {
 		sw.decide(http.StatusOK)
 	}
-	return sw.state == statePassing
+	return sw.passing()
 }
+
+// passing reports whether the upstream's answer goes out. The caller
+// holds mu.
+func (sw *settleWriter) passing() bool { return sw.state == statePassing || sw.state == stateSettled }
 
 // Write passes the body through once the payment is settled.
 func (sw *settleWriter) Write(p []byte) (int, error) {
@@ -144,13 +217,29 @@ func (sw *settleWriter) ReadFrom(src io.Reader) (int64, error) {
 }
 
 // FlushError flushes, settling first if nothing was written yet, so that
-// http.ResponseController never flushes an undecided answer.
+// http.ResponseController never flushes an undecided answer. It fails when
+// the payment was refused: an HTTP/2 extended CONNECT tunnel (which starts
+// with a flush) must not open.
 func (sw *settleWriter) FlushError() error {
 	if !sw.ensure() {
-		return nil
+		return errNotSettled
 	}
 	return http.NewResponseController(sw.ResponseWriter).Flush()
 }
 
 // Flush implements http.Flusher.
 func (sw *settleWriter) Flush() { _ = sw.FlushError() }
+
+// Hijack hands the connection over (a WebSocket upgrade through
+// reverse_proxy) only once the payment is settled: the upstream's 101 is
+// the decision, and an upgrade that was refused, or not decided, or not
+// paid for (status 400 or more) is not taken over.
+func (sw *settleWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	sw.mu.Lock()
+	settled := sw.decided && sw.state == stateSettled
+	sw.mu.Unlock()
+	if !settled {
+		return nil, nil, errNotSettled
+	}
+	return http.NewResponseController(sw.ResponseWriter).Hijack()
+}

@@ -1,0 +1,330 @@
+package caddymodule
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+)
+
+// Paid means delivered, exactly once.
+//
+// Every authorization the paywall settles is recorded in the redemption
+// store, keyed by network, payer and nonce, with the route (requirements
+// and resource URL) it was presented at:
+//
+//	settling  written before settle is called
+//	pending   settle answered "Settlement pending" with a txHash
+//	paid      the money moved; written before the upstream is called
+//	delivered the upstream's answer began (a status below 500)
+//
+// A later request with the same X-PAYMENT at the same route picks up where
+// the record stands: paid goes to the upstream without paying again;
+// settling and pending look the outcome up at the facilitator (by txHash,
+// or by authorization) and deliver once it is settled. Any other reuse (another
+// route, or after delivery) is answered 402 "Authorization already used".
+// A crash anywhere leaves a record that the next retry resolves, so a buyer
+// whose money moved gets the resource once.
+
+// retryAfterPending is the Retry-After of a pending answer, in seconds.
+const retryAfterPending = "2"
+
+// textRetrySameHeader is what a pending or unclear answer tells the buyer.
+const textRetrySameHeader = "the payment was sent and is not confirmed yet; retry this request with the same X-PAYMENT header to get the resource once it is (do not sign a new payment)"
+
+// routeKey identifies the route and resource a payment is presented at.
+func (h *Handler) routeKey(r *http.Request) string {
+	s := sha256.New()
+	s.Write(h.tmpl.reqHead)
+	s.Write(h.tmpl.reqTail)
+	s.Write([]byte{0})
+	s.Write([]byte(resourceURL(r)))
+	return hex.EncodeToString(s.Sum(nil)[:16])
+}
+
+// redeemCase is what a request's authorization is, given its record.
+type redeemCase int
+
+const (
+	redeemNew          redeemCase = iota // no record: verify and settle
+	redeemRefuse                         // someone else's, or spent: 402
+	redeemDeliver                        // paid: deliver without paying again
+	redeemPendingAgain                   // still pending: answer pending again
+	redeemUnknown                        // outcome unknown (lookup failed): 500, keep the record
+)
+
+// resolve looks at the authorization's record and, for one that is
+// settling or pending, asks the facilitator what became of it. The caller
+// holds the authorization (acquire).
+func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payment) (redeemCase, *redemption, error) {
+	rec, err := h.redeem.store.get(id)
+	if err != nil {
+		return redeemUnknown, nil, fmt.Errorf("reading the redemption store: %w", err)
+	}
+	if rec == nil {
+		return redeemNew, nil, nil
+	}
+	if rec.Route != h.routeKey(r) || rec.State == redeemDelivered {
+		return redeemRefuse, rec, nil
+	}
+	switch rec.State {
+	case redeemPaid:
+		return redeemDeliver, rec, nil
+	case redeemSettling, redeemPending:
+	default:
+		return redeemUnknown, rec, fmt.Errorf("redemption %s has unknown state %q", id, rec.State)
+	}
+	sr, err := h.lookup(r, rec, payment)
+	switch {
+	case rec.TxHash == "" && (errors.Is(err, errOutcomeNotFound) || errors.Is(err, errLookupUnsupported)):
+		// The facilitator journals a settlement before it broadcasts, so
+		// an authorization it does not know moved no money: start over.
+		// (Without a lookup by authorization, start over too: verify and
+		// the facilitator refuse an authorization already used.)
+		if err := h.redeem.store.del(id); err != nil {
+			return redeemUnknown, rec, err
+		}
+		return redeemNew, nil, nil
+	case err != nil:
+		return redeemUnknown, rec, err
+	case sr.Settled():
+		rec.State, rec.TxHash, rec.Settlement, rec.Updated = redeemPaid, sr.TxHash, sr, time.Now()
+		if err := h.redeem.store.put(id, rec); err != nil {
+			return redeemUnknown, rec, fmt.Errorf("writing the redemption store: %w", err)
+		}
+		return redeemDeliver, rec, nil
+	case sr.Error == facilitator.ErrTextPending:
+		if sr.TxHash != "" && sr.TxHash != rec.TxHash {
+			rec.TxHash, rec.State, rec.Updated = sr.TxHash, redeemPending, time.Now()
+			_ = h.redeem.store.put(id, rec)
+		}
+		return redeemPendingAgain, rec, nil
+	default:
+		// Failed for good: nothing moved. Forget it; the authorization is
+		// checked afresh (and most likely refused by verify).
+		if err := h.redeem.store.del(id); err != nil {
+			return redeemUnknown, rec, err
+		}
+		return redeemNew, nil, nil
+	}
+}
+
+// lookup asks the facilitator for a settlement's outcome: by its
+// transaction when one is known, else by its authorization.
+func (h *Handler) lookup(r *http.Request, rec *redemption, payment *facilitator.Payment) (*facilitator.SettleResponse, error) {
+	if rec.TxHash != "" {
+		return h.outcomes.byTx(r.Context(), rec.TxHash)
+	}
+	a := &payment.Authorization
+	return h.outcomes.byAuthorization(r.Context(), h.reqs.Network, a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
+}
+
+// serveRedeem is the settle-before path: settle (or find the earlier
+// settlement of this authorization at this route), then deliver.
+func (h *Handler) serveRedeem(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte) error {
+	id := authID(h.reqs.Network, payment.Authorization.From, payment.Authorization.Nonce)
+	if !h.redeem.acquire(id) {
+		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
+	}
+	defer h.redeem.release(id)
+
+	c, rec, err := h.resolve(r, id, payment)
+	switch c {
+	case redeemRefuse:
+		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
+	case redeemDeliver:
+		return h.deliver(w, r, next, id, rec)
+	case redeemPendingAgain:
+		return h.pending(w, r, rec.TxHash)
+	case redeemUnknown:
+		h.logger.Error("the outcome of an earlier settlement of this payment is unknown; the buyer may retry",
+			zap.String("id", id), zap.Error(err))
+		return h.facilitatorFailed(w, "confirmed", &facilitator.StatusError{Status: http.StatusInternalServerError,
+			Message: "the outcome of an earlier attempt with this payment is not known yet (" + err.Error() + "); retry with the same X-PAYMENT header", Err: err})
+	}
+
+	if ok, err := h.verifyPayment(w, r, req, payment, refusal); !ok {
+		return err
+	}
+
+	rec = &redemption{Route: h.routeKey(r), State: redeemSettling,
+		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()}
+	if err := h.redeem.store.put(id, rec); err != nil {
+		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: writing the redemption store: %w", err))
+	}
+	sr, err := h.settle(r, req)
+	if err != nil {
+		h.settleFailed(id, err)
+		return h.facilitatorFailed(w, "settled", err)
+	}
+	switch {
+	case sr.Settled():
+		rec.State, rec.TxHash, rec.Settlement, rec.Updated = redeemPaid, sr.TxHash, sr, time.Now()
+		if err := h.redeem.store.put(id, rec); err != nil {
+			// The money moved; the record still says settling, which the
+			// next retry resolves.
+			return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: writing the redemption store: %w", err))
+		}
+		return h.deliver(w, r, next, id, rec)
+	case sr.Error == facilitator.ErrTextPending:
+		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
+		_ = h.redeem.store.put(id, rec)
+		return h.pending(w, r, sr.TxHash)
+	default:
+		if err := h.redeem.store.del(id); err != nil {
+			h.logger.Error("removing a refused payment from the redemption store failed", zap.String("id", id), zap.Error(err))
+		}
+		h.setFailedResponse(w, r, sr)
+		return h.paymentRequired(w, r, sr.Error, "")
+	}
+}
+
+// verifyPayment verifies a payment and answers when it cannot go on: a
+// JSON 500 when verify could not be carried out, a 402 when the payment is
+// invalid (remembered by the refusal cache).
+func (h *Handler) verifyPayment(w http.ResponseWriter, r *http.Request, req *facilitator.Request,
+	payment *facilitator.Payment, refusal [32]byte) (bool, error) {
+	verifyStart := time.Now()
+	vr, err := h.client.Verify(r.Context(), req)
+	h.timeVerify(verifyStart)
+	if err != nil {
+		h.observePayment(OutcomeFailed, "")
+		h.logger.Error("verify could not be carried out", zap.String("network", h.reqs.Network), zap.Error(err))
+		return false, h.facilitatorFailed(w, "verified", err)
+	}
+	if !vr.IsValid {
+		h.observePayment(OutcomeRefused, vr.Reason())
+		h.guard.refuse(refusal, payment, vr.Reason())
+		return false, h.paymentRequired(w, r, "", vr.Reason())
+	}
+	return true, nil
+}
+
+// settleFailed handles a settle that gave no answer. When the facilitator
+// said nothing was broadcast, the record goes; otherwise (a remote
+// facilitator that could not be reached or did not answer) it stays
+// "settling" and the next retry looks the outcome up.
+func (h *Handler) settleFailed(id string, err error) {
+	if notSent(err) {
+		if err := h.redeem.store.del(id); err != nil {
+			h.logger.Error("removing an unsent payment from the redemption store failed", zap.String("id", id), zap.Error(err))
+		}
+	}
+}
+
+// notSent reports whether a settle error means that nothing was broadcast:
+// the facilitator's own answer 400 (bad request), 429 (rate limit) or 503
+// (nothing was broadcast). A transport error, or any other status, leaves
+// it unknown.
+func notSent(err error) bool {
+	var se *facilitator.StatusError
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Status {
+	case http.StatusBadRequest, http.StatusTooManyRequests, http.StatusServiceUnavailable:
+		return true
+	}
+	return false
+}
+
+// pending answers a payment whose transaction is not in a block yet: 402
+// (spec 4.5 rule 4) with error "Settlement pending", the txHash in the body
+// and in X-PAYMENT-RESPONSE, and the advice to retry with the same header.
+func (h *Handler) pending(w http.ResponseWriter, r *http.Request, txHash string) error {
+	sr := &facilitator.SettleResponse{Event: facilitator.EventFailed, TxHash: txHash, Network: h.reqs.Network,
+		Error: facilitator.ErrTextPending, Timestamp: facilitator.Timestamp(time.Now())}
+	body := h.tmpl.build(facilitator.ErrTextPending, "", resourceURL(r))
+	extra := `"txHash":` + string(appendJSONString(nil, txHash)) + `,"retry":` + string(appendJSONString(nil, textRetrySameHeader)) + ","
+	body = append([]byte("{"+extra), body[1:]...)
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr.Set("Retry-After", retryAfterPending)
+	h.setPaymentResponse(w, r, sr, h.reqs.Network)
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusPaymentRequired)
+	_, err := w.Write(body)
+	return err
+}
+
+// deliver runs the upstream for a paid authorization and marks it
+// delivered once the upstream's answer begins with a status below 500. A
+// buyer who hung up before that, or an upstream that failed, leaves it
+// paid, so the next retry with the same header gets the resource.
+func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, id string, rec *redemption) error {
+	if r.Context().Err() != nil {
+		h.logger.Info("buyer hung up before the paid answer began; a retry with the same X-PAYMENT gets it",
+			zap.String("id", id), zap.String("tx_hash", rec.TxHash))
+		return nil
+	}
+	h.settled(w, r, rec.Settlement)
+	dw := &deliverWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, id: id, rec: rec}
+	return next.ServeHTTP(dw, r)
+}
+
+// deliverWriter marks a paid redemption delivered when the answer begins.
+type deliverWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+	h   *Handler
+	id  string
+	rec *redemption
+
+	once sync.Once
+}
+
+// begin records delivery for a status below 500 (and 101), before the
+// status goes out.
+func (dw *deliverWriter) begin(status int) {
+	if status >= 500 || (status >= 100 && status < 200 && status != http.StatusSwitchingProtocols) {
+		return
+	}
+	dw.once.Do(func() {
+		rec := *dw.rec
+		rec.State, rec.Updated = redeemDelivered, time.Now()
+		if err := dw.h.redeem.store.put(dw.id, &rec); err != nil {
+			dw.h.logger.Error("marking a payment delivered failed; a retry could get the resource again",
+				zap.String("id", dw.id), zap.Error(err))
+		}
+	})
+}
+
+func (dw *deliverWriter) WriteHeader(status int) {
+	dw.begin(status)
+	dw.ResponseWriterWrapper.WriteHeader(status)
+}
+
+func (dw *deliverWriter) Write(p []byte) (int, error) {
+	dw.begin(http.StatusOK)
+	return dw.ResponseWriterWrapper.Write(p)
+}
+
+func (dw *deliverWriter) ReadFrom(src io.Reader) (int64, error) {
+	dw.begin(http.StatusOK)
+	return dw.ResponseWriterWrapper.ReadFrom(src)
+}
+
+func (dw *deliverWriter) FlushError() error {
+	dw.begin(http.StatusOK)
+	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Flush()
+}
+
+func (dw *deliverWriter) Flush() { _ = dw.FlushError() }
+
+func (dw *deliverWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	dw.begin(http.StatusSwitchingProtocols)
+	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Hijack()
+}

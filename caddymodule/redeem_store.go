@@ -1,0 +1,235 @@
+package caddymodule
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+)
+
+// Redemption states. A record is written before anything it stands for
+// happens, so that after a crash the next retry finds out what did.
+const (
+	// redeemSettling: settle was (or is about to be) called; whether money
+	// moved is not known yet.
+	redeemSettling = "settling"
+	// redeemPending: the transaction was broadcast (TxHash) and was not in
+	// a block when the buyer was answered.
+	redeemPending = "pending"
+	// redeemPaid: the money moved; the upstream has not answered yet.
+	redeemPaid = "paid"
+	// redeemDelivered: the upstream's answer began; the authorization is
+	// spent for good.
+	redeemDelivered = "delivered"
+)
+
+// redemption is what the paywall knows about one authorization: which
+// route it pays for and how far it got.
+type redemption struct {
+	// Route identifies the paywall route and resource the authorization
+	// was first presented at (routeKey); only that route may redeem it.
+	Route string `json:"route"`
+	// State is one of the redeem* states.
+	State string `json:"state"`
+	// TxHash is the settlement's transaction, once known.
+	TxHash string `json:"txHash,omitempty"`
+	// Settlement is the settle answer, once paid.
+	Settlement *facilitator.SettleResponse `json:"settlement,omitempty"`
+	// ValidBefore is the authorization's expiry (Unix seconds).
+	ValidBefore string `json:"validBefore,omitempty"`
+	// Updated is when the record was last written.
+	Updated time.Time `json:"updated"`
+}
+
+// redemptionStore keeps redemptions by authorization (network, payer and
+// nonce) and which of them a request of this process is working on.
+type redemptionStore interface {
+	get(id string) (*redemption, error)
+	put(id string, r *redemption) error
+	del(id string) error
+	close() error
+}
+
+// redeemer is the store shared (through the usage pool) by every paywall
+// route and config of the process, with the set of authorizations a
+// request is busy with.
+type redeemer struct {
+	store redemptionStore
+
+	mu   sync.Mutex
+	busy map[string]struct{}
+}
+
+func newRedeemer(s redemptionStore) *redeemer {
+	return &redeemer{store: s, busy: map[string]struct{}{}}
+}
+
+// acquire claims an authorization for one request; false means another
+// request of this process holds it.
+func (rd *redeemer) acquire(id string) bool {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	if _, ok := rd.busy[id]; ok {
+		return false
+	}
+	rd.busy[id] = struct{}{}
+	return true
+}
+
+func (rd *redeemer) release(id string) {
+	rd.mu.Lock()
+	delete(rd.busy, id)
+	rd.mu.Unlock()
+}
+
+// Destruct closes the store when the last config using it is gone.
+func (rd *redeemer) Destruct() error { return rd.store.close() }
+
+// authID is the key of an authorization: network, payer and nonce, in
+// lower case (addresses compare case-insensitively).
+func authID(network string, from common.Address, nonce [32]byte) string {
+	return strings.ToLower(network + "/" + from.Hex() + "/" + hexutil.Encode(nonce[:]))
+}
+
+// Redemption store files.
+var bucketRedemptions = []byte("redemptions")
+
+// boltRedemptions is the durable store: one bbolt file.
+type boltRedemptions struct{ db *bolt.DB }
+
+// openRedemptions opens (creating if needed) the bbolt store at path.
+func openRedemptions(path string) (*boltRedemptions, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("creating the redemption store's directory: %w", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("opening the redemption store %s: %w (is another Caddy using it?)", path, err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketRedemptions)
+		return err
+	}); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("preparing the redemption store %s: %w", path, err)
+	}
+	return &boltRedemptions{db: db}, nil
+}
+
+func (b *boltRedemptions) get(id string) (*redemption, error) {
+	var out *redemption
+	err := b.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketRedemptions).Get([]byte(id))
+		if v == nil {
+			return nil
+		}
+		out = new(redemption)
+		return json.Unmarshal(v, out)
+	})
+	return out, err
+}
+
+// put and del go through bbolt's Batch, so that concurrent requests share
+// one fsync.
+func (b *boltRedemptions) put(id string, r *redemption) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return b.db.Batch(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketRedemptions).Put([]byte(id), data)
+	})
+}
+
+func (b *boltRedemptions) del(id string) error {
+	return b.db.Batch(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketRedemptions).Delete([]byte(id))
+	})
+}
+
+func (b *boltRedemptions) close() error { return b.db.Close() }
+
+// memRedemptions is the store in memory, for a devnet (whose chain does
+// not outlive the process either).
+type memRedemptions struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func newMemRedemptions() *memRedemptions { return &memRedemptions{m: map[string][]byte{}} }
+
+func (s *memRedemptions) get(id string) (*redemption, error) {
+	s.mu.Lock()
+	v, ok := s.m[id]
+	s.mu.Unlock()
+	if !ok {
+		return nil, nil
+	}
+	out := new(redemption)
+	return out, json.Unmarshal(v, out)
+}
+
+func (s *memRedemptions) put(id string, r *redemption) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.m[id] = data
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *memRedemptions) del(id string) error {
+	s.mu.Lock()
+	delete(s.m, id)
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *memRedemptions) close() error { return nil }
+
+// provisionRedeemer gets the redemption store from the usage pool, opening
+// it if no running config has it: the bbolt file at path, or, when path is
+// "", a store in memory named by memName. It returns the pool key to
+// release at cleanup.
+func provisionRedeemer(path, memName string) (*redeemer, string, error) {
+	key := "redemptions:memory:" + memName
+	if path != "" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("redemption store %q: %w", path, err)
+		}
+		path, key = abs, "redemptions:"+abs
+	}
+	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+		if path == "" {
+			return newRedeemer(newMemRedemptions()), nil
+		}
+		s, err := openRedemptions(path)
+		if err != nil {
+			return nil, err
+		}
+		return newRedeemer(s), nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return val.(*redeemer), key, nil
+}
+
+// defaultRedemptionsPath is the redemption store's default file, in
+// Caddy's data directory.
+func defaultRedemptionsPath() string {
+	return filepath.Join(caddy.AppDataDir(), "x402", "redemptions.db")
+}

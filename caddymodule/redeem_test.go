@@ -1,0 +1,467 @@
+package caddymodule
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+)
+
+// countingUpstream counts its requests and answers with the transaction
+// hash it was given.
+func countingUpstream(t *testing.T, hold time.Duration) (*httptest.Server, *atomic.Int32) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		if hold > 0 {
+			time.Sleep(hold)
+		}
+		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(HeaderTxHash))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// paymentResponseOf decodes X-PAYMENT-RESPONSE.
+func paymentResponseOf(t *testing.T, resp *http.Response) paymentResponse {
+	t.Helper()
+	var pr paymentResponse
+	raw, err := facilitator.DecodeBase64(resp.Header.Get(HeaderPaymentResponse))
+	if err != nil || json.Unmarshal(raw, &pr) != nil {
+		t.Fatalf("X-PAYMENT-RESPONSE %q is not Base64 JSON", resp.Header.Get(HeaderPaymentResponse))
+	}
+	return pr
+}
+
+// activeChain is the devnet of the running config.
+func activeChain(t *testing.T) *devnet.Chain {
+	t.Helper()
+	app, err := caddyActiveApp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app.Chain()
+}
+
+// TestPaidMeansDelivered stalls the chain so that settlements outlast
+// settle_timeout, and checks that every buyer who paid gets the resource
+// exactly once by retrying with the same X-PAYMENT: those answered
+// "Settlement pending" and one who hung up before the answer. Any other
+// reuse is refused: at another route, and after delivery.
+func TestPaidMeansDelivered(t *testing.T) {
+	const buyers = 8
+	up, ran := countingUpstream(t, 0)
+	tester := newTester(t, globalBlock("settle_timeout 1s")+fmt.Sprintf(`
+:%d {
+	x402 /a {
+		pay_to %s
+		amount 13
+	}
+	x402 /b {
+		pay_to %s
+		amount 13
+	}
+	reverse_proxy %s
+}
+`, sitePort, sellerAddr, sellerAddr, up.Listener.Addr()))
+
+	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	reqs := require402(t, tester, siteURL+"/a").PaymentRequirements
+	headers := make([]string, buyers+1)
+	for i := range headers {
+		headers[i] = pay(t, buyer, reqs)
+	}
+	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+
+	chain := activeChain(t)
+	chain.PauseMining()
+	defer chain.ResumeMining()
+
+	// While the chain stalls: every buyer is answered pending, with the
+	// transaction and the advice to retry with the same header.
+	txs := make([]string, buyers)
+	var wg sync.WaitGroup
+	for i := 0; i < buyers; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			resp, b := get(t, tester, siteURL+"/a", map[string]string{"X-Payment": headers[i]})
+			var out struct {
+				Error  string `json:"error"`
+				TxHash string `json:"txHash"`
+				Retry  string `json:"retry"`
+			}
+			_ = json.Unmarshal(b, &out)
+			if resp.StatusCode != http.StatusPaymentRequired || out.Error != facilitator.ErrTextPending ||
+				!strings.Contains(out.Retry, "same X-PAYMENT header") || resp.Header.Get("Retry-After") == "" {
+				t.Errorf("buyer %d during the stall: status %d, Retry-After %q, body %s", i, resp.StatusCode, resp.Header.Get("Retry-After"), b)
+				return
+			}
+			pr := paymentResponseOf(t, resp)
+			if pr.Success || len(pr.TxHash) != 66 || pr.TxHash != out.TxHash {
+				t.Errorf("buyer %d: X-PAYMENT-RESPONSE %+v, body txHash %q", i, pr, out.TxHash)
+			}
+			txs[i] = out.TxHash
+		}(i)
+	}
+	// One more buyer hangs up before any answer.
+	hungUp := headers[buyers]
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, siteURL+"/a", nil)
+	req.Header.Set("X-Payment", hungUp)
+	if resp, err := tester.Client.Do(req); err == nil {
+		resp.Body.Close()
+		t.Errorf("the hung-up request got an answer: %d", resp.StatusCode)
+	}
+	cancel()
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	// Reuse at another route is refused, pending or not.
+	resp, b := get(t, tester, siteURL+"/b", map[string]string{"X-Payment": headers[0]})
+	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+facilitator.ErrTextAlreadyUsed+`"`) {
+		t.Errorf("pending payment at another route: %d %s", resp.StatusCode, b)
+	}
+	if ran.Load() != 0 {
+		t.Fatalf("the upstream ran %d times while nothing was settled", ran.Load())
+	}
+
+	chain.ResumeMining()
+	// Every retry with the same header gets the resource once the
+	// transaction is in a block.
+	for i, h := range headers {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			resp, b := get(t, tester, siteURL+"/a", map[string]string{"X-Payment": h})
+			if resp.StatusCode == http.StatusOK {
+				pr := paymentResponseOf(t, resp)
+				if !pr.Success || (i < buyers && pr.TxHash != txs[i]) || string(b) != "resource tx="+pr.TxHash {
+					t.Errorf("buyer %d: retry answered %s with X-PAYMENT-RESPONSE %+v (pending tx %s)", i, b, pr, txs[min(i, buyers-1)])
+				}
+				break
+			}
+			if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextPending) || time.Now().After(deadline) {
+				t.Fatalf("buyer %d: retry answered %d %s", i, resp.StatusCode, b)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if got := ran.Load(); got != buyers+1 {
+		t.Errorf("the upstream ran %d times for %d payments", got, buyers+1)
+	}
+
+	// Delivered: the same header again, here or elsewhere, is refused.
+	for _, path := range []string{"/a", "/b"} {
+		resp, b := get(t, tester, siteURL+path, map[string]string{"X-Payment": headers[1]})
+		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+facilitator.ErrTextAlreadyUsed+`"`) {
+			t.Errorf("delivered payment again at %s: %d %s", path, resp.StatusCode, b)
+		}
+	}
+	if got := ran.Load(); got != buyers+1 {
+		t.Errorf("the upstream ran %d times for %d payments", got, buyers+1)
+	}
+	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -13*(buyers+1))
+	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 13*(buyers+1))
+}
+
+// TestSettleAfterReservesFirst sends many copies of one X-PAYMENT at once
+// to a settle-after route: the upstream runs once, one buyer gets the
+// resource, every other copy is refused at once.
+func TestSettleAfterReservesFirst(t *testing.T) {
+	const copies = 40
+	up, ran := countingUpstream(t, 300*time.Millisecond)
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402 {
+		pay_to %s
+		amount 17
+		settle after
+	}
+	reverse_proxy %s
+}
+`, sitePort, sellerAddr, up.Listener.Addr()))
+	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	header := pay(t, buyer, require402(t, tester, siteURL+"/x").PaymentRequirements)
+	before := balance(t, buyerAddr)
+
+	var ok, refused atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < copies; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, b := get(t, tester, siteURL+"/x", map[string]string{"X-Payment": header})
+			switch {
+			case resp.StatusCode == http.StatusOK:
+				ok.Add(1)
+			case resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), `"error":"`+facilitator.ErrTextAlreadyUsed+`"`):
+				refused.Add(1)
+			default:
+				t.Errorf("copy answered %d %s", resp.StatusCode, b)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != 1 || refused.Load() != copies-1 || ran.Load() != 1 {
+		t.Errorf("%d copies: %d got the resource, %d refused, upstream ran %d times; want 1, %d, 1",
+			copies, ok.Load(), refused.Load(), ran.Load(), copies-1)
+	}
+	assertDelta(t, "buyer", before, balance(t, buyerAddr), -17)
+}
+
+// TestSettleAfterUpgrade checks that a WebSocket upgrade through
+// reverse_proxy on a settle-after route is taken over only once the
+// payment has settled: with a payment that fails to settle, the buyer gets
+// the 402 and no byte reaches the backend's tunnel.
+func TestSettleAfterUpgrade(t *testing.T) {
+	var reqs facilitator.PaymentRequirements
+	var tunnelled atomic.Int32
+	spoil := make(chan bool, 1)
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if <-spoil {
+			// Spend the authorization elsewhere first, so that the
+			// paywall's settle fails when the backend answers 101.
+			sr, err := activeFacilitatorOf().Settle(context.Background(), &facilitator.Request{
+				X402Version: 1, PaymentHeader: r.Header.Get("X-Payment"), PaymentRequirements: reqs})
+			if err != nil || !sr.Settled() {
+				t.Errorf("the backend's own settle: %v %+v", err, sr)
+			}
+		}
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Errorf("backend hijack: %v", err)
+			return
+		}
+		defer conn.Close()
+		fmt.Fprint(brw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+		brw.Flush()
+		buf := make([]byte, 64)
+		for {
+			n, err := brw.Read(buf)
+			if n > 0 {
+				tunnelled.Add(int32(n))
+				conn.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(backend.Close)
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402 {
+		pay_to %s
+		amount 19
+		settle after
+	}
+	reverse_proxy %s
+}
+`, sitePort, sellerAddr, backend.Listener.Addr()))
+	reqs = require402(t, tester, siteURL+"/ws").PaymentRequirements
+	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+
+	// upgrade asks for an upgrade and, without waiting for the answer,
+	// sends the first bytes meant for the tunnel, as a client that
+	// expects the upgrade to succeed may.
+	upgrade := func(header string) (string, string) {
+		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", sitePort))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		fmt.Fprintf(conn, "GET /ws HTTP/1.1\r\nHost: localhost:%d\r\nConnection: Upgrade\r\nUpgrade: echo\r\nX-Payment: %s\r\n\r\nping", sitePort, header)
+		br := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("reading the answer to the upgrade: %v", err)
+		}
+		if resp.StatusCode != http.StatusSwitchingProtocols {
+			return resp.Status, ""
+		}
+		conn.SetDeadline(time.Now().Add(2 * time.Second))
+		echo := make([]byte, 4)
+		n, _ := io.ReadFull(br, echo)
+		return resp.Status, string(echo[:n])
+	}
+
+	// Settled: the tunnel opens.
+	spoil <- false
+	if status, echo := upgrade(pay(t, buyer, reqs)); !strings.HasPrefix(status, "101") || echo != "ping" {
+		t.Errorf("paid upgrade: status %q, echo %q; want 101 and ping", status, echo)
+	}
+	before := tunnelled.Load()
+	// Settle fails: 402, and the tunnel never opens.
+	spoil <- true
+	if status, echo := upgrade(pay(t, buyer, reqs)); !strings.HasPrefix(status, "402") || echo != "" {
+		t.Errorf("upgrade whose settle failed: status %q, echo %q; want 402 and nothing", status, echo)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := tunnelled.Load() - before; n != 0 {
+		t.Errorf("%d bytes reached the backend through an unpaid tunnel", n)
+	}
+}
+
+// TestReloadOneEngine reloads the config, with a changed x402 app, during
+// a burst of paid requests: the facilitator carries on (one engine per
+// signer key), every payment settles exactly once, the signer's nonces
+// have no gap and no repeat, and balances are exact. Requests the reload
+// cut are retried with the same header.
+func TestReloadOneEngine(t *testing.T) {
+	const burst = 24
+	up, ran := countingUpstream(t, 0)
+	site := func(timeout string) string {
+		return globalBlock("settle_timeout "+timeout) + fmt.Sprintf(`
+:%d {
+	x402 {
+		pay_to %s
+		amount 23
+	}
+	reverse_proxy %s
+}
+`, sitePort, sellerAddr, up.Listener.Addr())
+	}
+	tester := newTester(t, site("20s"))
+	first := activeFacilitator(t)
+	chain := activeChain(t)
+	signer := chain.Signer().Address
+	_, nonceBefore, err := chain.NonceAt(context.Background(), signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	reqs := require402(t, tester, siteURL+"/r").PaymentRequirements
+	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+
+	txs := make([]string, burst)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := 0; i < burst; i++ {
+		header := pay(t, buyer, reqs)
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			<-start
+			time.Sleep(time.Duration(i) * 25 * time.Millisecond) // spread over the reload
+			deadline := time.Now().Add(30 * time.Second)
+			for time.Now().Before(deadline) {
+				req, _ := http.NewRequest(http.MethodGet, siteURL+"/r", nil)
+				req.Header.Set("X-Payment", header)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					time.Sleep(100 * time.Millisecond) // cut by the reload: retry
+					continue
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					txs[i] = paymentResponseOf(t, resp).TxHash
+					return
+				}
+				if resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), facilitator.ErrTextPending) ||
+					resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable {
+					time.Sleep(100 * time.Millisecond)
+					continue
+				}
+				t.Errorf("payment %d: %d %s", i, resp.StatusCode, b)
+				return
+			}
+			t.Errorf("payment %d: no resource within 30 s", i)
+		}(i)
+	}
+	close(start)
+	time.Sleep(250 * time.Millisecond)
+	loadConfig(t, site("25s"))
+	wg.Wait()
+
+	if second := activeFacilitator(t); second != first {
+		t.Errorf("the reload started a second facilitator on the same signer key")
+	}
+	if got := ran.Load(); got != burst {
+		t.Errorf("the upstream ran %d times for %d payments", got, burst)
+	}
+	_, nonceAfter, err := chain.NonceAt(context.Background(), signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonces := map[uint64]string{}
+	for i, h := range txs {
+		if h == "" {
+			continue
+		}
+		tx, _, err := chainClient.TransactionByHash(context.Background(), common.HexToHash(h))
+		if err != nil {
+			t.Fatalf("payment %d: transaction %s: %v", i, h, err)
+		}
+		if other, dup := nonces[tx.Nonce()]; dup {
+			t.Errorf("nonce %d used by %s and %s", tx.Nonce(), other, h)
+		}
+		nonces[tx.Nonce()] = h
+	}
+	for n := nonceBefore; n < nonceBefore+burst; n++ {
+		if _, ok := nonces[n]; !ok {
+			t.Errorf("signer nonce %d has no settlement of the burst", n)
+		}
+	}
+	if nonceAfter != nonceBefore+burst {
+		t.Errorf("the signer sent %d transactions for %d payments", nonceAfter-nonceBefore, burst)
+	}
+	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -23*burst)
+	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 23*burst)
+}
+
+// loadConfig loads a Caddyfile into the running Caddy through the admin
+// API, as a reload does.
+func loadConfig(t *testing.T, caddyfile string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(caddyfile))
+	req.Header.Set("Content-Type", "text/caddyfile")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("reload: %d %s", resp.StatusCode, b)
+	}
+}
+
+func caddyActiveApp() (*App, error) {
+	app, err := caddy.ActiveContext().App("x402")
+	if err != nil {
+		return nil, err
+	}
+	return app.(*App), nil
+}
+
+// activeFacilitatorOf is activeFacilitator for a goroutine with no t.
+func activeFacilitatorOf() *facilitator.Facilitator {
+	app, err := caddyActiveApp()
+	if err != nil {
+		return nil
+	}
+	return app.Facilitator()
+}
