@@ -137,6 +137,7 @@ func (h *Handler) serveRedeem(w http.ResponseWriter, r *http.Request, next caddy
 	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte) error {
 	id := authID(h.reqs.Network, payment.Authorization.From, payment.Authorization.Nonce)
 	if !h.redeem.acquire(id) {
+		h.observePayment(OutcomeRefused, facilitator.ErrTextAlreadyUsed)
 		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
 	}
 	defer h.redeem.release(id)
@@ -144,6 +145,7 @@ func (h *Handler) serveRedeem(w http.ResponseWriter, r *http.Request, next caddy
 	c, rec, err := h.resolve(r, id, payment)
 	switch c {
 	case redeemRefuse:
+		h.observePayment(OutcomeRefused, facilitator.ErrTextAlreadyUsed)
 		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
 	case redeemDeliver:
 		return h.deliver(w, r, next, id, rec)
