@@ -50,6 +50,24 @@ type FacilitatorRoutes struct {
 	// that limits on its own.
 	NoRateLimits bool `json:"no_rate_limits,omitempty"`
 
+	// APIKeys are keys callers may send as "Authorization: Bearer KEY",
+	// as placeholders only ({env.NAME} or {file.PATH}), resolved at
+	// provision time so no key is in the config the admin API serves. A
+	// caller with a key is limited per key (KeyVerifyLimit,
+	// KeySettleLimit) instead of per IP, so a seller's paywall does not
+	// share one IP's limit among all its buyers; an unknown key is
+	// answered 401. Callers without a key (the Cronos clients) are served
+	// as before.
+	APIKeys []string `json:"api_keys,omitempty"`
+
+	// KeyVerifyLimit limits verify requests per API key. Default: 600 per
+	// minute.
+	KeyVerifyLimit *RateLimit `json:"key_verify_limit,omitempty"`
+
+	// KeySettleLimit limits settle requests per API key. Default: 300 per
+	// minute.
+	KeySettleLimit *RateLimit `json:"key_settle_limit,omitempty"`
+
 	api http.Handler
 }
 
@@ -71,7 +89,12 @@ func (FacilitatorRoutes) CaddyModule() caddy.ModuleInfo {
 
 // Validate checks the rate limits.
 func (fr *FacilitatorRoutes) Validate() error {
-	for name, l := range map[string]*RateLimit{"verify": fr.VerifyLimit, "settle": fr.SettleLimit} {
+	for _, k := range fr.APIKeys {
+		if !keyPlaceholder.MatchString(strings.TrimSpace(k)) {
+			return errors.New("x402_facilitator: api_key must be a placeholder, {env.NAME} or {file.PATH}, not the key itself: a key written in the config would be served by the admin API (GET /config/)")
+		}
+	}
+	for name, l := range map[string]*RateLimit{"verify": fr.VerifyLimit, "settle": fr.SettleLimit, "key verify": fr.KeyVerifyLimit, "key settle": fr.KeySettleLimit} {
 		if l != nil && (l.Requests <= 0 || l.Window <= 0) {
 			return fmt.Errorf("x402_facilitator: %s rate limit needs a positive number of requests and window, got %d per %s",
 				name, l.Requests, time.Duration(l.Window))
@@ -96,6 +119,20 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 	}
 	if fr.SettleLimit != nil {
 		cfg.SettleLimit = facilitator.RateLimit{Requests: fr.SettleLimit.Requests, Window: time.Duration(fr.SettleLimit.Window)}
+	}
+	if fr.KeyVerifyLimit != nil {
+		cfg.KeyVerifyLimit = facilitator.RateLimit{Requests: fr.KeyVerifyLimit.Requests, Window: time.Duration(fr.KeyVerifyLimit.Window)}
+	}
+	if fr.KeySettleLimit != nil {
+		cfg.KeySettleLimit = facilitator.RateLimit{Requests: fr.KeySettleLimit.Requests, Window: time.Duration(fr.KeySettleLimit.Window)}
+	}
+	repl := caddy.NewReplacer()
+	for _, k := range fr.APIKeys {
+		v, err := repl.ReplaceOrErr(strings.TrimSpace(k), true, true)
+		if err != nil || strings.TrimSpace(v) == "" {
+			return fmt.Errorf("x402_facilitator: api_key %s is empty or cannot be resolved", k)
+		}
+		cfg.APIKeys = append(cfg.APIKeys, v)
 	}
 	fr.api = f.Handler(cfg)
 	return initMetrics(ctx.GetMetricsRegistry())

@@ -387,6 +387,11 @@ func (h *Handler) Validate() error {
 	if h.Asset != "" && !facilitator.IsAddress(h.Asset) {
 		return fmt.Errorf("x402: asset %q is not an address: want 0x followed by 40 hex digits", h.Asset)
 	}
+	for k, v := range h.FacilitatorHeaders {
+		if strings.EqualFold(k, "Authorization") && !strings.Contains(v, "{env.") && !strings.Contains(v, "{file.") {
+			return errors.New(`x402: facilitator_header Authorization must hold a placeholder, such as "Bearer {env.X402_FACILITATOR_KEY}": a key written in the config would be served by the admin API (GET /config/)`)
+		}
+	}
 	if l := h.AttemptLimit; l != nil && (l.Requests <= 0 || l.Window <= 0) {
 		return fmt.Errorf("x402: attempt_limit needs a positive number of attempts and window, got %d per %s", l.Requests, time.Duration(l.Window))
 	}

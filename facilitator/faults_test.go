@@ -399,8 +399,8 @@ func TestStartChecks(t *testing.T) {
 		!strings.Contains(err.Error(), "to start while the chain is down, set the token's eip712_name, eip712_version and decimals") {
 		t.Fatalf("New with no reachable node and no domain = %v", err)
 	}
-	// Degraded start: everything configured, the facilitator starts, says
-	// it cannot settle, and settles once the node is back.
+	// Degraded start: everything configured, the facilitator starts and
+	// says why it cannot settle.
 	gone.EIP712Name = testnetConfig().EIP712Name
 	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{gone}})
 	if err != nil {
@@ -410,12 +410,7 @@ func TestStartChecks(t *testing.T) {
 	if hl := networkHealth(t, api.URL); hl.CanSettle || hl.RPCReachable || hl.RPCError == "" {
 		t.Errorf("health with the chain down: %+v", hl)
 	}
-	if err := dead.Up(); err != nil {
-		t.Fatal(err)
-	}
-	if hl := networkHealth(t, api.URL); !hl.CanSettle || !hl.RPCReachable {
-		t.Errorf("health with the chain back: %+v", hl)
-	}
+	// (Caddy's TestDegradedStart brings the chain back and settles.)
 	api.Close()
 	f.Close()
 	// A configured EIP-712 domain the token does not have is refused.

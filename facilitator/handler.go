@@ -49,13 +49,24 @@ type HandlerConfig struct {
 	// ClientIP returns the client IP a request is counted against. Nil
 	// means the host of RemoteAddr.
 	ClientIP func(*http.Request) string
+	// APIKeys are the keys callers may send as "Authorization: Bearer
+	// KEY". A caller with a key is limited per key by KeyVerifyLimit and
+	// KeySettleLimit instead of per IP; one with an unknown key is
+	// answered 401. Callers without a key are served as before.
+	APIKeys []string
+	// KeyVerifyLimit limits verify requests per API key; the zero value
+	// means DefaultKeyVerifyLimit.
+	KeyVerifyLimit RateLimit
+	// KeySettleLimit limits settle requests per API key; the zero value
+	// means DefaultKeySettleLimit.
+	KeySettleLimit RateLimit
 }
 
 // Handler returns the facilitator's HTTP API: GET /healthcheck,
 // GET /v2/x402/supported, POST /v2/x402/verify and POST /v2/x402/settle.
 // Any Go program can mount it.
 func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
-	h := &apiHandler{f: f, clientIP: cfg.ClientIP}
+	h := &apiHandler{f: f, clientIP: cfg.ClientIP, keys: newAPIKeys(cfg.APIKeys)}
 	if h.clientIP == nil {
 		h.clientIP = remoteIP
 	}
@@ -69,6 +80,15 @@ func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
 		}
 		h.verifyLimit = f.limiter("verify", vl)
 		h.settleLimit = f.limiter("settle", sl)
+		kvl, ksl := cfg.KeyVerifyLimit, cfg.KeySettleLimit
+		if kvl == (RateLimit{}) {
+			kvl = DefaultKeyVerifyLimit
+		}
+		if ksl == (RateLimit{}) {
+			ksl = DefaultKeySettleLimit
+		}
+		h.keyVerifyLimit = f.limiter("verify by key", kvl)
+		h.keySettleLimit = f.limiter("settle by key", ksl)
 	}
 	return h
 }
@@ -78,6 +98,10 @@ type apiHandler struct {
 	clientIP    func(*http.Request) string
 	verifyLimit *Limiter
 	settleLimit *Limiter
+
+	keys           apiKeys
+	keyVerifyLimit *Limiter
+	keySettleLimit *Limiter
 }
 
 func remoteIP(r *http.Request) string {
@@ -132,8 +156,8 @@ func methodIs(w http.ResponseWriter, r *http.Request, method string) bool {
 }
 
 func (h *apiHandler) verify(w http.ResponseWriter, r *http.Request) {
-	if msg, ok := h.limited(w, r, h.verifyLimit, "verify"); !ok {
-		writeJSON(w, http.StatusTooManyRequests, Invalid(msg))
+	if status, msg, ok := h.limited(w, r, h.verifyLimit, h.keyVerifyLimit, "verify"); !ok {
+		writeJSON(w, status, Invalid(msg))
 		return
 	}
 	req, err := ReadRequest(r)
@@ -145,8 +169,8 @@ func (h *apiHandler) verify(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *apiHandler) settle(w http.ResponseWriter, r *http.Request) {
-	if msg, ok := h.limited(w, r, h.settleLimit, "settle"); !ok {
-		writeJSON(w, http.StatusTooManyRequests, failed("", msg))
+	if status, msg, ok := h.limited(w, r, h.settleLimit, h.keySettleLimit, "settle"); !ok {
+		writeJSON(w, status, failed("", msg))
 		return
 	}
 	req, err := ReadRequest(r)
@@ -221,14 +245,21 @@ func (h *apiHandler) writeSettlement(w http.ResponseWriter, res *SettleResponse,
 
 // limited applies a rate limit; when it is hit it sets Retry-After and
 // returns the message that names the limit.
-func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, l *Limiter, op string) (string, bool) {
-	ok, wait := l.Allow(h.clientIP(r))
+func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, ipLimit, keyLimit *Limiter, op string) (int, string, bool) {
+	who, l, per := h.clientIP(r), ipLimit, "client IP"
+	if id, sent, known := h.keys.caller(r); sent {
+		if !known {
+			return http.StatusUnauthorized, "Unknown API key: the Authorization: Bearer key is not one of this facilitator's; send a valid key, or none to be limited per client IP", false
+		}
+		who, l, per = "key "+id, keyLimit, "API key"
+	}
+	ok, wait := l.Allow(who)
 	if ok {
-		return "", true
+		return 0, "", true
 	}
 	secs := int(math.Ceil(wait.Seconds()))
 	w.Header().Set("Retry-After", fmt.Sprint(secs))
-	return fmt.Sprintf("Rate limit exceeded: %s requests are limited to %s per client IP; retry in %d s", op, l.limit, secs), false
+	return http.StatusTooManyRequests, fmt.Sprintf("Rate limit exceeded: %s requests are limited to %s per %s; retry in %d s", op, l.limit, per, secs), false
 }
 
 // ReadRequest reads a verify or settle request body strictly: at most
