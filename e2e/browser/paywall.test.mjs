@@ -12,6 +12,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -433,3 +434,151 @@ test('too little balance is told before signing', async () => {
   }
 });
 
+// A lagging node: a JSON-RPC proxy in front of a separate devnet that, while
+// stalled, answers eth_getTransactionReceipt with null (not mined yet), as
+// a node behind the chain does. The facilitator's settle then times out
+// and the paywall answers "Settlement pending"; the page must retry with
+// the same authorization and get the content once the node catches up.
+function laggingProxy(upstream) {
+  const state = { stalled: true, held: 0 };
+  const forward = async (body) => {
+    const r = await fetch(upstream, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    return r.json();
+  };
+  const server = http.createServer(async (req, res) => {
+    let raw = '';
+    for await (const chunk of req) raw += chunk;
+    res.setHeader('Content-Type', 'application/json');
+    try {
+      const msg = JSON.parse(raw);
+      const calls = Array.isArray(msg) ? msg : [msg];
+      const isHeld = calls.map((c) => state.stalled && c.method === 'eth_getTransactionReceipt');
+      const pass = calls.filter((c, i) => !isHeld[i]);
+      state.held += calls.length - pass.length;
+      let answers = [];
+      if (pass.length) answers = [].concat(await forward(Array.isArray(msg) ? pass : pass[0]));
+      const byId = new Map(answers.map((a) => [JSON.stringify(a.id), a]));
+      const out = calls.map((c, i) => (isHeld[i] ? { jsonrpc: '2.0', id: c.id, result: null } : byId.get(JSON.stringify(c.id))));
+      res.end(JSON.stringify(Array.isArray(msg) ? out : out[0]));
+    } catch (err) {
+      res.statusCode = 502;
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: String(err) } }));
+    }
+  });
+  return { state, server };
+}
+
+test('a pending settlement is retried with the same authorization until the content comes', async () => {
+  const bin = process.env.CADDY_BIN || path.join(tmp, 'caddy');
+  const dir = fs.mkdtempSync(path.join(tmp, 'pending-'));
+  const [chainPort, proxyPort, sitePort] = [await freePort(), await freePort(), await freePort()];
+  const procs = [];
+  let log = '';
+  const start = (args, env = {}) => {
+    const p = spawn(bin, args, { cwd: dir, env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    p.stdout.on('data', (b) => { log += b; });
+    p.stderr.on('data', (b) => { log += b; });
+    procs.push(p);
+    return p;
+  };
+  const proxy = laggingProxy(`http://127.0.0.1:${chainPort}`);
+  let ctx;
+  try {
+    // The chain alone (caddy x402 devnet), 1 s blocks: the engine's fee
+    // bump (after 5 blocks) stays out of the way of a short stall.
+    const chainInfo = path.join(dir, 'devnet.json');
+    start(['x402', 'devnet', '--listen', `127.0.0.1:${chainPort}`, '--block-time', '1s', '--out', chainInfo]);
+    const chain = await waitFor('the second devnet', () => fs.existsSync(chainInfo) && JSON.parse(fs.readFileSync(chainInfo, 'utf8')));
+    await new Promise((r) => proxy.server.listen(proxyPort, '127.0.0.1', r));
+    const site2 = `http://127.0.0.1:${sitePort}`;
+    fs.writeFileSync(path.join(dir, 'Caddyfile'), `{
+	admin off
+	persist_config off
+	x402 {
+		network cronos-testnet {
+			rpc http://127.0.0.1:${proxyPort}
+			signer_key {env.X402_SIGNER_KEY}
+		}
+		settle_timeout 1s
+		journal ${path.join(dir, 'journal.db')}
+	}
+}
+http://127.0.0.1:${sitePort} {
+	x402 /api/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Weather API, one call"
+		mime_type application/json
+	}
+	handle /api/* {
+		header Content-Type application/json
+		respond \`{"city":"Singapore","paid":{"tx_hash":"{http.x402.tx_hash}"}}\`
+	}
+}
+`);
+    start(['run', '--config', path.join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], { X402_SIGNER_KEY: chain.signer.privateKey });
+    await waitFor('the second Caddy', async () => (await fetch(site2 + '/api/weather')).status === 402);
+
+    const rpc2 = new ethers.JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true });
+    const token2 = token.connect(rpc2);
+    const w = wallet(chain.buyers[0].privateKey, { rpcUrls: ['https://evm-t3.cronos.org'] });
+    const b0 = await token2.balanceOf(w.address);
+    const s0 = await token2.balanceOf(SELLER);
+
+    ctx = await browser.createBrowserContext();
+    const page = await ctx.newPage();
+    await page.setViewport({ width: 900, height: 1000 });
+    await page.exposeFunction('__x402Wallet', (method, params) => {
+      const p = JSON.parse(params);
+      // This wallet's eth_call goes to the second chain.
+      if (method === 'eth_call') return rpc2.send('eth_call', p).then((result) => ({ result }));
+      return w.handle(method, p);
+    });
+    await page.evaluateOnNewDocument(() => {
+      window.ethereum = {
+        async request({ method, params }) {
+          const r = await window.__x402Wallet(method, JSON.stringify(params === undefined ? [] : params));
+          if (r.error) { const e = new Error(r.error.message); e.code = r.error.code; throw e; }
+          return r.result;
+        },
+      };
+    });
+    await page.goto(site2 + '/api/weather', { waitUntil: 'load' });
+    const headers = [];
+    page.on('request', (r) => { if (r.headers()['x-payment']) headers.push(r.headers()['x-payment']); });
+    await page.click('#x402-pay');
+    await page.waitForFunction(() => {
+      const s = document.getElementById('x402-status');
+      return s && s.querySelector('strong') && s.querySelector('strong').textContent === 'Settlement pending';
+    }, { timeout: 30000 });
+    const pendingText = await page.$eval('#x402-status', (e) => e.textContent);
+    const pendingTx = await page.$eval('#x402-tx', (e) => e.textContent);
+    assert.match(pendingTx, /^0x[0-9a-f]{64}$/, 'the pending answer names the transaction');
+    assert.match(pendingText, new RegExp(`Transaction ${pendingTx} is not in a block yet`));
+    assert.equal(await page.$eval('#x402-receipt-title', (e) => e.textContent), 'Payment sent, waiting for its block');
+    await page.screenshot({ path: path.join(artifacts, '9-settlement-pending.png'), fullPage: true });
+    assert.ok(proxy.state.held > 0, 'the node held back receipts');
+
+    proxy.state.stalled = false; // the node catches up
+    const status = await waitForOutcome(page);
+    assert.equal(status.kind, 'ok', `payment status: ${status.text}\n${log.slice(-3000)}`);
+    assert.equal(await page.$eval('#x402-tx', (e) => e.textContent), pendingTx, 'the settled transaction is the pending one');
+    assert.equal(await page.$eval('#x402-receipt-title', (e) => e.textContent), 'Paid');
+    await page.screenshot({ path: path.join(artifacts, '10-paid-after-pending.png'), fullPage: true });
+    const content = JSON.parse(await page.$eval('#x402-content', (e) => e.textContent));
+    assert.equal(content.paid.tx_hash, pendingTx);
+    assert.ok(headers.length >= 2 && headers.every((h) => h === headers[0]), 'every retry carried the same X-PAYMENT');
+    assert.equal(b0 - (await token2.balanceOf(w.address)), PRICE_UNITS, 'the buyer paid once');
+    assert.equal((await token2.balanceOf(SELLER)) - s0, PRICE_UNITS, 'the seller was paid once');
+    rpc2.destroy();
+  } finally {
+    if (ctx) await ctx.close();
+    for (const p of procs.reverse()) {
+      if (p.exitCode === null) {
+        p.kill('SIGTERM');
+        await new Promise((r) => { const t = setTimeout(() => { p.kill('SIGKILL'); r(); }, 10000); p.on('exit', () => { clearTimeout(t); r(); }); });
+      }
+    }
+    proxy.server.close();
+  }
+});
