@@ -465,3 +465,74 @@ func activeFacilitatorOf() *facilitator.Facilitator {
 	}
 	return app.Facilitator()
 }
+
+// TestPaidMeansDeliveredRemote is TestPaidMeansDelivered through a remote
+// facilitator: the paywall keeps the txHash the facilitator answered
+// pending with, and looks the outcome up at its settlements route.
+func TestPaidMeansDeliveredRemote(t *testing.T) {
+	const buyers = 3
+	up, ran := countingUpstream(t, 0)
+	tester := newTester(t, globalBlock("settle_timeout 1s")+fmt.Sprintf(`
+:%d {
+	x402_facilitator {
+		rate_limit off
+	}
+}
+
+:%d {
+	x402 {
+		pay_to %s
+		amount 31
+		facilitator http://127.0.0.1:%d
+	}
+	reverse_proxy %s
+}
+`, facPort, sitePort, sellerAddr, facPort, up.Listener.Addr()))
+	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	reqs := require402(t, tester, siteURL+"/remote").PaymentRequirements
+	headers := make([]string, buyers)
+	for i := range headers {
+		headers[i] = pay(t, buyer, reqs)
+	}
+	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+
+	chain := activeChain(t)
+	chain.PauseMining()
+	defer chain.ResumeMining()
+	txs := make([]string, buyers)
+	for i, h := range headers {
+		resp, b := get(t, tester, siteURL+"/remote", map[string]string{"X-Payment": h})
+		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+facilitator.ErrTextPending+`"`) {
+			t.Fatalf("payment %d during the stall: %d %s", i, resp.StatusCode, b)
+		}
+		txs[i] = paymentResponseOf(t, resp).TxHash
+		if len(txs[i]) != 66 {
+			t.Fatalf("payment %d: pending answer without the transaction: %s", i, b)
+		}
+	}
+	chain.ResumeMining()
+	for i, h := range headers {
+		for end := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			resp, b := get(t, tester, siteURL+"/remote", map[string]string{"X-Payment": h})
+			if resp.StatusCode == http.StatusOK {
+				if got := paymentResponseOf(t, resp).TxHash; got != txs[i] || string(b) != "resource tx="+txs[i] {
+					t.Errorf("payment %d: delivered with tx %s, body %s; pending tx was %s", i, got, b, txs[i])
+				}
+				break
+			}
+			if !strings.Contains(string(b), facilitator.ErrTextPending) || time.Now().After(end) {
+				t.Fatalf("payment %d: retry answered %d %s", i, resp.StatusCode, b)
+			}
+		}
+		if resp, b := get(t, tester, siteURL+"/remote", map[string]string{"X-Payment": h}); resp.StatusCode != http.StatusPaymentRequired ||
+			!strings.Contains(string(b), facilitator.ErrTextAlreadyUsed) {
+			t.Errorf("payment %d after delivery: %d %s", i, resp.StatusCode, b)
+		}
+	}
+	if got := ran.Load(); got != buyers {
+		t.Errorf("the upstream ran %d times for %d payments", got, buyers)
+	}
+	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -31*buyers)
+	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 31*buyers)
+}
