@@ -62,7 +62,11 @@ type crashCaddy struct {
 
 func (c *crashCaddy) start() {
 	t := c.t
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+	self, err := os.Executable() // this test binary (os.Args may be a test's)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^TestCrashChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+c.config, "X402_CRASH_SIGNER="+devnet.SignerPrivateKey)
 	// The child dies with the test, whatever happens to the test.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
