@@ -131,6 +131,32 @@ func (h *Handler) lookup(r *http.Request, rec *redemption, payment *facilitator.
 	return h.outcomes.byAuthorization(r.Context(), h.reqs.Network, a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
 }
 
+// resumeEarlier answers a payment whose authorization this paywall has
+// seen before, from its redemption record: refused when it belongs to
+// another route or was delivered, delivered now when it was paid but not
+// delivered, pending again while its transaction waits for a block. It
+// reports handled false when there is no earlier attempt to resume and the
+// caller goes on to verify and settle. The caller holds the claim on id.
+func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+	id string, payment *facilitator.Payment) (bool, error) {
+	c, rec, err := h.resolve(r, id, payment)
+	switch c {
+	case redeemRefuse:
+		h.observePayment(OutcomeRefused, facilitator.ErrTextAlreadyUsed)
+		return true, h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
+	case redeemDeliver:
+		return true, h.deliver(w, r, next, id, rec)
+	case redeemPendingAgain:
+		return true, h.pending(w, r, rec.TxHash)
+	case redeemUnknown:
+		h.logger.Error("the outcome of an earlier settlement of this payment is unknown; the buyer may retry",
+			zap.String("id", id), zap.Error(err))
+		return true, h.facilitatorFailed(w, "confirmed", &facilitator.StatusError{Status: http.StatusInternalServerError,
+			Message: "the outcome of an earlier attempt with this payment is not known yet (" + err.Error() + "); retry with the same X-PAYMENT header", Err: err})
+	}
+	return false, nil
+}
+
 // serveRedeem is the settle-before path: settle (or find the earlier
 // settlement of this authorization at this route), then deliver.
 func (h *Handler) serveRedeem(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
@@ -142,27 +168,15 @@ func (h *Handler) serveRedeem(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	defer h.redeem.release(id)
 
-	c, rec, err := h.resolve(r, id, payment)
-	switch c {
-	case redeemRefuse:
-		h.observePayment(OutcomeRefused, facilitator.ErrTextAlreadyUsed)
-		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
-	case redeemDeliver:
-		return h.deliver(w, r, next, id, rec)
-	case redeemPendingAgain:
-		return h.pending(w, r, rec.TxHash)
-	case redeemUnknown:
-		h.logger.Error("the outcome of an earlier settlement of this payment is unknown; the buyer may retry",
-			zap.String("id", id), zap.Error(err))
-		return h.facilitatorFailed(w, "confirmed", &facilitator.StatusError{Status: http.StatusInternalServerError,
-			Message: "the outcome of an earlier attempt with this payment is not known yet (" + err.Error() + "); retry with the same X-PAYMENT header", Err: err})
+	if handled, err := h.resumeEarlier(w, r, next, id, payment); handled {
+		return err
 	}
 
 	if ok, err := h.verifyPayment(w, r, req, payment, refusal); !ok {
 		return err
 	}
 
-	rec = &redemption{Route: h.routeKey(r), State: redeemSettling,
+	rec := &redemption{Route: h.routeKey(r), State: redeemSettling,
 		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()}
 	if err := h.redeem.store.put(id, rec); err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: writing the redemption store: %w", err))

@@ -36,20 +36,8 @@ func (h *Handler) serveSettleAfter(w http.ResponseWriter, r *http.Request, next 
 	}
 	defer h.redeem.release(id)
 
-	c, rec, err := h.resolve(r, id, payment)
-	switch c {
-	case redeemRefuse:
-		h.observePayment(OutcomeRefused, facilitator.ErrTextAlreadyUsed)
-		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
-	case redeemDeliver:
-		return h.deliver(w, r, next, id, rec)
-	case redeemPendingAgain:
-		return h.pending(w, r, rec.TxHash)
-	case redeemUnknown:
-		h.logger.Error("the outcome of an earlier settlement of this payment is unknown; the buyer may retry",
-			zap.String("id", id), zap.Error(err))
-		return h.facilitatorFailed(w, "confirmed", &facilitator.StatusError{Status: http.StatusInternalServerError,
-			Message: "the outcome of an earlier attempt with this payment is not known yet (" + err.Error() + "); retry with the same X-PAYMENT header", Err: err})
+	if handled, err := h.resumeEarlier(w, r, next, id, payment); handled {
+		return err
 	}
 
 	if ok, err := h.verifyPayment(w, r, req, payment, refusal); !ok {
@@ -62,7 +50,7 @@ func (h *Handler) serveSettleAfter(w http.ResponseWriter, r *http.Request, next 
 
 	sw := &settleWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, req: req,
 		id: id, rec: &redemption{Route: h.routeKey(r), ValidBefore: payment.Authorization.ValidBefore.String()}}
-	err = next.ServeHTTP(sw, r)
+	err := next.ServeHTTP(sw, r)
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	if !sw.decided {
