@@ -83,6 +83,12 @@ type App struct {
 	// the process either).
 	Journal string `json:"journal,omitempty"`
 
+	// JournalRetention is how long settled and failed settlements stay in
+	// the journal (and answer GET /v2/x402/settlements/...); older ones
+	// are compacted away hourly, pending ones never. Default 720h (30
+	// days); negative keeps every record.
+	JournalRetention caddy.Duration `json:"journal_retention,omitempty"`
+
 	// Redemptions is the path of the paywall's redemption store (a bbolt
 	// file): which route each authorization pays for and whether its
 	// answer was delivered, so that a buyer whose payment moved money gets
@@ -347,10 +353,11 @@ func (a *App) Provision(ctx caddy.Context) error {
 		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		f, err := facilitator.New(dctx, facilitator.Config{
-			Networks:      nets,
-			Logger:        logger.Named("facilitator"),
-			SettleTimeout: time.Duration(a.SettleTimeout),
-			Journal:       journal,
+			Networks:         nets,
+			Logger:           logger.Named("facilitator"),
+			SettleTimeout:    time.Duration(a.SettleTimeout),
+			Journal:          journal,
+			JournalRetention: time.Duration(a.JournalRetention),
 		})
 		if err != nil {
 			releaseEngine(key, claims)

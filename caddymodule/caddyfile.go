@@ -115,6 +115,20 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			a.Journal = v
+		case "journal_retention":
+			v, err := oneArg(d)
+			if err != nil {
+				return err
+			}
+			if v == "off" {
+				a.JournalRetention = -1
+				continue
+			}
+			dur, err := caddy.ParseDuration(v)
+			if err != nil || dur <= 0 {
+				return d.Errf("journal_retention %q is not a positive duration such as 720h, or off", v)
+			}
+			a.JournalRetention = caddy.Duration(dur)
 		case "redemptions":
 			v, err := oneArg(d)
 			if err != nil {

@@ -90,6 +90,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"facilitator_header shape", site("x402 {\n pay_to " + payTo + "\n price 1\n facilitator https://f.example.com\n facilitator_header Authorization\n}"), "facilitator_header takes a name and a value"},
 		{"bad facilitator_dialect", site("x402 {\n pay_to " + payTo + "\n price 1\n facilitator https://f.example.com\n facilitator_dialect v3\n}"), `facilitator_dialect: dialect "v3" is not one of cronos, v1, v2`},
 		{"CAIP-2 id of an unconfigured chain", site("x402 {\n pay_to " + payTo + "\n price 1\n network eip155:25\n}"), `network "eip155:25" is not configured`},
+		{"bad journal retention", global("journal_retention forever"), `journal_retention "forever" is not a positive duration`},
 		{"unknown app option", global("colour blue"), `unrecognized x402 option "colour"`},
 		{"bad rate limit", site("x402_facilitator {\n rate_limit verify ten 1m\n}"), `rate_limit verify: "ten" is not a positive number of requests`},
 		{"bad rate limit window", site("x402_facilitator {\n rate_limit settle 5 soon\n}"), `"soon" is not a positive duration`},

@@ -53,6 +53,11 @@ type Config struct {
 	// start are reconciled with the chain. Empty means Journal, or else a
 	// journal in memory that is lost on restart.
 	JournalPath string
+	// JournalRetention is how long settled and failed records stay in the
+	// journal (and answer the settlements look-ups); older ones are
+	// compacted away hourly. Pending records are never removed. Zero means
+	// DefaultJournalRetention; negative keeps every record.
+	JournalRetention time.Duration
 	// Journal is a journal to use instead of JournalPath.
 	Journal Journal
 	// SerialSettle makes each signer carry one settlement at a time, from
@@ -173,6 +178,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	for _, n := range f.networks {
 		n.eng.Recover(ctx, recs)
 	}
+	f.startRetention(cfg.JournalRetention)
 	return f, nil
 }
 
