@@ -102,12 +102,24 @@ func TestRefusedNeverMoves(t *testing.T) {
 	}()
 	codes := make([]int, burst)
 	answers := make([]facilitator.SettleResponse, burst)
-	var wg sync.WaitGroup
+	// cutAt callers at a time: settle answers only once its block is
+	// mined, so the cut (at cutAt broadcasts) always falls inside the
+	// burst, however the send loop groups the first wave and however
+	// loaded the machine is. With all 50 at once, one send group could
+	// carry the whole burst before the cut and leave nothing refused.
+	next := make(chan int, burst)
 	for i := range bodies {
+		next <- i
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range cutAt {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i] = postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, bodies[i], &answers[i])
+			for i := range next {
+				codes[i] = postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, bodies[i], &answers[i])
+			}
 		}()
 	}
 	wg.Wait()
