@@ -100,6 +100,8 @@ func TestHandlerFlows(t *testing.T) {
 			wantStatus: 402, wantBody: `"error":"ERC20: transfer amount exceeds balance"`, wantSettles: 1},
 		{name: "before: settle unreachable", fc: &fakeClient{verify: facilitator.Valid(), setErr: &facilitator.StatusError{Status: 503, Message: "no signer"}}, upstream: upstreamOK,
 			wantStatus: 500, wantBody: `{"error":"the payment could not be settled: no signer; try again shortly","x402Version":1}`, wantSettles: 1},
+		{name: "before: settle unavailable says what to do once", fc: &fakeClient{verify: facilitator.Valid(), setErr: &facilitator.StatusError{Status: 503, Message: "cannot reach the chain of network cronos-testnet; nothing was broadcast, try again shortly"}}, upstream: upstreamOK,
+			wantStatus: 500, wantBody: `{"error":"the payment could not be settled: cannot reach the chain of network cronos-testnet; nothing was broadcast, try again shortly","x402Version":1}`, wantSettles: 1},
 		{name: "after: settled", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled}, upstream: upstreamOK,
 			wantStatus: 200, wantBody: "resource", wantPR: true, wantSettles: 1, wantNext: true},
 		{name: "after: upstream 404 passes, no settle", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},

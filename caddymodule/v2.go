@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
@@ -117,18 +118,23 @@ func (h *Handler) setFailedResponse(w http.ResponseWriter, r *http.Request, sr *
 	}
 }
 
-// facilitatorFailed answers 500 with a JSON reason when verify or settle
-// could not be carried out (facilitator unreachable, refusing, rate
-// limiting): never an empty body, and no money moved that the buyer does
-// not know of (a pending settlement is an answer, not a failure).
 // retryAfterFailed is the Retry-After of a facilitator failure, in seconds:
 // health is checked about once a second, RPC endpoints cool down for five.
 var retryAfterFailed = []string{"5"}
 
+// facilitatorFailed answers 500 with a JSON reason when verify or settle
+// could not be carried out (facilitator unreachable, refusing, rate
+// limiting): never an empty body, and no money moved that the buyer does
+// not know of (a pending settlement is an answer, not a failure).
 func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error) error {
+	msg := fmt.Sprintf("the payment could not be %s: %s", op, facilitator.MessageOf(err))
+	if !strings.Contains(msg, "try again") && !strings.Contains(msg, "retry") {
+		// Say what to do, once: most facilitator texts already do.
+		msg += "; try again shortly"
+	}
 	body, _ := json.Marshal(map[string]any{
 		"x402Version": 1,
-		"error":       fmt.Sprintf("the payment could not be %s: %s; try again shortly", op, facilitator.MessageOf(err)),
+		"error":       msg,
 	})
 	body = append(body, '\n')
 	hdr := w.Header()
