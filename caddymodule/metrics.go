@@ -195,6 +195,8 @@ var (
 		"1 when the network can settle now (RPC answers, recent head, a signer with gas), else 0.", []string{"network"}, nil)
 	descGas = prometheus.NewDesc("x402_signer_gas_balance_wei",
 		"Native balance of each signer key that pays settlement gas, in wei.", []string{"network", "signer"}, nil)
+	descNonceLag = prometheus.NewDesc("x402_signer_nonce_lag",
+		"Transactions of each signer key that the node holds but has not mined (pending nonce minus mined nonce); one that keeps growing means settlements are stuck.", []string{"network", "signer"}, nil)
 	descRPCRequests = prometheus.NewDesc("x402_rpc_requests_total",
 		"JSON-RPC round trips (a batch counts once) by network and endpoint (credentials redacted).", []string{"network", "endpoint"}, nil)
 	descRPCErrors = prometheus.NewDesc("x402_rpc_errors_total",
@@ -203,7 +205,7 @@ var (
 
 // Describe implements prometheus.Collector.
 func (c facilitatorCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descPending, descCanSettle, descGas, descRPCRequests, descRPCErrors} {
+	for _, d := range []*prometheus.Desc{descPending, descCanSettle, descGas, descNonceLag, descRPCRequests, descRPCErrors} {
 		ch <- d
 	}
 }
@@ -223,6 +225,9 @@ func (c facilitatorCollector) Collect(ch chan<- prometheus.Metric) {
 			if b, ok := new(big.Float).SetString(s.GasBalance); ok {
 				f, _ := b.Float64()
 				ch <- prometheus.MustNewConstMetric(descGas, prometheus.GaugeValue, f, n.Network, strings.ToLower(s.Address))
+			}
+			if s.NonceLag != nil {
+				ch <- prometheus.MustNewConstMetric(descNonceLag, prometheus.GaugeValue, float64(*s.NonceLag), n.Network, strings.ToLower(s.Address))
 			}
 		}
 	}

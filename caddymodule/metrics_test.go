@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -159,6 +160,9 @@ func TestMetrics(t *testing.T) {
 	if v, ok := sample(after, "x402_signer_gas_balance_wei", signer); !ok || v <= 0 {
 		t.Errorf("x402_signer_gas_balance_wei%v = %v, %v; want a positive balance", signer, v, ok)
 	}
+	if v, ok := sample(after, "x402_signer_nonce_lag", signer); !ok || v != 0 {
+		t.Errorf("x402_signer_nonce_lag%v = %v, %v; want 0 once every settlement is mined", signer, v, ok)
+	}
 	if v, ok := sample(after, "x402_settlements_pending", map[string]string{"network": net}); !ok || v != 0 {
 		t.Errorf("x402_settlements_pending = %v, %v; want 0", v, ok)
 	}
@@ -172,4 +176,18 @@ func TestMetrics(t *testing.T) {
 	if _, ok := sample(after, "x402_rpc_errors_total", rpc); !ok {
 		t.Errorf("no x402_rpc_errors_total%v", rpc)
 	}
+}
+
+// waitNonceLag waits up to 5 s for the scraped x402_signer_nonce_lag of
+// labels to satisfy ok.
+func waitNonceLag(t *testing.T, labels map[string]string, ok func(float64) bool, want string) {
+	t.Helper()
+	var v float64
+	var found bool
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if v, found = sample(scrape(t), "x402_signer_nonce_lag", labels); found && ok(v) {
+			return
+		}
+	}
+	t.Errorf("x402_signer_nonce_lag%v = %v (found %v); want %s", labels, v, found, want)
 }

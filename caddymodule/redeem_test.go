@@ -145,6 +145,12 @@ func TestPaidMeansDelivered(t *testing.T) {
 		t.Fatalf("the upstream ran %d times while nothing was settled", ran.Load())
 	}
 
+	// The stall shows in the signer's nonce lag: transactions the node
+	// holds but does not mine (health, and so /metrics, refresh within a second).
+	sk, _ := facilitator.ParseKey(devnet.SignerPrivateKey)
+	lagLabels := map[string]string{"network": devnet.Network, "signer": strings.ToLower(crypto.PubkeyToAddress(sk.PublicKey).Hex())}
+	waitNonceLag(t, lagLabels, func(v float64) bool { return v >= buyers }, "at least the stalled payments")
+
 	chain.ResumeMining()
 	// Every retry with the same header gets the resource once the
 	// transaction is in a block.

@@ -64,6 +64,11 @@ type SignerHealth struct {
 	GasBalance string `json:"gasBalance,omitempty"`
 	// Low is true under the configured low-balance mark.
 	Low bool `json:"low"`
+	// NonceLag is how many of this key's transactions the node holds but
+	// has not mined: its pending nonce minus its mined nonce. It stays near
+	// zero; one that keeps growing means settlements are stuck (fees too
+	// low, a node not mining). Absent when the node did not answer.
+	NonceLag *uint64 `json:"nonceLag,omitempty"`
 }
 
 // staleHead is the head age past which a network is reported as not
@@ -122,6 +127,13 @@ func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkH
 	for i, s := range signers {
 		elems = append(elems, rpc.BatchElem{Method: "eth_getBalance", Args: []any{s, "latest"}, Result: &balances[i]})
 	}
+	// Each signer's pending and mined nonces, after the balances.
+	nonces := make([]hexutil.Uint64, 2*len(signers))
+	for i, s := range signers {
+		elems = append(elems,
+			rpc.BatchElem{Method: "eth_getTransactionCount", Args: []any{s, "pending"}, Result: &nonces[2*i]},
+			rpc.BatchElem{Method: "eth_getTransactionCount", Args: []any{s, "latest"}, Result: &nonces[2*i+1]})
+	}
 	if err := n.rpc.Batch(ctx, elems); err != nil || elems[0].Error != nil {
 		if err == nil {
 			err = elems[0].Error
@@ -153,6 +165,14 @@ func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkH
 			if sh.Low {
 				h.Warnings = append(h.Warnings, "signer "+sh.Address+" is low on gas money: fund it")
 			}
+		}
+		pe, me := elems[1+len(signers)+2*i], elems[2+len(signers)+2*i]
+		if pe.Error == nil && me.Error == nil {
+			lag := uint64(0)
+			if pending, mined := uint64(nonces[2*i]), uint64(nonces[2*i+1]); pending > mined {
+				lag = pending - mined
+			}
+			sh.NonceLag = &lag
 		}
 		h.Signers = append(h.Signers, sh)
 	}
