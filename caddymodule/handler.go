@@ -507,11 +507,6 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitato
 	if network == "" {
 		network = h.reqs.Network
 	}
-	value := sr.Value
-	if value == "" {
-		value = h.reqs.MaxAmountRequired
-	}
-	h.observeRevenue(h.reqs.Network, value)
 	r.Header.Set(HeaderTxHash, sr.TxHash)
 	r.Header.Set(HeaderFrom, sr.From)
 	r.Header.Set(HeaderValue, sr.Value)

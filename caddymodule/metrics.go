@@ -102,19 +102,26 @@ func (h *Handler) observePayment(outcome, reason string) {
 	m.payments.WithLabelValues(h.reqs.Network, h.routeLabel, outcome, code).Inc()
 }
 
-// observeRevenue counts a settled payment and its value.
-func (h *Handler) observeRevenue(network, value string) {
+// observeRevenue counts a settled payment and its value. It is called
+// once per payment, where this paywall learns that the money moved (a
+// settle answer, or the outcome of a pending one), not where the resource
+// is delivered, which a retry after a hang-up or a crash repeats.
+func (h *Handler) observeRevenue(sr *facilitator.SettleResponse) {
 	m := &paywallMetrics
 	if m.payments == nil {
 		return
 	}
 	m.payments.WithLabelValues(h.reqs.Network, h.routeLabel, OutcomeSettled, "").Inc()
+	value := sr.Value
+	if value == "" {
+		value = h.reqs.MaxAmountRequired
+	}
 	v, ok := new(big.Int).SetString(value, 10)
 	if !ok || v.Sign() < 0 {
 		return
 	}
 	f, _ := new(big.Float).SetInt(v).Float64()
-	m.revenue.WithLabelValues(network, strings.ToLower(h.reqs.Asset), strings.ToLower(h.reqs.PayTo)).Add(f)
+	m.revenue.WithLabelValues(h.reqs.Network, strings.ToLower(h.reqs.Asset), strings.ToLower(h.reqs.PayTo)).Add(f)
 }
 
 // timeVerify and timeSettle observe how long a facilitator call took.

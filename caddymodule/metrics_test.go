@@ -5,9 +5,11 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -190,4 +192,60 @@ func waitNonceLag(t *testing.T, labels map[string]string, ok func(float64) bool,
 		}
 	}
 	t.Errorf("x402_signer_nonce_lag%v = %v (found %v); want %s", labels, v, found, want)
+}
+
+// TestRevenueCountedOnce pays once at a route whose upstream fails the
+// first time (a 502 is not a delivery), so the buyer's retry with the same
+// X-PAYMENT gets the resource from the paid record: the payment and its
+// revenue are counted once, where the money moved, not at each delivery.
+func TestRevenueCountedOnce(t *testing.T) {
+	var calls atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			http.Error(w, "upstream down", http.StatusBadGateway)
+			return
+		}
+		fmt.Fprint(w, "resource")
+	}))
+	t.Cleanup(up.Close)
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402 /once {
+		pay_to %s
+		amount 4321
+		label once
+	}
+	reverse_proxy %s
+}
+`, sitePort, sellerAddr, up.Listener.Addr()))
+	net := devnet.Network
+	settled := map[string]string{"network": net, "route": "once", "outcome": OutcomeSettled, "reason": ""}
+	revenue := map[string]string{"network": net, "asset": strings.ToLower(devnet.TokenAddress.Hex()), "pay_to": strings.ToLower(sellerAddr)}
+	before := scrape(t)
+
+	header := pay(t, buyerKey(t, devnet.Buyer5PrivateKey), require402(t, tester, siteURL+"/once").PaymentRequirements)
+	if resp, b := get(t, tester, siteURL+"/once", map[string]string{"X-Payment": header}); resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("first try: %d %s; want the upstream's 502", resp.StatusCode, b)
+	}
+	if resp, b := get(t, tester, siteURL+"/once", map[string]string{"X-Payment": header}); resp.StatusCode != http.StatusOK || string(b) != "resource" {
+		t.Fatalf("retry with the same header: %d %s; want the resource", resp.StatusCode, b)
+	}
+	after := scrape(t)
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"x402_payments_total", settled, 1},
+		{"x402_revenue_smallest_units_total", revenue, 4321},
+	} {
+		a, _ := sample(after, c.name, c.labels)
+		b, _ := sample(before, c.name, c.labels)
+		if a-b != c.want {
+			t.Errorf("%s%v went up by %v, want %v", c.name, c.labels, a-b, c.want)
+		}
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("the upstream ran %d times, want 2", n)
+	}
 }

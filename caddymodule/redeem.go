@@ -100,6 +100,7 @@ func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payme
 	case err != nil:
 		return redeemUnknown, rec, err
 	case sr.Settled():
+		h.observeRevenue(sr)
 		rec.State, rec.TxHash, rec.Settlement, rec.Updated = redeemPaid, sr.TxHash, sr, time.Now()
 		if err := h.redeem.store.put(id, rec); err != nil {
 			return redeemUnknown, rec, fmt.Errorf("writing the redemption store: %w", err)
@@ -188,6 +189,7 @@ func (h *Handler) serveRedeem(w http.ResponseWriter, r *http.Request, next caddy
 	}
 	switch {
 	case sr.Settled():
+		h.observeRevenue(sr)
 		rec.State, rec.TxHash, rec.Settlement, rec.Updated = redeemPaid, sr.TxHash, sr, time.Now()
 		if err := h.redeem.store.put(id, rec); err != nil {
 			// The money moved; the record still says settling, which the
@@ -299,7 +301,17 @@ type deliverWriter struct {
 	id  string
 	rec *redemption
 
-	once sync.Once
+	once   sync.Once
+	status int // the final status written, 0 before WriteHeader
+}
+
+// written is the status the answer goes out with: the one WriteHeader
+// gave, or 200 when the body starts without one.
+func (dw *deliverWriter) written() int {
+	if dw.status != 0 {
+		return dw.status
+	}
+	return http.StatusOK
 }
 
 // begin records delivery for a status below 500 (and 101), before the
@@ -319,22 +331,25 @@ func (dw *deliverWriter) begin(status int) {
 }
 
 func (dw *deliverWriter) WriteHeader(status int) {
+	if dw.status == 0 && (status >= 200 || status == http.StatusSwitchingProtocols) {
+		dw.status = status
+	}
 	dw.begin(status)
 	dw.ResponseWriterWrapper.WriteHeader(status)
 }
 
 func (dw *deliverWriter) Write(p []byte) (int, error) {
-	dw.begin(http.StatusOK)
+	dw.begin(dw.written())
 	return dw.ResponseWriterWrapper.Write(p)
 }
 
 func (dw *deliverWriter) ReadFrom(src io.Reader) (int64, error) {
-	dw.begin(http.StatusOK)
+	dw.begin(dw.written())
 	return dw.ResponseWriterWrapper.ReadFrom(src)
 }
 
 func (dw *deliverWriter) FlushError() error {
-	dw.begin(http.StatusOK)
+	dw.begin(dw.written())
 	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Flush()
 }
 

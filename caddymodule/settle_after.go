@@ -126,6 +126,7 @@ func (sw *settleWriter) decide(status int) {
 		clearHeader(sw.ResponseWriter.Header())
 	case sr.Settled():
 		// The answer begins right here: paid and delivered at once.
+		h.observeRevenue(sr)
 		rec.State, rec.TxHash, rec.Settlement, rec.Updated = redeemDelivered, sr.TxHash, sr, time.Now()
 		if err := h.redeem.store.put(sw.id, rec); err != nil {
 			h.logger.Error("marking a payment delivered failed; a retry could get the resource again",
