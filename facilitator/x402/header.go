@@ -150,11 +150,8 @@ func DecodePaymentHeader(header string) (*Payment, error) {
 		Payload *payloadJSON `json:"payload"`
 	}
 	if json.Unmarshal(raw, &whole) == nil && whole.Payload != nil {
-		p := &Payment{Scheme: whole.Scheme, Network: whole.Network, parsed: whole.Payload}
-		if err := p.setVersion(whole.X402Version); err != nil {
-			return nil, err
-		}
-		if err := p.fromAccepted(whole.Accepted); err != nil {
+		p := &Payment{parsed: whole.Payload}
+		if err := p.fromEnvelope(&whole.envelope); err != nil {
 			return nil, err
 		}
 		return p, nil
@@ -163,14 +160,21 @@ func DecodePaymentHeader(header string) (*Payment, error) {
 	if err := json.Unmarshal(raw, &env); err != nil {
 		return nil, &InvalidPaymentError{Reason: ReasonInvalidBase64}
 	}
-	p := &Payment{Scheme: env.Scheme, Network: env.Network, payload: env.Payload}
-	if err := p.setVersion(env.X402Version); err != nil {
-		return nil, err
-	}
-	if err := p.fromAccepted(env.Accepted); err != nil {
+	p := &Payment{payload: env.Payload}
+	if err := p.fromEnvelope(&env); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// fromEnvelope takes version, scheme and network from a decoded header
+// (a v2 payload's from its accepted requirements).
+func (p *Payment) fromEnvelope(env *envelope) error {
+	p.Scheme, p.Network = env.Scheme, env.Network
+	if err := p.setVersion(env.X402Version); err != nil {
+		return err
+	}
+	return p.fromAccepted(env.Accepted)
 }
 
 func (p *Payment) setVersion(v json.RawMessage) error {
