@@ -458,10 +458,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	req.PaymentRequirements.Resource = resourceURL(r)
 
-	if h.settleAfter {
-		return h.serveSettleAfter(w, r, next, req, payment, key)
-	}
-	return h.serveRedeem(w, r, next, req, payment, key)
+	return h.servePaid(w, r, next, req, payment, key)
 }
 
 // settle settles a verified payment. A buyer who hangs up does not cancel

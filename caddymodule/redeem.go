@@ -158,9 +158,13 @@ func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next cad
 	return false, nil
 }
 
-// serveRedeem is the settle-before path: settle (or find the earlier
-// settlement of this authorization at this route), then deliver.
-func (h *Handler) serveRedeem(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+// servePaid serves a request that carries a payment, in either settlement
+// order. It claims the authorization first (a concurrent copy is refused at
+// once), resumes an earlier attempt with it at this route if there was one,
+// and otherwise verifies the payment before settling it: before the
+// upstream runs (settleThenDeliver) or when its answer starts
+// (deliverThenSettle).
+func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
 	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte) error {
 	id := authID(h.reqs.Network, payment.Authorization.From, payment.Authorization.Nonce)
 	if !h.redeem.acquire(id) {
@@ -176,6 +180,16 @@ func (h *Handler) serveRedeem(w http.ResponseWriter, r *http.Request, next caddy
 	if ok, err := h.verifyPayment(w, r, req, payment, refusal); !ok {
 		return err
 	}
+	if h.settleAfter {
+		return h.deliverThenSettle(w, r, next, req, payment, id)
+	}
+	return h.settleThenDeliver(w, r, next, req, payment, id)
+}
+
+// settleThenDeliver is the settle-before path for a verified payment that
+// this route has not seen: settle, then deliver.
+func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+	req *facilitator.Request, payment *facilitator.Payment, id string) error {
 
 	rec := &redemption{Route: h.routeKey(r), State: redeemSettling,
 		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()}

@@ -17,32 +17,18 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 )
 
-// serveSettleAfter runs the next handler with a verified but unsettled
+// deliverThenSettle runs the next handler with a verified but unsettled
 // payment and settles when the upstream's answer starts, if its status is
 // below 400. The upstream is told who pays (X-Payment-From, -Value,
 // -Network) but not the transaction, which does not exist yet.
 //
-// The authorization is reserved first: while one request holds it,
+// servePaid has reserved the authorization: while one request holds it,
 // concurrent copies are refused at once (402), so the upstream runs at
 // most once per payment. An authorization found paid but not delivered (a
-// crash, or a retry after a pending answer) is delivered as in settle
-// before: its upstream gets the transaction headers.
-func (h *Handler) serveSettleAfter(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte) error {
-	id := authID(h.reqs.Network, payment.Authorization.From, payment.Authorization.Nonce)
-	if !h.redeem.acquire(id) {
-		h.observePayment(OutcomeRefused, facilitator.ErrTextAlreadyUsed)
-		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
-	}
-	defer h.redeem.release(id)
-
-	if handled, err := h.resumeEarlier(w, r, next, id, payment); handled {
-		return err
-	}
-
-	if ok, err := h.verifyPayment(w, r, req, payment, refusal); !ok {
-		return err
-	}
+// crash, or a retry after a pending answer) was delivered there as in
+// settle before: its upstream gets the transaction headers.
+func (h *Handler) deliverThenSettle(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+	req *facilitator.Request, payment *facilitator.Payment, id string) error {
 
 	r.Header.Set(HeaderFrom, payment.Authorization.From.Hex())
 	r.Header.Set(HeaderValue, payment.Authorization.Value.String())
