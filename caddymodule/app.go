@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -316,17 +317,16 @@ func (a *App) Provision(ctx caddy.Context) error {
 	a.keys = append(a.keys, rkey)
 	a.redeem = rd
 
-	var journal facilitator.Journal
-	if path := a.journalPath(); path != "" {
-		if journal, err = a.provisionJournal(path); err != nil {
-			return err
-		}
+	// The journal is pooled on its own, and shared by the facilitators of
+	// consecutive configs: their settlement engines are one (engine_pool.go).
+	journal, journalID, err := a.provisionJournal()
+	if err != nil {
+		return err
 	}
 
-	// The facilitator is pooled by what it owns (engine_pool.go). Its
-	// settings (the app's JSON config, the devnet and the resolved keys,
-	// hashed so that changing the key behind a placeholder counts) tell a
-	// reused facilitator from a changed one.
+	// The facilitator is pooled by its whole config: the app's JSON, the
+	// devnet, the journal and the resolved keys (hashed, so that changing
+	// the key behind a placeholder counts).
 	h := sha256.New()
 	h.Write(cfgJSON)
 	chainURL := ""
@@ -334,21 +334,18 @@ func (a *App) Provision(ctx caddy.Context) error {
 		chainURL = a.chain.RPCURL()
 		h.Write([]byte(chainURL))
 	}
+	h.Write([]byte(journalID))
 	h.Write(keyPrint)
-	settings := h.Sum(nil)
-	journalAbs := ""
-	if path := a.journalPath(); path != "" {
-		journalAbs, _ = filepath.Abs(path)
-	}
-	key, claims := engineIdentity(nets, journalAbs, chainURL, settings)
+	key := "facilitator:" + hex.EncodeToString(h.Sum(nil))
+	claims := engineClaims(nets, chainURL)
 
 	logger := a.logger
 	val, loaded, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
-		if shared := claimEngine(key, claims); len(shared) > 0 {
-			logger.Error("this reload changed the x402 app's networks or its set of signer keys, so a second facilitator starts on keys "+
-				"the running one still uses until the previous config is gone; settlements of the two may race for nonces. "+
-				"Change networks and signer keys with a restart of Caddy; other settings (settle_timeout, routes) reload safely",
-				zap.Strings("shared", shared))
+		if clash := claimSigners(journalID, claims); len(clash) > 0 {
+			logger.Error("a signer key is used with two settlement journals: this config's and the running one's; until the previous config is gone, "+
+				"two engines count the key's nonces and may race for them, and the other journal's pending settlements are not followed here. "+
+				"Move a journal with a restart of Caddy, not a reload",
+				zap.Strings("signers", clash), zap.String("journal", journalID))
 		}
 		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -360,28 +357,21 @@ func (a *App) Provision(ctx caddy.Context) error {
 			JournalRetention: time.Duration(a.JournalRetention),
 		})
 		if err != nil {
-			releaseEngine(key, claims)
+			releaseSigners(claims)
 			return nil, err
 		}
-		return &sharedFacilitator{f: f, key: key, claims: claims, settings: string(settings)}, nil
+		return &sharedFacilitator{f: f, claims: claims}, nil
 	})
 	if err != nil {
 		return fmt.Errorf("starting the x402 facilitator: %w", err)
 	}
 	a.keys = append(a.keys, key)
-	shared := val.(*sharedFacilitator)
-	a.fac = shared.f
+	a.fac = val.(*sharedFacilitator).f
 	if err := registerFacilitatorMetrics(ctx, a.fac); err != nil {
 		return err
 	}
 	if loaded {
 		a.logger.Debug("reusing the facilitator of the previous config", zap.Strings("networks", a.fac.Networks()))
-		if shared.settings != string(settings) {
-			a.logger.Warn("the x402 app's settings changed but its networks, signer keys and journal did not, so the running facilitator "+
-				"carries on (one engine per signer key): the paywall uses the new settle_timeout at once, the x402_facilitator API "+
-				"keeps the running one until Caddy restarts",
-				zap.Strings("networks", a.fac.Networks()))
-		}
 	}
 	return nil
 }
@@ -420,28 +410,37 @@ func (a *App) journalPath() string {
 	return filepath.Join(caddy.AppDataDir(), "x402", "journal.db")
 }
 
-// provisionJournal opens (or reuses) the settlement journal. It is pooled
-// by path on its own, so that a reload that changes the networks hands the
-// same open file to the new facilitator instead of waiting for the old one
-// to let go of its lock.
-func (a *App) provisionJournal(journal string) (facilitator.Journal, error) {
-	path, err := filepath.Abs(journal)
-	if err != nil {
-		return nil, fmt.Errorf("journal %q: %w", journal, err)
+// provisionJournal opens (or reuses) the settlement journal and returns
+// it with its identity: its absolute path, or for a devnet's journal in
+// memory the devnet's URL. It is pooled on its own, so that the
+// facilitators of consecutive configs share it, and with it their
+// settlement engine (engine_pool.go).
+func (a *App) provisionJournal() (facilitator.Journal, string, error) {
+	var id string
+	open := func() (facilitator.Journal, error) { return facilitator.NewMemoryJournal(), nil }
+	if journal := a.journalPath(); journal != "" {
+		path, err := filepath.Abs(journal)
+		if err != nil {
+			return nil, "", fmt.Errorf("journal %q: %w", journal, err)
+		}
+		id = path
+		open = func() (facilitator.Journal, error) { return facilitator.OpenJournal(path) }
+	} else {
+		id = "memory:" + a.chain.RPCURL()
 	}
-	key := "journal:" + path
+	key := "journal:" + id
 	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
-		j, err := facilitator.OpenJournal(path)
+		j, err := open()
 		if err != nil {
 			return nil, err
 		}
 		return &sharedJournal{j: j}, nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("opening the settlement journal: %w", err)
+		return nil, "", fmt.Errorf("opening the settlement journal: %w", err)
 	}
 	a.keys = append(a.keys, key)
-	return val.(*sharedJournal).j, nil
+	return val.(*sharedJournal).j, id, nil
 }
 
 // validating reports whether this process only checks a config (`caddy
@@ -665,17 +664,16 @@ func (a *App) Chain() *devnet.Chain { return a.chain }
 
 // sharedFacilitator is a facilitator held in the usage pool.
 type sharedFacilitator struct {
-	f        *facilitator.Facilitator
-	key      string   // its pool key
-	claims   []string // the signer keys and journal it owns
-	settings string   // hash of the config it was started with
+	f      *facilitator.Facilitator
+	claims []string // its signer keys (engine_pool.go)
 }
 
-// Destruct closes the facilitator when the last config using it is gone,
-// and frees its signer keys and journal for another.
+// Destruct closes the facilitator when the last config using it is gone.
+// Its settlement engine carries on if the next config's facilitator
+// shares it.
 func (s *sharedFacilitator) Destruct() error {
 	err := s.f.Close()
-	releaseEngine(s.key, s.claims)
+	releaseSigners(s.claims)
 	return err
 }
 

@@ -330,15 +330,27 @@ func TestSettleAfterUpgrade(t *testing.T) {
 }
 
 // TestReloadOneEngine reloads the config, with a changed x402 app, during
-// a burst of paid requests: the facilitator carries on (one engine per
-// signer key), every payment settles exactly once, the signer's nonces
-// have no gap and no repeat, and balances are exact. Requests the reload
-// cut are retried with the same header.
+// a burst of paid requests: once with other settings (settle_timeout), once
+// with other networks (an alias added, so that the new facilitator serves
+// other networks). The new facilitator's engine joins the running one (one
+// engine per signer key): every payment settles exactly once, the signer's
+// nonces have no gap and no repeat, and balances are exact. Requests the
+// reload cut are retried with the same header. Two engines on the key (the
+// code before) made 27 transactions for 24 payments.
 func TestReloadOneEngine(t *testing.T) {
+	for _, tc := range []struct{ name, before, after string }{
+		{"settings", "settle_timeout 20s", "settle_timeout 25s"},
+		{"networks", "settle_timeout 20s", "settle_timeout 20s\n\t\tnetwork cronos-testnet {\n\t\t\talias devchain\n\t\t}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testReloadOneEngine(t, tc.before, tc.after) })
+	}
+}
+
+func testReloadOneEngine(t *testing.T, before, after string) {
 	const burst = 24
 	up, ran := countingUpstream(t, 0)
-	site := func(timeout string) string {
-		return globalBlock("settle_timeout "+timeout) + fmt.Sprintf(`
+	site := func(extra string) string {
+		return globalBlock(extra) + fmt.Sprintf(`
 :%d {
 	x402 {
 		pay_to %s
@@ -348,7 +360,7 @@ func TestReloadOneEngine(t *testing.T) {
 }
 `, sitePort, sellerAddr, up.Listener.Addr())
 	}
-	tester := newTester(t, site("20s"))
+	tester := newTester(t, site(before))
 	first := activeFacilitator(t)
 	chain := activeChain(t)
 	signer := chain.Signer().Address
@@ -399,11 +411,11 @@ func TestReloadOneEngine(t *testing.T) {
 	}
 	close(start)
 	time.Sleep(250 * time.Millisecond)
-	loadConfig(t, site("25s"))
+	loadConfig(t, site(after))
 	wg.Wait()
 
-	if second := activeFacilitator(t); second != first {
-		t.Errorf("the reload started a second facilitator on the same signer key")
+	if second := activeFacilitator(t); second == first {
+		t.Errorf("the reload kept the facilitator; it should start one with the new config that joins the running engine")
 	}
 	if got := ran.Load(); got != burst {
 		t.Errorf("the upstream ran %d times for %d payments", got, burst)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
@@ -198,6 +199,21 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			return nil, fmt.Errorf("network %q is configured twice", name)
 		}
 	}
+	// A signer's nonces are counted by the engine of one token: the same
+	// key on two tokens of one chain would have two counters.
+	for _, o := range f.networks {
+		if o.cfg.ChainID != nc.ChainID || strings.EqualFold(o.cfg.Token, nc.Token) {
+			continue
+		}
+		for _, a := range o.eng.Signers() {
+			for _, k := range nc.SignerKeys {
+				if crypto.PubkeyToAddress(k.PublicKey) == a {
+					return nil, fmt.Errorf("networks %s and %s are on chain %d with different tokens and share signer %s: give each its own signer key, so that one engine counts each key's nonces",
+						o.cfg.Name, nc.Name, nc.ChainID, a.Hex())
+				}
+			}
+		}
+	}
 	n := &network{
 		cfg:     nc,
 		chainID: big.NewInt(nc.ChainID),
@@ -264,7 +280,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		pool.Close()
 		return nil, err
 	}
-	n.eng.Run(f.ctx, &f.wg)
+	n.eng.Start()
 	n.eng.RefreshGas(ctx)
 	if len(nc.RPCURLs) > 1 {
 		pool.CheckLag(ctx)
@@ -295,10 +311,15 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 
 // Close stops background work and closes the RPC connections. Settlements
 // waiting for their blocks are answered as pending.
+//
+// A settlement engine shared with another facilitator on the same journal
+// (one that replaces this one, as in a Caddy reload) carries on: the other
+// facilitator's engine finishes what this one started.
 func (f *Facilitator) Close() error {
 	f.cancel()
 	f.wg.Wait()
 	for _, n := range f.networks {
+		n.eng.Close()
 		n.rpc.Close()
 	}
 	if f.ownsJournal && f.journal != nil {

@@ -13,12 +13,14 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
@@ -61,19 +63,24 @@ type Config struct {
 }
 
 // Engine settles the jobs of one network. It is safe for concurrent use.
+// Its settlement state is shared with the other engines of the process on
+// the same journal, chain and token (see core.go): Start attaches it,
+// Close detaches it.
 type Engine struct {
-	cfg      Config
-	logger   *zap.Logger
-	now      func() time.Time
-	signers  []*signer
-	settling *inflight
-	watch    *watcher
+	cfg     Config
+	logger  *zap.Logger
+	now     func() time.Time
+	addrs   []common.Address // the configured signers' addresses
+	signers []*signer        // the same signers, shared with the core (Start)
+	core    *core            // set by Start
+	joined  bool             // Start found the core running
+	closed  bool
 
 	mu   sync.Mutex
 	next uint32 // round-robin over signers
 }
 
-// New builds the engine of a network; Run starts its loops.
+// New builds the engine of a network; Start runs it.
 func New(cfg Config) (*Engine, error) {
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 50 * time.Millisecond
@@ -84,7 +91,10 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.ReplaceAfter == 0 {
 		cfg.ReplaceAfter = 5
 	}
-	e := &Engine{cfg: cfg, logger: cfg.Logger, now: cfg.Now, settling: newInflight()}
+	if cfg.Journal == nil {
+		return nil, errors.New("network " + cfg.Network + ": the engine needs a journal")
+	}
+	e := &Engine{cfg: cfg, logger: cfg.Logger, now: cfg.Now}
 	if e.logger == nil {
 		e.logger = zap.NewNop()
 	}
@@ -92,47 +102,48 @@ func New(cfg Config) (*Engine, error) {
 		e.now = time.Now
 	}
 	for _, k := range cfg.Keys {
-		s := newSigner(k, cfg.ChainID)
-		if e.signerByAddress(s.addr) != nil {
-			return nil, errors.New("network " + cfg.Network + ": signer " + s.addr.Hex() + " is configured twice")
+		a := crypto.PubkeyToAddress(k.PublicKey)
+		if slices.Contains(e.addrs, a) {
+			return nil, errors.New("network " + cfg.Network + ": signer " + a.Hex() + " is configured twice")
 		}
-		e.signers = append(e.signers, s)
+		e.addrs = append(e.addrs, a)
 	}
-	e.watch = newWatcher(e)
 	return e, nil
 }
 
-// Run runs the send loops and the watcher until ctx ends; wg counts them.
-func (e *Engine) Run(ctx context.Context, wg *sync.WaitGroup) {
-	for _, s := range e.signers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.loop(ctx, e)
-		}()
+// Start attaches the engine to the running settlement state of its
+// journal, chain and token, or starts it: the signers' send loops and the
+// watcher. An engine that joins a running one takes over from the engine
+// it replaces with nothing lost: the same nonce counters, the same
+// settlements followed to their end. Close detaches it.
+func (e *Engine) Start() {
+	e.core, e.joined = attach(e)
+	if e.joined {
+		e.logger.Info("joined the running settlement engine of this journal, chain and token: settlements in flight carry on",
+			zap.String("network", e.cfg.Network), zap.Int("pending", e.core.watch.count()))
 	}
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		e.watch.run(ctx)
-	}()
-	go func() {
-		defer wg.Done()
-		e.watchGas(ctx)
-	}()
+}
+
+// Close detaches the engine. The last engine of a journal, chain and token
+// to close stops their loops: settlements still waiting for their blocks
+// stay pending in the journal and are reconciled at the next start.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	c, closed := e.core, e.closed
+	e.closed = true
+	e.mu.Unlock()
+	if c != nil && !closed {
+		c.detach(e)
+	}
 }
 
 // Signers lists the signer addresses, in configuration order.
 func (e *Engine) Signers() []common.Address {
-	out := make([]common.Address, len(e.signers))
-	for i, s := range e.signers {
-		out[i] = s.addr
-	}
-	return out
+	return slices.Clone(e.addrs)
 }
 
 // Pending is the number of settlements waiting for their block.
-func (e *Engine) Pending() int { return e.watch.count() }
+func (e *Engine) Pending() int { return e.core.watch.count() }
 
 // PickSigner spreads settlements over the signers, round-robin, skipping
 // signers known to lack gas money while another one has it. It panics
@@ -201,7 +212,7 @@ func (e *Engine) RefreshGas(ctx context.Context) {
 // checked again.
 const gasCheckInterval = 5 * time.Second
 
-func (e *Engine) watchGas(ctx context.Context) {
+func (c *core) watchGas(ctx context.Context) {
 	t := time.NewTicker(gasCheckInterval)
 	defer t.Stop()
 	for {
@@ -209,9 +220,9 @@ func (e *Engine) watchGas(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			for _, s := range e.signers {
+			for _, s := range c.allSigners() {
 				if s.noGas.Load() {
-					e.RefreshGas(ctx)
+					c.active().RefreshGas(ctx)
 					break
 				}
 			}
@@ -232,12 +243,12 @@ func (e *Engine) signerByAddress(a common.Address) *signer {
 // another settle holds it. The engine releases it when the outcome is
 // final; a caller that does not Submit after Hold must Release.
 func (e *Engine) Hold(from common.Address, nonce [32]byte) bool {
-	return e.settling.acquire(authKey{from, nonce})
+	return e.core.settling.acquire(authKey{from, nonce})
 }
 
 // Release gives back a hold taken with Hold that was not submitted.
 func (e *Engine) Release(from common.Address, nonce [32]byte) {
-	e.settling.release(authKey{from, nonce})
+	e.core.settling.release(authKey{from, nonce})
 }
 
 // Job is what to settle: a signed authorization, the transaction's
@@ -296,12 +307,12 @@ func (e *Engine) Submit(job *Job) (*Ticket, error) {
 	st := newSettlement(e, job, s)
 	st.deadline = job.Deadline
 	if err := s.submit(st); err != nil {
-		if e.cfg.Serial {
+		if st.serial {
 			s.serial.Unlock()
 		}
 		return nil, err
 	}
-	e.watch.add(st)
+	e.core.watch.add(st)
 	e.logger.Debug("settlement broadcast", zap.String("id", st.rec.ID), zap.String("tx", st.current().Hash().Hex()), zap.Uint64("tx_nonce", st.rec.TxNonce))
 	return &Ticket{st}, nil
 }

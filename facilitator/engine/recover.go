@@ -15,7 +15,14 @@ import (
 // the next poll) and its newest transaction is broadcast again in nonce
 // order, so that one lost before it reached a node fills its nonce and the
 // signer's counter, read from the pending nonce, resumes past them all.
+//
+// An engine that joined a running core (Start) recovers nothing: that
+// core recovered the journal when it started, and has followed every
+// record it wrote since.
 func (e *Engine) Recover(ctx context.Context, recs []*Record) {
+	if e.joined {
+		return
+	}
 	for _, rec := range recs {
 		if rec.Network != e.cfg.Network {
 			continue
@@ -48,9 +55,10 @@ func (e *Engine) Recover(ctx context.Context, recs []*Record) {
 		st.firstFee = feesOf(st.txs[0])
 		if e.cfg.Serial && st.s != nil {
 			st.s.serial.Lock()
+			st.serial = true
 		}
-		e.settling.acquire(st.key)
-		e.watch.add(st)
+		e.core.settling.acquire(st.key)
+		e.core.watch.add(st)
 		_, _, err := e.broadcast(ctx, st.current())
 		log.Info("reconciling a pending settlement from the journal", zap.String("tx", st.current().Hash().Hex()), zap.NamedError("rebroadcast", err))
 	}

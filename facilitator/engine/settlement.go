@@ -19,6 +19,7 @@ type settlement struct {
 	fee      *Fees
 	firstFee *Fees     // the first transaction's, for the fee ceiling
 	deadline time.Time // the caller's, for the first broadcast; zero = none
+	serial   bool      // it holds its signer's serial lock (a baseline)
 
 	mu       sync.Mutex
 	rec      *Record
@@ -34,7 +35,7 @@ func newSettlement(e *Engine, job *Job, s *signer) *settlement {
 	a := &job.Auth
 	now := e.now()
 	return &settlement{
-		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, fee: job.Fees, firstFee: job.Fees,
+		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, fee: job.Fees, firstFee: job.Fees, serial: e.cfg.Serial,
 		done: make(chan struct{}),
 		rec: &Record{
 			ID:               RecordID(e.cfg.Network, a.From, a.Nonce),

@@ -134,7 +134,9 @@ func (f *Fees) bumped() *Fees {
 }
 
 // loop is the signer's send loop; it ends with ctx, failing what is queued.
-func (s *signer) loop(ctx context.Context, e *Engine) {
+// Each batch is sent with the settings and RPC pool of the core's active
+// engine.
+func (s *signer) loop(ctx context.Context, c *core) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -157,7 +159,7 @@ func (s *signer) loop(ctx context.Context, e *Engine) {
 					break drain
 				}
 			}
-			s.sendBatch(ctx, e, batch)
+			s.sendBatch(ctx, c.active(), batch)
 		}
 	}
 }
@@ -446,12 +448,15 @@ func (e *Engine) broadcastAll(ctx context.Context, txs []*types.Transaction, dea
 	for lo := 0; lo < len(txs); lo += maxSendBatch {
 		chunk := txs[lo:min(lo+maxSendBatch, len(txs))]
 		elems := make([]rpc.BatchElem, len(chunk))
+		hashes := make([]common.Hash, len(chunk)) // the node's answers, read but not needed
 		for i, tx := range chunk {
 			raw, err := tx.MarshalBinary()
 			if err != nil {
 				raw = nil
 			}
-			elems[i] = rpc.BatchElem{Method: "eth_sendRawTransaction", Args: []any{hexutil.Bytes(raw)}}
+			// A batch element needs a result to decode into: without one,
+			// go-ethereum reports every answer as an unmarshal error.
+			elems[i] = rpc.BatchElem{Method: "eth_sendRawTransaction", Args: []any{hexutil.Bytes(raw)}, Result: &hashes[i]}
 		}
 		var reached bool
 		err := e.cfg.Pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {

@@ -27,10 +27,8 @@ import (
 // is sent again with the same nonce and a bumped fee, which also brings
 // back one that a node dropped.
 type watcher struct {
-	e            *Engine
-	interval     time.Duration
-	replaceAfter uint64
-	logger       *zap.Logger
+	c        *core
+	interval time.Duration
 
 	mu       sync.Mutex
 	pending  map[*settlement]struct{}
@@ -38,9 +36,20 @@ type watcher struct {
 	lastHead uint64
 }
 
-func newWatcher(e *Engine) *watcher {
-	return &watcher{e: e, interval: e.cfg.PollInterval, replaceAfter: e.cfg.ReplaceAfter,
-		logger: e.logger.With(zap.String("network", e.cfg.Network)), pending: map[*settlement]struct{}{}}
+// newWatcher builds the watcher of a core; first is the engine that
+// starts it, whose poll interval it keeps.
+func newWatcher(c *core, first *Engine) *watcher {
+	return &watcher{c: c, interval: first.cfg.PollInterval, pending: map[*settlement]struct{}{}}
+}
+
+// e is the engine whose settings and RPC pool the watcher uses: the core's
+// active one.
+func (w *watcher) e() *Engine { return w.c.active() }
+
+// log is the active engine's logger, naming the network.
+func (w *watcher) log() *zap.Logger {
+	e := w.e()
+	return e.logger.With(zap.String("network", e.cfg.Network))
 }
 
 // add follows a broadcast settlement.
@@ -81,8 +90,8 @@ func (w *watcher) poll(ctx context.Context) {
 	w.mu.Unlock()
 
 	var head hexutil.Uint64
-	if err := w.e.cfg.Pool.Call(ctx, &head, "eth_blockNumber"); err != nil {
-		w.logger.Debug("polling the head failed", zap.Error(err))
+	if err := w.e().cfg.Pool.Call(ctx, &head, "eth_blockNumber"); err != nil {
+		w.log().Debug("polling the head failed", zap.Error(err))
 		return
 	}
 	if uint64(head) == last && !fresh {
@@ -116,7 +125,7 @@ func (w *watcher) poll(ctx context.Context) {
 		}
 	}
 	if err := w.fetch(ctx, elems); err != nil {
-		w.logger.Debug("fetching receipts failed", zap.Error(err))
+		w.log().Debug("fetching receipts failed", zap.Error(err))
 		w.mu.Lock()
 		w.fresh = true
 		w.mu.Unlock()
@@ -144,7 +153,7 @@ func (w *watcher) poll(ctx context.Context) {
 		if st.sentHead == 0 {
 			st.sentHead = uint64(head)
 		}
-		stale := uint64(head) >= st.sentHead+w.replaceAfter
+		stale := uint64(head) >= st.sentHead+w.e().cfg.ReplaceAfter
 		st.mu.Unlock()
 		if stale {
 			w.replace(ctx, st, uint64(head))
@@ -179,7 +188,7 @@ func (w *watcher) fetch(ctx context.Context, elems []rpc.BatchElem) error {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if err := w.e.cfg.Pool.Batch(ctx, chunk); err != nil {
+			if err := w.e().cfg.Pool.Batch(ctx, chunk); err != nil {
 				errs <- err
 			}
 		}()
@@ -194,17 +203,17 @@ func (w *watcher) resolve(ctx context.Context, st *settlement, r *receipt) {
 	if st.isCancel(r.TxHash) {
 		// The zero-value transfer that freed an expired authorization's
 		// nonce: nothing moved.
-		st.finish(StatusFailed, "", 0, x402.ErrTextExpired, w.e.now())
+		st.finish(StatusFailed, "", 0, x402.ErrTextExpired, w.e().now())
 		return
 	}
 	if uint64(r.Status) == types.ReceiptStatusSuccessful {
-		st.finish(StatusSettled, r.TxHash.Hex(), uint64(r.BlockNumber), "", w.e.now())
+		st.finish(StatusSettled, r.TxHash.Hex(), uint64(r.BlockNumber), "", w.e().now())
 	} else {
 		msg := x402.ErrTextFailedOnChain
-		if used, err := w.e.authorizationUsed(ctx, st.key); err == nil && used {
+		if used, err := w.e().authorizationUsed(ctx, st.key); err == nil && used {
 			msg = x402.ErrTextAlreadyUsed
 		}
-		st.finish(StatusFailed, r.TxHash.Hex(), uint64(r.BlockNumber), msg, w.e.now())
+		st.finish(StatusFailed, r.TxHash.Hex(), uint64(r.BlockNumber), msg, w.e().now())
 	}
 }
 
@@ -218,8 +227,8 @@ func (w *watcher) done(sts ...*settlement) {
 	for i, st := range sts {
 		recs[i] = st.rec
 	}
-	if err := w.e.cfg.Journal.Put(recs...); err != nil {
-		w.logger.Error("writing settlement outcomes to the journal failed; they will be reconciled on restart", zap.Int("settlements", len(sts)), zap.Error(err))
+	if err := w.e().cfg.Journal.Put(recs...); err != nil {
+		w.log().Error("writing settlement outcomes to the journal failed; they will be reconciled on restart", zap.Int("settlements", len(sts)), zap.Error(err))
 	}
 	w.mu.Lock()
 	for _, st := range sts {
@@ -227,14 +236,15 @@ func (w *watcher) done(sts ...*settlement) {
 	}
 	w.mu.Unlock()
 	for _, st := range sts {
-		w.e.settling.release(st.key)
-		if w.e.cfg.Serial && st.s != nil {
+		w.c.settling.release(st.key)
+		if st.serial && st.s != nil {
 			st.s.serial.Unlock()
 		}
 		close(st.done)
 	}
+	logger := w.log()
 	for _, st := range sts {
-		log := w.logger.With(zap.String("id", st.rec.ID), zap.String("tx", st.rec.TxHash), zap.Uint64("block", st.rec.BlockNumber))
+		log := logger.With(zap.String("id", st.rec.ID), zap.String("tx", st.rec.TxHash), zap.Uint64("block", st.rec.BlockNumber))
 		if st.rec.Status == StatusSettled {
 			log.Info("payment settled", zap.String("value", st.rec.Value))
 		} else {
@@ -262,7 +272,7 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 		return
 	}
 	var latest hexutil.Uint64
-	if err := w.e.cfg.Pool.Call(ctx, &latest, "eth_getTransactionCount", st.s.addr, "latest"); err != nil {
+	if err := w.e().cfg.Pool.Call(ctx, &latest, "eth_getTransactionCount", st.s.addr, "latest"); err != nil {
 		return
 	}
 	if uint64(latest) > tx.Nonce() {
@@ -275,53 +285,53 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 		st.mu.Unlock()
 	}()
 	if st.cancelling() {
-		_, _, err := w.e.broadcast(ctx, tx)
-		w.logger.Warn("the cancel of an expired settlement is not mined yet; sent again", zap.String("id", st.rec.ID), zap.String("tx", tx.Hash().Hex()), zap.Error(err))
+		_, _, err := w.e().broadcast(ctx, tx)
+		w.log().Warn("the cancel of an expired settlement is not mined yet; sent again", zap.String("id", st.rec.ID), zap.String("tx", tx.Hash().Hex()), zap.Error(err))
 		return
 	}
 	st.mu.Lock()
 	fee := st.fee
 	st.mu.Unlock()
-	if vb, ok := new(big.Int).SetString(st.rec.ValidBefore, 10); ok && vb.Cmp(big.NewInt(w.e.now().Unix())) <= 0 {
+	if vb, ok := new(big.Int).SetString(st.rec.ValidBefore, 10); ok && vb.Cmp(big.NewInt(w.e().now().Unix())) <= 0 {
 		// Expired: free the nonce. The replacement must outbid the
 		// transaction it replaces, ceiling or not; it costs 21,000 gas.
 		c := fee.bumped()
 		c.GasLimit = 21000
-		cancel, err := types.SignNewTx(st.s.key, st.s.txSigner, c.txData(tx.Nonce(), st.s.addr, nil, w.e.cfg.ChainID))
+		cancel, err := types.SignNewTx(st.s.key, st.s.txSigner, c.txData(tx.Nonce(), st.s.addr, nil, w.e().cfg.ChainID))
 		if err != nil {
 			return
 		}
-		st.addTx(cancel, true, w.e.now())
-		if err := w.e.cfg.Journal.Put(st.rec); err != nil {
-			w.logger.Error("journal write failed; not cancelling the expired transaction", zap.Error(err))
+		st.addTx(cancel, true, w.e().now())
+		if err := w.e().cfg.Journal.Put(st.rec); err != nil {
+			w.log().Error("journal write failed; not cancelling the expired transaction", zap.Error(err))
 			return
 		}
-		_, _, err = w.e.broadcast(ctx, cancel)
-		w.logger.Warn("authorization expired before its transaction was mined; freeing the nonce with a zero-value transfer to the signer",
+		_, _, err = w.e().broadcast(ctx, cancel)
+		w.log().Warn("authorization expired before its transaction was mined; freeing the nonce with a zero-value transfer to the signer",
 			zap.String("id", st.rec.ID), zap.String("old_tx", tx.Hash().Hex()), zap.String("cancel_tx", cancel.Hash().Hex()), zap.Uint64("tx_nonce", tx.Nonce()), zap.Error(err))
 		return
 	}
-	next := fee.bumped().capped(st.firstFee, w.e.cfg.MaxFeeMultiple)
+	next := fee.bumped().capped(st.firstFee, w.e().cfg.MaxFeeMultiple)
 	if next.equal(fee) {
-		_, _, err := w.e.broadcast(ctx, tx)
-		w.logger.Warn("settlement not mined in time and its fees are at the ceiling; sent the same transaction again",
+		_, _, err := w.e().broadcast(ctx, tx)
+		w.log().Warn("settlement not mined in time and its fees are at the ceiling; sent the same transaction again",
 			zap.String("id", st.rec.ID), zap.String("tx", tx.Hash().Hex()), zap.Error(err))
 		return
 	}
-	repl, err := types.SignNewTx(st.s.key, st.s.txSigner, next.txData(tx.Nonce(), w.e.cfg.Token, tx.Data(), w.e.cfg.ChainID))
+	repl, err := types.SignNewTx(st.s.key, st.s.txSigner, next.txData(tx.Nonce(), w.e().cfg.Token, tx.Data(), w.e().cfg.ChainID))
 	if err != nil {
 		return
 	}
 	st.mu.Lock()
 	st.fee = next
 	st.mu.Unlock()
-	st.addTx(repl, false, w.e.now())
-	if err := w.e.cfg.Journal.Put(st.rec); err != nil {
-		w.logger.Error("journal write failed; not replacing the transaction", zap.Error(err))
+	st.addTx(repl, false, w.e().now())
+	if err := w.e().cfg.Journal.Put(st.rec); err != nil {
+		w.log().Error("journal write failed; not replacing the transaction", zap.Error(err))
 		return
 	}
-	_, _, err = w.e.broadcast(ctx, repl)
-	w.logger.Warn("settlement not mined in time; sent again with a higher fee",
+	_, _, err = w.e().broadcast(ctx, repl)
+	w.log().Warn("settlement not mined in time; sent again with a higher fee",
 		zap.String("id", st.rec.ID), zap.String("old_tx", tx.Hash().Hex()), zap.String("new_tx", repl.Hash().Hex()),
 		zap.Uint64("tx_nonce", tx.Nonce()), zap.Error(err))
 }
@@ -335,7 +345,7 @@ func (w *watcher) nonceTaken(ctx context.Context, st *settlement, head uint64) {
 		w.done(st)
 		return
 	}
-	used, err := w.e.authorizationUsed(ctx, st.key)
+	used, err := w.e().authorizationUsed(ctx, st.key)
 	if err != nil {
 		return // asked again at the next poll
 	}
@@ -343,18 +353,18 @@ func (w *watcher) nonceTaken(ctx context.Context, st *settlement, head uint64) {
 	if used {
 		msg = x402.ErrTextAlreadyUsed
 		// Which transaction used it: if one of ours, its receipt decides.
-		if h, err := w.e.usedBy(ctx, st.key, head); err == nil && st.has(h) {
+		if h, err := w.e().usedBy(ctx, st.key, head); err == nil && st.has(h) {
 			var r *receipt
-			if err := w.e.cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err == nil && r != nil {
+			if err := w.e().cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err == nil && r != nil {
 				w.resolve(ctx, st, r)
 				w.done(st)
 				return
 			}
 		}
 	}
-	st.finish(StatusFailed, "", 0, msg, w.e.now())
+	st.finish(StatusFailed, "", 0, msg, w.e().now())
 	st.s.resync.Store(true)
-	w.logger.Warn("a settlement's nonce was taken by another transaction", zap.String("id", st.rec.ID), zap.Uint64("tx_nonce", st.rec.TxNonce), zap.Bool("authorization_used", used))
+	w.log().Warn("a settlement's nonce was taken by another transaction", zap.String("id", st.rec.ID), zap.Uint64("tx_nonce", st.rec.TxNonce), zap.Bool("authorization_used", used))
 	w.done(st)
 }
 
@@ -392,7 +402,7 @@ func (e *Engine) usedBy(ctx context.Context, k authKey, head uint64) (common.Has
 func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*receipt, error) {
 	for _, h := range st.hashes() {
 		var r *receipt
-		if err := w.e.cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err != nil {
+		if err := w.e().cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err != nil {
 			return nil, err
 		}
 		if r != nil {

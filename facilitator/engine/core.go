@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"context"
+	"reflect"
+	"sync"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// One engine per signer key.
+//
+// The state that belongs to the chain rather than to a configuration lives
+// in a core: the signers' send loops with their nonce counters, the watcher
+// that follows broadcast transactions, and the holds that keep one
+// authorization in one transaction. There is one core per journal, chain
+// and token in the process. An Engine is a configuration attached to its
+// core: when a configuration is replaced (a Caddy reload builds the new one
+// before it closes the old), the new engine joins the running core and
+// settlements in flight carry on under the same nonce counters, the same
+// watcher and the same holds. The core runs with the newest attached
+// engine's settings and RPC pool, and stops when the last engine closes.
+//
+// Two cores share a signer key only when two journals are configured for
+// it, which an operator must not do (the caller reports it).
+
+// coreKey identifies a core: the journal (by identity), the chain and the
+// token.
+type coreKey struct {
+	journal Journal
+	chainID string
+	token   common.Address
+}
+
+// cores are the running cores of the process.
+var cores = struct {
+	sync.Mutex
+	m map[coreKey]*core
+}{m: map[coreKey]*core{}}
+
+// core is the shared settlement state of one journal, chain and token.
+type core struct {
+	key      coreKey
+	shared   bool // registered in cores
+	settling *inflight
+	watch    *watcher
+
+	mu      sync.Mutex
+	engines []*Engine                  // attached, oldest first
+	last    *Engine                    // the last to close
+	signers map[common.Address]*signer // every key any attached engine has had
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// attach joins e to the running core of its journal, chain and token, or
+// starts one. joined reports that the core was running already.
+func attach(e *Engine) (c *core, joined bool) {
+	k := coreKey{journal: e.cfg.Journal, chainID: e.cfg.ChainID.String(), token: e.cfg.Token}
+	// A journal that cannot be a map key (not comparable) gets a core of
+	// its own.
+	shareable := e.cfg.Journal != nil && reflect.TypeOf(e.cfg.Journal).Comparable()
+	cores.Lock()
+	defer cores.Unlock()
+	if shareable {
+		c = cores.m[k]
+	}
+	if c == nil {
+		c = &core{key: k, shared: shareable, settling: newInflight(), signers: map[common.Address]*signer{}}
+		c.ctx, c.cancel = context.WithCancel(context.Background())
+		if shareable {
+			cores.m[k] = c
+		}
+	} else {
+		joined = true
+	}
+	c.mu.Lock()
+	c.engines = append(c.engines, e)
+	e.signers = e.signers[:0]
+	var fresh []*signer
+	for _, key := range e.cfg.Keys {
+		s := newSigner(key, e.cfg.ChainID)
+		if have := c.signers[s.addr]; have != nil {
+			s = have
+		} else {
+			c.signers[s.addr] = s
+			fresh = append(fresh, s)
+		}
+		e.signers = append(e.signers, s)
+	}
+	c.mu.Unlock()
+	if !joined {
+		c.watch = newWatcher(c, e)
+	}
+	for _, s := range fresh {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			s.loop(c.ctx, c)
+		}()
+	}
+	if !joined {
+		c.wg.Add(2)
+		go func() {
+			defer c.wg.Done()
+			c.watch.run(c.ctx)
+		}()
+		go func() {
+			defer c.wg.Done()
+			c.watchGas(c.ctx)
+		}()
+	}
+	return c, joined
+}
+
+// detach removes e from its core. The last engine to leave stops the core:
+// its loops end, what is queued is refused as not sent, and settlements
+// waiting for their blocks stay pending in the journal for the next start.
+func (c *core) detach(e *Engine) {
+	cores.Lock()
+	defer cores.Unlock()
+	c.mu.Lock()
+	for i, x := range c.engines {
+		if x == e {
+			c.engines = append(c.engines[:i], c.engines[i+1:]...)
+			break
+		}
+	}
+	last := len(c.engines) == 0
+	if last {
+		c.last = e
+	}
+	c.mu.Unlock()
+	if !last {
+		return
+	}
+	if c.shared && cores.m[c.key] == c {
+		delete(cores.m, c.key)
+	}
+	// Stopped under the registry's lock, so that an engine starting on the
+	// same journal next recovers what this core leaves pending, not what
+	// it is still finishing.
+	c.cancel()
+	c.wg.Wait()
+}
+
+// active is the engine whose settings and RPC pool the core runs with: the
+// newest one attached (the last to close, once all have closed).
+func (c *core) active() *Engine {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.engines); n > 0 {
+		return c.engines[n-1]
+	}
+	return c.last
+}
+
+// allSigners lists the core's signers.
+func (c *core) allSigners() []*signer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*signer, 0, len(c.signers))
+	for _, s := range c.signers {
+		out = append(out, s)
+	}
+	return out
+}
