@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -188,5 +189,174 @@ func TestLoseReplyTo(t *testing.T) {
 	}
 	if id, err := chainID(cl); err != nil || id != devnet.ChainID {
 		t.Fatalf("the next marked request = %d, %v", id, err)
+	}
+}
+
+// TestFailures: calls of a chosen method, alone or inside a batch, are
+// answered by the proxy with a JSON-RPC error object while the other calls
+// of the batch are answered by the node, in the batch's order; FailCalls
+// picks calls by their params, FailInBatch fails one call of one batch
+// once, and ClearFailures ends them.
+func TestFailures(t *testing.T) {
+	chain, err := devnet.Start(devnet.Config{Buyers: 2, BlockTime: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chain.Close()
+	p, err := New(chain.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cl, err := rpc.Dial(p.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	wantErr := func(what string, err error, code int, msg string) {
+		t.Helper()
+		var re rpc.Error
+		if !errors.As(err, &re) || re.ErrorCode() != code || re.Error() != msg {
+			t.Fatalf("%s: %v, want JSON-RPC error %d %q", what, err, code, msg)
+		}
+	}
+	var head hexutil.Uint64
+	if err := cl.CallContext(ctx, &head, "eth_blockNumber"); err != nil {
+		t.Fatal(err)
+	}
+
+	p.FailMethod("eth_blockNumber", -32000, "header not found")
+	var n hexutil.Uint64
+	wantErr("eth_blockNumber", cl.CallContext(ctx, &n, "eth_blockNumber"), -32000, "header not found")
+	if id, err := chainID(cl); err != nil || id != devnet.ChainID {
+		t.Fatalf("eth_chainId while eth_blockNumber fails: %d, %v", id, err)
+	}
+	var id1, id2 hexutil.Uint64
+	batch := []rpc.BatchElem{
+		{Method: "eth_chainId", Result: &id1},
+		{Method: "eth_blockNumber", Result: &n},
+		{Method: "eth_chainId", Result: &id2},
+	}
+	if err := cl.BatchCallContext(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	wantErr("eth_blockNumber in a batch", batch[1].Error, -32000, "header not found")
+	if batch[0].Error != nil || batch[2].Error != nil || id1 != devnet.ChainID || id2 != devnet.ChainID {
+		t.Fatalf("the other calls of the batch: %v %v, %d %d", batch[0].Error, batch[2].Error, id1, id2)
+	}
+	// A batch the proxy answers whole.
+	batch = []rpc.BatchElem{{Method: "eth_blockNumber", Result: &n}, {Method: "eth_blockNumber", Result: &n}}
+	if err := cl.BatchCallContext(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	wantErr("first of two", batch[0].Error, -32000, "header not found")
+	wantErr("second of two", batch[1].Error, -32000, "header not found")
+	if got := p.Calls("eth_blockNumber"); got != 5 {
+		t.Fatalf("Calls(eth_blockNumber) = %d, want 5", got)
+	}
+	if got := len(p.Failed()); got != 4 {
+		t.Fatalf("%d failed calls, want 4", got)
+	}
+	p.ClearFailures()
+	if err := cl.CallContext(ctx, &n, "eth_blockNumber"); err != nil || n != head {
+		t.Fatalf("eth_blockNumber after ClearFailures: %d, %v", n, err)
+	}
+
+	// FailCalls: only the balance of the first buyer.
+	a, b := chain.Buyers()[0].Address, chain.Buyers()[1].Address
+	p.FailCalls("eth_getBalance", strings.ToLower(a.Hex()), -32000, "missing trie node")
+	var bal hexutil.Big
+	wantErr("balance of a", cl.CallContext(ctx, &bal, "eth_getBalance", a, "latest"), -32000, "missing trie node")
+	if err := cl.CallContext(ctx, &bal, "eth_getBalance", b, "latest"); err != nil || bal.ToInt().Sign() <= 0 {
+		t.Fatalf("balance of b: %s, %v", bal.ToInt(), err)
+	}
+	p.ClearFailures()
+
+	// FailInBatch: not single calls, not a batch with nothing after the
+	// index; then the call at the index, once.
+	p.FailInBatch("eth_getBalance", 1, -32000, "txpool is full")
+	balances := func(k int) []rpc.BatchElem {
+		el := make([]rpc.BatchElem, k)
+		for i := range el {
+			el[i] = rpc.BatchElem{Method: "eth_getBalance", Args: []any{b, "latest"}, Result: new(hexutil.Big)}
+		}
+		if err := cl.BatchCallContext(ctx, el); err != nil {
+			t.Fatal(err)
+		}
+		return el
+	}
+	if err := cl.CallContext(ctx, &bal, "eth_getBalance", b, "latest"); err != nil {
+		t.Fatalf("single call: %v", err)
+	}
+	for _, el := range balances(2) {
+		if el.Error != nil {
+			t.Fatalf("batch of two: %v", el.Error)
+		}
+	}
+	before := len(p.Failed())
+	el := balances(3)
+	wantErr("second of three", el[1].Error, -32000, "txpool is full")
+	if el[0].Error != nil || el[2].Error != nil || el[2].Result.(*hexutil.Big).ToInt().Sign() <= 0 {
+		t.Fatalf("first and third of three: %v %v", el[0].Error, el[2].Error)
+	}
+	if f := p.Failed(); len(f) != before+1 || f[before].Method != "eth_getBalance" || !strings.Contains(string(f[before].Params), strings.ToLower(b.Hex())) || f[before].Code != -32000 {
+		t.Fatalf("Failed() = %+v", f)
+	}
+	for _, el := range balances(3) {
+		if el.Error != nil {
+			t.Fatalf("the next batch of three: %v", el.Error)
+		}
+	}
+}
+
+// TestHold: a held method waits in the proxy until Release; other calls
+// go on meanwhile.
+func TestHold(t *testing.T) {
+	chain, err := devnet.Start(devnet.Config{Buyers: 1, BlockTime: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer chain.Close()
+	p, err := New(chain.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cl, err := rpc.Dial(p.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	p.Hold("eth_blockNumber")
+	errc := make(chan error, 1)
+	go func() {
+		var n hexutil.Uint64
+		errc <- cl.CallContext(context.Background(), &n, "eth_blockNumber")
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Calls("eth_blockNumber") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the held call did not reach the proxy")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if id, err := chainID(cl); err != nil || id != devnet.ChainID {
+		t.Fatalf("eth_chainId during the hold: %d, %v", id, err)
+	}
+	select {
+	case err := <-errc:
+		t.Fatalf("the held call returned before Release: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.Release()
+	select {
+	case err := <-errc:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held call did not return after Release")
 	}
 }
