@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -100,6 +101,10 @@ var (
 	bucketPending     = []byte("pending")
 )
 
+// journalMmapSize is the address space the bbolt journal maps at start
+// (memory is used only as the file grows into it).
+const journalMmapSize = 256 << 20
+
 // boltJournal is the embedded default: one bbolt file, every Put one
 // fsynced transaction.
 type boltJournal struct{ db *bolt.DB }
@@ -110,7 +115,15 @@ func OpenJournal(path string) (Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("creating the journal's directory: %w", err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	opts := &bolt.Options{Timeout: 5 * time.Second}
+	if runtime.GOOS != "windows" {
+		// Map address space for a large journal up front: bbolt otherwise
+		// remaps as the file grows, and each remap copies every node of the
+		// writing transaction out of the old mapping. (On Windows the file
+		// itself would be grown to this size.)
+		opts.InitialMmapSize = journalMmapSize
+	}
+	db, err := bolt.Open(path, 0o600, opts)
 	if err != nil {
 		return nil, fmt.Errorf("opening the settlement journal %s: %w (is another facilitator using it?)", path, err)
 	}
