@@ -106,7 +106,8 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 }
 
 // prepare runs the on-chain checks and reads what the transaction needs
-// (gas estimate, fees), all in one batched round trip.
+// (gas estimate, fees), all in one batched round trip, shared with the
+// other settles and verifies of the moment (Pool.Gather).
 func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Address) (*engine.Fees, string, error) {
 	n := c.n
 	// The gas estimate runs the transfer as the signer would send it, so it
@@ -124,7 +125,7 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 		fr = newFeeRead()
 		elems = append(elems, fr.elems...)
 	}
-	err := n.rpc.Batch(ctx, elems)
+	err := n.rpc.Gather(ctx, elems)
 	if fetch {
 		if err == nil {
 			q = fr.quote(elems[3:])

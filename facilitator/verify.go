@@ -160,10 +160,11 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 }
 
 // checkOnchain reads the authorization state and balance and simulates the
-// transfer, in one batched round trip.
+// transfer, in one batched round trip shared with the other verifies and
+// settles of the moment (Pool.Gather).
 func (f *Facilitator) checkOnchain(ctx context.Context, c *checked) (reason string, err error) {
 	b := evm.NewBatchChecks(c.n.token, c.n.simulationSender(), &c.p.Authorization, c.transferCalldata())
-	if err := c.n.rpc.Batch(ctx, b.Elems); err != nil {
+	if err := c.n.rpc.Gather(ctx, b.Elems); err != nil {
 		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", c.n.cfg.Name), zap.Error(err))
 		return "", unavailable("cannot reach the chain of network "+c.n.cfg.Name+" to check the payment; try again shortly", err)
 	}

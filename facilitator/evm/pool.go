@@ -28,6 +28,7 @@ type Pool struct {
 	endpoints []*endpoint
 	logger    *zap.Logger
 	coolDown  time.Duration
+	gather    gatherer // calls of Gather waiting to share a batch
 }
 
 type endpoint struct {
