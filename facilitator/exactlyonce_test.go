@@ -240,6 +240,53 @@ func TestUnclearSendOneLineage(t *testing.T) {
 	}
 }
 
+// TestUnclearSendNeverArrived: the first broadcast never reaches the node
+// (the request is dropped on the way and the connection reset, which the
+// engine cannot tell from a lost answer). The engine looks the transaction
+// up by hash, finds no node has it, and sends the same signed transaction
+// again: the payment settles in the transaction first signed, with one
+// transaction, well before a fee-bumped replacement would be due (the
+// code before waited ReplaceAfterBlocks and settled in a replacement).
+func TestUnclearSendNeverArrived(t *testing.T) {
+	ctx := context.Background()
+	proxy, err := rpcproxy.New(chain.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	key := newSignerKey(t, chain)
+	signer := crypto.PubkeyToAddress(key.PublicKey)
+	journal := facilitator.NewMemoryJournal()
+	tf := newTestFacilitator(t, key, func(c *facilitator.Config) {
+		c.Networks[0].RPCURLs = []string{proxy.URL()}
+		c.Journal = journal
+		c.ReplaceAfterBlocks = 10
+	})
+	seller := newSeller(t)
+	req := requirements(seller, "700")
+	h, p := pay(t, newBuyer(t, chain, 700), req, facilitator.PaymentOptions{})
+	start, err := chain.Client().NonceAt(ctx, signer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	proxy.LoseRequestTo("eth_sendRawTransaction", 2) // the send and the pool's retry
+	status, s := tf.settle(t, body(h, req))
+	if status != 200 || !s.Settled() {
+		t.Fatalf("settle after a broadcast that never arrived = %d %+v, want payment.settled", status, s)
+	}
+	if first := hashOfFirst(t, journal, p); s.TxHash != first {
+		t.Errorf("settled in %s, not in the transaction first signed (%s): a replacement was sent", s.TxHash, first)
+	}
+	waitBlocks(t, 3)
+	if n, err := chain.Client().NonceAt(ctx, signer, nil); err != nil || n != start+1 {
+		t.Fatalf("the signer sent %d transactions (%v), want 1", n-start, err)
+	}
+	if got := balance(t, seller); got.Cmp(big.NewInt(700)) != 0 {
+		t.Fatalf("seller balance %s, want 700", got)
+	}
+}
+
 // TestVerifyWindowEdges: the window is the token's, strict on both ends:
 // validAfter equal to now is not yet valid, one second before is valid.
 func TestVerifyWindowEdges(t *testing.T) {

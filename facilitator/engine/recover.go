@@ -59,7 +59,8 @@ func (e *Engine) Recover(ctx context.Context, recs []*Record) {
 		}
 		e.core.settling.acquire(st.key)
 		e.core.watch.add(st)
-		_, _, err := e.broadcast(ctx, st.current())
+		res, _, err := e.broadcast(ctx, st.current())
+		st.unclear.Store(res == sentMaybe)
 		log.Info("reconciling a pending settlement from the journal", zap.String("tx", st.current().Hash().Hex()), zap.NamedError("rebroadcast", err))
 	}
 }

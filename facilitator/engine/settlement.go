@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -20,6 +21,11 @@ type settlement struct {
 	firstFee *Fees     // the first transaction's, for the fee ceiling
 	deadline time.Time // the caller's, for the first broadcast; zero = none
 	serial   bool      // it holds its signer's serial lock (a baseline)
+	// unclear is set while the newest transaction's broadcast may not
+	// have reached a node (its answer was lost): the watcher looks the
+	// transaction up by hash and sends the same one again if no node has
+	// it.
+	unclear atomic.Bool
 
 	mu       sync.Mutex
 	rec      *Record

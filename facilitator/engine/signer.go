@@ -253,6 +253,7 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		sent := func(r *sendReq, res sendOutcome) {
 			tx := r.st.current()
 			if res.res == sentMaybe {
+				r.st.unclear.Store(true)
 				e.logger.Warn("the node may have taken the transaction (its answer was lost); the settlement follows that transaction only",
 					zap.String("tx", tx.Hash().Hex()), zap.Error(res.err))
 			}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"github.com/ethereum/go-ethereum/crypto"
 	"math/big"
@@ -115,13 +116,28 @@ func (w *watcher) poll(ctx context.Context) {
 		st *settlement
 		r  **receipt
 	}
+	type lookup struct {
+		st *settlement
+		at int // index of its eth_getTransactionByHash in elems
+		tx *json.RawMessage
+	}
 	var elems []rpc.BatchElem
 	var refs []ref
+	var lookups []lookup
 	for _, st := range sts {
 		for _, h := range st.hashes() {
 			r := new(*receipt)
 			elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{h}, Result: r})
 			refs = append(refs, ref{st, r})
+		}
+	}
+	// A transaction whose broadcast may not have reached a node is looked
+	// up by hash, after the receipts (the batch is read in order).
+	for _, st := range sts {
+		if tx := st.current(); st.unclear.Load() && tx != nil {
+			l := lookup{st: st, at: len(elems), tx: new(json.RawMessage)}
+			elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionByHash", Args: []any{tx.Hash()}, Result: l.tx})
+			lookups = append(lookups, l)
 		}
 	}
 	if err := w.fetch(ctx, elems); err != nil {
@@ -141,6 +157,24 @@ func (w *watcher) poll(ctx context.Context) {
 		if elems[i].Error == nil && *rf.r != nil {
 			found[rf.st] = *rf.r
 		}
+	}
+	for _, l := range lookups {
+		if _, mined := found[l.st]; mined || elems[l.at].Error != nil {
+			continue
+		}
+		if len(*l.tx) > 0 && string(*l.tx) != "null" {
+			l.st.unclear.Store(false) // a node has it: followed as any other
+			continue
+		}
+		// No node has it: the broadcast never arrived. The same signed
+		// transaction is sent again, nothing else.
+		tx := l.st.current()
+		res, _, err := w.e().broadcast(ctx, tx)
+		if res == sentOK {
+			l.st.unclear.Store(false)
+		}
+		w.log().Warn("a transaction whose broadcast was unclear is unknown to the node; sent the same transaction again",
+			zap.String("id", l.st.rec.ID), zap.String("tx", tx.Hash().Hex()), zap.Error(err))
 	}
 	var finished []*settlement
 	for _, st := range sts {

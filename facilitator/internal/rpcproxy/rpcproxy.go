@@ -2,8 +2,8 @@
 // the facilitator and a JSON-RPC node, to produce network faults on demand:
 // the node going away (Down: the port refuses connections and every open
 // connection is reset), coming back on the same address (Up), lagging
-// (SetDelay), and losing the reply to a request it carried out
-// (LoseReplyTo). Those faults are real: the facilitator's HTTP client sees
+// (SetDelay), losing the reply to a request it carried out (LoseReplyTo)
+// and losing a request on its way (LoseRequestTo). Those faults are real: the facilitator's HTTP client sees
 // refused and reset TCP connections and late answers, and they cannot
 // otherwise be produced on demand against an in-process chain, whose
 // server cannot be stopped and started without losing its state.
@@ -52,9 +52,12 @@ type Proxy struct {
 	conns   map[*conn]struct{}
 	delay   time.Duration
 	closed  bool
-	// loseMarker and loseLeft arm LoseReplyTo.
+	// loseMarker and loseLeft arm LoseReplyTo; dropMarker and dropLeft
+	// arm LoseRequestTo.
 	loseMarker []byte
 	loseLeft   int
+	dropMarker []byte
+	dropLeft   int
 	// failures are the armed JSON-RPC failures, failed the calls answered
 	// with an error so far, calls the calls received, by method.
 	failures []*failure
@@ -177,6 +180,28 @@ func (p *Proxy) LoseReplyTo(marker string, n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.loseMarker, p.loseLeft = []byte(marker), n
+}
+
+// LoseRequestTo makes the next n requests whose body contains marker never
+// reach the target: the proxy drops the request and resets the client
+// connection after the client has sent it, as when a network fails on the
+// way to the node. The client cannot tell this from a lost reply
+// (LoseReplyTo).
+func (p *Proxy) LoseRequestTo(marker string, n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dropMarker, p.dropLeft = []byte(marker), n
+}
+
+// armDrop reports whether the request is to be dropped, counting it.
+func (p *Proxy) armDrop(body []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dropLeft <= 0 || !bytes.Contains(body, p.dropMarker) {
+		return false
+	}
+	p.dropLeft--
+	return true
 }
 
 // armLoss reports whether the request's reply is to be lost, counting it.
@@ -472,6 +497,9 @@ func (p *Proxy) roundTrip(c *conn, cr *bufio.Reader, up net.Conn, ur *bufio.Read
 			}
 			body, _ = json.Marshal(kept)
 			req.Header.Del("Accept-Encoding") // the answer is to be read
+		}
+		if p.armDrop(body) {
+			return false // the caller resets the client connection
 		}
 		lose := p.armLoss(body)
 		req.Body, req.ContentLength, req.TransferEncoding = io.NopCloser(bytes.NewReader(body)), int64(len(body)), nil
