@@ -3,8 +3,9 @@
 // the node going away (Down: the port refuses connections and every open
 // connection is reset), coming back on the same address (Up), lagging
 // (SetDelay), losing the reply to a request it carried out (LoseReplyTo)
-// and losing a request on its way (LoseRequestTo). Those faults are real: the facilitator's HTTP client sees
-// refused and reset TCP connections and late answers, and they cannot
+// and losing a request on its way (LoseRequestTo). Those faults are real:
+// the facilitator's HTTP client sees refused and reset TCP connections and
+// late answers, and they cannot
 // otherwise be produced on demand against an in-process chain, whose
 // server cannot be stopped and started without losing its state.
 //
