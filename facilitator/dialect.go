@@ -97,7 +97,12 @@ func writeSettle(w http.ResponseWriter, req *Request, network string, res *Settl
 		status = StatusOf(err)
 		res = failed(network, MessageOf(err))
 	}
-	payer := payerOf(req)
+	// A settled answer names the payer already; only the others decode
+	// the payment header again for it.
+	payer := res.From
+	if payer == "" {
+		payer = payerOf(req)
+	}
 	if req == nil || req.Dialect == x402.DialectCronos {
 		writeJSON(w, status, res.Cronos(payer))
 		return
