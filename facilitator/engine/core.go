@@ -49,6 +49,9 @@ type core struct {
 	engines []*Engine                  // attached, oldest first
 	last    *Engine                    // the last to close
 	signers map[common.Address]*signer // every key any attached engine has had
+	// recovered are the network names whose journal records the core
+	// has recovered (Engine.Recover): once per name for the core's life.
+	recovered map[string]bool
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -68,7 +71,7 @@ func attach(e *Engine) (c *core, joined bool) {
 		c = cores.m[k]
 	}
 	if c == nil {
-		c = &core{key: k, shared: shareable, settling: newInflight(), signers: map[common.Address]*signer{}}
+		c = &core{key: k, shared: shareable, settling: newInflight(), signers: map[common.Address]*signer{}, recovered: map[string]bool{}}
 		c.ctx, c.cancel = context.WithCancel(context.Background())
 		if shareable {
 			cores.m[k] = c
@@ -155,6 +158,18 @@ func (c *core) active() *Engine {
 		return c.engines[n-1]
 	}
 	return c.last
+}
+
+// firstRecovery reports whether the journal's records of network are yet
+// to be recovered in this core, and marks them as recovered.
+func (c *core) firstRecovery(network string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.recovered[network] {
+		return false
+	}
+	c.recovered[network] = true
+	return true
 }
 
 // allSigners lists the core's signers.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"math/big"
 	"testing"
@@ -99,5 +100,26 @@ func TestCoreStopsWithLastEngine(t *testing.T) {
 	defer c.Close()
 	if c.joined || c.core == core {
 		t.Fatal("an engine after the last one closed joined the stopped core")
+	}
+}
+
+// TestRecoverOncePerNetwork: a core recovers the journal's records of a
+// network name once; an engine that joins under the same name recovers
+// nothing (the core follows those records), one under another name
+// recovers that name's.
+func TestRecoverOncePerNetwork(t *testing.T) {
+	key, _ := crypto.GenerateKey()
+	cfg := Config{Network: "n", ChainID: big.NewInt(338), Token: common.HexToAddress("0xa"), Journal: NewMemoryJournal(), Keys: []*ecdsa.PrivateKey{key}}
+	a, _ := New(cfg)
+	a.Start()
+	defer a.Close()
+	a.Recover(context.Background(), nil)
+	for _, tc := range []struct {
+		network string
+		want    bool
+	}{{"n", false}, {"m", true}, {"m", false}} {
+		if got := a.core.firstRecovery(tc.network); got != tc.want {
+			t.Errorf("firstRecovery(%q) = %v, want %v", tc.network, got, tc.want)
+		}
 	}
 }

@@ -16,11 +16,12 @@ import (
 // order, so that one lost before it reached a node fills its nonce and the
 // signer's counter, read from the pending nonce, resumes past them all.
 //
-// An engine that joined a running core (Start) recovers nothing: that
-// core recovered the journal when it started, and has followed every
-// record it wrote since.
+// Records are recovered once per network name in the life of the core: an
+// engine that joined a running core (Start) under a name the core has
+// recovered already recovers nothing, as the core has followed every
+// record written since.
 func (e *Engine) Recover(ctx context.Context, recs []*Record) {
-	if e.joined {
+	if !e.core.firstRecovery(e.cfg.Network) {
 		return
 	}
 	for _, rec := range recs {
