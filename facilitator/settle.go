@@ -97,7 +97,10 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 		return responseOf(t.Record()), nil
 	case <-timer.C:
 	case <-ctx.Done():
-	case <-f.ctx.Done():
+	case <-t.Stopped():
+		// A facilitator closing (a reload replacing it) goes on waiting
+		// while the settlement engine, shared with the new one, follows
+		// the transaction; only an engine that stops answers pending.
 	}
 	res := failed(network, ErrTextPending)
 	res.TxHash = t.TxHash().Hex()

@@ -283,10 +283,19 @@ func (e *NotSentError) Error() string { return e.Err.Error() }
 func (e *NotSentError) Unwrap() error { return e.Err }
 
 // Ticket follows a submitted settlement.
-type Ticket struct{ st *settlement }
+type Ticket struct {
+	st      *settlement
+	stopped <-chan struct{}
+}
 
 // Done is closed when the outcome is final and journaled.
 func (t *Ticket) Done() <-chan struct{} { return t.st.done }
+
+// Stopped is closed when the engine stops following the settlement before
+// its outcome is known: the last engine of its journal, chain and token
+// closed. The record stays pending in the journal. While another engine
+// (a reload's) carries the settlement on, Stopped stays open.
+func (t *Ticket) Stopped() <-chan struct{} { return t.stopped }
 
 // Record is a copy of the settlement's record as it stands.
 func (t *Ticket) Record() *Record { return t.st.snapshot() }
@@ -314,7 +323,7 @@ func (e *Engine) Submit(job *Job) (*Ticket, error) {
 	}
 	e.core.watch.add(st)
 	e.logger.Debug("settlement broadcast", zap.String("id", st.rec.ID), zap.String("tx", st.current().Hash().Hex()), zap.Uint64("tx_nonce", st.rec.TxNonce))
-	return &Ticket{st}, nil
+	return &Ticket{st: st, stopped: e.core.ctx.Done()}, nil
 }
 
 // RecordID is the journal ID of an authorization on a network.
