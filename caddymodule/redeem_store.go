@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	bolt "go.etcd.io/bbolt"
+	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 )
@@ -57,8 +59,31 @@ type redemptionStore interface {
 	get(id string) (*redemption, error)
 	put(id string, r *redemption) error
 	del(id string) error
+	// prune removes the delivered records whose authorization expired
+	// (validBefore) before the given Unix time, and says how many.
+	prune(expiredBefore int64) (int, error)
 	close() error
 }
+
+// prunable reports whether a record may go: it was delivered, and its
+// authorization expired before the given Unix time. Such an authorization
+// can never be settled again nor pass verify (the token refuses it after
+// validBefore), so without its record a replay is still refused. Records
+// of payments not yet delivered stay: their buyer may retry at any time.
+func (r *redemption) prunable(expiredBefore int64) bool {
+	if r.State != redeemDelivered {
+		return false
+	}
+	vb, err := strconv.ParseInt(r.ValidBefore, 10, 64)
+	return err == nil && vb < expiredBefore
+}
+
+// Pruning of delivered records: every redeemPruneInterval, those whose
+// authorization expired more than redeemPruneMargin ago.
+const (
+	redeemPruneInterval = time.Hour
+	redeemPruneMargin   = time.Hour
+)
 
 // redeemer is the store shared (through the usage pool) by every paywall
 // route and config of the process, with the set of authorizations a
@@ -68,10 +93,38 @@ type redeemer struct {
 
 	mu   sync.Mutex
 	busy map[string]struct{}
+
+	stop chan struct{} // closed by Destruct: ends the pruning loop
+	done chan struct{} // closed when the pruning loop has ended
 }
 
+// newRedeemer wraps a store and starts pruning its delivered records.
 func newRedeemer(s redemptionStore) *redeemer {
-	return &redeemer{store: s, busy: map[string]struct{}{}}
+	rd := &redeemer{store: s, busy: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go rd.pruneLoop()
+	return rd
+}
+
+// pruneLoop prunes the store at start and every redeemPruneInterval, so
+// that it does not grow with every payment ever delivered.
+func (rd *redeemer) pruneLoop() {
+	defer close(rd.done)
+	t := time.NewTicker(redeemPruneInterval)
+	defer t.Stop()
+	for {
+		n, err := rd.store.prune(time.Now().Add(-redeemPruneMargin).Unix())
+		switch {
+		case err != nil:
+			caddy.Log().Named("x402").Error("pruning delivered payments from the redemption store failed; it is tried again in an hour", zap.Error(err))
+		case n > 0:
+			caddy.Log().Named("x402").Info("pruned delivered payments whose authorizations expired from the redemption store", zap.Int("removed", n))
+		}
+		select {
+		case <-rd.stop:
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // acquire claims an authorization for one request; false means another
@@ -93,7 +146,11 @@ func (rd *redeemer) release(id string) {
 }
 
 // Destruct closes the store when the last config using it is gone.
-func (rd *redeemer) Destruct() error { return rd.store.close() }
+func (rd *redeemer) Destruct() error {
+	close(rd.stop)
+	<-rd.done
+	return rd.store.close()
+}
 
 // authID is the key of an authorization: network, payer and nonce, in
 // lower case (addresses compare case-insensitively).
@@ -157,6 +214,32 @@ func (b *boltRedemptions) del(id string) error {
 	})
 }
 
+func (b *boltRedemptions) prune(expiredBefore int64) (int, error) {
+	n := 0
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketRedemptions)
+		var gone [][]byte
+		err := bk.ForEach(func(k, v []byte) error {
+			var r redemption
+			if json.Unmarshal(v, &r) == nil && r.prunable(expiredBefore) {
+				gone = append(gone, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range gone {
+			if err := bk.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(gone)
+		return nil
+	})
+	return n, err
+}
+
 func (b *boltRedemptions) close() error { return b.db.Close() }
 
 // memRedemptions is the store in memory, for a devnet (whose chain does
@@ -195,6 +278,20 @@ func (s *memRedemptions) del(id string) error {
 	delete(s.m, id)
 	s.mu.Unlock()
 	return nil
+}
+
+func (s *memRedemptions) prune(expiredBefore int64) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, v := range s.m {
+		var r redemption
+		if json.Unmarshal(v, &r) == nil && r.prunable(expiredBefore) {
+			delete(s.m, id)
+			n++
+		}
+	}
+	return n, nil
 }
 
 func (s *memRedemptions) close() error { return nil }
