@@ -162,13 +162,21 @@ func TestRefusedNeverMoves(t *testing.T) {
 		if used {
 			moved++
 		}
+		wasRefused := false
 		for _, r := range refused {
 			if r == i && used {
 				t.Errorf("settle %d was refused with %q, but its authorization moved money", i, answers[i].Error)
 			}
+			wasRefused = wasRefused || r == i
 		}
-		if res, err := f2.SettlementByAuthorization("cronos-testnet", p.Authorization.From.Hex(), hexNonce(p)); err == nil && res.Settled() != used {
+		res, err := f2.SettlementByAuthorization("cronos-testnet", p.Authorization.From.Hex(), hexNonce(p))
+		if err == nil && res.Settled() != used {
 			t.Errorf("settle %d: journal says %+v, chain says used=%v", i, res, used)
+		}
+		// A refusal journaled after the record was written is looked up
+		// as what it was: not broadcast (not "failed on-chain").
+		if err == nil && wasRefused && res.Error != facilitator.ErrTextNotBroadcast {
+			t.Errorf("settle %d, refused before broadcast, is looked up as %+v", i, res)
 		}
 	}
 	if got, want := balance(t, seller), big.NewInt(int64(moved*price)); got.Cmp(want) != 0 {

@@ -56,7 +56,8 @@ func responseOf(r *Record) *SettleResponse {
 	case StatusFailed:
 		res.Event, res.Error = EventFailed, r.Error
 		if strings.HasPrefix(r.Error, "not broadcast: ") {
-			res.Error = ErrTextFailedOnChain
+			// Refused before it was sent: nothing reached the chain.
+			res.Error = ErrTextNotBroadcast
 		}
 	default:
 		res.Event, res.Error = EventFailed, ErrTextPending

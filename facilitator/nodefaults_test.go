@@ -339,7 +339,7 @@ func TestNonceGapFilled(t *testing.T) {
 		t.Fatalf("seller balance %s, want %d", got, settled*price)
 	}
 	res, err := tf.f.SettlementByAuthorization("cronos-testnet", pays[refusedI].Authorization.From.Hex(), hexNonce(pays[refusedI]))
-	if err != nil || res.Event != facilitator.EventFailed || res.TxHash != "" {
+	if err != nil || res.Event != facilitator.EventFailed || res.TxHash != "" || res.Error != facilitator.ErrTextNotBroadcast {
 		t.Fatalf("the refused settlement's record: %+v, %v", res, err)
 	}
 

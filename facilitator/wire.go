@@ -30,6 +30,7 @@ const (
 	ErrTextInvalidSignature  = x402.ErrTextInvalidSignature
 	ErrTextNotYetValid       = x402.ErrTextNotYetValid
 	ErrTextPending           = x402.ErrTextPending
+	ErrTextNotBroadcast      = x402.ErrTextNotBroadcast
 	EventFailed              = x402.EventFailed
 	EventSettled             = x402.EventSettled
 	ReasonInvalidBase64      = x402.ReasonInvalidBase64

@@ -18,6 +18,10 @@ const (
 	// ErrTextPending is given when the transaction was broadcast but not
 	// confirmed before the settle timeout; the txHash is in the answer.
 	ErrTextPending = "Settlement pending"
+	// ErrTextNotBroadcast is what a look-up answers for a settlement that
+	// was refused before its transaction was broadcast: nothing was sent
+	// and the authorization was not used.
+	ErrTextNotBroadcast = "Settlement not broadcast"
 )
 
 // ReasonUnsupportedScheme is the verify text for a scheme other than exact.
