@@ -499,7 +499,9 @@ func (e *Engine) broadcastAll(ctx context.Context, txs []*types.Transaction, dea
 // does hold, with a zero-value transfer to the signer itself, so that
 // those can be mined.
 func (s *signer) fillGap(ctx context.Context, e *Engine, refused *types.Transaction) {
-	fee := feesOf(refused)
+	// A quarter above the refused fees, in case the node refused them as
+	// too low: on 21,000 gas it costs next to nothing.
+	fee := feesOf(refused).bumped()
 	fee.GasLimit = 21000
 	tx, err := types.SignNewTx(s.key, s.txSigner, fee.txData(refused.Nonce(), s.addr, nil, e.cfg.ChainID))
 	if err == nil {
