@@ -185,6 +185,84 @@ func TestRefusedNeverMoves(t *testing.T) {
 	t.Logf("%d authorizations moved money, %d refused, none of them moved", moved, len(refused))
 }
 
+// TestJournaledRefusalNeverMoves: every broadcast is refused by the node
+// after the settlements were journaled (the proxy answers
+// eth_sendRawTransaction with "txpool is full", a stand-in for a node
+// refusal), so each refusal takes the journal-then-refuse path: the
+// records are finalised as not broadcast before the 503 is told. After a
+// restart on the same journal, with the node taking transactions again,
+// recovery broadcasts none of them: nothing moves, the signer sends
+// nothing, and the look-up says "Settlement not broadcast". (The code
+// before left such records pending, and recovery broadcast them.)
+func TestJournaledRefusalNeverMoves(t *testing.T) {
+	const burst, price = 8, 1000
+	ctx := context.Background()
+	proxy, err := rpcproxy.New(chain.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	key := newSignerKey(t, chain)
+	signer := crypto.PubkeyToAddress(key.PublicKey)
+	journal := t.TempDir() + "/journal.db"
+	_, api, stop := startFacilitator(t, key, proxy.URL(), journal, nil)
+	seller := newSeller(t)
+	req := requirements(seller, fmt.Sprint(price))
+	b := newBuyer(t, chain, burst*price)
+	pays := make([]*facilitator.Payment, burst)
+	bodies := make([][]byte, burst)
+	for i := range bodies {
+		h, p := pay(t, b, req, facilitator.PaymentOptions{})
+		pays[i], bodies[i] = p, body(h, req)
+	}
+	nonce0, err := chain.Client().PendingNonceAt(ctx, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	proxy.FailMethod("eth_sendRawTransaction", -32000, "txpool is full")
+	var wg sync.WaitGroup
+	codes := make([]int, burst)
+	answers := make([]facilitator.SettleResponse, burst)
+	for i := range bodies {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, bodies[i], &answers[i])
+		}()
+	}
+	wg.Wait()
+	for i := range bodies {
+		if codes[i] != http.StatusServiceUnavailable || !strings.Contains(answers[i].Error, "nothing was broadcast") {
+			t.Fatalf("settle %d with every broadcast refused = %d %+v; want 503, nothing was broadcast", i, codes[i], answers[i])
+		}
+	}
+	if n := len(proxy.Failed()); n < burst {
+		t.Fatalf("the node refused %d broadcasts, want at least %d (every settlement journaled, then sent)", n, burst)
+	}
+
+	// Restart on the same journal, the node taking transactions again.
+	proxy.ClearFailures()
+	stop()
+	f2, _, _ := startFacilitator(t, key, proxy.URL(), journal, nil)
+	waitBlocks(t, 3)
+	if n, err := chain.Client().PendingNonceAt(ctx, signer); err != nil || n != nonce0 {
+		t.Fatalf("the signer sent %d transactions after refusing every settle (%v)", n-nonce0, err)
+	}
+	for i, p := range pays {
+		if authorizationUsed(t, p) {
+			t.Errorf("settle %d was refused, but its authorization moved money", i)
+		}
+		res, err := f2.SettlementByAuthorization("cronos-testnet", p.Authorization.From.Hex(), hexNonce(p))
+		if err != nil || res.Error != facilitator.ErrTextNotBroadcast || res.TxHash != "" {
+			t.Errorf("settle %d: look-up after the restart = %+v, %v; want %q", i, res, err, facilitator.ErrTextNotBroadcast)
+		}
+	}
+	if got := balance(t, seller); got.Sign() != 0 {
+		t.Fatalf("seller balance %s, want 0", got)
+	}
+}
+
 func hexNonce(p *facilitator.Payment) string {
 	return "0x" + common.Bytes2Hex(p.Authorization.Nonce[:])
 }
