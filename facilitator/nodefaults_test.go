@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -223,7 +224,22 @@ func TestNodeErrorIsNoVerdict(t *testing.T) {
 // batch is made deterministic with the proxy's Hold: the first broadcast
 // waits in the proxy until every other settle has queued behind it, so
 // they go out in one JSON-RPC batch.
+//
+// "fill refused": the node refuses the fill as well (FAKE, as above), so
+// the transactions above the gap wait. The watcher, finding them unmined
+// with no transaction of its own at the signer's next nonce, has the send
+// loop fill the gap: they are mined, nothing stays stuck. (The code before
+// left them waiting until another settle happened to take the nonce.)
 func TestNonceGapFilled(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		fillRefused bool
+	}{{"fill taken", false}, {"fill refused", true}} {
+		t.Run(tc.name, func(t *testing.T) { testNonceGapFilled(t, tc.fillRefused) })
+	}
+}
+
+func testNonceGapFilled(t *testing.T, fillRefused bool) {
 	const burst, price = 6, 100
 	const refusedText = "cannot send the transaction on network cronos-testnet; nothing was broadcast, try again shortly"
 	ctx := context.Background()
@@ -260,6 +276,12 @@ func TestNonceGapFilled(t *testing.T) {
 		refused  *types.Transaction
 	)
 	proxy.FailInBatch("eth_sendRawTransaction", 1, -32000, "txpool is full")
+	// A fill is the one transaction whose raw bytes hold the signer's
+	// address (its recipient).
+	fillMark := strings.ToLower(signer.Hex()[2:])
+	if fillRefused {
+		proxy.FailCalls("eth_sendRawTransaction", fillMark, -32000, "txpool is full")
+	}
 	for round := 0; refused == nil; round++ {
 		if round == 3 {
 			t.Fatal("no send batch held three transactions in three rounds; the refusal never fired")
@@ -293,10 +315,25 @@ func TestNonceGapFilled(t *testing.T) {
 		}
 		time.Sleep(300 * time.Millisecond)
 		proxy.Release()
+		if fillRefused {
+			// Once the fill after the refusal has been refused too, the
+			// node takes transactions again.
+			go func() {
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && len(proxy.Failed()) < 2; {
+					time.Sleep(time.Millisecond)
+				}
+				proxy.ClearFailures()
+			}()
+		}
 		wg.Wait()
 		if f := proxy.Failed(); len(f) > 0 {
-			if len(f) != 1 || f[0].Method != "eth_sendRawTransaction" {
-				t.Fatalf("the proxy failed %+v, want one eth_sendRawTransaction", f)
+			want := 1
+			if fillRefused {
+				want = 2
+			}
+			if len(f) != want || f[0].Method != "eth_sendRawTransaction" || f[want-1].Method != "eth_sendRawTransaction" ||
+				fillRefused && !strings.Contains(string(f[1].Params), fillMark) {
+				t.Fatalf("the proxy failed %+v, want the batch's second transaction and, with the fill refused, the fill", f)
 			}
 			var params []hexutil.Bytes
 			refused = new(types.Transaction)
@@ -381,8 +418,18 @@ func TestNonceGapFilled(t *testing.T) {
 	}
 	// The engine knew what the node said of each transaction: one fill, and
 	// no answer taken for lost (the node answered every call).
-	if n := logs.FilterMessageSnippet("filled the nonce of a refused settlement").Len(); n != 1 {
-		t.Fatalf("%d fills logged, want 1", n)
+	fills, later := 1, 0
+	if fillRefused {
+		fills, later = 0, 1
+		if n := logs.FilterMessageSnippet("could not fill a nonce gap").Len(); n != 1 {
+			t.Fatalf("%d refused fills logged, want 1", n)
+		}
+	}
+	if n := logs.FilterMessageSnippet("filled the nonce of a refused settlement").Len(); n != fills {
+		t.Fatalf("%d fills at the refusal logged, want %d", n, fills)
+	}
+	if n := logs.FilterMessageSnippet("filled a nonce gap below the signer's waiting transactions").Len(); n != later {
+		t.Fatalf("%d fills by the watcher logged, want %d", n, later)
 	}
 	if lost := logs.FilterMessageSnippet("its answer was lost"); lost.Len() != 0 {
 		t.Fatalf("%d broadcasts taken for answers lost, none was: %+v", lost.Len(), lost.All()[0].Context)

@@ -32,6 +32,7 @@ type signer struct {
 	addr     common.Address
 	txSigner types.Signer
 	queue    chan *sendReq
+	fills    chan fillReq // nonce gaps the watcher found, filled by the send loop
 
 	// serial holds a signer to one settlement at a time, send to
 	// confirmation: the baseline the pipelined engine is measured against.
@@ -50,6 +51,7 @@ func newSigner(key *ecdsa.PrivateKey, chainID *big.Int) *signer {
 		addr:     crypto.PubkeyToAddress(key.PublicKey),
 		txSigner: types.LatestSignerForChainID(chainID),
 		queue:    make(chan *sendReq, 1024),
+		fills:    make(chan fillReq, 16),
 	}
 }
 
@@ -148,6 +150,8 @@ func (s *signer) loop(ctx context.Context, c *core) {
 					return
 				}
 			}
+		case f := <-s.fills:
+			s.fillIfGap(ctx, c.active(), f)
 		case r := <-s.queue:
 			batch := []*sendReq{r}
 		drain:
@@ -515,6 +519,49 @@ func (s *signer) fillGap(ctx context.Context, e *Engine, refused *types.Transact
 	}
 	e.logger.Warn("filled the nonce of a refused settlement with a zero-value transfer to the signer",
 		zap.String("signer", s.addr.Hex()), zap.Uint64("tx_nonce", refused.Nonce()), zap.String("tx", tx.Hash().Hex()))
+}
+
+// fillReq asks the send loop to fill nonce with a zero-value transfer if
+// the node still has no transaction there; fee is the fee of a stuck
+// transaction above it.
+type fillReq struct {
+	nonce uint64
+	fee   *Fees
+}
+
+// requestFill asks the send loop to fill a nonce gap; a request that finds
+// the loop's queue of them full is dropped (the watcher asks again).
+func (s *signer) requestFill(nonce uint64, fee *Fees) {
+	select {
+	case s.fills <- fillReq{nonce, fee}:
+	default:
+	}
+}
+
+// fillIfGap fills a nonce below the signer's transactions that no node
+// holds (its own fill, an earlier one, was refused too, so the ones above
+// it cannot be mined), unless the node's pending nonce shows that a
+// transaction took it meanwhile. It runs in the send loop, so no
+// settlement is being signed at the same time.
+func (s *signer) fillIfGap(ctx context.Context, e *Engine, f fillReq) {
+	var pending hexutil.Uint64
+	if err := e.cfg.Pool.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil || uint64(pending) != f.nonce {
+		return
+	}
+	fee := f.fee.bumped()
+	fee.GasLimit = 21000
+	tx, err := types.SignNewTx(s.key, s.txSigner, fee.txData(f.nonce, s.addr, nil, e.cfg.ChainID))
+	if err != nil {
+		return
+	}
+	res, _, err := e.broadcast(ctx, tx)
+	if res == sentNot {
+		e.logger.Error("could not fill a nonce gap below the signer's waiting transactions; tried again at the next check",
+			zap.String("signer", s.addr.Hex()), zap.Uint64("tx_nonce", f.nonce), zap.Error(err))
+		return
+	}
+	e.logger.Warn("filled a nonce gap below the signer's waiting transactions with a zero-value transfer to the signer",
+		zap.String("signer", s.addr.Hex()), zap.Uint64("tx_nonce", f.nonce), zap.String("tx", tx.Hash().Hex()))
 }
 
 func isDialError(err error) bool {

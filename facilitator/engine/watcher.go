@@ -313,6 +313,16 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 		w.nonceTaken(ctx, st, head)
 		return
 	}
+	if uint64(latest) < tx.Nonce() && !w.follows(st.s, uint64(latest)) {
+		// A nonce below it is not ours to wait for: a gap that no
+		// transaction of this core fills (a refused send whose fill
+		// was refused too). The send loop fills it, so that this one
+		// and those after it can be mined.
+		st.mu.Lock()
+		fee := st.fee
+		st.mu.Unlock()
+		st.s.requestFill(uint64(latest), fee)
+	}
 	defer func() {
 		st.mu.Lock()
 		st.sentHead = head
@@ -368,6 +378,19 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 	w.log().Warn("settlement not mined in time; sent again with a higher fee",
 		zap.String("id", st.rec.ID), zap.String("old_tx", tx.Hash().Hex()), zap.String("new_tx", repl.Hash().Hex()),
 		zap.Uint64("tx_nonce", tx.Nonce()), zap.Error(err))
+}
+
+// follows reports whether a settlement the watcher follows has a
+// transaction from s at nonce.
+func (w *watcher) follows(s *signer, nonce uint64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for st := range w.pending {
+		if st.s == s && st.rec.TxNonce == nonce {
+			return true
+		}
+	}
+	return false
 }
 
 // nonceTaken concludes a settlement whose nonce is spent with none of its
