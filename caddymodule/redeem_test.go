@@ -450,6 +450,88 @@ func testReloadOneEngine(t *testing.T, before, after string) {
 	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 23*burst)
 }
 
+// TestReloadWhileStalled reloads the config, with other networks, while
+// the chain is not mining and paid requests wait for their blocks. The new
+// config's engine takes over the old one's settlements: every waiting
+// buyer gets the resource on the request it sent (no "Settlement pending",
+// no retry), once, with one transaction per payment and exact balances.
+// (With an engine per config, the old one stopped with its config and
+// every waiting buyer was answered 402 "Settlement pending".)
+func TestReloadWhileStalled(t *testing.T) {
+	const buyers = 6
+	up, ran := countingUpstream(t, 0)
+	site := func(extra string) string {
+		return globalBlock(extra) + fmt.Sprintf(`
+:%d {
+	x402 {
+		pay_to %s
+		amount 29
+	}
+	reverse_proxy %s
+}
+`, sitePort, sellerAddr, up.Listener.Addr())
+	}
+	tester := newTester(t, site("settle_timeout 30s"))
+	chain := activeChain(t)
+	signer := chain.Signer().Address
+	_, nonce0, err := chain.NonceAt(context.Background(), signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buyer := buyerKey(t, devnet.Buyer3PrivateKey)
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	reqs := require402(t, tester, siteURL+"/s").PaymentRequirements
+	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+
+	chain.PauseMining()
+	defer chain.ResumeMining()
+	codes := make([]int, buyers)
+	var wg sync.WaitGroup
+	for i := range buyers {
+		header := pay(t, buyer, reqs)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodGet, siteURL+"/s", nil)
+			req.Header.Set("X-Payment", header)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Errorf("payment %d: %v", i, err)
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if codes[i] = resp.StatusCode; resp.StatusCode != http.StatusOK {
+				t.Errorf("payment %d, waiting for its block across the reload: %d %s", i, resp.StatusCode, b)
+			}
+		}()
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, pending, err := chain.NonceAt(context.Background(), signer); err == nil && pending >= nonce0+buyers {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the payments were not broadcast within 20 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	loadConfig(t, site("settle_timeout 30s\n\t\tnetwork cronos-testnet {\n\t\t\talias devchain\n\t\t}"))
+	time.Sleep(300 * time.Millisecond) // the old config is gone
+	chain.ResumeMining()
+	wg.Wait()
+
+	if got := ran.Load(); got != buyers {
+		t.Errorf("the upstream ran %d times for %d payments", got, buyers)
+	}
+	latest, pending, err := chain.NonceAt(context.Background(), signer)
+	if err != nil || latest != nonce0+buyers || pending != latest {
+		t.Errorf("the signer sent %d transactions (%d pending) for %d payments (%v)", latest-nonce0, pending-latest, buyers, err)
+	}
+	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -29*buyers)
+	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 29*buyers)
+}
+
 // loadConfig loads a Caddyfile into the running Caddy through the admin
 // API, as a reload does.
 func loadConfig(t *testing.T, caddyfile string) {
