@@ -65,11 +65,7 @@ func startFacilitator(t *testing.T, key *ecdsa.PrivateKey, url, journal string, 
 func TestRefusedNeverMoves(t *testing.T) {
 	const burst, price, cutAt = 50, 1000, 10
 	ctx := context.Background()
-	proxy, err := rpcproxy.New(chain.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := newProxy(t)
 	key := newSignerKey(t, chain)
 	signer := crypto.PubkeyToAddress(key.PublicKey)
 	journal := t.TempDir() + "/journal.db"
@@ -197,11 +193,7 @@ func TestRefusedNeverMoves(t *testing.T) {
 func TestJournaledRefusalNeverMoves(t *testing.T) {
 	const burst, price = 8, 1000
 	ctx := context.Background()
-	proxy, err := rpcproxy.New(chain.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := newProxy(t)
 	key := newSignerKey(t, chain)
 	signer := crypto.PubkeyToAddress(key.PublicKey)
 	journal := t.TempDir() + "/journal.db"
@@ -288,11 +280,7 @@ func waitBlocks(t *testing.T, n uint64) {
 // authorization under a new nonce.
 func TestUnclearSendOneLineage(t *testing.T) {
 	ctx := context.Background()
-	proxy, err := rpcproxy.New(chain.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := newProxy(t)
 	key := newSignerKey(t, chain)
 	signer := crypto.PubkeyToAddress(key.PublicKey)
 	tf := newTestFacilitator(t, key, func(c *facilitator.Config) { c.Networks[0].RPCURLs = []string{proxy.URL()} })
@@ -335,11 +323,7 @@ func TestUnclearSendOneLineage(t *testing.T) {
 // code before waited ReplaceAfterBlocks and settled in a replacement).
 func TestUnclearSendNeverArrived(t *testing.T) {
 	ctx := context.Background()
-	proxy, err := rpcproxy.New(chain.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := newProxy(t)
 	key := newSignerKey(t, chain)
 	signer := crypto.PubkeyToAddress(key.PublicKey)
 	journal := facilitator.NewMemoryJournal()
@@ -443,11 +427,7 @@ func TestSignerWithoutGasSkipped(t *testing.T) {
 // settled), or refused with nothing broadcast (and then never moves).
 func TestSettleTimeoutBoundsWholeCall(t *testing.T) {
 	const timeout = 2 * time.Second
-	proxy, err := rpcproxy.New(chain.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := newProxy(t)
 	tf := newTestFacilitator(t, nil, func(c *facilitator.Config) {
 		c.Networks[0].RPCURLs = []string{proxy.URL()}
 		c.SettleTimeout = timeout

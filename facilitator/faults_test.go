@@ -29,6 +29,17 @@ type testFacilitator struct {
 	signer common.Address
 }
 
+// newProxy puts an rpcproxy in front of the dev chain for the test.
+func newProxy(t *testing.T) *rpcproxy.Proxy {
+	t.Helper()
+	proxy, err := rpcproxy.New(chain.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	return proxy
+}
+
 func newTestFacilitator(t *testing.T, key *ecdsa.PrivateKey, edit func(*facilitator.Config)) *testFacilitator {
 	t.Helper()
 	if key == nil {
@@ -133,11 +144,7 @@ func awaitSettled(t *testing.T, ch chan facilitator.SettleResponse) facilitator.
 // TestRPCOutage takes the node away before a settle (503, nothing moves)
 // and during one (it still completes once the node is back).
 func TestRPCOutage(t *testing.T) {
-	proxy, err := rpcproxy.New(chain.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := newProxy(t)
 	tf := newTestFacilitator(t, nil, func(c *facilitator.Config) {
 		c.Networks[0].RPCURLs = []string{proxy.URL()}
 	})

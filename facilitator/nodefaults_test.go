@@ -23,7 +23,6 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
-	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
 )
 
 // postRaw posts a verify or settle body and returns the status and the
@@ -93,11 +92,7 @@ var transferSelector = `"` + hexutil.Encode(evm.TokenABI.Methods["transferWithAu
 func TestNodeErrorIsNoVerdict(t *testing.T) {
 	const price = 1500
 	ctx := context.Background()
-	proxy, err := rpcproxy.New(chain.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := newProxy(t)
 	key := newSignerKey(t, chain)
 	tf := newTestFacilitator(t, key, func(c *facilitator.Config) { c.Networks[0].RPCURLs = []string{proxy.URL()} })
 	seller := newSeller(t)
@@ -243,11 +238,7 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 	const burst, price = 6, 100
 	const refusedText = "cannot send the transaction on network cronos-testnet; nothing was broadcast, try again shortly"
 	ctx := context.Background()
-	proxy, err := rpcproxy.New(chain.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := newProxy(t)
 	key := newSignerKey(t, chain)
 	signer := crypto.PubkeyToAddress(key.PublicKey)
 	core, logs := observer.New(zap.WarnLevel)

@@ -53,12 +53,8 @@ type Proxy struct {
 	conns   map[*conn]struct{}
 	delay   time.Duration
 	closed  bool
-	// loseMarker and loseLeft arm LoseReplyTo; dropMarker and dropLeft
-	// arm LoseRequestTo.
-	loseMarker []byte
-	loseLeft   int
-	dropMarker []byte
-	dropLeft   int
+	lose    armed // LoseReplyTo
+	drop    armed // LoseRequestTo
 	// failures are the armed JSON-RPC failures, failed the calls answered
 	// with an error so far, calls the calls received, by method.
 	failures []*failure
@@ -180,7 +176,7 @@ func (p *Proxy) SetDelay(d time.Duration) {
 func (p *Proxy) LoseReplyTo(marker string, n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.loseMarker, p.loseLeft = []byte(marker), n
+	p.lose = armed{[]byte(marker), n}
 }
 
 // LoseRequestTo makes the next n requests whose body contains marker never
@@ -191,28 +187,23 @@ func (p *Proxy) LoseReplyTo(marker string, n int) {
 func (p *Proxy) LoseRequestTo(marker string, n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.dropMarker, p.dropLeft = []byte(marker), n
+	p.drop = armed{[]byte(marker), n}
 }
 
-// armDrop reports whether the request is to be dropped, counting it.
-func (p *Proxy) armDrop(body []byte) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.dropLeft <= 0 || !bytes.Contains(body, p.dropMarker) {
-		return false
-	}
-	p.dropLeft--
-	return true
+// armed is a fault for the next left requests whose body holds marker.
+type armed struct {
+	marker []byte
+	left   int
 }
 
-// armLoss reports whether the request's reply is to be lost, counting it.
-func (p *Proxy) armLoss(body []byte) bool {
+// fires reports whether the fault a takes this request, counting it.
+func (p *Proxy) fires(a *armed, body []byte) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.loseLeft <= 0 || !bytes.Contains(body, p.loseMarker) {
+	if a.left <= 0 || !bytes.Contains(body, a.marker) {
 		return false
 	}
-	p.loseLeft--
+	a.left--
 	return true
 }
 
@@ -499,10 +490,10 @@ func (p *Proxy) roundTrip(c *conn, cr *bufio.Reader, up net.Conn, ur *bufio.Read
 			body, _ = json.Marshal(kept)
 			req.Header.Del("Accept-Encoding") // the answer is to be read
 		}
-		if p.armDrop(body) {
+		if p.fires(&p.drop, body) {
 			return false // the caller resets the client connection
 		}
-		lose := p.armLoss(body)
+		lose := p.fires(&p.lose, body)
 		req.Body, req.ContentLength, req.TransferEncoding = io.NopCloser(bytes.NewReader(body)), int64(len(body)), nil
 		if err := req.Write(up); err != nil {
 			return false
