@@ -44,8 +44,10 @@ type Payment struct {
 	// Accepted is what a v2 payment says it pays (nil for v1).
 	Accepted *RequirementsV2
 
-	payload json.RawMessage // undecoded payload, or
-	parsed  *payloadJSON    // the payload decoded with the envelope
+	payload    json.RawMessage // undecoded payload, or
+	parsed     *payloadJSON    // the payload decoded with the envelope
+	extensions json.RawMessage // a v2 payload's extensions, undecoded
+	raw        []byte          // the header's JSON, for Fingerprint
 }
 
 // envelope is the outer JSON object of the payment header.
@@ -57,6 +59,9 @@ type envelope struct {
 	// Accepted is the requirements a v2 payload echoes; its scheme and
 	// network are the payment's.
 	Accepted *RequirementsV2 `json:"accepted"`
+	// Extensions are a v2 payload's extensions, read when asked for
+	// (PaymentID), so that an odd one does not spoil the payment.
+	Extensions json.RawMessage `json:"extensions"`
 }
 
 // fromAccepted takes scheme and network from a v2 payload's accepted.
@@ -150,7 +155,7 @@ func DecodePaymentHeader(header string) (*Payment, error) {
 		Payload *payloadJSON `json:"payload"`
 	}
 	if json.Unmarshal(raw, &whole) == nil && whole.Payload != nil {
-		p := &Payment{parsed: whole.Payload}
+		p := &Payment{parsed: whole.Payload, raw: raw}
 		if err := p.fromEnvelope(&whole.envelope); err != nil {
 			return nil, err
 		}
@@ -160,7 +165,7 @@ func DecodePaymentHeader(header string) (*Payment, error) {
 	if err := json.Unmarshal(raw, &env); err != nil {
 		return nil, &InvalidPaymentError{Reason: ReasonInvalidBase64}
 	}
-	p := &Payment{payload: env.Payload}
+	p := &Payment{payload: env.Payload, raw: raw}
 	if err := p.fromEnvelope(&env); err != nil {
 		return nil, err
 	}
@@ -170,7 +175,7 @@ func DecodePaymentHeader(header string) (*Payment, error) {
 // fromEnvelope takes version, scheme and network from a decoded header
 // (a v2 payload's from its accepted requirements).
 func (p *Payment) fromEnvelope(env *envelope) error {
-	p.Scheme, p.Network = env.Scheme, env.Network
+	p.Scheme, p.Network, p.extensions = env.Scheme, env.Network, env.Extensions
 	if err := p.setVersion(env.X402Version); err != nil {
 		return err
 	}
