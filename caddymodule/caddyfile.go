@@ -477,6 +477,7 @@ func containsFold(list []string, s string) bool {
 //		attempt_limit <attempts> <window> | off
 //		refusal_cache <duration> | off
 //		label <name>
+//		payment_identifier [optional|required|off]
 //		paywall on|off
 //		paywall_template <file>
 //		explorer <url>
@@ -485,8 +486,10 @@ func containsFold(list []string, s string) bool {
 // pay_to and exactly one of price or amount are required; network defaults
 // to cronos-testnet, max_timeout to 300s, settle to before. asset,
 // decimals, eip712_name and eip712_version are for a remote facilitator
-// and a network this Caddy does not know. The matcher chooses the paid
-// requests, so several x402 directives can charge different prices.
+// and a network this Caddy does not know. payment_identifier defaults to
+// optional (declared in the 402, honoured when a buyer sends an id); alone
+// it means optional. The matcher chooses the paid requests, so several
+// x402 directives can charge different prices.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
 	if d.NextArg() {
@@ -530,6 +533,17 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				h.FacilitatorHeaders = map[string]string{}
 			}
 			h.FacilitatorHeaders[args[0]] = args[1]
+			continue
+		case "payment_identifier":
+			args := d.RemainingArgs()
+			switch {
+			case len(args) == 0:
+				h.PaymentIdentifier = PaymentIDOptional
+			case len(args) == 1 && (args[0] == PaymentIDOptional || args[0] == PaymentIDRequired || args[0] == PaymentIDOff):
+				h.PaymentIdentifier = args[0]
+			default:
+				return d.Err("x402: payment_identifier takes one of optional, required or off (or nothing: optional)")
+			}
 			continue
 		case "refusal_cache":
 			if !d.NextArg() || d.CountRemainingArgs() > 0 {

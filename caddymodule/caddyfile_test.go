@@ -104,6 +104,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"paywall without value", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall\n}"), "wrong argument count"},
 		{"bad explorer", site("x402 {\n pay_to " + payTo + "\n price 1\n explorer explorer.cronos.org\n}"), `explorer "explorer.cronos.org" must be an http:// or https:// URL`},
 		{"bad network explorer", global("network cronos-testnet {\n explorer ftp://x\n}"), `network cronos-testnet: explorer "ftp://x" must be an http:// or https:// URL`},
+		{"bad payment_identifier", site("x402 {\n pay_to " + payTo + "\n price 1\n payment_identifier always\n}"), "payment_identifier takes one of optional, required or off"},
 		{"remote facilitator not a URL", site("x402 {\n pay_to " + payTo + "\n price 1\n facilitator f.example.com\n}"), "must be an http:// or https:// URL"},
 	}
 	adapter := caddyconfig.GetAdapter("caddyfile")

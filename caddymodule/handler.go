@@ -167,6 +167,16 @@ type Handler struct {
 	// x402_payments_total). Default: "<amount> to <pay_to>".
 	Label string `json:"label,omitempty"`
 
+	// PaymentIdentifier is the x402 version 2 payment-identifier
+	// extension, an idempotency key a buyer may send with its payment:
+	// "optional" (default) declares it in the 402 and honours an id a
+	// buyer sends (the same id with the same payment again is that
+	// payment, never a second charge; with another payment, 409);
+	// "required" also refuses a version 2 payment without an id (400);
+	// "off" neither declares nor reads ids. Version 1 payments carry no
+	// extensions and are served as before.
+	PaymentIdentifier string `json:"payment_identifier,omitempty"`
+
 	// PaywallPage is the payment page for browsers: paywall,
 	// paywall_template and explorer.
 	PaywallPage
@@ -378,6 +388,11 @@ func (h *Handler) Validate() error {
 			return fmt.Errorf("x402: amount %q: %w", h.Amount, err)
 		}
 	}
+	switch h.PaymentIdentifier {
+	case "", PaymentIDOptional, PaymentIDRequired, PaymentIDOff:
+	default:
+		return fmt.Errorf("x402: payment_identifier must be %q, %q or %q, got %q", PaymentIDOptional, PaymentIDRequired, PaymentIDOff, h.PaymentIdentifier)
+	}
 	if h.Settle != "" && h.Settle != SettleBefore && h.Settle != SettleAfter {
 		return fmt.Errorf("x402: settle must be %q or %q, got %q", SettleBefore, SettleAfter, h.Settle)
 	}
@@ -435,6 +450,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.observePayment(OutcomeRefused, invalidReason(err))
 		return h.paymentRequired(w, r, "", invalidReason(err))
 	}
+	pid, bad := h.paymentIDOf(payment)
+	if bad != "" {
+		return h.paymentIDAnswer(w, http.StatusBadRequest, paymentIDAnswer{Error: bad})
+	}
 
 	// An authorization refused a moment ago is refused again from memory;
 	// otherwise the attempt counts against the client's limit.
@@ -458,7 +477,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	req.PaymentRequirements.Resource = resourceURL(r)
 
-	return h.servePaid(w, r, next, req, payment, key)
+	return h.servePaid(w, r, next, req, payment, key, pid)
 }
 
 // settle settles a verified payment. A buyer who hangs up does not cancel

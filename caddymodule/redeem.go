@@ -159,13 +159,20 @@ func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next cad
 }
 
 // servePaid serves a request that carries a payment, in either settlement
-// order. It claims the authorization first (a concurrent copy is refused at
-// once), resumes an earlier attempt with it at this route if there was one,
-// and otherwise verifies the payment before settling it: before the
-// upstream runs (settleThenDeliver) or when its answer starts
-// (deliverThenSettle).
+// order. It claims the payment id, if any, and the authorization first (a
+// concurrent copy is refused at once), answers a payment id bound to
+// another payment, resumes an earlier attempt with the authorization at
+// this route if there was one, and otherwise verifies the payment before
+// settling it: before the upstream runs (settleThenDeliver) or when its
+// answer starts (deliverThenSettle).
 func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte) error {
+	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte, pid *paymentID) error {
+	if pid != nil {
+		if !h.redeem.acquire(pid.busyKey()) {
+			return h.paymentIDAnswer(w, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDBusy, PaymentID: pid.id, Retry: retryPaymentIDBusy})
+		}
+		defer h.redeem.release(pid.busyKey())
+	}
 	id := authID(h.reqs.Network, payment.Authorization.From, payment.Authorization.Nonce)
 	if !h.redeem.acquire(id) {
 		h.observePayment(OutcomeRefused, facilitator.ErrTextAlreadyUsed)
@@ -173,6 +180,11 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	defer h.redeem.release(id)
 
+	if pid != nil {
+		if handled, err := h.earlierWithPaymentID(w, r, pid); handled {
+			return err
+		}
+	}
 	if handled, err := h.resumeEarlier(w, r, next, id, payment); handled {
 		return err
 	}
@@ -181,18 +193,19 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 		return err
 	}
 	if h.settleAfter {
-		return h.deliverThenSettle(w, r, next, req, payment, id)
+		return h.deliverThenSettle(w, r, next, req, payment, id, pid)
 	}
-	return h.settleThenDeliver(w, r, next, req, payment, id)
+	return h.settleThenDeliver(w, r, next, req, payment, id, pid)
 }
 
 // settleThenDeliver is the settle-before path for a verified payment that
-// this route has not seen: settle, then deliver.
+// this route has not seen: settle, then deliver. The record written before
+// settle binds the payment id, if any.
 func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment, id string) error {
+	req *facilitator.Request, payment *facilitator.Payment, id string, pid *paymentID) error {
 
-	rec := &redemption{Route: h.routeKey(r), State: redeemSettling,
-		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()}
+	rec := pid.bindTo(&redemption{Route: h.routeKey(r), State: redeemSettling,
+		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()})
 	if err := h.redeem.store.put(id, rec); err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: writing the redemption store: %w", err))
 	}

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,21 +50,43 @@ type redemption struct {
 	Settlement *facilitator.SettleResponse `json:"settlement,omitempty"`
 	// ValidBefore is the authorization's expiry (Unix seconds).
 	ValidBefore string `json:"validBefore,omitempty"`
+	// PaymentID is the store key (paymentIDKey) of the payment-identifier
+	// id the payment was sent with, "" for none. While the record exists,
+	// the id is bound to this authorization: the store maps the key to
+	// the record, and another payload with the same id is refused (409).
+	PaymentID string `json:"paymentId,omitempty"`
+	// Fingerprint is the payload's fingerprint (Payment.Fingerprint) when
+	// PaymentID is set: a request with the same id and this fingerprint
+	// is the same payment sent again.
+	Fingerprint string `json:"fingerprint,omitempty"`
 	// Updated is when the record was last written.
 	Updated time.Time `json:"updated"`
 }
 
 // redemptionStore keeps redemptions by authorization (network, payer and
-// nonce) and which of them a request of this process is working on.
+// nonce), and the payment ids bound to them.
 type redemptionStore interface {
 	get(id string) (*redemption, error)
+	// put writes a record and, when it has a PaymentID, binds that id to
+	// it in the same transaction (errPaymentIDTaken if the id is bound to
+	// another authorization).
 	put(id string, r *redemption) error
+	// del removes a record and the binding of its payment id.
 	del(id string) error
+	// byPaymentID returns the authorization a payment id is bound to and
+	// its record, or "" and nil.
+	byPaymentID(key string) (string, *redemption, error)
 	// prune removes the delivered records whose authorization expired
-	// (validBefore) before the given Unix time, and says how many.
+	// (validBefore) before the given Unix time, with their payment ids,
+	// and says how many.
 	prune(expiredBefore int64) (int, error)
 	close() error
 }
+
+// errPaymentIDTaken refuses to bind a payment id that is bound to another
+// authorization. The paywall checks the id before it writes, holding it,
+// so this is a safeguard.
+var errPaymentIDTaken = errors.New("the payment identifier is bound to another payment")
 
 // prunable reports whether a record may go: it was delivered, and its
 // authorization expired before the given Unix time. Such an authorization
@@ -158,8 +181,12 @@ func authID(network string, from common.Address, nonce [32]byte) string {
 	return strings.ToLower(network + "/" + from.Hex() + "/" + hexutil.Encode(nonce[:]))
 }
 
-// Redemption store files.
-var bucketRedemptions = []byte("redemptions")
+// Buckets of the redemption store file: the records by authorization, and
+// the payment ids (paymentIDKey) to the authorization they are bound to.
+var (
+	bucketRedemptions = []byte("redemptions")
+	bucketPaymentIDs  = []byte("payment-ids")
+)
 
 // boltRedemptions is the durable store: one bbolt file.
 type boltRedemptions struct{ db *bolt.DB }
@@ -174,7 +201,10 @@ func openRedemptions(path string) (*boltRedemptions, error) {
 		return nil, fmt.Errorf("opening the redemption store %s: %w (is another Caddy using it?)", path, err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bucketRedemptions)
+		if _, err := tx.CreateBucketIfNotExists(bucketRedemptions); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucketIfNotExists(bucketPaymentIDs)
 		return err
 	}); err != nil {
 		db.Close()
@@ -186,14 +216,21 @@ func openRedemptions(path string) (*boltRedemptions, error) {
 func (b *boltRedemptions) get(id string) (*redemption, error) {
 	var out *redemption
 	err := b.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketRedemptions).Get([]byte(id))
-		if v == nil {
-			return nil
-		}
-		out = new(redemption)
-		return json.Unmarshal(v, out)
+		var err error
+		out, err = boltRecord(tx, id)
+		return err
 	})
 	return out, err
+}
+
+// boltRecord reads one record in a transaction; nil when there is none.
+func boltRecord(tx *bolt.Tx, id string) (*redemption, error) {
+	v := tx.Bucket(bucketRedemptions).Get([]byte(id))
+	if v == nil {
+		return nil, nil
+	}
+	out := new(redemption)
+	return out, json.Unmarshal(v, out)
 }
 
 // put and del go through bbolt's Batch, so that concurrent requests share
@@ -204,14 +241,59 @@ func (b *boltRedemptions) put(id string, r *redemption) error {
 		return err
 	}
 	return b.db.Batch(func(tx *bolt.Tx) error {
+		if r.PaymentID != "" {
+			ids := tx.Bucket(bucketPaymentIDs)
+			if cur := ids.Get([]byte(r.PaymentID)); cur != nil && string(cur) != id {
+				return errPaymentIDTaken
+			}
+			if err := ids.Put([]byte(r.PaymentID), []byte(id)); err != nil {
+				return err
+			}
+		}
 		return tx.Bucket(bucketRedemptions).Put([]byte(id), data)
 	})
 }
 
 func (b *boltRedemptions) del(id string) error {
 	return b.db.Batch(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRedemptions).Delete([]byte(id))
+		return boltDelete(tx, []byte(id))
 	})
+}
+
+// boltDelete removes a record and the binding of its payment id, if the
+// binding is the record's.
+func boltDelete(tx *bolt.Tx, id []byte) error {
+	bk := tx.Bucket(bucketRedemptions)
+	if v := bk.Get(id); v != nil {
+		var r redemption
+		if json.Unmarshal(v, &r) == nil && r.PaymentID != "" {
+			ids := tx.Bucket(bucketPaymentIDs)
+			if cur := ids.Get([]byte(r.PaymentID)); string(cur) == string(id) {
+				if err := ids.Delete([]byte(r.PaymentID)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return bk.Delete(id)
+}
+
+func (b *boltRedemptions) byPaymentID(key string) (string, *redemption, error) {
+	var (
+		id  string
+		out *redemption
+	)
+	err := b.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketPaymentIDs).Get([]byte(key))
+		if v == nil {
+			return nil
+		}
+		id = string(v)
+		var err error
+		out, err = boltRecord(tx, id)
+		return err
+	})
+	return id, out, err
 }
 
 func (b *boltRedemptions) prune(expiredBefore int64) (int, error) {
@@ -230,7 +312,7 @@ func (b *boltRedemptions) prune(expiredBefore int64) (int, error) {
 			return err
 		}
 		for _, k := range gone {
-			if err := bk.Delete(k); err != nil {
+			if err := boltDelete(tx, k); err != nil {
 				return err
 			}
 		}
@@ -245,11 +327,14 @@ func (b *boltRedemptions) close() error { return b.db.Close() }
 // memRedemptions is the store in memory, for a devnet (whose chain does
 // not outlive the process either).
 type memRedemptions struct {
-	mu sync.Mutex
-	m  map[string][]byte
+	mu  sync.Mutex
+	m   map[string][]byte // records by authorization
+	ids map[string]string // payment id key -> authorization
 }
 
-func newMemRedemptions() *memRedemptions { return &memRedemptions{m: map[string][]byte{}} }
+func newMemRedemptions() *memRedemptions {
+	return &memRedemptions{m: map[string][]byte{}, ids: map[string]string{}}
+}
 
 func (s *memRedemptions) get(id string) (*redemption, error) {
 	s.mu.Lock()
@@ -268,16 +353,47 @@ func (s *memRedemptions) put(id string, r *redemption) error {
 		return err
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.PaymentID != "" {
+		if cur, ok := s.ids[r.PaymentID]; ok && cur != id {
+			return errPaymentIDTaken
+		}
+		s.ids[r.PaymentID] = id
+	}
 	s.m[id] = data
-	s.mu.Unlock()
 	return nil
 }
 
 func (s *memRedemptions) del(id string) error {
 	s.mu.Lock()
-	delete(s.m, id)
+	s.remove(id)
 	s.mu.Unlock()
 	return nil
+}
+
+// remove deletes a record and the binding of its payment id, if the
+// binding is the record's. The caller holds mu.
+func (s *memRedemptions) remove(id string) {
+	var r redemption
+	if v, ok := s.m[id]; ok && json.Unmarshal(v, &r) == nil && r.PaymentID != "" && s.ids[r.PaymentID] == id {
+		delete(s.ids, r.PaymentID)
+	}
+	delete(s.m, id)
+}
+
+func (s *memRedemptions) byPaymentID(key string) (string, *redemption, error) {
+	s.mu.Lock()
+	id, ok := s.ids[key]
+	v := s.m[id]
+	s.mu.Unlock()
+	if !ok {
+		return "", nil, nil
+	}
+	if v == nil {
+		return id, nil, nil
+	}
+	out := new(redemption)
+	return id, out, json.Unmarshal(v, out)
 }
 
 func (s *memRedemptions) prune(expiredBefore int64) (int, error) {
@@ -287,7 +403,7 @@ func (s *memRedemptions) prune(expiredBefore int64) (int, error) {
 	for id, v := range s.m {
 		var r redemption
 		if json.Unmarshal(v, &r) == nil && r.prunable(expiredBefore) {
-			delete(s.m, id)
+			s.remove(id)
 			n++
 		}
 	}

@@ -28,14 +28,14 @@ import (
 // crash, or a retry after a pending answer) was delivered there as in
 // settle before: its upstream gets the transaction headers.
 func (h *Handler) deliverThenSettle(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment, id string) error {
+	req *facilitator.Request, payment *facilitator.Payment, id string, pid *paymentID) error {
 
 	r.Header.Set(HeaderFrom, payment.Authorization.From.Hex())
 	r.Header.Set(HeaderValue, payment.Authorization.Value.String())
 	r.Header.Set(HeaderNetwork, h.reqs.Network)
 
 	sw := &settleWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, req: req,
-		id: id, rec: &redemption{Route: h.routeKey(r), ValidBefore: payment.Authorization.ValidBefore.String()}}
+		id: id, rec: pid.bindTo(&redemption{Route: h.routeKey(r), ValidBefore: payment.Authorization.ValidBefore.String()})}
 	err := next.ServeHTTP(sw, r)
 	sw.mu.Lock()
 	defer sw.mu.Unlock()

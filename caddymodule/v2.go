@@ -28,8 +28,9 @@ const exposedHeaders = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE"
 
 // v2State is what the paywall needs for version 2.
 type v2State struct {
-	network string              // CAIP-2 id; "" when the chain id is unknown (v1 only)
-	reqs    x402.RequirementsV2 // the route's requirements in v2 form
+	network    string              // CAIP-2 id; "" when the chain id is unknown (v1 only)
+	reqs       x402.RequirementsV2 // the route's requirements in v2 form
+	extensions map[string]any      // the 402's extensions
 }
 
 // initV2 builds the v2 requirements for a chain id (0: unknown, v1 only).
@@ -41,6 +42,10 @@ func (h *Handler) initV2(chainID int64) {
 	}
 	h.v2.network = x402.CAIP2(chainID)
 	h.v2.reqs = h.reqs.V2(h.v2.network)
+	h.v2.extensions = map[string]any{}
+	if h.declaresPaymentID() {
+		h.v2.extensions[x402.ExtPaymentIdentifier] = x402.DeclarePaymentIdentifier(h.PaymentIdentifier == PaymentIDRequired)
+	}
 }
 
 // isPreflight reports a CORS preflight: it is never charged.
@@ -70,7 +75,7 @@ func (h *Handler) setPaymentRequired(hdr http.Header, errText, resource string) 
 		Error:       errText,
 		Resource:    &x402.ResourceInfo{URL: resource, Description: h.reqs.Description, MimeType: h.reqs.MimeType},
 		Accepts:     []x402.RequirementsV2{h.v2.reqs},
-		Extensions:  map[string]any{},
+		Extensions:  h.v2.extensions,
 	}
 	if v, err := x402.EncodeBase64JSON(pr); err == nil {
 		hdr.Set(x402.HeaderPaymentRequired, v)
