@@ -297,7 +297,7 @@ func (p *PaywallPage) servePage(w http.ResponseWriter, r *http.Request, body []b
 	}
 	d.PaymentRequired = paywallpage.JSONForScript(bytes.TrimSpace(body))
 	var buf bytes.Buffer
-	nonce, err := paywallpage.Render(st.tmpl, &buf, d)
+	csp, err := paywallpage.Render(st.tmpl, &buf, d)
 	if err != nil {
 		st.logger.Error("rendering the payment page failed; answering with JSON; fix paywall_template", zap.Error(err))
 		return false, nil
@@ -305,7 +305,7 @@ func (p *PaywallPage) servePage(w http.ResponseWriter, r *http.Request, body []b
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/html; charset=utf-8")
 	hdr.Set("Cache-Control", "no-store")
-	hdr.Set("Content-Security-Policy", paywallpage.CSP(nonce))
+	hdr.Set("Content-Security-Policy", csp)
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Referrer-Policy", "no-referrer")
 	hdr.Add("Vary", "Accept, User-Agent")

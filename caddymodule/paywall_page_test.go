@@ -157,12 +157,12 @@ func TestPaywallPageContent(t *testing.T) {
 		}
 	}
 	csp := w.Header().Get("Content-Security-Policy")
-	nonce := regexp.MustCompile(`script-src 'nonce-([^']+)'`).FindStringSubmatch(csp)
-	if nonce == nil {
-		t.Fatalf("CSP %q has no script nonce", csp)
+	nonce := regexp.MustCompile(`script-src 'nonce-([^']+)'; style-src 'nonce-([^']+)' 'nonce-([^']+)';`).FindStringSubmatch(csp)
+	if nonce == nil || nonce[1] != nonce[2] || nonce[1] == nonce[3] {
+		t.Fatalf("CSP %q has no script nonce (the same for styles) and another frame nonce for styles only", csp)
 	}
-	if !strings.Contains(body, `<script nonce="`+nonce[1]+`">`) || !strings.Contains(body, `<style nonce="`+nonce[1]+`">`) {
-		t.Error("the page's script and style do not carry the CSP's nonce")
+	if !strings.Contains(body, `<script nonce="`+nonce[1]+`" data-frame-nonce="`+nonce[3]+`">`) || !strings.Contains(body, `<style nonce="`+nonce[1]+`">`) {
+		t.Error("the page's script and style do not carry the CSP's nonces")
 	}
 	w2 := unpaid(t, h, map[string]string{"User-Agent": chromeUA, "Accept": browserAccpt})
 	if w2.Header().Get("Content-Security-Policy") == csp {

@@ -19,6 +19,10 @@
     try { return JSON.parse(el.textContent) || {}; } catch (e) { return {}; }
   }
 
+  // The nonce the page's policy allows for style sheets only: paid HTML's
+  // styles get it in the sandboxed frame (see styleForFrame).
+  var frameNonce = (document.currentScript && document.currentScript.getAttribute('data-frame-nonce')) || '';
+
   var paymentRequired = readJSON('x402-payment-required');
   var cfg = readJSON('x402-config');
   var req = (paymentRequired.accepts && paymentRequired.accepts[0]) || paymentRequired.paymentRequirements || null;
@@ -332,6 +336,131 @@
     if (from) el('x402-from', 'code').textContent = from;
   }
 
+  // ---- paid HTML in the frame ----
+
+  // styleForFrame returns paid HTML that keeps its own styles in the
+  // sandboxed frame. The frame's srcdoc document inherits this page's
+  // Content-Security-Policy, whose style-src allows only nonced style
+  // sheets: so each <style> element gets the frame's nonce (which allows
+  // style sheets and nothing else), and each style attribute, which no
+  // nonce can allow, becomes a rule in a nonced <style> at the end. The
+  // frame stays sandboxed without allow-scripts: the content's scripts do
+  // not run whatever this does. It edits the text in place (a parser would
+  // apply the styles in this page and report each one to its policy); it
+  // reads the tags as the HTML tokenizer does, skipping comments and the
+  // text of script, style, textarea, title and the like.
+  function styleForFrame(html, nonce) {
+    var edits = []; // [from, to, replacement], in order
+    var rules = [];
+    var probe = document.createElement('i');
+    var n = html.length;
+    var i = 0;
+    while (i < n) {
+      var lt = html.indexOf('<', i);
+      if (lt < 0 || lt + 1 >= n) break;
+      var c = html.charAt(lt + 1);
+      if (html.startsWith('<!--', lt)) {
+        var ce = html.indexOf('-->', lt + 4);
+        i = ce < 0 ? n : ce + 3;
+        continue;
+      }
+      if (c === '!' || c === '?' || c === '/') { // doctype, bogus comment, end tag
+        var te = html.indexOf('>', lt + 2);
+        i = te < 0 ? n : te + 1;
+        continue;
+      }
+      if (!/[A-Za-z]/.test(c)) {
+        i = lt + 1;
+        continue;
+      }
+      // A start tag: its name, then its attributes.
+      var j = lt + 1;
+      while (j < n && !/[\s\/>]/.test(html.charAt(j))) j++;
+      var name = html.slice(lt + 1, j).toLowerCase();
+      // Right after the name, so it is the element's first nonce.
+      if (name === 'style') edits.push([j, j, ' nonce="' + nonce + '"']);
+      var styled = false;
+      while (j < n && html.charAt(j) !== '>') {
+        if (/[\s\/]/.test(html.charAt(j))) {
+          j++;
+          continue;
+        }
+        var from = j;
+        j++; // a name may start with '='
+        while (j < n && !/[\s\/>=]/.test(html.charAt(j))) j++;
+        var attr = html.slice(from, j).toLowerCase();
+        var k = j;
+        while (k < n && /\s/.test(html.charAt(k))) k++;
+        var value = null;
+        if (html.charAt(k) === '=') {
+          k++;
+          while (k < n && /\s/.test(html.charAt(k))) k++;
+          var q = html.charAt(k);
+          if (q === '"' || q === "'") {
+            var qe = html.indexOf(q, k + 1);
+            if (qe < 0) qe = n;
+            value = html.slice(k + 1, qe);
+            j = qe + 1;
+          } else {
+            var ue = k;
+            while (ue < n && !/[\s>]/.test(html.charAt(ue))) ue++;
+            value = html.slice(k, ue);
+            j = ue;
+          }
+        }
+        if (attr !== 'style') continue;
+        if (styled || value === null) { // only an element's first style counts
+          edits.push([from, j, '']);
+          continue;
+        }
+        styled = true;
+        // This page's CSS parser (the CSSOM, which the policy does not
+        // govern) reads the declarations as the attribute would have
+        // them: what it cannot read goes, and nothing leaves the block.
+        probe.style.cssText = decodeAttribute(value);
+        var css = probe.style.cssText.replace(/</g, '\\3c ');
+        var sel = '[data-x402-style="' + rules.length + '"]';
+        // The second rule, for browsers with :is(), outranks the page's
+        // own selectors as an inline style does; !important rules of the
+        // page still win over it unless the attribute's are !important too.
+        rules.push(sel + '{' + css + '}\n' + sel + ':is(' + INLINE_RANK + ', *){' + css + '}');
+        edits.push([from, j, 'data-x402-style="' + (rules.length - 1) + '"']);
+      }
+      i = j + 1;
+      if (/^(script|style|textarea|title|xmp|iframe|noembed|noframes)$/.test(name)) {
+        var close = new RegExp('</' + name + '[\\s/>]', 'ig');
+        close.lastIndex = i;
+        var m = close.exec(html);
+        i = m ? m.index : n;
+      } else if (name === 'plaintext') {
+        break;
+      }
+    }
+    var out = '';
+    var at = 0;
+    for (var e = 0; e < edits.length; e++) {
+      out += html.slice(at, edits[e][0]) + edits[e][2];
+      at = edits[e][1];
+    }
+    out += html.slice(at);
+    if (rules.length) out += '\n<style nonce="' + nonce + '">' + rules.join('\n') + '</style>';
+    return out;
+  }
+
+  // INLINE_RANK has the specificity of ten ids: :is() takes its most
+  // specific argument's, and '*' makes it match every element.
+  var INLINE_RANK = '#x402#x402#x402#x402#x402#x402#x402#x402#x402#x402';
+
+  // decodeAttribute turns the character references of an attribute value
+  // into the characters they mean, with the HTML parser of an inert
+  // <template>.
+  function decodeAttribute(v) {
+    if (v.indexOf('&') < 0) return v;
+    var t = document.createElement('template');
+    t.innerHTML = '<i title="' + v.replace(/"/g, '&quot;') + '"></i>';
+    return t.content.firstChild.getAttribute('title') || '';
+  }
+
   async function showContent(res) {
     resultBox.hidden = false;
     resultBox.textContent = '';
@@ -342,11 +471,12 @@
     var mt = type.split(';')[0].trim();
     if (mt === 'text/html' || mt === 'application/xhtml+xml') {
       // A sandboxed frame with no permissions: the content's scripts do
-      // not run and it cannot reach this page.
+      // not run and it cannot reach this page (an opaque origin).
       var frame = document.createElement('iframe');
       frame.setAttribute('sandbox', '');
       frame.setAttribute('title', 'Paid content');
-      frame.srcdoc = await res.text();
+      var html = await res.text();
+      frame.srcdoc = frameNonce ? styleForFrame(html, frameNonce) : html;
       resultBox.appendChild(frame);
       return;
     }

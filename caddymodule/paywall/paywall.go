@@ -66,8 +66,16 @@ type Data struct {
 	// Nonce is this response's Content-Security-Policy nonce; every
 	// <script> and <style> element of the page needs nonce="{{.Nonce}}".
 	Nonce string
+	// FrameNonce is a second nonce of this response that the policy
+	// allows for style sheets only (style-src, never script-src). The
+	// script gives it to the <style> elements of paid HTML, which it shows
+	// in a sandboxed frame whose document inherits the page's policy, so
+	// that the content keeps its styles. It reads it from the script
+	// element's data-frame-nonce attribute:
+	// <script nonce="{{.Nonce}}" data-frame-nonce="{{.FrameNonce}}">.
+	FrameNonce string
 	// Script is the page's script (app.js), for
-	// <script nonce="{{.Nonce}}">{{.Script}}</script>.
+	// <script nonce="{{.Nonce}}" data-frame-nonce="{{.FrameNonce}}">{{.Script}}</script>.
 	Script template.JS
 	// Style is the page's style sheet (style.css), for
 	// <style nonce="{{.Nonce}}">{{.Style}}</style>.
@@ -88,7 +96,7 @@ type Data struct {
 const base = `{{define "x402_style"}}<style nonce="{{.Nonce}}">{{.Style}}</style>{{end}}` +
 	`{{define "x402_scripts"}}<script type="application/json" id="x402-payment-required">{{.PaymentRequired}}</script>` +
 	`<script type="application/json" id="x402-config">{{.Config}}</script>` +
-	`<script nonce="{{.Nonce}}">{{.Script}}</script>{{end}}`
+	`<script nonce="{{.Nonce}}" data-frame-nonce="{{.FrameNonce}}">{{.Script}}</script>{{end}}`
 
 var (
 	script       template.JS
@@ -148,15 +156,15 @@ func sample() Data {
 }
 
 // Render writes the page for d with template t; the script, the style
-// sheet and a fresh nonce are filled in. It returns the nonce, which the
-// response's Content-Security-Policy must name.
-func Render(t *template.Template, w io.Writer, d Data) (string, error) {
+// sheet and fresh nonces are filled in. It returns the response's
+// Content-Security-Policy, which names the nonces.
+func Render(t *template.Template, w io.Writer, d Data) (csp string, err error) {
 	d.finish()
-	return d.Nonce, t.Execute(w, d)
+	return CSP(d.Nonce, d.FrameNonce), t.Execute(w, d)
 }
 
 func (d *Data) finish() {
-	d.Nonce = NewNonce()
+	d.Nonce, d.FrameNonce = NewNonce(), NewNonce()
 	d.Script, d.Style = script, style
 	if d.PaymentRequired == "" {
 		d.PaymentRequired = "{}"
@@ -185,11 +193,15 @@ func NewNonce() string {
 
 // CSP is the page's Content-Security-Policy: nothing may load from
 // anywhere; the inline script and style sheet run by nonce; the script may
-// fetch only this origin (the paid retry); paid content is shown as text,
-// in a sandboxed frame from srcdoc (which inherits this policy), or as an
-// image or download from a blob: URL.
-func CSP(nonce string) string {
-	return "default-src 'none'; script-src 'nonce-" + nonce + "'; style-src 'nonce-" + nonce + "'; " +
+// fetch only this origin (the paid retry); images come only from data:
+// and blob: URLs (a paid image). Paid HTML is shown in a sandboxed frame
+// (no scripts, an opaque origin) from srcdoc, whose document inherits
+// this policy: its <style> elements get frameNonce, which allows style
+// sheets and nothing else, and its style attributes become rules in such
+// an element.
+func CSP(nonce, frameNonce string) string {
+	return "default-src 'none'; script-src 'nonce-" + nonce + "'; " +
+		"style-src 'nonce-" + nonce + "' 'nonce-" + frameNonce + "'; " +
 		"img-src data: blob:; connect-src 'self'; " +
 		"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 }

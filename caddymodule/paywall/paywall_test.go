@@ -72,24 +72,50 @@ func TestJSONForScript(t *testing.T) {
 }
 
 func TestCSP(t *testing.T) {
-	n := NewNonce()
+	n, f := NewNonce(), NewNonce()
 	if !regexp.MustCompile(`^[A-Za-z0-9_-]{22}$`).MatchString(n) {
 		t.Fatalf("nonce %q is not 128 bits of URL-safe Base64", n)
 	}
-	if NewNonce() == n {
+	if n == f {
 		t.Fatal("two nonces are equal")
 	}
-	csp := CSP(n)
-	for _, want := range []string{"default-src 'none'", "script-src 'nonce-" + n + "'", "style-src 'nonce-" + n + "'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"} {
+	csp := CSP(n, f)
+	for _, want := range []string{"default-src 'none'", "script-src 'nonce-" + n + "';", "style-src 'nonce-" + n + "' 'nonce-" + f + "';",
+		"img-src data: blob:;", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"} {
 		if !strings.Contains(csp, want) {
 			t.Errorf("CSP %q lacks %q", csp, want)
 		}
 	}
-	for _, bad := range []string{"unsafe-inline", "unsafe-eval", "*", "http:", "https:"} {
+	// The frame's nonce allows style sheets, never a script.
+	if d := directive(csp, "script-src"); d != "script-src 'nonce-"+n+"'" {
+		t.Errorf("script-src is %q", d)
+	}
+	for _, bad := range []string{"unsafe-inline", "unsafe-eval", "unsafe-hashes", "*", "http:", "https:", "style-src-attr", "frame-src", "child-src"} {
 		if strings.Contains(csp, bad) {
 			t.Errorf("CSP %q allows %q", csp, bad)
 		}
 	}
+}
+
+// directive returns the directive of csp that starts with name.
+func directive(csp, name string) string {
+	for _, d := range strings.Split(csp, ";") {
+		if d = strings.TrimSpace(d); strings.HasPrefix(d, name+" ") {
+			return d
+		}
+	}
+	return ""
+}
+
+// nonces returns the script nonce and the frame's style nonce of a CSP
+// made by Render.
+func nonces(t *testing.T, csp string) (string, string) {
+	t.Helper()
+	m := regexp.MustCompile(`script-src 'nonce-([^']+)'; style-src 'nonce-([^']+)' 'nonce-([^']+)'`).FindStringSubmatch(csp)
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("CSP %q does not name a script nonce, the same for styles, and a frame nonce", csp)
+	}
+	return m[1], m[3]
 }
 
 func TestBuiltinRender(t *testing.T) {
@@ -97,17 +123,18 @@ func TestBuiltinRender(t *testing.T) {
 	d := Data{Description: `Weather <b>API</b>`, Price: "0.01", Amount: "10000", Decimals: 6, Symbol: "devUSDC.e",
 		Network: "cronos-testnet", ChainID: 338, PayTo: "0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e",
 		Asset: "0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0", PaymentRequired: JSONForScript([]byte(`{"x402Version":1}`))}
-	nonce, err := Render(Builtin(), &buf, d)
+	csp, err := Render(Builtin(), &buf, d)
 	if err != nil {
 		t.Fatal(err)
 	}
+	nonce, frameNonce := nonces(t, csp)
 	page := buf.String()
 	for _, want := range []string{
 		`<h1>Weather &lt;b&gt;API&lt;/b&gt;</h1>`,
 		`<span id="x402-price">0.01</span> <span class="symbol">devUSDC.e</span>`,
 		`10000 smallest units`,
 		`chain ID 338`,
-		`<script nonce="` + nonce + `">`,
+		`<script nonce="` + nonce + `" data-frame-nonce="` + frameNonce + `">`,
 		`<style nonce="` + nonce + `">`,
 		`<script type="application/json" id="x402-payment-required">{"x402Version":1}</script>`,
 		`id="x402-pay"`,
@@ -116,8 +143,14 @@ func TestBuiltinRender(t *testing.T) {
 			t.Errorf("page lacks %s", want)
 		}
 	}
-	// Every script and style element carries the nonce, or is data.
-	for _, m := range regexp.MustCompile(`<(script|style)([^>]*)>`).FindAllStringSubmatch(page, -1) {
+	// Every script and style element carries the nonce, or is data (the
+	// script's own text, which writes tags for the paid content's frame,
+	// is left out).
+	if strings.Count(page, string(script)) != 1 {
+		t.Fatal("the page does not hold the script once")
+	}
+	tags := strings.Replace(page, string(script), "", 1)
+	for _, m := range regexp.MustCompile(`<(script|style)([^>]*)>`).FindAllStringSubmatch(tags, -1) {
 		if !strings.Contains(m[2], `nonce="`+nonce+`"`) && !strings.Contains(m[2], `type="application/json"`) {
 			t.Errorf("element %s would be blocked by the CSP", m[0])
 		}
@@ -146,11 +179,12 @@ func TestParseFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	nonce, err := Render(tmpl, &buf, Data{Price: "2", Symbol: "USDC.e", Amount: "2000000", Network: "cronos", PayTo: "0xabc"})
+	csp, err := Render(tmpl, &buf, Data{Price: "2", Symbol: "USDC.e", Amount: "2000000", Network: "cronos", PayTo: "0xabc"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Buy for 2 USDC.e (2000000) on cronos to 0xabc", `<script nonce="` + nonce + `">`, `id="x402-config">{}</script>`} {
+	nonce, frameNonce := nonces(t, csp)
+	for _, want := range []string{"Buy for 2 USDC.e (2000000) on cronos to 0xabc", `<script nonce="` + nonce + `" data-frame-nonce="` + frameNonce + `">`, `id="x402-config">{}</script>`} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("rendered seller template lacks %q", want)
 		}

@@ -30,6 +30,21 @@ const PRICE_UNITS = 10000n; // price 0.01 with 6 decimals
 const EXPLORER = 'https://explorer.example.test/testnet';
 const START_CHAIN = 1; // the wallet starts on another chain, so the page must switch
 
+// Paid HTML with its own style sheet, style attributes (one of them must
+// outrank a more specific rule of the sheet, as inline styles do) and a
+// script that would show whether it ran.
+const STYLED_HTML = '<!DOCTYPE html><html lang="en"><head><title>Report</title><style>' +
+  'body { margin: 0; padding: 16px 20px; background: rgb(255, 244, 204); font-family: "DejaVu Serif", serif; }' +
+  'h1 { color: rgb(170, 20, 40); border-bottom: 4px solid rgb(170, 20, 40); margin: 0 0 12px; }' +
+  '.card { background: rgb(20, 60, 140); color: rgb(255, 255, 255); padding: 10px 16px; border-radius: 8px; }' +
+  '.card .note { color: rgb(190, 190, 190); }' +
+  '</style></head><body><h1>Quarterly report</h1>' +
+  '<div class="card"><p>Paid in {http.x402.tx_hash}</p>' +
+  '<p class="note" style="color: rgb(255, 210, 0); font-weight: 700">An inline style outranks .card .note</p></div>' +
+  '<p id="ran" style="font-size: 20px">the script did not run</p>' +
+  '<script>document.getElementById("ran").textContent = "the script ran"; document.body.style.background = "red"; parent.document.title = "pwned";</script>' +
+  '</body></html>';
+
 let tmp, caddy, caddyLog = '', info, site, rpc, token, browser;
 
 function freePort() {
@@ -104,6 +119,16 @@ http://127.0.0.1:${sitePort} {
 	handle /article {
 		header Content-Type "text/html; charset=utf-8"
 		respond \`<h1>The paid article</h1><p id="body">Thank you for paying in {http.x402.tx_hash}.</p><script>parent.document.title = "pwned"; document.body.setAttribute("data-ran", "yes");</script>\`
+	}
+	x402 /report {
+		pay_to ${SELLER}
+		price 0.01
+		description "Styled report"
+		mime_type text/html
+	}
+	handle /report {
+		header Content-Type "text/html; charset=utf-8"
+		respond \`${STYLED_HTML}\`
 	}
 }
 `;
@@ -346,6 +371,68 @@ test('paid HTML is shown in a sandboxed frame where its scripts do not run', asy
     assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS);
     assert.equal(afterPay.seller - before.seller, PRICE_UNITS);
     assert.deepEqual(seen.errors, []);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('paid HTML keeps its own styles in the frame, and its script still does not run', async () => {
+  const w = wallet(info.buyers[0].privateKey);
+  const before = await balances(w.address);
+  const { ctx, page, seen } = await openPage(w, '/report');
+  try {
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
+    const tx = await page.$eval('#x402-tx', (e) => e.textContent);
+    assert.equal(await page.$eval('#x402-result iframe', (e) => e.getAttribute('sandbox')), '', 'the frame has no permissions');
+    const frame = await (await page.$('#x402-result iframe')).contentFrame();
+    await frame.waitForSelector('#ran');
+    const got = await frame.evaluate(() => {
+      const cs = (sel) => getComputedStyle(document.querySelector(sel));
+      return {
+        origin: window.origin,
+        bodyBackground: cs('body').backgroundColor,
+        bodyFont: cs('body').fontFamily,
+        h1Color: cs('h1').color,
+        h1Border: cs('h1').borderBottomWidth + ' ' + cs('h1').borderBottomStyle + ' ' + cs('h1').borderBottomColor,
+        cardBackground: cs('.card').backgroundColor,
+        cardRadius: cs('.card').borderTopLeftRadius,
+        noteColor: cs('.note').color,
+        noteWeight: cs('.note').fontWeight,
+        ranSize: cs('#ran').fontSize,
+        ran: document.getElementById('ran').textContent,
+        paid: document.querySelector('.card p').textContent,
+        lang: document.documentElement.lang,
+        mode: document.compatMode,
+      };
+    });
+    // The seller's style sheet and style attributes apply...
+    assert.deepEqual(got, {
+      origin: 'null', // sandboxed: an opaque origin, not this page's
+      bodyBackground: 'rgb(255, 244, 204)',
+      bodyFont: '"DejaVu Serif", serif',
+      h1Color: 'rgb(170, 20, 40)',
+      h1Border: '4px solid rgb(170, 20, 40)',
+      cardBackground: 'rgb(20, 60, 140)',
+      cardRadius: '8px',
+      noteColor: 'rgb(255, 210, 0)', // the style attribute beats .card .note
+      noteWeight: '700',
+      ranSize: '20px',
+      // ...but the script did not run.
+      ran: 'the script did not run',
+      paid: `Paid in ${tx}`,
+      lang: 'en',
+      mode: 'CSS1Compat',
+    });
+    assert.notEqual(await page.title(), 'pwned');
+    // The frame's styles are allowed by the frame nonce, which the policy
+    // gives style sheets only: no violation, and nothing loaded from elsewhere.
+    assertNoCSPViolations(seen);
+    await page.$eval('#x402-result iframe', (e) => e.scrollIntoView());
+    await page.screenshot({ path: path.join(artifacts, '11-paid-html-styled.png'), fullPage: true });
+    const afterPay = await balances(w.address);
+    assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS);
+    assert.equal(afterPay.seller - before.seller, PRICE_UNITS);
   } finally {
     await ctx.close();
   }
