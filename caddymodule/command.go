@@ -169,6 +169,7 @@ type payOptions struct {
 	maxAmount string
 	protocol  string
 	timeout   time.Duration
+	paymentID string
 }
 
 // DefaultPayMaxAmount is the most "caddy x402 pay" signs for without
@@ -180,7 +181,7 @@ const DefaultPayMaxAmount = "1000000"
 func payCommand() *cobra.Command {
 	var o payOptions
 	cmd := &cobra.Command{
-		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']...",
+		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--payment-id ID]",
 		Short: "Fetch a URL, paying with x402 when it answers 402",
 		Long: `
 Fetches URL. When the answer is 402 Payment Required, picks what to pay:
@@ -204,6 +205,13 @@ The chain ID comes from the network named in the requirements
 --max-amount refuses to sign for more than that many smallest units; it
 defaults to ` + DefaultPayMaxAmount + ` (one whole token of a 6-decimal stablecoin), so a
 seller asking more is refused unless --max-amount says otherwise.
+
+--payment-id sends an x402 version 2 payment-identifier id (16-128 letters,
+digits, - or _) with the payment, when the seller declares the extension;
+a seller that requires one gets a new id when none is given. The id is
+printed: if the answer to a payment is lost, run the command again with the
+same --payment-id, and a seller that took the first payment answers 409
+instead of charging a second time.
 `,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -225,6 +233,7 @@ seller asking more is refused unless --max-amount says otherwise.
 	f.StringVar(&o.maxAmount, "max-amount", DefaultPayMaxAmount, "refuse to pay more than this many smallest token units")
 	f.StringVar(&o.protocol, "protocol", "auto", "x402 version to pay with: auto (v2 when offered), v1 or v2")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "timeout of each HTTP request (settling waits for a block)")
+	f.StringVar(&o.paymentID, "payment-id", "", "x402 v2 payment-identifier id to pay under (default: a new one when the seller requires it)")
 	return cmd
 }
 
@@ -253,6 +262,9 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 	case "", "auto", "v1", "v2":
 	default:
 		return fmt.Errorf("--protocol must be auto, v1 or v2, not %q", o.protocol)
+	}
+	if o.paymentID != "" && !x402.ValidPaymentID(o.paymentID) {
+		return fmt.Errorf("--payment-id %q: %s", o.paymentID, x402.ReasonPaymentIDFormat)
 	}
 	body, err := requestBody(o.data)
 	if err != nil {
@@ -312,6 +324,9 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 	}
 	if o.protocol == "v2" {
 		return fmt.Errorf("%s offers no x402 version 2 payment (no PAYMENT-REQUIRED header)", url)
+	}
+	if o.paymentID != "" {
+		fmt.Fprintf(stderr, "x402: paying with x402 version 1, which has no payment-identifier: paying without --payment-id\n")
 	}
 	var pr facilitator.PaymentRequired
 	if err := json.Unmarshal(data, &pr); err != nil {

@@ -30,6 +30,9 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	if o.chainID != 0 {
 		opts.ChainID = big.NewInt(o.chainID)
 	}
+	if opts.Extensions, err = paymentIDExtensions(pr.Extensions, o.paymentID, stderr); err != nil {
+		return err
+	}
 	header, payment, err := facilitator.CreatePaymentV2(key, accepted, pr.Resource, opts)
 	if err != nil {
 		return fmt.Errorf("signing the payment: %w", err)
@@ -61,12 +64,52 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 		return err
 	}
 	if resp.StatusCode >= 400 {
-		return fmt.Errorf("%s answered %s after payment", url, resp.Status)
+		var sr x402.ReferenceSettleResponse
+		if settlement != "" && x402.DecodeBase64JSON(settlement, &sr) == nil && sr.Success {
+			return fmt.Errorf("%s answered %s after the payment was settled: money moved%s", url, resp.Status, txNote(sr.Transaction))
+		}
+		var failed struct {
+			Error       string `json:"error"`
+			Transaction string `json:"transaction"`
+		}
+		why := ""
+		if json.Unmarshal(data, &failed) == nil && failed.Error != "" {
+			why = ": " + failed.Error
+			if failed.Transaction != "" {
+				why += " (earlier transaction " + failed.Transaction + ")"
+			}
+		}
+		return fmt.Errorf("%s answered %s%s; nothing was settled for this request", url, resp.Status, why)
 	}
 	if settlement == "" {
 		fmt.Fprintf(stderr, "x402: %s answered %s without a PAYMENT-RESPONSE header\n", url, resp.Status)
 	}
 	return nil
+}
+
+// paymentIDExtensions is the payment-identifier extension of a v2
+// payment: id under the seller's declaration, a new id when the seller
+// requires one and none is given, nil when the seller does not declare it.
+// It tells the buyer the id it pays under.
+func paymentIDExtensions(declared map[string]any, id string, stderr io.Writer) (map[string]any, error) {
+	ok, required := x402.PaymentIDDeclared(declared)
+	switch {
+	case !ok && id != "":
+		fmt.Fprintf(stderr, "x402: the seller does not declare payment-identifier: paying without --payment-id\n")
+		return nil, nil
+	case !ok:
+		return nil, nil
+	case id == "" && !required:
+		return nil, nil
+	case id == "":
+		id = x402.NewPaymentID()
+	}
+	ext, err := x402.WithPaymentID(declared, id)
+	if err != nil {
+		return nil, fmt.Errorf("--payment-id %q: %w", id, err)
+	}
+	fmt.Fprintf(stderr, "x402: payment id %s (if the answer is lost, run again with --payment-id %s: a payment that went through is not made twice)\n", id, id)
+	return ext, nil
 }
 
 // chooseV2 picks the first entry of accepts this buyer can pay: scheme

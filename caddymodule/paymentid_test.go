@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"encoding/base64"
 	"encoding/json"
@@ -240,6 +241,38 @@ func TestPaymentIdentifier(t *testing.T) {
 
 	t.Run("pending", func(t *testing.T) { testPaymentIDPending(t, tester, buyer, offers["/pid"]) })
 	t.Run("concurrent", func(t *testing.T) { testPaymentIDConcurrent(t, tester, buyer, offers["/pid"]) })
+	t.Run("caddy x402 pay", func(t *testing.T) { testPaymentIDPay(t) })
+}
+
+// testPaymentIDPay: "caddy x402 pay" pays a route that requires an id
+// under a new one, and under --payment-id; run again with the same
+// --payment-id, it gets 409 and pays nothing.
+func testPaymentIDPay(t *testing.T) {
+	pay := func(id string) (string, error) {
+		var stdout, stderr strings.Builder
+		err := runPay(context.Background(), siteURL+"/pid-required",
+			payOptions{key: devnet.Buyer3PrivateKey, method: http.MethodGet, timeout: 10 * time.Second, paymentID: id}, &stdout, &stderr)
+		return stdout.String() + stderr.String(), err
+	}
+	seller := balance(t, pidSeller)
+	out, err := pay("")
+	if err != nil || !strings.Contains(out, "x402: payment id pay_") || !strings.Contains(out, "resource tx=0x") {
+		t.Fatalf("without --payment-id: %v\n%s", err, out)
+	}
+	const id = "pay_cli_0123456789abcdef"
+	out, err = pay(id)
+	if err != nil || !strings.Contains(out, "x402: payment id "+id+" ") {
+		t.Fatalf("--payment-id %s: %v\n%s", id, err, out)
+	}
+	_, err = pay(id)
+	want := siteURL + "/pid-required answered 409 Conflict: " + textPaymentIDConflict + "; nothing was settled for this request"
+	if err == nil || err.Error() != want {
+		t.Fatalf("--payment-id %s again: %v\nwant %s", id, err, want)
+	}
+	if _, err := pay("pay/bad"); err == nil || !strings.Contains(err.Error(), x402.ReasonPaymentIDFormat) {
+		t.Errorf("a bad --payment-id: %v", err)
+	}
+	assertDelta(t, "seller", seller, balance(t, pidSeller), 42)
 }
 
 // sig puts a header value in PAYMENT-SIGNATURE.

@@ -31,6 +31,9 @@ type PaymentOptions struct {
 	ValidFor time.Duration
 	// Nonce is the authorization nonce; nil means 32 random bytes.
 	Nonce *[32]byte
+	// Extensions are the v2 PaymentPayload's extensions (CreatePaymentV2
+	// only), such as x402.WithPaymentID's.
+	Extensions map[string]any
 }
 
 // CreatePayment signs an EIP-3009 authorization that pays exactly what the
@@ -129,7 +132,7 @@ func CreatePaymentV2(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resour
 	}
 	p.X402Version = x402.Version2
 	p.Accepted = &accepted
-	header, err := x402.EncodePaymentV2(p, accepted, resource)
+	header, err := x402.EncodePaymentV2(p, accepted, resource, opts.Extensions)
 	if err != nil {
 		return "", nil, err
 	}

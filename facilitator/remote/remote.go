@@ -220,7 +220,7 @@ func body(d x402.Dialect, req *request) ([]byte, error) {
 			payload, err = x402.DecodeBase64(req.PaymentHeader)
 		} else {
 			var h string
-			if h, err = x402.EncodePaymentV2(p, *v2, req.Resource); err == nil {
+			if h, err = x402.EncodePaymentV2(p, *v2, req.Resource, nil); err == nil {
 				payload, err = x402.DecodeBase64(h)
 			}
 		}

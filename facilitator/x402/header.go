@@ -337,8 +337,9 @@ func EncodePaymentHeader(p *Payment, shape PayloadShape) (string, error) {
 }
 
 // EncodePaymentV2 writes a signed payment as the Base64 JSON of a v2
-// PaymentPayload (the PAYMENT-SIGNATURE header), paying accepted.
-func EncodePaymentV2(p *Payment, accepted RequirementsV2, resource *ResourceInfo) (string, error) {
+// PaymentPayload (the PAYMENT-SIGNATURE header), paying accepted, with the
+// buyer's extensions (nil for none; they are not signed).
+func EncodePaymentV2(p *Payment, accepted RequirementsV2, resource *ResourceInfo, extensions map[string]any) (string, error) {
 	a := p.Authorization
 	if a.Value == nil || a.ValidAfter == nil || a.ValidBefore == nil {
 		return "", errors.New("authorization is missing value, validAfter or validBefore")
@@ -357,5 +358,5 @@ func EncodePaymentV2(p *Payment, accepted RequirementsV2, resource *ResourceInfo
 	if err != nil {
 		return "", err
 	}
-	return EncodeBase64JSON(PaymentPayloadV2{X402Version: Version2, Resource: resource, Accepted: accepted, Payload: payload})
+	return EncodeBase64JSON(PaymentPayloadV2{X402Version: Version2, Resource: resource, Accepted: accepted, Payload: payload, Extensions: extensions})
 }

@@ -2,6 +2,7 @@ package x402
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -132,4 +133,48 @@ func (p *Payment) Fingerprint() string {
 	}
 	sum := sha256.Sum256(canon)
 	return hex.EncodeToString(sum[:])
+}
+
+// PaymentIDDeclared reports whether a seller's PaymentRequired.extensions
+// declare the payment-identifier extension (an entry whose info has a
+// boolean required), and whether they require an id.
+func PaymentIDDeclared(extensions map[string]any) (declared, required bool) {
+	ext, _ := extensions[ExtPaymentIdentifier].(map[string]any)
+	info, _ := ext["info"].(map[string]any)
+	required, declared = info["required"].(bool)
+	return declared, required
+}
+
+// WithPaymentID returns the extensions a buyer sends with its payment
+// under id: the seller's payment-identifier declaration echoed with
+// info.id added, as the reference clients write it
+// (appendPaymentIdentifierToExtensions). It is nil when the seller does
+// not declare the extension, and ErrPaymentIDFormat for an invalid id.
+func WithPaymentID(extensions map[string]any, id string) (map[string]any, error) {
+	if !ValidPaymentID(id) {
+		return nil, ErrPaymentIDFormat
+	}
+	if declared, _ := PaymentIDDeclared(extensions); !declared {
+		return nil, nil
+	}
+	ext := extensions[ExtPaymentIdentifier].(map[string]any)
+	echo := make(map[string]any, len(ext))
+	for k, v := range ext {
+		echo[k] = v
+	}
+	info := map[string]any{}
+	for k, v := range ext["info"].(map[string]any) {
+		info[k] = v
+	}
+	info["id"] = id
+	echo["info"] = info
+	return map[string]any{ExtPaymentIdentifier: echo}, nil
+}
+
+// NewPaymentID makes up a payment id as the reference clients do
+// (generatePaymentId): "pay_" and 32 random hex digits.
+func NewPaymentID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "pay_" + hex.EncodeToString(b[:])
 }

@@ -139,3 +139,48 @@ func TestFingerprint(t *testing.T) {
 		t.Error("a payment not decoded from a header has a fingerprint")
 	}
 }
+
+// TestWithPaymentID builds the buyer's extensions as
+// appendPaymentIdentifierToExtensions does: the seller's declaration
+// echoed with info.id added, nothing when the seller does not declare it.
+func TestWithPaymentID(t *testing.T) {
+	var declared map[string]any
+	b, _ := json.Marshal(map[string]any{ExtPaymentIdentifier: DeclarePaymentIdentifier(true), "bazaar": map[string]any{}})
+	if err := json.Unmarshal(b, &declared); err != nil {
+		t.Fatal(err)
+	}
+	if ok, required := PaymentIDDeclared(declared); !ok || !required {
+		t.Fatalf("PaymentIDDeclared = %v, %v", ok, required)
+	}
+	ext, err := WithPaymentID(declared, "pay_7d5d747be160e280504c099d984bcfe0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(ext)
+	want := `{"payment-identifier":{"info":{"id":"pay_7d5d747be160e280504c099d984bcfe0","required":true},"schema":` + paymentIdentifierSchemaSorted + `}}`
+	if string(got) != want {
+		t.Fatalf("extensions\n got %s\nwant %s", got, want)
+	}
+	if info := declared[ExtPaymentIdentifier].(map[string]any)["info"].(map[string]any); info["id"] != nil {
+		t.Error("the seller's declaration was changed")
+	}
+	if _, err := WithPaymentID(declared, "short"); !errors.Is(err, ErrPaymentIDFormat) {
+		t.Errorf("short id: %v", err)
+	}
+	for _, exts := range []map[string]any{nil, {}, {ExtPaymentIdentifier: map[string]any{"info": map[string]any{}}}} {
+		if ok, _ := PaymentIDDeclared(exts); ok {
+			t.Errorf("PaymentIDDeclared(%v) = true", exts)
+		}
+		if ext, err := WithPaymentID(exts, "pay_7d5d747be160e280504c099d984bcfe0"); ext != nil || err != nil {
+			t.Errorf("WithPaymentID(%v) = %v, %v", exts, ext, err)
+		}
+	}
+	if id := NewPaymentID(); !ValidPaymentID(id) || !strings.HasPrefix(id, "pay_") || len(id) != 36 || id == NewPaymentID() {
+		t.Errorf("NewPaymentID() = %q", id)
+	}
+}
+
+// paymentIdentifierSchemaSorted is the schema with its keys sorted, as
+// encoding/json writes a decoded object.
+const paymentIdentifierSchemaSorted = `{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"id":{"maxLength":128,"minLength":16,` +
+	`"pattern":"^[a-zA-Z0-9_-]+$","type":"string"},"required":{"type":"boolean"}},"required":["required"],"type":"object"}`
