@@ -1,7 +1,11 @@
 // x402 payment page: pay for this URL from an injected EIP-1193 wallet.
 //
-// Reads the 402 answer (#x402-payment-required) and the page settings
-// (#x402-config), then on "Pay": connects the wallet (eth_requestAccounts),
+// Finds the browser's wallets by EIP-6963 (each announces itself with an
+// eip6963:announceProvider event, in answer to eip6963:requestProvider),
+// else uses window.ethereum. Reads the 402 answer (#x402-payment-required)
+// and the page settings (#x402-config), then on "Pay": lets the person
+// choose when several wallets announced (once for the page's life),
+// connects the wallet (eth_requestAccounts),
 // switches it to the payment's chain (wallet_switchEthereumChain, adding the
 // chain on error 4902), reads the token balance (eth_call balanceOf), has
 // the wallet sign the EIP-3009 TransferWithAuthorization
@@ -42,6 +46,15 @@
   var statusBox = el('x402-status');
   var resultBox = el('x402-result', 'section');
   var receiptBox = $('x402-receipt');
+  var chooserBox = $('x402-wallets');
+  if (!chooserBox) {
+    chooserBox = document.createElement('div');
+    chooserBox.id = 'x402-wallets';
+    chooserBox.className = 'wallets';
+    chooserBox.hidden = true;
+    if (payButton && payButton.parentNode) payButton.parentNode.insertBefore(chooserBox, payButton);
+    else document.body.appendChild(chooserBox);
+  }
 
   var PENDING_RETRIES = 20;
   var PENDING_DELAY_MS = 3000;
@@ -119,6 +132,91 @@
     var out = '0x';
     for (var i = 0; i < bytes.length; i++) out += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16);
     return out;
+  }
+
+  // ---- wallets: EIP-6963, else window.ethereum ----
+
+  // wallets are the announced ones, in the order they came, one per uuid:
+  // {uuid, name, icon (a data:image/ URI or ''), rdns, provider}.
+  var wallets = [];
+  // chosen is the person's pick among several, kept for the page's life.
+  var chosen = null;
+
+  window.addEventListener('eip6963:announceProvider', function (ev) {
+    var d = ev && ev.detail;
+    var info = d && d.info;
+    if (!info || typeof info.uuid !== 'string' || !info.uuid || !d.provider || typeof d.provider.request !== 'function') return;
+    for (var i = 0; i < wallets.length; i++) {
+      if (wallets[i].uuid === info.uuid) return;
+    }
+    var name = typeof info.name === 'string' ? info.name.trim().slice(0, 64) : '';
+    wallets.push({
+      uuid: info.uuid,
+      name: name || 'Unnamed wallet',
+      // EIP-6963 icons are data: URIs; the page's policy loads images
+      // from nowhere else.
+      icon: typeof info.icon === 'string' && /^data:image\//i.test(info.icon) ? info.icon : '',
+      rdns: typeof info.rdns === 'string' ? info.rdns : '',
+      provider: d.provider
+    });
+    if (!chooserBox.hidden) renderChooser();
+  });
+
+  function requestWallets() {
+    try { window.dispatchEvent(new Event('eip6963:requestProvider')); } catch (e) { /* no events */ }
+  }
+  requestWallets();
+
+  // pickWallet returns the wallet to pay with: the chosen one, the only
+  // announced one, or window.ethereum when none announced; null when the
+  // person has to choose among several first.
+  function pickWallet() {
+    requestWallets(); // a wallet that loaded since answers now
+    if (chosen) return chosen;
+    if (wallets.length === 1) return wallets[0];
+    if (wallets.length > 1) return null;
+    var eth = window.ethereum;
+    if (eth && typeof eth.request === 'function') return { name: '', provider: eth };
+    throw new PaymentError('connect', 'No wallet found',
+      'This page needs a browser wallet for Ethereum-compatible chains (an EIP-1193 wallet such as MetaMask, Rabby or Crypto.com DeFi Wallet). Install one, or open this page in your wallet app, then reload.');
+  }
+
+  // renderChooser shows a button per announced wallet, with its icon and
+  // name; a press remembers the wallet and pays with it.
+  function renderChooser() {
+    chooserBox.textContent = '';
+    chooserBox.hidden = false;
+    wallets.forEach(function (w) {
+      var b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'wallet';
+      b.disabled = busy;
+      b.setAttribute('aria-pressed', chosen === w ? 'true' : 'false');
+      if (w.rdns) b.title = w.rdns;
+      var icon = document.createElement(w.icon ? 'img' : 'span');
+      if (w.icon) {
+        icon.src = w.icon;
+        icon.alt = '';
+      } else {
+        icon.className = 'noicon';
+      }
+      b.appendChild(icon);
+      var label = document.createElement('span');
+      label.textContent = w.name;
+      b.appendChild(label);
+      b.addEventListener('click', function () {
+        if (busy) return;
+        chosen = w;
+        pay();
+      });
+      chooserBox.appendChild(b);
+    });
+  }
+
+  function chooseWallet() {
+    renderChooser();
+    setStep('connect', 'active');
+    show('info', 'Choose a wallet', 'Several wallets are installed in this browser. Choose the one to pay with.');
   }
 
   // ---- wallet ----
@@ -511,20 +609,30 @@
 
   var busy = false;
 
+  function setBusy(on) {
+    busy = on;
+    if (payButton) payButton.disabled = on;
+    var bs = chooserBox.querySelectorAll('button');
+    for (var i = 0; i < bs.length; i++) bs[i].disabled = on;
+  }
+
   async function pay() {
     if (busy) return;
-    busy = true;
-    if (payButton) payButton.disabled = true;
+    setBusy(true);
     var step = 'connect';
+    var choosing = false;
     try {
       if (!req) throw new PaymentError('connect', 'Nothing to pay', 'This page has no payment requirements.');
-      var eth = window.ethereum;
-      if (!eth || typeof eth.request !== 'function') {
-        throw new PaymentError('connect', 'No wallet found',
-          'This page needs a browser wallet for Ethereum-compatible chains (an EIP-1193 wallet such as MetaMask, Rabby or Crypto.com DeFi Wallet). Install one, or open this page in your wallet app, then reload.');
+      var wallet = pickWallet();
+      if (!wallet) {
+        chooseWallet();
+        choosing = true;
+        return;
       }
+      if (!chooserBox.hidden) renderChooser();
+      var eth = wallet.provider;
       setStep('connect', 'active');
-      show('info', 'Connecting…', 'Approve the connection in your wallet.');
+      show('info', 'Connecting…', 'Approve the connection in ' + (wallet.name || 'your wallet') + '.');
       var accounts;
       try {
         accounts = await call(eth, 'eth_requestAccounts');
@@ -564,6 +672,7 @@
         ? 'Settled in transaction ' + (s.txHash || s.transaction) + (s.blockNumber !== undefined ? ' (block ' + s.blockNumber + ')' : '') + '.'
         : 'Here is your content.');
       if (payButton) payButton.hidden = true;
+      chooserBox.hidden = true;
       var badge = document.querySelector('.badge');
       if (badge) {
         badge.textContent = 'Paid';
@@ -576,8 +685,9 @@
       show(e.kind, e.title, e.detail);
       if (payButton) payButton.textContent = 'Try again';
     } finally {
-      busy = false;
-      if (payButton) payButton.disabled = false;
+      setBusy(false);
+      var first = choosing && chooserBox.querySelector('button');
+      if (first) first.focus();
     }
   }
 

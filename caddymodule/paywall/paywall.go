@@ -8,6 +8,10 @@
 // Nothing is loaded from elsewhere: the script and the style sheet are
 // inlined with a per-response nonce that the page's Content-Security-Policy
 // names, so the page works offline and under a strict policy.
+//
+// The script finds wallets by EIP-6963 (eip6963:announceProvider events)
+// and lets the person choose when several announce; with none it uses
+// window.ethereum.
 package paywall
 
 import (
@@ -194,7 +198,7 @@ func NewNonce() string {
 // CSP is the page's Content-Security-Policy: nothing may load from
 // anywhere; the inline script and style sheet run by nonce; the script may
 // fetch only this origin (the paid retry); images come only from data:
-// and blob: URLs (a paid image). Paid HTML is shown in a sandboxed frame
+// URIs (the wallets' EIP-6963 icons) and blob: URLs (a paid image). Paid HTML is shown in a sandboxed frame
 // (no scripts, an opaque origin) from srcdoc, whose document inherits
 // this policy: its <style> elements get frameNonce, which allows style
 // sheets and nothing else, and its style attributes become rules in such

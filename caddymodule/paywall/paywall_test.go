@@ -138,6 +138,7 @@ func TestBuiltinRender(t *testing.T) {
 		`<style nonce="` + nonce + `">`,
 		`<script type="application/json" id="x402-payment-required">{"x402Version":1}</script>`,
 		`id="x402-pay"`,
+		`<div id="x402-wallets" class="wallets" role="group" aria-label="Choose a wallet" hidden></div>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %s", want)

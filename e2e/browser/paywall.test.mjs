@@ -11,6 +11,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -169,14 +170,18 @@ after(async () => {
 
 // wallet is the Node side of the injected EIP-1193 provider: an ethers
 // Wallet on the devnet. opts.reject names methods the "user" refuses
-// (EIP-1193 error 4001).
+// (EIP-1193 error 4001), opts.rejectOnce those refused the first time.
 function wallet(key, opts = {}) {
   const w = new ethers.Wallet(key);
-  const state = { chainId: START_CHAIN, known: new Set([START_CHAIN]), calls: [], typedData: null };
+  const state = { chainId: START_CHAIN, known: new Set([START_CHAIN]), calls: [], typedData: null, rejected: new Set() };
   const fail = (code, message) => ({ error: { code, message } });
   async function handle(method, params) {
     state.calls.push(method);
     if ((opts.reject || []).includes(method)) return fail(4001, 'User rejected the request.');
+    if ((opts.rejectOnce || []).includes(method) && !state.rejected.has(method)) {
+      state.rejected.add(method);
+      return fail(4001, 'User rejected the request.');
+    }
     switch (method) {
       case 'eth_requestAccounts':
       case 'eth_accounts':
@@ -218,9 +223,12 @@ function wallet(key, opts = {}) {
 }
 
 // openPage opens the paid URL in a fresh browser context, with the wallet
-// injected as window.ethereum (none when w is null). It records the
-// document's response, every request and every console message.
-async function openPage(w, urlPath = '/api/weather') {
+// injected as window.ethereum (none when w is null) and the wallets of
+// announced ({w, name, rdns, icon}) announcing themselves by EIP-6963, as
+// browser extensions do: once when the document starts and again at each
+// eip6963:requestProvider. It records the document's response, every
+// request and every console message.
+async function openPage(w, urlPath = '/api/weather', announced = []) {
   const ctx = await browser.createBrowserContext();
   const page = await ctx.newPage();
   await page.setViewport({ width: 900, height: 1000 });
@@ -228,28 +236,48 @@ async function openPage(w, urlPath = '/api/weather') {
   page.on('request', (r) => seen.requests.push(r.url()));
   page.on('console', (m) => seen.console.push(m.text()));
   page.on('pageerror', (e) => seen.errors.push(String(e)));
-  if (w) {
-    await page.exposeFunction('__x402Wallet', (method, params) => w.handle(method, JSON.parse(params)));
-    await page.evaluateOnNewDocument(() => {
-      window.ethereum = {
-        isTestWallet: true,
-        async request({ method, params }) {
-          const r = await window.__x402Wallet(method, JSON.stringify(params === undefined ? [] : params));
-          if (r.error) {
-            const e = new Error(r.error.message);
-            e.code = r.error.code;
-            throw e;
-          }
-          return r.result;
-        },
-        on() {},
-        removeListener() {},
-      };
-    });
+  const expose = (fn, wal) => page.exposeFunction(fn, (method, params) => wal.handle(method, JSON.parse(params)));
+  if (w) await expose('__x402Wallet', w);
+  const list = [];
+  for (const [i, a] of announced.entries()) {
+    const fn = `__x402Wallet6963_${i}`;
+    await expose(fn, a.w);
+    list.push({ fn, uuid: crypto.randomUUID(), name: a.name, rdns: a.rdns, icon: a.icon });
   }
+  await page.evaluateOnNewDocument((injectEthereum, list) => {
+    const provider = (fn, extra) => ({
+      ...extra,
+      async request({ method, params }) {
+        const r = await window[fn](method, JSON.stringify(params === undefined ? [] : params));
+        if (r.error) {
+          const e = new Error(r.error.message);
+          e.code = r.error.code;
+          throw e;
+        }
+        return r.result;
+      },
+      on() {},
+      removeListener() {},
+    });
+    if (injectEthereum) window.ethereum = provider('__x402Wallet', { isTestWallet: true });
+    for (const a of list) {
+      const detail = Object.freeze({ info: Object.freeze({ uuid: a.uuid, name: a.name, icon: a.icon, rdns: a.rdns }), provider: provider(a.fn) });
+      const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
+      window.addEventListener('eip6963:requestProvider', announce);
+      announce();
+    }
+  }, !!w, list);
   const res = await page.goto(site + urlPath, { waitUntil: 'load' });
   return { ctx, page, res, seen };
 }
+
+// icon is an EIP-6963 wallet icon: a 96x96 SVG as a data: URI.
+function icon(fill, mark) {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="96" height="96" viewBox="0 0 96 96"><rect width="96" height="96" rx="22" fill="${fill}"/>${mark}</svg>`;
+  return 'data:image/svg+xml;base64,' + Buffer.from(svg).toString('base64');
+}
+const ORANGE = { name: 'Orange Wallet', rdns: 'test.example.orange', icon: icon('#f6851b', '<circle cx="48" cy="48" r="24" fill="#fff"/>') };
+const BLUE = { name: 'Blue Wallet', rdns: 'test.example.blue', icon: icon('#1f5eff', '<rect x="24" y="24" width="48" height="48" rx="8" fill="#fff"/>') };
 
 async function payAndWait(page) {
   await page.click('#x402-pay');
@@ -433,6 +461,86 @@ test('paid HTML keeps its own styles in the frame, and its script still does not
     const afterPay = await balances(w.address);
     assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS);
     assert.equal(afterPay.seller - before.seller, PRICE_UNITS);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('with two EIP-6963 wallets the person chooses, and the chosen one pays', async () => {
+  // Orange also holds window.ethereum, as the last extension to load does;
+  // the page must still ask.
+  const orange = wallet(info.buyers[1].privateKey);
+  const blue = wallet(info.buyers[4].privateKey, { rejectOnce: ['eth_signTypedData_v4'] });
+  const orangeBefore = await token.balanceOf(orange.address);
+  const before = await balances(blue.address);
+  const { ctx, page, seen } = await openPage(orange, '/api/weather', [{ w: orange, ...ORANGE }, { w: blue, ...BLUE }]);
+  try {
+    await page.click('#x402-pay');
+    await page.waitForSelector('#x402-wallets button');
+    const status = await page.$eval('#x402-status', (e) => ({ kind: e.getAttribute('data-kind'), text: e.textContent }));
+    assert.deepEqual(status, { kind: 'info', text: 'Choose a walletSeveral wallets are installed in this browser. Choose the one to pay with.' });
+    const choices = await page.$$eval('#x402-wallets button', (bs) => bs.map((b) => {
+      const img = b.querySelector('img');
+      return { name: b.textContent, title: b.title, icon: img.getAttribute('src'), loaded: img.complete && img.naturalWidth, focused: document.activeElement === b };
+    }));
+    assert.deepEqual(choices, [
+      { name: ORANGE.name, title: ORANGE.rdns, icon: ORANGE.icon, loaded: 96, focused: true },
+      { name: BLUE.name, title: BLUE.rdns, icon: BLUE.icon, loaded: 96, focused: false },
+    ]);
+    assert.deepEqual([orange.state.calls, blue.state.calls], [[], []], 'no wallet is asked before the person chooses');
+    await page.screenshot({ path: path.join(artifacts, '12-choose-wallet.png'), fullPage: true });
+
+    // The person picks Blue, then declines its signature request once.
+    await page.click('#x402-wallets button:nth-child(2)');
+    const declined = await waitForOutcome(page);
+    assert.equal(declined.title, 'Signature rejected');
+    assert.deepEqual(await page.$$eval('#x402-wallets button', (bs) => bs.map((b) => b.getAttribute('aria-pressed'))), ['false', 'true']);
+    await page.screenshot({ path: path.join(artifacts, '13-chosen-wallet-declined.png'), fullPage: true });
+
+    // "Try again" pays with Blue without asking again: the choice holds
+    // for the page's life.
+    assert.equal(await page.$eval('#x402-pay', (e) => e.textContent), 'Try again');
+    const paid = await payAndWait(page);
+    assert.equal(paid.kind, 'ok', `payment status: ${paid.text}`);
+    assert.deepEqual(orange.state.calls, [], 'Orange was never asked');
+    assert.equal(blue.state.calls.filter((m) => m === 'eth_requestAccounts').length, 2);
+    assert.equal(blue.state.calls.filter((m) => m === 'eth_signTypedData_v4').length, 2);
+    assert.equal(blue.state.typedData.message.from, blue.address);
+    assert.equal(await page.$eval('#x402-from', (e) => e.textContent.toLowerCase()), blue.address.toLowerCase());
+    const content = JSON.parse(await page.$eval('#x402-content', (e) => e.textContent));
+    assert.equal(content.paid.from.toLowerCase(), blue.address.toLowerCase());
+    assert.equal(await page.$eval('#x402-wallets', (e) => e.hidden), true, 'the choice goes away once paid');
+    await page.screenshot({ path: path.join(artifacts, '14-paid-with-chosen-wallet.png'), fullPage: true });
+
+    const afterPay = await balances(blue.address);
+    assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS, 'Blue paid exactly the price');
+    assert.equal(afterPay.seller - before.seller, PRICE_UNITS, 'the seller got exactly the price');
+    assert.equal(await token.balanceOf(orange.address), orangeBefore, 'Orange paid nothing');
+    assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('one EIP-6963 wallet and no window.ethereum: it pays without a choice', async () => {
+  const w = wallet(info.buyers[2].privateKey);
+  const before = await balances(w.address);
+  const { ctx, page, seen } = await openPage(null, '/api/weather', [{ w, ...BLUE }]);
+  try {
+    assert.equal(await page.evaluate(() => typeof window.ethereum), 'undefined');
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
+    assert.deepEqual(w.state.calls.filter((m) => m !== 'eth_chainId'),
+      ['eth_requestAccounts', 'wallet_switchEthereumChain', 'wallet_addEthereumChain', 'wallet_switchEthereumChain', 'eth_call', 'eth_signTypedData_v4']);
+    assert.equal(await page.$eval('#x402-wallets', (e) => e.hidden && e.children.length === 0), true, 'no chooser for one wallet');
+    const tx = await page.$eval('#x402-tx', (e) => e.textContent);
+    assert.equal((await rpc.getTransactionReceipt(tx)).status, 1);
+    assert.equal(w.state.typedData.message.from, w.address);
+    await page.screenshot({ path: path.join(artifacts, '15-one-eip6963-wallet.png'), fullPage: true });
+    const afterPay = await balances(w.address);
+    assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS);
+    assert.equal(afterPay.seller - before.seller, PRICE_UNITS);
+    assertNoCSPViolations(seen);
   } finally {
     await ctx.close();
   }
