@@ -74,12 +74,7 @@ func TestRefusedNeverMoves(t *testing.T) {
 	seller := newSeller(t)
 	req := requirements(seller, "1000")
 	b := newBuyer(t, chain, burst*price)
-	pays := make([]*facilitator.Payment, burst)
-	bodies := make([][]byte, burst)
-	for i := range bodies {
-		h, p := pay(t, b, req, facilitator.PaymentOptions{})
-		pays[i], bodies[i] = p, body(h, req)
-	}
+	pays, bodies := payments(t, b, req, burst)
 	start, err := chain.Client().PendingNonceAt(ctx, signer)
 	if err != nil {
 		t.Fatal(err)
@@ -201,12 +196,7 @@ func TestJournaledRefusalNeverMoves(t *testing.T) {
 	seller := newSeller(t)
 	req := requirements(seller, fmt.Sprint(price))
 	b := newBuyer(t, chain, burst*price)
-	pays := make([]*facilitator.Payment, burst)
-	bodies := make([][]byte, burst)
-	for i := range bodies {
-		h, p := pay(t, b, req, facilitator.PaymentOptions{})
-		pays[i], bodies[i] = p, body(h, req)
-	}
+	pays, bodies := payments(t, b, req, burst)
 	nonce0, err := chain.Client().PendingNonceAt(ctx, signer)
 	if err != nil {
 		t.Fatal(err)
@@ -253,6 +243,19 @@ func TestJournaledRefusalNeverMoves(t *testing.T) {
 	if got := balance(t, seller); got.Sign() != 0 {
 		t.Fatalf("seller balance %s, want 0", got)
 	}
+}
+
+// payments signs n payments for req with the buyer's key and returns them
+// with their settle bodies.
+func payments(t *testing.T, b devnet.Account, req facilitator.PaymentRequirements, n int) ([]*facilitator.Payment, [][]byte) {
+	t.Helper()
+	pays := make([]*facilitator.Payment, n)
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		h, p := pay(t, b, req, facilitator.PaymentOptions{})
+		pays[i], bodies[i] = p, body(h, req)
+	}
+	return pays, bodies
 }
 
 func hexNonce(p *facilitator.Payment) string {

@@ -63,12 +63,7 @@ func TestHandoverOneEngine(t *testing.T) {
 	seller := newSeller(t)
 	req := requirements(seller, "1000")
 	b := newBuyer(t, c, (first+both)*price)
-	pays := make([]*facilitator.Payment, first+both)
-	bodies := make([][]byte, first+both)
-	for i := range bodies {
-		h, p := pay(t, b, req, facilitator.PaymentOptions{})
-		pays[i], bodies[i] = p, body(h, req)
-	}
+	pays, bodies := payments(t, b, req, first+both)
 	_, nonce0, err := c.NonceAt(ctx, signer)
 	if err != nil {
 		t.Fatal(err)

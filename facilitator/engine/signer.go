@@ -504,10 +504,8 @@ func (e *Engine) broadcastAll(ctx context.Context, txs []*types.Transaction, dea
 // those can be mined.
 func (s *signer) fillGap(ctx context.Context, e *Engine, refused *types.Transaction) {
 	// A quarter above the refused fees, in case the node refused them as
-	// too low: on 21,000 gas it costs next to nothing.
-	fee := feesOf(refused).bumped()
-	fee.GasLimit = 21000
-	tx, err := types.SignNewTx(s.key, s.txSigner, fee.txData(refused.Nonce(), s.addr, nil, e.cfg.ChainID))
+	// too low.
+	tx, err := s.selfTransfer(refused.Nonce(), feesOf(refused), e.cfg.ChainID)
 	if err == nil {
 		_, _, err = e.broadcast(ctx, tx)
 	}
@@ -519,6 +517,15 @@ func (s *signer) fillGap(ctx context.Context, e *Engine, refused *types.Transact
 	}
 	e.logger.Warn("filled the nonce of a refused settlement with a zero-value transfer to the signer",
 		zap.String("signer", s.addr.Hex()), zap.Uint64("tx_nonce", refused.Nonce()), zap.String("tx", tx.Hash().Hex()))
+}
+
+// selfTransfer signs a zero-value transfer from the signer to itself at
+// nonce, paying a quarter more than above (the fees of the transaction it
+// replaces or unblocks): what fills or frees a nonce. It costs 21,000 gas.
+func (s *signer) selfTransfer(nonce uint64, above *Fees, chainID *big.Int) (*types.Transaction, error) {
+	fee := above.bumped()
+	fee.GasLimit = 21000
+	return types.SignNewTx(s.key, s.txSigner, fee.txData(nonce, s.addr, nil, chainID))
 }
 
 // fillReq asks the send loop to fill nonce with a zero-value transfer if
@@ -548,9 +555,7 @@ func (s *signer) fillIfGap(ctx context.Context, e *Engine, f fillReq) {
 	if err := e.cfg.Pool.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil || uint64(pending) != f.nonce {
 		return
 	}
-	fee := f.fee.bumped()
-	fee.GasLimit = 21000
-	tx, err := types.SignNewTx(s.key, s.txSigner, fee.txData(f.nonce, s.addr, nil, e.cfg.ChainID))
+	tx, err := s.selfTransfer(f.nonce, f.fee, e.cfg.ChainID)
 	if err != nil {
 		return
 	}

@@ -338,10 +338,8 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 	st.mu.Unlock()
 	if vb, ok := new(big.Int).SetString(st.rec.ValidBefore, 10); ok && vb.Cmp(big.NewInt(w.e().now().Unix())) <= 0 {
 		// Expired: free the nonce. The replacement must outbid the
-		// transaction it replaces, ceiling or not; it costs 21,000 gas.
-		c := fee.bumped()
-		c.GasLimit = 21000
-		cancel, err := types.SignNewTx(st.s.key, st.s.txSigner, c.txData(tx.Nonce(), st.s.addr, nil, w.e().cfg.ChainID))
+		// transaction it replaces, ceiling or not.
+		cancel, err := st.s.selfTransfer(tx.Nonce(), fee, w.e().cfg.ChainID)
 		if err != nil {
 			return
 		}
