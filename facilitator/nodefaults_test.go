@@ -374,11 +374,22 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 	// The chain: every nonce from start on is mined once, the refused one
 	// by a zero-value transfer to the signer, the others by the settled
 	// payments; the refused transaction itself is nowhere.
-	latest, pending, err := chain.NonceAt(ctx, signer)
-	if err != nil || latest != start+uint64(settled)+1 || pending != latest {
-		t.Fatalf("signer nonce %d (pending %d), want %d: %d settlements and one fill (%v)", latest, pending, start+uint64(settled)+1, settled, err)
-	}
+	//
+	// With the fill refused too, one more outcome is right: a settle of
+	// the burst that reached the send loop only after the refusal (a
+	// straggler on a slow machine, seen under the race detector) is signed
+	// on the node's pending nonce, which is the gap, and fills it itself;
+	// the watcher then finds no gap to fill.
 	byNonce := signerTxs(t, signer, fromBlock)
+	fills := uint64(1)
+	if at := byNonce[refused.Nonce()]; fillRefused && at != nil && at.To() != nil && *at.To() == chain.Token() {
+		fills = 0
+		t.Logf("a later settle of the burst took the refused nonce %d; the watcher had no gap to fill", refused.Nonce())
+	}
+	latest, pending, err := chain.NonceAt(ctx, signer)
+	if err != nil || latest != start+uint64(settled)+fills || pending != latest {
+		t.Fatalf("signer nonce %d (pending %d), want %d: %d settlements and %d fill (%v)", latest, pending, start+uint64(settled)+fills, settled, fills, err)
+	}
 	hashes := map[common.Hash]bool{}
 	for i, a := range answers {
 		if i != refusedI {
@@ -394,7 +405,7 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 		if err != nil || r.Status != 1 {
 			t.Fatalf("receipt of nonce %d: %+v %v", n, r, err)
 		}
-		if n == refused.Nonce() {
+		if n == refused.Nonce() && fills == 1 {
 			if *tx.To() != signer || tx.Value().Sign() != 0 || len(tx.Data()) != 0 || tx.Hash() == refused.Hash() {
 				t.Fatalf("nonce %d is mined by %s to %s, value %s, data %x; want a zero-value transfer to the signer", n, tx.Hash().Hex(), tx.To().Hex(), tx.Value(), tx.Data())
 			}
@@ -409,18 +420,18 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 	}
 	// The engine knew what the node said of each transaction: one fill, and
 	// no answer taken for lost (the node answered every call).
-	fills, later := 1, 0
+	atRefusal, byWatcher := 1, 0
 	if fillRefused {
-		fills, later = 0, 1
+		atRefusal, byWatcher = 0, int(fills)
 		if n := logs.FilterMessageSnippet("could not fill a nonce gap").Len(); n != 1 {
 			t.Fatalf("%d refused fills logged, want 1", n)
 		}
 	}
-	if n := logs.FilterMessageSnippet("filled the nonce of a refused settlement").Len(); n != fills {
-		t.Fatalf("%d fills at the refusal logged, want %d", n, fills)
+	if n := logs.FilterMessageSnippet("filled the nonce of a refused settlement").Len(); n != atRefusal {
+		t.Fatalf("%d fills at the refusal logged, want %d", n, atRefusal)
 	}
-	if n := logs.FilterMessageSnippet("filled a nonce gap below the signer's waiting transactions").Len(); n != later {
-		t.Fatalf("%d fills by the watcher logged, want %d", n, later)
+	if n := logs.FilterMessageSnippet("filled a nonce gap below the signer's waiting transactions").Len(); n != byWatcher {
+		t.Fatalf("%d fills by the watcher logged, want %d", n, byWatcher)
 	}
 	if lost := logs.FilterMessageSnippet("its answer was lost"); lost.Len() != 0 {
 		t.Fatalf("%d broadcasts taken for answers lost, none was: %+v", lost.Len(), lost.All()[0].Context)
@@ -441,8 +452,8 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 	if got, want := balance(t, seller), big.NewInt(int64((settled+2)*price)); got.Cmp(want) != 0 {
 		t.Fatalf("seller balance %s, want %s", got, want)
 	}
-	if latest, pending, _ := chain.NonceAt(ctx, signer); latest != start+uint64(settled)+3 || pending != latest {
-		t.Fatalf("signer nonce %d (pending %d), want %d", latest, pending, start+uint64(settled)+3)
+	if latest, pending, _ := chain.NonceAt(ctx, signer); latest != start+uint64(settled)+fills+2 || pending != latest {
+		t.Fatalf("signer nonce %d (pending %d), want %d", latest, pending, start+uint64(settled)+fills+2)
 	}
 	if hl := tf.health(t); !hl.CanSettle || hl.PendingSettlements != 0 {
 		t.Fatalf("health = %+v", hl)
