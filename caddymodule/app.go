@@ -342,10 +342,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 	logger := a.logger
 	val, loaded, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
 		if clash := claimSigners(journalID, claims); len(clash) > 0 {
-			logger.Error("a signer key is used with two settlement journals: this config's and the running one's; until the previous config is gone, "+
-				"two engines count the key's nonces and may race for them, and the other journal's pending settlements are not followed here. "+
-				"Move a journal with a restart of Caddy, not a reload",
-				zap.Strings("signers", clash), zap.String("journal", journalID))
+			return nil, fmt.Errorf("a signer key of this config runs with another settlement journal (%s) than this config's %s: "+
+				"a second engine on the key would race the running one for its nonces. The running config stays; "+
+				"move a journal with a restart of Caddy (stop, then start), not a reload", strings.Join(clash, "; "), journalID)
 		}
 		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -25,9 +25,10 @@ import (
 // same engine.
 //
 // What this cannot join is one key on two journals: a reload that moves
-// the journal while keeping a signer key starts a second engine on that
-// key until the previous config is gone. signerClaims finds it, and the
-// app logs it as an error.
+// the journal while keeping a signer key would start a second engine on
+// that key, with a nonce counter of its own, while the previous config
+// runs. signerClaims finds it, and the reload is refused (the running
+// config stays); a journal is moved with a restart.
 
 // signerClaims records which journal each signer key of a chain is used
 // with, and by how many facilitators.
@@ -60,25 +61,28 @@ func engineClaims(nets []facilitator.NetworkConfig, chainURL string) []string {
 }
 
 // claimSigners records that a facilitator uses these signer keys with
-// journal. It returns the keys that another running facilitator uses with
-// another journal.
+// journal. When another running facilitator uses one of them with another
+// journal, it records nothing and returns those keys.
 func claimSigners(journal string, claims []string) []string {
 	signerClaims.Lock()
 	defer signerClaims.Unlock()
 	var clash []string
 	for _, c := range claims {
-		have := signerClaims.by[c]
-		if have == nil {
-			signerClaims.by[c] = &signerClaim{journal: journal, users: 1}
+		if have := signerClaims.by[c]; have != nil && have.journal != journal {
+			clash = append(clash, strings.SplitN(c, "@", 2)[0]+" (journal "+have.journal+")")
+		}
+	}
+	if len(clash) > 0 {
+		return clash
+	}
+	for _, c := range claims {
+		if have := signerClaims.by[c]; have != nil {
+			have.users++
 			continue
 		}
-		if have.journal != journal {
-			clash = append(clash, strings.SplitN(c, "@", 2)[0])
-		}
-		have.journal = journal
-		have.users++
+		signerClaims.by[c] = &signerClaim{journal: journal, users: 1}
 	}
-	return clash
+	return nil
 }
 
 // releaseSigners undoes claimSigners.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -635,4 +636,71 @@ func TestPaidMeansDeliveredRemote(t *testing.T) {
 	}
 	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -31*buyers)
 	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 31*buyers)
+}
+
+// TestReloadMovingJournalRefused reloads to a config that keeps the signer
+// key but moves the journal to another file. A second engine on the key
+// would race the running one for its nonces, so the reload is refused with
+// the reason and what to do; the running config stays and its payments
+// settle. (Before, the reload went through and two engines ran on the key,
+// which was only logged.)
+func TestReloadMovingJournalRefused(t *testing.T) {
+	dir := t.TempDir()
+	site := func(journal string) string {
+		return globalBlock("journal "+filepath.Join(dir, journal)) +
+			fmt.Sprintf(":%d {\n\tx402 {\n\t\tpay_to %s\n\t\tamount 37\n\t}\n\trespond \"paid\"\n}\n", sitePort, sellerAddr)
+	}
+	// The configs of the other tests run the key on the devnet's journal
+	// in memory: this test starts, and the next one goes on, once no such
+	// config runs (a config without the x402 app in between).
+	noX402 := fmt.Sprintf("{\n\tadmin localhost:%d\n\thttp_port %d\n\thttps_port %d\n\tgrace_period 1s\n}\n:%d {\n\trespond ok\n}\n",
+		adminPort, sitePort, httpsPort, sitePort)
+	newTester(t, noX402)
+	t.Cleanup(func() { loadConfig(t, noX402) })
+	tester := newTester(t, site("a.db"))
+	first := activeFacilitator(t)
+
+	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(site("b.db")))
+	req.Header.Set("Content-Type", "text/caddyfile")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		"a signer key of this config runs with another settlement journal (signer 0x",
+		filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db"),
+		"The running config stays; move a journal with a restart of Caddy (stop, then start), not a reload",
+	} {
+		if resp.StatusCode == http.StatusOK || !strings.Contains(strings.ToLower(string(b)), strings.ToLower(want)) {
+			t.Fatalf("reload moving the journal: %d %s; want a refusal saying %q", resp.StatusCode, b, want)
+		}
+	}
+	if activeFacilitator(t) != first {
+		t.Fatal("the refused reload replaced the running facilitator")
+	}
+
+	// The running config still takes payments, on its journal.
+	buyer := buyerKey(t, devnet.Buyer4PrivateKey)
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	reqs := require402(t, tester, siteURL+"/j").PaymentRequirements
+	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+	preq, _ := http.NewRequest(http.MethodGet, siteURL+"/j", nil)
+	preq.Header.Set("X-Payment", pay(t, buyer, reqs))
+	presp, err := http.DefaultClient.Do(preq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _ := io.ReadAll(presp.Body)
+	presp.Body.Close()
+	if presp.StatusCode != http.StatusOK || string(pb) != "paid" {
+		t.Fatalf("paid request after the refused reload: %d %s", presp.StatusCode, pb)
+	}
+	tx := paymentResponseOf(t, presp).TxHash
+	if rec, err := first.Settlement(tx); err != nil || rec.Event != facilitator.EventSettled {
+		t.Errorf("the running facilitator's journal has %s as %+v, %v", tx, rec, err)
+	}
+	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -37)
+	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 37)
 }
