@@ -675,16 +675,9 @@ func TestSignerKeyNotInConfig(t *testing.T) {
 
 	// A literal key is refused at load time, and the error does not echo it.
 	literal := strings.Replace(caddyfile, "{env.X402_TEST_SIGNER_KEY}", devnet.SignerPrivateKey, 1)
-	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(literal))
-	req.Header.Set("Content-Type", "text/caddyfile")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode == 200 || !strings.Contains(string(b), "signer_key must be a placeholder") || strings.Contains(string(b), hexKey) {
-		t.Errorf("loading a literal key: %d %s", resp.StatusCode, b)
+	status, b := postLoad(t, literal, "text/caddyfile")
+	if status == http.StatusOK || !strings.Contains(string(b), "signer_key must be a placeholder") || strings.Contains(string(b), hexKey) {
+		t.Errorf("loading a literal key: %d %s", status, b)
 	}
 }
 
@@ -765,19 +758,13 @@ func TestProvisionErrors(t *testing.T) {
 func assertLoadError(t *testing.T, config, configType, want string) {
 	t.Helper()
 	newTester(t, globalBlock("")+fmt.Sprintf(":%d {\n\trespond ok\n}\n", sitePort))
-	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(config))
-	req.Header.Set("Content-Type", "text/"+configType)
+	contentType := "text/" + configType
 	if configType == "json" {
-		req.Header.Set("Content-Type", "application/json")
+		contentType = "application/json"
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode == http.StatusOK || !strings.Contains(string(b), want) {
-		t.Errorf("loading the config: status %d %s, want an error containing %q", resp.StatusCode, b, want)
+	status, b := postLoad(t, config, contentType)
+	if status == http.StatusOK || !strings.Contains(string(b), want) {
+		t.Errorf("loading the config: status %d %s, want an error containing %q", status, b, want)
 	}
 }
 

@@ -537,17 +537,24 @@ func TestReloadWhileStalled(t *testing.T) {
 // API, as a reload does.
 func loadConfig(t *testing.T, caddyfile string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(caddyfile))
-	req.Header.Set("Content-Type", "text/caddyfile")
+	if status, b := postLoad(t, caddyfile, "text/caddyfile"); status != http.StatusOK {
+		t.Fatalf("reload: %d %s", status, b)
+	}
+}
+
+// postLoad posts a config of contentType to the admin API's /load and
+// returns the answer.
+func postLoad(t *testing.T, config, contentType string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(config))
+	req.Header.Set("Content-Type", contentType)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("reload: %d %s", resp.StatusCode, b)
-	}
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
 }
 
 func caddyActiveApp() (*App, error) {
@@ -660,21 +667,14 @@ func TestReloadMovingJournalRefused(t *testing.T) {
 	tester := newTester(t, site("a.db"))
 	first := activeFacilitator(t)
 
-	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(site("b.db")))
-	req.Header.Set("Content-Type", "text/caddyfile")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	status, b := postLoad(t, site("b.db"), "text/caddyfile")
 	for _, want := range []string{
 		"a signer key of this config runs with another settlement journal (signer 0x",
 		filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db"),
 		"The running config stays; move a journal with a restart of Caddy (stop, then start), not a reload",
 	} {
-		if resp.StatusCode == http.StatusOK || !strings.Contains(strings.ToLower(string(b)), strings.ToLower(want)) {
-			t.Fatalf("reload moving the journal: %d %s; want a refusal saying %q", resp.StatusCode, b, want)
+		if status == http.StatusOK || !strings.Contains(strings.ToLower(string(b)), strings.ToLower(want)) {
+			t.Fatalf("reload moving the journal: %d %s; want a refusal saying %q", status, b, want)
 		}
 	}
 	if activeFacilitator(t) != first {
