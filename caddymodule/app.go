@@ -319,7 +319,21 @@ func (a *App) Provision(ctx caddy.Context) error {
 
 	// The journal is pooled on its own, and shared by the facilitators of
 	// consecutive configs: their settlement engines are one (engine_pool.go).
-	journal, journalID, err := a.provisionJournal()
+	// A signer key that runs with another journal refuses the config before
+	// this one's journal is opened.
+	chainURL := ""
+	if a.chain != nil {
+		chainURL = a.chain.RPCURL()
+	}
+	claims := engineClaims(nets, chainURL)
+	journalID, err := a.journalID()
+	if err != nil {
+		return err
+	}
+	if clash := signersOnOtherJournal(journalID, claims); len(clash) > 0 {
+		return fmt.Errorf("starting the x402 facilitator: %w", journalClashError(journalID, clash))
+	}
+	journal, err := a.provisionJournal(journalID)
 	if err != nil {
 		return err
 	}
@@ -329,22 +343,15 @@ func (a *App) Provision(ctx caddy.Context) error {
 	// the key behind a placeholder counts).
 	h := sha256.New()
 	h.Write(cfgJSON)
-	chainURL := ""
-	if a.chain != nil {
-		chainURL = a.chain.RPCURL()
-		h.Write([]byte(chainURL))
-	}
+	h.Write([]byte(chainURL))
 	h.Write([]byte(journalID))
 	h.Write(keyPrint)
 	key := "facilitator:" + hex.EncodeToString(h.Sum(nil))
-	claims := engineClaims(nets, chainURL)
 
 	logger := a.logger
 	val, loaded, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
 		if clash := claimSigners(journalID, claims); len(clash) > 0 {
-			return nil, fmt.Errorf("a signer key of this config runs with another settlement journal (%s) than this config's %s: "+
-				"a second engine on the key would race the running one for its nonces. The running config stays; "+
-				"move a journal with a restart of Caddy (stop, then start), not a reload", strings.Join(clash, "; "), journalID)
+			return nil, journalClashError(journalID, clash)
 		}
 		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -409,23 +416,14 @@ func (a *App) journalPath() string {
 	return filepath.Join(caddy.AppDataDir(), "x402", "journal.db")
 }
 
-// provisionJournal opens (or reuses) the settlement journal and returns
-// it with its identity: its absolute path, or for a devnet's journal in
-// memory the devnet's URL. It is pooled on its own, so that the
-// facilitators of consecutive configs share it, and with it their
-// settlement engine (engine_pool.go).
-func (a *App) provisionJournal() (facilitator.Journal, string, error) {
-	var id string
+// provisionJournal opens (or reuses) the settlement journal named id (see
+// journalID). It is pooled on its own, so that the facilitators of
+// consecutive configs share it, and with it their settlement engine
+// (engine_pool.go).
+func (a *App) provisionJournal(id string) (facilitator.Journal, error) {
 	open := func() (facilitator.Journal, error) { return facilitator.NewMemoryJournal(), nil }
-	if journal := a.journalPath(); journal != "" {
-		path, err := filepath.Abs(journal)
-		if err != nil {
-			return nil, "", fmt.Errorf("journal %q: %w", journal, err)
-		}
-		id = path
+	if path, ok := strings.CutPrefix(id, "file:"); ok {
 		open = func() (facilitator.Journal, error) { return facilitator.OpenJournal(path) }
-	} else {
-		id = "memory:" + a.chain.RPCURL()
 	}
 	key := "journal:" + id
 	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
@@ -436,10 +434,25 @@ func (a *App) provisionJournal() (facilitator.Journal, string, error) {
 		return &sharedJournal{j: j}, nil
 	})
 	if err != nil {
-		return nil, "", fmt.Errorf("opening the settlement journal: %w", err)
+		return nil, fmt.Errorf("opening the settlement journal: %w", err)
 	}
 	a.keys = append(a.keys, key)
-	return val.(*sharedJournal).j, id, nil
+	return val.(*sharedJournal).j, nil
+}
+
+// journalID names the settlement journal this config uses: "file:" and its
+// absolute path, or, with a devnet and no journal set, "memory:" and the
+// devnet's URL (one journal in memory per chain).
+func (a *App) journalID() (string, error) {
+	journal := a.journalPath()
+	if journal == "" {
+		return "memory:" + a.chain.RPCURL(), nil
+	}
+	path, err := filepath.Abs(journal)
+	if err != nil {
+		return "", fmt.Errorf("journal %q: %w", journal, err)
+	}
+	return "file:" + path, nil
 }
 
 // validating reports whether this process only checks a config (`caddy

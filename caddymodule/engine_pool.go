@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,19 +61,31 @@ func engineClaims(nets []facilitator.NetworkConfig, chainURL string) []string {
 	return claims
 }
 
-// claimSigners records that a facilitator uses these signer keys with
-// journal. When another running facilitator uses one of them with another
-// journal, it records nothing and returns those keys.
-func claimSigners(journal string, claims []string) []string {
+// signersOnOtherJournal returns the signer keys among claims that a
+// running facilitator uses with another journal than journal.
+func signersOnOtherJournal(journal string, claims []string) []string {
 	signerClaims.Lock()
 	defer signerClaims.Unlock()
+	return clashes(journal, claims)
+}
+
+func clashes(journal string, claims []string) []string {
 	var clash []string
 	for _, c := range claims {
 		if have := signerClaims.by[c]; have != nil && have.journal != journal {
 			clash = append(clash, strings.SplitN(c, "@", 2)[0]+" (journal "+have.journal+")")
 		}
 	}
-	if len(clash) > 0 {
+	return clash
+}
+
+// claimSigners records that a facilitator uses these signer keys with
+// journal. When another running facilitator uses one of them with another
+// journal, it records nothing and returns those keys.
+func claimSigners(journal string, claims []string) []string {
+	signerClaims.Lock()
+	defer signerClaims.Unlock()
+	if clash := clashes(journal, claims); len(clash) > 0 {
 		return clash
 	}
 	for _, c := range claims {
@@ -83,6 +96,14 @@ func claimSigners(journal string, claims []string) []string {
 		signerClaims.by[c] = &signerClaim{journal: journal, users: 1}
 	}
 	return nil
+}
+
+// journalClashError refuses a config whose signer keys run with another
+// journal.
+func journalClashError(journal string, clash []string) error {
+	return fmt.Errorf("a signer key of this config runs with another settlement journal (%s) than this config's %s: "+
+		"a second engine on the key would race the running one for its nonces. The running config stays; "+
+		"move a journal with a restart of Caddy (stop, then start), not a reload", strings.Join(clash, "; "), journal)
 }
 
 // releaseSigners undoes claimSigners.

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -679,6 +682,9 @@ func TestReloadMovingJournalRefused(t *testing.T) {
 	}
 	if activeFacilitator(t) != first {
 		t.Fatal("the refused reload replaced the running facilitator")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.db")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused reload created its journal file b.db (%v)", err)
 	}
 
 	// The running config still takes payments, on its journal.
