@@ -446,7 +446,8 @@
   // not run whatever this does. It edits the text in place (a parser would
   // apply the styles in this page and report each one to its policy); it
   // reads the tags as the HTML tokenizer does, skipping comments and the
-  // text of script, style, textarea, title and the like.
+  // text of script, style, textarea, title and the like. Links to web pages
+  // get target="_blank" on the way (see webLink).
   function styleForFrame(html, nonce) {
     var edits = []; // [from, to, replacement], in order
     var rules = [];
@@ -478,6 +479,8 @@
       // Right after the name, so it is the element's first nonce.
       if (name === 'style') edits.push([j, j, ' nonce="' + nonce + '"']);
       var styled = false;
+      var href = null;
+      var targeted = false;
       while (j < n && html.charAt(j) !== '>') {
         if (/[\s\/]/.test(html.charAt(j))) {
           j++;
@@ -506,6 +509,8 @@
             j = ue;
           }
         }
+        if (attr === 'href' && href === null) href = value || '';
+        if (attr === 'target') targeted = true;
         if (attr !== 'style') continue;
         if (styled || value === null) { // only an element's first style counts
           edits.push([from, j, '']);
@@ -523,6 +528,12 @@
         // page still win over it unless the attribute's are !important too.
         rules.push(sel + '{' + css + '}\n' + sel + ':is(' + INLINE_RANK + ', *){' + css + '}');
         edits.push([from, j, 'data-x402-style="' + (rules.length - 1) + '"']);
+      }
+      // A link to a web page opens in a new tab (the frame's sandbox
+      // allows popups, which escape it): inside the frame it could not
+      // load (the policy allows no frames), and the frame cannot leave.
+      if ((name === 'a' || name === 'area') && !targeted && href !== null && webLink(href)) {
+        edits.push([j, j, ' target="_blank" rel="noopener noreferrer"']);
       }
       i = j + 1;
       if (/^(script|style|textarea|title|xmp|iframe|noembed|noframes)$/.test(name)) {
@@ -543,6 +554,20 @@
     out += html.slice(at);
     if (rules.length) out += '\n<style nonce="' + nonce + '">' + rules.join('\n') + '</style>';
     return out;
+  }
+
+  // webLink reports whether a link's href (as written in the HTML) leads to
+  // a web page: http or https, relative ones resolved as the frame does
+  // (against this page's address); a link within the content (#...) is not.
+  function webLink(href) {
+    var v = decodeAttribute(href).trim();
+    if (v === '' || v.charAt(0) === '#') return false;
+    try {
+      var u = new URL(v, document.baseURI);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch (e) {
+      return false;
+    }
   }
 
   // INLINE_RANK has the specificity of ten ids: :is() takes its most
@@ -568,10 +593,12 @@
     var type = (res.headers.get('Content-Type') || '').toLowerCase();
     var mt = type.split(';')[0].trim();
     if (mt === 'text/html' || mt === 'application/xhtml+xml') {
-      // A sandboxed frame with no permissions: the content's scripts do
-      // not run and it cannot reach this page (an opaque origin).
+      // A sandboxed frame: the content's scripts do not run and it cannot
+      // reach this page (an opaque origin). Its one permission is to open
+      // its web links in a new tab, as an ordinary page (styleForFrame
+      // gives them target="_blank").
       var frame = document.createElement('iframe');
-      frame.setAttribute('sandbox', '');
+      frame.setAttribute('sandbox', 'allow-popups allow-popups-to-escape-sandbox');
       frame.setAttribute('title', 'Paid content');
       var html = await res.text();
       frame.srcdoc = frameNonce ? styleForFrame(html, frameNonce) : html;

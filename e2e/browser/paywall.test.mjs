@@ -43,6 +43,7 @@ const STYLED_HTML = '<!DOCTYPE html><html lang="en"><head><title>Report</title><
   '<div class="card"><p>Paid in {http.x402.tx_hash}</p>' +
   '<p class="note" style="color: rgb(255, 210, 0); font-weight: 700">An inline style outranks .card .note</p></div>' +
   '<p id="ran" style="font-size: 20px">the script did not run</p>' +
+  '<p><a id="web" href="/report?part=2">Part two</a> <a id="away" href="https://example.test/&#x61;bout" target="_self">About</a> <a id="top" href="#ran">Top</a></p>' +
   '<script>document.getElementById("ran").textContent = "the script ran"; document.body.style.background = "red"; parent.document.title = "pwned";</script>' +
   '</body></html>';
 
@@ -388,7 +389,7 @@ test('paid HTML is shown in a sandboxed frame where its scripts do not run', asy
     assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
     const tx = await page.$eval('#x402-tx', (e) => e.textContent);
     const frame = await page.$eval('#x402-result iframe', (e) => ({ sandbox: e.getAttribute('sandbox'), srcdoc: e.srcdoc }));
-    assert.equal(frame.sandbox, '', 'the frame has no permissions');
+    assert.equal(frame.sandbox, 'allow-popups allow-popups-to-escape-sandbox', 'the frame may only open links in a new tab');
     assert.match(frame.srcdoc, new RegExp(`Thank you for paying in ${tx}\\.`));
     const inner = await (await (await page.$('#x402-result iframe')).contentFrame()).evaluate(() => ({ text: document.body.textContent, ran: document.body.getAttribute('data-ran') }));
     assert.match(inner.text, /The paid article/);
@@ -412,7 +413,7 @@ test('paid HTML keeps its own styles in the frame, and its script still does not
     const status = await payAndWait(page);
     assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
     const tx = await page.$eval('#x402-tx', (e) => e.textContent);
-    assert.equal(await page.$eval('#x402-result iframe', (e) => e.getAttribute('sandbox')), '', 'the frame has no permissions');
+    assert.equal(await page.$eval('#x402-result iframe', (e) => e.getAttribute('sandbox')), 'allow-popups allow-popups-to-escape-sandbox', 'the frame may only open links in a new tab');
     const frame = await (await page.$('#x402-result iframe')).contentFrame();
     await frame.waitForSelector('#ran');
     const got = await frame.evaluate(() => {
@@ -453,6 +454,16 @@ test('paid HTML keeps its own styles in the frame, and its script still does not
       mode: 'CSS1Compat',
     });
     assert.notEqual(await page.title(), 'pwned');
+    // A link to a web page opens in a new tab, as an ordinary page; a link
+    // that names its own target keeps it, and one within the content stays.
+    const links = await frame.$$eval('a', (as) => as.map((a) => [a.id, a.target, a.rel]));
+    assert.deepEqual(links, [['web', '_blank', 'noopener noreferrer'], ['away', '_self', ''], ['top', '', '']]);
+    const opened = ctx.waitForTarget((t) => t.url() === `${site}/report?part=2`, { timeout: 10000 });
+    await frame.click('#web');
+    const tab = await (await opened).page();
+    await tab.waitForSelector('#x402-pay'); // the paywall page of that URL, in its own tab
+    assert.equal(await tab.evaluate(() => window.origin), site, 'the tab is an ordinary page of the site, not sandboxed');
+    await tab.close();
     // The frame's styles are allowed by the frame nonce, which the policy
     // gives style sheets only: no violation, and nothing loaded from elsewhere.
     assertNoCSPViolations(seen);
