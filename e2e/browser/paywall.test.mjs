@@ -454,6 +454,9 @@ test('paid HTML keeps its own styles in the frame, and its script still does not
       mode: 'CSS1Compat',
     });
     assert.notEqual(await page.title(), 'pwned');
+    // The frame takes most of the window (70% of its 1000 px) and a person
+    // can make it taller.
+    assert.deepEqual(await page.$eval('#x402-result iframe', (e) => [Math.round(e.getBoundingClientRect().height), getComputedStyle(e).resize]), [700, 'vertical']);
     // A link to a web page opens in a new tab, as an ordinary page; a link
     // that names its own target keeps it, and one within the content stays.
     const links = await frame.$$eval('a', (as) => as.map((a) => [a.id, a.target, a.rel]));
