@@ -91,13 +91,19 @@ func register(reg *prometheus.Registry, c prometheus.Collector) error {
 // observePayment counts a payment attempt; reason is an x402 reason text
 // (turned into its code, so that the label has few values).
 func (h *Handler) observePayment(outcome, reason string) {
-	m := &paywallMetrics
-	if m.payments == nil {
-		return
-	}
 	code := ""
 	if reason != "" {
 		code = x402.CodeOf(reason, "other")
+	}
+	h.observePaymentCode(outcome, code)
+}
+
+// observePaymentCode counts a payment attempt whose reason is the code
+// given (one of ours where x402 has none).
+func (h *Handler) observePaymentCode(outcome, code string) {
+	m := &paywallMetrics
+	if m.payments == nil {
+		return
 	}
 	m.payments.WithLabelValues(h.reqs.Network, h.routeLabel, outcome, code).Inc()
 }

@@ -44,6 +44,14 @@ const (
 	PaymentIDOff      = "off"
 )
 
+// Reasons of the answers about a payment id in x402_payments_total: a
+// 409 (the id belongs to another payment, or is in use) and a 400 (an id
+// badly formed, or missing where one is required).
+const (
+	reasonPaymentIDConflict = "payment_identifier_conflict"
+	reasonPaymentIDInvalid  = "invalid_payment_identifier"
+)
+
 // Texts of the answers about a payment id.
 const (
 	textPaymentIDConflict  = "payment identifier already used with a different payload"
@@ -143,7 +151,11 @@ type paymentIDAnswer struct {
 // paymentIDAnswer writes a 400 or 409 about a payment id. Nothing was
 // verified or settled for the request.
 func (h *Handler) paymentIDAnswer(w http.ResponseWriter, status int, a paymentIDAnswer) error {
-	h.observePayment(OutcomeRefused, a.Error)
+	code := reasonPaymentIDConflict
+	if status == http.StatusBadRequest {
+		code = reasonPaymentIDInvalid
+	}
+	h.observePaymentCode(OutcomeRefused, code)
 	a.X402Version = x402.Version2
 	body, _ := json.Marshal(a)
 	body = append(body, '\n')

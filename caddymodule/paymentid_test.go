@@ -193,8 +193,16 @@ func TestPaymentIdentifier(t *testing.T) {
 		{"settle after: same id, same payload", "/pid-after", sig(func() string { return after }), 409, delivered(idD, "settle after: paid and served"), 0},
 	}
 	sellerStart, buyerStart := balance(t, pidSeller), balance(t, buyerAddr)
+	metricsBefore := scrape(t)
 	var moved int64
+	wantReasons := map[string]float64{}
 	for _, s := range steps {
+		switch s.status {
+		case http.StatusConflict:
+			wantReasons[reasonPaymentIDConflict]++
+		case http.StatusBadRequest:
+			wantReasons[reasonPaymentIDInvalid]++
+		}
 		seller, runs := balance(t, pidSeller), ran.Load()
 		resp, b := get(t, tester, siteURL+s.path, s.header())
 		want := ""
@@ -231,6 +239,16 @@ func TestPaymentIdentifier(t *testing.T) {
 		}
 		assertDelta(t, s.name+": seller", seller, balance(t, pidSeller), s.moved)
 		moved += s.moved
+	}
+	// The metrics count each 409 and 400 as refused, with its own reason.
+	metricsAfter := scrape(t)
+	for reason, want := range wantReasons {
+		labels := map[string]string{"network": "cronos-testnet", "route": "21 to " + strings.ToLower(pidSeller), "outcome": OutcomeRefused, "reason": reason}
+		a, _ := sample(metricsAfter, "x402_payments_total", labels)
+		b, _ := sample(metricsBefore, "x402_payments_total", labels)
+		if got := a - b; got != want {
+			t.Errorf("x402_payments_total{outcome=refused,reason=%s} rose by %v, want %v", reason, a-b, want)
+		}
 	}
 	assertDelta(t, "seller", sellerStart, balance(t, pidSeller), moved)
 	// The other payer paid once; the buyer every other paid step.
