@@ -634,7 +634,16 @@ func foreignHoldsNonce(t *testing.T, nonceOffset uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fee := new(big.Int).Mul(head.BaseFee, big.NewInt(50))
+	// Far above anything the engine pays (a tip of the node's suggestion
+	// and twice the base fee, bumped to at most 3x): were the base fee
+	// low enough (after many empty blocks), 50 base fees alone would be
+	// below the suggested tip, and the engine's transaction would replace
+	// the foreign one instead of being refused.
+	tip, err := chain.Client().SuggestGasTipCap(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fee := new(big.Int).Mul(new(big.Int).Add(head.BaseFee, tip), big.NewInt(50))
 	foreign, err := types.SignNewTx(key, types.LatestSignerForChainID(chain.ChainID()), &types.DynamicFeeTx{
 		ChainID: chain.ChainID(), Nonce: next + nonceOffset, GasTipCap: fee, GasFeeCap: fee, Gas: 21000, To: &signer,
 	})
