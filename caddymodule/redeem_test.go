@@ -692,14 +692,7 @@ func TestReloadMovingJournalRefused(t *testing.T) {
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 	reqs := require402(t, tester, siteURL+"/j").PaymentRequirements
 	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
-	preq, _ := http.NewRequest(http.MethodGet, siteURL+"/j", nil)
-	preq.Header.Set("X-Payment", pay(t, buyer, reqs))
-	presp, err := http.DefaultClient.Do(preq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pb, _ := io.ReadAll(presp.Body)
-	presp.Body.Close()
+	presp, pb := get(t, tester, siteURL+"/j", map[string]string{"X-Payment": pay(t, buyer, reqs)})
 	if presp.StatusCode != http.StatusOK || string(pb) != "paid" {
 		t.Fatalf("paid request after the refused reload: %d %s", presp.StatusCode, pb)
 	}
