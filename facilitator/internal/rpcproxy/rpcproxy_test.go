@@ -158,25 +158,34 @@ func TestTargets(t *testing.T) {
 	}
 }
 
-// TestLoseReplyTo: a marked request reaches the node but its reply is
-// lost (the client sees its connection reset); other requests and the
-// next marked one are answered.
-func TestLoseReplyTo(t *testing.T) {
-	chain, err := devnet.Start(devnet.Config{Buyers: 1, BlockTime: time.Hour})
+// proxied starts a devnet with buyers funded accounts and no blocks of
+// its own, a proxy in front of it and a JSON-RPC client of the proxy; all
+// three end with the test.
+func proxied(t *testing.T, buyers int) (*devnet.Chain, *Proxy, *rpc.Client) {
+	t.Helper()
+	chain, err := devnet.Start(devnet.Config{Buyers: buyers, BlockTime: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer chain.Close()
+	t.Cleanup(func() { chain.Close() })
 	p, err := New(chain.RPCURL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
+	t.Cleanup(func() { p.Close() })
 	cl, err := rpc.Dial(p.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cl.Close()
+	t.Cleanup(cl.Close)
+	return chain, p, cl
+}
+
+// TestLoseReplyTo: a marked request reaches the node but its reply is
+// lost (the client sees its connection reset); other requests and the
+// next marked one are answered.
+func TestLoseReplyTo(t *testing.T) {
+	_, p, cl := proxied(t, 1)
 	p.LoseReplyTo("eth_chainId", 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -198,21 +207,7 @@ func TestLoseReplyTo(t *testing.T) {
 // picks calls by their params, FailInBatch fails one call of one batch
 // once, and ClearFailures ends them.
 func TestFailures(t *testing.T) {
-	chain, err := devnet.Start(devnet.Config{Buyers: 2, BlockTime: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer chain.Close()
-	p, err := New(chain.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	cl, err := rpc.Dial(p.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	chain, p, cl := proxied(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	wantErr := func(what string, err error, code int, msg string) {
@@ -314,21 +309,7 @@ func TestFailures(t *testing.T) {
 // TestHold: a held method waits in the proxy until Release; other calls
 // go on meanwhile.
 func TestHold(t *testing.T) {
-	chain, err := devnet.Start(devnet.Config{Buyers: 1, BlockTime: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer chain.Close()
-	p, err := New(chain.RPCURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	cl, err := rpc.Dial(p.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	_, p, cl := proxied(t, 1)
 	p.Hold("eth_blockNumber")
 	errc := make(chan error, 1)
 	go func() {
