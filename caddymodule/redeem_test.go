@@ -350,20 +350,26 @@ func TestReloadOneEngine(t *testing.T) {
 	}
 }
 
-func testReloadOneEngine(t *testing.T, before, after string) {
-	const burst = 24
-	up, ran := countingUpstream(t, 0)
-	site := func(extra string) string {
+// reloadSite returns the Caddyfile of a site that charges amount in front
+// of upstream, with extra in the x402 app's global options.
+func reloadSite(amount int, upstream string) func(extra string) string {
+	return func(extra string) string {
 		return globalBlock(extra) + fmt.Sprintf(`
 :%d {
 	x402 {
 		pay_to %s
-		amount 23
+		amount %d
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, up.Listener.Addr())
+`, sitePort, sellerAddr, amount, upstream)
 	}
+}
+
+func testReloadOneEngine(t *testing.T, before, after string) {
+	const burst = 24
+	up, ran := countingUpstream(t, 0)
+	site := reloadSite(23, up.Listener.Addr().String())
 	tester := newTester(t, site(before))
 	first := activeFacilitator(t)
 	chain := activeChain(t)
@@ -464,17 +470,7 @@ func testReloadOneEngine(t *testing.T, before, after string) {
 func TestReloadWhileStalled(t *testing.T) {
 	const buyers = 6
 	up, ran := countingUpstream(t, 0)
-	site := func(extra string) string {
-		return globalBlock(extra) + fmt.Sprintf(`
-:%d {
-	x402 {
-		pay_to %s
-		amount 29
-	}
-	reverse_proxy %s
-}
-`, sitePort, sellerAddr, up.Listener.Addr())
-	}
+	site := reloadSite(29, up.Listener.Addr().String())
 	tester := newTester(t, site("settle_timeout 30s"))
 	chain := activeChain(t)
 	signer := chain.Signer().Address
