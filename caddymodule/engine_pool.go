@@ -69,6 +69,7 @@ func signersOnOtherJournal(journal string, claims []string) []string {
 	return clashes(journal, claims)
 }
 
+// clashes is signersOnOtherJournal with signerClaims locked.
 func clashes(journal string, claims []string) []string {
 	var clash []string
 	for _, c := range claims {
