@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // fakeClient is a FAKE facilitator.Client with canned answers. It exists for
@@ -54,7 +55,7 @@ var (
 func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, string) {
 	t.Helper()
 	b, _ := facilitator.BuiltinNetwork("cronos-testnet")
-	h := &Handler{client: fc, settleAfter: settleAfter, logger: zap.NewNop(), redeem: newRedeemer(newMemRedemptions()), reqs: facilitator.PaymentRequirements{
+	h := &Handler{client: fc, settleAfter: settleAfter, logger: zap.NewNop(), redeem: newRedeemer(store.NewMemoryRedemptions()), reqs: facilitator.PaymentRequirements{
 		Scheme: "exact", Network: b.Name, PayTo: "0x1111111111111111111111111111111111111111", Asset: b.Token,
 		MaxAmountRequired: "10000", MaxTimeoutSeconds: 300, Extra: &facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version},
 	}}

@@ -117,7 +117,7 @@ func (pid *paymentID) busyKey() string { return "payment-id:" + pid.key }
 // handled false when the id is new, or is this very payment not yet
 // delivered (the redemption record takes it from there).
 func (h *Handler) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, pid *paymentID) (bool, error) {
-	_, rec, err := h.redeem.store.byPaymentID(pid.key)
+	_, rec, err := h.redeem.store.ByPaymentID(pid.key)
 	switch {
 	case err != nil:
 		return true, caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: reading the redemption store: %w", err))
@@ -129,8 +129,8 @@ func (h *Handler) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, p
 		return true, h.paymentIDAnswer(w, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDElsewhere, PaymentID: pid.id, Retry: retryPaymentIDConflict})
 	case rec.State == redeemDelivered:
 		a := paymentIDAnswer{Error: textPaymentIDDelivered, PaymentID: pid.id, TxHash: rec.TxHash, Network: h.v2.network, Retry: retryPaymentIDDelivered}
-		if rec.Settlement != nil {
-			a.Payer = rec.Settlement.From
+		if sr := settlementOf(rec); sr != nil {
+			a.Payer = sr.From
 		}
 		return true, h.paymentIDAnswer(w, http.StatusConflict, a)
 	}

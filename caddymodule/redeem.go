@@ -69,7 +69,7 @@ const (
 // settling or pending, asks the facilitator what became of it. The caller
 // holds the authorization (acquire).
 func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payment) (redeemCase, *redemption, error) {
-	rec, err := h.redeem.store.get(id)
+	rec, err := h.redeem.store.Get(id)
 	if err != nil {
 		return redeemUnknown, nil, fmt.Errorf("reading the redemption store: %w", err)
 	}
@@ -93,7 +93,7 @@ func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payme
 		// an authorization it does not know moved no money: start over.
 		// (Without a lookup by authorization, start over too: verify and
 		// the facilitator refuse an authorization already used.)
-		if err := h.redeem.store.del(id); err != nil {
+		if err := h.redeem.store.Delete(id); err != nil {
 			return redeemUnknown, rec, err
 		}
 		return redeemNew, nil, nil
@@ -101,21 +101,21 @@ func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payme
 		return redeemUnknown, rec, err
 	case sr.Settled():
 		h.observeRevenue(sr)
-		rec.State, rec.TxHash, rec.Settlement, rec.Updated = redeemPaid, sr.TxHash, sr, time.Now()
-		if err := h.redeem.store.put(id, rec); err != nil {
+		setSettled(rec, redeemPaid, sr)
+		if err := h.redeem.store.Put(id, rec); err != nil {
 			return redeemUnknown, rec, fmt.Errorf("writing the redemption store: %w", err)
 		}
 		return redeemDeliver, rec, nil
 	case sr.Error == facilitator.ErrTextPending:
 		if sr.TxHash != "" && sr.TxHash != rec.TxHash {
 			rec.TxHash, rec.State, rec.Updated = sr.TxHash, redeemPending, time.Now()
-			_ = h.redeem.store.put(id, rec)
+			_ = h.redeem.store.Put(id, rec)
 		}
 		return redeemPendingAgain, rec, nil
 	default:
 		// Failed for good: nothing moved. Forget it; the authorization is
 		// checked afresh (and most likely refused by verify).
-		if err := h.redeem.store.del(id); err != nil {
+		if err := h.redeem.store.Delete(id); err != nil {
 			return redeemUnknown, rec, err
 		}
 		return redeemNew, nil, nil
@@ -206,7 +206,7 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 
 	rec := pid.bindTo(&redemption{Route: h.routeKey(r), State: redeemSettling,
 		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()})
-	if err := h.redeem.store.put(id, rec); err != nil {
+	if err := h.redeem.store.Put(id, rec); err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: writing the redemption store: %w", err))
 	}
 	sr, err := h.settle(r, req)
@@ -217,8 +217,8 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 	switch {
 	case sr.Settled():
 		h.observeRevenue(sr)
-		rec.State, rec.TxHash, rec.Settlement, rec.Updated = redeemPaid, sr.TxHash, sr, time.Now()
-		if err := h.redeem.store.put(id, rec); err != nil {
+		setSettled(rec, redeemPaid, sr)
+		if err := h.redeem.store.Put(id, rec); err != nil {
 			// The money moved; the record still says settling, which the
 			// next retry resolves.
 			return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: writing the redemption store: %w", err))
@@ -226,10 +226,10 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 		return h.deliver(w, r, next, id, rec)
 	case sr.Error == facilitator.ErrTextPending:
 		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
-		_ = h.redeem.store.put(id, rec)
+		_ = h.redeem.store.Put(id, rec)
 		return h.pending(w, r, sr.TxHash)
 	default:
-		if err := h.redeem.store.del(id); err != nil {
+		if err := h.redeem.store.Delete(id); err != nil {
 			h.logger.Error("removing a refused payment from the redemption store failed", zap.String("id", id), zap.Error(err))
 		}
 		h.setFailedResponse(w, r, sr)
@@ -264,7 +264,7 @@ func (h *Handler) verifyPayment(w http.ResponseWriter, r *http.Request, req *fac
 // "settling" and the next retry looks the outcome up.
 func (h *Handler) settleFailed(id string, err error) {
 	if notSent(err) {
-		if err := h.redeem.store.del(id); err != nil {
+		if err := h.redeem.store.Delete(id); err != nil {
 			h.logger.Error("removing an unsent payment from the redemption store failed", zap.String("id", id), zap.Error(err))
 		}
 	}
@@ -316,7 +316,7 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, next caddyhttp
 			zap.String("id", id), zap.String("tx_hash", rec.TxHash))
 		return nil
 	}
-	h.settled(w, r, rec.Settlement)
+	h.settled(w, r, settlementOf(rec))
 	dw := &deliverWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, id: id, rec: rec}
 	return next.ServeHTTP(dw, r)
 }
@@ -350,7 +350,7 @@ func (dw *deliverWriter) begin(status int) {
 	dw.once.Do(func() {
 		rec := *dw.rec
 		rec.State, rec.Updated = redeemDelivered, time.Now()
-		if err := dw.h.redeem.store.put(dw.id, &rec); err != nil {
+		if err := dw.h.redeem.store.Put(dw.id, &rec); err != nil {
 			dw.h.logger.Error("marking a payment delivered failed; a retry could get the resource again",
 				zap.String("id", dw.id), zap.Error(err))
 		}

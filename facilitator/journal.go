@@ -1,44 +1,44 @@
 package facilitator
 
-// The journal lives in package engine; these names keep the facilitator's
+// The journal lives in package store; these names keep the facilitator's
 // callers compiling.
 
 import (
 	"strings"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/engine"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
-// Journal types, from package engine.
+// Journal types, from package store.
 type (
-	// Record is one settlement in the journal (engine.Record).
-	Record = engine.Record
-	// JournalTx is one signed transaction of a settlement (engine.JournalTx).
-	JournalTx = engine.JournalTx
-	// Journal stores settlement records durably (engine.Journal).
-	Journal = engine.Journal
+	// Record is one settlement in the journal (store.Record).
+	Record = store.Record
+	// JournalTx is one signed transaction of a settlement (store.JournalTx).
+	JournalTx = store.JournalTx
+	// Journal stores settlement records durably (store.Journal).
+	Journal = store.Journal
 )
 
 // Settlement statuses in the journal.
 const (
-	StatusPending = engine.StatusPending
-	StatusSettled = engine.StatusSettled
-	StatusFailed  = engine.StatusFailed
+	StatusPending = store.StatusPending
+	StatusSettled = store.StatusSettled
+	StatusFailed  = store.StatusFailed
 )
 
 // ErrSettlementNotFound is returned (wrapped or not: match it with
 // errors.Is) for a settlement the journal does not know.
-var ErrSettlementNotFound = engine.ErrNotFound
+var ErrSettlementNotFound = store.ErrNotFound
 
 // ErrNotFound is ErrSettlementNotFound, by its older name.
-var ErrNotFound = engine.ErrNotFound
+var ErrNotFound = store.ErrNotFound
 
 // OpenJournal opens (creating if needed) the bbolt journal at path. Only
 // one process may hold it; a second one waits up to 5 s, then fails.
-func OpenJournal(path string) (Journal, error) { return engine.OpenJournal(path) }
+func OpenJournal(path string) (Journal, error) { return store.OpenBoltJournal(path) }
 
 // NewMemoryJournal returns a journal that lives in memory only.
-func NewMemoryJournal() Journal { return engine.NewMemoryJournal() }
+func NewMemoryJournal() Journal { return store.NewMemoryJournal() }
 
 // responseOf is the settle answer for a record. Its timestamp is the
 // record's own: when its outcome was recorded (within a poll of its block),

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+
 	"context"
 	"crypto/ecdsa"
 	"math/big"
@@ -17,7 +19,7 @@ import (
 func TestCoreSharing(t *testing.T) {
 	key, _ := crypto.GenerateKey()
 	key2, _ := crypto.GenerateKey()
-	j1, j2 := NewMemoryJournal(), NewMemoryJournal()
+	j1, j2 := store.NewMemoryJournal(), store.NewMemoryJournal()
 	tokA, tokB := common.HexToAddress("0xa"), common.HexToAddress("0xb")
 	mk := func(j Journal, chain int64, tok common.Address, keys ...*ecdsa.PrivateKey) *Engine {
 		t.Helper()
@@ -83,7 +85,7 @@ func TestCoreSharing(t *testing.T) {
 // recovers the journal).
 func TestCoreStopsWithLastEngine(t *testing.T) {
 	key, _ := crypto.GenerateKey()
-	j := NewMemoryJournal()
+	j := store.NewMemoryJournal()
 	cfg := Config{Network: "n", ChainID: big.NewInt(338), Token: common.HexToAddress("0xa"), Journal: j, Keys: []*ecdsa.PrivateKey{key}}
 	a, _ := New(cfg)
 	a.Start()
@@ -109,7 +111,7 @@ func TestCoreStopsWithLastEngine(t *testing.T) {
 // recovers that name's.
 func TestRecoverOncePerNetwork(t *testing.T) {
 	key, _ := crypto.GenerateKey()
-	cfg := Config{Network: "n", ChainID: big.NewInt(338), Token: common.HexToAddress("0xa"), Journal: NewMemoryJournal(), Keys: []*ecdsa.PrivateKey{key}}
+	cfg := Config{Network: "n", ChainID: big.NewInt(338), Token: common.HexToAddress("0xa"), Journal: store.NewMemoryJournal(), Keys: []*ecdsa.PrivateKey{key}}
 	a, _ := New(cfg)
 	a.Start()
 	defer a.Close()

@@ -29,7 +29,7 @@ func (e *Engine) Recover(ctx context.Context, recs []*Record) {
 			continue
 		}
 		log := e.logger.With(zap.String("id", rec.ID), zap.Uint64("tx_nonce", rec.TxNonce))
-		from, nonce, ok := rec.authorization()
+		from, nonce, ok := recordAuthorization(rec)
 		if !ok {
 			log.Error("unreadable journal record; left as it is")
 			continue
@@ -66,8 +66,8 @@ func (e *Engine) Recover(ctx context.Context, recs []*Record) {
 	}
 }
 
-// authorization reads back the record's (from, nonce).
-func (r *Record) authorization() (common.Address, [32]byte, bool) {
+// recordAuthorization reads back a record's (from, nonce).
+func recordAuthorization(r *Record) (common.Address, [32]byte, bool) {
 	var nonce [32]byte
 	b, err := hexutil.Decode(r.Nonce)
 	if err != nil || len(b) != 32 || !common.IsHexAddress(r.From) {

@@ -1,0 +1,157 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Buckets of the redemption store file: the records by authorization, and
+// the payment ids (payer/id) to the authorization they are bound to.
+var (
+	bucketRedemptions = []byte("redemptions")
+	bucketPaymentIDs  = []byte("payment-ids")
+)
+
+// boltRedemptions is the durable store: one bbolt file.
+type boltRedemptions struct{ db *bolt.DB }
+
+// OpenBoltRedemptions opens (creating if needed) the bbolt store at path.
+func OpenBoltRedemptions(path string) (Redemptions, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("creating the redemption store's directory: %w", err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("opening the redemption store %s: %w (is another Caddy using it?)", path, err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bucketRedemptions); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucketIfNotExists(bucketPaymentIDs)
+		return err
+	}); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("preparing the redemption store %s: %w", path, err)
+	}
+	return &boltRedemptions{db: db}, nil
+}
+
+func (b *boltRedemptions) Get(id string) (*Redemption, error) {
+	var out *Redemption
+	err := b.db.View(func(tx *bolt.Tx) error {
+		var err error
+		out, err = boltRecord(tx, id)
+		return err
+	})
+	return out, err
+}
+
+// boltRecord reads one record in a transaction; nil when there is none.
+func boltRecord(tx *bolt.Tx, id string) (*Redemption, error) {
+	v := tx.Bucket(bucketRedemptions).Get([]byte(id))
+	if v == nil {
+		return nil, nil
+	}
+	out := new(Redemption)
+	return out, json.Unmarshal(v, out)
+}
+
+// put and del go through bbolt's Batch, so that concurrent requests share
+// one fsync.
+func (b *boltRedemptions) Put(id string, r *Redemption) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return b.db.Batch(func(tx *bolt.Tx) error {
+		if r.PaymentID != "" {
+			ids := tx.Bucket(bucketPaymentIDs)
+			if cur := ids.Get([]byte(r.PaymentID)); cur != nil && string(cur) != id {
+				return ErrPaymentIDTaken
+			}
+			if err := ids.Put([]byte(r.PaymentID), []byte(id)); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketRedemptions).Put([]byte(id), data)
+	})
+}
+
+func (b *boltRedemptions) Delete(id string) error {
+	return b.db.Batch(func(tx *bolt.Tx) error {
+		return boltDelete(tx, []byte(id))
+	})
+}
+
+// boltDelete removes a record and the binding of its payment id, if the
+// binding is the record's.
+func boltDelete(tx *bolt.Tx, id []byte) error {
+	bk := tx.Bucket(bucketRedemptions)
+	if v := bk.Get(id); v != nil {
+		var r Redemption
+		if json.Unmarshal(v, &r) == nil && r.PaymentID != "" {
+			ids := tx.Bucket(bucketPaymentIDs)
+			if cur := ids.Get([]byte(r.PaymentID)); string(cur) == string(id) {
+				if err := ids.Delete([]byte(r.PaymentID)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return bk.Delete(id)
+}
+
+func (b *boltRedemptions) ByPaymentID(key string) (string, *Redemption, error) {
+	var (
+		id  string
+		out *Redemption
+	)
+	err := b.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketPaymentIDs).Get([]byte(key))
+		if v == nil {
+			return nil
+		}
+		id = string(v)
+		var err error
+		out, err = boltRecord(tx, id)
+		return err
+	})
+	return id, out, err
+}
+
+func (b *boltRedemptions) Prune(expiredBefore int64) (int, error) {
+	n := 0
+	err := b.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket(bucketRedemptions)
+		var gone [][]byte
+		err := bk.ForEach(func(k, v []byte) error {
+			var r Redemption
+			if json.Unmarshal(v, &r) == nil && r.Prunable(expiredBefore) {
+				gone = append(gone, append([]byte(nil), k...))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range gone {
+			if err := boltDelete(tx, k); err != nil {
+				return err
+			}
+		}
+		n = len(gone)
+		return nil
+	})
+	return n, err
+}
+
+func (b *boltRedemptions) Close() error { return b.db.Close() }
+
+// Path is the store's file.
+func (b *boltRedemptions) Path() string { return b.db.Path() }

@@ -1,0 +1,95 @@
+package store
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// memRedemptions is the store in memory, for a devnet (whose chain does
+// not outlive the process either).
+type memRedemptions struct {
+	mu  sync.Mutex
+	m   map[string][]byte // records by authorization
+	ids map[string]string // payment id key -> authorization
+}
+
+// NewMemoryRedemptions returns a redemption store that lives in memory only.
+func NewMemoryRedemptions() Redemptions {
+	return &memRedemptions{m: map[string][]byte{}, ids: map[string]string{}}
+}
+
+func (s *memRedemptions) Get(id string) (*Redemption, error) {
+	s.mu.Lock()
+	v, ok := s.m[id]
+	s.mu.Unlock()
+	if !ok {
+		return nil, nil
+	}
+	out := new(Redemption)
+	return out, json.Unmarshal(v, out)
+}
+
+func (s *memRedemptions) Put(id string, r *Redemption) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.PaymentID != "" {
+		if cur, ok := s.ids[r.PaymentID]; ok && cur != id {
+			return ErrPaymentIDTaken
+		}
+		s.ids[r.PaymentID] = id
+	}
+	s.m[id] = data
+	return nil
+}
+
+func (s *memRedemptions) Delete(id string) error {
+	s.mu.Lock()
+	s.remove(id)
+	s.mu.Unlock()
+	return nil
+}
+
+// remove deletes a record and the binding of its payment id, if the
+// binding is the record's. The caller holds mu.
+func (s *memRedemptions) remove(id string) {
+	var r Redemption
+	if v, ok := s.m[id]; ok && json.Unmarshal(v, &r) == nil && r.PaymentID != "" && s.ids[r.PaymentID] == id {
+		delete(s.ids, r.PaymentID)
+	}
+	delete(s.m, id)
+}
+
+func (s *memRedemptions) ByPaymentID(key string) (string, *Redemption, error) {
+	s.mu.Lock()
+	id, ok := s.ids[key]
+	v := s.m[id]
+	s.mu.Unlock()
+	if !ok {
+		return "", nil, nil
+	}
+	if v == nil {
+		return id, nil, nil
+	}
+	out := new(Redemption)
+	return id, out, json.Unmarshal(v, out)
+}
+
+func (s *memRedemptions) Prune(expiredBefore int64) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, v := range s.m {
+		var r Redemption
+		if json.Unmarshal(v, &r) == nil && r.Prunable(expiredBefore) {
+			s.remove(id)
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (s *memRedemptions) Close() error { return nil }
