@@ -21,6 +21,7 @@ func TestMemory(t *testing.T) {
 	storetest.Redemptions(t, storetest.Backend[store.Redemptions]{
 		New: func(t testing.TB) store.Redemptions { return store.NewMemoryRedemptions() },
 	})
+	storetest.Claims(t, func(t testing.TB) store.Claims { return store.NewLocalClaims() })
 }
 
 func TestBolt(t *testing.T) {

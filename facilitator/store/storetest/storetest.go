@@ -5,6 +5,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"testing"
@@ -277,4 +278,24 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// Claims runs the claims' conformance tests: a key is held once until
+// released.
+func Claims(t *testing.T, newClaims func(t testing.TB) store.Claims) {
+	c := newClaims(t)
+	ctx := context.Background()
+	claim := func(key string, want store.ClaimResult) {
+		t.Helper()
+		if got, err := c.Claim(ctx, key); got != want || err != nil {
+			t.Fatalf("Claim(%s) = %v, %v; want %v", key, got, err, want)
+		}
+	}
+	claim("a", store.Claimed)
+	claim("a", store.HeldHere)
+	claim("b", store.Claimed)
+	c.Release("a")
+	c.Release("never-claimed")
+	claim("a", store.Claimed)
+	claim("b", store.HeldHere)
 }

@@ -1,0 +1,294 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"go.uber.org/zap"
+)
+
+// PostgresOptions tunes the PostgreSQL store.
+type PostgresOptions struct {
+	// Lease is how long an instance's lease lasts without renewal: after
+	// it runs out, the instance is taken for dead, its pending settlements
+	// are taken over by a live one and its claims may be taken. It is
+	// renewed every fifth of it. Zero means 5 s.
+	Lease time.Duration
+	// MaxConns bounds the connections to the database. Zero means 16.
+	MaxConns int32
+	// Logger receives the store's logs; nil means none.
+	Logger *zap.Logger
+}
+
+// Postgres is the shared store in a PostgreSQL database: the settlement
+// journal, the redemption records and their payment ids, the claims, and
+// the coordination of signer keys (nonces, instance leases) for any number
+// of instances. It creates and migrates its own tables (prefixed x402_) in
+// an existing database. Journal, Redemptions and Claims are its views.
+type Postgres struct {
+	pool   *pgxpool.Pool
+	logger *zap.Logger
+	dsn    string
+	where  string // the redacted DSN
+	lease  time.Duration
+	host   string
+
+	mu        sync.Mutex
+	instance  string    // the current lease's instance ID
+	liveUntil time.Time // the lease holds until then, by the local clock
+	claims    map[string]struct{}
+	unclaim   map[string]struct{} // releases that failed, tried again
+
+	stop, done chan struct{}
+	closeOnce  sync.Once
+}
+
+// OpenPostgres connects to the database at dsn (a libpq URL or key=value
+// string), migrates the schema, and registers this instance with a lease
+// that it renews until Close.
+func OpenPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Postgres, error) {
+	where := RedactDSN(dsn)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("the PostgreSQL storage %s is not a valid connection string (postgres://user:password@host:5432/database?sslmode=...): %s", where, scrub(err, dsn))
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = 16
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = 5 * time.Second
+	}
+	cfg.MaxConns = opts.MaxConns
+	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the PostgreSQL storage %s: %s", where, scrub(err, dsn))
+	}
+	p := &Postgres{pool: pool, logger: opts.Logger, dsn: dsn, where: where, lease: opts.Lease,
+		claims: map[string]struct{}{}, unclaim: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+	if p.logger == nil {
+		p.logger = zap.NewNop()
+	}
+	p.host, _ = os.Hostname()
+	applied, err := migrate(ctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("preparing the x402 tables in the PostgreSQL storage %s (is the database reachable, and may this user create tables?): %s", where, scrub(err, dsn))
+	}
+	if applied > 0 {
+		p.logger.Info("migrated the x402 tables of the PostgreSQL storage", zap.String("storage", where), zap.Int("migrations", applied))
+	}
+	if err := p.register(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("registering this instance in the PostgreSQL storage %s: %s", where, scrub(err, dsn))
+	}
+	go p.keepLease()
+	return p, nil
+}
+
+// DSN is the connection string the store was opened with. It holds
+// credentials: never log it (Where is for that).
+func (p *Postgres) DSN() string { return p.dsn }
+
+// Where is the storage's connection string with its credentials, path and
+// options cut (RedactDSN), for logs and errors.
+func (p *Postgres) Where() string { return p.where }
+
+// Pool is the connection pool, for tests and tools.
+func (p *Postgres) Pool() *pgxpool.Pool { return p.pool }
+
+// Close ends the lease (so that the instance's settlements are taken over
+// at once, not after the lease runs out) and the connections.
+func (p *Postgres) Close() error {
+	p.closeOnce.Do(func() {
+		close(p.stop)
+		<-p.done
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_, _ = p.pool.Exec(ctx, `UPDATE x402_instances SET expires_at = clock_timestamp() WHERE id = $1`, p.Instance())
+		p.pool.Close()
+	})
+	return nil
+}
+
+// Instance implements Shared.
+func (p *Postgres) Instance() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.instance
+}
+
+// Live implements Shared.
+func (p *Postgres) Live() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return time.Now().Before(p.liveUntil)
+}
+
+// register starts a lease under a new instance ID.
+func (p *Postgres) register(ctx context.Context) error {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	sent := time.Now()
+	if _, err := p.pool.Exec(ctx, `INSERT INTO x402_instances (id, host, expires_at) VALUES ($1, $2, clock_timestamp() + $3::interval)`,
+		id, p.host, p.lease.String()); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	old := p.instance
+	p.instance, p.liveUntil = id, sent.Add(p.lease)
+	p.claims = map[string]struct{}{} // held under the old lease: others may take them now
+	p.mu.Unlock()
+	if old != "" {
+		p.logger.Warn("this instance's lease in the shared store had run out (it was paused, or cut off from the database); it holds a new one and carries on, its earlier settlements are taken over like a dead instance's",
+			zap.String("old_instance", old), zap.String("instance", id))
+	}
+	return nil
+}
+
+// keepLease renews the lease every fifth of its length and retries the
+// releases of claims that failed.
+func (p *Postgres) keepLease() {
+	defer close(p.done)
+	t := time.NewTicker(p.lease / 5)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), p.lease/2)
+		p.renew(ctx)
+		p.retryReleases(ctx)
+		cancel()
+	}
+}
+
+// renew extends the lease; one that ran out is not extended (another
+// instance may have taken over), so the instance registers anew.
+func (p *Postgres) renew(ctx context.Context) {
+	id := p.Instance()
+	sent := time.Now()
+	tag, err := p.pool.Exec(ctx, `UPDATE x402_instances SET expires_at = clock_timestamp() + $2::interval
+		WHERE id = $1 AND expires_at > clock_timestamp()`, id, p.lease.String())
+	switch {
+	case err != nil:
+		p.logger.Warn("renewing this instance's lease in the PostgreSQL storage failed; paid requests are refused with 503 until the database answers again",
+			zap.String("storage", p.where), zap.Error(err))
+	case tag.RowsAffected() == 1:
+		p.mu.Lock()
+		p.liveUntil = sent.Add(p.lease)
+		p.mu.Unlock()
+	default:
+		p.mu.Lock()
+		p.liveUntil = time.Time{}
+		p.mu.Unlock()
+		if err := p.register(ctx); err != nil {
+			p.logger.Warn("registering this instance in the PostgreSQL storage failed; tried again shortly", zap.String("storage", p.where), zap.Error(err))
+		}
+	}
+}
+
+// pgError maps the store's own SQL errors to this package's.
+func pgError(err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "XF001":
+			return ErrFenced
+		case "XF002":
+			return fmt.Errorf("%w: %s", ErrFollowedElsewhere, pe.Message)
+		}
+	}
+	return err
+}
+
+// RedactDSN cuts the credentials, path and options of a connection
+// string, as the RPC URLs are shown: postgres://user:pass@host:5432/db?x
+// shows as postgres://…@host:5432/…?…. A key=value string shows only its
+// host and port.
+func RedactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Host != "" {
+		out := u.Scheme + "://"
+		if u.User != nil {
+			out += "…@"
+		}
+		out += u.Host
+		if u.Path != "" && u.Path != "/" {
+			out += "/…"
+		}
+		if u.RawQuery != "" {
+			out += "?…"
+		}
+		return out
+	}
+	var host, port string
+	for _, f := range strings.Fields(dsn) {
+		k, v, _ := strings.Cut(f, "=")
+		switch k {
+		case "host":
+			host = v
+		case "port":
+			port = v
+		}
+	}
+	if host == "" {
+		return "postgres (connection string hidden)"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return "postgres host=" + host + " (credentials hidden)"
+}
+
+// scrub is an error's text without the connection string or its password,
+// should the driver have quoted them.
+func scrub(err error, dsn string) string {
+	s := err.Error()
+	if dsn != "" {
+		s = strings.ReplaceAll(s, dsn, RedactDSN(dsn))
+	}
+	if u, perr := url.Parse(dsn); perr == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			s = strings.ReplaceAll(s, pw, "…")
+		}
+	}
+	for _, f := range strings.Fields(dsn) {
+		if k, v, _ := strings.Cut(f, "="); k == "password" && v != "" {
+			s = strings.ReplaceAll(s, v, "…")
+		}
+	}
+	return s
+}
+
+// query runs one statement with a bound on its time.
+func (p *Postgres) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 5*time.Second)
+}
+
+// rows collects the JSON records a query returns.
+func collectRecords(rows pgx.Rows) ([]*Record, error) {
+	var out []*Record
+	for rows.Next() {
+		r := new(Record)
+		if err := rows.Scan(r); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// PostgresJournal is the settlement journal in PostgreSQL, shared by every
+// instance on the database (Shared). Closing it leaves the store open:
+// the store's owner closes that.
+type PostgresJournal struct{ p *Postgres }
+
+// Journal is the store's settlement journal.
+func (p *Postgres) Journal() *PostgresJournal { return &PostgresJournal{p} }
+
+var _ Shared = (*PostgresJournal)(nil)
+var _ Compacter = (*PostgresJournal)(nil)
+
+// Put implements Journal: the records in one transaction (one round
+// trip), fenced by this instance's lease.
+func (j *PostgresJournal) Put(recs ...*Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	inst := j.p.Instance()
+	b := &pgx.Batch{}
+	for _, r := range recs {
+		data, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		hashes := make([]string, len(r.Txs))
+		for i, x := range r.Txs {
+			hashes[i] = strings.ToLower(x.Hash)
+		}
+		b.Queue(`SELECT x402_put_settlement($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			inst, r.ID, r.Network, strings.ToLower(r.Signer), int64(r.TxNonce), r.Status, r.UpdatedAt, data, hashes)
+	}
+	ctx, cancel := j.p.ctx()
+	defer cancel()
+	// A batch outside a transaction runs as one implicit transaction: all
+	// or none.
+	if err := j.p.pool.SendBatch(ctx, b).Close(); err != nil {
+		return pgError(err)
+	}
+	return nil
+}
+
+// ByTx implements Journal.
+func (j *PostgresJournal) ByTx(hash string) (*Record, error) {
+	return j.one(`SELECT s.record FROM x402_settlement_txs t JOIN x402_settlements s ON s.id = t.id WHERE t.hash = $1`, strings.ToLower(hash))
+}
+
+// ByID implements Journal.
+func (j *PostgresJournal) ByID(id string) (*Record, error) {
+	return j.one(`SELECT record FROM x402_settlements WHERE id = $1`, id)
+}
+
+func (j *PostgresJournal) one(sql string, arg string) (*Record, error) {
+	ctx, cancel := j.p.ctx()
+	defer cancel()
+	r := new(Record)
+	if err := j.p.pool.QueryRow(ctx, sql, arg).Scan(r); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// Pending implements Journal: the pending settlements this instance
+// follows (those of dead instances come through TakeOver).
+func (j *PostgresJournal) Pending() ([]*Record, error) {
+	ctx, cancel := j.p.ctx()
+	defer cancel()
+	rows, err := j.p.pool.Query(ctx, `SELECT record FROM x402_settlements WHERE status = 'pending' AND owner = $1`, j.p.Instance())
+	if err != nil {
+		return nil, err
+	}
+	out, err := collectRecords(rows)
+	sortByNonce(out)
+	return out, err
+}
+
+// Compact implements Compacter.
+func (j *PostgresJournal) Compact(cutoff time.Time) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tag, err := j.p.pool.Exec(ctx, `DELETE FROM x402_settlements WHERE status <> 'pending' AND updated_at < $1`, cutoff)
+	return int(tag.RowsAffected()), err
+}
+
+// Close implements Journal; the store stays open.
+func (j *PostgresJournal) Close() error { return nil }
+
+// Instance implements Shared.
+func (j *PostgresJournal) Instance() string { return j.p.Instance() }
+
+// Live implements Shared.
+func (j *PostgresJournal) Live() bool { return j.p.Live() }
+
+// Nonces implements Shared: one round trip, fenced.
+func (j *PostgresJournal) Nonces(ctx context.Context, chain, signer string, floor uint64, n int) (uint64, error) {
+	var first int64
+	err := j.p.pool.QueryRow(ctx, `SELECT x402_take_nonces($1, $2, $3, $4, $5)`,
+		j.p.Instance(), chain, strings.ToLower(signer), int64(floor), int64(n)).Scan(&first)
+	if err != nil {
+		return 0, pgError(err)
+	}
+	return uint64(first), nil
+}
+
+// GiveBack implements Shared.
+func (j *PostgresJournal) GiveBack(ctx context.Context, chain, signer string, first, end uint64) (bool, error) {
+	tag, err := j.p.pool.Exec(ctx, `UPDATE x402_nonces SET next = $3 WHERE chain = $1 AND signer = $2 AND next = $4`,
+		chain, strings.ToLower(signer), int64(first), int64(end))
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// HoldSettlement implements Shared. The hold is a claim (key "settle:"
+// and the record ID) that no pending record of another instance stands
+// against.
+func (j *PostgresJournal) HoldSettlement(ctx context.Context, id string) (bool, error) {
+	inst := j.p.Instance()
+	var owner string
+	err := j.p.pool.QueryRow(ctx, `INSERT INTO x402_claims AS c (key, owner)
+		SELECT $1, $2 WHERE NOT EXISTS (
+			SELECT 1 FROM x402_settlements s WHERE s.id = $3 AND s.status = 'pending' AND s.owner <> $2)
+		ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, taken_at = clock_timestamp()
+		WHERE c.owner = excluded.owner
+			OR NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner AND i.expires_at > clock_timestamp())
+		RETURNING owner`, "settle:"+id, inst, id).Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// ReleaseSettlement implements Shared.
+func (j *PostgresJournal) ReleaseSettlement(id string) { j.p.releaseClaim("settle:" + id) }
+
+// TakeOver implements Shared: in one transaction, the leases that ran out
+// are ended, the pending settlements on networks of their instances (and
+// of any instance no longer registered) become this instance's, and the
+// claims of instances no longer registered go.
+func (j *PostgresJournal) TakeOver(ctx context.Context, networks []string) ([]*Record, error) {
+	inst := j.p.Instance()
+	tx, err := j.p.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT x402_fence($1)`, inst); err != nil {
+		return nil, pgError(err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM x402_instances WHERE expires_at < clock_timestamp()`); err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(ctx, `UPDATE x402_settlements SET owner = $1
+		WHERE status = 'pending' AND network = ANY($2) AND owner <> $1
+		AND NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = x402_settlements.owner)
+		RETURNING record`, inst, networks)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := collectRecords(rows)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM x402_claims c WHERE NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner)`); err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, pgError(err)
+	}
+	sortByNonce(recs)
+	return recs, nil
+}

@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// PostgresRedemptions is the paywall's redemption store in PostgreSQL. A
+// payment id is a unique column of its record's row, so a record and the
+// binding of its id are written and removed together, and the database
+// settles two instances binding one id at once. Closing it leaves the
+// store open.
+type PostgresRedemptions struct{ p *Postgres }
+
+// Redemptions is the store's redemption records.
+func (p *Postgres) Redemptions() *PostgresRedemptions { return &PostgresRedemptions{p} }
+
+var _ Redemptions = (*PostgresRedemptions)(nil)
+
+// Get implements Redemptions.
+func (s *PostgresRedemptions) Get(id string) (*Redemption, error) {
+	ctx, cancel := s.p.ctx()
+	defer cancel()
+	r := new(Redemption)
+	err := s.p.pool.QueryRow(ctx, `SELECT record FROM x402_redemptions WHERE id = $1`, id).Scan(r)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Put implements Redemptions.
+func (s *PostgresRedemptions) Put(id string, r *Redemption) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	var vb *int64
+	if v, err := strconv.ParseInt(r.ValidBefore, 10, 64); err == nil {
+		vb = &v
+	}
+	var pid *string
+	if r.PaymentID != "" {
+		pid = &r.PaymentID
+	}
+	ctx, cancel := s.p.ctx()
+	defer cancel()
+	_, err = s.p.pool.Exec(ctx, `INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
+		VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (id) DO UPDATE SET state = excluded.state, valid_before = excluded.valid_before,
+			payment_id = excluded.payment_id, record = excluded.record`, id, r.State, vb, pid, data)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "x402_redemptions_payment_id_key" {
+		return ErrPaymentIDTaken
+	}
+	return err
+}
+
+// Delete implements Redemptions.
+func (s *PostgresRedemptions) Delete(id string) error {
+	ctx, cancel := s.p.ctx()
+	defer cancel()
+	_, err := s.p.pool.Exec(ctx, `DELETE FROM x402_redemptions WHERE id = $1`, id)
+	return err
+}
+
+// ByPaymentID implements Redemptions.
+func (s *PostgresRedemptions) ByPaymentID(key string) (string, *Redemption, error) {
+	ctx, cancel := s.p.ctx()
+	defer cancel()
+	var id string
+	r := new(Redemption)
+	err := s.p.pool.QueryRow(ctx, `SELECT id, record FROM x402_redemptions WHERE payment_id = $1`, key).Scan(&id, r)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return id, r, nil
+}
+
+// Prune implements Redemptions.
+func (s *PostgresRedemptions) Prune(expiredBefore int64) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tag, err := s.p.pool.Exec(ctx, `DELETE FROM x402_redemptions WHERE state = $1 AND valid_before < $2`, RedeemDelivered, expiredBefore)
+	return int(tag.RowsAffected()), err
+}
+
+// Close implements Redemptions; the store stays open.
+func (s *PostgresRedemptions) Close() error { return nil }
+
+// PostgresClaims are claims shared by every instance on the database.
+type PostgresClaims struct{ p *Postgres }
+
+// Claims is the store's claims.
+func (p *Postgres) Claims() *PostgresClaims { return &PostgresClaims{p} }
+
+var _ Claims = (*PostgresClaims)(nil)
+
+// Claim implements Claims: one round trip. A key held by an instance whose
+// lease ran out is taken.
+func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, error) {
+	p := c.p
+	p.mu.Lock()
+	if _, ok := p.claims[key]; ok {
+		p.mu.Unlock()
+		return HeldHere, nil
+	}
+	p.claims[key] = struct{}{}
+	inst := p.instance
+	p.mu.Unlock()
+	var owner string
+	err := p.pool.QueryRow(ctx, `INSERT INTO x402_claims AS c (key, owner) VALUES ($1, $2)
+		ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, taken_at = clock_timestamp()
+		WHERE c.owner = excluded.owner
+			OR NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner AND i.expires_at > clock_timestamp())
+		RETURNING owner`, key, inst).Scan(&owner)
+	p.mu.Lock()
+	if err == nil {
+		delete(p.unclaim, key) // the row is this claim's now
+		p.mu.Unlock()
+		return Claimed, nil
+	}
+	delete(p.claims, key)
+	p.mu.Unlock()
+	if errors.Is(err, pgx.ErrNoRows) {
+		return HeldElsewhere, nil
+	}
+	return HeldElsewhere, err
+}
+
+// Release implements Claims.
+func (c *PostgresClaims) Release(key string) { c.p.releaseClaim(key) }
+
+// releaseClaim deletes a claim of this instance; a delete that fails is
+// tried again with the lease's renewals, so a key is not held for the life
+// of the instance.
+func (p *Postgres) releaseClaim(key string) {
+	p.mu.Lock()
+	delete(p.claims, key)
+	inst := p.instance
+	p.mu.Unlock()
+	ctx, cancel := p.ctx()
+	defer cancel()
+	if _, err := p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = $1 AND owner = $2`, key, inst); err != nil {
+		p.mu.Lock()
+		p.unclaim[key] = struct{}{}
+		p.mu.Unlock()
+	}
+}
+
+// retryReleases deletes the claims whose release failed.
+func (p *Postgres) retryReleases(ctx context.Context) {
+	p.mu.Lock()
+	keys := make([]string, 0, len(p.unclaim))
+	for k := range p.unclaim {
+		keys = append(keys, k)
+	}
+	inst := p.instance
+	p.mu.Unlock()
+	if len(keys) == 0 {
+		return
+	}
+	if _, err := p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, keys, inst); err != nil {
+		return
+	}
+	p.mu.Lock()
+	for _, k := range keys {
+		delete(p.unclaim, k)
+	}
+	p.mu.Unlock()
+}

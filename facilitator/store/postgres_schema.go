@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// migrations are the PostgreSQL schema's versions, applied in order, each
+// once, in one transaction per start that holds an advisory lock, so that
+// instances starting at the same moment migrate once and wait for each
+// other. A migration is never edited once released: a change is a new one.
+var migrations = []string{
+	// 1: the journal, the redemption records with their payment ids, the
+	// claims, the instances' leases and the signer keys' nonces.
+	`
+CREATE TABLE x402_instances (
+	id         text PRIMARY KEY,
+	host       text NOT NULL,
+	started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+	expires_at timestamptz NOT NULL
+);
+
+CREATE TABLE x402_settlements (
+	id         text PRIMARY KEY,
+	owner      text NOT NULL,
+	network    text NOT NULL,
+	signer     text NOT NULL,
+	tx_nonce   bigint NOT NULL,
+	status     text NOT NULL,
+	updated_at timestamptz NOT NULL,
+	record     json NOT NULL
+);
+CREATE INDEX x402_settlements_pending ON x402_settlements (owner) WHERE status = 'pending';
+CREATE INDEX x402_settlements_finished ON x402_settlements (updated_at) WHERE status <> 'pending';
+
+CREATE TABLE x402_settlement_txs (
+	hash text PRIMARY KEY,
+	id   text NOT NULL REFERENCES x402_settlements (id) ON DELETE CASCADE
+);
+CREATE INDEX x402_settlement_txs_id ON x402_settlement_txs (id);
+
+CREATE TABLE x402_redemptions (
+	id           text PRIMARY KEY,
+	state        text NOT NULL,
+	valid_before bigint,
+	payment_id   text UNIQUE,
+	record       json NOT NULL
+);
+CREATE INDEX x402_redemptions_delivered ON x402_redemptions (valid_before) WHERE state = 'delivered';
+
+CREATE TABLE x402_claims (
+	key      text PRIMARY KEY,
+	owner    text NOT NULL,
+	taken_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX x402_claims_owner ON x402_claims (owner);
+
+CREATE TABLE x402_nonces (
+	chain  text NOT NULL,
+	signer text NOT NULL,
+	next   bigint NOT NULL,
+	PRIMARY KEY (chain, signer)
+);
+
+-- x402_fence raises unless the instance's lease holds right now. It locks
+-- the lease row (FOR SHARE) until the end of the caller's transaction, so
+-- a take-over, which deletes the row of an instance whose lease ran out,
+-- waits for a write that passed the check and sees it, or comes first and
+-- fails it.
+CREATE FUNCTION x402_fence(inst text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM 1 FROM x402_instances WHERE id = inst AND expires_at > clock_timestamp() FOR SHARE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'x402: the lease of instance % ran out; it writes nothing until it holds a lease again', inst
+			USING ERRCODE = 'XF001';
+	END IF;
+END $$;
+
+-- x402_put_settlement writes one journal record for instance inst, fenced:
+-- a record that another instance follows (pending, owned by it) is not
+-- overwritten.
+CREATE FUNCTION x402_put_settlement(inst text, rid text, net text, sgn text, txn bigint, st text,
+		upd timestamptz, rec json, hashes text[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM x402_fence(inst);
+	INSERT INTO x402_settlements AS s (id, owner, network, signer, tx_nonce, status, updated_at, record)
+	VALUES (rid, inst, net, sgn, txn, st, upd, rec)
+	ON CONFLICT (id) DO UPDATE SET owner = inst, network = net, signer = sgn, tx_nonce = txn,
+		status = st, updated_at = upd, record = rec
+	WHERE s.owner = inst OR s.status <> 'pending';
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'x402: settlement % is followed by another instance', rid USING ERRCODE = 'XF002';
+	END IF;
+	INSERT INTO x402_settlement_txs (hash, id) SELECT h, rid FROM unnest(hashes) AS h
+	ON CONFLICT (hash) DO NOTHING;
+END $$;
+
+-- x402_take_nonces hands instance inst the n nonces of a signer key from
+-- max(the counter, floor) on, fenced.
+CREATE FUNCTION x402_take_nonces(inst text, ch text, sgn text, floor bigint, n bigint) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	first bigint;
+BEGIN
+	PERFORM x402_fence(inst);
+	INSERT INTO x402_nonces AS c (chain, signer, next) VALUES (ch, sgn, floor + n)
+	ON CONFLICT (chain, signer) DO UPDATE SET next = greatest(c.next, floor) + n
+	RETURNING next - n INTO first;
+	RETURN first;
+END $$;
+`,
+}
+
+// migrationLock is the advisory lock key that serialises migrations.
+const migrationLock = 0x783430320001 // "x402" 1
+
+// migrate brings the schema up to date.
+func migrate(ctx context.Context, conn interface {
+	Begin(context.Context) (pgx.Tx, error)
+}) (applied int, err error) {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrationLock)); err != nil {
+		return 0, err
+	}
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS x402_schema_migrations (
+		version    int PRIMARY KEY,
+		applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`); err != nil {
+		return 0, err
+	}
+	var have int
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM x402_schema_migrations`).Scan(&have); err != nil {
+		return 0, err
+	}
+	if have > len(migrations) {
+		return 0, fmt.Errorf("the database's x402 schema is version %d, newer than this build knows (%d): run the newer build, or a database of its own", have, len(migrations))
+	}
+	for v := have + 1; v <= len(migrations); v++ {
+		if _, err := tx.Exec(ctx, migrations[v-1]); err != nil {
+			return 0, fmt.Errorf("schema migration %d: %w", v, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO x402_schema_migrations (version) VALUES ($1)`, v); err != nil {
+			return 0, err
+		}
+		applied++
+	}
+	return applied, tx.Commit(ctx)
+}

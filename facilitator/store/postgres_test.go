@@ -1,0 +1,323 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/internal/pgtest"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/storetest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// openPG opens the store on dsn as one instance, closed when the test ends.
+func openPG(t testing.TB, dsn string, lease time.Duration) *store.Postgres {
+	t.Helper()
+	p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{Lease: lease})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func TestPostgres(t *testing.T) {
+	srv := pgtest.Shared(t)
+	storetest.Journal(t, storetest.Backend[store.Journal]{
+		New: func(t testing.TB) store.Journal { return openPG(t, srv.DSN(t), 0).Journal() },
+	})
+	storetest.Redemptions(t, storetest.Backend[store.Redemptions]{
+		New: func(t testing.TB) store.Redemptions { return openPG(t, srv.DSN(t), 0).Redemptions() },
+	})
+	storetest.Claims(t, func(t testing.TB) store.Claims { return openPG(t, srv.DSN(t), 0).Claims() })
+}
+
+// TestPostgresClaims: a key claimed on one instance is held elsewhere for
+// another, until released, or until the holder's lease runs out.
+func TestPostgresClaims(t *testing.T) {
+	dsn := pgtest.Shared(t).DSN(t)
+	pa := openPG(t, dsn, time.Second)
+	a, b := pa.Claims(), openPG(t, dsn, time.Second).Claims()
+	ctx := context.Background()
+	claim := func(c store.Claims, key string, want store.ClaimResult) {
+		t.Helper()
+		if got, err := c.Claim(ctx, key); got != want || err != nil {
+			t.Fatalf("Claim(%s) = %v, %v; want %v", key, got, err, want)
+		}
+	}
+	claim(a, "k1", store.Claimed)
+	claim(a, "k1", store.HeldHere)
+	claim(b, "k1", store.HeldElsewhere)
+	a.Release("k1")
+	claim(b, "k1", store.Claimed)
+	claim(a, "k1", store.HeldElsewhere)
+	claim(a, "k2", store.Claimed)
+	expire(t, pa, pa.Instance())
+	claim(b, "k2", store.Claimed)
+}
+
+// TestPostgresDurable: what one instance wrote, another instance (a new
+// process, a new pool) reads.
+func TestPostgresDurable(t *testing.T) {
+	srv := pgtest.Shared(t)
+	var writer *store.Postgres
+	storetest.Journal(t, storetest.Backend[store.Journal]{
+		New: func(t testing.TB) store.Journal {
+			writer = openPG(t, srv.DSN(t), 0)
+			return writer.Journal()
+		},
+		Reopen: func(t testing.TB, old store.Journal) store.Journal {
+			// Another instance, once the writer has stopped: a pending
+			// record stays with its owner while it lives (Pending lists
+			// the caller's own), so the reader takes over first.
+			dsn := writer.DSN()
+			writer.Close()
+			return &adopter{openPG(t, dsn, 0).Journal()}
+		},
+	})
+}
+
+// adopter reads the journal as an instance that took over every pending
+// record first.
+type adopter struct{ *store.PostgresJournal }
+
+func (a *adopter) Pending() ([]*store.Record, error) {
+	if _, err := a.TakeOver(context.Background(), []string{"net"}); err != nil {
+		return nil, err
+	}
+	return a.PostgresJournal.Pending()
+}
+
+// TestPostgresMigrationRace: three instances starting at once on an empty
+// database migrate it once, and all start.
+func TestPostgresMigrationRace(t *testing.T) {
+	dsn := pgtest.Shared(t).DSN(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	stores := make([]*store.Postgres, 3)
+	for i := range 3 {
+		wg.Go(func() {
+			stores[i], errs[i] = store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("instance %d: %v", i, err)
+		}
+		defer stores[i].Close()
+	}
+	var versions, instances int
+	if err := stores[0].Pool().QueryRow(context.Background(), `SELECT count(*) FROM x402_schema_migrations`).Scan(&versions); err != nil {
+		t.Fatal(err)
+	}
+	if err := stores[0].Pool().QueryRow(context.Background(), `SELECT count(*) FROM x402_instances`).Scan(&instances); err != nil {
+		t.Fatal(err)
+	}
+	if versions != 1 || instances != 3 {
+		t.Fatalf("migrations %d, instances %d; want 1 and 3", versions, instances)
+	}
+}
+
+// TestPostgresNonces: instances that take nonces of one key at once get
+// each nonce once, with none skipped; a floor above the counter moves it;
+// a give-back holds only while nothing later was handed out.
+func TestPostgresNonces(t *testing.T) {
+	dsn := pgtest.Shared(t).DSN(t)
+	a, b := openPG(t, dsn, 0).Journal(), openPG(t, dsn, 0).Journal()
+	ctx := context.Background()
+	var mu sync.Mutex
+	var got []uint64
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			j := a
+			if i%2 == 1 {
+				j = b
+			}
+			n := 1 + i%5
+			first, err := j.Nonces(ctx, "338", "0xAbC", 0, n)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			for k := range n {
+				got = append(got, first+uint64(k))
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
+	for i, n := range got {
+		if n != uint64(i) {
+			t.Fatalf("nonces handed out: %v; want 0..%d, each once", got, len(got)-1)
+		}
+	}
+	end := uint64(len(got)) // 120
+	// The node says 200 are taken (a transaction sent by other means).
+	if first, err := a.Nonces(ctx, "338", "0xabc", 200, 2); err != nil || first != 200 {
+		t.Fatalf("Nonces with floor 200 = %d, %v; want 200", first, err)
+	}
+	// A floor below the counter does not move it back; another chain or
+	// key has a counter of its own.
+	if first, _ := b.Nonces(ctx, "338", "0xabc", end, 1); first != 202 {
+		t.Fatalf("Nonces with a low floor = %d, want 202", first)
+	}
+	if first, _ := b.Nonces(ctx, "25", "0xabc", 0, 1); first != 0 {
+		t.Fatalf("another chain's first nonce = %d, want 0", first)
+	}
+	// 203 is the next: give back 202..203 works, and 202 comes again.
+	if ok, err := a.GiveBack(ctx, "338", "0xabc", 202, 203); !ok || err != nil {
+		t.Fatalf("GiveBack of the last nonces = %v, %v; want true", ok, err)
+	}
+	first, _ := a.Nonces(ctx, "338", "0xabc", 0, 3) // 202, 203, 204
+	if first != 202 {
+		t.Fatalf("after the give-back: %d, want 202", first)
+	}
+	b.Nonces(ctx, "338", "0xabc", 0, 1) // 205 goes to b
+	if ok, _ := a.GiveBack(ctx, "338", "0xabc", 202, 205); ok {
+		t.Fatal("a give-back succeeded though a later nonce was handed out")
+	}
+}
+
+// TestPostgresFencing: an instance whose lease ran out writes nothing (no
+// record, no nonce); a live instance takes over its pending settlements;
+// its next renewal gives it a new lease under a new identity, and then it
+// cannot write the records it no longer owns, while the new owner can.
+func TestPostgresFencing(t *testing.T) {
+	dsn := pgtest.Shared(t).DSN(t)
+	pa := openPG(t, dsn, time.Second)
+	a, b := pa.Journal(), openPG(t, dsn, time.Second).Journal()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	rec := func(id string, nonce uint64) *store.Record {
+		network, _, _ := strings.Cut(id, "/")
+		return &store.Record{ID: id, Network: network, Signer: "0xS", TxNonce: nonce, Status: store.StatusPending, CreatedAt: now, UpdatedAt: now,
+			Txs: []store.JournalTx{{Hash: fmt.Sprintf("0x%x", 1000+nonce), Raw: "0x01"}}}
+	}
+	if err := a.Put(rec("net/0xa/0x01", 1), rec("net/0xa/0x02", 2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Put(rec("other/0xa/0x03", 3)); err != nil {
+		t.Fatal(err)
+	}
+	// A live instance neither takes over nor holds what a live one follows.
+	if recs, err := b.TakeOver(ctx, []string{"net"}); err != nil || len(recs) != 0 {
+		t.Fatalf("TakeOver of a live instance's records = %d, %v", len(recs), err)
+	}
+	if ok, err := b.HoldSettlement(ctx, "net/0xa/0x01"); ok || err != nil {
+		t.Fatalf("HoldSettlement of a settlement another instance follows = %v, %v; want false", ok, err)
+	}
+	if err := b.Put(rec("net/0xa/0x01", 9)); !errors.Is(err, store.ErrFollowedElsewhere) {
+		t.Fatalf("writing another instance's pending record: %v, want ErrFollowedElsewhere", err)
+	}
+
+	// A's lease runs out (as when it is paused): it is fenced at once.
+	old := a.Instance()
+	expire(t, pa, old)
+	if err := a.Put(rec("net/0xa/0x04", 4)); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("a write after the lease ran out: %v, want ErrFenced", err)
+	}
+	if _, err := a.Nonces(ctx, "338", "0xs", 0, 1); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("nonces after the lease ran out: %v, want ErrFenced", err)
+	}
+	if _, err := b.ByID("net/0xa/0x04"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the fenced write left a record: %v", err)
+	}
+	// B takes over A's pending settlements on its networks only.
+	recs, err := b.TakeOver(ctx, []string{"net"})
+	if err != nil || len(recs) != 2 || recs[0].TxNonce != 1 || recs[1].TxNonce != 2 {
+		t.Fatalf("TakeOver = %v, %v; want A's two records on net, by nonce", recs, err)
+	}
+	if p, _ := b.Pending(); len(p) != 2 {
+		t.Fatalf("B's pending after the take-over: %d, want 2", len(p))
+	}
+	// A renews: a new lease, a new identity; the records it followed are B's.
+	waitFor(t, func() bool { return a.Instance() != old && a.Live() })
+	if err := a.Put(rec("net/0xa/0x01", 1)); !errors.Is(err, store.ErrFollowedElsewhere) {
+		t.Fatalf("the old owner writing a taken-over record: %v, want ErrFollowedElsewhere", err)
+	}
+	done := rec("net/0xa/0x01", 1)
+	done.Status = store.StatusSettled
+	if err := b.Put(done); err != nil {
+		t.Fatal(err)
+	}
+	// The other network's record waits for an instance that serves it.
+	if recs, _ := a.TakeOver(ctx, []string{"other"}); len(recs) != 1 || recs[0].ID != "other/0xa/0x03" {
+		t.Fatalf("TakeOver of the other network = %v", recs)
+	}
+}
+
+// TestPostgresHoldSettlement: one instance at a time holds an
+// authorization's settlement; a hold of an instance whose lease ran out
+// is taken.
+func TestPostgresHoldSettlement(t *testing.T) {
+	dsn := pgtest.Shared(t).DSN(t)
+	pa := openPG(t, dsn, time.Second)
+	a, b := pa.Journal(), openPG(t, dsn, time.Second).Journal()
+	ctx := context.Background()
+	if ok, err := a.HoldSettlement(ctx, "net/0xa/0x01"); !ok || err != nil {
+		t.Fatalf("first hold = %v, %v", ok, err)
+	}
+	if ok, _ := b.HoldSettlement(ctx, "net/0xa/0x01"); ok {
+		t.Fatal("a second instance held the same settlement")
+	}
+	a.ReleaseSettlement("net/0xa/0x01")
+	if ok, _ := b.HoldSettlement(ctx, "net/0xa/0x01"); !ok {
+		t.Fatal("the released settlement could not be held")
+	}
+	if ok, _ := a.HoldSettlement(ctx, "net/0xa/0x02"); !ok {
+		t.Fatal("hold 2")
+	}
+	expire(t, pa, a.Instance())
+	if ok, _ := b.HoldSettlement(ctx, "net/0xa/0x02"); !ok {
+		t.Fatal("the hold of an instance whose lease ran out was not taken")
+	}
+}
+
+// TestRedactDSN: the DSN never shows its credentials.
+func TestRedactDSN(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"postgres://x402:s3cret@db.example.com:5432/x402?sslmode=require", "postgres://…@db.example.com:5432/…?…"},
+		{"postgresql://db:5432", "postgresql://db:5432"},
+		{"host=db port=5433 user=x password=s3cret dbname=x402", "postgres host=db:5433 (credentials hidden)"},
+		{"garbage s3cret", "postgres (connection string hidden)"},
+	} {
+		if got := store.RedactDSN(c.in); got != c.want || strings.Contains(got, "s3cret") {
+			t.Errorf("RedactDSN(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// An error names the storage redacted, never the password.
+	_, err := store.OpenPostgres(context.Background(), "postgres://x402:s3cret@127.0.0.1:1/x402?sslmode=disable&connect_timeout=1", store.PostgresOptions{})
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "postgres://…@127.0.0.1:1/…?…") {
+		t.Fatalf("error for an unreachable database: %v", err)
+	}
+}
+
+// expire ends an instance's lease in the database, as a pause longer than
+// the lease would.
+func expire(t *testing.T, p *store.Postgres, instance string) {
+	t.Helper()
+	if _, err := p.Pool().Exec(context.Background(), `UPDATE x402_instances SET expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`, instance); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("condition not met within 10 s")
+}

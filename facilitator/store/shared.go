@@ -1,0 +1,56 @@
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// Shared is a journal that several instances (processes, machines) use at
+// once, on the same signer keys. Besides the records it coordinates the
+// keys: it hands out each key's transaction nonces, so that no nonce goes
+// to two transactions whichever instance signs; it holds each
+// authorization's settlement for one instance; and it hands the pending
+// settlements of an instance that died (its lease ran out) to a live one.
+//
+// Each instance holds a lease that it renews while it runs. Every write
+// that lets an instance send with a key (a journal record, a nonce) checks
+// the lease in the same database transaction (fencing): an instance that
+// was paused or cut off past its lease writes nothing, so it broadcasts
+// nothing new, until it holds a lease again, under a new identity.
+//
+// The PostgreSQL store is the Shared journal of this package.
+type Shared interface {
+	Journal
+	// Nonces hands this instance n consecutive transaction nonces of
+	// signer on chain, the first at or above floor (the node's pending
+	// nonce when the caller read it, else 0), and returns the first.
+	Nonces(ctx context.Context, chain, signer string, floor uint64, n int) (uint64, error)
+	// GiveBack returns the nonces [first, end) of signer when none after
+	// them was handed out since; false when some was (the caller then
+	// fills them, so that no gap stays).
+	GiveBack(ctx context.Context, chain, signer string, first, end uint64) (bool, error)
+	// HoldSettlement holds the settlement of the authorization whose
+	// record ID is id for this instance; false when another instance holds
+	// it or follows a pending settlement of it.
+	HoldSettlement(ctx context.Context, id string) (bool, error)
+	// ReleaseSettlement gives back a hold taken with HoldSettlement.
+	ReleaseSettlement(id string)
+	// TakeOver makes this instance the owner of the pending settlements,
+	// on the given networks, of instances whose lease ran out, and returns
+	// them, for the caller to follow to their blocks.
+	TakeOver(ctx context.Context, networks []string) ([]*Record, error)
+	// Live reports whether this instance's lease holds now, by a
+	// conservative reading of the local clock. An instance sends nothing
+	// that is not journaled (a fill of a nonce gap) unless it is live.
+	Live() bool
+	// Instance names this instance (its current lease), for logs.
+	Instance() string
+}
+
+// ErrFenced is the error of a write by an instance whose lease ran out:
+// it must not send with its keys until it holds a lease again.
+var ErrFenced = errors.New("this instance's lease in the shared store ran out (paused, or cut off from the database); it sends nothing until it holds a lease again")
+
+// ErrFollowedElsewhere is the error of a journal write for a settlement
+// that another instance follows.
+var ErrFollowedElsewhere = errors.New("the settlement is followed by another instance")
