@@ -26,6 +26,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 func init() {
@@ -97,6 +98,12 @@ type App struct {
 	// x402/redemptions.db in Caddy's data directory; with devnet, a store
 	// in memory.
 	Redemptions string `json:"redemptions,omitempty"`
+
+	// Storage, when set, keeps the journal, the redemption records, the
+	// payment ids and the coordination of signer keys in a shared database
+	// instead of Journal and Redemptions (which it excludes), so that
+	// several instances run the same config as one.
+	Storage *StorageConfig `json:"storage,omitempty"`
 
 	fac    *facilitator.Facilitator
 	nets   []string // this config's network names
@@ -235,6 +242,11 @@ func checkKeyPlaceholder(network, v string) error {
 func (a *App) Validate() error { return a.validate() }
 
 func (a *App) validate() error {
+	if a.Storage != nil {
+		if err := a.Storage.validate(a); err != nil {
+			return err
+		}
+	}
 	seen := map[string]bool{}
 	for i, n := range a.Networks {
 		if n == nil || n.Name == "" {
@@ -306,16 +318,16 @@ func (a *App) Provision(ctx caddy.Context) error {
 	for _, n := range nets {
 		a.nets = append(a.nets, n.Name)
 	}
-	redeemPath := a.Redemptions
-	if redeemPath == "" && a.Devnet == nil {
-		redeemPath = defaultRedemptionsPath()
+	var shared *store.Postgres
+	var sharedID string
+	if a.Storage != nil {
+		if shared, sharedID, err = a.provisionPostgres(); err != nil {
+			return err
+		}
 	}
-	rd, rkey, err := provisionRedeemer(redeemPath, "devnet")
-	if err != nil {
-		return fmt.Errorf("x402: %w", err)
+	if err := a.provisionRedemptions(shared, sharedID); err != nil {
+		return err
 	}
-	a.keys = append(a.keys, rkey)
-	a.redeem = rd
 
 	// The journal is pooled on its own, and shared by the facilitators of
 	// consecutive configs: their settlement engines are one (engine_pool.go).
@@ -330,11 +342,16 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
+	if shared != nil {
+		journalID = sharedID
+	}
 	if clash := signersOnOtherJournal(journalID, claims); len(clash) > 0 {
 		return fmt.Errorf("starting the x402 facilitator: %w", journalClashError(journalID, clash))
 	}
-	journal, err := a.provisionJournal(journalID)
-	if err != nil {
+	var journal facilitator.Journal
+	if shared != nil {
+		journal = shared.Journal()
+	} else if journal, err = a.provisionJournal(journalID); err != nil {
 		return err
 	}
 
@@ -379,6 +396,36 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if loaded {
 		a.logger.Debug("reusing the facilitator of the previous config", zap.Strings("networks", a.fac.Networks()))
 	}
+	return nil
+}
+
+// provisionRedemptions gets the paywall's redemption store from the usage
+// pool, opening it if no running config has it: in the shared PostgreSQL
+// store when there is one (its claims then hold each payment across every
+// instance), else the bbolt file (in memory with a devnet).
+func (a *App) provisionRedemptions(shared *store.Postgres, sharedID string) error {
+	if shared != nil {
+		key := "redemptions:" + sharedID
+		val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+			return newSharedRedeemer(shared.Redemptions(), shared.Claims(), func() error { return nil }), nil
+		})
+		if err != nil {
+			return fmt.Errorf("x402: %w", err)
+		}
+		a.keys = append(a.keys, key)
+		a.redeem = val.(*redeemer)
+		return nil
+	}
+	redeemPath := a.Redemptions
+	if redeemPath == "" && a.Devnet == nil {
+		redeemPath = defaultRedemptionsPath()
+	}
+	rd, rkey, err := provisionRedeemer(redeemPath, "devnet")
+	if err != nil {
+		return fmt.Errorf("x402: %w", err)
+	}
+	a.keys = append(a.keys, rkey)
+	a.redeem = rd
 	return nil
 }
 

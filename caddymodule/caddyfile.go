@@ -73,7 +73,9 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //		}
 //		settle_timeout <duration>
 //		journal <path>
+//		journal_retention <duration> | off
 //		redemptions <path>
+//		storage postgres <connection string>
 //	}
 //
 // network may repeat, and signer_key and rpc within it. A built-in network
@@ -135,8 +137,20 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			a.Redemptions = v
+		case "storage":
+			if a.Storage != nil {
+				return d.Err("storage is given twice")
+			}
+			if !d.NextArg() || d.Val() != "postgres" {
+				return d.Err("storage needs a backend: storage postgres <connection string>, for example storage postgres {env.X402_DATABASE_URL}")
+			}
+			v, err := oneArg(d)
+			if err != nil {
+				return err
+			}
+			a.Storage = &StorageConfig{Postgres: v}
 		default:
-			return d.Errf("unrecognized x402 option %q; expected network, devnet, settle_timeout, journal or redemptions", d.Val())
+			return d.Errf("unrecognized x402 option %q; expected network, devnet, settle_timeout, journal, journal_retention, redemptions or storage", d.Val())
 		}
 	}
 	if err := a.validate(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Paid means delivered, exactly once.
@@ -168,15 +170,23 @@ func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next cad
 func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
 	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte, pid *paymentID) error {
 	if pid != nil {
-		if !h.redeem.acquire(pid.busyKey()) {
+		switch held, err := h.redeem.acquire(r.Context(), pid.busyKey()); {
+		case err != nil:
+			return h.storeUnavailable(w, err)
+		case held != store.Claimed:
 			return h.paymentIDAnswer(w, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDBusy, PaymentID: pid.id, Retry: retryPaymentIDBusy})
 		}
 		defer h.redeem.release(pid.busyKey())
 	}
 	id := authID(h.reqs.Network, payment.Authorization.From, payment.Authorization.Nonce)
-	if !h.redeem.acquire(id) {
+	switch held, err := h.redeem.acquire(r.Context(), id); {
+	case err != nil:
+		return h.storeUnavailable(w, err)
+	case held == store.HeldHere:
 		h.observePayment(OutcomeRefused, facilitator.ErrTextAlreadyUsed)
 		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
+	case held == store.HeldElsewhere:
+		return h.busyElsewhere(w)
 	}
 	defer h.redeem.release(id)
 
@@ -385,4 +395,51 @@ func (dw *deliverWriter) Flush() { _ = dw.FlushError() }
 func (dw *deliverWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	dw.begin(http.StatusSwitchingProtocols)
 	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Hijack()
+}
+
+// Reasons in x402_payments_total of the answers when the shared store
+// decides no claim: busy on another instance (409), or out of reach (503).
+const (
+	reasonBusyElsewhere    = "busy_elsewhere"
+	reasonStoreUnavailable = "store_unavailable"
+)
+
+// Texts of the answers when the shared store decides no claim.
+const (
+	textBusyElsewhere   = "a request with this payment is being served by another instance"
+	retryBusyElsewhere  = "nothing more was charged for this request. Send the same payment header again in a moment: the first request's outcome is then known (if that instance stopped, once its lease ran out, within seconds)"
+	textStoreDown       = "the payment store cannot be reached, so this payment was not taken: nothing was verified, settled or charged"
+	retryStoreDown      = "send the same request again shortly"
+	retryAfterClaimBusy = "2"
+)
+
+// busyElsewhere answers a payment that another instance is serving: 409
+// with Retry-After, never a final refusal, since that request may be
+// moving the buyer's money.
+func (h *Handler) busyElsewhere(w http.ResponseWriter) error {
+	h.observePaymentCode(OutcomeRefused, reasonBusyElsewhere)
+	return writeRetryJSON(w, http.StatusConflict, textBusyElsewhere, retryBusyElsewhere)
+}
+
+// storeUnavailable answers a payment when the shared store cannot be
+// reached: 503 with Retry-After; nothing was verified or broadcast.
+func (h *Handler) storeUnavailable(w http.ResponseWriter, err error) error {
+	h.observePaymentCode(OutcomeFailed, reasonStoreUnavailable)
+	h.logger.Error("the payment store cannot be reached; paid requests are answered 503 until it is back", zap.Error(err))
+	return writeRetryJSON(w, http.StatusServiceUnavailable, textStoreDown, retryStoreDown)
+}
+
+// writeRetryJSON writes a JSON answer that tells the buyer to send the
+// request again after Retry-After seconds.
+func writeRetryJSON(w http.ResponseWriter, status int, text, retry string) error {
+	body, _ := json.Marshal(map[string]any{"x402Version": 1, "error": text, "retry": retry, "retryAfterSeconds": 2})
+	body = append(body, '\n')
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr["Retry-After"] = []string{retryAfterClaimBusy}
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	_, werr := w.Write(body)
+	return werr
 }

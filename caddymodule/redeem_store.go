@@ -1,11 +1,11 @@
 package caddymodule
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -57,21 +57,29 @@ const (
 )
 
 // redeemer is the store shared (through the usage pool) by every paywall
-// route and config of the process, with the set of authorizations a
-// request is busy with.
+// route and config of the process, with the claims that hold an
+// authorization (or a payment id) for one request at a time: in this
+// process, or with the shared PostgreSQL store, across every instance.
 type redeemer struct {
-	store store.Redemptions
-
-	mu   sync.Mutex
-	busy map[string]struct{}
+	store  store.Redemptions
+	claims store.Claims
 
 	stop chan struct{} // closed by Destruct: ends the pruning loop
 	done chan struct{} // closed when the pruning loop has ended
+	// closeStore closes what the redeemer owns at Destruct.
+	closeStore func() error
 }
 
-// newRedeemer wraps a store and starts pruning its delivered records.
+// newRedeemer wraps a store of this process and starts pruning its
+// delivered records.
 func newRedeemer(s store.Redemptions) *redeemer {
-	rd := &redeemer{store: s, busy: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+	return newSharedRedeemer(s, store.NewLocalClaims(), s.Close)
+}
+
+// newSharedRedeemer wraps a store with the claims that go with it; close
+// is called at Destruct.
+func newSharedRedeemer(s store.Redemptions, c store.Claims, close func() error) *redeemer {
+	rd := &redeemer{store: s, claims: c, closeStore: close, stop: make(chan struct{}), done: make(chan struct{})}
 	go rd.pruneLoop()
 	return rd
 }
@@ -98,29 +106,21 @@ func (rd *redeemer) pruneLoop() {
 	}
 }
 
-// acquire claims an authorization for one request; false means another
-// request of this process holds it.
-func (rd *redeemer) acquire(id string) bool {
-	rd.mu.Lock()
-	defer rd.mu.Unlock()
-	if _, ok := rd.busy[id]; ok {
-		return false
-	}
-	rd.busy[id] = struct{}{}
-	return true
+// acquire claims an authorization (or a payment id) for one request:
+// Claimed, or HeldHere / HeldElsewhere when a request of this process or
+// of another instance holds it. An error means the shared store could not
+// be asked; nothing is held.
+func (rd *redeemer) acquire(ctx context.Context, id string) (store.ClaimResult, error) {
+	return rd.claims.Claim(ctx, id)
 }
 
-func (rd *redeemer) release(id string) {
-	rd.mu.Lock()
-	delete(rd.busy, id)
-	rd.mu.Unlock()
-}
+func (rd *redeemer) release(id string) { rd.claims.Release(id) }
 
 // Destruct closes the store when the last config using it is gone.
 func (rd *redeemer) Destruct() error {
 	close(rd.stop)
 	<-rd.done
-	return rd.store.Close()
+	return rd.closeStore()
 }
 
 // authID is the key of an authorization: network, payer and nonce, in

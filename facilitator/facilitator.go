@@ -180,6 +180,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		n.eng.Recover(ctx, recs)
 	}
 	f.startRetention(cfg.JournalRetention)
+	f.startTakeOver()
 	return f, nil
 }
 

@@ -50,7 +50,12 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 		return nil, unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", n.cfg.Name), nil)
 	}
 	a := &c.p.Authorization
-	if !n.eng.Hold(a.From, a.Nonce) {
+	held, err := n.eng.Hold(ctx, a.From, a.Nonce)
+	if err != nil {
+		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", n.cfg.Name), zap.Error(err))
+		return nil, unavailable("the facilitator's settlement store (PostgreSQL) cannot be reached; nothing was broadcast, try again shortly", err)
+	}
+	if !held {
 		return failed(network, ErrTextAlreadyUsed), nil
 	}
 	submitted := false

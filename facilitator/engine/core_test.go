@@ -58,7 +58,14 @@ func TestCoreSharing(t *testing.T) {
 	b := mk(j1, 338, tokA, key)
 	var nonce [32]byte
 	from := common.HexToAddress("0xf")
-	if !a.Hold(from, nonce) || b.Hold(from, nonce) {
+	held := func(e *Engine) bool {
+		ok, err := e.Hold(context.Background(), from, nonce)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !held(a) || held(b) {
 		t.Fatal("a hold taken through one engine of a core is not seen by the other")
 	}
 	a.Release(from, nonce)

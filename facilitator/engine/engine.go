@@ -25,6 +25,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -75,6 +76,9 @@ type Engine struct {
 	core    *core            // set by Start
 	joined  bool             // Start found the core running
 	closed  bool
+	// shared is the journal when several instances use it at once: the
+	// signers' nonces and the holds are then taken from it too.
+	shared store.Shared
 
 	mu   sync.Mutex
 	next uint32 // round-robin over signers
@@ -95,6 +99,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, errors.New("network " + cfg.Network + ": the engine needs a journal")
 	}
 	e := &Engine{cfg: cfg, logger: cfg.Logger, now: cfg.Now}
+	e.shared, _ = cfg.Journal.(store.Shared)
 	if e.logger == nil {
 		e.logger = zap.NewNop()
 	}
@@ -240,15 +245,38 @@ func (e *Engine) signerByAddress(a common.Address) *signer {
 }
 
 // Hold reserves an authorization (from, nonce) for a settle; false means
-// another settle holds it. The engine releases it when the outcome is
-// final; a caller that does not Submit after Hold must Release.
-func (e *Engine) Hold(from common.Address, nonce [32]byte) bool {
-	return e.core.settling.acquire(authKey{from, nonce})
+// another settle holds it: of this process, or with a shared journal, of
+// another instance (which may also be following a pending settlement of
+// it). An error means that the shared journal could not be asked; nothing
+// is held then. The engine releases the hold when the outcome is final; a
+// caller that does not Submit after Hold must Release.
+func (e *Engine) Hold(ctx context.Context, from common.Address, nonce [32]byte) (bool, error) {
+	k := authKey{from, nonce}
+	if !e.core.settling.acquire(k) {
+		return false, nil
+	}
+	if e.shared == nil {
+		return true, nil
+	}
+	ok, err := e.shared.HoldSettlement(ctx, RecordID(e.cfg.Network, from, nonce))
+	if !ok || err != nil {
+		e.core.settling.release(k)
+	}
+	return ok, err
 }
 
 // Release gives back a hold taken with Hold that was not submitted.
 func (e *Engine) Release(from common.Address, nonce [32]byte) {
-	e.core.settling.release(authKey{from, nonce})
+	e.release(authKey{from, nonce}, RecordID(e.cfg.Network, from, nonce), true)
+}
+
+// release gives back an authorization's hold: in this process, and in the
+// shared journal when one was taken there (held).
+func (e *Engine) release(k authKey, id string, held bool) {
+	if held && e.shared != nil {
+		e.shared.ReleaseSettlement(id)
+	}
+	e.core.settling.release(k)
 }
 
 // Job is what to settle: a signed authorization, the transaction's
@@ -315,6 +343,7 @@ func (e *Engine) Submit(job *Job) (*Ticket, error) {
 	}
 	st := newSettlement(e, job, s)
 	st.deadline = job.Deadline
+	st.sharedHold = e.shared != nil
 	if err := s.submit(st); err != nil {
 		if st.serial {
 			s.serial.Unlock()

@@ -24,6 +24,19 @@ func (e *Engine) Recover(ctx context.Context, recs []*Record) {
 	if !e.core.firstRecovery(e.cfg.Network) {
 		return
 	}
+	e.follow(ctx, recs)
+}
+
+// Adopt follows this network's pending settlements that the shared journal
+// handed over from an instance that died (TakeOver), as Recover follows the
+// journal's at start: to their blocks, with their transactions sent again.
+func (e *Engine) Adopt(ctx context.Context, recs []*Record) {
+	e.follow(ctx, recs)
+}
+
+// follow holds the records' authorizations, hands them to the watcher and
+// broadcasts their newest transactions again, in nonce order.
+func (e *Engine) follow(ctx context.Context, recs []*Record) {
 	for _, rec := range recs {
 		if rec.Network != e.cfg.Network {
 			continue
@@ -58,7 +71,10 @@ func (e *Engine) Recover(ctx context.Context, recs []*Record) {
 			st.s.serial.Lock()
 			st.serial = true
 		}
-		e.core.settling.acquire(st.key)
+		if !e.core.settling.acquire(st.key) {
+			log.Info("a pending settlement from the journal is followed already")
+			continue
+		}
 		e.core.watch.add(st)
 		res, _, err := e.broadcast(ctx, st.current())
 		st.unclear.Store(res == sentMaybe)

@@ -21,6 +21,9 @@ type settlement struct {
 	firstFee *Fees     // the first transaction's, for the fee ceiling
 	deadline time.Time // the caller's, for the first broadcast; zero = none
 	serial   bool      // it holds its signer's serial lock (a baseline)
+	// sharedHold is set when Hold took the authorization in the shared
+	// journal too, to be given back there with the outcome.
+	sharedHold bool
 	// unclear is set while the newest transaction's broadcast may not
 	// have reached a node (its answer was lost): the watcher looks the
 	// transaction up by hash and sends the same one again if no node has

@@ -202,21 +202,15 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		if reqs = live; len(reqs) == 0 {
 			break
 		}
-		if s.resync.Swap(false) {
-			s.known = false
-		}
-		if !s.known {
-			var pending hexutil.Uint64
-			if err := e.cfg.Pool.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil {
-				refuseAll(reqs, fmt.Errorf("reading the signer's nonce: %w", err))
-				break
-			}
-			s.nonce, s.known = uint64(pending), true
+		first, err := s.takeNonces(ctx, e, len(reqs))
+		if err != nil {
+			refuseAll(reqs, err)
+			break
 		}
 		recs := make([]*Record, len(reqs))
 		var signErr error
 		for i, r := range reqs {
-			tx, err := types.SignNewTx(s.key, s.txSigner, r.st.fee.txData(s.nonce+uint64(i), e.cfg.Token, r.st.calldata, e.cfg.ChainID))
+			tx, err := types.SignNewTx(s.key, s.txSigner, r.st.fee.txData(first+uint64(i), e.cfg.Token, r.st.calldata, e.cfg.ChainID))
 			if err != nil {
 				signErr = err
 				break
@@ -231,6 +225,11 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		if err := e.cfg.Journal.Put(recs...); err != nil {
 			e.logger.Error("writing the settlement journal failed; nothing was broadcast", zap.Error(err))
 			refuseAll(reqs, fmt.Errorf("writing the settlement journal: %w", err))
+			unsent := make([]*types.Transaction, len(reqs))
+			for i, r := range reqs {
+				unsent[i] = r.st.current()
+			}
+			s.freeNonces(ctx, e, first, first+uint64(len(reqs)), unsent)
 			break
 		}
 		for _, r := range reqs {
@@ -332,9 +331,89 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 				rest = reqs[firstRefused+1:]
 			}
 		}
+		if e.shared != nil && firstRefused >= 0 {
+			s.freeRefused(ctx, e, txs, results, first+uint64(len(txs)))
+		}
 		reqs = rest
 	}
 	s.refuse(e, refused)
+}
+
+// takeNonces gives the next n transaction nonces of the signer: from its
+// own counter (initialised from the node's pending nonce, read again after
+// a resync), or, with a shared journal, from the journal, which hands each
+// nonce of the key to one instance (the node's pending nonce, when read,
+// is the floor).
+func (s *signer) takeNonces(ctx context.Context, e *Engine, n int) (uint64, error) {
+	if s.resync.Swap(false) {
+		s.known = false
+	}
+	var floor uint64
+	if !s.known {
+		var pending hexutil.Uint64
+		if err := e.cfg.Pool.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil {
+			return 0, fmt.Errorf("reading the signer's nonce: %w", err)
+		}
+		s.nonce, s.known, floor = uint64(pending), true, uint64(pending)
+	}
+	if e.shared == nil {
+		return s.nonce, nil
+	}
+	first, err := e.shared.Nonces(ctx, e.cfg.ChainID.String(), s.addr.Hex(), floor, n)
+	if err != nil {
+		s.known = false // the floor was not applied: read it again next time
+		return 0, fmt.Errorf("taking the signer's nonces from the shared store: %w", err)
+	}
+	return first, nil
+}
+
+// freeRefused frees, with a shared journal, the nonces of a batch that the
+// node refused and that no transaction holds (the unshared counter just
+// takes them again): the refused ones other than for a nonce clash (whose
+// nonce another transaction holds). end is the end of the batch's nonces.
+func (s *signer) freeRefused(ctx context.Context, e *Engine, txs []*types.Transaction, results []sendOutcome, end uint64) {
+	var holes []*types.Transaction
+	for i, res := range results {
+		if res.res == sentNot && res.class != sendNonceLow && res.class != sendReplaceLow {
+			holes = append(holes, txs[i])
+		}
+	}
+	if len(holes) == 0 {
+		return
+	}
+	s.freeNonces(ctx, e, holes[0].Nonce(), end, holes)
+}
+
+// freeNonces frees nonces taken from the shared journal and left without
+// a transaction, holes (signed, never broadcast), the last ending at end:
+// given back when they are all the nonces up to end and no later one was
+// handed out since, else each is filled with a zero-value transfer, so
+// that no gap stalls the key's later transactions, whichever instance
+// sent them.
+func (s *signer) freeNonces(ctx context.Context, e *Engine, from, end uint64, holes []*types.Transaction) {
+	if e.shared == nil {
+		return
+	}
+	if uint64(len(holes)) == end-from && holes[0].Nonce() == from {
+		if ok, err := e.shared.GiveBack(ctx, e.cfg.ChainID.String(), s.addr.Hex(), from, end); err == nil && ok {
+			return
+		}
+	}
+	for _, tx := range holes {
+		s.fillGap(ctx, e, tx)
+	}
+}
+
+// mayFill reports whether the signer may send a transaction that is not
+// journaled (a fill): always, unless a shared journal says this instance's
+// lease does not hold (another instance may have taken its work over).
+func (s *signer) mayFill(e *Engine, nonce uint64) bool {
+	if e.shared == nil || e.shared.Live() {
+		return true
+	}
+	e.logger.Warn("not filling a nonce gap: this instance's lease in the shared store does not hold, so another instance may follow the key's transactions",
+		zap.String("signer", s.addr.Hex()), zap.Uint64("tx_nonce", nonce))
+	return false
 }
 
 // refuse finalises refused settlements as not broadcast in one journal
@@ -503,6 +582,9 @@ func (e *Engine) broadcastAll(ctx context.Context, txs []*types.Transaction, dea
 // does hold, with a zero-value transfer to the signer itself, so that
 // those can be mined.
 func (s *signer) fillGap(ctx context.Context, e *Engine, refused *types.Transaction) {
+	if !s.mayFill(e, refused.Nonce()) {
+		return
+	}
 	// A quarter above the refused fees, in case the node refused them as
 	// too low.
 	tx, err := s.selfTransfer(refused.Nonce(), feesOf(refused), e.cfg.ChainID)
@@ -551,6 +633,9 @@ func (s *signer) requestFill(nonce uint64, fee *Fees) {
 // transaction took it meanwhile. It runs in the send loop, so no
 // settlement is being signed at the same time.
 func (s *signer) fillIfGap(ctx context.Context, e *Engine, f fillReq) {
+	if !s.mayFill(e, f.nonce) {
+		return
+	}
 	var pending hexutil.Uint64
 	if err := e.cfg.Pool.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil || uint64(pending) != f.nonce {
 		return

@@ -269,8 +269,9 @@ func (w *watcher) done(sts ...*settlement) {
 		delete(w.pending, st)
 	}
 	w.mu.Unlock()
+	e := w.e()
 	for _, st := range sts {
-		w.c.settling.release(st.key)
+		e.release(st.key, st.rec.ID, st.sharedHold)
 		if st.serial && st.s != nil {
 			st.s.serial.Unlock()
 		}

@@ -50,6 +50,10 @@ type Postgres struct {
 	claims    map[string]struct{}
 	unclaim   map[string]struct{} // releases that failed, tried again
 
+	journal     *PostgresJournal
+	redemptions *PostgresRedemptions
+	claimsView  *PostgresClaims
+
 	stop, done chan struct{}
 	closeOnce  sync.Once
 }
@@ -80,6 +84,7 @@ func OpenPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Postg
 	if p.logger == nil {
 		p.logger = zap.NewNop()
 	}
+	p.journal, p.redemptions, p.claimsView = &PostgresJournal{p}, &PostgresRedemptions{p}, &PostgresClaims{p}
 	p.host, _ = os.Hostname()
 	applied, err := migrate(ctx, pool)
 	if err != nil {

@@ -15,8 +15,9 @@ import (
 // the store's owner closes that.
 type PostgresJournal struct{ p *Postgres }
 
-// Journal is the store's settlement journal.
-func (p *Postgres) Journal() *PostgresJournal { return &PostgresJournal{p} }
+// Journal is the store's settlement journal (always the same value, so
+// that the engines of a process share their state on it).
+func (p *Postgres) Journal() *PostgresJournal { return p.journal }
 
 var _ Shared = (*PostgresJournal)(nil)
 var _ Compacter = (*PostgresJournal)(nil)

@@ -19,7 +19,7 @@ import (
 type PostgresRedemptions struct{ p *Postgres }
 
 // Redemptions is the store's redemption records.
-func (p *Postgres) Redemptions() *PostgresRedemptions { return &PostgresRedemptions{p} }
+func (p *Postgres) Redemptions() *PostgresRedemptions { return p.redemptions }
 
 var _ Redemptions = (*PostgresRedemptions)(nil)
 
@@ -104,7 +104,7 @@ func (s *PostgresRedemptions) Close() error { return nil }
 type PostgresClaims struct{ p *Postgres }
 
 // Claims is the store's claims.
-func (p *Postgres) Claims() *PostgresClaims { return &PostgresClaims{p} }
+func (p *Postgres) Claims() *PostgresClaims { return p.claimsView }
 
 var _ Claims = (*PostgresClaims)(nil)
 
