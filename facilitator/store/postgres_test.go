@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/internal/pgtest"
+	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/storetest"
 )

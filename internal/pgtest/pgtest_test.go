@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/internal/pgtest"
+	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
