@@ -217,7 +217,7 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 	rec := pid.bindTo(&redemption{Route: h.routeKey(r), State: redeemSettling,
 		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()})
 	if err := h.redeem.store.Put(id, rec); err != nil {
-		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: writing the redemption store: %w", err))
+		return h.storeUnavailable(w, fmt.Errorf("writing the redemption store: %w", err))
 	}
 	sr, err := h.settle(r, req)
 	if err != nil {
@@ -231,7 +231,7 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 		if err := h.redeem.store.Put(id, rec); err != nil {
 			// The money moved; the record still says settling, which the
 			// next retry resolves.
-			return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: writing the redemption store: %w", err))
+			return h.paidUnrecorded(w, sr.TxHash, err)
 		}
 		return h.deliver(w, r, next, id, rec)
 	case sr.Error == facilitator.ErrTextPending:
@@ -410,6 +410,8 @@ const (
 	retryBusyElsewhere  = "nothing more was charged for this request. Send the same payment header again in a moment: the first request's outcome is then known (if that instance stopped, once its lease ran out, within seconds)"
 	textStoreDown       = "the payment store cannot be reached, so this payment was not taken: nothing was verified, settled or charged"
 	retryStoreDown      = "send the same request again shortly"
+	textPaidUnrecorded  = "the payment settled, but the payment store cannot be reached to record it, so the resource is not served yet"
+	retryPaidUnrecorded = "send the same request again with the same payment header shortly: you get the resource without paying again"
 	retryAfterClaimBusy = "2"
 )
 
@@ -426,13 +428,29 @@ func (h *Handler) busyElsewhere(w http.ResponseWriter) error {
 func (h *Handler) storeUnavailable(w http.ResponseWriter, err error) error {
 	h.observePaymentCode(OutcomeFailed, reasonStoreUnavailable)
 	h.logger.Error("the payment store cannot be reached; paid requests are answered 503 until it is back", zap.Error(err))
+	// Nothing was verified or settled for this request.
 	return writeRetryJSON(w, http.StatusServiceUnavailable, textStoreDown, retryStoreDown)
+}
+
+// paidUnrecorded answers a payment that moved money when its record cannot
+// be written: 503 with the transaction and Retry-After; the same header
+// again gets the resource (the record still says settling, and the retry
+// finds the settlement).
+func (h *Handler) paidUnrecorded(w http.ResponseWriter, txHash string, err error) error {
+	h.observePaymentCode(OutcomeFailed, reasonStoreUnavailable)
+	h.logger.Error("a payment settled but its redemption record could not be written; the buyer's retry with the same header gets the resource",
+		zap.String("tx_hash", txHash), zap.Error(err))
+	return writeRetryJSON(w, http.StatusServiceUnavailable, textPaidUnrecorded, retryPaidUnrecorded, "txHash", txHash)
 }
 
 // writeRetryJSON writes a JSON answer that tells the buyer to send the
 // request again after Retry-After seconds.
-func writeRetryJSON(w http.ResponseWriter, status int, text, retry string) error {
-	body, _ := json.Marshal(map[string]any{"x402Version": 1, "error": text, "retry": retry, "retryAfterSeconds": 2})
+func writeRetryJSON(w http.ResponseWriter, status int, text, retry string, extra ...string) error {
+	fields := map[string]any{"x402Version": 1, "error": text, "retry": retry, "retryAfterSeconds": 2}
+	for i := 0; i+1 < len(extra); i += 2 {
+		fields[extra[i]] = extra[i+1]
+	}
+	body, _ := json.Marshal(fields)
 	body = append(body, '\n')
 	hdr := w.Header()
 	hdr["Content-Type"] = jsonContentType
