@@ -8,6 +8,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // HealthResponse is the body of GET /healthcheck (spec 2.4): uptime in
@@ -18,6 +20,23 @@ type HealthResponse struct {
 	Status   string          `json:"status"`
 	Results  HealthResults   `json:"results"`
 	Networks []NetworkHealth `json:"networks,omitempty"`
+	// Storage is the shared store of several instances, when there is one.
+	Storage *StorageHealth `json:"storage,omitempty"`
+}
+
+// StorageHealth tells whether this instance can use the shared store that
+// it runs on with other instances (storage postgres).
+type StorageHealth struct {
+	// Backend is "postgres".
+	Backend string `json:"backend"`
+	// Where is the store's address with its credentials cut.
+	Where string `json:"where"`
+	// Instance is this instance's current lease in the store.
+	Instance string `json:"instance"`
+	// LeaseHolds is false while the instance cannot renew its lease (the
+	// database is out of reach): paid requests are answered 503 then, and
+	// nothing is broadcast.
+	LeaseHolds bool `json:"leaseHolds"`
 }
 
 // HealthResults holds the fields of the spec's health result.
@@ -93,7 +112,18 @@ func (f *Facilitator) Health(ctx context.Context, start time.Time) *HealthRespon
 			Timestamp:    now.UnixMilli(),
 		},
 		Networks: nets,
+		Storage:  f.storageHealth(),
 	}
+}
+
+// storageHealth describes the shared store, if any; it asks the database
+// nothing (the lease is renewed in the background).
+func (f *Facilitator) storageHealth() *StorageHealth {
+	shared, ok := f.journal.(store.Shared)
+	if !ok {
+		return nil
+	}
+	return &StorageHealth{Backend: "postgres", Where: shared.Where(), Instance: shared.Instance(), LeaseHolds: shared.Live()}
 }
 
 // checkNetworks reads every network's health facts from the chain.

@@ -103,6 +103,9 @@ func (j *PostgresJournal) Close() error { return nil }
 // Instance implements Shared.
 func (j *PostgresJournal) Instance() string { return j.p.Instance() }
 
+// Where implements Shared.
+func (j *PostgresJournal) Where() string { return j.p.Where() }
+
 // Live implements Shared.
 func (j *PostgresJournal) Live() bool { return j.p.Live() }
 

@@ -45,6 +45,9 @@ type Shared interface {
 	Live() bool
 	// Instance names this instance (its current lease), for logs.
 	Instance() string
+	// Where is the store's address with its credentials cut, for logs
+	// and health.
+	Where() string
 }
 
 // ErrFenced is the error of a write by an instance whose lease ran out:
