@@ -105,6 +105,13 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"bad explorer", site("x402 {\n pay_to " + payTo + "\n price 1\n explorer explorer.cronos.org\n}"), `explorer "explorer.cronos.org" must be an http:// or https:// URL`},
 		{"bad network explorer", global("network cronos-testnet {\n explorer ftp://x\n}"), `network cronos-testnet: explorer "ftp://x" must be an http:// or https:// URL`},
 		{"bad payment_identifier", site("x402 {\n pay_to " + payTo + "\n price 1\n payment_identifier always\n}"), "payment_identifier takes one of optional, required or off"},
+		{"storage without backend", global("storage"), "storage needs a backend: storage postgres <connection string>"},
+		{"storage unknown backend", global("storage redis redis://x"), "storage needs a backend: storage postgres <connection string>"},
+		{"storage twice", global("storage postgres {env.A}\nstorage postgres {env.B}"), "storage is given twice"},
+		{"storage with journal", global("journal /tmp/j.db\nstorage postgres {env.X402_DATABASE_URL}"), "journal and redemptions name the embedded bbolt files of one instance; with storage postgres the journal and the redemption records live in PostgreSQL, so remove them"},
+		{"storage with redemptions", global("storage postgres {env.X402_DATABASE_URL}\nredemptions /tmp/r.db"), "with storage postgres the journal and the redemption records live in PostgreSQL"},
+		{"storage literal password", global("storage postgres postgres://x402:s3cret@db:5432/x402"), "storage postgres postgres://…@db:5432/… holds a password in the config (which the admin API serves): give it as a placeholder such as {env.X402_DATABASE_URL}"},
+		{"storage literal keyword password", global(`storage postgres "host=db password=s3cret"`), "holds a password in the config"},
 		{"remote facilitator not a URL", site("x402 {\n pay_to " + payTo + "\n price 1\n facilitator f.example.com\n}"), "must be an http:// or https:// URL"},
 	}
 	adapter := caddyconfig.GetAdapter("caddyfile")
@@ -116,6 +123,9 @@ func TestCaddyfileErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q\ndoes not contain %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("the error repeats the database password: %v", err)
 			}
 			if strings.Contains(err.Error(), "4484399f9ff44c15830151ab53cfff61a32dd4037ee9db7b2b7d7373de7e59dd") {
 				t.Errorf("the error repeats the signer key: %v", err)

@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // The crash test runs the facilitator as a child process (this test
@@ -56,6 +57,16 @@ func runChild() int {
 	cfg.SerialSettle = os.Getenv("X402_CHILD_SERIAL") != ""
 	if os.Getenv("X402_CHILD_QUIET") != "" {
 		cfg.Logger = nil
+	}
+	if dsn := os.Getenv("X402_CHILD_POSTGRES"); dsn != "" {
+		// One instance of several on a shared PostgreSQL store.
+		p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "postgres:", err)
+			return 1
+		}
+		defer p.Close()
+		cfg.Journal, cfg.JournalPath = p.Journal(), ""
 	}
 	f, err := facilitator.New(context.Background(), cfg)
 	if err != nil {

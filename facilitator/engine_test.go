@@ -15,9 +15,11 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
 // fundGas sends native gas money from the dev chain's minter to a, and
@@ -168,7 +170,11 @@ func TestSettleStorm(t *testing.T) {
 // answer, worst block) and the facilitator's CPU time per settle.
 // "pipelined" is the engine with one or two signer keys; "serial" is one
 // transaction at a time per signer, the baseline (a smaller burst, as it
-// settles one payment per block).
+// settles one payment per block); "postgres" is two instances (two child
+// processes) on one signer key and one PostgreSQL store, the burst spread
+// over both, with the database's transactions per settle (each of the
+// store's writes and reads is one transaction in one round trip, so this
+// counts round trips, plus the leases' renewals and take-over checks).
 //
 // The burst's 500 clients run in this process, on the same 2 cores as the
 // facilitator: their garbage collection, when 500 answers arrive at once,
@@ -178,14 +184,16 @@ func TestSettleStorm(t *testing.T) {
 func BenchmarkSettleBurst(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	for _, tc := range []struct {
-		name   string
-		burst  int
-		keys   int
-		serial bool
+		name      string
+		burst     int
+		keys      int
+		serial    bool
+		instances int // on a shared PostgreSQL store; 0: one, on bbolt
 	}{
-		{"pipelined-500-1key", 500, 1, false},
-		{"pipelined-500-2keys", 500, 2, false},
-		{"serial-10", 10, 1, true},
+		{"pipelined-500-1key", 500, 1, false, 0},
+		{"pipelined-500-2keys", 500, 2, false, 0},
+		{"serial-10", 10, 1, true, 0},
+		{"postgres-500-1key-2instances", 500, 1, false, 2},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			c, err := devnet.Start(devnet.Config{BlockTime: time.Second, Buyers: 20})
@@ -201,11 +209,34 @@ func BenchmarkSettleBurst(b *testing.B) {
 			if tc.serial {
 				env = append(env, "X402_CHILD_SERIAL=1")
 			}
-			fac := startChildOn(b, c.RPCURL(), keys, b.TempDir()+"/journal.db", env...)
-			defer fac.kill()
+			var facs []*child
+			var db *pgx.Conn
+			if tc.instances == 0 {
+				facs = append(facs, startChildOn(b, c.RPCURL(), keys, b.TempDir()+"/journal.db", env...))
+			} else {
+				dsn := pgtest.Start(b).DSN(b)
+				for range tc.instances {
+					facs = append(facs, startChildOn(b, c.RPCURL(), keys, "", append(env, "X402_CHILD_POSTGRES="+dsn)...))
+				}
+				if db, err = pgx.Connect(context.Background(), dsn); err != nil {
+					b.Fatal(err)
+				}
+				defer db.Close(context.Background())
+			}
+			defer func() {
+				for _, f := range facs {
+					f.kill()
+				}
+			}()
+			cpuAll := func() (d time.Duration) {
+				for _, f := range facs {
+					d += f.cpu()
+				}
+				return d
+			}
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: tc.burst}}
 
-			var blocks, rate, p50, p99, spread, cpu float64
+			var blocks, rate, p50, p99, spread, cpu, xacts float64
 			for b.Loop() {
 				b.StopTimer()
 				bodies := make([][]byte, tc.burst)
@@ -223,14 +254,15 @@ func BenchmarkSettleBurst(b *testing.B) {
 				var mu sync.Mutex
 				first, last := map[uint64]time.Duration{}, map[uint64]time.Duration{}
 				var wg sync.WaitGroup
-				cpu0 := fac.cpu()
+				x0 := pgXacts(b, db)
+				cpu0 := cpuAll()
 				t0 := time.Now()
 				for i := range bodies {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
 						var s facilitator.SettleResponse
-						status := postWithURL(b, client, fac.url+facilitator.PathSettle, bodies[i], &s)
+						status := postWithURL(b, client, facs[i%len(facs)].url+facilitator.PathSettle, bodies[i], &s)
 						lat[i] = time.Since(t0)
 						if status != 200 || !s.Settled() {
 							b.Errorf("settle %d = %d %+v", i, status, s)
@@ -246,7 +278,10 @@ func BenchmarkSettleBurst(b *testing.B) {
 				}
 				wg.Wait()
 				total := time.Since(t0)
-				cpu = float64((fac.cpu() - cpu0).Microseconds()) / float64(tc.burst)
+				cpu = float64((cpuAll() - cpu0).Microseconds()) / float64(tc.burst)
+				b.StopTimer()
+				xacts = float64(pgXacts(b, db)-x0) / float64(tc.burst)
+				b.StartTimer()
 				spread = 0
 				for blk, f := range first {
 					spread = max(spread, float64((last[blk] - f).Milliseconds()))
@@ -261,6 +296,25 @@ func BenchmarkSettleBurst(b *testing.B) {
 			b.ReportMetric(p99, "p99-ms")
 			b.ReportMetric(spread, "block-spread-ms")
 			b.ReportMetric(cpu, "cpu-us/settle")
+			if db != nil {
+				b.ReportMetric(xacts, "pg-xacts/settle")
+			}
 		})
 	}
+}
+
+// pgXacts is the number of transactions the database has run (committed
+// and rolled back), once the backends' statistics have been flushed (they
+// are at most a second old); 0 without a database.
+func pgXacts(b *testing.B, db *pgx.Conn) int64 {
+	if db == nil {
+		return 0
+	}
+	time.Sleep(1100 * time.Millisecond)
+	var n int64
+	if err := db.QueryRow(context.Background(), `SELECT pg_stat_clear_snapshot() IS NULL, xact_commit + xact_rollback
+		FROM pg_stat_database WHERE datname = current_database()`).Scan(new(bool), &n); err != nil {
+		b.Fatal(err)
+	}
+	return n
 }

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/storetest"
+	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
