@@ -162,3 +162,11 @@ func (st *settlement) snapshot() *Record {
 	r.Txs = append([]JournalTx(nil), st.rec.Txs...)
 	return &r
 }
+
+// missedBlock reports whether the settlement's newest transaction was out
+// before a block before head and is not known mined.
+func (st *settlement) missedBlock(head uint64) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.sentHead != 0 && head > st.sentHead
+}

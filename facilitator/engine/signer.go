@@ -235,6 +235,9 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		for _, r := range reqs {
 			r.journaled = true
 		}
+		if e.shared != nil {
+			s.awaitTurn(ctx, e, first)
+		}
 		txs := make([]*types.Transaction, len(reqs))
 		var deadline time.Time
 		for i, r := range reqs {
@@ -365,6 +368,40 @@ func (s *signer) takeNonces(ctx context.Context, e *Engine, n int) (uint64, erro
 		return 0, fmt.Errorf("taking the signer's nonces from the shared store: %w", err)
 	}
 	return first, nil
+}
+
+// Waiting for the nonces below a batch taken from a shared journal.
+const (
+	turnWait = 300 * time.Millisecond
+	turnPoll = 5 * time.Millisecond
+)
+
+// awaitTurn waits, with a shared journal, until the node holds the
+// signer's transactions below first (its pending nonce has reached it),
+// for at most turnWait: another instance took those nonces just before and
+// is sending them. Sent first, this batch's transactions would wait in
+// the node's queue of future nonces, which a geth node caps (64 per
+// account by default, the rest dropped) and an Ethermint node does not
+// keep at all. Past the wait (that instance may have died, or the node
+// may lag) the batch goes anyway; the watcher sends lost ones again.
+func (s *signer) awaitTurn(ctx context.Context, e *Engine, first uint64) {
+	deadline := time.Now().Add(turnWait)
+	for {
+		var pending hexutil.Uint64
+		if err := e.cfg.Pool.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil || uint64(pending) >= first {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.logger.Debug("the signer's nonces below this batch are not at the node yet; sending it anyway",
+				zap.String("signer", s.addr.Hex()), zap.Uint64("node_pending", uint64(pending)), zap.Uint64("first", first))
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(turnPoll):
+		}
+	}
 }
 
 // freeRefused frees, with a shared journal, the nonces of a batch that the
@@ -640,6 +677,15 @@ func (s *signer) fillIfGap(ctx context.Context, e *Engine, f fillReq) {
 	if err := e.cfg.Pool.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil || uint64(pending) != f.nonce {
 		return
 	}
+	if e.shared != nil {
+		// With a shared journal the gap may be another instance's
+		// transaction that the node lost (a node drops future-nonce
+		// transactions past its queue limit): it is sent again as it was
+		// signed, never replaced by a fill.
+		if resent, err := s.resendJournaled(ctx, e, f.nonce); resent || err != nil {
+			return
+		}
+	}
 	tx, err := s.selfTransfer(f.nonce, f.fee, e.cfg.ChainID)
 	if err != nil {
 		return
@@ -652,6 +698,33 @@ func (s *signer) fillIfGap(ctx context.Context, e *Engine, f fillReq) {
 	}
 	e.logger.Warn("filled a nonce gap below the signer's waiting transactions with a zero-value transfer to the signer",
 		zap.String("signer", s.addr.Hex()), zap.Uint64("tx_nonce", f.nonce), zap.String("tx", tx.Hash().Hex()))
+}
+
+// resendJournaled sends again the newest transaction of the shared
+// journal's pending settlement at the signer's nonce on this chain, if
+// there is one; an error means the journal could not be asked (the gap is
+// then left for the next check).
+func (s *signer) resendJournaled(ctx context.Context, e *Engine, nonce uint64) (bool, error) {
+	recs, err := e.shared.PendingAt(ctx, s.addr.Hex(), nonce)
+	if err != nil {
+		e.logger.Warn("could not ask the shared journal about a nonce gap; asked again at the next check", zap.Uint64("tx_nonce", nonce), zap.Error(err))
+		return false, err
+	}
+	for _, rec := range recs {
+		if len(rec.Txs) == 0 {
+			continue
+		}
+		raw, err := hexutil.Decode(rec.Txs[len(rec.Txs)-1].Raw)
+		tx := new(types.Transaction)
+		if err != nil || tx.UnmarshalBinary(raw) != nil || tx.ChainId().Cmp(e.cfg.ChainID) != 0 {
+			continue
+		}
+		_, _, err = e.broadcast(ctx, tx)
+		e.logger.Warn("a nonce gap below the signer's waiting transactions holds a journaled settlement (the node lost it); sent its transaction again",
+			zap.String("signer", s.addr.Hex()), zap.Uint64("tx_nonce", nonce), zap.String("id", rec.ID), zap.String("tx", tx.Hash().Hex()), zap.NamedError("broadcast", err))
+		return true, nil
+	}
+	return false, nil
 }
 
 func isDialError(err error) bool {

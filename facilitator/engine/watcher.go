@@ -7,6 +7,7 @@ import (
 	"math/big"
 
 	"context"
+	"sort"
 	"sync"
 	"time"
 
@@ -132,9 +133,15 @@ func (w *watcher) poll(ctx context.Context) {
 		}
 	}
 	// A transaction whose broadcast may not have reached a node is looked
-	// up by hash, after the receipts (the batch is read in order).
+	// up by hash, after the receipts (the batch is read in order). With a
+	// shared journal, so is one that missed a block: several instances'
+	// batches on one key reach a node out of nonce order, and a geth node
+	// drops future-nonce transactions past its queue limit (64 per
+	// account by default) without a word; found missing, it is sent again
+	// at once rather than after ReplaceAfter blocks.
+	shared := w.e().shared != nil
 	for _, st := range sts {
-		if tx := st.current(); st.unclear.Load() && tx != nil {
+		if tx := st.current(); tx != nil && (st.unclear.Load() || shared && st.missedBlock(uint64(head))) {
 			l := lookup{st: st, at: len(elems), tx: new(json.RawMessage)}
 			elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionByHash", Args: []any{tx.Hash()}, Result: l.tx})
 			lookups = append(lookups, l)
@@ -158,6 +165,7 @@ func (w *watcher) poll(ctx context.Context) {
 			found[rf.st] = *rf.r
 		}
 	}
+	var lost []*settlement
 	for _, l := range lookups {
 		if _, mined := found[l.st]; mined || elems[l.at].Error != nil {
 			continue
@@ -166,16 +174,9 @@ func (w *watcher) poll(ctx context.Context) {
 			l.st.unclear.Store(false) // a node has it: followed as any other
 			continue
 		}
-		// No node has it: the broadcast never arrived. The same signed
-		// transaction is sent again, nothing else.
-		tx := l.st.current()
-		res, _, err := w.e().broadcast(ctx, tx)
-		if res == sentOK {
-			l.st.unclear.Store(false)
-		}
-		w.log().Warn("a transaction whose broadcast was unclear is unknown to the node; sent the same transaction again",
-			zap.String("id", l.st.rec.ID), zap.String("tx", tx.Hash().Hex()), zap.Error(err))
+		lost = append(lost, l.st)
 	}
+	w.sendAgain(ctx, lost)
 	var finished []*settlement
 	for _, st := range sts {
 		if r, ok := found[st]; ok {
@@ -194,6 +195,39 @@ func (w *watcher) poll(ctx context.Context) {
 		}
 	}
 	w.done(finished...)
+}
+
+// sendAgain broadcasts again, as they were signed, the newest
+// transactions of settlements that no node has (the broadcast never
+// arrived, or a node dropped them): in nonce order and in batches, so that
+// each one sent fills the nonce below the next.
+func (w *watcher) sendAgain(ctx context.Context, lost []*settlement) {
+	if len(lost) == 0 {
+		return
+	}
+	txs := make([]*types.Transaction, len(lost))
+	for i, st := range lost {
+		txs[i] = st.current()
+	}
+	order := make([]int, len(lost))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return txs[order[a]].Nonce() < txs[order[b]].Nonce() })
+	sorted := make([]*types.Transaction, len(txs))
+	for i, j := range order {
+		sorted[i] = txs[j]
+	}
+	results := w.e().broadcastAll(ctx, sorted, time.Time{})
+	log := w.log()
+	for i, j := range order {
+		st, res := lost[j], results[i]
+		if res.res == sentOK {
+			st.unclear.Store(false)
+		}
+		log.Warn("a transaction of a settlement is unknown to the node (its broadcast did not arrive, or the node dropped it); sent the same transaction again",
+			zap.String("id", st.rec.ID), zap.String("tx", sorted[i].Hash().Hex()), zap.Uint64("tx_nonce", sorted[i].Nonce()), zap.Error(res.err))
+	}
 }
 
 // receipt is the part of a transaction receipt the watcher reads.

@@ -89,6 +89,16 @@ func (j *PostgresJournal) Pending() ([]*Record, error) {
 	return out, err
 }
 
+// PendingAt implements Shared.
+func (j *PostgresJournal) PendingAt(ctx context.Context, signer string, nonce uint64) ([]*Record, error) {
+	rows, err := j.p.pool.Query(ctx, `SELECT record FROM x402_settlements WHERE status = 'pending' AND signer = $1 AND tx_nonce = $2`,
+		strings.ToLower(signer), int64(nonce))
+	if err != nil {
+		return nil, err
+	}
+	return collectRecords(rows)
+}
+
 // Compact implements Compacter.
 func (j *PostgresJournal) Compact(cutoff time.Time) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -33,6 +33,7 @@ CREATE TABLE x402_settlements (
 	record     json NOT NULL
 );
 CREATE INDEX x402_settlements_pending ON x402_settlements (owner) WHERE status = 'pending';
+CREATE INDEX x402_settlements_pending_nonce ON x402_settlements (signer, tx_nonce) WHERE status = 'pending';
 CREATE INDEX x402_settlements_finished ON x402_settlements (updated_at) WHERE status <> 'pending';
 
 CREATE TABLE x402_settlement_txs (

@@ -39,6 +39,11 @@ type Shared interface {
 	// on the given networks, of instances whose lease ran out, and returns
 	// them, for the caller to follow to their blocks.
 	TakeOver(ctx context.Context, networks []string) ([]*Record, error)
+	// PendingAt returns the pending settlements whose transactions hold
+	// signer's nonce (on any chain: the caller checks the chain), so that
+	// a nonce a node lost is sent again from its journaled transaction,
+	// whichever instance signed it, rather than filled.
+	PendingAt(ctx context.Context, signer string, nonce uint64) ([]*Record, error)
 	// Live reports whether this instance's lease holds now, by a
 	// conservative reading of the local clock. An instance sends nothing
 	// that is not journaled (a fill of a nonce gap) unless it is live.
