@@ -285,20 +285,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 	n.eng.RefreshGas(ctx)
 	if len(nc.RPCURLs) > 1 {
 		pool.CheckLag(ctx)
-		f.wg.Add(1)
-		go func() {
-			defer f.wg.Done()
-			t := time.NewTicker(f.lagInterval)
-			defer t.Stop()
-			for {
-				select {
-				case <-f.ctx.Done():
-					return
-				case <-t.C:
-					pool.CheckLag(f.ctx)
-				}
-			}
-		}()
+		f.every(f.lagInterval, func() { pool.CheckLag(f.ctx) }, false)
 	}
 	f.networks = append(f.networks, n)
 	for _, name := range append([]string{nc.Name}, nc.Aliases...) {

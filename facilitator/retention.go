@@ -37,18 +37,26 @@ func (f *Facilitator) startRetention(retention time.Duration) {
 			f.logger.Info("settlement journal compacted", zap.Int("records_removed", n), zap.Duration("retention", retention))
 		}
 	}
+	f.every(compactEvery, compact, true)
+}
+
+// every runs fn every interval (first at once when now is set) in the
+// background until the facilitator closes.
+func (f *Facilitator) every(interval time.Duration, fn func(), now bool) {
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
-		compact()
-		t := time.NewTicker(compactEvery)
+		if now {
+			fn()
+		}
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-f.ctx.Done():
 				return
 			case <-t.C:
-				compact()
+				fn()
 			}
 		}
 	}()

@@ -28,20 +28,7 @@ func (f *Facilitator) startTakeOver() {
 	for i, n := range f.networks {
 		names[i] = n.cfg.Name
 	}
-	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
-		t := time.NewTicker(takeOverInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-f.ctx.Done():
-				return
-			case <-t.C:
-			}
-			f.takeOver(shared, names)
-		}
-	}()
+	f.every(takeOverInterval, func() { f.takeOver(shared, names) }, false)
 }
 
 // takeOver runs one look for settlements to take over.

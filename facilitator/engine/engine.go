@@ -267,16 +267,27 @@ func (e *Engine) Hold(ctx context.Context, from common.Address, nonce [32]byte) 
 
 // Release gives back a hold taken with Hold that was not submitted.
 func (e *Engine) Release(from common.Address, nonce [32]byte) {
-	e.release(authKey{from, nonce}, RecordID(e.cfg.Network, from, nonce), true)
+	if e.shared != nil {
+		e.shared.ReleaseSettlements(RecordID(e.cfg.Network, from, nonce))
+	}
+	e.core.settling.release(authKey{from, nonce})
 }
 
-// release gives back an authorization's hold: in this process, and in the
-// shared journal when one was taken there (held).
-func (e *Engine) release(k authKey, id string, held bool) {
-	if held && e.shared != nil {
-		e.shared.ReleaseSettlement(id)
+// release gives back the holds of finished settlements: in the shared
+// journal, in one round trip, those taken there, then in this process.
+func (e *Engine) release(sts []*settlement) {
+	if e.shared != nil {
+		var ids []string
+		for _, st := range sts {
+			if st.sharedHold {
+				ids = append(ids, st.rec.ID)
+			}
+		}
+		e.shared.ReleaseSettlements(ids...)
 	}
-	e.core.settling.release(k)
+	for _, st := range sts {
+		e.core.settling.release(st.key)
+	}
 }
 
 // Job is what to settle: a signed authorization, the transaction's

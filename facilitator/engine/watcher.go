@@ -303,9 +303,8 @@ func (w *watcher) done(sts ...*settlement) {
 		delete(w.pending, st)
 	}
 	w.mu.Unlock()
-	e := w.e()
+	w.e().release(sts)
 	for _, st := range sts {
-		e.release(st.key, st.rec.ID, st.sharedHold)
 		if st.serial && st.s != nil {
 			st.s.serial.Unlock()
 		}

@@ -159,8 +159,14 @@ func (j *PostgresJournal) HoldSettlement(ctx context.Context, id string) (bool, 
 	return err == nil, err
 }
 
-// ReleaseSettlement implements Shared.
-func (j *PostgresJournal) ReleaseSettlement(id string) { j.p.releaseClaim("settle:" + id) }
+// ReleaseSettlements implements Shared.
+func (j *PostgresJournal) ReleaseSettlements(ids ...string) {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = "settle:" + id
+	}
+	j.p.releaseClaims(keys...)
+}
 
 // TakeOver implements Shared: in one transaction, the leases that ran out
 // are ended, the pending settlements on networks of their instances (and

@@ -141,21 +141,28 @@ func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, er
 }
 
 // Release implements Claims.
-func (c *PostgresClaims) Release(key string) { c.p.releaseClaim(key) }
+func (c *PostgresClaims) Release(key string) { c.p.releaseClaims(key) }
 
-// releaseClaim deletes a claim of this instance; a delete that fails is
-// tried again with the lease's renewals, so a key is not held for the life
-// of the instance.
-func (p *Postgres) releaseClaim(key string) {
+// releaseClaims deletes claims of this instance, in one round trip; a
+// delete that fails is tried again with the lease's renewals, so a key is
+// not held for the life of the instance.
+func (p *Postgres) releaseClaims(keys ...string) {
+	if len(keys) == 0 {
+		return
+	}
 	p.mu.Lock()
-	delete(p.claims, key)
+	for _, k := range keys {
+		delete(p.claims, k)
+	}
 	inst := p.instance
 	p.mu.Unlock()
 	ctx, cancel := p.ctx()
 	defer cancel()
-	if _, err := p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = $1 AND owner = $2`, key, inst); err != nil {
+	if _, err := p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, keys, inst); err != nil {
 		p.mu.Lock()
-		p.unclaim[key] = struct{}{}
+		for _, k := range keys {
+			p.unclaim[k] = struct{}{}
+		}
 		p.mu.Unlock()
 	}
 }

@@ -271,7 +271,7 @@ func TestPostgresHoldSettlement(t *testing.T) {
 	if ok, _ := b.HoldSettlement(ctx, "net/0xa/0x01"); ok {
 		t.Fatal("a second instance held the same settlement")
 	}
-	a.ReleaseSettlement("net/0xa/0x01")
+	a.ReleaseSettlements("net/0xa/0x01")
 	if ok, _ := b.HoldSettlement(ctx, "net/0xa/0x01"); !ok {
 		t.Fatal("the released settlement could not be held")
 	}

@@ -33,8 +33,9 @@ type Shared interface {
 	// record ID is id for this instance; false when another instance holds
 	// it or follows a pending settlement of it.
 	HoldSettlement(ctx context.Context, id string) (bool, error)
-	// ReleaseSettlement gives back a hold taken with HoldSettlement.
-	ReleaseSettlement(id string)
+	// ReleaseSettlements gives back holds taken with HoldSettlement, in
+	// one round trip.
+	ReleaseSettlements(ids ...string)
 	// TakeOver makes this instance the owner of the pending settlements,
 	// on the given networks, of instances whose lease ran out, and returns
 	// them, for the caller to follow to their blocks.
