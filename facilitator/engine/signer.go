@@ -335,7 +335,9 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 			}
 		}
 		if e.shared != nil && firstRefused >= 0 {
-			s.freeRefused(ctx, e, txs, results, first+uint64(len(txs)))
+			// The refused ones above the last taken: the unshared counter
+			// takes their nonces again (those below it were filled above).
+			s.freeRefused(ctx, e, txs[lastTaken+1:], results[lastTaken+1:], first+uint64(len(txs)))
 		}
 		reqs = rest
 	}
@@ -404,10 +406,10 @@ func (s *signer) awaitTurn(ctx context.Context, e *Engine, first uint64) {
 	}
 }
 
-// freeRefused frees, with a shared journal, the nonces of a batch that the
-// node refused and that no transaction holds (the unshared counter just
-// takes them again): the refused ones other than for a nonce clash (whose
-// nonce another transaction holds). end is the end of the batch's nonces.
+// freeRefused frees, with a shared journal, the nonces at the end of a
+// batch that the node refused and that no transaction holds: the refused
+// ones other than for a nonce clash (whose nonce another transaction
+// holds). end is the end of the batch's nonces.
 func (s *signer) freeRefused(ctx context.Context, e *Engine, txs []*types.Transaction, results []sendOutcome, end uint64) {
 	var holes []*types.Transaction
 	for i, res := range results {

@@ -1,0 +1,159 @@
+package facilitator_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"math/big"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/internal/pgtest"
+)
+
+// instance is one facilitator on a shared PostgreSQL store, as one of
+// several instances: its own store (pool, lease) and engine, so two of
+// them in one process share nothing but the database and the chain.
+type instance struct {
+	p *store.Postgres
+	f *facilitator.Facilitator
+}
+
+func startInstance(t *testing.T, dsn string, key *ecdsa.PrivateKey, settleTimeout time.Duration) *instance {
+	t.Helper()
+	p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{Lease: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := testnetConfig()
+	nc.SignerKeys = []*ecdsa.PrivateKey{key}
+	f, err := facilitator.New(context.Background(), facilitator.Config{
+		Networks: []facilitator.NetworkConfig{nc}, Journal: p.Journal(), SettleTimeout: settleTimeout, Logger: testLogger(),
+	})
+	if err != nil {
+		p.Close()
+		t.Fatal(err)
+	}
+	in := &instance{p: p, f: f}
+	t.Cleanup(in.stop)
+	return in
+}
+
+// stop closes the facilitator, then ends the lease (twice is harmless).
+func (in *instance) stop() {
+	in.f.Close()
+	in.p.Close()
+}
+
+// TestSharedInstances: two instances on one signer key and one PostgreSQL
+// store settle a burst spread over both with every nonce used once and
+// none skipped; a settlement pending on an instance that stops is taken
+// over by the other, which follows it to its block and answers for it.
+func TestSharedInstances(t *testing.T) {
+	dsn := pgtest.Start(t).DSN(t)
+	key := newSignerKey(t, chain)
+	signer := crypto.PubkeyToAddress(key.PublicKey)
+	a := startInstance(t, dsn, key, 30*time.Second)
+	b := startInstance(t, dsn, key, 30*time.Second)
+	ctx := context.Background()
+	const n, price = 60, 1000
+	seller := newSeller(t)
+	req := requirements(seller, "1000")
+	buyerAcct := newBuyer(t, chain, 2*n*price)
+	nonce0, _, err := chain.NonceAt(ctx, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	_, bodies := payments(t, buyerAcct, req, n)
+	var wg sync.WaitGroup
+	answers := make([]*facilitator.SettleResponse, n)
+	for i := range n {
+		wg.Go(func() {
+			in := []*instance{a, b}[i%2]
+			r, err := requestOf(bodies[i])
+			if err == nil {
+				answers[i], err = in.f.Settle(ctx, r)
+			}
+			if err != nil {
+				t.Errorf("settle %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, s := range answers {
+		if s == nil || !s.Settled() {
+			t.Fatalf("settle %d = %+v, want settled", i, s)
+		}
+		// Either instance answers for either's settlement.
+		other := []*instance{b, a}[i%2]
+		if got, err := other.f.Settlement(s.TxHash); err != nil || !got.Settled() {
+			t.Fatalf("the other instance's look-up of %s = %+v, %v", s.TxHash, got, err)
+		}
+	}
+	latest, pending, err := chain.NonceAt(ctx, signer)
+	if err != nil || latest != nonce0+n || pending != latest {
+		t.Fatalf("signer nonce %d (pending %d), want %d: one nonce per settlement, no gap", latest, pending, nonce0+n)
+	}
+	if got := balance(t, seller); got.Cmp(big.NewInt(n*price)) != 0 {
+		t.Fatalf("seller balance %s, want %d", got, n*price)
+	}
+
+	// A settles with mining paused and answers pending; A stops; B takes
+	// the settlements over and follows them to their blocks.
+	a2 := startInstance(t, dsn, key, time.Second)
+	chain.PauseMining()
+	resumed := false
+	defer func() {
+		if !resumed {
+			chain.ResumeMining()
+		}
+	}()
+	pays, bodies2 := payments(t, buyerAcct, req, 5)
+	var txs []string
+	for i := range bodies2 {
+		r, err := requestOf(bodies2[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := a2.f.Settle(ctx, r)
+		if err != nil || s.Error != facilitator.ErrTextPending || s.TxHash == "" {
+			t.Fatalf("settle while mining is paused = %+v, %v; want pending with its transaction", s, err)
+		}
+		txs = append(txs, s.TxHash)
+	}
+	a2.stop()
+	chain.ResumeMining()
+	resumed = true
+	deadline := time.Now().Add(30 * time.Second)
+	for i, p := range pays {
+		for {
+			got, err := b.f.SettlementByAuthorization("cronos-testnet", p.Authorization.From.Hex(), hexNonce(p))
+			if err == nil && got.Settled() && got.TxHash == txs[i] {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("B's answer for A's pending settlement %d = %+v, %v; want settled by %s", i, got, err, txs[i])
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if got := balance(t, seller); got.Cmp(big.NewInt((n+5)*price)) != 0 {
+		t.Fatalf("seller balance %s, want %d", got, (n+5)*price)
+	}
+	latest, pending, _ = chain.NonceAt(ctx, signer)
+	if latest != nonce0+n+5 || pending != latest {
+		t.Fatalf("signer nonce %d (pending %d), want %d", latest, pending, nonce0+n+5)
+	}
+}
+
+// requestOf decodes a settle body.
+func requestOf(b []byte) (*facilitator.Request, error) {
+	r := new(facilitator.Request)
+	return r, json.Unmarshal(b, r)
+}
