@@ -1,0 +1,17 @@
+// Package store is the durable state of the facilitator and the paywall,
+// behind small interfaces shaped by what they need: the settlement journal
+// (Journal, with Compacter), the paywall's redemption records with the
+// payment ids bound to them (Redemptions), and the claims that hold a
+// payment for one request at a time (Claims).
+//
+// Three backends implement them: memory (a devnet, tests), bbolt (the
+// embedded default: one file, one process) and PostgreSQL (Postgres),
+// which several instances share. The PostgreSQL journal is also Shared:
+// it hands out each signer key's transaction nonces, holds each
+// authorization's settlement for one instance, leases each instance its
+// work and fences the writes of an instance whose lease ran out, and hands
+// a dead instance's pending settlements to a live one.
+//
+// Every backend runs the same conformance suite, package storetest. The
+// package imports neither Caddy nor the facilitator.
+package store
