@@ -4,7 +4,11 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
+	"errors"
+	"io"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -156,4 +160,65 @@ func TestSharedInstances(t *testing.T) {
 func requestOf(b []byte) (*facilitator.Request, error) {
 	r := new(facilitator.Request)
 	return r, json.Unmarshal(b, r)
+}
+
+// TestSharedStoreDown: while the shared store is stopped, a settle is
+// refused with 503 and nothing is broadcast, and a settlement look-up
+// answers 503 with Retry-After (not a 500, nor a 404 that would say the
+// settlement is unknown); when the database is back, the same instance
+// settles again, with no restart.
+func TestSharedStoreDown(t *testing.T) {
+	srv := pgtest.Start(t)
+	dsn := srv.DSN(t)
+	key := newSignerKey(t, chain)
+	signer := crypto.PubkeyToAddress(key.PublicKey)
+	in := startInstance(t, dsn, key, 30*time.Second)
+	api := httptest.NewServer(in.f.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	defer api.Close()
+	ctx := context.Background()
+	req := requirements(newSeller(t), "1000")
+	b := newBuyer(t, chain, 10_000)
+	_, bodies := payments(t, b, req, 2)
+	r0, _ := requestOf(bodies[0])
+	s, err := in.f.Settle(ctx, r0)
+	if err != nil || !s.Settled() {
+		t.Fatalf("settle before the outage = %+v, %v", s, err)
+	}
+	nonce0, _, _ := chain.NonceAt(ctx, signer)
+
+	srv.Stop(t)
+	r1, _ := requestOf(bodies[1])
+	_, err = in.f.Settle(ctx, r1)
+	var se *facilitator.StatusError
+	if !errors.As(err, &se) || se.Status != 503 || se.Message != "the facilitator's settlement store (PostgreSQL) cannot be reached; nothing was broadcast, try again shortly" {
+		t.Fatalf("settle while the store is down: %v, want the 503 of an unreachable store", err)
+	}
+	resp, err := http.Get(api.URL + "/v2/x402/settlements/" + s.TxHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "2" || string(data) != `{"error":"reading the settlement journal failed; try again shortly"}`+"\n" {
+		t.Fatalf("look-up while the store is down: %d %q Retry-After %q", resp.StatusCode, data, resp.Header.Get("Retry-After"))
+	}
+	if n, _, _ := chain.NonceAt(ctx, signer); n != nonce0 {
+		t.Fatalf("the signer sent %d transactions while the store was down", n-nonce0)
+	}
+
+	srv.Restart(t)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s, err = in.f.Settle(ctx, r1)
+		if err == nil && s.Settled() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("settle after the store came back = %+v, %v", s, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n, _, _ := chain.NonceAt(ctx, signer); n != nonce0+1 {
+		t.Fatalf("signer nonce %d, want %d", n, nonce0+1)
+	}
 }
