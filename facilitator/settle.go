@@ -15,7 +15,12 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
+
+// textStoreUnreachable is the 503 of a settle that the shared store
+// (PostgreSQL) could not take: nothing was broadcast.
+const textStoreUnreachable = "the facilitator's settlement store (PostgreSQL) cannot be reached; nothing was broadcast, try again shortly"
 
 // gasMarginPercent is added to eth_estimateGas's figure.
 const gasMarginPercent = 25
@@ -53,7 +58,7 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	held, err := n.eng.Hold(ctx, a.From, a.Nonce)
 	if err != nil {
 		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", n.cfg.Name), zap.Error(err))
-		return nil, unavailable("the facilitator's settlement store (PostgreSQL) cannot be reached; nothing was broadcast, try again shortly", err)
+		return nil, unavailable(textStoreUnreachable, err)
 	}
 	if !held {
 		return failed(network, ErrTextAlreadyUsed), nil
@@ -89,6 +94,10 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 		if errors.As(err, &ns) && ns.NoGas {
 			log.Error("signer cannot pay gas; fund it")
 			return nil, unavailable(fmt.Sprintf("the facilitator's signer %s has too little gas money on network %s; nothing was sent, try again after the operator funds it", signer.Hex(), n.cfg.Name), err)
+		}
+		if errors.Is(err, store.ErrFenced) {
+			log.Error("this instance's lease in the shared store does not hold (the database was out of reach); nothing was broadcast")
+			return nil, unavailable(textStoreUnreachable, err)
 		}
 		log.Error("sending the settlement failed; nothing was broadcast")
 		return nil, unavailable(fmt.Sprintf("cannot send the transaction on network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)

@@ -51,7 +51,7 @@ func newSigner(key *ecdsa.PrivateKey, chainID *big.Int) *signer {
 		addr:     crypto.PubkeyToAddress(key.PublicKey),
 		txSigner: types.LatestSignerForChainID(chainID),
 		queue:    make(chan *sendReq, 1024),
-		fills:    make(chan fillReq, 16),
+		fills:    make(chan fillReq, maxGapFills),
 	}
 }
 

@@ -177,12 +177,15 @@ func (w *watcher) poll(ctx context.Context) {
 		lost = append(lost, l.st)
 	}
 	w.sendAgain(ctx, lost)
-	var finished []*settlement
+	var finished, stuck []*settlement
 	for _, st := range sts {
 		if r, ok := found[st]; ok {
 			w.resolve(ctx, st, r)
 			finished = append(finished, st)
 			continue
+		}
+		if shared && st.missedBlock(uint64(head)) {
+			stuck = append(stuck, st)
 		}
 		st.mu.Lock()
 		if st.sentHead == 0 {
@@ -195,6 +198,51 @@ func (w *watcher) poll(ctx context.Context) {
 		}
 	}
 	w.done(finished...)
+	if shared {
+		w.fillGaps(ctx, stuck)
+	}
+}
+
+// maxGapFills bounds the fills asked for below one signer's settlements at
+// one poll.
+const maxGapFills = 256
+
+// fillGaps, with a shared journal, looks below this instance's settlements
+// that missed a block for nonces of their signer that the node holds no
+// transaction at: nonces that an instance took and then died (or was
+// paused) before it journaled or sent them, which stall every later
+// transaction of the key, whichever instance sent it. Each is sent again
+// from the journal when a settlement holds it, else filled with a
+// zero-value transfer (fillIfGap, in the send loop, which checks again
+// that the node has nothing there). Once per poll, one nonce read per
+// signer; a live instance sends what it took within a fraction of a
+// second (awaitTurn), long before its nonces count as gaps here.
+func (w *watcher) fillGaps(ctx context.Context, stuck []*settlement) {
+	lowest := map[*signer]*types.Transaction{}
+	fees := map[*signer]*Fees{}
+	for _, st := range stuck {
+		tx := st.current()
+		if st.s == nil || tx == nil {
+			continue
+		}
+		if cur := lowest[st.s]; cur == nil || tx.Nonce() < cur.Nonce() {
+			lowest[st.s] = tx
+			st.mu.Lock()
+			fees[st.s] = st.fee
+			st.mu.Unlock()
+		}
+	}
+	for s, tx := range lowest {
+		var pending hexutil.Uint64
+		if err := w.e().cfg.Pool.Call(ctx, &pending, "eth_getTransactionCount", s.addr, "pending"); err != nil {
+			continue
+		}
+		for n := uint64(pending); n < tx.Nonce() && n < uint64(pending)+maxGapFills; n++ {
+			if !w.follows(s, n) {
+				s.requestFill(n, fees[s])
+			}
+		}
+	}
 }
 
 // sendAgain broadcasts again, as they were signed, the newest

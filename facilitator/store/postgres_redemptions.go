@@ -121,7 +121,11 @@ func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, er
 	inst := p.instance
 	p.mu.Unlock()
 	var owner string
-	err := p.pool.QueryRow(ctx, `INSERT INTO x402_claims AS c (key, owner) VALUES ($1, $2)
+	// Fenced: an instance whose lease ran out (the database was away)
+	// takes no claim until it holds a lease again, so its paid requests
+	// are answered as the store being away, not half-served.
+	err := p.pool.QueryRow(ctx, `WITH fence AS (SELECT x402_fence($2))
+		INSERT INTO x402_claims AS c (key, owner) SELECT $1, $2 FROM fence
 		ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, taken_at = clock_timestamp()
 		WHERE c.owner = excluded.owner
 			OR NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner AND i.expires_at > clock_timestamp())

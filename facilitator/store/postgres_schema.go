@@ -79,9 +79,10 @@ BEGIN
 	END IF;
 END $$;
 
--- x402_put_settlement writes one journal record for instance inst, fenced:
--- a record that another instance follows (pending, owned by it) is not
--- overwritten.
+-- x402_put_settlement writes one journal record for instance inst, fenced.
+-- A pending record is written only by the instance that follows it; a
+-- settled one is never overwritten (its authorization moved money once,
+-- for good); a failed one (nothing moved) may be settled anew by anyone.
 CREATE FUNCTION x402_put_settlement(inst text, rid text, net text, sgn text, txn bigint, st text,
 		upd timestamptz, rec json, hashes text[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
@@ -90,9 +91,9 @@ BEGIN
 	VALUES (rid, inst, net, sgn, txn, st, upd, rec)
 	ON CONFLICT (id) DO UPDATE SET owner = inst, network = net, signer = sgn, tx_nonce = txn,
 		status = st, updated_at = upd, record = rec
-	WHERE s.owner = inst OR s.status <> 'pending';
+	WHERE (s.owner = inst AND s.status = 'pending') OR s.status = 'failed';
 	IF NOT FOUND THEN
-		RAISE EXCEPTION 'x402: settlement % is followed by another instance', rid USING ERRCODE = 'XF002';
+		RAISE EXCEPTION 'x402: settlement % is followed by another instance, or settled', rid USING ERRCODE = 'XF002';
 	END IF;
 	INSERT INTO x402_settlement_txs (hash, id) SELECT h, rid FROM unnest(hashes) AS h
 	ON CONFLICT (hash) DO NOTHING;

@@ -251,6 +251,27 @@ func TestPostgresFencing(t *testing.T) {
 	if err := b.Put(done); err != nil {
 		t.Fatal(err)
 	}
+	// A settled record is never written again, by anyone: its
+	// authorization moved money once, for good. A failed one (nothing
+	// moved) may be settled anew by any instance.
+	again := rec("net/0xa/0x01", 7)
+	for _, j := range []*store.PostgresJournal{a, b} {
+		if err := j.Put(again); !errors.Is(err, store.ErrFollowedElsewhere) {
+			t.Fatalf("overwriting a settled record: %v, want ErrFollowedElsewhere", err)
+		}
+	}
+	failed := rec("net/0xa/0x02", 2)
+	failed.Status = store.StatusFailed
+	if err := b.Put(failed); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Put(rec("net/0xa/0x02", 12)); err != nil {
+		t.Fatalf("settling a failed record anew on another instance: %v", err)
+	}
+	if got, _ := a.ByID("net/0xa/0x01"); got.Status != store.StatusSettled || got.TxNonce != 1 {
+		t.Fatalf("the settled record changed: %+v", got)
+	}
+
 	// The other network's record waits for an instance that serves it.
 	if recs, _ := a.TakeOver(ctx, []string{"other"}); len(recs) != 1 || recs[0].ID != "other/0xa/0x03" {
 		t.Fatalf("TakeOver of the other network = %v", recs)

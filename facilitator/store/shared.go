@@ -61,5 +61,6 @@ type Shared interface {
 var ErrFenced = errors.New("this instance's lease in the shared store ran out (paused, or cut off from the database); it sends nothing until it holds a lease again")
 
 // ErrFollowedElsewhere is the error of a journal write for a settlement
-// that another instance follows.
-var ErrFollowedElsewhere = errors.New("the settlement is followed by another instance")
+// that another instance follows, or that is settled: such a record is never
+// overwritten, so an authorization that moved money is never sent again.
+var ErrFollowedElsewhere = errors.New("the settlement is followed by another instance, or settled")
