@@ -490,6 +490,7 @@ func containsFold(list []string, s string) bool {
 //		eip712_version <version>
 //		attempt_limit <attempts> <window> | off
 //		refusal_cache <duration> | off
+//		forward_payment_header
 //		label <name>
 //		payment_identifier [optional|required|off]
 //		paywall on|off
@@ -502,7 +503,9 @@ func containsFold(list []string, s string) bool {
 // decimals, eip712_name and eip712_version are for a remote facilitator
 // and a network this Caddy does not know. payment_identifier defaults to
 // optional (declared in the 402, honoured when a buyer sends an id); alone
-// it means optional. The matcher chooses the paid requests, so several
+// it means optional. forward_payment_header passes the buyer's
+// PAYMENT-SIGNATURE or X-PAYMENT on to the next handler, which by default
+// does not see them. The matcher chooses the paid requests, so several
 // x402 directives can charge different prices.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -558,6 +561,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			default:
 				return d.Err("x402: payment_identifier takes one of optional, required or off (or nothing: optional)")
 			}
+			continue
+		case "forward_payment_header":
+			if d.NextArg() {
+				return d.Err("x402: forward_payment_header takes no argument")
+			}
+			h.ForwardPaymentHeader = true
 			continue
 		case "refusal_cache":
 			if !d.NextArg() || d.CountRemainingArgs() > 0 {

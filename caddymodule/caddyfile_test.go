@@ -99,6 +99,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"bad attempt limit", site("x402 {\n pay_to " + payTo + "\n price 1\n attempt_limit 0 1m\n}"), `attempt_limit: "0" is not a positive number of attempts`},
 		{"bad attempt limit shape", site("x402 {\n pay_to " + payTo + "\n price 1\n attempt_limit 5\n}"), "attempt_limit takes <attempts> <window> (such as 60 1m), or off"},
 		{"bad refusal cache", site("x402 {\n pay_to " + payTo + "\n price 1\n refusal_cache forever\n}"), `refusal_cache: "forever" is not a positive duration`},
+		{"forward_payment_header with an argument", site("x402 {\n pay_to " + payTo + "\n price 1\n forward_payment_header on\n}"), "forward_payment_header takes no argument"},
 		{"bad paywall", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall maybe\n}"), `paywall must be "on" or "off", got "maybe"`},
 		{"template with paywall off", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall off\n paywall_template page.html\n}"), "paywall_template has no use with paywall off"},
 		{"paywall without value", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall\n}"), "wrong argument count"},

@@ -54,6 +54,10 @@ const (
 
 var upstreamHeaders = []string{HeaderTxHash, HeaderFrom, HeaderValue, HeaderNetwork, HeaderBlockNumber}
 
+// paymentHeaders are the buyer's payment headers, which the next handler
+// does not see unless forward_payment_header is set.
+var paymentHeaders = []string{HeaderPayment, x402.HeaderPaymentSignature}
+
 // Settlement orders.
 const (
 	SettleBefore = "before"
@@ -149,7 +153,8 @@ type Handler struct {
 	// AttemptLimit limits the payment attempts one client (Caddy's client
 	// IP) may send on to the facilitator: every attempt costs RPC calls,
 	// good payment or not. Over it, the answer is 429 with Retry-After.
-	// Default: 60 per minute.
+	// Default: 60 per minute. At most facilitator.MaxLimiterKeys client
+	// IPs are tracked per route; one idle for a whole window is forgotten.
 	AttemptLimit *RateLimit `json:"attempt_limit,omitempty"`
 
 	// NoAttemptLimit turns the attempt limit off.
@@ -157,11 +162,22 @@ type Handler struct {
 
 	// RefusalTTL is how long a refused authorization (the same payer,
 	// nonce, signature and requirements) is answered from memory, without
-	// asking the facilitator or the chain again. Default: 30s.
+	// asking the facilitator or the chain again. Default: 30s. The cache
+	// holds at most 10,000 refusals and 1 MiB per route, each reason cut
+	// to 128 bytes; expired ones are swept every 5 s (every TTL, if
+	// shorter, at least 1 s), with or without new requests.
 	RefusalTTL caddy.Duration `json:"refusal_ttl,omitempty"`
 
 	// NoRefusalCache turns the cache of refused authorizations off.
 	NoRefusalCache bool `json:"no_refusal_cache,omitempty"`
+
+	// ForwardPaymentHeader passes the buyer's payment header
+	// (PAYMENT-SIGNATURE or X-PAYMENT) on to the next handler. By default
+	// the paywall removes both before the next handler runs, so that the
+	// signed authorization is neither sent to the upstream nor written to
+	// its logs (reverse_proxy's debug log prints the request headers); the
+	// X-Payment-* headers of the settlement are set either way.
+	ForwardPaymentHeader bool `json:"forward_payment_header,omitempty"`
 
 	// Label names the route in metrics (the route label of
 	// x402_payments_total). Default: "<amount> to <pay_to>".
@@ -430,6 +446,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		r.Header.Del(k)
 	}
 	w.Header().Add("Access-Control-Expose-Headers", exposedHeaders)
+	if !h.ForwardPaymentHeader {
+		next = withoutPaymentHeaders{next}
+	}
 	if isPreflight(r) {
 		return next.ServeHTTP(w, r) // a CORS preflight is never charged
 	}
@@ -478,6 +497,31 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	req.PaymentRequirements.Resource = resourceURL(r)
 
 	return h.servePaid(w, r, next, req, payment, key, pid)
+}
+
+// withoutPaymentHeaders runs the next handler with a copy of the request
+// that lacks the buyer's payment headers. The paywall keeps reading them
+// from its own request while the next handler runs (settle after answers
+// in the header matching the payment's), and the copy shares everything
+// else, the X-Payment-* headers set so far included.
+type withoutPaymentHeaders struct{ next caddyhttp.Handler }
+
+func (n withoutPaymentHeaders) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
+	found := false
+	for _, k := range paymentHeaders {
+		if _, ok := r.Header[http.CanonicalHeaderKey(k)]; ok {
+			found = true
+		}
+	}
+	if !found {
+		return n.next.ServeHTTP(w, r)
+	}
+	up := r.WithContext(r.Context())
+	up.Header = r.Header.Clone()
+	for _, k := range paymentHeaders {
+		up.Header.Del(k)
+	}
+	return n.next.ServeHTTP(w, up)
 }
 
 // settle settles a verified payment. A buyer who hangs up does not cancel
@@ -574,6 +618,9 @@ func encodePaymentResponse(sr *facilitator.SettleResponse, network string) strin
 // "error" field; invalid, when set, is a verify reason and goes into both
 // "error" and "invalidReason".
 func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errText, invalid string) error {
+	// A reason may repeat the buyer's text (or a remote facilitator's):
+	// it is answered cut, as the refusal cache keeps it.
+	errText, invalid = clipReason(errText), clipReason(invalid)
 	body := h.tmpl.build(errText, invalid, resourceURL(r))
 	hdr := w.Header()
 	if invalid != "" {

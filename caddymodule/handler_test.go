@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,7 +18,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // fakeClient is a FAKE facilitator.Client with canned answers. It exists for
@@ -155,6 +159,9 @@ func TestHandlerFlows(t *testing.T) {
 				if got := r.Header.Get(HeaderTxHash); got == "0xforged" {
 					t.Errorf("the buyer's %s reached the upstream", HeaderTxHash)
 				}
+				if got := r.Header.Get(HeaderPayment); got != "" {
+					t.Errorf("the buyer's %s reached the upstream", HeaderPayment)
+				}
 				return tt.upstream(w, r)
 			}))
 
@@ -225,5 +232,106 @@ func TestBodyTemplate(t *testing.T) {
 		if !strings.Contains(string(b), `"description":"","mimeType":""`) {
 			t.Errorf("description and mimeType are not always present: %s", b)
 		}
+	}
+}
+
+// TestPaymentHeaderNotForwarded pays routes of a real Caddy, in front of
+// an upstream that reports the request headers it got: by default the
+// buyer's X-PAYMENT or PAYMENT-SIGNATURE does not reach it (nor,
+// therefore, reverse_proxy's debug log of the request), with
+// forward_payment_header it does; the X-Payment-* settlement headers
+// reach it either way.
+func TestPaymentHeaderNotForwarded(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := map[string][]string{}
+		for _, k := range []string{HeaderPayment, x402.HeaderPaymentSignature, HeaderFrom, HeaderTxHash} {
+			got[k] = r.Header.Values(k)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(got)
+	}))
+	t.Cleanup(up.Close)
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402 /before {
+		pay_to %[2]s
+		amount 1
+	}
+	x402 /after {
+		pay_to %[2]s
+		amount 1
+		settle after
+	}
+	x402 /forward {
+		pay_to %[2]s
+		amount 1
+		forward_payment_header
+	}
+	reverse_proxy %[3]s
+}
+`, sitePort, sellerAddr, up.Listener.Addr()))
+
+	buyer := buyerKey(t, devnet.Buyer2PrivateKey)
+	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	v1 := func(path string) (string, string) {
+		return HeaderPayment, pay(t, buyer, require402(t, tester, siteURL+path).PaymentRequirements)
+	}
+	v2 := func(path string) (string, string) {
+		resp, _ := get(t, tester, siteURL+path, nil)
+		var pr x402.PaymentRequiredV2
+		if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr); err != nil || len(pr.Accepts) != 1 {
+			t.Fatalf("PAYMENT-REQUIRED of %s: %v", path, err)
+		}
+		h, _, err := facilitator.CreatePaymentV2(buyer, pr.Accepts[0], pr.Resource, facilitator.PaymentOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x402.HeaderPaymentSignature, h
+	}
+	tests := []struct {
+		name    string
+		path    string
+		pay     func(string) (string, string)
+		forward bool
+	}{
+		{"X-PAYMENT, settle before", "/before", v1, false},
+		{"PAYMENT-SIGNATURE, settle before", "/before", v2, false},
+		{"X-PAYMENT, settle after", "/after", v1, false},
+		{"PAYMENT-SIGNATURE, settle after", "/after", v2, false},
+		{"X-PAYMENT, forward_payment_header", "/forward", v1, true},
+		{"PAYMENT-SIGNATURE, forward_payment_header", "/forward", v2, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name, value := tt.pay(tt.path)
+			resp, b := get(t, tester, siteURL+tt.path, map[string]string{name: value})
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("paid request: %d %s", resp.StatusCode, b)
+			}
+			var seen map[string][]string
+			if err := json.Unmarshal(b, &seen); err != nil {
+				t.Fatalf("upstream answer %s: %v", b, err)
+			}
+			want := map[string][]string{HeaderPayment: nil, x402.HeaderPaymentSignature: nil, HeaderFrom: {from}}
+			if tt.forward {
+				want[name] = []string{value}
+			}
+			for k, v := range want {
+				if !slices.Equal(seen[k], v) {
+					t.Errorf("the upstream got %s %.60q, want %.60q", k, seen[k], v)
+				}
+			}
+			// The paywall still reads the header it took away: the
+			// settlement goes back in the header of the payment's version.
+			v2Answer, v1Answer := resp.Header.Get(x402.HeaderPaymentResponseV2) != "", resp.Header.Get(HeaderPaymentResponse) != ""
+			if isV2 := name == x402.HeaderPaymentSignature; v2Answer != isV2 || v1Answer == isV2 {
+				t.Errorf("PAYMENT-RESPONSE present %v, X-PAYMENT-RESPONSE present %v, for a payment in %s", v2Answer, v1Answer, name)
+			}
+			// The settlement is the upstream's in settle before, not
+			// after (the transaction does not exist yet when it runs).
+			if hash := seen[HeaderTxHash]; (len(hash) == 1 && len(hash[0]) == 66) != (tt.path != "/after") {
+				t.Errorf("the upstream got %s %q", HeaderTxHash, hash)
+			}
+		})
 	}
 }

@@ -8,10 +8,12 @@ import (
 	"math/big"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Defaults of the paywall's abuse and cost limits.
@@ -25,8 +27,30 @@ var (
 	DefaultRefusalTTL = 30 * time.Second
 )
 
-// maxRefusals bounds the refusal cache of one handler.
-const maxRefusals = 10_000
+// Bounds of the refusal cache of one handler. It is fed by requests that
+// need no signature (a payment for an unknown network is refused before
+// its signature is checked), so it is bounded in entries and in bytes, and
+// a reason, which may repeat the buyer's text, is kept cut to
+// maxReasonBytes: at most about 1 MiB per route, whatever the buyers send.
+const (
+	maxRefusals = 10_000
+	// maxRefusalBytes bounds the bytes of one cache, each entry counted
+	// as its reason's length plus refusalEntryBytes.
+	maxRefusalBytes = 1 << 20
+	// refusalEntryBytes is an entry's memory besides its reason: the key,
+	// the expiry, the string header and the map's share.
+	refusalEntryBytes = 96
+	// maxReasonBytes bounds a refusal reason as the paywall keeps and
+	// answers it: the facilitator's own reasons repeat at most
+	// x402.MaxEchoBytes of the buyer's text and fit, a remote one's are
+	// cut here.
+	maxReasonBytes = 128
+	// The sweep timer, which drops expired refusals while the cache holds
+	// any, runs every TTL, but at least every maxRefusalSweep and at most
+	// every minRefusalSweep.
+	maxRefusalSweep = 5 * time.Second
+	minRefusalSweep = time.Second
+)
 
 // guard holds a handler's abuse and cost limits: the per-client limit on
 // payment attempts that reach the facilitator, and the cache of refused
@@ -50,7 +74,7 @@ func newGuard(h *Handler) *guard {
 		if h.RefusalTTL > 0 {
 			ttl = time.Duration(h.RefusalTTL)
 		}
-		g.refused = &refusalCache{ttl: ttl, max: maxRefusals, now: time.Now, m: map[[32]byte]refusal{}}
+		g.refused = newRefusalCache(ttl, maxRefusals, maxRefusalBytes, time.Now)
 	}
 	return g
 }
@@ -116,15 +140,30 @@ type refusal struct {
 }
 
 // refusalCache remembers refused authorizations for ttl, at most max of
-// them (when full, the expired go first, then arbitrary ones).
+// them and maxBytes of them (when full, the expired go first, then
+// arbitrary ones down to half). A timer sweeps the expired ones every
+// sweep while the cache holds any, so that a flood of refusals leaves no
+// memory behind once it has expired, with or without new requests.
 type refusalCache struct {
-	ttl time.Duration
-	max int
-	now func() time.Time
+	ttl      time.Duration
+	max      int
+	maxBytes int
+	sweep    time.Duration
+	now      func() time.Time
 
-	mu sync.Mutex
-	m  map[[32]byte]refusal
+	mu       sync.Mutex
+	m        map[[32]byte]refusal
+	bytes    int  // of the entries in m, counted as in refusalCost
+	sweeping bool // a sweep timer is pending
 }
+
+func newRefusalCache(ttl time.Duration, maxEntries, maxBytes int, now func() time.Time) *refusalCache {
+	return &refusalCache{ttl: ttl, max: maxEntries, maxBytes: maxBytes, sweep: min(max(ttl, minRefusalSweep), maxRefusalSweep),
+		now: now, m: map[[32]byte]refusal{}}
+}
+
+// refusalCost is what an entry counts against maxBytes.
+func refusalCost(r refusal) int { return len(r.reason) + refusalEntryBytes }
 
 // get returns the reason an authorization was refused, if it was within ttl.
 func (c *refusalCache) get(k [32]byte) (string, bool) {
@@ -138,14 +177,15 @@ func (c *refusalCache) get(k [32]byte) (string, bool) {
 		return "", false
 	}
 	if !c.now().Before(r.expires) {
-		delete(c.m, k)
+		c.deleteLocked(k, r)
 		return "", false
 	}
 	return r.reason, true
 }
 
-// put remembers a refusal. A refusal for an authorization that is not yet
-// valid is kept only until it becomes valid.
+// put remembers a refusal, its reason cut to maxReasonBytes. A refusal for
+// an authorization that is not yet valid is kept only until it becomes
+// valid.
 func (c *refusalCache) put(k [32]byte, p *facilitator.Payment, reason string) {
 	if c == nil {
 		return
@@ -157,23 +197,63 @@ func (c *refusalCache) put(k [32]byte, p *facilitator.Payment, reason string) {
 			expires = t
 		}
 	}
+	// A copy, so that the entry does not hold on to a larger string the
+	// reason was cut from.
+	r := refusal{reason: strings.Clone(clipReason(reason)), expires: expires}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		for key, r := range c.m {
-			if !now.Before(r.expires) {
-				delete(c.m, key)
-			}
-		}
-		for key := range c.m {
-			if len(c.m) < c.max/2 {
+	if old, ok := c.m[k]; ok {
+		c.deleteLocked(k, old)
+	}
+	if len(c.m) >= c.max || c.bytes+refusalCost(r) > c.maxBytes {
+		c.sweepLocked(now)
+		for key, old := range c.m {
+			if len(c.m) < c.max/2 && c.bytes+refusalCost(r) <= c.maxBytes/2 {
 				break
 			}
-			delete(c.m, key)
+			c.deleteLocked(key, old)
 		}
 	}
-	c.m[k] = refusal{reason: reason, expires: expires}
+	c.m[k] = r
+	c.bytes += refusalCost(r)
+	if !c.sweeping {
+		c.sweeping = true
+		time.AfterFunc(c.sweep, c.sweepTimer)
+	}
 }
+
+// sweepTimer drops the expired refusals, and runs again while any are left.
+func (c *refusalCache) sweepTimer() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sweepLocked(c.now())
+	if len(c.m) == 0 {
+		c.sweeping = false
+		return
+	}
+	time.AfterFunc(c.sweep, c.sweepTimer)
+}
+
+// sweepLocked drops the refusals expired at now; an emptied map is made
+// anew, so that the memory of its buckets goes too. The caller holds mu.
+func (c *refusalCache) sweepLocked(now time.Time) {
+	for k, r := range c.m {
+		if !now.Before(r.expires) {
+			c.deleteLocked(k, r)
+		}
+	}
+	if len(c.m) == 0 {
+		c.m, c.bytes = map[[32]byte]refusal{}, 0
+	}
+}
+
+func (c *refusalCache) deleteLocked(k [32]byte, r refusal) {
+	delete(c.m, k)
+	c.bytes -= refusalCost(r)
+}
+
+// clipReason cuts a refusal reason to maxReasonBytes, with an ellipsis.
+func clipReason(reason string) string { return x402.Clip(reason, maxReasonBytes) }
 
 // tooManyAttempts answers 429 with Retry-After and a JSON body.
 func tooManyAttempts(w http.ResponseWriter, wait time.Duration) error {

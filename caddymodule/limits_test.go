@@ -2,6 +2,8 @@ package caddymodule
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,12 +12,16 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
@@ -185,7 +191,13 @@ func TestPaywallCostLimits(t *testing.T) {
 
 func TestRefusalCache(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	c := &refusalCache{ttl: 30 * time.Second, max: 4, now: func() time.Time { return now }, m: map[[32]byte]refusal{}}
+	// The caches' sweep timers read this fake clock too; it moves an hour
+	// on at the end, so that they empty the caches and stop.
+	var clockMu sync.Mutex
+	clock := func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return now }
+	advance := func(d time.Duration) { clockMu.Lock(); now = now.Add(d); clockMu.Unlock() }
+	t.Cleanup(func() { advance(time.Hour) })
+	c := newRefusalCache(30*time.Second, 4, 1<<20, clock)
 	pay := func(nonce byte, validAfter int64) *facilitator.Payment {
 		p := &facilitator.Payment{Network: "n", Scheme: "exact", Signature: []byte{1, 2, 3}}
 		p.Authorization.Nonce[0] = nonce
@@ -214,7 +226,7 @@ func TestRefusalCache(t *testing.T) {
 		{"expired", time.Second, a, "", false},
 	}
 	for _, tt := range tests {
-		now = now.Add(tt.advance)
+		advance(tt.advance)
 		got, ok := c.get(refusalKey(tt.p))
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%s: get = %q, %v; want %q, %v", tt.name, got, ok, tt.want, tt.ok)
@@ -227,5 +239,236 @@ func TestRefusalCache(t *testing.T) {
 	}
 	if len(c.m) > 4 {
 		t.Errorf("cache holds %d refusals, max 4", len(c.m))
+	}
+
+	// Bounded in bytes: reasons of the buyer's choosing are kept cut, and
+	// the cache makes room before it would exceed its bytes.
+	sized := newRefusalCache(30*time.Second, 10_000, 64<<10, clock)
+	long := strings.Repeat("é", 6000) // 12,000 bytes
+	for i := 0; i < 2000; i++ {
+		p := pay(byte(i), 0)
+		p.Authorization.Nonce[1] = byte(i >> 8)
+		sized.put(refusalKey(p), p, "Unsupported network: "+long)
+	}
+	p := pay(0, 0)
+	p.Authorization.Nonce[2] = 1
+	sized.put(refusalKey(p), p, "Unsupported network: "+long)
+	want := "Unsupported network: " + strings.Repeat("é", 53) + "…" // 21 + 106 bytes, cut on a rune
+	if got, ok := sized.get(refusalKey(p)); !ok || got != want {
+		t.Errorf("a long reason came back as %q, %v; want %q", got, ok, want)
+	}
+	held := 0
+	for _, r := range sized.m {
+		held += len(r.reason) + refusalEntryBytes
+	}
+	if held > 64<<10 || held != sized.bytes || len(sized.m) < 100 {
+		t.Errorf("%d refusals of %d bytes held (counted %d), want at most 64 KiB and some hundreds", len(sized.m), held, sized.bytes)
+	}
+}
+
+// activePaywalls returns the x402 handlers of the running config.
+func activePaywalls(t *testing.T) []*Handler {
+	t.Helper()
+	app, err := caddy.ActiveContext().App("http")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*Handler
+	var walk func(caddyhttp.RouteList)
+	walk = func(routes caddyhttp.RouteList) {
+		for _, r := range routes {
+			for _, mh := range r.Handlers {
+				switch h := mh.(type) {
+				case *Handler:
+					out = append(out, h)
+				case *caddyhttp.Subroute:
+					walk(h.Routes)
+				}
+			}
+		}
+	}
+	for _, s := range app.(*caddyhttp.App).Servers {
+		walk(s.Routes)
+	}
+	return out
+}
+
+// refusalsHeld counts the refusals a paywall's cache holds, expired or not.
+func refusalsHeld(h *Handler) int {
+	c := h.guard.refused
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+// heapInUse is the live heap after a full collection.
+func heapInUse() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestRefusalFlood floods eight paywall routes of a real Caddy, with the
+// embedded facilitator, with 100,000 payments that need no signature: each
+// names a network of 11,000 characters of the buyer's choosing, different
+// every time, and comes from a client IP of its own (X-Forwarded-For from
+// a trusted proxy, as an attacker with an IPv6 prefix could). Every one is
+// refused "Unsupported network" by verify and lands in the route's refusal
+// cache (default TTL, 30 s) and attempt limiter. The heap must grow by
+// less than 50 MB, the answers must repeat at most 80 bytes of the
+// network, and once the refusals expired (swept every 5 s) they must be
+// gone, and their memory with them, with no further request.
+func TestRefusalFlood(t *testing.T) {
+	const (
+		routes    = 8
+		requests  = 100_000
+		workers   = 8
+		netLen    = 11_000
+		maxGrowth = 50 << 20
+		// The refusal cache's default TTL, and its sweep interval.
+		ttl   = 30 * time.Second
+		sweep = 5 * time.Second
+	)
+	// The attempt limiter's window is 2 s, so that its buckets too are
+	// gone well within the wait for the refusals to expire.
+	var sites strings.Builder
+	for i := 0; i < routes; i++ {
+		fmt.Fprintf(&sites, "\tx402 /r%d {\n\t\tpay_to %s\n\t\tamount 1000\n\t\tattempt_limit 1000 2s\n\t}\n", i, sellerAddr)
+	}
+	const trust = "\tservers {\n\t\ttrusted_proxies static 127.0.0.1/32\n\t}\n"
+	global := strings.Replace(globalBlock(""), "\tskip_install_trust\n", "\tskip_install_trust\n"+trust, 1)
+	if !strings.Contains(global, trust) {
+		t.Fatal("globalBlock has no skip_install_trust line to put trusted_proxies after")
+	}
+	tester := newTester(t, global+fmt.Sprintf(":%d {\n%s\trespond \"paid\"\n}\n", sitePort, sites.String()))
+
+	// One validly formed payment, whose network is then replaced: the
+	// signature no longer matters, since the network is checked first.
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, p, err := facilitator.CreatePayment(key, require402(t, tester, siteURL+"/r0").PaymentRequirements,
+		facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := base64.StdEncoding.DecodeString(header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	// Each payment has a nonce of its own too: the paywall serves one
+	// request per authorization at a time.
+	nonce := fmt.Sprintf("%q", "0x"+hex.EncodeToString(p.Authorization.Nonce[:]))
+	fields["network"] = json.RawMessage(`"@NETWORK@"`)
+	tmpl, _ := json.Marshal(fields)
+	tmpl = bytes.Replace(tmpl, []byte(nonce), []byte(`"@NONCE@"`), 1)
+	head, rest, _ := bytes.Cut(tmpl, []byte("@NETWORK@"))
+	middle, tail, ok := bytes.Cut(rest, []byte("@NONCE@"))
+	if !ok {
+		t.Fatalf("the payment's nonce %s is not after its network: %s", nonce, tmpl)
+	}
+	padding := strings.Repeat("x", netLen)
+	network := func(i int) string { return fmt.Sprintf("n%07d-", i) + padding[:netLen-9] }
+	paymentFor := func(i int) string {
+		b := make([]byte, 0, len(head)+netLen+len(middle)+66+len(tail))
+		b = append(append(append(b, head...), network(i)...), middle...)
+		b = append(append(b, fmt.Sprintf("0x%064x", i)...), tail...)
+		return base64.StdEncoding.EncodeToString(b)
+	}
+	if n := len(paymentFor(0)); n > MaxPaymentHeaderBytes {
+		t.Fatalf("the flood's header has %d bytes, more than the paywall takes", n)
+	}
+
+	tr := &http.Transport{MaxIdleConnsPerHost: workers}
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	send := func(i int) (int, body402, error) {
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/r%d", siteURL, i%routes), nil)
+		req.Header.Set("X-Payment", paymentFor(i))
+		req.Header.Set("X-Forwarded-For", fmt.Sprintf("2001:db8:%x:%x::1", i>>16, i&0xffff))
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, body402{}, err
+		}
+		defer resp.Body.Close()
+		var out body402
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out, err
+	}
+	// A warm-up request per route, so that what is made once is made
+	// before the baseline.
+	for i := 0; i < routes; i++ {
+		if _, _, err := send(requests + i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := heapInUse()
+
+	var next, wrong atomic.Int64
+	var firstWrong atomic.Value
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= requests {
+					return
+				}
+				status, out, err := send(i)
+				want := "Unsupported network: " + network(i)[:80] + "…"
+				if err != nil || status != http.StatusPaymentRequired || out.Error != want || out.InvalidReason != want {
+					if wrong.Add(1) == 1 {
+						firstWrong.Store(fmt.Sprintf("request %d: %d, error %.100q…, %v; want 402 with error and invalidReason %q", i, status, out.Error, err, want))
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	tr.CloseIdleConnections()
+	flooded := heapInUse()
+	held := 0
+	paywalls := activePaywalls(t)
+	for _, h := range paywalls {
+		held += refusalsHeld(h)
+	}
+	growth := int64(flooded) - int64(before)
+	t.Logf("heap %.1f MB before, %.1f MB after %d refused payments over %d routes (+%.1f MB); %d refusals held",
+		float64(before)/(1<<20), float64(flooded)/(1<<20), requests, routes, float64(growth)/(1<<20), held)
+	if n := wrong.Load(); n > 0 {
+		t.Errorf("%d of %d answers were not as expected; the first: %s", n, requests, firstWrong.Load())
+	}
+	if len(paywalls) != routes {
+		t.Fatalf("found %d paywalls in the running config, want %d", len(paywalls), routes)
+	}
+	if growth >= maxGrowth {
+		t.Errorf("the heap grew by %.1f MB, want less than %d MB", float64(growth)/(1<<20), maxGrowth>>20)
+	}
+
+	// No request from here on: the sweep timers alone empty the caches,
+	// within the TTL plus the sweep interval of the flood's last refusal
+	// (the bound given here has 10 s more, for a loaded machine).
+	start := time.Now()
+	for held > 0 && time.Since(start) < ttl+sweep+10*time.Second {
+		time.Sleep(100 * time.Millisecond)
+		held = 0
+		for _, h := range paywalls {
+			held += refusalsHeld(h)
+		}
+	}
+	swept := heapInUse()
+	t.Logf("%d refusals held %s after the flood; heap %.1f MB (%+.1f MB from before the flood)",
+		held, time.Since(start).Round(100*time.Millisecond), float64(swept)/(1<<20), float64(int64(swept)-int64(before))/(1<<20))
+	if held != 0 {
+		t.Errorf("%d expired refusals still held %s after the flood", held, time.Since(start).Round(time.Second))
+	}
+	if g := int64(swept) - int64(before); g >= 10<<20 {
+		t.Errorf("the heap is still %.1f MB above its size before the flood once the refusals expired, want less than 10 MB", float64(g)/(1<<20))
 	}
 }

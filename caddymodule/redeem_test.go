@@ -284,6 +284,8 @@ func TestSettleAfterUpgrade(t *testing.T) {
 		pay_to %s
 		amount 19
 		settle after
+		# the backend spends the payment itself to make the settle fail
+		forward_payment_header
 	}
 	reverse_proxy %s
 }

@@ -3,7 +3,10 @@ package facilitator
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -11,9 +14,18 @@ import (
 // Limits of callers with an API key (HandlerConfig.APIKeys): a seller's
 // paywall sends every buyer's payment through one key.
 var (
+	// DefaultKeyVerifyLimit is HandlerConfig.KeyVerifyLimit's default.
 	DefaultKeyVerifyLimit = RateLimit{Requests: 600, Window: time.Minute}
+	// DefaultKeySettleLimit is HandlerConfig.KeySettleLimit's default.
 	DefaultKeySettleLimit = RateLimit{Requests: 300, Window: time.Minute}
+	// DefaultUnknownKeyLimit is HandlerConfig.UnknownKeyLimit's default:
+	// ten requests with an unknown API key per client IP, then one every
+	// six seconds.
+	DefaultUnknownKeyLimit = RateLimit{Requests: 10, Window: time.Minute}
 )
+
+// textUnknownKey is the 401 answer's message.
+const textUnknownKey = "Unknown API key: the Authorization: Bearer key is not one of this facilitator's; send a valid key, or none to be limited per client IP"
 
 // apiKeys holds the accepted API keys by their SHA-256, so a lookup does
 // not compare the secret byte by byte, and the limiter is keyed by a short
@@ -47,4 +59,30 @@ func (k apiKeys) caller(r *http.Request) (id string, sent, known bool) {
 	}
 	id, known = k[sha256.Sum256([]byte(strings.TrimSpace(tok)))]
 	return id, true, known
+}
+
+// checkKey vets a request that sent an API key from client IP ip: 401 for
+// an unknown key, counted against the IP; 429 with Retry-After for any key,
+// known or not, from an IP over its limit of unknown keys, so that a
+// guesser learns nothing more until the window lets another guess through.
+// ok is true for a known key from an IP under that limit.
+func (h *apiHandler) checkKey(w http.ResponseWriter, ip string, known bool) (status int, msg string, ok bool) {
+	if over, wait := h.unknownKeys.Exhausted(ip); over {
+		return tooManyUnknownKeys(w, wait)
+	}
+	if known {
+		return 0, "", true
+	}
+	if allowed, wait := h.unknownKeys.Allow(ip); !allowed {
+		return tooManyUnknownKeys(w, wait)
+	}
+	return http.StatusUnauthorized, textUnknownKey, false
+}
+
+// tooManyUnknownKeys sets Retry-After and returns the 429 message of an IP
+// over its limit of unknown API keys.
+func tooManyUnknownKeys(w http.ResponseWriter, wait time.Duration) (int, string, bool) {
+	secs := max(int(math.Ceil(wait.Seconds())), 1)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	return http.StatusTooManyRequests, fmt.Sprintf("Too many requests with an unknown API key from this client IP; retry in %d s", secs), false
 }

@@ -52,7 +52,8 @@ type HandlerConfig struct {
 	// APIKeys are the keys callers may send as "Authorization: Bearer
 	// KEY". A caller with a key is limited per key by KeyVerifyLimit and
 	// KeySettleLimit instead of per IP; one with an unknown key is
-	// answered 401. Callers without a key are served as before.
+	// answered 401 (429 once its IP is over UnknownKeyLimit). Callers
+	// without a key are served as before.
 	APIKeys []string
 	// KeyVerifyLimit limits verify requests per API key; the zero value
 	// means DefaultKeyVerifyLimit.
@@ -60,6 +61,14 @@ type HandlerConfig struct {
 	// KeySettleLimit limits settle requests per API key; the zero value
 	// means DefaultKeySettleLimit.
 	KeySettleLimit RateLimit
+	// UnknownKeyLimit limits the verify and settle requests with an
+	// unknown API key per client IP; the zero value means
+	// DefaultUnknownKeyLimit. Over it, every request with a key from that
+	// IP, known or not, is answered 429 (so that guessing stops, and a
+	// right guess cannot be told from a wrong one) until the window lets
+	// another through. It applies whenever APIKeys are set, NoRateLimits
+	// or not.
+	UnknownKeyLimit RateLimit
 }
 
 // Handler returns the facilitator's HTTP API: GET /healthcheck,
@@ -90,6 +99,13 @@ func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
 		h.keyVerifyLimit = f.limiter("verify by key", kvl)
 		h.keySettleLimit = f.limiter("settle by key", ksl)
 	}
+	if h.keys != nil {
+		ul := cfg.UnknownKeyLimit
+		if ul == (RateLimit{}) {
+			ul = DefaultUnknownKeyLimit
+		}
+		h.unknownKeys = f.limiter("unknown API key", ul)
+	}
 	return h
 }
 
@@ -102,6 +118,7 @@ type apiHandler struct {
 	keys           apiKeys
 	keyVerifyLimit *Limiter
 	keySettleLimit *Limiter
+	unknownKeys    *Limiter // requests with an unknown key, per client IP
 }
 
 func remoteIP(r *http.Request) string {
@@ -251,8 +268,8 @@ func (h *apiHandler) writeSettlement(w http.ResponseWriter, res *SettleResponse,
 func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, ipLimit, keyLimit *Limiter, op string) (int, string, bool) {
 	who, l, per := h.clientIP(r), ipLimit, "client IP"
 	if id, sent, known := h.keys.caller(r); sent {
-		if !known {
-			return http.StatusUnauthorized, "Unknown API key: the Authorization: Bearer key is not one of this facilitator's; send a valid key, or none to be limited per client IP", false
+		if status, msg, ok := h.checkKey(w, who, known); !ok {
+			return status, msg, false
 		}
 		who, l, per = "key "+id, keyLimit, "API key"
 	}

@@ -185,7 +185,7 @@ func (p *Payment) fromEnvelope(env *envelope) error {
 func (p *Payment) setVersion(v json.RawMessage) error {
 	if len(v) > 0 {
 		if err := json.Unmarshal(v, &p.X402Version); err != nil || (p.X402Version != Version1 && p.X402Version != Version2) {
-			return invalidPayment("Unsupported x402Version: %s", string(v))
+			return invalidPayment("Unsupported x402Version: %s", Clip(string(v), MaxEchoBytes))
 		}
 	} else {
 		p.X402Version = X402Version

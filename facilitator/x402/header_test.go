@@ -65,6 +65,7 @@ func TestDecodePaymentHeaderErrors(t *testing.T) {
 		{"base64 of garbage", b64("hello"), ReasonInvalidBase64},
 		{"base64 of array", b64("[1,2]"), ReasonInvalidBase64},
 		{"version 2", replace(`"x402Version":1`, `"x402Version":2`), "Unsupported x402Version: 2"},
+		{"version of 5,000 bytes", replace(`"x402Version":1`, `"x402Version":"`+strings.Repeat("v", 5000)+`"`), "Unsupported x402Version: \"" + strings.Repeat("v", 79) + "…"},
 		{"value past uint256", replace(`"value":"10000"`, `"value":"`+strings.Repeat("9", 80)+`"`), "Invalid amount: " + strings.Repeat("9", 80)},
 		{"value 2^256", replace(`"value":"10000"`, `"value":"115792089237316195423570985008687907853269984665640564039457584007913129639936"`), "Invalid amount: 115792089237316195423570985008687907853269984665640564039457584007913129639936"},
 		{"value zero", replace(`"value":"10000"`, `"value":"0"`), "Invalid amount: 0"},

@@ -1,5 +1,7 @@
 package x402
 
+import "unicode/utf8"
+
 // Verify reasons (spec 7.1). Those with a value are built by the functions below.
 const (
 	ReasonInvalidSignature = "Invalid EIP-3009 signature"
@@ -24,17 +26,38 @@ const (
 	ErrTextNotBroadcast = "Settlement not broadcast"
 )
 
+// MaxEchoBytes is how much of a value from the request a reason repeats: a
+// longer value is cut (Clip), so that an answer, and the paywall's cache of
+// refusals, never holds kilobytes of the sender's choosing. It leaves any
+// address, network name and amount of 256 bits (78 digits) whole.
+const MaxEchoBytes = 80
+
+// Clip cuts s to at most n bytes, on a UTF-8 boundary, and marks the cut
+// with an ellipsis ("…", 3 bytes more). A string of n bytes or fewer is
+// returned as it is.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // ReasonUnsupportedScheme is the verify text for a scheme other than exact.
-func ReasonUnsupportedScheme(s string) string { return "Unsupported scheme: " + s }
+func ReasonUnsupportedScheme(s string) string { return "Unsupported scheme: " + Clip(s, MaxEchoBytes) }
 
 // ReasonUnsupportedNetwork is the verify text for an unknown network.
-func ReasonUnsupportedNetwork(n string) string { return "Unsupported network: " + n }
+func ReasonUnsupportedNetwork(n string) string {
+	return "Unsupported network: " + Clip(n, MaxEchoBytes)
+}
 
 // ReasonUnsupportedAsset is the verify text for a token that is not the network's.
-func ReasonUnsupportedAsset(a string) string { return "Unsupported asset: " + a }
+func ReasonUnsupportedAsset(a string) string { return "Unsupported asset: " + Clip(a, MaxEchoBytes) }
 
 // ReasonInvalidAmount is the verify text for a bad or mismatched amount.
-func ReasonInvalidAmount(a string) string { return "Invalid amount: " + a }
+func ReasonInvalidAmount(a string) string { return "Invalid amount: " + Clip(a, MaxEchoBytes) }
 
 // ReasonSimulationFailed is the verify text for a simulated transfer that
 // reverted for a reason without a text of its own.
