@@ -385,30 +385,7 @@ func TestKillFailover(t *testing.T) {
 	t.Logf("first answers:%s", fmtCounts(counts(first)))
 
 	// Every buyer without its content retries on B and C.
-	final := make([]answer, n)
-	tries := make([][]answer, n)
-	var doneAt time.Time
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i, f := range first {
-		tries[i] = []answer{f}
-		if f.status == http.StatusOK {
-			final[i] = f
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			all := deliver(payments[i], []*instance{rest[i%2], rest[(i+1)%2]}, time.Now().Add(3*time.Minute), 0)
-			final[i], tries[i] = all[len(all)-1], append(tries[i], all...)
-			mu.Lock()
-			if all[len(all)-1].at.After(doneAt) {
-				doneAt = all[len(all)-1].at
-			}
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
+	final, tries, doneAt := retryElsewhere(first, payments, rest)
 	if debug {
 		for i, ts := range tries {
 			for _, a := range ts {
@@ -580,22 +557,7 @@ func testStopFencing(t *testing.T, pg *pgtest.Server, n int, pauseAfter time.Dur
 	<-stopped
 	t.Logf("paused A (SIGSTOP) %s; first answers:%s", when, fmtCounts(counts(first)))
 
-	final := make([]answer, n)
-	tries := make([][]answer, n)
-	var wg sync.WaitGroup
-	for i, f := range first {
-		final[i], tries[i] = f, []answer{f}
-		if f.status == http.StatusOK {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			all := deliver(payments[i], []*instance{rest[i%2], rest[(i+1)%2]}, time.Now().Add(3*time.Minute), 0)
-			final[i], tries[i] = all[len(all)-1], append(tries[i], all...)
-		}()
-	}
-	wg.Wait()
+	final, tries, _ := retryElsewhere(first, payments, rest)
 	t.Logf("while A is paused: every retried payment answered %v after the pause; B and C took over %d of A's settlements; the signer had broadcast %d transactions when A was paused",
 		time.Since(stoppedAt).Round(time.Millisecond),
 		rest[0].loggedInts("took over the pending settlements", "settlements")+rest[1].loggedInts("took over the pending settlements", "settlements"),

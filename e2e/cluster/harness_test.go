@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -299,11 +298,11 @@ func (in *instance) start() error {
 }
 
 func (in *instance) startOnce() error {
-	port, err := freePort()
+	port, err := pgtest.FreePort()
 	if err != nil {
 		return err
 	}
-	admin, err := freePort()
+	admin, err := pgtest.FreePort()
 	if err != nil {
 		return err
 	}
@@ -445,15 +444,6 @@ func (in *instance) loggedInts(s, field string) int {
 		}
 	}
 	return sum
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // client is the buyers' HTTP client: many connections per instance.
@@ -738,6 +728,35 @@ func retryAfter(a answer) time.Duration {
 		}
 	}
 	return 200 * time.Millisecond
+}
+
+// retryElsewhere retries, at once and each until it is delivered (or for
+// three minutes), every payment whose first answer was not a 200 on the
+// two other instances rest, in turn. It returns each payment's final
+// answer, every answer it got (the first one first) and when the last
+// retry was answered (zero when none was needed).
+func retryElsewhere(first []answer, payments []*payment, rest []*instance) (final []answer, tries [][]answer, doneAt time.Time) {
+	final, tries = make([]answer, len(first)), make([][]answer, len(first))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, f := range first {
+		final[i], tries[i] = f, []answer{f}
+		if f.status == http.StatusOK {
+			continue
+		}
+		wg.Go(func() {
+			all := deliver(payments[i], []*instance{rest[i%2], rest[(i+1)%2]}, time.Now().Add(3*time.Minute), 0)
+			last := all[len(all)-1]
+			mu.Lock()
+			defer mu.Unlock()
+			final[i], tries[i] = last, append(tries[i], all...)
+			if last.at.After(doneAt) {
+				doneAt = last.at
+			}
+		})
+	}
+	wg.Wait()
+	return final, tries, doneAt
 }
 
 // deliver sends the payment to the instances in turn until an answer is

@@ -181,7 +181,7 @@ func newServer() (*Server, error) {
 	}
 	// The free port can be taken before postgres binds it: try a few.
 	for range 3 {
-		if s.port, err = freePort(); err != nil {
+		if s.port, err = FreePort(); err != nil {
 			return nil, err
 		}
 		if err = s.start(); err == nil || !strings.Contains(err.Error(), "already in use") {
@@ -454,8 +454,9 @@ func hasBinaries(dir string) bool {
 	return true
 }
 
-// freePort is a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
+// FreePort is a TCP port on 127.0.0.1 that was free a moment ago, for
+// the servers a test starts beside PostgreSQL.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
