@@ -56,8 +56,9 @@ type FacilitatorRoutes struct {
 	// caller with a key is limited per key (KeyVerifyLimit,
 	// KeySettleLimit) instead of per IP, so a seller's paywall does not
 	// share one IP's limit among all its buyers; an unknown key is
-	// answered 401. Callers without a key (the Cronos clients) are served
-	// as before.
+	// answered 401, and a client IP that sends too many unknown keys gets
+	// 429 for a while (facilitator.DefaultUnknownKeyLimit). Callers
+	// without a key (the Cronos clients) are served as before.
 	APIKeys []string `json:"api_keys,omitempty"`
 
 	// KeyVerifyLimit limits verify requests per API key. Default: 600 per
