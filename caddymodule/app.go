@@ -86,8 +86,9 @@ type App struct {
 	Journal string `json:"journal,omitempty"`
 
 	// JournalRetention is how long settled and failed settlements stay in
-	// the journal (and answer GET /v2/x402/settlements/...); older ones
-	// are compacted away hourly, pending ones never. Default 720h (30
+	// the journal; older ones are compacted away hourly, pending ones
+	// never. A compacted settlement is still answered (to the paywall and
+	// GET /v2/x402/settlements/...) from the chain. Default 720h (30
 	// days); negative keeps every record.
 	JournalRetention caddy.Duration `json:"journal_retention,omitempty"`
 

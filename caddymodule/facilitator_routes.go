@@ -30,7 +30,8 @@ var (
 // GET /v2/x402/supported, POST /v2/x402/verify, POST /v2/x402/settle and
 // GET /v2/x402/settlements/{txHash} and
 // GET /v2/x402/settlements?network=&from=&nonce= (a settlement's outcome
-// from the journal, by transaction or by authorization).
+// from the journal, or from the chain once compacted, by transaction or by
+// authorization).
 // Other paths go to the next handler. Verify and settle are rate limited
 // per client IP (Caddy's client IP, so trusted_proxies is honoured); the
 // defaults are the specification's 10 and 5 requests per minute.

@@ -55,9 +55,10 @@ type Config struct {
 	// journal in memory that is lost on restart.
 	JournalPath string
 	// JournalRetention is how long settled and failed records stay in the
-	// journal (and answer the settlements look-ups); older ones are
-	// compacted away hourly. Pending records are never removed. Zero means
-	// DefaultJournalRetention; negative keeps every record.
+	// journal; older ones are compacted away hourly (the settlements
+	// look-ups then answer them from the chain). Pending records are never
+	// removed. Zero means DefaultJournalRetention; negative keeps every
+	// record.
 	JournalRetention time.Duration
 	// Journal is a journal to use instead of JournalPath.
 	Journal Journal

@@ -247,8 +247,9 @@ func (h *apiHandler) settlementByAuthorization(w http.ResponseWriter, r *http.Re
 func (h *apiHandler) writeSettlement(w http.ResponseWriter, res *SettleResponse, err error) {
 	if err != nil {
 		// Nothing the caller did: the journal (a shared database, most
-		// likely) did not answer. Asking again later is the remedy.
-		h.f.logger.Error("reading the settlement journal failed", zap.Error(err))
+		// likely) or the chain (a settlement compacted from the journal)
+		// did not answer. Asking again later is the remedy.
+		h.f.logger.Error("reading the settlement journal or the chain failed", zap.Error(err))
 		w.Header().Set("Retry-After", "2")
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "reading the settlement journal failed; try again shortly"})
 		return

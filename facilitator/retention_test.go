@@ -2,11 +2,17 @@ package facilitator_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 )
 
 // TestJournalRetention starts a facilitator on a journal holding an old
@@ -44,5 +50,108 @@ func TestJournalRetention(t *testing.T) {
 				t.Errorf("old record: %v, want ErrSettlementNotFound", errOld)
 			}
 		})
+	}
+}
+
+// TestCompactedSettlementsFromChain: once the journal has compacted a
+// settlement away, Settlement and SettlementByAuthorization (and their
+// HTTP routes) answer it from the chain: settled, with its payer, payee,
+// value, block and network. An unknown transaction and an unused
+// authorization are still not found (404), and a chain that cannot be
+// reached is an error, never "not found" (503).
+func TestCompactedSettlementsFromChain(t *testing.T) {
+	j := facilitator.NewMemoryJournal()
+	proxy := newProxy(t)
+	f, api, _ := startFacilitator(t, newSignerKey(t, chain), proxy.URL(), "", func(c *facilitator.Config) {
+		c.Journal, c.JournalRetention = j, -1
+	})
+	seller := newSeller(t)
+	req := requirements(seller, "10")
+	b := newBuyer(t, chain, 20)
+	h, p := pay(t, b, req, facilitator.PaymentOptions{})
+	var s facilitator.SettleResponse
+	if status := postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, body(h, req), &s); status != http.StatusOK || !s.Settled() || s.BlockNumber == nil {
+		t.Fatalf("settle = %d %+v", status, s)
+	}
+	_, unused := pay(t, b, req, facilitator.PaymentOptions{})
+
+	n, err := j.(engine.Compacter).Compact(time.Now().Add(time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("Compact = %d, %v; want 1 record removed", n, err)
+	}
+	if _, err := j.ByTx(s.TxHash); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+		t.Fatalf("the journal still answers the compacted settlement: %v", err)
+	}
+
+	want := func(t *testing.T, how string, got *facilitator.SettleResponse, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", how, err)
+		}
+		if got.Event != facilitator.EventSettled || got.TxHash != s.TxHash || got.From != b.Address.Hex() || got.To != seller.Hex() ||
+			got.Value != "10" || got.BlockNumber == nil || *got.BlockNumber != *s.BlockNumber || got.Network != "cronos-testnet" || got.Error != "" {
+			t.Errorf("%s = %+v; want settled %s from %s to %s, value 10, block %d on cronos-testnet", how, got, s.TxHash, b.Address.Hex(), seller.Hex(), *s.BlockNumber)
+		}
+	}
+	got, err := f.Settlement(s.TxHash)
+	want(t, "Settlement", got, err)
+	got, err = f.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexNonce(p))
+	want(t, "SettlementByAuthorization", got, err)
+
+	byTx := func(tx string) (int, string) {
+		resp, err := http.Get(api + facilitator.PathSettlements + tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(raw)
+	}
+	byAuth := func(p *facilitator.Payment) (int, string) {
+		q := url.Values{"network": {"cronos-testnet"}, "from": {p.Authorization.From.Hex()}, "nonce": {hexNonce(p)}}
+		resp, err := http.Get(api + strings.TrimSuffix(facilitator.PathSettlements, "/") + "?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(raw)
+	}
+	for name, get := range map[string]func() (int, string){
+		"by tx":            func() (int, string) { return byTx(s.TxHash) },
+		"by authorization": func() (int, string) { return byAuth(p) },
+	} {
+		status, raw := get()
+		var st facilitator.SettlementStatus
+		if status != http.StatusOK || json.Unmarshal([]byte(raw), &st) != nil || st.Status != facilitator.StatusSettled || st.SettleResponse == nil {
+			t.Fatalf("GET settlement %s = %d %s; want 200 settled", name, status, raw)
+		}
+		want(t, "GET settlement "+name, st.SettleResponse, nil)
+	}
+
+	unknown := "0x" + strings.Repeat("ab", 32)
+	if _, err := f.Settlement(unknown); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+		t.Errorf("Settlement(unknown tx) = %v; want ErrSettlementNotFound", err)
+	}
+	if _, err := f.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexNonce(unused)); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+		t.Errorf("SettlementByAuthorization(unused) = %v; want ErrSettlementNotFound", err)
+	}
+	if status, raw := byTx(unknown); status != http.StatusNotFound || raw != `{"error":"no settlement with transaction `+unknown+` is known to this facilitator"}`+"\n" {
+		t.Errorf("GET unknown tx = %d %q; want 404", status, raw)
+	}
+	if status, raw := byAuth(unused); status != http.StatusNotFound || !strings.Contains(raw, "no settlement of authorization "+hexNonce(unused)) {
+		t.Errorf("GET unused authorization = %d %q; want 404", status, raw)
+	}
+
+	// The chain out of reach: an error, never "not found".
+	proxy.Down()
+	if _, err := f.Settlement(s.TxHash); err == nil || errors.Is(err, facilitator.ErrSettlementNotFound) {
+		t.Errorf("Settlement with the chain down = %v; want an error that is not ErrSettlementNotFound", err)
+	}
+	if _, err := f.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexNonce(unused)); err == nil || errors.Is(err, facilitator.ErrSettlementNotFound) {
+		t.Errorf("SettlementByAuthorization with the chain down = %v; want an error that is not ErrSettlementNotFound", err)
+	}
+	if status, _ := byTx(unknown); status != http.StatusServiceUnavailable {
+		t.Errorf("GET unknown tx with the chain down = %d; want 503", status)
 	}
 }

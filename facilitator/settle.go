@@ -269,8 +269,24 @@ func (r *feeRead) quote(el []rpc.BatchElem) *feeQuote {
 // Settlement reports a settlement by any of its transaction hashes, from
 // the journal: payment.settled, payment.failed, or payment.failed with
 // "Settlement pending" while it waits for its block.
+//
+// A transaction the journal does not hold (compacted after the journal
+// retention) is looked up on every network's chain: a mined
+// transferWithAuthorization to the network's token answers
+// payment.settled, or payment.failed when it reverted. One that is not
+// found is ErrSettlementNotFound; a chain that cannot be reached is
+// another error, never ErrSettlementNotFound.
 func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
 	rec, err := f.journal.ByTx(txHash)
+	if errors.Is(err, ErrSettlementNotFound) {
+		b, derr := hexutil.Decode(txHash)
+		if derr != nil || len(b) != common.HashLength {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(f.ctx, chainLookupTimeout)
+		defer cancel()
+		return f.settlementOnChain(ctx, common.BytesToHash(b))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -285,9 +301,14 @@ func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
 // found by network (name or alias), payer address and authorization nonce
 // (0x and 64 hex digits), from the journal: what a seller who lost the
 // settle answer needs. The answer is as Settlement's. A malformed argument
-// or an unknown network is a StatusError 400; an authorization this
-// facilitator never journaled is ErrSettlementNotFound (match it with
-// errors.Is).
+// or an unknown network is a StatusError 400.
+//
+// An authorization the journal does not hold (never journaled, or
+// compacted after the journal retention) is read on chain: unused is
+// ErrSettlementNotFound (match it with errors.Is): nothing moved; used is
+// answered as Settlement answers the transaction that used it, found by
+// the token's AuthorizationUsed log. A chain that cannot be reached is
+// another error, never ErrSettlementNotFound.
 func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*SettleResponse, error) {
 	n := f.network(network)
 	if n == nil {
@@ -301,6 +322,11 @@ func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*S
 		return nil, badRequest("nonce must be 0x and 64 hex digits, got %q", nonce)
 	}
 	rec, err := f.journal.ByID(engine.RecordID(n.cfg.Name, common.HexToAddress(from), [32]byte(nb)))
+	if errors.Is(err, ErrSettlementNotFound) {
+		ctx, cancel := context.WithTimeout(f.ctx, chainLookupTimeout)
+		defer cancel()
+		return f.authorizationOnChain(ctx, n, common.HexToAddress(from), [32]byte(nb))
+	}
 	if err != nil {
 		return nil, err
 	}

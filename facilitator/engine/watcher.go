@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/ethereum/go-ethereum/crypto"
 	"math/big"
 
@@ -511,6 +512,31 @@ var authorizationUsedTopic = crypto.Keccak256Hash([]byte("AuthorizationUsed(addr
 // usedByLookback is how many blocks back usedBy searches.
 const usedByLookback = 10000
 
+// errNoUseLog: the token has no AuthorizationUsed log of the
+// authorization within usedByLookback blocks.
+var errNoUseLog = errors.New("no AuthorizationUsed log found")
+
+// UsedBy reads whether an authorization is used on chain and, when it is,
+// finds the transaction that used it from the token's AuthorizationUsed
+// log, usedByLookback blocks back from the head. An authorization used
+// whose log is not found within that range is an error, as is a chain
+// that cannot be reached.
+func (e *Engine) UsedBy(ctx context.Context, from common.Address, nonce [32]byte) (used bool, tx common.Hash, err error) {
+	k := authKey{from: from, nonce: nonce}
+	if used, err = e.authorizationUsed(ctx, k); err != nil || !used {
+		return used, common.Hash{}, err
+	}
+	var head hexutil.Uint64
+	if err := e.cfg.Pool.Call(ctx, &head, "eth_blockNumber"); err != nil {
+		return true, common.Hash{}, err
+	}
+	tx, err = e.usedBy(ctx, k, uint64(head))
+	if err != nil {
+		return true, common.Hash{}, fmt.Errorf("authorization used on chain, but its transaction is not found in the last %d blocks: %w", usedByLookback, err)
+	}
+	return true, tx, nil
+}
+
 // usedBy finds the transaction that used an authorization, from the
 // token's AuthorizationUsed log.
 func (e *Engine) usedBy(ctx context.Context, k authKey, head uint64) (common.Hash, error) {
@@ -531,7 +557,7 @@ func (e *Engine) usedBy(ctx context.Context, k authKey, head uint64) (common.Has
 		return common.Hash{}, err
 	}
 	if len(logs) == 0 {
-		return common.Hash{}, errors.New("no AuthorizationUsed log found")
+		return common.Hash{}, errNoUseLog
 	}
 	return logs[0].TxHash, nil
 }

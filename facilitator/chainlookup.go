@@ -1,0 +1,160 @@
+package facilitator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+)
+
+// The journal forgets finished settlements after the journal retention;
+// the paywall's redemption records may still need them (a buyer retrying
+// a payment answered "Settlement pending"). The settlement look-ups then
+// answer from the chain, which never forgets: a transaction of
+// transferWithAuthorization to a configured network's token, found by its
+// hash or by the authorization's AuthorizationUsed log.
+
+// chainLookupTimeout bounds one look-up of a settlement on chain.
+const chainLookupTimeout = 30 * time.Second
+
+// errChainUnreachable wraps the error of a chain that could not be asked:
+// the settlement may exist there, so it is not ErrSettlementNotFound.
+var errChainUnreachable = errors.New("cannot reach the chain to look the settlement up")
+
+// chainTx is the part of eth_getTransactionByHash's answer the look-up reads.
+type chainTx struct {
+	To    *common.Address `json:"to"`
+	Input hexutil.Bytes   `json:"input"`
+}
+
+// chainReceipt is the part of eth_getTransactionReceipt's answer the
+// look-up reads.
+type chainReceipt struct {
+	BlockNumber hexutil.Uint64 `json:"blockNumber"`
+	Status      hexutil.Uint64 `json:"status"`
+}
+
+// settlementOnChain looks a transaction up on every configured network, in
+// one batch per network (the transaction and its receipt). A mined
+// transferWithAuthorization to the network's token answers payment.settled
+// (status 1) or payment.failed (status 0); anything else, or a transaction
+// no network has mined, is ErrSettlementNotFound, unless a network that
+// could not be reached might hold it: then the error is not
+// ErrSettlementNotFound.
+func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (*SettleResponse, error) {
+	type answer struct {
+		res *SettleResponse
+		err error
+	}
+	answers := make([]answer, len(f.networks))
+	var wg sync.WaitGroup
+	for i, n := range f.networks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := f.settlementOn(ctx, n, hash)
+			answers[i] = answer{res, err}
+		}()
+	}
+	wg.Wait()
+	var errs []error
+	for _, a := range answers {
+		switch {
+		case a.res != nil:
+			return a.res, nil
+		case a.err != nil && !errors.Is(a.err, ErrSettlementNotFound):
+			errs = append(errs, a.err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return nil, fmt.Errorf("transaction %s: %w", hash.Hex(), ErrSettlementNotFound)
+}
+
+// settlementOn looks a transaction up on one network (see settlementOnChain).
+func (f *Facilitator) settlementOn(ctx context.Context, n *network, hash common.Hash) (*SettleResponse, error) {
+	var tx *chainTx
+	var rc *chainReceipt
+	elems := []rpc.BatchElem{
+		{Method: "eth_getTransactionByHash", Args: []any{hash}, Result: &tx},
+		{Method: "eth_getTransactionReceipt", Args: []any{hash}, Result: &rc},
+	}
+	err := n.rpc.Batch(ctx, elems)
+	if err == nil {
+		err = errors.Join(elems[0].Error, elems[1].Error)
+	}
+	if err != nil {
+		f.logger.Warn("looking a settlement up on chain failed", zap.String("network", n.cfg.Name), zap.String("tx", hash.Hex()), zap.Error(err))
+		return nil, fmt.Errorf("network %s: %w: %w", n.cfg.Name, errChainUnreachable, err)
+	}
+	if tx == nil || rc == nil || tx.To == nil || *tx.To != n.token {
+		return nil, ErrSettlementNotFound
+	}
+	m, err := evm.TokenABI.MethodById(tx.Input)
+	if err != nil || m.Name != "transferWithAuthorization" {
+		return nil, ErrSettlementNotFound
+	}
+	args, err := m.Inputs.Unpack(tx.Input[4:])
+	if err != nil || len(args) < 3 {
+		return nil, ErrSettlementNotFound
+	}
+	from, okFrom := args[0].(common.Address)
+	to, okTo := args[1].(common.Address)
+	value, okValue := args[2].(*big.Int)
+	if !okFrom || !okTo || !okValue {
+		return nil, ErrSettlementNotFound
+	}
+	block := uint64(rc.BlockNumber)
+	res := &SettleResponse{X402Version: X402Version, Network: n.cfg.Name, TxHash: hash.Hex(), Timestamp: Timestamp(f.blockTime(ctx, n, block))}
+	if uint64(rc.Status) != types.ReceiptStatusSuccessful {
+		res.Event, res.Error = EventFailed, ErrTextFailedOnChain
+		return res, nil
+	}
+	res.Event, res.From, res.To, res.Value, res.BlockNumber = EventSettled, from.Hex(), to.Hex(), value.String(), &block
+	return res, nil
+}
+
+// blockTime is the time of a block, or now when it cannot be read.
+func (f *Facilitator) blockTime(ctx context.Context, n *network, number uint64) time.Time {
+	var head *struct {
+		Time hexutil.Uint64 `json:"timestamp"`
+	}
+	if err := n.rpc.Call(ctx, &head, "eth_getBlockByNumber", hexutil.Uint64(number), false); err != nil || head == nil {
+		return f.now()
+	}
+	return time.Unix(int64(head.Time), 0)
+}
+
+// authorizationOnChain looks an authorization up on its network's token:
+// unused is ErrSettlementNotFound (nothing moved); used is answered as
+// settlementOnChain answers the transaction of its AuthorizationUsed log.
+// A chain that cannot be reached, or a use whose transaction is not found,
+// is an error that is not ErrSettlementNotFound.
+func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network, from common.Address, nonce [32]byte) (*SettleResponse, error) {
+	used, tx, err := n.eng.UsedBy(ctx, from, nonce)
+	if err != nil {
+		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
+		return nil, fmt.Errorf("network %s: %w: %w", n.cfg.Name, errChainUnreachable, err)
+	}
+	if !used {
+		return nil, fmt.Errorf("authorization unused on network %s: %w", n.cfg.Name, ErrSettlementNotFound)
+	}
+	res, err := f.settlementOn(ctx, n, tx)
+	if errors.Is(err, ErrSettlementNotFound) {
+		// The token logged the use: the transaction is on chain, if not
+		// one this facilitator reads (another contract's call, say).
+		return nil, fmt.Errorf("network %s: authorization used by transaction %s, which is not a transferWithAuthorization to the token", n.cfg.Name, tx.Hex())
+	}
+	return res, err
+}
