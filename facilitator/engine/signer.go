@@ -61,6 +61,10 @@ type sendReq struct {
 	done      chan error
 	attempts  int
 	journaled bool  // its record is in the journal as pending
+	// jtx is the transaction the journal holds for it (journaled), which
+	// a later signing on a fresh nonce does not replace there until its
+	// own journal write succeeds.
+	jtx *types.Transaction
 	err       error // why it is refused
 }
 
@@ -202,6 +206,11 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		if reqs = live; len(reqs) == 0 {
 			break
 		}
+		// The lease the batch is journaled under (shared journal).
+		inst := ""
+		if e.shared != nil {
+			inst = e.shared.Instance()
+		}
 		first, err := s.takeNonces(ctx, e, len(reqs))
 		if err != nil {
 			refuseAll(reqs, err)
@@ -233,7 +242,7 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 			break
 		}
 		for _, r := range reqs {
-			r.journaled = true
+			r.journaled, r.jtx = true, r.st.current()
 		}
 		if e.shared != nil {
 			s.awaitTurn(ctx, e, first)
@@ -274,6 +283,24 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 			}
 			r.err = &NotSentError{Err: res.err, NoGas: res.class == sendNoFunds}
 			refused = append(refused, r)
+		}
+		if e.shared != nil && firstRefused >= 0 && (e.shared.Instance() != inst || !e.shared.Live()) {
+			// The lease ran out while this batch was out (the instance was
+			// paused): another instance may have taken its journaled
+			// transactions over and sent them, so a refusal ("nonce too
+			// low") may be about that very transaction. Each is followed as
+			// maybe sent, never signed again on another nonce.
+			e.logger.Warn("this instance's lease ran out while its batch was being sent; the refused transactions are followed as they were journaled, not signed again",
+				zap.Int("settlements", len(reqs)))
+			for i, r := range reqs {
+				res := results[i]
+				if res.res == sentNot {
+					res.res = sentMaybe
+				}
+				sent(r, res)
+			}
+			s.known = false
+			break
 		}
 		var rest []*sendReq
 		switch {
@@ -476,6 +503,12 @@ func (s *signer) refuse(e *Engine, refused []*sendReq) {
 			e.logger.Error("recording refused settlements failed; they stay pending and are sent after all", zap.Error(err))
 			for _, r := range refused {
 				if r.journaled {
+					// Followed as the journal holds it: a transaction
+					// signed since on a fresh nonce was never journaled,
+					// so it is never sent.
+					if r.jtx != nil && r.st.current() != r.jtx {
+						r.st.setFirstTx(r.jtx, e.now())
+					}
 					r.st.finish(StatusPending, "", 0, "", e.now())
 					r.done <- nil
 				} else {
