@@ -60,12 +60,12 @@ type sendReq struct {
 	st        *settlement
 	done      chan error
 	attempts  int
-	journaled bool  // its record is in the journal as pending
+	journaled bool // its record is in the journal as pending
 	// jtx is the transaction the journal holds for it (journaled), which
 	// a later signing on a fresh nonce does not replace there until its
 	// own journal write succeeds.
 	jtx *types.Transaction
-	err       error // why it is refused
+	err error // why it is refused
 }
 
 // submit queues a settlement for sending and waits until it is broadcast
