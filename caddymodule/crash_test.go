@@ -4,6 +4,7 @@ package caddymodule
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"fmt"
 	"io"
 	"math/big"
@@ -196,22 +197,7 @@ func TestCrashRedeem(t *testing.T) {
 	t.Cleanup(c.kill)
 
 	ctx := context.Background()
-	buyer := buyerKey(t, devnet.Buyer1PrivateKey)
-	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey)
-	reqs := facilitator.PaymentRequirements{Scheme: "exact", Network: "cronos-testnet", PayTo: sellerAddr,
-		Asset: devnet.TokenAddress.Hex(), MaxAmountRequired: "29", MaxTimeoutSeconds: 300,
-		Extra: &facilitator.DomainInfo{Name: devnet.TokenName, Version: devnet.TokenVersion}}
-	balances := func() (*big.Int, *big.Int) {
-		b, err := chain.BalanceOf(ctx, buyerAddr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := chain.BalanceOf(ctx, common.HexToAddress(sellerAddr))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b, s
-	}
+	buyer, reqs, balances := paidRoute(t, chain, sellerAddr)
 	client := &http.Client{Timeout: 30 * time.Second}
 	fetch := func(header string) (int, string, error) {
 		req, _ := http.NewRequest(http.MethodGet, c.url, nil)
@@ -305,4 +291,29 @@ func TestCrashRedeem(t *testing.T) {
 		assertDelta(t, "buyer", buyerBefore, buyerAfter, -29)
 		assertDelta(t, "seller", sellerBefore, sellerAfter, 29)
 	})
+}
+
+// paidRoute is what the tests that run Caddy as a child process pay on
+// their route (29 units to sellerAddr on the devnet's token): the buyer
+// (devnet buyer 1), the requirements, and a reader of the buyer's and the
+// seller's balances.
+func paidRoute(t *testing.T, chain *devnet.Chain, sellerAddr string) (*ecdsa.PrivateKey, facilitator.PaymentRequirements, func() (*big.Int, *big.Int)) {
+	buyer := buyerKey(t, devnet.Buyer1PrivateKey)
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey)
+	reqs := facilitator.PaymentRequirements{Scheme: "exact", Network: "cronos-testnet", PayTo: sellerAddr,
+		Asset: devnet.TokenAddress.Hex(), MaxAmountRequired: "29", MaxTimeoutSeconds: 300,
+		Extra: &facilitator.DomainInfo{Name: devnet.TokenName, Version: devnet.TokenVersion}}
+	balances := func() (*big.Int, *big.Int) {
+		ctx := context.Background()
+		b, err := chain.BalanceOf(ctx, buyerAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := chain.BalanceOf(ctx, common.HexToAddress(sellerAddr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, s
+	}
+	return buyer, reqs, balances
 }

@@ -1,11 +1,9 @@
 package caddymodule
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,9 +14,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
@@ -74,23 +69,7 @@ func TestCompactedSettlementsDeliver(t *testing.T) {
 	c.start()
 	t.Cleanup(c.kill)
 
-	ctx := context.Background()
-	buyer := buyerKey(t, devnet.Buyer1PrivateKey)
-	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey)
-	reqs := facilitator.PaymentRequirements{Scheme: "exact", Network: "cronos-testnet", PayTo: sellerAddr,
-		Asset: devnet.TokenAddress.Hex(), MaxAmountRequired: "29", MaxTimeoutSeconds: 300,
-		Extra: &facilitator.DomainInfo{Name: devnet.TokenName, Version: devnet.TokenVersion}}
-	balances := func() (*big.Int, *big.Int) {
-		b, err := chain.BalanceOf(ctx, buyerAddr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := chain.BalanceOf(ctx, common.HexToAddress(sellerAddr))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b, s
-	}
+	buyer, reqs, balances := paidRoute(t, chain, sellerAddr)
 	client := &http.Client{Timeout: 60 * time.Second}
 	fetch := func(u, header string) (int, string) {
 		req, _ := http.NewRequest(http.MethodGet, u, nil)
