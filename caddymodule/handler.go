@@ -524,10 +524,11 @@ func (n withoutPaymentHeaders) ServeHTTP(w http.ResponseWriter, r *http.Request)
 	return n.next.ServeHTTP(w, up)
 }
 
-// settle settles a verified payment. A buyer who hangs up does not cancel
+// settle settles a verified payment (res, when the embedded facilitator
+// reserved it for settle after). A buyer who hangs up does not cancel
 // it: the transaction may already be broadcast, and the facilitator bounds
 // the wait itself.
-func (h *Handler) settle(r *http.Request, req *facilitator.Request) (*facilitator.SettleResponse, error) {
+func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilitator.Reservation) (*facilitator.SettleResponse, error) {
 	ctx := context.WithoutCancel(r.Context())
 	if h.settleWait > 0 {
 		// The app's current settle_timeout, even when the facilitator was
@@ -537,7 +538,13 @@ func (h *Handler) settle(r *http.Request, req *facilitator.Request) (*facilitato
 		defer cancel()
 	}
 	settleStart := time.Now()
-	sr, err := h.client.Settle(ctx, req)
+	var sr *facilitator.SettleResponse
+	var err error
+	if res != nil {
+		sr, err = res.Settle(ctx)
+	} else {
+		sr, err = h.client.Settle(ctx, req)
+	}
 	h.timeSettle(settleStart)
 	if err != nil {
 		h.observePayment(OutcomeFailed, "")

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -199,11 +200,15 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 		return err
 	}
 
+	if h.settleAfter {
+		res, ok, err := h.reservePayment(w, r, req, payment, refusal)
+		if !ok {
+			return err
+		}
+		return h.deliverThenSettle(w, r, next, req, payment, id, pid, res)
+	}
 	if ok, err := h.verifyPayment(w, r, req, payment, refusal); !ok {
 		return err
-	}
-	if h.settleAfter {
-		return h.deliverThenSettle(w, r, next, req, payment, id, pid)
 	}
 	return h.settleThenDeliver(w, r, next, req, payment, id, pid)
 }
@@ -219,7 +224,7 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 	if err := h.redeem.store.Put(id, rec); err != nil {
 		return h.storeUnavailable(w, fmt.Errorf("writing the redemption store: %w", err))
 	}
-	sr, err := h.settle(r, req)
+	sr, err := h.settle(r, req, nil)
 	if err != nil {
 		h.settleFailed(id, err)
 		return h.facilitatorFailed(w, "settled", err)
@@ -255,6 +260,38 @@ func (h *Handler) verifyPayment(w http.ResponseWriter, r *http.Request, req *fac
 	verifyStart := time.Now()
 	vr, err := h.client.Verify(r.Context(), req)
 	h.timeVerify(verifyStart)
+	return h.verified(w, r, payment, refusal, vr, err)
+}
+
+// reserver is a facilitator that holds a verified payment for a settle
+// that comes later: the embedded one (facilitator.Facilitator.Reserve).
+type reserver interface {
+	Reserve(ctx context.Context, req *facilitator.Request) (*facilitator.Reservation, *facilitator.VerifyResponse, error)
+}
+
+// reservePayment is verifyPayment for settle after: with the embedded
+// facilitator the payment is reserved too (its authorization, and its
+// value against the payer's balance beside the payer's payments in
+// flight), so that a payer who sends more authorizations at once than it
+// can pay for is refused before the upstream runs. A remote facilitator
+// only verifies (res is nil).
+func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *facilitator.Request,
+	payment *facilitator.Payment, refusal [32]byte) (res *facilitator.Reservation, ok bool, err error) {
+	rs, can := h.client.(reserver)
+	if !can {
+		ok, err = h.verifyPayment(w, r, req, payment, refusal)
+		return nil, ok, err
+	}
+	verifyStart := time.Now()
+	res, vr, err := rs.Reserve(r.Context(), req)
+	h.timeVerify(verifyStart)
+	ok, err = h.verified(w, r, payment, refusal, vr, err)
+	return res, ok, err
+}
+
+// verified answers a verify that did not pass.
+func (h *Handler) verified(w http.ResponseWriter, r *http.Request, payment *facilitator.Payment, refusal [32]byte,
+	vr *facilitator.VerifyResponse, err error) (bool, error) {
 	if err != nil {
 		h.observePayment(OutcomeFailed, "")
 		h.logger.Error("verify could not be carried out", zap.String("network", h.reqs.Network), zap.Error(err))

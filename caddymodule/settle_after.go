@@ -28,13 +28,16 @@ import (
 // crash, or a retry after a pending answer) was delivered there as in
 // settle before: its upstream gets the transaction headers.
 func (h *Handler) deliverThenSettle(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment, id string, pid *paymentID) error {
+	req *facilitator.Request, payment *facilitator.Payment, id string, pid *paymentID, res *facilitator.Reservation) error {
 
+	if res != nil {
+		defer res.Release() // nothing settled (an upstream error): nothing moved
+	}
 	r.Header.Set(HeaderFrom, payment.Authorization.From.Hex())
 	r.Header.Set(HeaderValue, payment.Authorization.Value.String())
 	r.Header.Set(HeaderNetwork, h.reqs.Network)
 
-	sw := &settleWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, req: req,
+	sw := &settleWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, req: req, res: res,
 		id: id, rec: pid.bindTo(&redemption{Route: h.routeKey(r), ValidBefore: payment.Authorization.ValidBefore.String()})}
 	err := next.ServeHTTP(sw, r)
 	sw.mu.Lock()
@@ -79,8 +82,9 @@ type settleWriter struct {
 	h   *Handler
 	r   *http.Request
 	req *facilitator.Request
-	id  string      // the authorization
-	rec *redemption // its record, written as the decision is made
+	res *facilitator.Reservation // the payment held by the embedded facilitator, or nil
+	id  string                   // the authorization
+	rec *redemption              // its record, written as the decision is made
 
 	mu        sync.Mutex
 	decided   bool
@@ -104,7 +108,7 @@ func (sw *settleWriter) decide(status int) {
 		clearHeader(sw.ResponseWriter.Header())
 		return
 	}
-	sr, err := h.settle(sw.r, sw.req)
+	sr, err := h.settle(sw.r, sw.req, sw.res)
 	switch {
 	case err != nil:
 		h.settleFailed(sw.id, err)

@@ -50,19 +50,37 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	if reason != "" {
 		return failed(network, settleText(reason)), nil
 	}
+	held, err := f.hold(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if !held {
+		return failed(network, ErrTextAlreadyUsed), nil
+	}
+	return f.settleHeld(ctx, c, network, deadline)
+}
+
+// hold holds a checked payment's authorization for a settle (engine Hold):
+// false when another settle holds it.
+func (f *Facilitator) hold(ctx context.Context, c *checked) (bool, error) {
 	n := c.n
 	if len(n.eng.Signers()) == 0 {
-		return nil, unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", n.cfg.Name), nil)
+		return false, unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", n.cfg.Name), nil)
 	}
 	a := &c.p.Authorization
 	held, err := n.eng.Hold(ctx, a.From, a.Nonce)
 	if err != nil {
 		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", n.cfg.Name), zap.Error(err))
-		return nil, unavailable(textStoreUnreachable, err)
+		return false, unavailable(textStoreUnreachable, err)
 	}
-	if !held {
-		return failed(network, ErrTextAlreadyUsed), nil
-	}
+	return held, nil
+}
+
+// settleHeld settles a held payment: it reserves the payment's value
+// against its payer (unless reserved already), broadcasts and waits for the
+// outcome until deadline. The hold is released when nothing is submitted.
+func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string, deadline time.Time) (*SettleResponse, error) {
+	n, a := c.n, &c.p.Authorization
 	submitted := false
 	defer func() {
 		if !submitted {
@@ -133,7 +151,7 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 	var gas hexutil.Uint64
 	elems := append(b.Elems,
 		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: signer, To: n.token, Data: c.transferCalldata()}}, Result: &gas})
-	b.Elems = elems[:2]
+	b.Elems = elems[:evm.ChecksElems]
 	// The gas prices are shared by the settles of a moment: read with one
 	// of them, at most every feeQuoteTTL.
 	q, fetch := n.quotes.get()
@@ -145,7 +163,7 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 	err := n.rpc.Gather(ctx, elems)
 	if fetch {
 		if err == nil {
-			q = fr.quote(elems[3:])
+			q = fr.quote(elems[evm.ChecksElems+1:])
 		}
 		n.quotes.put(q)
 	}
@@ -163,7 +181,10 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 	if reason := onchainReason(st, c.p.Authorization.Value); reason != "" {
 		return nil, reason, nil
 	}
-	if err := elems[2].Error; err != nil {
+	if reason, err := f.reserve(ctx, c, st); reason != "" || err != nil {
+		return nil, reason, err
+	}
+	if err := elems[evm.ChecksElems].Error; err != nil {
 		if r, ok := evm.RevertReason(err); ok {
 			return nil, verifyTextForRevert(r), nil
 		}
@@ -185,6 +206,25 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 		fe.GasPrice = new(big.Int).Set(q.gasPrice)
 	}
 	return fe, "", nil
+}
+
+// reserve reserves a held payment's value against its payer's balance as
+// read in st (engine Reserve): the token's own "exceeds balance" reason
+// when it does not fit beside the payer's other settlements in flight.
+func (f *Facilitator) reserve(ctx context.Context, c *checked, st *evm.ChainState) (reason string, err error) {
+	a := &c.p.Authorization
+	ok, err := c.n.eng.Reserve(ctx, a.From, a.Nonce, a.Value, st.Balance, st.Block)
+	if err != nil {
+		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", c.n.cfg.Name), zap.Error(err))
+		return "", unavailable(textStoreUnreachable, err)
+	}
+	if !ok {
+		f.logger.Info("payment refused: the payer's settlements in flight already take its balance",
+			zap.String("network", c.n.cfg.Name), zap.String("from", a.From.Hex()), zap.String("value", a.Value.String()),
+			zap.String("balance", st.Balance.String()))
+		return ErrTextInsufficientFunds, nil
+	}
+	return "", nil
 }
 
 // feeQuoteTTL is how long gas prices read for one settle serve the others.

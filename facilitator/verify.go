@@ -3,6 +3,8 @@ package facilitator
 import (
 	"context"
 	"math/big"
+	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
@@ -149,7 +151,7 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 	if c.n.cfg.SkipOnchainVerify {
 		return Valid(), nil
 	}
-	reason, err := f.checkOnchain(ctx, c)
+	reason, _, err := f.checkOnchain(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -159,23 +161,103 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 	return Valid(), nil
 }
 
+// Reservation is a verified payment held for a settle that comes later
+// (Reserve). Settle it or Release it; the first of the two counts.
+type Reservation struct {
+	f       *Facilitator
+	c       *checked
+	network string
+	mu      sync.Mutex
+	used    bool
+}
+
+// Reserve verifies a payment as Verify does and, when it is valid, holds it
+// for a settle that comes later (a seller that settles after its upstream
+// answered): its authorization, so that no other settle takes it, and its
+// value against the payer's balance beside the payer's settlements in
+// flight, so that a payer's payments accepted at once never exceed what it
+// holds. A payment that does not fit is invalid with the token's
+// "ERC20: transfer amount exceeds balance". The Reservation comes with a
+// valid answer only; a copy of a held authorization is invalid as
+// "Authorization already used".
+func (f *Facilitator) Reserve(ctx context.Context, req *Request) (*Reservation, *VerifyResponse, error) {
+	if err := validateRequest(req); err != nil {
+		return nil, nil, err
+	}
+	c, reason := f.checkOffchain(req)
+	if reason != "" {
+		return nil, Invalid(reason), nil
+	}
+	held, err := f.hold(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !held {
+		return nil, Invalid(ErrTextAlreadyUsed), nil
+	}
+	r := &Reservation{f: f, c: c, network: req.PaymentRequirements.Network}
+	if !c.n.cfg.SkipOnchainVerify {
+		reason, st, err := f.checkOnchain(ctx, c)
+		if err == nil && reason == "" {
+			reason, err = f.reserve(ctx, c, st)
+		}
+		if err != nil || reason != "" {
+			r.Release()
+			if err != nil {
+				return nil, nil, err
+			}
+			return nil, Invalid(reason), nil
+		}
+	}
+	return r, Valid(), nil
+}
+
+// Settle settles the reserved payment as Facilitator.Settle does, within
+// the settle timeout from now.
+func (r *Reservation) Settle(ctx context.Context) (*SettleResponse, error) {
+	r.mu.Lock()
+	used := r.used
+	r.used = true
+	r.mu.Unlock()
+	if used {
+		return failed(r.network, ErrTextAlreadyUsed), nil
+	}
+	deadline := time.Now().Add(r.f.settleTimeout)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	return r.f.settleHeld(ctx, r.c, r.network, deadline)
+}
+
+// Release gives the reservation back unsettled; after Settle it does
+// nothing.
+func (r *Reservation) Release() {
+	r.mu.Lock()
+	used := r.used
+	r.used = true
+	r.mu.Unlock()
+	if !used {
+		a := &r.c.p.Authorization
+		r.c.n.eng.Release(a.From, a.Nonce)
+	}
+}
+
 // checkOnchain reads the authorization state and balance and simulates the
 // transfer, in one batched round trip shared with the other verifies and
 // settles of the moment (Pool.Gather).
-func (f *Facilitator) checkOnchain(ctx context.Context, c *checked) (reason string, err error) {
+func (f *Facilitator) checkOnchain(ctx context.Context, c *checked) (reason string, st *evm.ChainState, err error) {
 	b := evm.NewBatchChecks(c.n.token, c.n.simulationSender(), &c.p.Authorization, c.transferCalldata())
 	if err := c.n.rpc.Gather(ctx, b.Elems); err != nil {
 		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", c.n.cfg.Name), zap.Error(err))
-		return "", unavailable("cannot reach the chain of network "+c.n.cfg.Name+" to check the payment; try again shortly", err)
+		return "", nil, unavailable("cannot reach the chain of network "+c.n.cfg.Name+" to check the payment; try again shortly", err)
 	}
-	st, err := b.State()
+	st, err = b.State()
 	if err != nil {
-		return "", unavailable("the chain of network "+c.n.cfg.Name+" gave an unreadable answer; try again shortly", err)
+		return "", nil, unavailable("the chain of network "+c.n.cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
 	if err := simulationError(c.n, st); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return onchainReason(st, c.p.Authorization.Value), nil
+	return onchainReason(st, c.p.Authorization.Value), st, nil
 }
 
 // simulationError is a StatusError 503 when the simulated transfer failed

@@ -43,6 +43,7 @@ type core struct {
 	key      coreKey
 	shared   bool // registered in cores
 	settling *inflight
+	payers   *ledger // per-payer reservations (reserve.go)
 	watch    *watcher
 
 	mu      sync.Mutex
@@ -71,7 +72,7 @@ func attach(e *Engine) (c *core, joined bool) {
 		c = cores.m[k]
 	}
 	if c == nil {
-		c = &core{key: k, shared: shareable, settling: newInflight(), signers: map[common.Address]*signer{}, recovered: map[string]bool{}}
+		c = &core{key: k, shared: shareable, settling: newInflight(), payers: newLedger(), signers: map[common.Address]*signer{}, recovered: map[string]bool{}}
 		c.ctx, c.cancel = context.WithCancel(context.Background())
 		if shareable {
 			cores.m[k] = c

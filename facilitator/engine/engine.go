@@ -265,27 +265,34 @@ func (e *Engine) Hold(ctx context.Context, from common.Address, nonce [32]byte) 
 	return ok, err
 }
 
-// Release gives back a hold taken with Hold that was not submitted.
+// Release gives back a hold taken with Hold that was not submitted, and
+// its reservation (Reserve): nothing moved.
 func (e *Engine) Release(from common.Address, nonce [32]byte) {
 	if e.shared != nil {
-		e.shared.ReleaseSettlements(RecordID(e.cfg.Network, from, nonce))
+		e.shared.ReleaseSettlements(store.Release{ID: RecordID(e.cfg.Network, from, nonce)})
 	}
-	e.core.settling.release(authKey{from, nonce})
+	k := authKey{from, nonce}
+	e.core.payers.release(k, 0, e.now())
+	e.core.settling.release(k)
 }
 
-// release gives back the holds of finished settlements: in the shared
-// journal, in one round trip, those taken there, then in this process.
+// release gives back the holds and reservations of finished settlements:
+// in the shared journal, in one round trip, those taken there, then in
+// this process. A settled one keeps its reservation as spent at its block
+// (reserve.go).
 func (e *Engine) release(sts []*settlement) {
 	if e.shared != nil {
-		var ids []string
+		var rels []store.Release
 		for _, st := range sts {
 			if st.sharedHold {
-				ids = append(ids, st.rec.ID)
+				rels = append(rels, store.Release{ID: st.rec.ID, MinedAt: st.movedAt()})
 			}
 		}
-		e.shared.ReleaseSettlements(ids...)
+		e.shared.ReleaseSettlements(rels...)
 	}
+	now := e.now()
 	for _, st := range sts {
+		e.core.payers.release(st.key, st.movedAt(), now)
 		e.core.settling.release(st.key)
 	}
 }

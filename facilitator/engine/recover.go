@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -75,6 +76,7 @@ func (e *Engine) follow(ctx context.Context, recs []*Record) {
 			log.Info("a pending settlement from the journal is followed already")
 			continue
 		}
+		e.reserveFollowed(ctx, st, log)
 		e.core.watch.add(st)
 		res, _, err := e.broadcast(ctx, st.current())
 		st.unclear.Store(res == sentMaybe)
@@ -99,4 +101,24 @@ func feesOf(tx *types.Transaction) *Fees {
 		return &Fees{GasLimit: tx.Gas(), GasPrice: tx.GasPrice()}
 	}
 	return &Fees{GasLimit: tx.Gas(), TipCap: tx.GasTipCap(), FeeCap: tx.GasFeeCap()}
+}
+
+// reserveFollowed reserves a followed record's value against its payer, as
+// its settle did before it was broadcast: the reservations of settlements in
+// flight are rebuilt from the journal (reserve.go).
+func (e *Engine) reserveFollowed(ctx context.Context, st *settlement, log *zap.Logger) {
+	v, ok := new(big.Int).SetString(st.rec.Value, 10)
+	if !ok {
+		log.Error("journal record with an unreadable value; its payer's other settlements are not held against it", zap.String("value", st.rec.Value))
+		return
+	}
+	if e.shared == nil {
+		e.core.payers.reserve(st.key, v, nil, 0, e.now())
+		return
+	}
+	held, err := e.shared.ReserveSettlement(ctx, st.rec.ID, e.payerKey(st.key.from), v, nil, 0)
+	if err != nil {
+		log.Warn("cannot reserve a followed settlement's value in the shared store; the payer's other settlements are not held against it", zap.Error(err))
+	}
+	st.sharedHold = held
 }

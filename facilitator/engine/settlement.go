@@ -170,3 +170,14 @@ func (st *settlement) missedBlock(head uint64) bool {
 	defer st.mu.Unlock()
 	return st.sentHead != 0 && head > st.sentHead
 }
+
+// movedAt is the block whose transfer moved the payer's money: a settled
+// record's; 0 when nothing moved (failed, or not final).
+func (st *settlement) movedAt() uint64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.rec.Status == StatusSettled {
+		return st.rec.BlockNumber
+	}
+	return 0
+}

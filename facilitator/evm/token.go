@@ -85,27 +85,39 @@ type ChainState struct {
 	Balance *big.Int
 	// Simulation is the simulated transfer's error (a revert), if any.
 	Simulation error
+	// Block is a block number at or below the block the balance was read
+	// at (eth_blockNumber, asked before balanceOf in the same batch, which
+	// a node answers in order): a transfer mined at this block or before
+	// is in Balance.
+	Block uint64
 }
 
-// BatchChecks are the three reads of verify: authorizationState,
-// balanceOf and the simulated transfer from the facilitator's signer.
+// BatchChecks are the reads of verify: the head's number,
+// authorizationState, balanceOf and the simulated transfer from the
+// facilitator's signer.
 type BatchChecks struct {
-	// Elems are the batch elements: authorizationState, balanceOf and the
-	// simulated transfer, in that order.
+	// Elems are the batch elements: eth_blockNumber, authorizationState,
+	// balanceOf and the simulated transfer, in that order (ChecksElems of
+	// them without the simulation).
 	Elems   []rpc.BatchElem
+	block   *hexutil.Uint64
 	used    *hexutil.Bytes
 	balance *hexutil.Bytes
 }
+
+// ChecksElems is the number of batch elements of BatchChecks without a
+// simulation.
+const ChecksElems = 3
 
 // NewBatchChecks prepares the reads of verify for an authorization, the
 // transfer simulated from sender; without calldata, no simulation (a gas
 // estimate simulates it too).
 func NewBatchChecks(token, sender common.Address, a *x402.Authorization, calldata []byte) *BatchChecks {
-	b := &BatchChecks{}
+	b := &BatchChecks{block: new(hexutil.Uint64)}
 	var usedEl, balEl rpc.BatchElem
 	usedEl, b.used = ViewCall(token, "authorizationState", a.From, a.Nonce)
 	balEl, b.balance = ViewCall(token, "balanceOf", a.From)
-	b.Elems = []rpc.BatchElem{usedEl, balEl}
+	b.Elems = []rpc.BatchElem{{Method: "eth_blockNumber", Result: b.block}, usedEl, balEl}
 	if calldata != nil {
 		b.Elems = append(b.Elems, rpc.BatchElem{
 			Method: "eth_call",
@@ -121,6 +133,10 @@ func NewBatchChecks(token, sender common.Address, a *x402.Authorization, calldat
 func (b *BatchChecks) State() (*ChainState, error) {
 	st := &ChainState{}
 	if err := b.Elems[0].Error; err != nil {
+		return nil, fmt.Errorf("eth_blockNumber: %w", err)
+	}
+	st.Block = uint64(*b.block)
+	if err := b.Elems[1].Error; err != nil {
 		return nil, fmt.Errorf("authorizationState: %w", err)
 	}
 	used, err := TokenABI.Unpack("authorizationState", *b.used)
@@ -128,7 +144,7 @@ func (b *BatchChecks) State() (*ChainState, error) {
 		return nil, fmt.Errorf("authorizationState: %w", err)
 	}
 	st.Used = used[0].(bool)
-	if err := b.Elems[1].Error; err != nil {
+	if err := b.Elems[2].Error; err != nil {
 		return nil, fmt.Errorf("balanceOf: %w", err)
 	}
 	bal, err := TokenABI.Unpack("balanceOf", *b.balance)
@@ -136,8 +152,8 @@ func (b *BatchChecks) State() (*ChainState, error) {
 		return nil, fmt.Errorf("balanceOf: %w", err)
 	}
 	st.Balance = bal[0].(*big.Int)
-	if len(b.Elems) > 2 {
-		st.Simulation = b.Elems[2].Error
+	if len(b.Elems) > ChecksElems {
+		st.Simulation = b.Elems[ChecksElems].Error
 	}
 	return st, nil
 }

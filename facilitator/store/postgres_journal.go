@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"strings"
 	"time"
 
@@ -150,7 +151,7 @@ func (j *PostgresJournal) HoldSettlement(ctx context.Context, id string) (bool, 
 		SELECT $1, $2 WHERE NOT EXISTS (
 			SELECT 1 FROM x402_settlements s WHERE s.id = $3 AND s.status = 'pending' AND s.owner <> $2)
 		ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, taken_at = clock_timestamp()
-		WHERE c.owner = excluded.owner
+		WHERE (c.owner = excluded.owner AND c.mined_block IS NULL)
 			OR NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner AND i.expires_at > clock_timestamp())
 		RETURNING owner`, "settle:"+id, inst, id).Scan(&owner)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -159,13 +160,47 @@ func (j *PostgresJournal) HoldSettlement(ctx context.Context, id string) (bool, 
 	return err == nil, err
 }
 
-// ReleaseSettlements implements Shared.
-func (j *PostgresJournal) ReleaseSettlements(ids ...string) {
-	keys := make([]string, len(ids))
-	for i, id := range ids {
-		keys[i] = "settle:" + id
+// ReserveSettlement implements Shared (x402_reserve, one round trip).
+func (j *PostgresJournal) ReserveSettlement(ctx context.Context, id, payer string, value, balance *big.Int, atBlock uint64) (bool, error) {
+	var bal *string
+	if balance != nil {
+		s := balance.String()
+		bal = &s
 	}
-	j.p.releaseClaims(keys...)
+	var res int
+	err := j.p.pool.QueryRow(ctx, `SELECT x402_reserve($1, $2, $3, $4::numeric, $5::numeric, $6)`,
+		j.p.Instance(), "settle:"+id, strings.ToLower(payer), value.String(), bal, int64(atBlock)).Scan(&res)
+	if err != nil {
+		return false, pgError(err)
+	}
+	switch res {
+	case 0:
+		return false, nil
+	case 1:
+		return true, nil
+	case 2:
+		return false, ErrFollowedElsewhere
+	default:
+		return false, errors.New("no hold on settlement " + id + " in the shared store to reserve its value against (a hold given back, or taken over after the lease ran out); nothing was reserved")
+	}
+}
+
+// ReleaseSettlements implements Shared: in one statement, the holds that
+// moved money keep their rows as spent at their block, the others go.
+func (j *PostgresJournal) ReleaseSettlements(rels ...Release) {
+	if len(rels) == 0 {
+		return
+	}
+	keys := make([]string, len(rels))
+	var spent []string
+	var blocks []int64
+	for i, r := range rels {
+		keys[i] = "settle:" + r.ID
+		if r.MinedAt != 0 {
+			spent, blocks = append(spent, keys[i]), append(blocks, int64(r.MinedAt))
+		}
+	}
+	j.p.releaseSpent(keys, spent, blocks)
 }
 
 // TakeOver implements Shared: in one transaction, the leases that ran out
@@ -196,7 +231,8 @@ func (j *PostgresJournal) TakeOver(ctx context.Context, networks []string) ([]*R
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM x402_claims c WHERE NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner)`); err != nil {
+	if _, err := tx.Exec(ctx, `DELETE FROM x402_claims c WHERE NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner)
+		OR c.spent_at < clock_timestamp() - interval '1 minute'`); err != nil {
 		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -150,7 +150,13 @@ func (c *PostgresClaims) Release(key string) { c.p.releaseClaims(key) }
 // releaseClaims deletes claims of this instance, in one round trip; a
 // delete that fails is tried again with the lease's renewals, so a key is
 // not held for the life of the instance.
-func (p *Postgres) releaseClaims(keys ...string) {
+func (p *Postgres) releaseClaims(keys ...string) { p.releaseSpent(keys, nil, nil) }
+
+// releaseSpent is releaseClaims, except that the keys in spent whose
+// claims carry a reservation (x402_reserve) keep their rows as spent at
+// the given blocks: a transfer that moved money still counts against
+// balances read at older blocks.
+func (p *Postgres) releaseSpent(keys, spent []string, blocks []int64) {
 	if len(keys) == 0 {
 		return
 	}
@@ -162,7 +168,19 @@ func (p *Postgres) releaseClaims(keys ...string) {
 	p.mu.Unlock()
 	ctx, cancel := p.ctx()
 	defer cancel()
-	if _, err := p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, keys, inst); err != nil {
+	var err error
+	if len(spent) == 0 {
+		_, err = p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, keys, inst)
+	} else {
+		_, err = p.pool.Exec(ctx, `WITH s AS (
+				UPDATE x402_claims c SET mined_block = m.b, spent_at = clock_timestamp()
+				FROM unnest($3::text[], $4::bigint[]) AS m(k, b)
+				WHERE c.key = m.k AND c.owner = $2 AND c.payer IS NOT NULL
+				RETURNING c.key)
+			DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2 AND key NOT IN (SELECT key FROM s)`,
+			keys, inst, spent, blocks)
+	}
+	if err != nil {
 		p.mu.Lock()
 		for _, k := range keys {
 			p.unclaim[k] = struct{}{}

@@ -113,6 +113,53 @@ BEGIN
 	RETURN first;
 END $$;
 `,
+	// 2: per-payer reservations. A settlement's claim carries its payer (on
+	// one chain and token) and value while it is in flight; a transfer that
+	// moved money keeps its row for a minute with the block that mined it,
+	// so that balances read at older blocks still count it.
+	`
+ALTER TABLE x402_claims ADD COLUMN payer text, ADD COLUMN value numeric(78, 0),
+	ADD COLUMN mined_block bigint, ADD COLUMN spent_at timestamptz;
+CREATE INDEX x402_claims_payer ON x402_claims (payer) WHERE payer IS NOT NULL;
+CREATE INDEX x402_claims_spent ON x402_claims (spent_at) WHERE spent_at IS NOT NULL;
+
+-- x402_reserve reserves val for the settlement claim ckey of instance inst
+-- against payer pkey's balance bal, read at block at_block or later,
+-- fenced, one payer at a time (an advisory lock on the payer, so that two
+-- instances reserving at once see each other). It answers 1 when reserved
+-- (or reserved already by inst), 0 when the value does not fit, 2 when
+-- another instance holds the settlement, 3 when inst holds no claim on it.
+-- A null bal reserves without a check, taking the claim (a settlement
+-- followed from the journal).
+CREATE FUNCTION x402_reserve(inst text, ckey text, pkey text, val numeric, bal numeric, at_block bigint)
+RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	holder text;
+	payee  text;
+	taken  numeric;
+BEGIN
+	PERFORM x402_fence(inst);
+	PERFORM pg_advisory_xact_lock(hashtextextended(pkey, 0));
+	IF bal IS NULL THEN
+		INSERT INTO x402_claims AS c (key, owner, payer, value) VALUES (ckey, inst, pkey, val)
+		ON CONFLICT (key) DO UPDATE SET owner = inst, payer = pkey, value = val, mined_block = NULL, spent_at = NULL
+		WHERE c.owner = inst OR NOT EXISTS (
+			SELECT 1 FROM x402_instances i WHERE i.id = c.owner AND i.expires_at > clock_timestamp());
+		IF FOUND THEN RETURN 1; END IF;
+		RETURN 2;
+	END IF;
+	SELECT owner, payer INTO holder, payee FROM x402_claims WHERE key = ckey FOR UPDATE;
+	IF NOT FOUND THEN RETURN 3; END IF;
+	IF holder <> inst THEN RETURN 2; END IF;
+	IF payee IS NOT NULL THEN RETURN 1; END IF;
+	SELECT coalesce(sum(value), 0) INTO taken FROM x402_claims
+	WHERE payer = pkey AND (mined_block IS NULL
+		OR (mined_block > at_block AND spent_at > clock_timestamp() - interval '1 minute'));
+	IF taken + val > bal THEN RETURN 0; END IF;
+	UPDATE x402_claims SET payer = pkey, value = val WHERE key = ckey;
+	RETURN 1;
+END $$;
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.

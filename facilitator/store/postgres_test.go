@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 	"sync"
@@ -96,7 +97,7 @@ func (a *adopter) Pending() ([]*store.Record, error) {
 }
 
 // TestPostgresMigrationRace: three instances starting at once on an empty
-// database migrate it once, and all start.
+// database apply each migration once, and all start.
 func TestPostgresMigrationRace(t *testing.T) {
 	dsn := pgtest.Shared(t).DSN(t)
 	var wg sync.WaitGroup
@@ -114,15 +115,15 @@ func TestPostgresMigrationRace(t *testing.T) {
 		}
 		defer stores[i].Close()
 	}
-	var versions, instances int
-	if err := stores[0].Pool().QueryRow(context.Background(), `SELECT count(*) FROM x402_schema_migrations`).Scan(&versions); err != nil {
+	var versions, newest, instances int
+	if err := stores[0].Pool().QueryRow(context.Background(), `SELECT count(*), max(version) FROM x402_schema_migrations`).Scan(&versions, &newest); err != nil {
 		t.Fatal(err)
 	}
 	if err := stores[0].Pool().QueryRow(context.Background(), `SELECT count(*) FROM x402_instances`).Scan(&instances); err != nil {
 		t.Fatal(err)
 	}
-	if versions != 1 || instances != 3 {
-		t.Fatalf("migrations %d, instances %d; want 1 and 3", versions, instances)
+	if versions != newest || versions < 2 || instances != 3 {
+		t.Fatalf("%d migrations applied up to version %d, instances %d; want each version once and 3", versions, newest, instances)
 	}
 }
 
@@ -292,7 +293,7 @@ func TestPostgresHoldSettlement(t *testing.T) {
 	if ok, _ := b.HoldSettlement(ctx, "net/0xa/0x01"); ok {
 		t.Fatal("a second instance held the same settlement")
 	}
-	a.ReleaseSettlements("net/0xa/0x01")
+	a.ReleaseSettlements(store.Release{ID: "net/0xa/0x01"})
 	if ok, _ := b.HoldSettlement(ctx, "net/0xa/0x01"); !ok {
 		t.Fatal("the released settlement could not be held")
 	}
@@ -341,4 +342,107 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 	t.Fatal("condition not met within 10 s")
+}
+
+// TestPostgresReserve: reservations against one payer's balance are
+// decided across instances: what fits beside every instance's settlements
+// in flight, a reservation kept by its instance, none without a hold, a
+// mined transfer counted only against balances read at older blocks, and
+// of 30 reservations at once from two instances for a payer who can
+// afford one, exactly one.
+func TestPostgresReserve(t *testing.T) {
+	dsn := pgtest.Shared(t).DSN(t)
+	a, b := openPG(t, dsn, 2*time.Second).Journal(), openPG(t, dsn, 2*time.Second).Journal()
+	ctx := context.Background()
+	payer := fmt.Sprintf("338/0xtoken/0xpayer%d", time.Now().UnixNano())
+	id := func(n int) string { return fmt.Sprintf("net/%s/0x%02x", payer, n) }
+	hold := func(j *store.PostgresJournal, n int) {
+		t.Helper()
+		if ok, err := j.HoldSettlement(ctx, id(n)); !ok || err != nil {
+			t.Fatalf("hold %d = %v, %v", n, ok, err)
+		}
+	}
+	reserve := func(j *store.PostgresJournal, n int, value, balance int64, block uint64) (bool, error) {
+		var bal *big.Int
+		if balance >= 0 {
+			bal = big.NewInt(balance)
+		}
+		return j.ReserveSettlement(ctx, id(n), payer, big.NewInt(value), bal, block)
+	}
+	steps := []struct {
+		name           string
+		j              *store.PostgresJournal
+		n              int
+		value, balance int64
+		block          uint64
+		want           bool
+		wantErr        error
+	}{
+		{"a reserves 60 of 100", a, 1, 60, 100, 10, true, nil},
+		{"b cannot reserve 60 more", b, 2, 60, 100, 10, false, nil},
+		{"b reserves the 40 left", b, 3, 40, 100, 10, true, nil},
+		{"a's reservation stays a's", a, 1, 60, 0, 10, true, nil},
+		{"b cannot reserve a's settlement", b, 1, 60, 100, 10, false, store.ErrFollowedElsewhere},
+	}
+	hold(a, 1)
+	hold(b, 2)
+	hold(b, 3)
+	for _, s := range steps {
+		got, err := reserve(s.j, s.n, s.value, s.balance, s.block)
+		if got != s.want || !errors.Is(err, s.wantErr) {
+			t.Fatalf("%s: reserve = %v, %v; want %v, %v", s.name, got, err, s.want, s.wantErr)
+		}
+	}
+	if ok, err := reserve(a, 9, 1, 100, 10); ok || err == nil {
+		t.Fatalf("a reservation without a hold = %v, %v; want an error", ok, err)
+	}
+	// a's transfer is mined at block 12; b's 40 goes back unsent.
+	a.ReleaseSettlements(store.Release{ID: id(1), MinedAt: 12})
+	b.ReleaseSettlements(store.Release{ID: id(3)})
+	if ok, _ := b.HoldSettlement(ctx, id(1)); ok {
+		t.Fatal("a settled authorization's claim was held again")
+	}
+	hold(b, 4)
+	if ok, err := reserve(b, 4, 50, 100, 11); ok || err != nil {
+		t.Fatalf("a balance read at block 11 (before the transfer) = %v, %v; want the 60 mined at 12 still counted", ok, err)
+	}
+	if ok, err := reserve(b, 4, 40, 40, 12); !ok || err != nil {
+		t.Fatalf("a balance read at block 12 = %v, %v; want the mined 60 in the balance, not reserved", ok, err)
+	}
+	// A forced reservation (a settlement followed from the journal) takes
+	// the claim and its value.
+	if ok, err := reserve(a, 5, 1000, -1, 0); !ok || err != nil {
+		t.Fatalf("forced reservation = %v, %v", ok, err)
+	}
+	if ok, _ := b.HoldSettlement(ctx, id(5)); ok {
+		t.Fatal("a followed settlement's claim was held by another instance")
+	}
+
+	// 30 at once over both instances, for a payer who can afford one.
+	payer = fmt.Sprintf("338/0xtoken/0xrace%d", time.Now().UnixNano())
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := 0
+	for i := range 30 {
+		wg.Go(func() {
+			j := []*store.PostgresJournal{a, b}[i%2]
+			if ok, err := j.HoldSettlement(ctx, id(100+i)); !ok || err != nil {
+				t.Errorf("hold %d = %v, %v", i, ok, err)
+				return
+			}
+			ok, err := reserve(j, 100+i, 1000, 1000, 20)
+			if err != nil {
+				t.Errorf("reserve %d: %v", i, err)
+			}
+			if ok {
+				mu.Lock()
+				won++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if won != 1 {
+		t.Fatalf("%d of 30 reservations held for a payer who can afford one", won)
+	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"math/big"
 )
 
 // Shared is a journal that several instances (processes, machines) use at
@@ -33,9 +34,17 @@ type Shared interface {
 	// record ID is id for this instance; false when another instance holds
 	// it or follows a pending settlement of it.
 	HoldSettlement(ctx context.Context, id string) (bool, error)
-	// ReleaseSettlements gives back holds taken with HoldSettlement, in
-	// one round trip.
-	ReleaseSettlements(ids ...string)
+	// ReserveSettlement reserves value, for the held settlement id,
+	// against its payer's balance (payer names the payer on one chain and
+	// token): true when it fits in balance, read at block atBlock or later,
+	// beside the payer's other reservations of every instance (those in
+	// flight, and transfers mined after atBlock). A settlement reserved
+	// already stays reserved (true). A nil balance reserves without a check
+	// (a settlement followed from the journal).
+	ReserveSettlement(ctx context.Context, id, payer string, value, balance *big.Int, atBlock uint64) (bool, error)
+	// ReleaseSettlements gives back holds taken with HoldSettlement, with
+	// their reservations, in one round trip.
+	ReleaseSettlements(rels ...Release)
 	// TakeOver makes this instance the owner of the pending settlements,
 	// on the given networks, of instances whose lease ran out, and returns
 	// them, for the caller to follow to their blocks.
@@ -54,6 +63,15 @@ type Shared interface {
 	// Where is the store's address with its credentials cut, for logs
 	// and health.
 	Where() string
+}
+
+// Release is a hold given back: its settlement's record ID and, when its
+// transfer moved the payer's money, the block that mined it (its
+// reservation then still counts against balances read at older blocks, for
+// a minute); zero when nothing moved.
+type Release struct {
+	ID      string
+	MinedAt uint64
 }
 
 // ErrFenced is the error of a write by an instance whose lease ran out:
