@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -237,6 +238,77 @@ func TestSettleAfterReservesFirst(t *testing.T) {
 			copies, ok.Load(), refused.Load(), ran.Load(), copies-1)
 	}
 	assertDelta(t, "buyer", before, balance(t, buyerAddr), -17)
+}
+
+// TestSettleAfterPayerReservations: a payer who can afford one payment
+// sends 30 distinct valid authorizations at once to a settle-after route.
+// The embedded facilitator reserves each at verify against the payer's
+// balance: one is served, the upstream runs once, at most one transaction
+// is broadcast, and the 29 others get 402 with the token's reason before
+// the upstream runs (before: the upstream ran 30 times for one payment).
+func TestSettleAfterPayerReservations(t *testing.T) {
+	const n, price = 30, 17
+	up, ran := countingUpstream(t, 0)
+	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402 {
+		pay_to %s
+		amount %d
+		settle after
+	}
+	reverse_proxy %s
+}
+`, sitePort, sellerAddr, price, up.Listener.Addr()))
+	chain := activeChain(t)
+	ctx := context.Background()
+	buyer, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey)
+	if err := chain.Mint(ctx, buyerAddr, big.NewInt(price)); err != nil {
+		t.Fatal(err)
+	}
+	reqs := require402(t, tester, siteURL+"/x").PaymentRequirements
+	headers := make([]string, n)
+	for i := range headers {
+		headers[i] = pay(t, buyer, reqs)
+	}
+	sellerBefore := balance(t, sellerAddr)
+	balance(t, sellerAddr) // dials chainClient
+	sent0, err := chainClient.NonceAt(ctx, chain.Signer().Address, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var ok, refused atomic.Int32
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			resp, b := get(t, tester, siteURL+"/x", map[string]string{"X-Payment": headers[i]})
+			switch {
+			case resp.StatusCode == http.StatusOK:
+				ok.Add(1)
+			case resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), `"invalidReason":"`+facilitator.ErrTextInsufficientFunds+`"`):
+				refused.Add(1)
+			default:
+				t.Errorf("payment %d answered %d %s", i, resp.StatusCode, b)
+			}
+		})
+	}
+	wg.Wait()
+	if ok.Load() != 1 || refused.Load() != n-1 || ran.Load() != 1 {
+		t.Errorf("%d authorizations from a payer who can afford one: %d served, %d refused, upstream ran %d times; want 1, %d, 1",
+			n, ok.Load(), refused.Load(), ran.Load(), n-1)
+	}
+	sent, err := chainClient.NonceAt(ctx, chain.Signer().Address, nil)
+	if err != nil || sent-sent0 != 1 {
+		t.Errorf("the facilitator broadcast %d transactions (%v), want 1", sent-sent0, err)
+	}
+	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), price)
+	if got := balance(t, buyerAddr.Hex()); got.Sign() != 0 {
+		t.Errorf("buyer balance %s, want 0", got)
+	}
 }
 
 // TestSettleAfterUpgrade checks that a WebSocket upgrade through

@@ -190,3 +190,62 @@ func TestReserveForSettleAfter(t *testing.T) {
 		t.Fatalf("seller balance %s, want %d", got, price)
 	}
 }
+
+// TestReservationsRebuiltAtRecovery: a settlement left pending by a
+// facilitator that stopped is followed by the next one on the same
+// journal, with its value reserved again against its payer: while it waits
+// for its block, a second authorization from a payer who can afford only
+// the first is refused and nothing more is broadcast.
+func TestReservationsRebuiltAtRecovery(t *testing.T) {
+	const price = 1000
+	key := newSignerKey(t, chain)
+	signer := crypto.PubkeyToAddress(key.PublicKey)
+	journal := filepath.Join(t.TempDir(), "journal.db")
+	short := func(c *facilitator.Config) { c.SettleTimeout = time.Second }
+	a, _, stopA := startFacilitator(t, key, chain.RPCURL(), journal, short)
+	ctx := context.Background()
+	seller := newSeller(t)
+	req := requirements(seller, "1000")
+	b := newBuyer(t, chain, price)
+	pays, bodies := payments(t, b, req, 2)
+	r0, _ := requestOf(bodies[0])
+	r1, _ := requestOf(bodies[1])
+	nonce0, _, _ := chain.NonceAt(ctx, signer)
+
+	chain.PauseMining()
+	resumed := false
+	defer func() {
+		if !resumed {
+			chain.ResumeMining()
+		}
+	}()
+	s, err := a.Settle(ctx, r0)
+	if err != nil || s.Error != facilitator.ErrTextPending {
+		t.Fatalf("settle while mining is paused = %+v, %v; want pending", s, err)
+	}
+	stopA()
+	f, _, _ := startFacilitator(t, key, chain.RPCURL(), journal, short)
+	s, err = f.Settle(ctx, r1)
+	if err != nil || s.Error != facilitator.ErrTextInsufficientFunds || s.TxHash != "" {
+		t.Fatalf("a second authorization while the first is followed from the journal = %+v, %v; want %q, nothing sent", s, err, facilitator.ErrTextInsufficientFunds)
+	}
+	if _, pending, _ := chain.NonceAt(ctx, signer); pending != nonce0+1 {
+		t.Fatalf("%d transactions out, want 1", pending-nonce0)
+	}
+	chain.ResumeMining()
+	resumed = true
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, err := f.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexNonce(pays[0]))
+		if err == nil && got.Settled() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the followed settlement = %+v, %v; want settled", got, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := balance(t, seller); got.Cmp(big.NewInt(price)) != 0 {
+		t.Fatalf("seller balance %s, want %d", got, price)
+	}
+}
