@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -316,18 +317,15 @@ func TestSettleAfterPayerReservations(t *testing.T) {
 // payment has settled: with a payment that fails to settle, the buyer gets
 // the 402 and no byte reaches the backend's tunnel.
 func TestSettleAfterUpgrade(t *testing.T) {
-	var reqs facilitator.PaymentRequirements
 	var tunnelled atomic.Int32
 	spoil := make(chan bool, 1)
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if <-spoil {
-			// Spend the authorization elsewhere first, so that the
-			// paywall's settle fails when the backend answers 101.
-			sr, err := activeFacilitatorOf().Settle(context.Background(), &facilitator.Request{
-				X402Version: 1, PaymentHeader: r.Header.Get("X-Payment"), PaymentRequirements: reqs})
-			if err != nil || !sr.Settled() {
-				t.Errorf("the backend's own settle: %v %+v", err, sr)
-			}
+			// Spend the authorization on chain first, from another
+			// account, so that the paywall's settle fails when the
+			// backend answers 101. (Through the paywall's facilitator it
+			// cannot be: the paywall holds the authorization.)
+			spendOnChain(t, r.Header.Get("X-Payment"))
 		}
 		conn, brw, err := http.NewResponseController(w).Hijack()
 		if err != nil {
@@ -362,7 +360,7 @@ func TestSettleAfterUpgrade(t *testing.T) {
 	reverse_proxy %s
 }
 `, sitePort, sellerAddr, backend.Listener.Addr()))
-	reqs = require402(t, tester, siteURL+"/ws").PaymentRequirements
+	reqs := require402(t, tester, siteURL+"/ws").PaymentRequirements
 	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
 
 	// upgrade asks for an upgrade and, without waiting for the answer,
@@ -404,6 +402,40 @@ func TestSettleAfterUpgrade(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if n := tunnelled.Load() - before; n != 0 {
 		t.Errorf("%d bytes reached the backend through an unpaid tunnel", n)
+	}
+}
+
+// spendOnChain sends the payment's transferWithAuthorization itself, from
+// the devnet's minter account, and waits until it is mined.
+func spendOnChain(t *testing.T, header string) {
+	t.Helper()
+	p, err := facilitator.DecodePaymentHeader(header)
+	if err == nil {
+		err = p.ParsePayload()
+	}
+	if err != nil {
+		t.Errorf("decoding the payment to spend it: %v", err)
+		return
+	}
+	balance(t, sellerAddr) // dials chainClient
+	key, err := facilitator.ParseKey(devnet.MinterPrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := bind.NewKeyedTransactorWithChainID(key, big.NewInt(devnet.ChainID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &p.Authorization
+	tx, err := chainToken.TransferWithAuthorization(opts, a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, p.Signature)
+	if err != nil {
+		t.Errorf("spending the authorization on chain: %v", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if rc, err := bind.WaitMined(ctx, chainClient, tx); err != nil || rc.Status != 1 {
+		t.Errorf("spending the authorization on chain: %v %+v", err, rc)
 	}
 }
 
