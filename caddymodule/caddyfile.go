@@ -650,10 +650,10 @@ func parseFacilitatorRoutes(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler
 // UnmarshalCaddyfile sets up the x402_facilitator handler. Syntax:
 //
 //	x402_facilitator [<matcher>] {
-//		rate_limit verify|settle <requests> <window>
+//		rate_limit verify|settle|lookup <requests> <window>
 //		rate_limit off
 //		api_key {env.NAME}
-//		key_rate_limit verify|settle <requests> <window>
+//		key_rate_limit verify|settle|lookup <requests> <window>
 //	}
 //
 // The limits apply per client IP; the defaults are the specification's,
@@ -685,7 +685,7 @@ func (fr *FacilitatorRoutes) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		switch {
 		case opt == "rate_limit" && len(args) == 1 && args[0] == "off":
 			fr.NoRateLimits = true
-		case len(args) == 3 && (args[0] == "verify" || args[0] == "settle"):
+		case len(args) == 3 && (args[0] == "verify" || args[0] == "settle" || args[0] == "lookup"):
 			n, err := strconv.Atoi(args[1])
 			if err != nil || n <= 0 {
 				return d.Errf("x402_facilitator: rate_limit %s: %q is not a positive number of requests", args[0], args[1])
@@ -698,15 +698,19 @@ func (fr *FacilitatorRoutes) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			switch {
 			case opt == "key_rate_limit" && args[0] == "verify":
 				fr.KeyVerifyLimit = l
+			case opt == "key_rate_limit" && args[0] == "lookup":
+				fr.KeyLookupLimit = l
 			case opt == "key_rate_limit":
 				fr.KeySettleLimit = l
 			case args[0] == "verify":
 				fr.VerifyLimit = l
+			case args[0] == "lookup":
+				fr.LookupLimit = l
 			default:
 				fr.SettleLimit = l
 			}
 		default:
-			return d.Errf("x402_facilitator: %s takes verify|settle <requests> <window>%s", opt, map[bool]string{true: ", or off"}[opt == "rate_limit"])
+			return d.Errf("x402_facilitator: %s takes verify|settle|lookup <requests> <window>%s", opt, map[bool]string{true: ", or off"}[opt == "rate_limit"])
 		}
 	}
 	return nil

@@ -47,6 +47,10 @@ type FacilitatorRoutes struct {
 	// minute.
 	SettleLimit *RateLimit `json:"settle_limit,omitempty"`
 
+	// LookupLimit limits settlement look-ups (GET /v2/x402/settlements)
+	// per client IP. Default: 60 per minute.
+	LookupLimit *RateLimit `json:"lookup_limit,omitempty"`
+
 	// NoRateLimits turns both limits off, for a facilitator behind a proxy
 	// that limits on its own.
 	NoRateLimits bool `json:"no_rate_limits,omitempty"`
@@ -69,6 +73,10 @@ type FacilitatorRoutes struct {
 	// KeySettleLimit limits settle requests per API key. Default: 300 per
 	// minute.
 	KeySettleLimit *RateLimit `json:"key_settle_limit,omitempty"`
+
+	// KeyLookupLimit limits settlement look-ups per API key. Default: 600
+	// per minute.
+	KeyLookupLimit *RateLimit `json:"key_lookup_limit,omitempty"`
 
 	api http.Handler
 }
@@ -96,7 +104,8 @@ func (fr *FacilitatorRoutes) Validate() error {
 			return errors.New("x402_facilitator: api_key must be a placeholder, {env.NAME} or {file.PATH}, not the key itself: a key written in the config would be served by the admin API (GET /config/)")
 		}
 	}
-	for name, l := range map[string]*RateLimit{"verify": fr.VerifyLimit, "settle": fr.SettleLimit, "key verify": fr.KeyVerifyLimit, "key settle": fr.KeySettleLimit} {
+	for name, l := range map[string]*RateLimit{"verify": fr.VerifyLimit, "settle": fr.SettleLimit, "lookup": fr.LookupLimit,
+		"key verify": fr.KeyVerifyLimit, "key settle": fr.KeySettleLimit, "key lookup": fr.KeyLookupLimit} {
 		if l != nil && (l.Requests <= 0 || l.Window <= 0) {
 			return fmt.Errorf("x402_facilitator: %s rate limit needs a positive number of requests and window, got %d per %s",
 				name, l.Requests, time.Duration(l.Window))
@@ -116,17 +125,16 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 		return errors.New("x402_facilitator: the x402 app has no facilitator")
 	}
 	cfg := facilitator.HandlerConfig{NoRateLimits: fr.NoRateLimits, ClientIP: clientIP}
-	if fr.VerifyLimit != nil {
-		cfg.VerifyLimit = facilitator.RateLimit{Requests: fr.VerifyLimit.Requests, Window: time.Duration(fr.VerifyLimit.Window)}
-	}
-	if fr.SettleLimit != nil {
-		cfg.SettleLimit = facilitator.RateLimit{Requests: fr.SettleLimit.Requests, Window: time.Duration(fr.SettleLimit.Window)}
-	}
-	if fr.KeyVerifyLimit != nil {
-		cfg.KeyVerifyLimit = facilitator.RateLimit{Requests: fr.KeyVerifyLimit.Requests, Window: time.Duration(fr.KeyVerifyLimit.Window)}
-	}
-	if fr.KeySettleLimit != nil {
-		cfg.KeySettleLimit = facilitator.RateLimit{Requests: fr.KeySettleLimit.Requests, Window: time.Duration(fr.KeySettleLimit.Window)}
+	for _, l := range []struct {
+		from *RateLimit
+		to   *facilitator.RateLimit
+	}{
+		{fr.VerifyLimit, &cfg.VerifyLimit}, {fr.SettleLimit, &cfg.SettleLimit}, {fr.LookupLimit, &cfg.LookupLimit},
+		{fr.KeyVerifyLimit, &cfg.KeyVerifyLimit}, {fr.KeySettleLimit, &cfg.KeySettleLimit}, {fr.KeyLookupLimit, &cfg.KeyLookupLimit},
+	} {
+		if l.from != nil {
+			*l.to = facilitator.RateLimit{Requests: l.from.Requests, Window: time.Duration(l.from.Window)}
+		}
 	}
 	repl := caddy.NewReplacer()
 	for _, k := range fr.APIKeys {

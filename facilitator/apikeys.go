@@ -18,6 +18,8 @@ var (
 	DefaultKeyVerifyLimit = RateLimit{Requests: 600, Window: time.Minute}
 	// DefaultKeySettleLimit is HandlerConfig.KeySettleLimit's default.
 	DefaultKeySettleLimit = RateLimit{Requests: 300, Window: time.Minute}
+	// DefaultKeyLookupLimit is HandlerConfig.KeyLookupLimit's default.
+	DefaultKeyLookupLimit = RateLimit{Requests: 600, Window: time.Minute}
 	// DefaultUnknownKeyLimit is HandlerConfig.UnknownKeyLimit's default:
 	// ten requests with an unknown API key per client IP, then one every
 	// six seconds.

@@ -453,18 +453,26 @@ func TestRateLimits(t *testing.T) {
 	srv := httptest.NewServer(fac.Handler(facilitator.HandlerConfig{
 		VerifyLimit: facilitator.RateLimit{Requests: 3, Window: time.Minute},
 		SettleLimit: facilitator.RateLimit{Requests: 2, Window: time.Minute},
+		LookupLimit: facilitator.RateLimit{Requests: 4, Window: time.Minute},
 	}))
 	defer srv.Close()
 	for _, tc := range []struct {
-		path  string
-		limit int
-		msg   string
+		method, path string
+		limit        int
+		msg          string
 	}{
-		{facilitator.PathVerify, 3, "Rate limit exceeded: verify requests are limited to 3 per 1m0s per client IP; retry in 20 s"},
-		{facilitator.PathSettle, 2, "Rate limit exceeded: settle requests are limited to 2 per 1m0s per client IP; retry in 30 s"},
+		{"POST", facilitator.PathVerify, 3, "Rate limit exceeded: verify requests are limited to 3 per 1m0s per client IP; retry in 20 s"},
+		{"POST", facilitator.PathSettle, 2, "Rate limit exceeded: settle requests are limited to 2 per 1m0s per client IP; retry in 30 s"},
+		// Both look-up routes share one limit: two of each, then 429.
+		{"GET", facilitator.PathSettlements + "0x12", 2, ""},
+		{"GET", facilitator.PathSettlementLookup, 2, "Rate limit exceeded: settlement look-up requests are limited to 4 per 1m0s per client IP; retry in 15 s"},
 	} {
 		for i := 0; i <= tc.limit; i++ {
-			resp, err := http.Post(srv.URL+tc.path, "application/json", strings.NewReader(`{}`))
+			if tc.msg == "" && i == tc.limit {
+				break
+			}
+			req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(`{}`))
+			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -479,6 +487,29 @@ func TestRateLimits(t *testing.T) {
 			if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(data), tc.msg) {
 				t.Fatalf("%s request %d = %d Retry-After %q %s, want 429 with %q", tc.path, i+1, resp.StatusCode, resp.Header.Get("Retry-After"), data, tc.msg)
 			}
+		}
+	}
+}
+
+// TestEchoClipped: a text the caller sent is echoed in an error answer cut
+// to 80 bytes, not whole.
+func TestEchoClipped(t *testing.T) {
+	srv := httptest.NewServer(fac.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	defer srv.Close()
+	long := strings.Repeat("n", 10_000)
+	for _, tc := range []struct{ path, want string }{
+		{facilitator.PathSettlementLookup + "?network=" + long + "&from=0x1&nonce=0x2",
+			`{"error":"network \"` + long[:80] + `…\" is not served by this facilitator"}`},
+		{"/v2/x402/" + long, `{"error":"no such endpoint: /v2/x402/` + long[:80-len("/v2/x402/")] + `…"}`},
+	} {
+		resp, err := http.Get(srv.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := strings.TrimSpace(string(data)); got != tc.want {
+			t.Errorf("GET %.40s... = %d %.200s, want %.200s", tc.path, resp.StatusCode, got, tc.want)
 		}
 	}
 }

@@ -13,6 +13,13 @@ import (
 type StatusError = x402.StatusError
 
 func badRequest(format string, args ...any) *StatusError {
+	for i, a := range args {
+		// The caller's own text is echoed cut (x402.Clip), so that an
+		// answer never carries kilobytes of the sender's choosing.
+		if s, ok := a.(string); ok {
+			args[i] = x402.Clip(s, x402.MaxEchoBytes)
+		}
+	}
 	return &StatusError{Status: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
 }
 

@@ -43,6 +43,9 @@ type HandlerConfig struct {
 	// SettleLimit limits settle requests per client IP; the zero value
 	// means the spec's 5 per minute.
 	SettleLimit RateLimit
+	// LookupLimit limits settlement look-ups (GET /v2/x402/settlements)
+	// per client IP; the zero value means DefaultLookupLimit.
+	LookupLimit RateLimit
 	// NoRateLimits turns the limits off (for a facilitator behind a proxy
 	// that limits, or for tests).
 	NoRateLimits bool
@@ -61,6 +64,9 @@ type HandlerConfig struct {
 	// KeySettleLimit limits settle requests per API key; the zero value
 	// means DefaultKeySettleLimit.
 	KeySettleLimit RateLimit
+	// KeyLookupLimit limits settlement look-ups per API key; the zero
+	// value means DefaultKeyLookupLimit.
+	KeyLookupLimit RateLimit
 	// UnknownKeyLimit limits the verify and settle requests with an
 	// unknown API key per client IP; the zero value means
 	// DefaultUnknownKeyLimit. Over it, every request with a key from that
@@ -98,6 +104,15 @@ func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
 		}
 		h.keyVerifyLimit = f.limiter("verify by key", kvl)
 		h.keySettleLimit = f.limiter("settle by key", ksl)
+		ll, kll := cfg.LookupLimit, cfg.KeyLookupLimit
+		if ll == (RateLimit{}) {
+			ll = DefaultLookupLimit
+		}
+		if kll == (RateLimit{}) {
+			kll = DefaultKeyLookupLimit
+		}
+		h.lookupLimit = f.limiter("settlement look-up", ll)
+		h.keyLookupLimit = f.limiter("settlement look-up by key", kll)
 	}
 	if h.keys != nil {
 		ul := cfg.UnknownKeyLimit
@@ -114,10 +129,12 @@ type apiHandler struct {
 	clientIP    func(*http.Request) string
 	verifyLimit *Limiter
 	settleLimit *Limiter
+	lookupLimit *Limiter
 
 	keys           apiKeys
 	keyVerifyLimit *Limiter
 	keySettleLimit *Limiter
+	keyLookupLimit *Limiter
 	unknownKeys    *Limiter // requests with an unknown key, per client IP
 }
 
@@ -149,17 +166,17 @@ func (h *apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.settle(w, r)
 		}
 	case PathSettlementLookup:
-		if methodIs(w, r, http.MethodGet) {
+		if methodIs(w, r, http.MethodGet) && h.lookupAllowed(w, r) {
 			h.settlementByAuthorization(w, r)
 		}
 	default:
 		if hash, ok := strings.CutPrefix(r.URL.Path, PathSettlements); ok {
-			if methodIs(w, r, http.MethodGet) {
+			if methodIs(w, r, http.MethodGet) && h.lookupAllowed(w, r) {
 				h.settlement(w, hash)
 			}
 			return
 		}
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such endpoint: " + r.URL.Path})
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such endpoint: " + x402.Clip(r.URL.Path, x402.MaxEchoBytes)})
 	}
 }
 
@@ -201,6 +218,16 @@ func (h *apiHandler) settle(w http.ResponseWriter, r *http.Request) {
 		h.f.logger.Warn("settle could not be carried out", zap.String("network", network), zap.Error(err))
 	}
 	writeSettle(w, req, network, res, err)
+}
+
+// lookupAllowed applies the look-up limits (per API key, else per client
+// IP) and answers 429 over them.
+func (h *apiHandler) lookupAllowed(w http.ResponseWriter, r *http.Request) bool {
+	status, msg, ok := h.limited(w, r, h.lookupLimit, h.keyLookupLimit, "settlement look-up")
+	if !ok {
+		writeJSON(w, status, map[string]string{"error": msg})
+	}
+	return ok
 }
 
 // SettlementStatus is the answer of GET /v2/x402/settlements/{txHash}:

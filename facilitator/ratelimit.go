@@ -23,6 +23,10 @@ type RateLimit struct {
 var (
 	DefaultVerifyLimit = RateLimit{Requests: 10, Window: time.Minute}
 	DefaultSettleLimit = RateLimit{Requests: 5, Window: time.Minute}
+	// DefaultLookupLimit is HandlerConfig.LookupLimit's default: a
+	// settlement look-up that the journal cannot answer is read from the
+	// chain (two RPC calls per network), so look-ups are limited too.
+	DefaultLookupLimit = RateLimit{Requests: 60, Window: time.Minute}
 )
 
 func (l RateLimit) String() string {
