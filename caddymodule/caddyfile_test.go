@@ -94,7 +94,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"unknown app option", global("colour blue"), `unrecognized x402 option "colour"`},
 		{"bad rate limit", site("x402_facilitator {\n rate_limit verify ten 1m\n}"), `rate_limit verify: "ten" is not a positive number of requests`},
 		{"bad rate limit window", site("x402_facilitator {\n rate_limit settle 5 soon\n}"), `"soon" is not a positive duration`},
-		{"bad rate limit shape", site("x402_facilitator {\n rate_limit 5\n}"), "rate_limit takes verify|settle <requests> <window>, or off"},
+		{"bad rate limit shape", site("x402_facilitator {\n rate_limit 5\n}"), "rate_limit takes verify|settle|lookup <requests> <window>, or off"},
 		{"remote custom network without asset", site("x402 {\n pay_to " + payTo + "\n price 1\n network moon\n facilitator https://f.example.com\n asset nope\n}"), `asset "nope" is not an address`},
 		{"bad attempt limit", site("x402 {\n pay_to " + payTo + "\n price 1\n attempt_limit 0 1m\n}"), `attempt_limit: "0" is not a positive number of attempts`},
 		{"bad attempt limit shape", site("x402 {\n pay_to " + payTo + "\n price 1\n attempt_limit 5\n}"), "attempt_limit takes <attempts> <window> (such as 60 1m), or off"},
