@@ -26,9 +26,13 @@ import (
 
 // watcher follows a network's broadcast settlements to their outcome. One
 // loop per network polls the head every interval while anything is
-// pending; on a new head (or a new settlement) it asks for every pending
-// receipt in one batch, so a settle answers within one poll interval of its
-// block however many wait. A settlement not mined after replaceAfter blocks
+// pending; on a new head it reads the receipts of the new blocks with one
+// eth_getBlockReceipts each and the signers' nonces at the head, in one
+// batch, so a settle answers within one poll interval of its block however
+// many wait, at the cost of one call per block. Only a settlement mined
+// outside the blocks read (its nonce is below its signer's, its receipt
+// not among them), or every mined one on a node without
+// eth_getBlockReceipts, has its receipt asked for on its own. A settlement not mined after replaceAfter blocks
 // is sent again with the same nonce and a bumped fee, which also brings
 // back one that a node dropped.
 type watcher struct {
