@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -41,6 +42,13 @@ func TestMain(m *testing.M) {
 func runMain(m *testing.M) int {
 	if os.Getenv(childEnv) != "" {
 		return runChild()
+	}
+	flag.Parse()
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
+		// Benchmarks only (-run '^$'): no chain or facilitator runs in the
+		// background of their measurements; a benchmark that needs the
+		// shared chain starts it (startSharedChain).
+		return m.Run()
 	}
 	var err error
 	chain, err = devnet.Start(devnet.Config{BlockTime: 200 * time.Millisecond})
@@ -514,29 +522,16 @@ func TestEchoClipped(t *testing.T) {
 	}
 }
 
-// BenchmarkVerify measures the off-chain part of verify in process: header
-// decoding, every check and the signature recovery, as a network with
-// on-chain checks switched off runs it. Compare with BenchmarkEcrecover.
-func BenchmarkVerify(b *testing.B) {
-	nc := testnetConfig()
-	nc.SkipOnchainVerify = true
-	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}})
-	if err != nil {
+// startSharedChain starts the shared dev chain for a benchmark run with
+// -run '^$', where TestMain does not, and stops it when the benchmark
+// ends.
+func startSharedChain(b *testing.B) {
+	if chain != nil {
+		return
+	}
+	var err error
+	if chain, err = devnet.Start(devnet.Config{BlockTime: 200 * time.Millisecond}); err != nil {
 		b.Fatal(err)
 	}
-	defer f.Close()
-	req := requirements(common.HexToAddress("0x2222222222222222222222222222222222222222"), "10000")
-	h, _, err := facilitator.CreatePayment(buyer(0).Key, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		v, err := f.Verify(ctx, r)
-		if err != nil || !v.IsValid {
-			b.Fatalf("verify = %+v, %v", v, err)
-		}
-	}
+	b.Cleanup(func() { chain.Close(); chain = nil })
 }

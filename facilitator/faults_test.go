@@ -446,6 +446,7 @@ func TestStartChecks(t *testing.T) {
 // a settle answers: a block is sealed by hand once the transaction is in
 // the pool, and the time to the answer is reported.
 func BenchmarkConfirmLatency(b *testing.B) {
+	startSharedChain(b)
 	key := newSignerKey(b, chain)
 	nc := testnetConfig()
 	nc.SignerKeys = []*ecdsa.PrivateKey{key}

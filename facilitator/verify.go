@@ -62,7 +62,8 @@ func validateRequest(req *Request) error {
 
 // sameAddress compares two hex addresses case-insensitively.
 func sameAddress(a string, b common.Address) bool {
-	return IsAddress(a) && common.HexToAddress(a) == b
+	addr, ok := x402.ParseAddress(a)
+	return ok && addr == b
 }
 
 // checkOffchain runs every check that needs no RPC, in the order of the

@@ -9,7 +9,9 @@ import (
 
 	"context"
 	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -24,19 +26,28 @@ import (
 
 // watcher follows a network's broadcast settlements to their outcome. One
 // loop per network polls the head every interval while anything is
-// pending; on a new head (or a new settlement) it asks for every pending
-// receipt in one batch, so a settle answers within one poll interval of its
-// block however many wait. A settlement not mined after replaceAfter blocks
+// pending; on a new head it reads the receipts of the new blocks with one
+// eth_getBlockReceipts each and the signers' nonces at the head, in one
+// batch, so a settle answers within one poll interval of its block however
+// many wait, at the cost of one call per block. Only a settlement mined
+// outside the blocks read (its nonce is below its signer's, its receipt
+// not among them), or every mined one on a node without
+// eth_getBlockReceipts, has its receipt asked for on its own. A settlement not mined after replaceAfter blocks
 // is sent again with the same nonce and a bumped fee, which also brings
 // back one that a node dropped.
 type watcher struct {
 	c        *core
 	interval time.Duration
 
+	// blockReceipts is whether the node serves eth_getBlockReceipts
+	// (blockReceiptsUnknown until the first answer).
+	blockReceipts atomic.Int32
+
 	mu       sync.Mutex
 	pending  map[*settlement]struct{}
 	fresh    bool
 	lastHead uint64
+	readTo   uint64 // the newest block whose receipts were read; 0: none since nothing was pending
 }
 
 // newWatcher builds the watcher of a core; first is the engine that
@@ -86,6 +97,7 @@ func (w *watcher) run(ctx context.Context) {
 func (w *watcher) poll(ctx context.Context) {
 	w.mu.Lock()
 	if len(w.pending) == 0 {
+		w.readTo = 0 // the next settlement's block is at the head of its time
 		w.mu.Unlock()
 		return
 	}
@@ -104,42 +116,73 @@ func (w *watcher) poll(ctx context.Context) {
 	w.mu.Lock()
 	w.fresh = false
 	w.lastHead = uint64(head)
-	// Receipts are asked for once per head: of every settlement at a new
-	// head, and of the ones added since at the same head.
-	sts := make([]*settlement, 0, len(w.pending))
+	// Every settlement is matched against the receipts of the blocks read
+	// now; the ones not yet checked at this head (all of them at a new
+	// head, the ones added since at the same head) are also looked up on
+	// their own when their signer's nonce says they are mined.
+	all := make([]*settlement, 0, len(w.pending))
+	var sts []*settlement
 	for st := range w.pending {
+		all = append(all, st)
 		if st.checkedHead < uint64(head) {
 			sts = append(sts, st)
 		}
 	}
+	from := w.readTo + 1
+	if w.readTo == 0 || uint64(head) >= w.readTo+maxBlocksPerPoll {
+		from = uint64(head) + 1 - min(uint64(head), maxBlocksPerPoll)
+		if w.readTo == 0 {
+			from = uint64(head)
+		}
+	}
 	w.mu.Unlock()
 
-	type ref struct {
-		st *settlement
-		r  **receipt
+	// One batch: the receipts of every block since the last one read (one
+	// eth_getBlockReceipts each, where the node has it), the nonce at the
+	// head of each signer with settlements to check, and the look-ups by
+	// hash below.
+	var elems []rpc.BatchElem
+	type blockRead struct {
+		n  uint64
+		at int
+		rs *[]*receipt
+	}
+	var blocks []blockRead
+	if w.blockReceipts.Load() != blockReceiptsMissing {
+		for n := from; n <= uint64(head); n++ {
+			br := blockRead{n: n, at: len(elems), rs: new([]*receipt)}
+			elems = append(elems, rpc.BatchElem{Method: "eth_getBlockReceipts", Args: []any{hexutil.Uint64(n)}, Result: br.rs})
+			blocks = append(blocks, br)
+		}
+	}
+	type nonceRead struct {
+		at    int
+		nonce *hexutil.Uint64
+	}
+	nonces := map[*signer]nonceRead{}
+	for _, st := range sts {
+		if st.s == nil {
+			continue
+		}
+		if _, ok := nonces[st.s]; !ok {
+			nr := nonceRead{at: len(elems), nonce: new(hexutil.Uint64)}
+			elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionCount", Args: []any{st.s.addr, head}, Result: nr.nonce})
+			nonces[st.s] = nr
+		}
 	}
 	type lookup struct {
 		st *settlement
 		at int // index of its eth_getTransactionByHash in elems
 		tx *json.RawMessage
 	}
-	var elems []rpc.BatchElem
-	var refs []ref
 	var lookups []lookup
-	for _, st := range sts {
-		for _, h := range st.hashes() {
-			r := new(*receipt)
-			elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{h}, Result: r})
-			refs = append(refs, ref{st, r})
-		}
-	}
 	// A transaction whose broadcast may not have reached a node is looked
-	// up by hash, after the receipts (the batch is read in order). With a
-	// shared journal, so is one that missed a block: several instances'
-	// batches on one key reach a node out of nonce order, and a geth node
-	// drops future-nonce transactions past its queue limit (64 per
-	// account by default) without a word; found missing, it is sent again
-	// at once rather than after ReplaceAfter blocks.
+	// up by hash. With a shared journal, so is one that missed a block:
+	// several instances' batches on one key reach a node out of nonce
+	// order, and a geth node drops future-nonce transactions past its
+	// queue limit (64 per account by default) without a word; found
+	// missing, it is sent again at once rather than after ReplaceAfter
+	// blocks.
 	shared := w.e().shared != nil
 	for _, st := range sts {
 		if tx := st.current(); tx != nil && (st.unclear.Load() || shared && st.missedBlock(uint64(head))) {
@@ -155,17 +198,89 @@ func (w *watcher) poll(ctx context.Context) {
 		w.mu.Unlock()
 		return
 	}
+
+	found := map[*settlement]*receipt{}
+	byHash := make(map[common.Hash]*settlement, len(all))
+	for _, st := range all {
+		for _, h := range st.hashes() {
+			byHash[h] = st
+		}
+	}
+	readTo := from - 1
+	for _, br := range blocks {
+		el := elems[br.at]
+		if el.Error != nil && isMethodMissing(el.Error) {
+			if w.blockReceipts.Swap(blockReceiptsMissing) != blockReceiptsMissing {
+				w.log().Info("the node does not serve eth_getBlockReceipts; receipts are read one transaction at a time", zap.Error(el.Error))
+			}
+		}
+		if el.Error != nil || *br.rs == nil {
+			break // not read (a node behind the head, an error): read again at the next poll
+		}
+		w.blockReceipts.Store(blockReceiptsServed)
+		for _, r := range *br.rs {
+			if r == nil {
+				continue
+			}
+			if st, ok := byHash[r.TxHash]; ok {
+				found[st] = r
+			}
+		}
+		readTo = br.n
+	}
 	w.mu.Lock()
+	w.readTo = max(w.readTo, readTo)
+	if len(blocks) > 0 && w.readTo < uint64(head) {
+		w.fresh = true
+	}
 	for _, st := range sts {
 		st.checkedHead = uint64(head)
 	}
 	w.mu.Unlock()
-	found := map[*settlement]*receipt{}
+
+	// Settlements mined in a block not read (earlier than the blocks read,
+	// or on a node without eth_getBlockReceipts): a signer's nonce at the
+	// head above a transaction's nonce says it is mined, so its receipts
+	// are asked for, in batches. Where the nonce could not be read, every
+	// settlement's receipts are.
+	var refs []ref
+	var receiptElems []rpc.BatchElem
+	for _, st := range sts {
+		if _, ok := found[st]; ok {
+			continue
+		}
+		tx := st.current()
+		if tx == nil {
+			continue
+		}
+		if nr, ok := nonces[st.s]; ok && elems[nr.at].Error == nil && tx.Nonce() >= uint64(*nr.nonce) {
+			continue // not mined yet
+		}
+		for _, h := range st.hashes() {
+			r := new(*receipt)
+			receiptElems = append(receiptElems, rpc.BatchElem{Method: "eth_getTransactionReceipt", Args: []any{h}, Result: r})
+			refs = append(refs, ref{st, r})
+		}
+	}
+	if len(receiptElems) > 0 {
+		if err := w.fetch(ctx, receiptElems); err != nil {
+			w.log().Debug("fetching receipts failed", zap.Error(err))
+			w.mu.Lock()
+			w.fresh = true
+			for _, rf := range refs {
+				rf.st.checkedHead = 0 // asked again at the next poll
+			}
+			w.mu.Unlock()
+			receiptElems = nil
+			refs = nil
+		}
+	}
 	for i, rf := range refs {
-		if elems[i].Error == nil && *rf.r != nil {
+		if receiptElems[i].Error == nil && *rf.r != nil {
 			found[rf.st] = *rf.r
 		}
 	}
+
 	var lost []*settlement
 	for _, l := range lookups {
 		if _, mined := found[l.st]; mined || elems[l.at].Error != nil {
@@ -179,10 +294,14 @@ func (w *watcher) poll(ctx context.Context) {
 	}
 	w.sendAgain(ctx, lost)
 	var finished, stuck []*settlement
-	for _, st := range sts {
+	for _, st := range all {
 		if r, ok := found[st]; ok {
 			w.resolve(ctx, st, r)
 			finished = append(finished, st)
+		}
+	}
+	for _, st := range sts {
+		if _, ok := found[st]; ok {
 			continue
 		}
 		if shared && st.missedBlock(uint64(head)) {
@@ -202,6 +321,42 @@ func (w *watcher) poll(ctx context.Context) {
 	if shared {
 		w.fillGaps(ctx, stuck)
 	}
+}
+
+// ref is a receipt asked for, with its settlement.
+type ref struct {
+	st *settlement
+	r  **receipt
+}
+
+// maxBlocksPerPoll bounds the blocks whose receipts one poll reads; a
+// settlement mined in an older block is found by its signer's nonce.
+const maxBlocksPerPoll = 16
+
+// Whether the node serves eth_getBlockReceipts: not known yet, yes, or no
+// (it answered that the method does not exist; receipts are then read one
+// transaction at a time, for the process's life).
+const (
+	blockReceiptsUnknown int32 = iota
+	blockReceiptsServed
+	blockReceiptsMissing
+)
+
+// isMethodMissing reports whether a JSON-RPC error says that the node
+// does not serve the method: -32601 (geth, Ethermint and most others), or
+// the texts of providers that answer with another code.
+func isMethodMissing(err error) bool {
+	var re rpc.Error
+	if errors.As(err, &re) && re.ErrorCode() == -32601 {
+		return true
+	}
+	msg := strings.ToLower(err.Error())
+	for _, s := range []string{"method not found", "does not exist/is not available", "not supported", "unsupported method", "method not allowed", "not whitelisted"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxGapFills bounds the fills asked for below one signer's settlements at

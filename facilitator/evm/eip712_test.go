@@ -122,3 +122,19 @@ func BenchmarkEcrecover(b *testing.B) {
 		}
 	}
 }
+
+// TestDigestRefusesOutOfRange: a value or validity below zero or past
+// uint256 has no EIP-712 encoding.
+func TestDigestRefusesOutOfRange(t *testing.T) {
+	for _, edit := range []func(*x402.Authorization){
+		func(a *x402.Authorization) { a.Value = big.NewInt(-1) },
+		func(a *x402.Authorization) { a.ValidAfter = new(big.Int).Lsh(big.NewInt(1), 256) },
+		func(a *x402.Authorization) { a.ValidBefore = nil },
+	} {
+		a := testAuthorization()
+		edit(&a)
+		if d, err := Digest(testDomain, a); err == nil {
+			t.Fatalf("digest of %+v = %x, want an error", a, d)
+		}
+	}
+}

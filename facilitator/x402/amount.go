@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -38,6 +39,13 @@ func parseUint256(s string) (*big.Int, error) {
 	}
 	if len(s) > 1 && s[0] == '0' {
 		return nil, fmt.Errorf("%q has leading zeros", s)
+	}
+	if len(s) <= 19 { // below 10^19, within uint64: no big-number parsing
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a decimal integer", s)
+		}
+		return new(big.Int).SetUint64(n), nil
 	}
 	v, ok := new(big.Int).SetString(s, 10)
 	if !ok {

@@ -3,6 +3,7 @@ package x402
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,6 +106,12 @@ func (f *flexNum) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(b, []byte("null")) {
 		return nil
 	}
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b, '\\') < 0 {
+		// A string without escapes (the decoder has checked it is valid
+		// JSON) is its bytes between the quotes.
+		f.text, f.set = string(b[1:len(b)-1]), true
+		return nil
+	}
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -129,13 +136,18 @@ func invalidPayment(format string, args ...any) error {
 	return &InvalidPaymentError{Reason: fmt.Sprintf(format, args...)}
 }
 
+// urlSafeToStd maps Base64's URL-safe alphabet to the standard one.
+var urlSafeToStd = strings.NewReplacer("-", "+", "_", "/")
+
 // DecodeBase64 decodes an x402 header value (X-PAYMENT, X-PAYMENT-RESPONSE):
 // the standard or the URL-safe alphabet, padded or not, surrounding white
 // space ignored.
 func DecodeBase64(s string) ([]byte, error) {
 	s = strings.TrimSpace(s)
 	s = strings.TrimRight(s, "=")
-	s = strings.NewReplacer("-", "+", "_", "/").Replace(s)
+	if strings.ContainsAny(s, "-_") {
+		s = urlSafeToStd.Replace(s)
+	}
 	return base64.RawStdEncoding.DecodeString(s)
 }
 
@@ -183,6 +195,10 @@ func (p *Payment) fromEnvelope(env *envelope) error {
 }
 
 func (p *Payment) setVersion(v json.RawMessage) error {
+	if len(v) == 1 && (v[0] == '1' || v[0] == '2') {
+		p.X402Version = int(v[0] - '0')
+		return nil
+	}
 	if len(v) > 0 {
 		if err := json.Unmarshal(v, &p.X402Version); err != nil || (p.X402Version != Version1 && p.X402Version != Version2) {
 			return invalidPayment("Unsupported x402Version: %s", Clip(string(v), MaxEchoBytes))
@@ -244,11 +260,9 @@ func (p *Payment) fromJSON(pj *payloadJSON) error {
 	if p.Authorization.ValidBefore, err = parseSeconds("validBefore", a.ValidBefore); err != nil {
 		return err
 	}
-	nonce, err := hexutil.Decode(a.Nonce)
-	if err != nil || len(nonce) != 32 {
+	if !decodeNonce(&p.Authorization.Nonce, a.Nonce) {
 		return invalidPayment("Invalid payment payload: nonce must be 32 bytes of 0x-prefixed hex")
 	}
-	copy(p.Authorization.Nonce[:], nonce)
 	sig, err := hexutil.Decode(pj.Signature)
 	if err != nil || len(sig) != 65 {
 		return &InvalidPaymentError{Reason: ReasonInvalidSignature}
@@ -258,10 +272,23 @@ func (p *Payment) fromJSON(pj *payloadJSON) error {
 }
 
 func parseAddress(field, s string) (common.Address, error) {
-	if !IsAddress(s) {
+	a, ok := ParseAddress(s)
+	if !ok {
 		return common.Address{}, invalidPayment("Invalid payment payload: %s must be a 0x-prefixed 20-byte hex address", field)
 	}
-	return common.HexToAddress(s), nil
+	return a, nil
+}
+
+// decodeNonce decodes 0x and 64 hex digits (either case) into n, as
+// hexutil.Decode would, without allocating.
+func decodeNonce(n *[32]byte, s string) bool {
+	if len(s) != 2+64 || (s[:2] != "0x" && s[:2] != "0X") {
+		return false
+	}
+	var digits [64]byte
+	copy(digits[:], s[2:])
+	_, err := hex.Decode(n[:], digits[:])
+	return err == nil
 }
 
 func parseSeconds(field string, f flexNum) (*big.Int, error) {

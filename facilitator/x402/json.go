@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"encoding/hex"
 	"reflect"
 	"strings"
 
@@ -11,6 +12,20 @@ import (
 // 40 hex digits, in any letter case.
 func IsAddress(s string) bool {
 	return strings.HasPrefix(s, "0x") && common.IsHexAddress(s)
+}
+
+// ParseAddress parses an address as IsAddress accepts it; ok is false for
+// anything else. It allocates nothing (verify parses several per request).
+func ParseAddress(s string) (a common.Address, ok bool) {
+	if len(s) != 2+2*common.AddressLength || !strings.HasPrefix(s, "0x") {
+		return common.Address{}, false
+	}
+	var digits [2 * common.AddressLength]byte
+	copy(digits[:], s[2:])
+	if _, err := hex.Decode(a[:], digits[:]); err != nil {
+		return common.Address{}, false
+	}
+	return a, true
 }
 
 // JSONKind names a Go type by the JSON value it decodes from, for error

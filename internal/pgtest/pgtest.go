@@ -258,7 +258,10 @@ func (s *Server) start() error {
 		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200",
 		// Fast but still crash-safe against a killed server (not a killed
 		// machine): no fsync, but commits reach the OS before they return.
-		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=on")
+		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "synchronous_commit=on",
+		// Statement counts for benchmarks (CREATE EXTENSION pg_stat_statements
+		// in a database to read them).
+		"-c", "shared_preload_libraries=pg_stat_statements")
 	cmd.Stdout, cmd.Stderr = log, log
 	// Its own process group, away from the terminal's Ctrl-C: the test
 	// binary stops it, or the parent-death signal does, with SIGINT (fast
