@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -292,6 +293,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.options = append(h.options, opt)
 	}
 	h.initV2()
+	if rc, ok := h.client.(*remote.Client); ok && !validating() {
+		h.checkRemoteNetworks(rc)
+	}
 	h.static, h.dynamic = nil, nil
 	if h.perRequest() {
 		h.dynamic = &offerCache{m: map[string]*offer{}}
@@ -546,11 +550,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// The option of the network the payment names: it is verified and
 	// settled against that option's requirements, at this request's price.
 	opt, reason := h.choose(payment)
+	sl.opt = opt
 	if reason != "" {
 		h.observePayment(r, OutcomeRefused, reason)
 		return h.paymentRequired(w, r, "", reason)
 	}
-	sl.opt = opt
 	pid, bad := h.paymentIDOf(payment)
 	if bad != "" {
 		return h.paymentIDAnswer(w, r, http.StatusBadRequest, paymentIDAnswer{Error: bad})

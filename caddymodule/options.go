@@ -10,12 +10,14 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -315,7 +317,9 @@ func (h *Handler) canonNetwork(name string) string {
 
 // choose finds the option a payment is for: the one of the network it
 // names, whose token it names when it names one. A network or asset the
-// route does not list is refused with the spec's texts.
+// route does not list is refused with the spec's texts; the option given
+// with a refused asset is its network's (for the metrics' network label),
+// the first with a refused network.
 func (h *Handler) choose(p *facilitator.Payment) (int, string) {
 	canon := h.canonNetwork(p.Network)
 	for i := range h.options {
@@ -324,12 +328,56 @@ func (h *Handler) choose(p *facilitator.Payment) (int, string) {
 		}
 		asset := h.options[i].reqs.Asset
 		if p.Accepted != nil && !strings.EqualFold(strings.TrimSpace(p.Accepted.Asset), asset) {
-			return 0, x402.ReasonUnsupportedAsset(p.Accepted.Asset)
+			return i, x402.ReasonUnsupportedAsset(p.Accepted.Asset)
 		}
 		if p.Asset != "" && !strings.EqualFold(strings.TrimSpace(p.Asset), asset) {
-			return 0, x402.ReasonUnsupportedAsset(p.Asset)
+			return i, x402.ReasonUnsupportedAsset(p.Asset)
 		}
 		return i, ""
 	}
 	return 0, x402.ReasonUnsupportedNetwork(p.Network)
+}
+
+// missingFromSupported lists the options whose network a remote
+// facilitator's /supported does not list (scheme exact, by v1 name or
+// CAIP-2 id): payments on them would be refused there.
+func missingFromSupported(s *x402.SupportedResponse, opts []payOption) []string {
+	var missing []string
+	for i := range opts {
+		o := &opts[i]
+		found := false
+		for _, k := range s.Kinds {
+			if k.Scheme != "" && k.Scheme != facilitator.SchemeExact {
+				continue
+			}
+			if strings.EqualFold(k.Network, o.reqs.Network) || (o.caip2 != "" && strings.EqualFold(k.Network, o.caip2)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, o.reqs.Network)
+		}
+	}
+	return missing
+}
+
+// checkRemoteNetworks reads a remote facilitator's /supported once, in
+// the background (it may be down at start), and warns about the route's
+// networks it does not list.
+func (h *Handler) checkRemoteNetworks(c *remote.Client) {
+	opts, logger := h.options, h.logger
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		s, err := c.Supported(ctx)
+		if err != nil {
+			logger.Warn("could not read the remote facilitator's /supported to check the route's networks", zap.Error(err))
+			return
+		}
+		for _, n := range missingFromSupported(s, opts) {
+			logger.Warn("the remote facilitator's /supported does not list this network of the route: payments on it will be refused there; remove it from network, or use a facilitator that supports it",
+				zap.String("network", n), zap.String("facilitator", h.Facilitator))
+		}
+	}()
 }
