@@ -4,16 +4,21 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddytest"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
@@ -596,6 +601,61 @@ func TestMissingFromSupported(t *testing.T) {
 		got := missingFromSupported(&x402.SupportedResponse{Kinds: tt.kinds}, h.options)
 		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("%s: missing %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestPerRequestPriceUnit: a route priced by a placeholder builds each
+// request's offer (and page) from the price resolved for it, keeps one
+// offer per price, and answers a value that is no price with a 500 error
+// that names the value, without running the next handler.
+func TestPerRequestPriceUnit(t *testing.T) {
+	h := twoNetworkHandler(t, "0.01")
+	h.Price = "{x402.test.price}"
+	h.static, h.dynamic = nil, &offerCache{m: map[string]*offer{}}
+	h.routeLabel = "per-request"
+	if err := h.buildPage(zap.NewNop(), testPageOptions(h), nil); err != nil {
+		t.Fatal(err)
+	}
+	serve := func(price string, hdr map[string]string) (*httptest.ResponseRecorder, error, bool) {
+		repl := caddy.NewReplacer()
+		if price != "" {
+			repl.Set("x402.test.price", price)
+		}
+		r := httptest.NewRequest("GET", "http://shop.example/q", nil)
+		r = r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, repl))
+		for k, v := range hdr {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		ran := false
+		err := h.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error { ran = true; return nil }))
+		return w, err, ran
+	}
+	for price, want := range map[string]string{"0.01": "10000", "0.5": "500000"} {
+		w, err, _ := serve(price, nil)
+		var body body402
+		_ = json.Unmarshal(w.Body.Bytes(), &body)
+		if err != nil || w.Code != http.StatusPaymentRequired || body.Accepts[0].MaxAmountRequired != want || body.Accepts[1].MaxAmountRequired != want {
+			t.Errorf("price %s: %d %v %s", price, w.Code, err, w.Body)
+		}
+		page, _, _ := serve(price, map[string]string{"User-Agent": chromeUA, "Accept": browserAccpt})
+		if !strings.Contains(page.Body.String(), `<span id="x402-price">`+strings.TrimSuffix(price, "0")+`</span>`) {
+			t.Errorf("price %s: the page does not show it", price)
+		}
+	}
+	if len(h.dynamic.m) != 2 {
+		t.Errorf("%d offers kept, want one per price (2)", len(h.dynamic.m))
+	}
+	for _, tt := range []struct{ price, want string }{
+		{"free", `x402: the route's price "{x402.test.price}" resolved to "free" for this request, which is not a valid price: price "free" is not a positive decimal number (network cronos-testnet)`},
+		{"0", `resolved to "0" for this request, which is not a valid price: price "0" must be above zero`},
+		{"", `resolved to "" for this request, which is not a valid price`},
+	} {
+		w, err, ran := serve(tt.price, map[string]string{"X-Payment": "e30"})
+		var he caddyhttp.HandlerError
+		if !errors.As(err, &he) || he.StatusCode != http.StatusInternalServerError || !strings.Contains(err.Error(), tt.want) || ran || w.Code != http.StatusOK || w.Body.Len() != 0 {
+			t.Errorf("price %q: err %v (ran %v, wrote %d %q), want a 500 error containing %q", tt.price, err, ran, w.Code, w.Body, tt.want)
 		}
 	}
 }
