@@ -363,24 +363,22 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	if m.Facilitator != "" {
 		return m, nil
 	}
-	network := m.Network
-	if network == "" {
-		network = DefaultNetwork
-	}
 	var app App
 	if opt, ok := h.Option("x402").(httpcaddyfile.App); ok {
 		if err := json.Unmarshal(opt.Value, &app); err != nil {
 			return nil, err
 		}
 	}
-	if names := app.networkNames(); !containsFold(names, network) && !containsFold(app.networkIDs(), network) {
-		return nil, h.Errf("x402: network %q is not configured in the x402 global option (configured: %s); add network %s { ... } to it, or set facilitator to a remote one",
-			network, strings.Join(names, ", "), network)
-	}
-	if m.Price != "" {
-		if dec, ok := app.decimalsOf(network); ok {
-			if _, err := facilitator.ParsePrice(m.Price, dec); err != nil {
-				return nil, h.Errf("x402: network %s: %v", network, err)
+	for _, network := range m.networkNames() {
+		if names := app.networkNames(); !containsFold(names, network) && !containsFold(app.networkIDs(), network) {
+			return nil, h.Errf("x402: network %q is not configured in the x402 global option (configured: %s); add network %s { ... } to it, or set facilitator to a remote one",
+				network, strings.Join(names, ", "), network)
+		}
+		if m.Price != "" && !hasPlaceholder(m.Price) {
+			if dec, ok := app.decimalsOf(network); ok {
+				if _, err := facilitator.ParsePrice(m.Price, dec); err != nil {
+					return nil, h.Errf("x402: network %s: %v", network, err)
+				}
 			}
 		}
 	}
@@ -476,7 +474,7 @@ func containsFold(list []string, s string) bool {
 //	x402 [<matcher>] {
 //		pay_to <address>
 //		price <whole tokens> | amount <smallest units>
-//		network <name>
+//		network <name> [<name>...]
 //		description <text>
 //		mime_type <media type>
 //		max_timeout <duration>
@@ -498,8 +496,10 @@ func containsFold(list []string, s string) bool {
 //		explorer <url>
 //	}
 //
-// pay_to and exactly one of price or amount are required; network defaults
-// to cronos-testnet, max_timeout to 300s, settle to before. asset,
+// pay_to and exactly one of price or amount are required; price and
+// amount may hold placeholders ({vars.price}, a map's output), resolved
+// per request. network defaults to cronos-testnet; several networks
+// offer one payment option each, in the order given; max_timeout to 300s, settle to before. asset,
 // decimals, eip712_name and eip712_version are for a remote facilitator
 // and a network this Caddy does not know. payment_identifier defaults to
 // optional (declared in the 402, honoured when a buyer sends an id); alone
@@ -539,6 +539,19 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				h.AttemptLimit = &RateLimit{Requests: n, Window: caddy.Duration(w)}
 			default:
 				return d.Err("x402: attempt_limit takes <attempts> <window> (such as 60 1m), or off")
+			}
+			continue
+		case "network":
+			args := d.RemainingArgs()
+			switch {
+			case len(args) == 0:
+				return d.Err("x402: network takes one or more network names")
+			case h.Network != "" || len(h.Networks) > 0:
+				return d.Err("x402: network is given twice: list every network in one network line")
+			case len(args) == 1:
+				h.Network = args[0]
+			default:
+				h.Networks = args
 			}
 			continue
 		case "facilitator_header":
@@ -593,15 +606,14 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "price":
 			h.Price = v
 			// The syntax only: the network's decimals are checked below
-			// (parseHandler) or at provision time.
+			// (parseHandler) or at provision time. A price with
+			// placeholders is checked for every request.
 			_, frac, _ := strings.Cut(v, ".")
-			if _, err := facilitator.ParsePrice(v, uint8(min(len(frac), 77))); err != nil {
+			if _, err := facilitator.ParsePrice(v, uint8(min(len(frac), 77))); err != nil && !hasPlaceholder(v) {
 				return d.Errf("x402: %v; write the price in whole tokens, such as 0.01", err)
 			}
 		case "amount":
 			h.Amount = v
-		case "network":
-			h.Network = v
 		case "description":
 			h.Description = v
 		case "mime_type":

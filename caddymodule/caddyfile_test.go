@@ -113,6 +113,12 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"storage with redemptions", global("storage postgres {env.X402_DATABASE_URL}\nredemptions /tmp/r.db"), "with storage postgres the journal and the redemption records live in PostgreSQL"},
 		{"storage literal password", global("storage postgres postgres://x402:s3cret@db:5432/x402"), "storage postgres postgres://…@db:5432/… holds a password in the config (which the admin API serves): give it as a placeholder such as {env.X402_DATABASE_URL}"},
 		{"storage literal keyword password", global(`storage postgres "host=db password=s3cret"`), "holds a password in the config"},
+		{"network without a name", site("x402 {\n pay_to " + payTo + "\n price 1\n network\n}"), "network takes one or more network names"},
+		{"network line twice", site("x402 {\n pay_to " + payTo + "\n price 1\n network cronos-testnet\n network cronos-testnet\n}"), "network is given twice: list every network in one network line"},
+		{"one of several networks unknown", site("x402 {\n pay_to " + payTo + "\n price 1\n network cronos-testnet moon-mainnet\n}"), `network "moon-mainnet" is not configured in the x402 global option`},
+		{"asset with several networks", site("x402 {\n pay_to " + payTo + "\n amount 1\n network base-sepolia avalanche-fuji\n facilitator https://f.example.com\n asset 0x036CbD53842c5426634e7929541eC2318f3dCF7e\n}"),
+			"asset, decimals, eip712_name and eip712_version describe the token of one network"},
+		{"bad amount without placeholder", site("x402 {\n pay_to " + payTo + "\n amount {vars.x\n}"), `amount "{vars.x"`},
 		{"remote facilitator not a URL", site("x402 {\n pay_to " + payTo + "\n price 1\n facilitator f.example.com\n}"), "must be an http:// or https:// URL"},
 	}
 	adapter := caddyconfig.GetAdapter("caddyfile")

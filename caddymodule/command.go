@@ -166,6 +166,7 @@ type payOptions struct {
 	shape     string
 	headers   []string
 	chainID   int64
+	network   string
 	maxAmount string
 	protocol  string
 	timeout   time.Duration
@@ -181,14 +182,17 @@ const DefaultPayMaxAmount = "1000000"
 func payCommand() *cobra.Command {
 	var o payOptions
 	cmd := &cobra.Command{
-		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--payment-id ID]",
+		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--network NAME] [--payment-id ID]",
 		Short: "Fetch a URL, paying with x402 when it answers 402",
 		Long: `
 Fetches URL. When the answer is 402 Payment Required, picks what to pay:
 with x402 version 2 (a PAYMENT-REQUIRED header), the first entry of its
 accepts that is scheme exact on an eip155 network and within --max-amount;
-else the version 1 JSON body (the first of "accepts", or
-"paymentRequirements"). It signs an EIP-3009 transferWithAuthorization for
+else from the version 1 JSON body, the first entry of "accepts" (or
+"paymentRequirements") that is scheme exact on a network whose chain ID
+is known and within --max-amount. --network NAME pays only on that
+network (a v1 name such as base-sepolia, or eip155:<chainId>): a seller
+that offers several networks is paid on the one given. It signs an EIP-3009 transferWithAuthorization for
 exactly the amount asked with the buyer's key and fetches URL again with
 the signed payment in PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1).
 --protocol v1 or v2 forces one version.
@@ -230,6 +234,7 @@ instead of charging a second time.
 	f.StringVar(&o.shape, "shape", "cronos", "X-PAYMENT payload shape: cronos (flat) or x402 (nested authorization)")
 	f.StringArrayVarP(&o.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
 	f.Int64Var(&o.chainID, "chain-id", 0, "chain ID to sign for (default: the built-in network's)")
+	f.StringVar(&o.network, "network", "", "pay on this network only (a name such as cronos-testnet or base-sepolia, or eip155:<chainId>; default: the first the seller offers that can be paid)")
 	f.StringVar(&o.maxAmount, "max-amount", DefaultPayMaxAmount, "refuse to pay more than this many smallest token units")
 	f.StringVar(&o.protocol, "protocol", "auto", "x402 version to pay with: auto (v2 when offered), v1 or v2")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "timeout of each HTTP request (settling waits for a block)")
@@ -332,20 +337,13 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 	if err := json.Unmarshal(data, &pr); err != nil {
 		return fmt.Errorf("the 402 answer is not x402 JSON: %w", err)
 	}
-	reqs, err := pr.Requirements()
+	reqs, value, err := chooseV1(&pr, maxAmount, o.network, o.chainID)
 	if err != nil {
 		return err
 	}
 	opts := facilitator.PaymentOptions{Shape: shape}
 	if o.chainID != 0 {
 		opts.ChainID = big.NewInt(o.chainID)
-	}
-	value, err := facilitator.ParseAmount(reqs.MaxAmountRequired)
-	if err != nil {
-		return fmt.Errorf("the 402 answer asks for an invalid amount %q", reqs.MaxAmountRequired)
-	}
-	if value.Cmp(maxAmount) > 0 {
-		return fmt.Errorf("refusing to pay %s smallest units, more than --max-amount %s; give a larger --max-amount to pay it", value, maxAmount)
 	}
 	paymentHeader, payment, err := facilitator.CreatePayment(key, reqs, opts)
 	if err != nil {
@@ -496,4 +494,68 @@ func decodePaymentResponse(h string) string {
 		return h
 	}
 	return out.String()
+}
+
+// chooseV1 picks the first entry of a version 1 402 answer this buyer can
+// pay: scheme exact, on the network asked for (any, when none is), whose
+// chain ID is known (by its name, or --chain-id), with a valid amount
+// within maxAmount.
+func chooseV1(pr *facilitator.PaymentRequired, maxAmount *big.Int, network string, chainID int64) (facilitator.PaymentRequirements, *big.Int, error) {
+	entries := pr.Accepts
+	if len(entries) == 0 && pr.PaymentRequirements != nil {
+		entries = []facilitator.PaymentRequirements{*pr.PaymentRequirements}
+	}
+	if len(entries) == 0 {
+		_, err := pr.Requirements()
+		return facilitator.PaymentRequirements{}, nil, err
+	}
+	var why []string
+	for _, a := range entries {
+		id, known := networkChainID(a.Network)
+		value, err := facilitator.ParseAmount(a.MaxAmountRequired)
+		switch {
+		case a.Scheme != facilitator.SchemeExact:
+			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
+		case network != "" && !sameNetwork(a.Network, network):
+			why = append(why, fmt.Sprintf("%s: not --network %s", a.Network, network))
+		case chainID != 0 && known && id != chainID:
+			why = append(why, fmt.Sprintf("%s: not chain %d (--chain-id)", a.Network, chainID))
+		case chainID == 0 && !known:
+			why = append(why, fmt.Sprintf("%s: chain ID unknown; give --chain-id to pay on it", a.Network))
+		case err != nil:
+			why = append(why, fmt.Sprintf("%s: invalid amount %q", a.Network, a.MaxAmountRequired))
+		case value.Cmp(maxAmount) > 0:
+			why = append(why, fmt.Sprintf("%s: %s smallest units is more than --max-amount %s; give a larger --max-amount to pay it", a.Network, value, maxAmount))
+		default:
+			return a, value, nil
+		}
+	}
+	if len(entries) == 1 {
+		return facilitator.PaymentRequirements{}, nil, fmt.Errorf("refusing to pay: %s", why[0])
+	}
+	return facilitator.PaymentRequirements{}, nil, fmt.Errorf("refusing to pay: no acceptable way to pay (%s)", strings.Join(why, "; "))
+}
+
+// networkChainID is the chain ID a network name stands for: an
+// eip155:<chainId> id, a version 1 name, or a built-in network's.
+func networkChainID(name string) (int64, bool) {
+	if id, ok := x402.ChainIDOf(name); ok {
+		return id, true
+	}
+	if b, ok := facilitator.BuiltinNetwork(name); ok {
+		return b.ChainID, true
+	}
+	return 0, false
+}
+
+// sameNetwork reports whether an offered network is the one asked for:
+// the same name, or names of the same chain (base-sepolia and
+// eip155:84532).
+func sameNetwork(offered, wanted string) bool {
+	if strings.EqualFold(strings.TrimSpace(offered), strings.TrimSpace(wanted)) {
+		return true
+	}
+	a, okA := networkChainID(offered)
+	b, okB := networkChainID(wanted)
+	return okA && okB && a == b
 }

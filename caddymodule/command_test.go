@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // testBuyerKey is the development chain's public buyer 1 key (TEST-ONLY).
@@ -201,6 +203,69 @@ func TestPaySaysWhetherMoneyMoved(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
+			}
+		})
+	}
+}
+
+// TestChoosePayment: "caddy x402 pay" picks the first option it can pay,
+// or the one of --network (by v1 name or CAIP-2 id), in version 1 and 2.
+func TestChoosePayment(t *testing.T) {
+	entry := func(network, amount string) facilitator.PaymentRequirements {
+		r := testReqs
+		r.Network, r.MaxAmountRequired = network, amount
+		return r
+	}
+	max := big.NewInt(1000000)
+	for _, tt := range []struct {
+		name           string
+		accepts        []facilitator.PaymentRequirements
+		network        string
+		chainID        int64
+		want, wantErr  string
+		wantV2, errV2  string
+		skipV2Networks bool
+	}{
+		{name: "the first", accepts: []facilitator.PaymentRequirements{entry("cronos-testnet", "10000"), entry("base-sepolia", "10000")},
+			want: "cronos-testnet", wantV2: "eip155:338"},
+		{name: "--network by v1 name", accepts: []facilitator.PaymentRequirements{entry("cronos-testnet", "10000"), entry("base-sepolia", "10000")},
+			network: "base-sepolia", want: "base-sepolia", wantV2: "eip155:84532"},
+		{name: "--network by CAIP-2 id", accepts: []facilitator.PaymentRequirements{entry("cronos-testnet", "10000"), entry("base-sepolia", "10000")},
+			network: "eip155:84532", want: "base-sepolia", wantV2: "eip155:84532"},
+		{name: "the first within --max-amount", accepts: []facilitator.PaymentRequirements{entry("cronos-testnet", "2000000"), entry("base-sepolia", "10000")},
+			want: "base-sepolia", wantV2: "eip155:84532"},
+		{name: "a chain ID unknown is skipped", accepts: []facilitator.PaymentRequirements{entry("my-chain", "10000"), entry("base-sepolia", "10000")},
+			want: "base-sepolia", skipV2Networks: true},
+		{name: "--network not offered", accepts: []facilitator.PaymentRequirements{entry("cronos-testnet", "10000")},
+			network: "base", wantErr: "refusing to pay: cronos-testnet: not --network base",
+			errV2: "refusing to pay: no acceptable way to pay (eip155:338: not --network base)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := chooseV1(&facilitator.PaymentRequired{Accepts: tt.accepts}, max, tt.network, tt.chainID)
+			switch {
+			case tt.wantErr != "":
+				if err == nil || err.Error() != tt.wantErr {
+					t.Errorf("v1: err %v, want %q", err, tt.wantErr)
+				}
+			case err != nil || got.Network != tt.want:
+				t.Errorf("v1: chose %q (%v), want %q", got.Network, err, tt.want)
+			}
+			if tt.skipV2Networks {
+				return
+			}
+			var v2 []x402.RequirementsV2
+			for _, a := range tt.accepts {
+				id, _ := x402.ChainIDOf(a.Network)
+				v2 = append(v2, a.V2(x402.CAIP2(id)))
+			}
+			got2, _, err := chooseV2(v2, max, tt.chainID, tt.network)
+			switch {
+			case tt.errV2 != "":
+				if err == nil || err.Error() != tt.errV2 {
+					t.Errorf("v2: err %v, want %q", err, tt.errV2)
+				}
+			case err != nil || got2.Network != tt.wantV2:
+				t.Errorf("v2: chose %q (%v), want %q", got2.Network, err, tt.wantV2)
 			}
 		})
 	}

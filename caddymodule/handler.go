@@ -1,7 +1,6 @@
 package caddymodule
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -17,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -84,16 +84,30 @@ type Handler struct {
 	PayTo string `json:"pay_to,omitempty"`
 
 	// Price is the price in whole tokens, such as "0.01"; it is converted
-	// to smallest units with the network's decimals. Set price or amount,
-	// not both.
+	// to smallest units with each network's token decimals. Set price or
+	// amount, not both. It may hold Caddy placeholders ({vars.price}, a
+	// map's output, a header an earlier handler set), resolved for every
+	// request: a value that is not a valid price answers 500 (logged),
+	// never serves the request unpaid. Never take it from a header the
+	// buyer sends.
 	Price string `json:"price,omitempty"`
 
-	// Amount is the price in the token's smallest units, such as "10000".
+	// Amount is the price in the token's smallest units, such as "10000",
+	// the same on every network. It may hold placeholders, as Price.
 	Amount string `json:"amount,omitempty"`
 
 	// Network is the network payments are taken on, by name or alias.
-	// Default: cronos-testnet.
+	// Default: cronos-testnet. Set Network or Networks, not both.
 	Network string `json:"network,omitempty"`
+
+	// Networks lists several networks a payment may be made on, in the
+	// seller's order: the 402 offers one option per network (the first is
+	// the Cronos-shaped paymentRequirements), each with its own token and
+	// amount, and a payment is verified and settled on the network it
+	// names. Each must be a network of the x402 app, or, with a remote
+	// facilitator, built in or in the app (and listed in the remote's
+	// /supported).
+	Networks []string `json:"networks,omitempty"`
 
 	// Description is free text for the buyer, in the payment requirements.
 	Description string `json:"description,omitempty"`
@@ -198,15 +212,17 @@ type Handler struct {
 	PaywallPage
 
 	client      facilitator.Client
+	app         *App // the x402 app, when configured
 	guard       *guard
 	routeLabel  string
 	outcomes    outcomeLookup
 	redeem      *redeemer
 	poolKeys    []string      // usage pool keys held, released in Cleanup
 	settleWait  time.Duration // the x402 app's settle_timeout, with the embedded facilitator
-	reqs        facilitator.PaymentRequirements
+	options     []payOption   // one per network, in the seller's order
+	static      *offer        // the offer of a fixed price; nil when priced per request
+	dynamic     *offerCache   // the offers of per-request prices
 	settleAfter bool
-	tmpl        bodyTemplate
 	v2          v2State
 	logger      *zap.Logger
 }
@@ -220,73 +236,100 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 }
 
 // Provision finds the facilitator and builds the route's payment
-// requirements and the static parts of its 402 answer.
+// options and the static parts of its 402 answer.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	network := h.Network
-	if network == "" {
-		network = DefaultNetwork
-	}
 	h.settleAfter = h.Settle == SettleAfter
-
-	info, err := h.networkInfo(ctx, network)
-	if err != nil {
+	if err := h.provisionClient(ctx); err != nil {
 		return err
-	}
-	var value fmt.Stringer
-	if h.Price != "" && !info.DecimalsKnown {
-		return fmt.Errorf("x402: price %q is in whole tokens, but the decimals of network %q's token are unknown with a remote facilitator: set decimals, or give amount in smallest units", h.Price, info.Name)
-	}
-	if h.Price != "" {
-		v, err := facilitator.ParsePrice(h.Price, info.Decimals)
-		if err != nil {
-			return fmt.Errorf("x402: %w", err)
-		}
-		value = v
-	} else {
-		v, err := facilitator.ParseAmount(h.Amount)
-		if err != nil {
-			return fmt.Errorf("x402: amount %q: %w", h.Amount, err)
-		}
-		value = v
 	}
 	timeout := time.Duration(h.MaxTimeout)
 	if timeout == 0 {
 		timeout = DefaultMaxTimeout
 	}
-	h.reqs = facilitator.PaymentRequirements{
-		Scheme:            facilitator.SchemeExact,
-		Network:           info.Name,
-		PayTo:             h.PayTo,
-		Asset:             info.Token,
-		MaxAmountRequired: value.String(),
-		MaxTimeoutSeconds: int64(timeout / time.Second),
-		Description:       h.Description,
-		MimeType:          h.MimeType,
+	h.options = nil
+	seen := map[string]string{}
+	for _, network := range h.networkNames() {
+		info, err := h.networkInfo(ctx, network)
+		if err != nil {
+			return err
+		}
+		if h.Price != "" && !info.DecimalsKnown {
+			return fmt.Errorf("x402: price %q is in whole tokens, but the decimals of network %q's token are unknown with a remote facilitator: set decimals, or give amount in smallest units", h.Price, info.Name)
+		}
+		opt := payOption{
+			reqs: facilitator.PaymentRequirements{
+				Scheme:            facilitator.SchemeExact,
+				Network:           info.Name,
+				PayTo:             h.PayTo,
+				Asset:             info.Token,
+				MaxTimeoutSeconds: int64(timeout / time.Second),
+				Description:       h.Description,
+				MimeType:          h.MimeType,
+			},
+			decimals: info.Decimals, decimalsKnown: info.DecimalsKnown, chainID: info.ChainID,
+		}
+		opt.canon = h.canonNetwork(info.Name)
+		if first, dup := seen[opt.canon]; dup {
+			return fmt.Errorf("x402: network %q is listed twice (as %q and %q): list each network once", info.Name, first, network)
+		}
+		seen[opt.canon] = network
+		if info.Domain.Name != "" && info.Domain.Version != "" {
+			d := info.Domain
+			opt.reqs.Extra = &d
+		} else {
+			h.logger.Warn("the token's EIP-712 name and version are unknown, so the 402 answer has no extra for x402 reference clients; set eip712_name and eip712_version",
+				zap.String("network", info.Name))
+		}
+		if info.ChainID > 0 {
+			opt.caip2 = x402.CAIP2(info.ChainID)
+		} else {
+			h.logger.Warn("the network's chain id is unknown, so buyers can pay on it only with x402 version 1; name the network eip155:<chainId>",
+				zap.String("network", info.Name))
+		}
+		h.options = append(h.options, opt)
 	}
-	if info.Domain.Name != "" && info.Domain.Version != "" {
-		d := info.Domain
-		h.reqs.Extra = &d
+	h.initV2()
+	if rc, ok := h.client.(*remote.Client); ok && !validating() {
+		h.checkRemoteNetworks(rc)
+	}
+	h.static, h.dynamic = nil, nil
+	if h.perRequest() {
+		h.dynamic = &offerCache{m: map[string]*offer{}}
 	} else {
-		h.logger.Warn("the token's EIP-712 name and version are unknown, so the 402 answer has no extra for x402 reference clients; set eip712_name and eip712_version",
-			zap.String("network", info.Name))
+		o, err := h.priceOffer(h.priceExpr())
+		if err != nil {
+			return fmt.Errorf("x402: %w", err)
+		}
+		h.static = o
 	}
-	if err := h.tmpl.init(h.reqs); err != nil {
-		return err
-	}
-	h.initV2(info.ChainID)
 	h.guard = newGuard(h)
 	h.routeLabel = h.Label
 	if h.routeLabel == "" {
-		h.routeLabel = h.reqs.MaxAmountRequired + " to " + strings.ToLower(h.PayTo)
+		amount := h.priceExpr()
+		if h.static != nil {
+			amount = h.static.parts[0].reqs.MaxAmountRequired
+		}
+		h.routeLabel = amount + " to " + strings.ToLower(h.PayTo)
 	}
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return err
 	}
-	return h.provisionPage(ctx, h.reqs, info.Decimals)
+	return h.provisionPage(ctx)
+}
+
+// networkNames are the route's networks in the seller's order.
+func (h *Handler) networkNames() []string {
+	switch {
+	case len(h.Networks) > 0:
+		return h.Networks
+	case h.Network != "":
+		return []string{h.Network}
+	}
+	return []string{DefaultNetwork}
 }
 
 // Cleanup releases the redemption store a remote-mode paywall opened
@@ -314,59 +357,77 @@ type networkFacts struct {
 	DecimalsKnown bool
 }
 
-// networkInfo picks the facilitator client and learns the network's facts.
-func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, error) {
+// provisionClient picks the facilitator client (the x402 app's embedded
+// facilitator, or the remote one), the outcome lookups and the
+// redemption store.
+func (h *Handler) provisionClient(ctx caddy.Context) error {
+	h.app = nil
 	if h.Facilitator == "" {
 		appIface, err := ctx.App("x402")
 		if err != nil {
-			return networkFacts{}, fmt.Errorf("x402: getting the x402 app: %w", err)
+			return fmt.Errorf("x402: getting the x402 app: %w", err)
 		}
 		app := appIface.(*App)
-		fac, info, ok := app.facilitatorFor(network)
-		if !ok {
-			return networkFacts{}, fmt.Errorf("x402: network %q is not configured in the x402 app (configured: %s); add it to the x402 global option or set facilitator to a remote one",
-				network, strings.Join(app.servedNetworks(), ", "))
-		}
-		h.client, h.outcomes, h.redeem, h.settleWait = fac, localOutcomes{fac}, app.redeem, app.settleWait()
-		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}, nil
+		h.app = app
+		h.client, h.outcomes, h.redeem, h.settleWait = app.fac, localOutcomes{app.fac}, app.redeem, app.settleWait()
+		return nil
 	}
-
 	remote, err := h.remoteClient()
 	if err != nil {
-		return networkFacts{}, err
+		return err
 	}
 	h.client = remote
 	h.outcomes = newRemoteOutcomes(h.Facilitator)
-	var facts networkFacts
-	found := false
-	// A configured x402 app knows the network best (its domain may have
-	// been read on chain); a remote facilitator does not tell.
+	// A configured x402 app knows its networks best (their domains may
+	// have been read on chain); a remote facilitator does not tell.
 	if appIface, err := ctx.AppIfConfigured("x402"); err == nil {
-		h.redeem = appIface.(*App).redeem
-		if _, info, ok := appIface.(*App).facilitatorFor(network); ok {
-			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}
-			found = true
-		}
+		h.app = appIface.(*App)
+		h.redeem = h.app.redeem
 	} else if !errors.Is(err, caddy.ErrNotConfigured) {
-		return networkFacts{}, fmt.Errorf("x402: getting the x402 app: %w", err)
+		return fmt.Errorf("x402: getting the x402 app: %w", err)
 	}
 	if h.redeem == nil {
 		rd, key, err := provisionRedeemer(defaultRedemptionsPath(), "")
 		if err != nil {
-			return networkFacts{}, fmt.Errorf("x402: %w", err)
+			return fmt.Errorf("x402: %w", err)
 		}
 		h.redeem, h.poolKeys = rd, append(h.poolKeys, key)
+	}
+	return nil
+}
+
+// networkInfo learns a network's facts: from the x402 app (embedded
+// facilitator), else (remote) from the app, the built-in networks or the
+// route's asset, decimals and eip712_* settings.
+func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, error) {
+	if h.Facilitator == "" {
+		fac, info, ok := h.app.facilitatorFor(network)
+		if !ok || fac == nil {
+			return networkFacts{}, fmt.Errorf("x402: network %q is not configured in the x402 app (configured: %s); add it to the x402 global option or set facilitator to a remote one",
+				network, strings.Join(h.app.servedNetworks(), ", "))
+		}
+		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}, nil
+	}
+
+	var facts networkFacts
+	found := false
+	if h.app != nil {
+		if _, info, ok := h.app.facilitatorFor(network); ok {
+			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}
+			found = true
+		}
 	}
 	if !found {
 		if b, ok := facilitator.BuiltinNetwork(network); ok {
 			facts = networkFacts{Name: b.Name, Token: b.Token, Decimals: b.Decimals, ChainID: b.ChainID, DecimalsKnown: true,
 				Domain: facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version}}
-			found = true
 		} else {
 			facts = networkFacts{Name: network}
 			facts.ChainID, _ = x402.ChainIDOf(network)
 		}
 	}
+	// asset, decimals and eip712_* describe the token of a route's one
+	// network (Validate refuses them with several).
 	if h.Asset != "" {
 		facts.Token = h.Asset
 	}
@@ -399,9 +460,20 @@ func (h *Handler) Validate() error {
 		return errors.New("x402: set either price (whole tokens) or amount (smallest units), not both")
 	case h.Price == "" && h.Amount == "":
 		return errors.New("x402: a price is required: set price (whole tokens, such as 0.01) or amount (smallest units, such as 10000)")
-	case h.Amount != "":
+	case h.Amount != "" && !hasPlaceholder(h.Amount):
 		if _, err := facilitator.ParseAmount(h.Amount); err != nil {
 			return fmt.Errorf("x402: amount %q: %w", h.Amount, err)
+		}
+	}
+	if h.Network != "" && len(h.Networks) > 0 {
+		return errors.New("x402: set either network or networks, not both")
+	}
+	if len(h.Networks) > 1 && (h.Asset != "" || h.Decimals != nil || h.EIP712Name != "" || h.EIP712Version != "") {
+		return errors.New("x402: asset, decimals, eip712_name and eip712_version describe the token of one network; with several networks, each must be built in or configured in the x402 app")
+	}
+	for _, n := range h.Networks {
+		if strings.TrimSpace(n) == "" {
+			return errors.New("x402: networks holds an empty name")
 		}
 	}
 	switch h.PaymentIdentifier {
@@ -452,6 +524,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if isPreflight(r) {
 		return next.ServeHTTP(w, r) // a CORS preflight is never charged
 	}
+	off, err := h.offerFor(r)
+	if err != nil {
+		return h.priceFailed(err)
+	}
+	sl := &sale{offer: off}
+	r = withSale(r, sl)
 	header, v2 := h.paymentHeader(r)
 	if header == "" {
 		return h.paymentRequired(w, r, "X-PAYMENT header is required", "")
@@ -466,33 +544,42 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		err = payment.ParsePayload()
 	}
 	if err != nil {
-		h.observePayment(OutcomeRefused, invalidReason(err))
+		h.observePayment(r, OutcomeRefused, invalidReason(err))
 		return h.paymentRequired(w, r, "", invalidReason(err))
+	}
+	// The option of the network the payment names: it is verified and
+	// settled against that option's requirements, at this request's price.
+	opt, reason := h.choose(payment)
+	sl.opt = opt
+	if reason != "" {
+		h.observePayment(r, OutcomeRefused, reason)
+		return h.paymentRequired(w, r, "", reason)
 	}
 	pid, bad := h.paymentIDOf(payment)
 	if bad != "" {
-		return h.paymentIDAnswer(w, http.StatusBadRequest, paymentIDAnswer{Error: bad})
+		return h.paymentIDAnswer(w, r, http.StatusBadRequest, paymentIDAnswer{Error: bad})
 	}
 
-	// An authorization refused a moment ago is refused again from memory;
-	// otherwise the attempt counts against the client's limit.
-	key := refusalKey(payment)
+	// An authorization refused a moment ago (at this price) is refused
+	// again from memory; otherwise the attempt counts against the
+	// client's limit.
+	key := refusalKey(payment, sl.part().reqs.MaxAmountRequired)
 	if reason, ok := h.guard.refusal(key); ok {
-		h.observePayment(OutcomeRefused, reason)
+		h.observePayment(r, OutcomeRefused, reason)
 		return h.paymentRequired(w, r, "", reason)
 	}
 	if ok, wait := h.guard.allow(clientIP(r)); !ok {
-		h.observePayment(OutcomeRateLimited, "")
+		h.observePayment(r, OutcomeRateLimited, "")
 		return tooManyAttempts(w, wait)
 	}
 
 	req := &facilitator.Request{
 		X402Version:         facilitator.X402Version,
 		PaymentHeader:       header,
-		PaymentRequirements: h.reqs,
+		PaymentRequirements: sl.part().reqs,
 	}
 	if v2 {
-		req = h.v2Request(header, resourceURL(r))
+		req = h.v2Request(r, header, resourceURL(r))
 	}
 	req.PaymentRequirements.Resource = resourceURL(r)
 
@@ -545,10 +632,10 @@ func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilit
 	} else {
 		sr, err = h.client.Settle(ctx, req)
 	}
-	h.timeSettle(settleStart)
+	h.timeSettle(r, settleStart)
 	if err != nil {
-		h.observePayment(OutcomeFailed, "")
-		h.logger.Error("settle could not be carried out", zap.String("network", h.reqs.Network), zap.Error(err))
+		h.observePayment(r, OutcomeFailed, "")
+		h.logger.Error("settle could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
 		return nil, err
 	}
 	if !sr.Settled() {
@@ -556,7 +643,7 @@ func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilit
 		if sr.Error == facilitator.ErrTextPending {
 			outcome = OutcomePending
 		}
-		h.observePayment(outcome, sr.Error)
+		h.observePayment(r, outcome, sr.Error)
 		h.logger.Info("payment not settled", zap.String("network", sr.Network),
 			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
 	}
@@ -572,7 +659,7 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitato
 	}
 	network := sr.Network
 	if network == "" {
-		network = h.reqs.Network
+		network = h.saleOf(r).network()
 	}
 	r.Header.Set(HeaderTxHash, sr.TxHash)
 	r.Header.Set(HeaderFrom, sr.From)
@@ -628,13 +715,17 @@ func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errTex
 	// A reason may repeat the buyer's text (or a remote facilitator's):
 	// it is answered cut, as the refusal cache keeps it.
 	errText, invalid = clipReason(errText), clipReason(invalid)
-	body := h.tmpl.build(errText, invalid, resourceURL(r))
+	body := h.saleOf(r).offer.build(errText, invalid, resourceURL(r))
 	hdr := w.Header()
 	if invalid != "" {
 		errText = invalid
 	}
-	h.setPaymentRequired(hdr, errText, resourceURL(r))
-	if served, err := h.servePage(w, r, body); served {
+	h.setPaymentRequired(hdr, h.saleOf(r).offer, errText, resourceURL(r))
+	var perRequest *offer
+	if h.static == nil {
+		perRequest = h.saleOf(r).offer
+	}
+	if served, err := h.servePage(w, r, perRequest, body); served {
 		return err
 	}
 	hdr["Content-Type"] = jsonContentType
@@ -663,57 +754,6 @@ func resourceURL(r *http.Request) string {
 		scheme = "https://"
 	}
 	return scheme + r.Host + u.RequestURI()
-}
-
-// bodyTemplate holds the 402 body's static parts, built once at Provision:
-// the requirements JSON split around the resource URL, which is the only
-// part that changes per request besides the error.
-type bodyTemplate struct {
-	reqHead, reqTail []byte
-}
-
-const resourceMarker = "\x00x402-resource\x00"
-
-func (t *bodyTemplate) init(reqs facilitator.PaymentRequirements) error {
-	reqs.Resource = resourceMarker
-	b, err := json.Marshal(reqs)
-	if err != nil {
-		return err
-	}
-	marker, _ := json.Marshal(resourceMarker)
-	if bytes.Count(b, marker) != 1 {
-		return errors.New("x402: description or mime_type must not contain NUL characters")
-	}
-	i := bytes.Index(b, marker)
-	t.reqHead = b[:i]
-	t.reqTail = b[i+len(marker):]
-	return nil
-}
-
-func (t *bodyTemplate) build(errText, invalid, resource string) []byte {
-	if invalid != "" {
-		errText = invalid
-	}
-	n := 2*(len(t.reqHead)+len(t.reqTail)+len(resource)) + 2*len(errText) + 128
-	b := make([]byte, 0, n)
-	b = append(b, `{"error":`...)
-	b = appendJSONString(b, errText)
-	if invalid != "" {
-		b = append(b, `,"invalidReason":`...)
-		b = appendJSONString(b, invalid)
-	}
-	b = append(b, `,"x402Version":1,"paymentRequirements":`...)
-	b = t.appendReqs(b, resource)
-	b = append(b, `,"accepts":[`...)
-	b = t.appendReqs(b, resource)
-	b = append(b, "]}\n"...)
-	return b
-}
-
-func (t *bodyTemplate) appendReqs(b []byte, resource string) []byte {
-	b = append(b, t.reqHead...)
-	b = appendJSONString(b, resource)
-	return append(b, t.reqTail...)
 }
 
 // appendJSONString appends s as a JSON string; plain printable ASCII (the

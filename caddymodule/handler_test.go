@@ -59,20 +59,39 @@ var (
 func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, string) {
 	t.Helper()
 	b, _ := facilitator.BuiltinNetwork("cronos-testnet")
-	h := &Handler{client: fc, settleAfter: settleAfter, logger: zap.NewNop(), redeem: newRedeemer(store.NewMemoryRedemptions()), reqs: facilitator.PaymentRequirements{
-		Scheme: "exact", Network: b.Name, PayTo: "0x1111111111111111111111111111111111111111", Asset: b.Token,
-		MaxAmountRequired: "10000", MaxTimeoutSeconds: 300, Extra: &facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version},
-	}}
-	if err := h.tmpl.init(h.reqs); err != nil {
-		t.Fatal(err)
-	}
+	h := &Handler{client: fc, settleAfter: settleAfter, logger: zap.NewNop(), redeem: newRedeemer(store.NewMemoryRedemptions()),
+		PayTo: "0x1111111111111111111111111111111111111111", Amount: "10000"}
+	h.setTestOptions(t, payOption{reqs: facilitator.PaymentRequirements{
+		Scheme: "exact", Network: b.Name, PayTo: h.PayTo, Asset: b.Token,
+		MaxTimeoutSeconds: 300, Extra: &facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version},
+	}, decimals: 6, decimalsKnown: true, chainID: b.ChainID})
 	key, _ := crypto.GenerateKey()
-	header, _, err := facilitator.CreatePayment(key, h.reqs, facilitator.PaymentOptions{})
+	header, _, err := facilitator.CreatePayment(key, h.firstReqs(), facilitator.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return h, header
 }
+
+// setTestOptions gives a handler built by hand its options and offer, as
+// Provision does (version 2 stays off unless an option has a caip2).
+func (h *Handler) setTestOptions(t testing.TB, opts ...payOption) {
+	t.Helper()
+	for i := range opts {
+		opts[i].canon = h.canonNetwork(opts[i].reqs.Network)
+	}
+	h.options = opts
+	h.initV2()
+	o, err := h.priceOffer(h.priceExpr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.static = o
+}
+
+// firstReqs are the requirements of the handler's first option at its
+// fixed price.
+func (h *Handler) firstReqs() facilitator.PaymentRequirements { return h.static.parts[0].reqs }
 
 // TestHandlerFlows drives the handler with a fake facilitator, settle
 // before and after, through every outcome of spec 4.5's seller rules.
@@ -207,7 +226,7 @@ func TestHandlerFlows(t *testing.T) {
 			}
 			if tt.fc.lastReq != nil {
 				rq := tt.fc.lastReq.PaymentRequirements
-				if rq.PayTo != h.reqs.PayTo || rq.MaxAmountRequired != "10000" || rq.Resource != "http://example.com/paid?q=1" {
+				if rq.PayTo != h.PayTo || rq.MaxAmountRequired != "10000" || rq.Resource != "http://example.com/paid?q=1" {
 					t.Errorf("facilitator asked with requirements %+v", rq)
 				}
 			}
@@ -218,7 +237,7 @@ func TestHandlerFlows(t *testing.T) {
 func TestBodyTemplate(t *testing.T) {
 	h, _ := testHandler(t, &fakeClient{}, false)
 	for _, resource := range []string{"http://a/b?c=d", "http://a/\"quoted\"\\<tag>&\x01é"} {
-		b := h.tmpl.build("X-PAYMENT header is required", "", resource)
+		b := h.static.build("X-PAYMENT header is required", "", resource)
 		var out body402
 		if err := json.Unmarshal(b, &out); err != nil {
 			t.Fatalf("not JSON: %v: %s", err, b)

@@ -742,6 +742,10 @@ func TestProvisionErrors(t *testing.T) {
 			`token are unknown with a remote facilitator: set decimals, or give amount`},
 		{"bad facilitator dialect", config("", `,"amount":"1","facilitator":"http://127.0.0.1:1","facilitator_dialect":"v3"`),
 			`is not one of cronos, v1, v2`},
+		{"one network listed twice by two names", config("", `,"amount":"1","networks":["cronos-testnet","eip155:338"]`),
+			`eip155:338\"): list each network once`},
+		{"network and networks", config("", `,"amount":"1","network":"cronos-testnet","networks":["cronos-testnet"]`),
+			"set either network or networks, not both"},
 		{"unset key variable", config(`,"networks":[{"name":"cronos-testnet","signer_keys":["{env.X402_SURELY_UNSET_KEY}"]}]`, `,"amount":"1"`),
 			"signer_key {env.X402_SURELY_UNSET_KEY} is empty or cannot be resolved"},
 	}

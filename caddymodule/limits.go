@@ -103,11 +103,13 @@ func (g *guard) allow(client string) (bool, time.Duration) {
 }
 
 // refusalKey names an authorization: what the buyer signed (payer, nonce,
-// recipient, value, validity window), the signature, and the network. The
+// recipient, value, validity window), the signature, the network, and the
+// amount its request asks (a route priced per request may refuse a
+// payment at one price that is good at another). The rest of the
 // requirements are the handler's own, so the cache is per handler. The
 // signature is part of the key so that nobody can have a good payment
 // refused by sending a bad signature for its payer and nonce first.
-func refusalKey(p *facilitator.Payment) [32]byte {
+func refusalKey(p *facilitator.Payment, amount string) [32]byte {
 	a := p.Authorization
 	h := sha256.New()
 	h.Write(a.From[:])
@@ -128,6 +130,8 @@ func refusalKey(p *facilitator.Payment) [32]byte {
 	h.Write([]byte(p.Network))
 	h.Write([]byte{0})
 	h.Write([]byte(p.Scheme))
+	h.Write([]byte{0})
+	h.Write([]byte(amount))
 	var k [32]byte
 	h.Sum(k[:0])
 	return k

@@ -207,8 +207,8 @@ func TestRefusalCache(t *testing.T) {
 		return p
 	}
 	a, b := pay(1, 0), pay(2, now.Unix()+10) // b becomes valid in 10 s
-	c.put(refusalKey(a), a, "no money")
-	c.put(refusalKey(b), b, "not yet valid")
+	c.put(refusalKey(a, "10000"), a, "no money")
+	c.put(refusalKey(b, "10000"), b, "not yet valid")
 	other := pay(1, 0)
 	other.Signature = []byte{9}
 	tests := []struct {
@@ -227,7 +227,7 @@ func TestRefusalCache(t *testing.T) {
 	}
 	for _, tt := range tests {
 		advance(tt.advance)
-		got, ok := c.get(refusalKey(tt.p))
+		got, ok := c.get(refusalKey(tt.p, "10000"))
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%s: get = %q, %v; want %q, %v", tt.name, got, ok, tt.want, tt.ok)
 		}
@@ -235,7 +235,7 @@ func TestRefusalCache(t *testing.T) {
 	// Bounded: a full cache makes room.
 	for i := byte(10); i < 30; i++ {
 		p := pay(i, 0)
-		c.put(refusalKey(p), p, "x")
+		c.put(refusalKey(p, "10000"), p, "x")
 	}
 	if len(c.m) > 4 {
 		t.Errorf("cache holds %d refusals, max 4", len(c.m))
@@ -248,13 +248,13 @@ func TestRefusalCache(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		p := pay(byte(i), 0)
 		p.Authorization.Nonce[1] = byte(i >> 8)
-		sized.put(refusalKey(p), p, "Unsupported network: "+long)
+		sized.put(refusalKey(p, "10000"), p, "Unsupported network: "+long)
 	}
 	p := pay(0, 0)
 	p.Authorization.Nonce[2] = 1
-	sized.put(refusalKey(p), p, "Unsupported network: "+long)
+	sized.put(refusalKey(p, "10000"), p, "Unsupported network: "+long)
 	want := "Unsupported network: " + strings.Repeat("é", 53) + "…" // 21 + 106 bytes, cut on a rune
-	if got, ok := sized.get(refusalKey(p)); !ok || got != want {
+	if got, ok := sized.get(refusalKey(p, "10000")); !ok || got != want {
 		t.Errorf("a long reason came back as %q, %v; want %q", got, ok, want)
 	}
 	held := 0

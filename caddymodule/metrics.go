@@ -89,57 +89,59 @@ func register(reg *prometheus.Registry, c prometheus.Collector) error {
 }
 
 // observePayment counts a payment attempt; reason is an x402 reason text
-// (turned into its code, so that the label has few values).
-func (h *Handler) observePayment(outcome, reason string) {
+// (turned into its code, so that the label has few values). The network
+// is the option the payment chose (the route's first before it chose).
+func (h *Handler) observePayment(r *http.Request, outcome, reason string) {
 	code := ""
 	if reason != "" {
 		code = x402.CodeOf(reason, "other")
 	}
-	h.observePaymentCode(outcome, code)
+	h.observePaymentCode(r, outcome, code)
 }
 
 // observePaymentCode counts a payment attempt whose reason is the code
 // given (one of ours where x402 has none).
-func (h *Handler) observePaymentCode(outcome, code string) {
+func (h *Handler) observePaymentCode(r *http.Request, outcome, code string) {
 	m := &paywallMetrics
 	if m.payments == nil {
 		return
 	}
-	m.payments.WithLabelValues(h.reqs.Network, h.routeLabel, outcome, code).Inc()
+	m.payments.WithLabelValues(h.saleOf(r).network(), h.routeLabel, outcome, code).Inc()
 }
 
 // observeRevenue counts a settled payment and its value. It is called
 // once per payment, where this paywall learns that the money moved (a
 // settle answer, or the outcome of a pending one), not where the resource
 // is delivered, which a retry after a hang-up or a crash repeats.
-func (h *Handler) observeRevenue(sr *facilitator.SettleResponse) {
+func (h *Handler) observeRevenue(r *http.Request, sr *facilitator.SettleResponse) {
 	m := &paywallMetrics
 	if m.payments == nil {
 		return
 	}
-	m.payments.WithLabelValues(h.reqs.Network, h.routeLabel, OutcomeSettled, "").Inc()
+	reqs := &h.saleOf(r).part().reqs
+	m.payments.WithLabelValues(reqs.Network, h.routeLabel, OutcomeSettled, "").Inc()
 	value := sr.Value
 	if value == "" {
-		value = h.reqs.MaxAmountRequired
+		value = reqs.MaxAmountRequired
 	}
 	v, ok := new(big.Int).SetString(value, 10)
 	if !ok || v.Sign() < 0 {
 		return
 	}
 	f, _ := new(big.Float).SetInt(v).Float64()
-	m.revenue.WithLabelValues(h.reqs.Network, strings.ToLower(h.reqs.Asset), strings.ToLower(h.reqs.PayTo)).Add(f)
+	m.revenue.WithLabelValues(reqs.Network, strings.ToLower(reqs.Asset), strings.ToLower(reqs.PayTo)).Add(f)
 }
 
 // timeVerify and timeSettle observe how long a facilitator call took.
-func (h *Handler) timeVerify(start time.Time) {
+func (h *Handler) timeVerify(r *http.Request, start time.Time) {
 	if m := &paywallMetrics; m.verifyTime != nil {
-		m.verifyTime.WithLabelValues(h.reqs.Network).Observe(time.Since(start).Seconds())
+		m.verifyTime.WithLabelValues(h.saleOf(r).network()).Observe(time.Since(start).Seconds())
 	}
 }
 
-func (h *Handler) timeSettle(start time.Time) {
+func (h *Handler) timeSettle(r *http.Request, start time.Time) {
 	if m := &paywallMetrics; m.settleTime != nil {
-		m.settleTime.WithLabelValues(h.reqs.Network).Observe(time.Since(start).Seconds())
+		m.settleTime.WithLabelValues(h.saleOf(r).network()).Observe(time.Since(start).Seconds())
 	}
 }
 

@@ -22,7 +22,7 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	if err := x402.DecodeBase64JSON(required, &pr); err != nil {
 		return fmt.Errorf("the PAYMENT-REQUIRED header is not Base64 JSON: %w", err)
 	}
-	accepted, value, err := chooseV2(pr.Accepts, maxAmount, o.chainID)
+	accepted, value, err := chooseV2(pr.Accepts, maxAmount, o.chainID, o.network)
 	if err != nil {
 		return err
 	}
@@ -113,9 +113,9 @@ func paymentIDExtensions(declared map[string]any, id string, stderr io.Writer) (
 }
 
 // chooseV2 picks the first entry of accepts this buyer can pay: scheme
-// exact, an eip155 network (the given chain id's, when one is given), a
-// valid amount within maxAmount.
-func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64) (x402.RequirementsV2, *big.Int, error) {
+// exact, an eip155 network (the given chain id's and network's, when they
+// are given), a valid amount within maxAmount.
+func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64, network string) (x402.RequirementsV2, *big.Int, error) {
 	var why []string
 	for _, a := range accepts {
 		id, ok := x402.ParseCAIP2(a.Network)
@@ -125,6 +125,8 @@ func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64) 
 			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
 		case !ok:
 			why = append(why, fmt.Sprintf("%s: not an eip155 network", a.Network))
+		case network != "" && !sameNetwork(a.Network, network):
+			why = append(why, fmt.Sprintf("%s: not --network %s", a.Network, network))
 		case chainID != 0 && id != chainID:
 			why = append(why, fmt.Sprintf("%s: not chain %d (--chain-id)", a.Network, chainID))
 		case err != nil:

@@ -77,7 +77,7 @@ func paymentIDKey(payer, id string) string { return strings.ToLower(payer) + "/"
 
 // declaresPaymentID reports whether the 402 declares the extension.
 func (h *Handler) declaresPaymentID() bool {
-	return h.PaymentIdentifier != PaymentIDOff && h.v2.network != ""
+	return h.PaymentIdentifier != PaymentIDOff && h.v2.on
 }
 
 // paymentIDOf reads a payment's id: nil when it has none or the extension
@@ -124,15 +124,15 @@ func (h *Handler) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, p
 	case rec == nil:
 		return false, nil
 	case rec.Fingerprint != pid.fingerprint:
-		return true, h.paymentIDAnswer(w, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDConflict, PaymentID: pid.id, Retry: retryPaymentIDConflict})
+		return true, h.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDConflict, PaymentID: pid.id, Retry: retryPaymentIDConflict})
 	case rec.Route != h.routeKey(r):
-		return true, h.paymentIDAnswer(w, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDElsewhere, PaymentID: pid.id, Retry: retryPaymentIDConflict})
+		return true, h.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDElsewhere, PaymentID: pid.id, Retry: retryPaymentIDConflict})
 	case rec.State == redeemDelivered:
-		a := paymentIDAnswer{Error: textPaymentIDDelivered, PaymentID: pid.id, TxHash: rec.TxHash, Network: h.v2.network, Retry: retryPaymentIDDelivered}
+		a := paymentIDAnswer{Error: textPaymentIDDelivered, PaymentID: pid.id, TxHash: rec.TxHash, Network: h.saleOf(r).v2Network(), Retry: retryPaymentIDDelivered}
 		if sr := settlementOf(rec); sr != nil {
 			a.Payer = sr.From
 		}
-		return true, h.paymentIDAnswer(w, http.StatusConflict, a)
+		return true, h.paymentIDAnswer(w, r, http.StatusConflict, a)
 	}
 	return false, nil
 }
@@ -150,12 +150,12 @@ type paymentIDAnswer struct {
 
 // paymentIDAnswer writes a 400 or 409 about a payment id. Nothing was
 // verified or settled for the request.
-func (h *Handler) paymentIDAnswer(w http.ResponseWriter, status int, a paymentIDAnswer) error {
+func (h *Handler) paymentIDAnswer(w http.ResponseWriter, r *http.Request, status int, a paymentIDAnswer) error {
 	code := reasonPaymentIDConflict
 	if status == http.StatusBadRequest {
 		code = reasonPaymentIDInvalid
 	}
-	h.observePaymentCode(OutcomeRefused, code)
+	h.observePaymentCode(r, OutcomeRefused, code)
 	a.X402Version = x402.Version2
 	body, _ := json.Marshal(a)
 	body = append(body, '\n')

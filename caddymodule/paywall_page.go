@@ -46,12 +46,22 @@ type PaywallPage struct {
 	page *pageState
 }
 
-// pageState is the page's template and the parts of its data that do not
-// change between requests.
+// pageState is the page's template and the facts of the route's options
+// that do not change between requests.
 type pageState struct {
 	tmpl   *template.Template
-	data   paywallpage.Data
+	opts   []pageOption
 	logger *zap.Logger
+	// fixed is the data of a route whose price is fixed, built once.
+	fixed *paywallpage.Data
+}
+
+// pageOption is what the page shows and tells a wallet about one payment
+// option besides its amount.
+type pageOption struct {
+	reqs     facilitator.PaymentRequirements
+	decimals uint8
+	chain    chainFacts
 }
 
 // Paywall settings.
@@ -100,17 +110,23 @@ func checkExplorer(u string) error {
 	return nil
 }
 
-// provisionPage prepares the page for the route's requirements, unless it
-// is off.
-func (p *PaywallPage) provisionPage(ctx caddy.Context, reqs facilitator.PaymentRequirements, decimals uint8) error {
-	if p.Paywall == PaywallOff {
-		return p.validatePage()
+// provisionPage prepares the page for the route's options, unless it is
+// off.
+func (h *Handler) provisionPage(ctx caddy.Context) error {
+	if h.Paywall == PaywallOff {
+		return h.validatePage()
 	}
-	return p.buildPage(ctx.Logger(), reqs, decimals, pageChainFacts(ctx, reqs.Network))
+	opts := make([]pageOption, len(h.options))
+	for i, o := range h.options {
+		opts[i] = pageOption{reqs: o.reqs, decimals: o.decimals, chain: pageChainFacts(ctx, o.reqs.Network)}
+	}
+	return h.buildPage(ctx.Logger(), opts, h.static)
 }
 
-// buildPage prepares the page from the requirements and the chain's facts.
-func (p *PaywallPage) buildPage(logger *zap.Logger, reqs facilitator.PaymentRequirements, decimals uint8, chain chainFacts) error {
+// buildPage prepares the page from the options and their chains' facts;
+// fixed is the route's offer when its price is fixed (nil when priced per
+// request), whose data is built once here.
+func (p *PaywallPage) buildPage(logger *zap.Logger, opts []pageOption, fixed *offer) error {
 	if err := p.validatePage(); err != nil {
 		return err
 	}
@@ -118,7 +134,7 @@ func (p *PaywallPage) buildPage(logger *zap.Logger, reqs facilitator.PaymentRequ
 		p.page = nil
 		return nil
 	}
-	st := &pageState{tmpl: paywallpage.Builtin(), logger: logger}
+	st := &pageState{tmpl: paywallpage.Builtin(), logger: logger, opts: opts}
 	if p.PaywallTemplate != "" {
 		t, err := paywallpage.ParseFile(p.PaywallTemplate)
 		if err != nil {
@@ -126,50 +142,86 @@ func (p *PaywallPage) buildPage(logger *zap.Logger, reqs facilitator.PaymentRequ
 		}
 		st.tmpl = t
 	}
-	amount, err := facilitator.ParseAmount(reqs.MaxAmountRequired)
-	if err != nil {
-		return fmt.Errorf("x402: %w", err)
+	for i := range st.opts {
+		if p.Explorer != "" {
+			st.opts[i].chain.Explorer = p.Explorer
+		}
 	}
-	if p.Explorer != "" {
-		chain.Explorer = p.Explorer
+	if fixed != nil {
+		d, err := st.dataFor(fixed)
+		if err != nil {
+			return err
+		}
+		st.fixed = &d
 	}
-	sym := tokenSymbol(reqs.Asset)
-	d := paywallpage.Data{
-		Description: reqs.Description,
-		MimeType:    reqs.MimeType,
-		Price:       wholeTokens(amount, decimals),
-		Amount:      amount.String(),
-		Decimals:    decimals,
-		Symbol:      sym,
-		Asset:       reqs.Asset,
-		Network:     reqs.Network,
-		ChainID:     chain.ChainID,
-		PayTo:       reqs.PayTo,
-		Explorer:    strings.TrimRight(chain.Explorer, "/"),
-	}
-	if reqs.Extra != nil {
-		d.TokenName = reqs.Extra.Name
-	}
-	cfg, err := json.Marshal(pageConfig{
-		ChainID:        chain.ChainID,
-		ChainName:      chain.Name,
-		RPCURLs:        chain.RPCURLs,
-		NativeCurrency: chain.NativeCurrency,
-		Explorer:       d.Explorer,
-		Decimals:       decimals,
-		Symbol:         sym,
-	})
-	if err != nil {
-		return err
-	}
-	d.Config = paywallpage.JSONForScript(cfg)
-	st.data = d
 	p.page = st
 	return nil
 }
 
-// pageConfig is the script's settings (#x402-config).
+// dataFor is the page's data for an offer: the first option in the
+// top-level fields, every option in Options and in the script's config.
+func (st *pageState) dataFor(o *offer) (paywallpage.Data, error) {
+	var d paywallpage.Data
+	cfg := pageConfig{}
+	for i := range st.opts {
+		po := &st.opts[i]
+		reqs := &o.parts[i].reqs
+		amount, err := facilitator.ParseAmount(reqs.MaxAmountRequired)
+		if err != nil {
+			return d, fmt.Errorf("x402: %w", err)
+		}
+		sym := tokenSymbol(reqs.Asset)
+		od := paywallpage.Option{
+			Network:  reqs.Network,
+			ChainID:  po.chain.ChainID,
+			Price:    wholeTokens(amount, po.decimals),
+			Amount:   amount.String(),
+			Decimals: po.decimals,
+			Symbol:   sym,
+			Asset:    reqs.Asset,
+			Explorer: strings.TrimRight(po.chain.Explorer, "/"),
+		}
+		if reqs.Extra != nil {
+			od.TokenName = reqs.Extra.Name
+		}
+		d.Options = append(d.Options, od)
+		cfg.Options = append(cfg.Options, pageChainConfig{
+			Network:        reqs.Network,
+			ChainID:        po.chain.ChainID,
+			ChainName:      po.chain.Name,
+			RPCURLs:        po.chain.RPCURLs,
+			NativeCurrency: po.chain.NativeCurrency,
+			Explorer:       od.Explorer,
+			Decimals:       po.decimals,
+			Symbol:         sym,
+		})
+	}
+	first := d.Options[0]
+	reqs := &o.parts[0].reqs
+	d.Description, d.MimeType, d.PayTo = reqs.Description, reqs.MimeType, reqs.PayTo
+	d.Price, d.Amount, d.Decimals, d.Symbol, d.TokenName = first.Price, first.Amount, first.Decimals, first.Symbol, first.TokenName
+	d.Asset, d.Network, d.ChainID, d.Explorer = first.Asset, first.Network, first.ChainID, first.Explorer
+	cfg.pageChainConfig = cfg.Options[0]
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return d, err
+	}
+	d.Config = paywallpage.JSONForScript(b)
+	return d, nil
+}
+
+// pageConfig is the script's settings (#x402-config): the first option's
+// chain at the top level, and every option's, in the order of the 402's
+// accepts, in options.
 type pageConfig struct {
+	pageChainConfig
+	Options []pageChainConfig `json:"options"`
+}
+
+// pageChainConfig is what the script needs to pay one option: its chain
+// (to switch the wallet to it, or add it) and its token's units.
+type pageChainConfig struct {
+	Network        string          `json:"network"`
 	ChainID        int64           `json:"chainId"`
 	ChainName      string          `json:"chainName"`
 	RPCURLs        []string        `json:"rpcUrls"`
@@ -283,14 +335,25 @@ func wholeTokens(v *big.Int, decimals uint8) string {
 // is off, the client is not a browser or the page cannot be rendered, so
 // that the caller writes the JSON answer. Headers already set on w (such
 // as a v2 PAYMENT-REQUIRED) stay.
-func (p *PaywallPage) servePage(w http.ResponseWriter, r *http.Request, body []byte) (bool, error) {
+// The offer o is the request's when the route is priced per request, nil
+// for a fixed price.
+func (p *PaywallPage) servePage(w http.ResponseWriter, r *http.Request, o *offer, body []byte) (bool, error) {
 	st := p.page
 	if st == nil || !paywallpage.WantsPage(r) {
 		return false, nil
 	}
 	var pr facilitator.PaymentRequired
 	_ = json.Unmarshal(body, &pr)
-	d := st.data
+	var d paywallpage.Data
+	if st.fixed != nil && o == nil {
+		d = *st.fixed
+	} else {
+		var err error
+		if d, err = st.dataFor(o); err != nil {
+			st.logger.Error("building the payment page failed; answering with JSON", zap.Error(err))
+			return false, nil
+		}
+	}
 	d.Error = pr.Error
 	if reqs, err := pr.Requirements(); err == nil {
 		d.Resource = reqs.Resource

@@ -34,17 +34,25 @@ var testChain = chainFacts{ChainID: 338, Name: "Cronos testnet", RPCURLs: []stri
 func pageHandler(t *testing.T, page PaywallPage, description string) *Handler {
 	t.Helper()
 	h, _ := testHandler(t, &fakeClient{}, false)
-	h.reqs.Description = description
-	h.reqs.MimeType = "application/json"
-	if err := h.tmpl.init(h.reqs); err != nil {
-		t.Fatal(err)
-	}
-	h.initV2(338)
+	h.Description, h.MimeType = description, "application/json"
+	opt := h.options[0]
+	opt.reqs.Description, opt.reqs.MimeType, opt.caip2 = description, "application/json", "eip155:338"
+	h.setTestOptions(t, opt)
 	h.PaywallPage = page
-	if err := h.buildPage(zap.NewNop(), h.reqs, 6, testChain); err != nil {
+	if err := h.buildPage(zap.NewNop(), testPageOptions(h), h.static); err != nil {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// testPageOptions are the page's options of a hand-built handler, on
+// testChain.
+func testPageOptions(h *Handler) []pageOption {
+	var opts []pageOption
+	for _, o := range h.options {
+		opts = append(opts, pageOption{reqs: o.reqs, decimals: o.decimals, chain: testChain})
+	}
+	return opts
 }
 
 func unpaid(t *testing.T, h *Handler, hdr map[string]string) *httptest.ResponseRecorder {
@@ -133,22 +141,20 @@ func TestPaywallPageOrJSON(t *testing.T) {
 // gets, and that the page's CSP names the nonce of its elements.
 func TestPaywallPageContent(t *testing.T) {
 	h := pageHandler(t, PaywallPage{}, "Weather API, one call")
-	h.reqs.MaxAmountRequired = "1234500"
-	if err := h.tmpl.init(h.reqs); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.buildPage(zap.NewNop(), h.reqs, 6, testChain); err != nil {
+	h.Amount = "1234500"
+	h.setTestOptions(t, h.options...)
+	if err := h.buildPage(zap.NewNop(), testPageOptions(h), h.static); err != nil {
 		t.Fatal(err)
 	}
 	w := unpaid(t, h, map[string]string{"User-Agent": chromeUA, "Accept": browserAccpt})
 	body := w.Body.String()
 	for _, want := range []string{
 		"<h1>Weather API, one call</h1>",
-		`<span id="x402-price">1.2345</span> <span class="symbol">devUSDC.e</span>`,
+		`<span id="x402-price">1.2345</span> <span class="symbol" id="x402-symbol">devUSDC.e</span>`,
 		"1234500 smallest units · 6 decimals",
-		"cronos-testnet <span class=\"muted\">· chain ID 338</span>",
+		`<span id="x402-network-name">cronos-testnet</span> <span class="muted" id="x402-chain">· chain ID 338</span>`,
 		"Bridged USDC (Stargate)",
-		"<code>0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0</code>",
+		`<code id="x402-asset">0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0</code>`,
 		"<code>0x1111111111111111111111111111111111111111</code>",
 		"http://shop.example/api/weather?city=sg",
 	} {
@@ -177,8 +183,9 @@ func TestPaywallPageContent(t *testing.T) {
 	if err := json.Unmarshal([]byte(m[1]), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	want := pageConfig{ChainID: 338, ChainName: "Cronos testnet", RPCURLs: []string{"https://evm-t3.cronos.org"},
+	chain := pageChainConfig{Network: "cronos-testnet", ChainID: 338, ChainName: "Cronos testnet", RPCURLs: []string{"https://evm-t3.cronos.org"},
 		NativeCurrency: testChain.NativeCurrency, Explorer: "https://explorer.cronos.org/testnet", Decimals: 6, Symbol: "devUSDC.e"}
+	want := pageConfig{pageChainConfig: chain, Options: []pageChainConfig{chain}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("config %+v, want %+v", cfg, want)
 	}
@@ -235,7 +242,7 @@ func TestPaywallPageSellerTemplate(t *testing.T) {
 	}
 	h2, _ := testHandler(t, &fakeClient{}, false)
 	h2.PaywallTemplate = bad
-	if err := h2.buildPage(zap.NewNop(), h2.reqs, 6, testChain); err == nil || !strings.Contains(err.Error(), "paywall_template") {
+	if err := h2.buildPage(zap.NewNop(), testPageOptions(h2), h2.static); err == nil || !strings.Contains(err.Error(), "paywall_template") {
 		t.Errorf("a template that cannot render was accepted: %v", err)
 	}
 }
@@ -253,7 +260,7 @@ func TestPaywallPageSettings(t *testing.T) {
 	for _, tt := range tests {
 		h, _ := testHandler(t, &fakeClient{}, false)
 		h.PaywallPage = tt.page
-		err := h.buildPage(zap.NewNop(), h.reqs, 6, testChain)
+		err := h.buildPage(zap.NewNop(), testPageOptions(h), h.static)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: error %v, want %q", tt.page, err, tt.want)
 		}

@@ -47,11 +47,15 @@ const retryAfterPending = "2"
 // textRetrySameHeader is what a pending or unclear answer tells the buyer.
 const textRetrySameHeader = "the payment was sent and is not confirmed yet; retry this request with the same X-PAYMENT header to get the resource once it is (do not sign a new payment)"
 
-// routeKey identifies the route and resource a payment is presented at.
+// routeKey identifies the route and resource a payment is presented at:
+// the option it chose, at the price resolved for its request, and the
+// resource URL. (For a route of one network and a fixed price, the key
+// is what it was before routes had several options.)
 func (h *Handler) routeKey(r *http.Request) string {
+	part := h.saleOf(r).part()
 	s := sha256.New()
-	s.Write(h.tmpl.reqHead)
-	s.Write(h.tmpl.reqTail)
+	s.Write(part.head)
+	s.Write(part.tail)
 	s.Write([]byte{0})
 	s.Write([]byte(resourceURL(r)))
 	return hex.EncodeToString(s.Sum(nil)[:16])
@@ -103,7 +107,7 @@ func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payme
 	case err != nil:
 		return redeemUnknown, rec, err
 	case sr.Settled():
-		h.observeRevenue(sr)
+		h.observeRevenue(r, sr)
 		setSettled(rec, redeemPaid, sr)
 		if err := h.redeem.store.Put(id, rec); err != nil {
 			return redeemUnknown, rec, fmt.Errorf("writing the redemption store: %w", err)
@@ -132,7 +136,7 @@ func (h *Handler) lookup(r *http.Request, rec *redemption, payment *facilitator.
 		return h.outcomes.byTx(r.Context(), rec.TxHash)
 	}
 	a := &payment.Authorization
-	return h.outcomes.byAuthorization(r.Context(), h.reqs.Network, a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
+	return h.outcomes.byAuthorization(r.Context(), h.saleOf(r).network(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
 }
 
 // resumeEarlier answers a payment whose authorization this paywall has
@@ -146,7 +150,7 @@ func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next cad
 	c, rec, err := h.resolve(r, id, payment)
 	switch c {
 	case redeemRefuse:
-		h.observePayment(OutcomeRefused, facilitator.ErrTextAlreadyUsed)
+		h.observePayment(r, OutcomeRefused, facilitator.ErrTextAlreadyUsed)
 		return true, h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
 	case redeemDeliver:
 		return true, h.deliver(w, r, next, id, rec)
@@ -173,21 +177,21 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 	if pid != nil {
 		switch held, err := h.redeem.acquire(r.Context(), pid.busyKey()); {
 		case err != nil:
-			return h.storeUnavailable(w, err)
+			return h.storeUnavailable(w, r, err)
 		case held != store.Claimed:
-			return h.paymentIDAnswer(w, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDBusy, PaymentID: pid.id, Retry: retryPaymentIDBusy})
+			return h.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDBusy, PaymentID: pid.id, Retry: retryPaymentIDBusy})
 		}
 		defer h.redeem.release(pid.busyKey())
 	}
-	id := authID(h.reqs.Network, payment.Authorization.From, payment.Authorization.Nonce)
+	id := authID(h.saleOf(r).network(), payment.Authorization.From, payment.Authorization.Nonce)
 	switch held, err := h.redeem.acquire(r.Context(), id); {
 	case err != nil:
-		return h.storeUnavailable(w, err)
+		return h.storeUnavailable(w, r, err)
 	case held == store.HeldHere:
-		h.observePayment(OutcomeRefused, facilitator.ErrTextAlreadyUsed)
+		h.observePayment(r, OutcomeRefused, facilitator.ErrTextAlreadyUsed)
 		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
 	case held == store.HeldElsewhere:
-		return h.busyElsewhere(w)
+		return h.busyElsewhere(w, r)
 	}
 	defer h.redeem.release(id)
 
@@ -222,7 +226,7 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 	rec := pid.bindTo(&redemption{Route: h.routeKey(r), State: redeemSettling,
 		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()})
 	if err := h.redeem.store.Put(id, rec); err != nil {
-		return h.storeUnavailable(w, fmt.Errorf("writing the redemption store: %w", err))
+		return h.storeUnavailable(w, r, fmt.Errorf("writing the redemption store: %w", err))
 	}
 	sr, err := h.settle(r, req, nil)
 	if err != nil {
@@ -231,12 +235,12 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 	}
 	switch {
 	case sr.Settled():
-		h.observeRevenue(sr)
+		h.observeRevenue(r, sr)
 		setSettled(rec, redeemPaid, sr)
 		if err := h.redeem.store.Put(id, rec); err != nil {
 			// The money moved; the record still says settling, which the
 			// next retry resolves.
-			return h.paidUnrecorded(w, sr.TxHash, err)
+			return h.paidUnrecorded(w, r, sr.TxHash, err)
 		}
 		return h.deliver(w, r, next, id, rec)
 	case sr.Error == facilitator.ErrTextPending:
@@ -259,8 +263,8 @@ func (h *Handler) verifyPayment(w http.ResponseWriter, r *http.Request, req *fac
 	payment *facilitator.Payment, refusal [32]byte) (bool, error) {
 	verifyStart := time.Now()
 	vr, err := h.client.Verify(r.Context(), req)
-	h.timeVerify(verifyStart)
-	return h.verified(w, r, payment, refusal, vr, err)
+	h.timeVerify(r, verifyStart)
+	return h.verified(w, r, req, payment, refusal, vr, err)
 }
 
 // reserver is a facilitator that holds a verified payment for a settle
@@ -284,21 +288,21 @@ func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *fa
 	}
 	verifyStart := time.Now()
 	res, vr, err := rs.Reserve(r.Context(), req)
-	h.timeVerify(verifyStart)
-	ok, err = h.verified(w, r, payment, refusal, vr, err)
+	h.timeVerify(r, verifyStart)
+	ok, err = h.verified(w, r, req, payment, refusal, vr, err)
 	return res, ok, err
 }
 
 // verified answers a verify that did not pass.
-func (h *Handler) verified(w http.ResponseWriter, r *http.Request, payment *facilitator.Payment, refusal [32]byte,
+func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte,
 	vr *facilitator.VerifyResponse, err error) (bool, error) {
 	if err != nil {
-		h.observePayment(OutcomeFailed, "")
-		h.logger.Error("verify could not be carried out", zap.String("network", h.reqs.Network), zap.Error(err))
+		h.observePayment(r, OutcomeFailed, "")
+		h.logger.Error("verify could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
 		return false, h.facilitatorFailed(w, "verified", err)
 	}
 	if !vr.IsValid {
-		h.observePayment(OutcomeRefused, vr.Reason())
+		h.observePayment(r, OutcomeRefused, vr.Reason())
 		h.guard.refuse(refusal, payment, vr.Reason())
 		return false, h.paymentRequired(w, r, "", vr.Reason())
 	}
@@ -337,16 +341,17 @@ func notSent(err error) bool {
 // (spec 4.5 rule 4) with error "Settlement pending", the txHash in the body
 // and in X-PAYMENT-RESPONSE, and the advice to retry with the same header.
 func (h *Handler) pending(w http.ResponseWriter, r *http.Request, txHash string) error {
-	sr := &facilitator.SettleResponse{Event: facilitator.EventFailed, TxHash: txHash, Network: h.reqs.Network,
+	sl := h.saleOf(r)
+	sr := &facilitator.SettleResponse{Event: facilitator.EventFailed, TxHash: txHash, Network: sl.network(),
 		Error: facilitator.ErrTextPending, Timestamp: facilitator.Timestamp(time.Now())}
-	body := h.tmpl.build(facilitator.ErrTextPending, "", resourceURL(r))
+	body := sl.offer.build(facilitator.ErrTextPending, "", resourceURL(r))
 	extra := `"txHash":` + string(appendJSONString(nil, txHash)) + `,"retry":` + string(appendJSONString(nil, textRetrySameHeader)) + ","
 	body = append([]byte("{"+extra), body[1:]...)
 	hdr := w.Header()
 	hdr["Content-Type"] = jsonContentType
 	hdr["Cache-Control"] = noStore
 	hdr.Set("Retry-After", retryAfterPending)
-	h.setPaymentResponse(w, r, sr, h.reqs.Network)
+	h.setPaymentResponse(w, r, sr, sl.network())
 	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusPaymentRequired)
 	_, err := w.Write(body)
@@ -455,15 +460,15 @@ const (
 // busyElsewhere answers a payment that another instance is serving: 409
 // with Retry-After, never a final refusal, since that request may be
 // moving the buyer's money.
-func (h *Handler) busyElsewhere(w http.ResponseWriter) error {
-	h.observePaymentCode(OutcomeRefused, reasonBusyElsewhere)
+func (h *Handler) busyElsewhere(w http.ResponseWriter, r *http.Request) error {
+	h.observePaymentCode(r, OutcomeRefused, reasonBusyElsewhere)
 	return writeRetryJSON(w, http.StatusConflict, textBusyElsewhere, retryBusyElsewhere)
 }
 
 // storeUnavailable answers a payment when the shared store cannot be
 // reached: 503 with Retry-After; nothing was verified or broadcast.
-func (h *Handler) storeUnavailable(w http.ResponseWriter, err error) error {
-	h.observePaymentCode(OutcomeFailed, reasonStoreUnavailable)
+func (h *Handler) storeUnavailable(w http.ResponseWriter, r *http.Request, err error) error {
+	h.observePaymentCode(r, OutcomeFailed, reasonStoreUnavailable)
 	h.logger.Error("the payment store cannot be reached; paid requests are answered 503 until it is back", zap.Error(err))
 	// Nothing was verified or settled for this request.
 	return writeRetryJSON(w, http.StatusServiceUnavailable, textStoreDown, retryStoreDown)
@@ -473,8 +478,8 @@ func (h *Handler) storeUnavailable(w http.ResponseWriter, err error) error {
 // be written: 503 with the transaction and Retry-After; the same header
 // again gets the resource (the record still says settling, and the retry
 // finds the settlement).
-func (h *Handler) paidUnrecorded(w http.ResponseWriter, txHash string, err error) error {
-	h.observePaymentCode(OutcomeFailed, reasonStoreUnavailable)
+func (h *Handler) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash string, err error) error {
+	h.observePaymentCode(r, OutcomeFailed, reasonStoreUnavailable)
 	h.logger.Error("a payment settled but its redemption record could not be written; the buyer's retry with the same header gets the resource",
 		zap.String("tx_hash", txHash), zap.Error(err))
 	return writeRetryJSON(w, http.StatusServiceUnavailable, textPaidUnrecorded, retryPaidUnrecorded, "txHash", txHash)

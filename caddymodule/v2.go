@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
-	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/remote"
@@ -28,20 +27,21 @@ const exposedHeaders = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE"
 
 // v2State is what the paywall needs for version 2.
 type v2State struct {
-	network    string              // CAIP-2 id; "" when the chain id is unknown (v1 only)
-	reqs       x402.RequirementsV2 // the route's requirements in v2 form
-	extensions map[string]any      // the 402's extensions
+	on         bool           // some option's chain id is known: the 402 offers version 2
+	extensions map[string]any // the 402's extensions
 }
 
-// initV2 builds the v2 requirements for a chain id (0: unknown, v1 only).
-func (h *Handler) initV2(chainID int64) {
-	if chainID <= 0 {
-		h.logger.Warn("the network's chain id is unknown, so buyers can pay only with x402 version 1; name the network eip155:<chainId>",
-			zap.String("network", h.reqs.Network))
+// initV2 turns version 2 on when some option's chain id is known.
+func (h *Handler) initV2() {
+	h.v2 = v2State{}
+	for i := range h.options {
+		if h.options[i].caip2 != "" {
+			h.v2.on = true
+		}
+	}
+	if !h.v2.on {
 		return
 	}
-	h.v2.network = x402.CAIP2(chainID)
-	h.v2.reqs = h.reqs.V2(h.v2.network)
 	h.v2.extensions = map[string]any{}
 	if h.declaresPaymentID() {
 		h.v2.extensions[x402.ExtPaymentIdentifier] = x402.DeclarePaymentIdentifier(h.PaymentIdentifier == PaymentIDRequired)
@@ -55,16 +55,16 @@ func isPreflight(r *http.Request) bool {
 
 // paymentHeader returns the buyer's payment header and whether it is v2.
 func (h *Handler) paymentHeader(r *http.Request) (string, bool) {
-	if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" && h.v2.network != "" {
+	if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" && h.v2.on {
 		return v, true
 	}
 	return r.Header.Get(HeaderPayment), false
 }
 
 // setPaymentRequired adds the v2 PAYMENT-REQUIRED header to a 402.
-func (h *Handler) setPaymentRequired(hdr http.Header, errText, resource string) {
+func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resource string) {
 	hdr.Set("Access-Control-Expose-Headers", exposedHeaders)
-	if h.v2.network == "" {
+	if !h.v2.on {
 		return
 	}
 	if errText == "X-PAYMENT header is required" {
@@ -73,8 +73,8 @@ func (h *Handler) setPaymentRequired(hdr http.Header, errText, resource string) 
 	pr := x402.PaymentRequiredV2{
 		X402Version: x402.Version2,
 		Error:       errText,
-		Resource:    &x402.ResourceInfo{URL: resource, Description: h.reqs.Description, MimeType: h.reqs.MimeType},
-		Accepts:     []x402.RequirementsV2{h.v2.reqs},
+		Resource:    &x402.ResourceInfo{URL: resource, Description: h.Description, MimeType: h.MimeType},
+		Accepts:     off.accepts(),
 		Extensions:  h.v2.extensions,
 	}
 	if v, err := x402.EncodeBase64JSON(pr); err == nil {
@@ -82,26 +82,30 @@ func (h *Handler) setPaymentRequired(hdr http.Header, errText, resource string) 
 	}
 }
 
-// v2Request turns a v2 payment into the facilitator request: the v1
-// requirements (for the embedded facilitator and Cronos-flavour remotes)
-// with the v2 ones beside them.
-func (h *Handler) v2Request(header string, resource string) *facilitator.Request {
-	reqs := h.v2.reqs
-	return &facilitator.Request{
+// v2Request turns a v2 payment into the facilitator request for the
+// option it chose: the v1 requirements (for the embedded facilitator and
+// Cronos-flavour remotes) with the v2 ones beside them.
+func (h *Handler) v2Request(r *http.Request, header string, resource string) *facilitator.Request {
+	part := h.saleOf(r).part()
+	req := &facilitator.Request{
 		X402Version:         facilitator.X402Version,
 		PaymentHeader:       header,
-		PaymentRequirements: h.reqs,
+		PaymentRequirements: part.reqs,
 		Dialect:             x402.DialectV2,
-		Resource:            &x402.ResourceInfo{URL: resource, Description: h.reqs.Description, MimeType: h.reqs.MimeType},
-		RequirementsV2:      &reqs,
+		Resource:            &x402.ResourceInfo{URL: resource, Description: h.Description, MimeType: h.MimeType},
 	}
+	if part.v2 != nil {
+		reqs := *part.v2
+		req.RequirementsV2 = &reqs
+	}
+	return req
 }
 
 // setPaymentResponse writes the settlement in the header matching the
 // payment's version.
 func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse, network string) {
 	if _, v2 := h.paymentHeader(r); v2 {
-		if v, err := x402.EncodeBase64JSON(sr.Reference(sr.From, h.v2.network)); err == nil {
+		if v, err := x402.EncodeBase64JSON(sr.Reference(sr.From, h.saleOf(r).v2Network())); err == nil {
 			w.Header().Set(x402.HeaderPaymentResponseV2, v)
 		}
 		return
@@ -117,7 +121,7 @@ func (h *Handler) setFailedResponse(w http.ResponseWriter, r *http.Request, sr *
 		if p, err := facilitator.DecodePaymentHeader(r.Header.Get(x402.HeaderPaymentSignature)); err == nil && p.ParsePayload() == nil {
 			payer = p.Authorization.From.Hex()
 		}
-		if v, err := x402.EncodeBase64JSON(sr.Reference(payer, h.v2.network)); err == nil {
+		if v, err := x402.EncodeBase64JSON(sr.Reference(payer, h.saleOf(r).v2Network())); err == nil {
 			w.Header().Set(x402.HeaderPaymentResponseV2, v)
 		}
 	}

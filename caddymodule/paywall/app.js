@@ -28,8 +28,16 @@
   var frameNonce = (document.currentScript && document.currentScript.getAttribute('data-frame-nonce')) || '';
 
   var paymentRequired = readJSON('x402-payment-required');
-  var cfg = readJSON('x402-config');
-  var req = (paymentRequired.accepts && paymentRequired.accepts[0]) || paymentRequired.paymentRequirements || null;
+  var baseCfg = readJSON('x402-config');
+  // The ways to pay, one per network, in the seller's order; the
+  // config's options follow the same order.
+  var accepts = (paymentRequired.accepts && paymentRequired.accepts.length) ? paymentRequired.accepts
+    : (paymentRequired.paymentRequirements ? [paymentRequired.paymentRequirements] : []);
+  var cfgOptions = (baseCfg.options && baseCfg.options.length) ? baseCfg.options : [baseCfg];
+  var cfg = baseCfg;
+  var req = accepts[0] || null;
+  var symbol = 'tokens';
+  var decimals = 6;
 
   // Elements; a seller's own template may leave some out.
   function el(id, tag) {
@@ -73,8 +81,31 @@
     { name: 'verifyingContract', type: 'address' }
   ];
 
-  var symbol = cfg.symbol || 'tokens';
-  var decimals = typeof cfg.decimals === 'number' ? cfg.decimals : 6;
+  function setText(id, text) {
+    var e = $(id);
+    if (e) e.textContent = text;
+  }
+
+  // choose makes option i the one paid: its requirements, its chain and
+  // its token, and shows its price.
+  function choose(i) {
+    req = accepts[i] || null;
+    cfg = Object.assign({}, baseCfg, cfgOptions[i] || {});
+    symbol = cfg.symbol || 'tokens';
+    decimals = typeof cfg.decimals === 'number' ? cfg.decimals : 6;
+    if (!req) return;
+    var amount = BigInt(req.maxAmountRequired);
+    var price = formatUnits(amount, decimals);
+    setText('x402-price', price);
+    setText('x402-symbol', symbol);
+    setText('x402-units', amount + ' smallest units · ' + decimals + ' decimals');
+    setText('x402-network-name', req.network);
+    setText('x402-chain', cfg.chainId ? ' · chain ID ' + cfg.chainId : '');
+    setText('x402-asset', req.asset);
+    setText('x402-token', req.extra && req.extra.name ? req.extra.name + ' (' + symbol + ')' : symbol);
+    setText('x402-foot-price', price + ' ' + symbol);
+    if (payButton && !busy) payButton.textContent = 'Pay ' + price + ' ' + symbol + ' with your wallet';
+  }
 
   // ---- messages ----
 
@@ -639,6 +670,7 @@
   function setBusy(on) {
     busy = on;
     if (payButton) payButton.disabled = on;
+    if (networkSelect) networkSelect.disabled = on;
     var bs = chooserBox.querySelectorAll('button');
     for (var i = 0; i < bs.length; i++) bs[i].disabled = on;
   }
@@ -717,6 +749,28 @@
       if (first) first.focus();
     }
   }
+
+  // Several networks: the person chooses one (the page's select, or one
+  // made here for a seller's template that has none).
+  var networkSelect = $('x402-network');
+  if (!networkSelect && accepts.length > 1) {
+    networkSelect = document.createElement('select');
+    networkSelect.id = 'x402-network';
+    accepts.forEach(function (a, i) {
+      var o = document.createElement('option');
+      o.value = String(i);
+      o.textContent = a.network;
+      networkSelect.appendChild(o);
+    });
+    if (payButton && payButton.parentNode) payButton.parentNode.insertBefore(networkSelect, payButton);
+    else document.body.appendChild(networkSelect);
+  }
+  if (networkSelect) {
+    networkSelect.addEventListener('change', function () {
+      if (!busy) choose(Number(networkSelect.value) || 0);
+    });
+  }
+  choose(networkSelect ? (Number(networkSelect.value) || 0) : 0);
 
   if (payButton) payButton.addEventListener('click', pay);
   if (paymentRequired.error && paymentRequired.error !== 'X-PAYMENT header is required') {

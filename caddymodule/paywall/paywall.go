@@ -88,10 +88,36 @@ type Data struct {
 	// paymentRequirements, accepts), for a
 	// <script type="application/json" id="x402-payment-required"> element.
 	PaymentRequired template.JS
+	// Options are the ways to pay, one per network, in the order of the
+	// 402's accepts; the fields above are the first's. The built-in page
+	// offers a choice when there are several.
+	Options []Option
 	// Config is the script's settings as JSON (chain ID, chain name, RPC
 	// URLs for adding the chain to a wallet, explorer, decimals, symbol),
 	// for a <script type="application/json" id="x402-config"> element.
 	Config template.JS
+}
+
+// Option is one way to pay: a network with its token and price.
+type Option struct {
+	// Network is the network name, such as "cronos-testnet".
+	Network string
+	// ChainID is the network's EVM chain ID, or 0 when unknown.
+	ChainID int64
+	// Price is the price in whole tokens without trailing zeros.
+	Price string
+	// Amount is the price in the token's smallest units.
+	Amount string
+	// Decimals is the token's number of decimals.
+	Decimals uint8
+	// Symbol is the token's symbol when known, else "tokens".
+	Symbol string
+	// TokenName is the token's EIP-712 domain name, or "".
+	TokenName string
+	// Asset is the token contract address.
+	Asset string
+	// Explorer is the network's block explorer base URL, or "".
+	Explorer string
 }
 
 // Templates a seller's template can call: {{template "x402_style" .}}
@@ -155,6 +181,7 @@ func ParseFile(path string) (*template.Template, error) {
 func sample() Data {
 	d := Data{Price: "0.01", Amount: "10000", Decimals: 6, Symbol: "tokens", Network: "example",
 		Asset: "0x0000000000000000000000000000000000000000", PayTo: "0x0000000000000000000000000000000000000000"}
+	d.Options = []Option{{Network: d.Network, Price: d.Price, Amount: d.Amount, Decimals: d.Decimals, Symbol: d.Symbol, Asset: d.Asset}}
 	d.finish()
 	return d
 }

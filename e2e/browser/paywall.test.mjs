@@ -48,6 +48,10 @@ const STYLED_HTML = '<!DOCTYPE html><html lang="en"><head><title>Report</title><
   '</body></html>';
 
 let tmp, caddy, caddyLog = '', info, site, rpc, token, browser;
+// The second network of the two-network route: a devnet of its own run as
+// base-sepolia (chain 84532) with its own token address.
+const BASE_TOKEN = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+let baseChain, baseInfo, baseRpc, baseToken;
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -84,9 +88,15 @@ before(async () => {
     bin = path.join(tmp, 'caddy');
     execFileSync('go', ['build', '-o', bin, './caddy'], { cwd: repo, stdio: 'inherit' });
   }
-  const [sitePort, chainPort] = [await freePort(), await freePort()];
+  const [sitePort, chainPort, basePort] = [await freePort(), await freePort(), await freePort()];
   site = `http://127.0.0.1:${sitePort}`;
   const infoFile = path.join(tmp, 'devnet.json');
+  const baseInfoFile = path.join(tmp, 'base-devnet.json');
+  baseChain = spawn(bin, ['x402', 'devnet', '--listen', `127.0.0.1:${basePort}`, '--block-time', '200ms', '--out', baseInfoFile,
+    '--chain-id', '84532', '--network', 'base-sepolia', '--token', BASE_TOKEN], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+  baseChain.stdout.on('data', (b) => { caddyLog += b; });
+  baseChain.stderr.on('data', (b) => { caddyLog += b; });
+  baseInfo = await waitFor('the second devnet', () => fs.existsSync(baseInfoFile) && JSON.parse(fs.readFileSync(baseInfoFile, 'utf8')));
   const caddyfile = `{
 	admin off
 	persist_config off
@@ -98,6 +108,12 @@ before(async () => {
 		}
 		network cronos-testnet {
 			explorer ${EXPLORER}
+		}
+		network base-sepolia {
+			chain_id 84532
+			rpc ${baseInfo.rpcUrl}
+			token ${BASE_TOKEN}
+			signer_key {env.X402_BROWSER_BASE_SIGNER}
 		}
 	}
 }
@@ -122,6 +138,17 @@ http://127.0.0.1:${sitePort} {
 		header Content-Type "text/html; charset=utf-8"
 		respond \`<h1>The paid article</h1><p id="body">Thank you for paying in {http.x402.tx_hash}.</p><script>parent.document.title = "pwned"; document.body.setAttribute("data-ran", "yes");</script>\`
 	}
+	x402 /multi {
+		pay_to ${SELLER}
+		price 0.01
+		network cronos-testnet base-sepolia
+		description "Two networks"
+		mime_type application/json
+	}
+	handle /multi {
+		header Content-Type application/json
+		respond \`{"paid":{"tx_hash":"{http.x402.tx_hash}","network":"{http.x402.network}"}}\`
+	}
 	x402 /report {
 		pay_to ${SELLER}
 		price 0.01
@@ -137,7 +164,7 @@ http://127.0.0.1:${sitePort} {
   fs.writeFileSync(path.join(tmp, 'Caddyfile'), caddyfile);
   caddy = spawn(bin, ['run', '--config', path.join(tmp, 'Caddyfile'), '--adapter', 'caddyfile'], {
     cwd: tmp,
-    env: { ...process.env, HOME: tmp, XDG_DATA_HOME: tmp, XDG_CONFIG_HOME: tmp },
+    env: { ...process.env, HOME: tmp, XDG_DATA_HOME: tmp, XDG_CONFIG_HOME: tmp, X402_BROWSER_BASE_SIGNER: baseInfo.signer.privateKey },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   caddy.stdout.on('data', (b) => { caddyLog += b; });
@@ -146,6 +173,8 @@ http://127.0.0.1:${sitePort} {
   await waitFor('Caddy', async () => (await fetch(site + '/api/weather')).status === 402);
   rpc = new ethers.JsonRpcProvider(info.rpcUrl, info.chainId, { staticNetwork: true });
   token = new ethers.Contract(info.token.address, ['function balanceOf(address) view returns (uint256)'], rpc);
+  baseRpc = new ethers.JsonRpcProvider(baseInfo.rpcUrl, baseInfo.chainId, { staticNetwork: true });
+  baseToken = new ethers.Contract(BASE_TOKEN, ['function balanceOf(address) view returns (uint256)'], baseRpc);
 
   browser = await puppeteer.launch({
     executablePath: chromium,
@@ -166,6 +195,11 @@ after(async () => {
     await new Promise((r) => { const t = setTimeout(() => { caddy.kill('SIGKILL'); r(); }, 10000); caddy.on('exit', () => { clearTimeout(t); r(); }); });
   }
   if (rpc) rpc.destroy();
+  if (baseRpc) baseRpc.destroy();
+  if (baseChain && baseChain.exitCode === null) {
+    baseChain.kill('SIGTERM');
+    await new Promise((r) => { const t = setTimeout(() => { baseChain.kill('SIGKILL'); r(); }, 10000); baseChain.on('exit', () => { clearTimeout(t); r(); }); });
+  }
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -174,7 +208,7 @@ after(async () => {
 // (EIP-1193 error 4001), opts.rejectOnce those refused the first time.
 function wallet(key, opts = {}) {
   const w = new ethers.Wallet(key);
-  const state = { chainId: START_CHAIN, known: new Set([START_CHAIN]), calls: [], typedData: null, rejected: new Set() };
+  const state = { chainId: START_CHAIN, known: new Set([START_CHAIN, ...(opts.known || [])]), calls: [], typedData: null, rejected: new Set() };
   const fail = (code, message) => ({ error: { code, message } });
   async function handle(method, params) {
     state.calls.push(method);
@@ -203,6 +237,7 @@ function wallet(key, opts = {}) {
         return { result: null };
       }
       case 'eth_call':
+        if (baseInfo && state.chainId === baseInfo.chainId) return { result: await baseRpc.send('eth_call', params) };
         if (state.chainId !== info.chainId) return fail(-32000, 'wallet is on another chain');
         // opts.staleBalance stands in for funds spent elsewhere between
         // the page's balance check and the settlement.
@@ -374,6 +409,42 @@ test('a browser pays from its wallet and gets the content and the transaction', 
     const afterPay = await balances(w.address);
     assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS, 'the buyer paid exactly the price');
     assert.equal(afterPay.seller - before.seller, PRICE_UNITS, 'the seller got exactly the price');
+    assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('a route of two networks: the person chooses the second, the wallet signs for its chain and token, and it settles there', async () => {
+  const w = wallet(info.buyers[1].privateKey, { known: [baseInfo.chainId] });
+  const before = { cronos: await token.balanceOf(SELLER), base: await baseToken.balanceOf(SELLER), buyer: await baseToken.balanceOf(w.address) };
+  const { ctx, page, res, seen } = await openPage(w, '/multi');
+  try {
+    assert.equal(res.status(), 402);
+    const v2 = JSON.parse(Buffer.from(res.headers()['payment-required'], 'base64').toString());
+    assert.deepEqual(v2.accepts.map((a) => a.network), ['eip155:338', 'eip155:84532']);
+    const choices = await page.$$eval('#x402-network option', (os) => os.map((o) => [o.value, o.textContent.trim()]));
+    assert.deepEqual(choices, [['0', 'cronos-testnet · 0.01 devUSDC.e'], ['1', 'base-sepolia · 0.01 tokens']]);
+    assert.equal(await page.$eval('#x402-network-name', (e) => e.textContent), 'cronos-testnet');
+    await page.select('#x402-network', '1');
+    assert.equal(await page.$eval('#x402-network-name', (e) => e.textContent), 'base-sepolia');
+    assert.equal((await page.$eval('#x402-asset', (e) => e.textContent)).toLowerCase(), BASE_TOKEN.toLowerCase());
+    assert.match(await page.$eval('#x402-chain', (e) => e.textContent), /chain ID 84532/);
+    assert.equal(await page.$eval('#x402-pay', (e) => e.textContent), 'Pay 0.01 tokens with your wallet');
+    await page.screenshot({ path: path.join(artifacts, '12-two-networks.png'), fullPage: true });
+
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
+    assert.equal(w.state.chainId, baseInfo.chainId, 'the wallet was switched to the chosen chain');
+    assert.deepEqual(w.state.typedData.domain, { name: baseInfo.token.name, version: baseInfo.token.version, chainId: 84532, verifyingContract: ethers.getAddress(BASE_TOKEN) });
+    const content = JSON.parse(await page.$eval('#x402-content', (e) => e.textContent));
+    assert.equal(content.paid.network, 'base-sepolia');
+    const receipt = await baseRpc.getTransactionReceipt(content.paid.tx_hash);
+    assert.equal(receipt.status, 1);
+    const after = { cronos: await token.balanceOf(SELLER), base: await baseToken.balanceOf(SELLER), buyer: await baseToken.balanceOf(w.address) };
+    assert.equal(after.base - before.base, PRICE_UNITS, 'the seller got the price on the chosen chain');
+    assert.equal(before.buyer - after.buyer, PRICE_UNITS, 'the buyer paid the price on the chosen chain');
+    assert.equal(after.cronos, before.cronos, 'nothing moved on the other chain');
     assertNoCSPViolations(seen);
   } finally {
     await ctx.close();

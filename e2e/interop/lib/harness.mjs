@@ -171,3 +171,67 @@ export function recordCalls(prefix) {
   };
   return { calls, restore: () => (globalThis.fetch = orig) };
 }
+
+// startDevnet runs a development chain of its own ("caddy x402 devnet"),
+// for a second network beside the one Caddy embeds: opts has chainId,
+// network and token (its token address). Returns {info, stop}; info is the
+// chain's info file (RPC URL, token, TEST-ONLY keys).
+export async function startDevnet({ chainId, network, token }) {
+  const dir = mkdtempSync(join(tmpdir(), "x402-interop-devnet-"));
+  const out = join(dir, "devnet.json");
+  const port = await freePort();
+  const args = ["x402", "devnet", "--listen", `127.0.0.1:${port}`, "--block-time", "200ms", "--out", out,
+    "--chain-id", String(chainId), "--network", network];
+  if (token) args.push("--token", token);
+  const proc = spawn(caddyBin(), args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  proc.stdout.on("data", (d) => (log += d));
+  proc.stderr.on("data", (d) => (log += d));
+  let exited = false;
+  proc.on("exit", () => (exited = true));
+  try {
+    await waitFor(async () => {
+      if (exited) throw Object.assign(new Error("caddy x402 devnet exited:\n" + log), { fatal: true });
+      if (!existsSync(out)) return false;
+      const info = JSON.parse(readFileSync(out, "utf8"));
+      const r = await fetch(info.rpcUrl, { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }) });
+      return r.ok;
+    }, `devnet ${network} to answer`);
+  } catch (e) {
+    proc.kill("SIGKILL");
+    throw e;
+  }
+  return {
+    info: JSON.parse(readFileSync(out, "utf8")),
+    log: () => log,
+    stop: async () => {
+      if (exited) return;
+      proc.kill("SIGTERM");
+      await waitFor(() => exited, "devnet to stop", 15000).catch(() => proc.kill("SIGKILL"));
+    },
+  };
+}
+
+// networkBlock is an x402 global option's network block for a chain run
+// by startDevnet, with its signer key in the environment variable env.
+export function networkBlock(info, env) {
+  process.env[env] = info.signer.privateKey;
+  return `network ${info.network} {
+			chain_id ${info.chainId}
+			rpc ${info.rpcUrl}
+			token ${info.token.address}
+			signer_key {env.${env}}
+		}`;
+}
+
+// payCLI runs "caddy x402 pay" with args; resolves {code, stdout, stderr}.
+export function payCLI(args, env = {}) {
+  return new Promise((res) => {
+    const proc = spawn(caddyBin(), ["x402", "pay", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "";
+    proc.stdout.on("data", (d) => (stdout += d));
+    proc.stderr.on("data", (d) => (stderr += d));
+    proc.on("exit", (code) => res({ code, stdout, stderr }));
+  });
+}
