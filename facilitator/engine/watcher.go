@@ -48,6 +48,7 @@ type watcher struct {
 	fresh    bool
 	lastHead uint64
 	readTo   uint64 // the newest block whose receipts were read; 0: none since nothing was pending
+	memory   burstMemory
 }
 
 // newWatcher builds the watcher of a core; first is the engine that
@@ -71,6 +72,7 @@ func (w *watcher) add(st *settlement) {
 	w.mu.Lock()
 	w.pending[st] = struct{}{}
 	w.fresh = true
+	w.memory.added(1)
 	w.mu.Unlock()
 }
 
@@ -99,6 +101,7 @@ func (w *watcher) poll(ctx context.Context) {
 	if len(w.pending) == 0 {
 		w.readTo = 0 // the next settlement's block is at the head of its time
 		w.mu.Unlock()
+		w.memory.idle(time.Now())
 		return
 	}
 	fresh, last := w.fresh, w.lastHead
