@@ -48,6 +48,7 @@ type watcher struct {
 	fresh    bool
 	lastHead uint64
 	readTo   uint64 // the newest block whose receipts were read; 0: none since nothing was pending
+	memory   burstMemory
 }
 
 // newWatcher builds the watcher of a core; first is the engine that
@@ -71,6 +72,7 @@ func (w *watcher) add(st *settlement) {
 	w.mu.Lock()
 	w.pending[st] = struct{}{}
 	w.fresh = true
+	w.memory.added(1)
 	w.mu.Unlock()
 }
 
@@ -99,6 +101,7 @@ func (w *watcher) poll(ctx context.Context) {
 	if len(w.pending) == 0 {
 		w.readTo = 0 // the next settlement's block is at the head of its time
 		w.mu.Unlock()
+		w.memory.idle(time.Now())
 		return
 	}
 	fresh, last := w.fresh, w.lastHead
@@ -138,9 +141,8 @@ func (w *watcher) poll(ctx context.Context) {
 	w.mu.Unlock()
 
 	// One batch: the receipts of every block since the last one read (one
-	// eth_getBlockReceipts each, where the node has it), the nonce at the
-	// head of each signer with settlements to check, and the look-ups by
-	// hash below.
+	// eth_getBlockReceipts each, where the node has it) and the nonce at
+	// the head of each signer with settlements to check.
 	var elems []rpc.BatchElem
 	type blockRead struct {
 		n  uint64
@@ -168,27 +170,6 @@ func (w *watcher) poll(ctx context.Context) {
 			nr := nonceRead{at: len(elems), nonce: new(hexutil.Uint64)}
 			elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionCount", Args: []any{st.s.addr, head}, Result: nr.nonce})
 			nonces[st.s] = nr
-		}
-	}
-	type lookup struct {
-		st *settlement
-		at int // index of its eth_getTransactionByHash in elems
-		tx *json.RawMessage
-	}
-	var lookups []lookup
-	// A transaction whose broadcast may not have reached a node is looked
-	// up by hash. With a shared journal, so is one that missed a block:
-	// several instances' batches on one key reach a node out of nonce
-	// order, and a geth node drops future-nonce transactions past its
-	// queue limit (64 per account by default) without a word; found
-	// missing, it is sent again at once rather than after ReplaceAfter
-	// blocks.
-	shared := w.e().shared != nil
-	for _, st := range sts {
-		if tx := st.current(); tx != nil && (st.unclear.Load() || shared && st.missedBlock(uint64(head))) {
-			l := lookup{st: st, at: len(elems), tx: new(json.RawMessage)}
-			elems = append(elems, rpc.BatchElem{Method: "eth_getTransactionByHash", Args: []any{tx.Hash()}, Result: l.tx})
-			lookups = append(lookups, l)
 		}
 	}
 	if err := w.fetch(ctx, elems); err != nil {
@@ -281,9 +262,55 @@ func (w *watcher) poll(ctx context.Context) {
 		}
 	}
 
+	var finished []*settlement
+	for _, st := range all {
+		if r, ok := found[st]; ok {
+			w.resolve(ctx, st, r)
+			finished = append(finished, st)
+		}
+	}
+	// The outcomes are journaled and answered first; what remains is the
+	// follow-up of the settlements still waiting.
+	w.done(finished...)
+
+	// A transaction whose broadcast may not have reached a node is looked
+	// up by hash. With a shared journal, so is one that missed a block:
+	// several instances' batches on one key reach a node out of nonce
+	// order, and a geth node drops future-nonce transactions past its
+	// queue limit (64 per account by default) without a word; found
+	// missing, it is sent again at once rather than after ReplaceAfter
+	// blocks. One known mined by its signer's nonce is not looked up.
+	shared := w.e().shared != nil
+	type lookup struct {
+		st *settlement
+		tx *json.RawMessage
+	}
+	var lookups []lookup
+	var lookupElems []rpc.BatchElem
+	for _, st := range sts {
+		if _, ok := found[st]; ok {
+			continue
+		}
+		tx := st.current()
+		if tx == nil || !(st.unclear.Load() || shared && st.missedBlock(uint64(head))) {
+			continue
+		}
+		if nr, ok := nonces[st.s]; ok && elems[nr.at].Error == nil && tx.Nonce() < uint64(*nr.nonce) {
+			continue
+		}
+		l := lookup{st: st, tx: new(json.RawMessage)}
+		lookupElems = append(lookupElems, rpc.BatchElem{Method: "eth_getTransactionByHash", Args: []any{tx.Hash()}, Result: l.tx})
+		lookups = append(lookups, l)
+	}
+	if len(lookupElems) > 0 {
+		if err := w.fetch(ctx, lookupElems); err != nil {
+			w.log().Debug("looking transactions up failed", zap.Error(err))
+			lookups = nil
+		}
+	}
 	var lost []*settlement
-	for _, l := range lookups {
-		if _, mined := found[l.st]; mined || elems[l.at].Error != nil {
+	for i, l := range lookups {
+		if lookupElems[i].Error != nil {
 			continue
 		}
 		if len(*l.tx) > 0 && string(*l.tx) != "null" {
@@ -293,13 +320,8 @@ func (w *watcher) poll(ctx context.Context) {
 		lost = append(lost, l.st)
 	}
 	w.sendAgain(ctx, lost)
-	var finished, stuck []*settlement
-	for _, st := range all {
-		if r, ok := found[st]; ok {
-			w.resolve(ctx, st, r)
-			finished = append(finished, st)
-		}
-	}
+
+	var stuck []*settlement
 	for _, st := range sts {
 		if _, ok := found[st]; ok {
 			continue
@@ -317,7 +339,6 @@ func (w *watcher) poll(ctx context.Context) {
 			w.replace(ctx, st, uint64(head))
 		}
 	}
-	w.done(finished...)
 	if shared {
 		w.fillGaps(ctx, stuck)
 	}

@@ -29,25 +29,31 @@ func (j *PostgresJournal) Put(recs ...*Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	inst := j.p.Instance()
-	b := &pgx.Batch{}
-	for _, r := range recs {
+	// One statement for all of them (a block's outcomes, a send group):
+	// the records go as arrays, each row written by x402_put_settlement,
+	// all or none.
+	n := len(recs)
+	ids, nets, signers, statuses, datas, hashes := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	nonces, updated := make([]int64, n), make([]time.Time, n)
+	for i, r := range recs {
 		data, err := json.Marshal(r)
 		if err != nil {
 			return err
 		}
-		hashes := make([]string, len(r.Txs))
-		for i, x := range r.Txs {
-			hashes[i] = strings.ToLower(x.Hash)
+		hs := make([]string, len(r.Txs))
+		for k, x := range r.Txs {
+			hs[k] = strings.ToLower(x.Hash)
 		}
-		b.Queue(`SELECT x402_put_settlement($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-			inst, r.ID, r.Network, strings.ToLower(r.Signer), int64(r.TxNonce), r.Status, r.UpdatedAt, data, hashes)
+		ids[i], nets[i], signers[i], statuses[i], datas[i] = r.ID, r.Network, strings.ToLower(r.Signer), r.Status, string(data)
+		hashes[i] = strings.Join(hs, ",") // hex hashes hold no comma
+		nonces[i], updated[i] = int64(r.TxNonce), r.UpdatedAt
 	}
 	ctx, cancel := j.p.ctx()
 	defer cancel()
-	// A batch outside a transaction runs as one implicit transaction: all
-	// or none.
-	if err := j.p.pool.SendBatch(ctx, b).Close(); err != nil {
+	if _, err := j.p.pool.Exec(ctx, `SELECT count(x402_put_settlement($1, u.id, u.net, u.sgn, u.txn, u.st, u.upd, u.rec::json, string_to_array(u.hs, ',')))
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::timestamptz[], $8::text[], $9::text[])
+			WITH ORDINALITY AS u(id, net, sgn, txn, st, upd, rec, hs, ord)`,
+		j.p.Instance(), ids, nets, signers, nonces, statuses, updated, datas, hashes); err != nil {
 		return pgError(err)
 	}
 	return nil
