@@ -79,6 +79,9 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 		return failed(network, settleText(reason)), nil
 	}
 	job := &engine.Job{Requested: network, Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline}
+	if c.deploy {
+		job.Calldata, job.Create = c.deployCode(), true
+	}
 	t, err := n.eng.Submit(job)
 	var ns *engine.NotSentError
 	if errors.As(err, &ns) && ns.NoGas {
@@ -108,7 +111,11 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	defer timer.Stop()
 	select {
 	case <-t.Done():
-		return responseOf(t.Record()), nil
+		rec := t.Record()
+		if c.smart != nil {
+			f.countSmartSettled(c, rec)
+		}
+		return responseOf(rec), nil
 	case <-timer.C:
 	case <-ctx.Done():
 	case <-t.Stopped():
@@ -142,7 +149,12 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 		fr = newFeeRead()
 		elems = append(elems, fr.elems...)
 	}
+	var sp *smartPrepare
+	if c.smart != nil {
+		sp, elems = c.smartElems(signer, elems)
+	}
 	err := n.rpc.Gather(ctx, elems)
+	b.Elems = elems[:2] // the answered elements (appends may have moved them)
 	if fetch {
 		if err == nil {
 			q = fr.quote(elems[3:])
@@ -157,13 +169,19 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 	if err != nil {
 		return nil, "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", n.cfg.Name), err)
 	}
-	if err := simulationError(n, st); err != nil {
-		return nil, "", err
+	if sp != nil {
+		if reason, err := f.smartTx(ctx, c, st, sp, elems, &elems[2], &gas); reason != "" || err != nil {
+			return nil, reason, err
+		}
+	} else {
+		if err := simulationError(n, st); err != nil {
+			return nil, "", err
+		}
+		if reason := onchainReason(st, c.p.Authorization.Value); reason != "" {
+			return nil, reason, nil
+		}
 	}
-	if reason := onchainReason(st, c.p.Authorization.Value); reason != "" {
-		return nil, reason, nil
-	}
-	if err := elems[2].Error; err != nil {
+	if err := elems[2].Error; err != nil && !c.deploy {
 		if r, ok := evm.RevertReason(err); ok {
 			return nil, verifyTextForRevert(r), nil
 		}

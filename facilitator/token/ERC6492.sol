@@ -89,12 +89,17 @@ contract ERC6492SigValidator {
 /// wallet still has none after that), then calls token with transferCalldata
 /// (transferWithAuthorization with the wallet's inner signature) and
 /// reverts with the token's own reason when that fails, so the deployment
-/// and the transfer happen together or not at all. It leaves no code behind.
+/// and the transfer happen together or not at all. It logs WalletDeployed
+/// when it deployed the wallet (not when an earlier transaction had), and
+/// leaves no code behind.
 contract ERC6492Deployer {
+    event WalletDeployed(address indexed wallet, address indexed factory);
+
     constructor(address factory, bytes memory factoryCalldata, address wallet, address token, bytes memory transferCalldata) {
         if (wallet.code.length == 0) {
             (bool deployed,) = factory.call(factoryCalldata);
             require(deployed && wallet.code.length > 0, "ERC6492: wallet deployment failed");
+            emit WalletDeployed(wallet, factory);
         }
         (bool ok, bytes memory ret) = token.call(transferCalldata);
         if (!ok) {
