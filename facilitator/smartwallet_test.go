@@ -23,7 +23,7 @@ import (
 
 // walletChain starts a chain and a facilitator on it; factories are the
 // facilitator's smart_wallet_factories.
-func walletChain(t *testing.T, cfg devnet.Config, factories ...common.Address) (*devnet.Chain, *facilitator.Facilitator) {
+func walletChain(t testing.TB, cfg devnet.Config, factories ...common.Address) (*devnet.Chain, *facilitator.Facilitator) {
 	t.Helper()
 	if cfg.BlockTime == 0 {
 		cfg.BlockTime = 200 * time.Millisecond
@@ -36,7 +36,7 @@ func walletChain(t *testing.T, cfg devnet.Config, factories ...common.Address) (
 	return c, walletFacilitator(t, c, factories...)
 }
 
-func walletFacilitator(t *testing.T, c *devnet.Chain, factories ...common.Address) *facilitator.Facilitator {
+func walletFacilitator(t testing.TB, c *devnet.Chain, factories ...common.Address) *facilitator.Facilitator {
 	t.Helper()
 	nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
 	nc.RPCURLs = []string{c.RPCURL()}
@@ -54,7 +54,7 @@ func walletFacilitator(t *testing.T, c *devnet.Chain, factories ...common.Addres
 
 // walletPayment is a payment from wallet signed by owner (wrapped for
 // ERC-6492 when deploy is set).
-func walletPayment(t *testing.T, owner *ecdsa.PrivateKey, wallet common.Address, deploy *facilitator.WalletDeployment, req facilitator.PaymentRequirements) *facilitator.Request {
+func walletPayment(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, deploy *facilitator.WalletDeployment, req facilitator.PaymentRequirements) *facilitator.Request {
 	t.Helper()
 	h, _, err := facilitator.CreatePayment(owner, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour, Wallet: &wallet, Deploy: deploy})
 	if err != nil {
@@ -137,6 +137,7 @@ func TestSmartWalletPays(t *testing.T) {
 	if s.From != w.Address.Hex() || s.To != seller.Hex() || s.Value != "1250000" {
 		t.Fatalf("settled from %s to %s value %s", s.From, s.To, s.Value)
 	}
+	logGas(t, c, "EIP-1271 settle (bytes overload, payee without balance)", s.TxHash)
 	wantBalance(t, c, "wallet", w.Address, new(big.Int).Sub(devnet.BuyerTokens, big.NewInt(1250000)))
 	wantBalance(t, c, "seller", seller, big.NewInt(1250000))
 	wantBalance(t, c, "owner", owner.Address, devnet.BuyerTokens)
@@ -150,6 +151,19 @@ func TestSmartWalletPays(t *testing.T) {
 	// (its address has no code), now found on chain.
 	eoa := walletPayment(t, stranger.Key, owner.Address, nil, req)
 	verifyIs(t, f, eoa, facilitator.ReasonInvalidSignature)
+	// For comparison: an EOA's payment to a payee without balance.
+	s = settleIs(t, f, walletPayment(t, owner.Key, owner.Address, nil, requirements(newSeller(t), "1250000")), facilitator.EventSettled, "")
+	logGas(t, c, "EOA settle (v, r, s overload, payee without balance)", s.TxHash)
+}
+
+// logGas logs the gas a settlement's transaction used.
+func logGas(t *testing.T, c *devnet.Chain, what, tx string) {
+	t.Helper()
+	r, err := c.Client().TransactionReceipt(context.Background(), common.HexToHash(tx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d gas", what, r.GasUsed)
 }
 
 // TestERC6492: a wallet that is not deployed yet pays with an ERC-6492
@@ -197,6 +211,7 @@ func TestERC6492(t *testing.T) {
 	if !hasCode(t, c, w.Address) {
 		t.Fatal("the wallet is not deployed")
 	}
+	logGas(t, c, "ERC-6492 settle (deployment and transfer in one transaction, payee without balance)", s.TxHash)
 	wantBalance(t, c, "wallet", w.Address, new(big.Int).Sub(devnet.BuyerTokens, big.NewInt(2000000)))
 	wantBalance(t, c, "seller", seller, big.NewInt(2000000))
 	waitStats(t, f, func(st facilitator.SmartWalletStats) bool {
@@ -314,5 +329,33 @@ func TestSmartWalletConcurrent(t *testing.T) {
 	waitStats(t, f, func(st facilitator.SmartWalletStats) bool { return st.Payments+st.Deployments == 50 })
 	if st := f.SmartWalletStats()[0]; st.Deployments != 1 {
 		t.Fatalf("stats %+v, want 1 deployment", st)
+	}
+}
+
+// BenchmarkVerifySmartWallet measures verify with its on-chain checks (one
+// batched round trip to the devnet) for an EOA, a deployed EIP-1271 wallet
+// and an ERC-6492 signature of a wallet not deployed yet.
+func BenchmarkVerifySmartWallet(b *testing.B) {
+	c, f := walletChain(b, devnet.Config{}, devnet.FactoryAddress)
+	owner := c.Buyers()[0]
+	w := c.UndeployedWallet()
+	deploy := &facilitator.WalletDeployment{Factory: w.Factory, Calldata: token.CreateAccountCalldata(owner.Address, big.NewInt(w.Salt))}
+	req := requirements(common.HexToAddress("0x2222222222222222222222222222222222222222"), "20000")
+	for _, bc := range []struct {
+		name string
+		r    *facilitator.Request
+	}{
+		{"eoa", walletPayment(b, owner.Key, owner.Address, nil, req)},
+		{"eip1271", walletPayment(b, owner.Key, c.SmartWallet().Address, nil, req)},
+		{"erc6492", walletPayment(b, owner.Key, w.Address, deploy, req)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				v, err := f.Verify(context.Background(), bc.r)
+				if err != nil || !v.IsValid {
+					b.Fatalf("verify = %+v, %v", v, err)
+				}
+			}
+		})
 	}
 }
