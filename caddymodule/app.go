@@ -157,6 +157,20 @@ type NetworkConfig struct {
 	// validity window alone, without RPC calls. Settle still checks on chain.
 	SkipOnchainVerify bool `json:"skip_onchain_verify,omitempty"`
 
+	// SmartWalletFactories are the ERC-6492 wallet factories (0x
+	// addresses) through which the facilitator deploys a smart-contract
+	// wallet that signed before it existed, paying the gas, and settles
+	// its payment in the same transaction. Default none: such payments
+	// are refused (payments from deployed wallets, EIP-1271, need no
+	// factory).
+	SmartWalletFactories []string `json:"smart_wallet_factories,omitempty"`
+
+	// SmartWalletMinAmount is the smallest payment, in the token's
+	// smallest unit, for which the facilitator pays a wallet's deployment
+	// (ERC-6492). Default 0.01 token (10000 for 6 decimals); 0 means any
+	// amount.
+	SmartWalletMinAmount string `json:"smart_wallet_min_amount,omitempty"`
+
 	// Explorer is the base URL of the network's block explorer, such as
 	// https://explorer.cronos.org/testnet. The payment page links a
 	// settled transaction as Explorer/tx/<hash>.
@@ -633,6 +647,14 @@ func (a *App) networkConfigs() ([]facilitator.NetworkConfig, []byte, error) {
 			nc.EIP712Version = c.EIP712Version
 		}
 		nc.SkipOnchainVerify = c.SkipOnchainVerify
+		nc.SmartWalletFactories = append([]string(nil), c.SmartWalletFactories...)
+		if c.SmartWalletMinAmount != "" {
+			v, err := parseUnits(c.SmartWalletMinAmount)
+			if err != nil {
+				return nil, nil, fmt.Errorf("network %s: smart_wallet_min_amount %q is not an amount in the token's smallest unit: %w", c.Name, c.SmartWalletMinAmount, err)
+			}
+			nc.SmartWalletMinAmount = v
+		}
 		for _, placeholder := range c.SignerKeys {
 			k, err := resolveKey(repl, c.Name, placeholder)
 			if err != nil {

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"encoding/json"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -64,6 +65,8 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //			alias <name> [<name>...]
 //			skip_onchain_verify
 //			explorer <url>
+//			smart_wallet_factories <address> [<address>...]
+//			smart_wallet_min_amount <units>
 //		}
 //		devnet {
 //			listen <host:port>
@@ -255,6 +258,26 @@ func parseNetwork(d *caddyfile.Dispenser) (*NetworkConfig, error) {
 				return nil, d.Errf("network %s: %v", n.Name, err)
 			}
 			n.Explorer = v
+		case "smart_wallet_factories":
+			addrs := d.RemainingArgs()
+			if len(addrs) == 0 {
+				return nil, d.ArgErr()
+			}
+			for _, a := range addrs {
+				if !facilitator.IsAddress(a) {
+					return nil, d.Errf("network %s: smart_wallet_factories: %q is not an address: want 0x followed by 40 hex digits", n.Name, a)
+				}
+			}
+			n.SmartWalletFactories = append(n.SmartWalletFactories, addrs...)
+		case "smart_wallet_min_amount":
+			v, err := oneArg(d)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := parseUnits(v); err != nil {
+				return nil, d.Errf("network %s: smart_wallet_min_amount %q is not a whole number of the token's smallest unit", n.Name, v)
+			}
+			n.SmartWalletMinAmount = v
 		default:
 			return nil, d.Errf("network %s: unrecognized option %q", n.Name, d.Val())
 		}
@@ -734,3 +757,12 @@ var (
 	_ caddyfile.Unmarshaler = (*Handler)(nil)
 	_ caddyfile.Unmarshaler = (*FacilitatorRoutes)(nil)
 )
+
+// parseUnits parses a non-negative whole number of a token's smallest
+// unit, zero included, within uint256.
+func parseUnits(s string) (*big.Int, error) {
+	if s == "0" {
+		return new(big.Int), nil
+	}
+	return facilitator.ParseAmount(s)
+}

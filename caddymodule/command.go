@@ -12,16 +12,19 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/spf13/cobra"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -171,6 +174,44 @@ type payOptions struct {
 	protocol  string
 	timeout   time.Duration
 	paymentID string
+	// smartWallet is --smart-wallet: the wallet to pay from ("devnet":
+	// the devnet factory's wallet of the key, salt 0).
+	smartWallet string
+	// undeployed is --smart-wallet-undeployed: the salt of the devnet
+	// factory's wallet of the key, paid from with an ERC-6492 signature.
+	undeployed string
+
+	// Resolved from the two above.
+	wallet *common.Address
+	deploy *facilitator.WalletDeployment
+}
+
+// walletOptions resolves --smart-wallet and --smart-wallet-undeployed for
+// the key (the wallet's owner).
+func (o *payOptions) walletOptions(key *ecdsa.PrivateKey) error {
+	owner := crypto.PubkeyToAddress(key.PublicKey)
+	switch {
+	case o.smartWallet != "" && o.undeployed != "":
+		return errors.New("give --smart-wallet or --smart-wallet-undeployed, not both")
+	case o.smartWallet == "devnet":
+		w := token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.DeployedWalletSalt))
+		o.wallet = &w
+	case o.smartWallet != "":
+		if !facilitator.IsAddress(o.smartWallet) {
+			return fmt.Errorf("--smart-wallet %q is not an address (0x and 40 hex digits) or devnet", o.smartWallet)
+		}
+		w := common.HexToAddress(o.smartWallet)
+		o.wallet = &w
+	case o.undeployed != "":
+		salt, ok := new(big.Int).SetString(o.undeployed, 10)
+		if !ok || salt.Sign() < 0 || salt.BitLen() > 256 {
+			return fmt.Errorf("--smart-wallet-undeployed %q is not a salt (a whole number)", o.undeployed)
+		}
+		w := token.WalletAddress(devnet.FactoryAddress, owner, salt)
+		o.wallet = &w
+		o.deploy = &facilitator.WalletDeployment{Factory: devnet.FactoryAddress, Calldata: token.CreateAccountCalldata(owner, salt)}
+	}
+	return nil
 }
 
 // DefaultPayMaxAmount is the most "caddy x402 pay" signs for without
@@ -210,6 +251,15 @@ The chain ID comes from the network named in the requirements
 defaults to ` + DefaultPayMaxAmount + ` (one whole token of a 6-decimal stablecoin), so a
 seller asking more is refused unless --max-amount says otherwise.
 
+--smart-wallet pays from a smart-contract wallet the key owns (EIP-1271:
+the wallet takes the key's signature as its own), such as the development
+chain's: a bare --smart-wallet is the devnet SmartWalletFactory's wallet of
+the key for salt 0 (buyer1's is deployed at genesis with 1,000 tokens).
+--smart-wallet-undeployed[=SALT] pays from the devnet factory's wallet of
+the key for SALT (default 1, buyer1's funded and undeployed wallet) with an
+ERC-6492 signature: the facilitator deploys it first if its network lists
+the factory in smart_wallet_factories.
+
 --payment-id sends an x402 version 2 payment-identifier id (16-128 letters,
 digits, - or _) with the payment, when the seller declares the extension;
 a seller that requires one gets a new id when none is given. The id is
@@ -239,12 +289,19 @@ instead of charging a second time.
 	f.StringVar(&o.protocol, "protocol", "auto", "x402 version to pay with: auto (v2 when offered), v1 or v2")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "timeout of each HTTP request (settling waits for a block)")
 	f.StringVar(&o.paymentID, "payment-id", "", "x402 v2 payment-identifier id to pay under (default: a new one when the seller requires it)")
+	f.StringVar(&o.smartWallet, "smart-wallet", "", "pay from this EIP-1271 smart-contract wallet, which the key owns (bare --smart-wallet: the devnet's wallet of the key)")
+	f.Lookup("smart-wallet").NoOptDefVal = "devnet"
+	f.StringVar(&o.undeployed, "smart-wallet-undeployed", "", "pay from the devnet factory's wallet of the key for this salt, not deployed yet, with an ERC-6492 signature (bare flag: salt 1)")
+	f.Lookup("smart-wallet-undeployed").NoOptDefVal = strconv.Itoa(devnet.UndeployedWalletSalt)
 	return cmd
 }
 
 func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Writer) error {
 	key, err := payKey(o)
 	if err != nil {
+		return err
+	}
+	if err := o.walletOptions(key); err != nil {
 		return err
 	}
 	var shape facilitator.PayloadShape
@@ -341,7 +398,7 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	opts := facilitator.PaymentOptions{Shape: shape}
+	opts := facilitator.PaymentOptions{Shape: shape, Wallet: o.wallet, Deploy: o.deploy}
 	if o.chainID != 0 {
 		opts.ChainID = big.NewInt(o.chainID)
 	}

@@ -216,11 +216,20 @@ var (
 		"JSON-RPC round trips (a batch counts once) by network and endpoint (credentials redacted).", []string{"network", "endpoint"}, nil)
 	descRPCErrors = prometheus.NewDesc("x402_rpc_errors_total",
 		"JSON-RPC round trips that failed, by network and endpoint (credentials redacted).", []string{"network", "endpoint"}, nil)
+	descWalletPays = prometheus.NewDesc("x402_smart_wallet_payments_total",
+		"Settled payments from smart-contract wallets that were deployed already (EIP-1271), by network.", []string{"network"}, nil)
+	descDeployments = prometheus.NewDesc("x402_smart_wallet_deployments_total",
+		"Smart-contract wallets deployed by the facilitator to settle their ERC-6492 payments, by network.", []string{"network"}, nil)
+	descDeploymentGas = prometheus.NewDesc("x402_smart_wallet_deployment_gas_total",
+		"Gas used by the transactions that deployed a wallet and settled its payment, paid by the facilitator, by network.", []string{"network"}, nil)
+	descDeploymentFee = prometheus.NewDesc("x402_smart_wallet_deployment_fee_wei_total",
+		"What those transactions cost the facilitator, in wei, by network.", []string{"network"}, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (c facilitatorCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descPending, descCanSettle, descGas, descNonceLag, descRPCRequests, descRPCErrors} {
+	for _, d := range []*prometheus.Desc{descPending, descCanSettle, descGas, descNonceLag, descRPCRequests, descRPCErrors,
+		descWalletPays, descDeployments, descDeploymentGas, descDeploymentFee} {
 		ch <- d
 	}
 }
@@ -256,6 +265,13 @@ func (c facilitatorCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descRPCRequests, prometheus.CounterValue, float64(e.Requests), n.Network, label)
 			ch <- prometheus.MustNewConstMetric(descRPCErrors, prometheus.CounterValue, float64(e.Errors), n.Network, label)
 		}
+	}
+	for _, n := range c.f.SmartWalletStats() {
+		fee, _ := new(big.Float).SetInt(n.DeploymentFeeWei).Float64()
+		ch <- prometheus.MustNewConstMetric(descWalletPays, prometheus.CounterValue, float64(n.Payments), n.Network)
+		ch <- prometheus.MustNewConstMetric(descDeployments, prometheus.CounterValue, float64(n.Deployments), n.Network)
+		ch <- prometheus.MustNewConstMetric(descDeploymentGas, prometheus.CounterValue, float64(n.DeploymentGas), n.Network)
+		ch <- prometheus.MustNewConstMetric(descDeploymentFee, prometheus.CounterValue, fee, n.Network)
 	}
 }
 

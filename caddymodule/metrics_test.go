@@ -178,6 +178,13 @@ func TestMetrics(t *testing.T) {
 	if _, ok := sample(after, "x402_rpc_errors_total", rpc); !ok {
 		t.Errorf("no x402_rpc_errors_total%v", rpc)
 	}
+	// No smart-contract wallet paid here (facilitator.TestERC6492 counts them).
+	for _, name := range []string{"x402_smart_wallet_payments_total", "x402_smart_wallet_deployments_total",
+		"x402_smart_wallet_deployment_gas_total", "x402_smart_wallet_deployment_fee_wei_total"} {
+		if v, ok := sample(after, name, map[string]string{"network": net}); !ok || v != 0 {
+			t.Errorf("%s = %v, %v; want 0", name, v, ok)
+		}
+	}
 }
 
 // waitNonceLag waits up to 5 s for the scraped x402_signer_nonce_lag of

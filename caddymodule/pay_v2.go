@@ -26,7 +26,7 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	if err != nil {
 		return err
 	}
-	opts := facilitator.PaymentOptions{}
+	opts := facilitator.PaymentOptions{Wallet: o.wallet, Deploy: o.deploy}
 	if o.chainID != 0 {
 		opts.ChainID = big.NewInt(o.chainID)
 	}

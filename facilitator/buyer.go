@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -34,6 +35,24 @@ type PaymentOptions struct {
 	// Extensions are the v2 PaymentPayload's extensions (CreatePaymentV2
 	// only), such as x402.WithPaymentID's.
 	Extensions map[string]any
+	// Wallet, when set, is the payer: a smart-contract wallet that takes
+	// the key's ECDSA signature of the EIP-712 digest as its own (EIP-1271
+	// isValidSignature), such as the development chain's SmartWallet.
+	// Nil means the key's own address.
+	Wallet *common.Address
+	// Deploy, with Wallet, wraps the signature for a wallet that is not
+	// deployed yet (ERC-6492): the factory, and the call of it that
+	// deploys the wallet.
+	Deploy *WalletDeployment
+}
+
+// WalletDeployment is how a smart-contract wallet not deployed yet gets
+// deployed: Calldata sent to Factory (ERC-6492).
+type WalletDeployment struct {
+	// Factory is the wallet factory's address.
+	Factory common.Address
+	// Calldata is the factory call that deploys the wallet.
+	Calldata []byte
 }
 
 // CreatePayment signs an EIP-3009 authorization that pays exactly what the
@@ -86,13 +105,19 @@ func CreatePayment(key *ecdsa.PrivateKey, req PaymentRequirements, opts PaymentO
 	} else if _, err := rand.Read(nonce[:]); err != nil {
 		return "", nil, err
 	}
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	if opts.Wallet != nil {
+		from = *opts.Wallet
+	} else if opts.Deploy != nil {
+		return "", nil, errors.New("a wallet deployment needs the wallet's address")
+	}
 	p := &Payment{
 		X402Version: X402Version,
 		Scheme:      SchemeExact,
 		Network:     req.Network,
 		Asset:       req.Asset,
 		Authorization: Authorization{
-			From:  crypto.PubkeyToAddress(key.PublicKey),
+			From:  from,
 			To:    common.HexToAddress(req.PayTo),
 			Value: value,
 			// Ten minutes back tolerates clock skew between buyer and chain.
@@ -105,6 +130,9 @@ func CreatePayment(key *ecdsa.PrivateKey, req PaymentRequirements, opts PaymentO
 	domain := Domain{Name: dom.Name, Version: dom.Version, ChainID: chainID, VerifyingContract: common.HexToAddress(req.Asset)}
 	if p.Signature, err = SignAuthorization(key, domain, p.Authorization); err != nil {
 		return "", nil, err
+	}
+	if opts.Deploy != nil {
+		p.Signature = evm.WrapERC6492(opts.Deploy.Factory, opts.Deploy.Calldata, p.Signature)
 	}
 	header, err := EncodePaymentHeader(p, opts.Shape)
 	if err != nil {

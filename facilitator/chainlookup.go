@@ -102,7 +102,7 @@ func (f *Facilitator) settlementOn(ctx context.Context, n *network, hash common.
 		return nil, ErrSettlementNotFound
 	}
 	m, err := evm.TokenABI.MethodById(tx.Input)
-	if err != nil || m.Name != "transferWithAuthorization" {
+	if err != nil || m.RawName != "transferWithAuthorization" { // either overload
 		return nil, ErrSettlementNotFound
 	}
 	args, err := m.Inputs.Unpack(tx.Input[4:])

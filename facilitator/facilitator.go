@@ -274,6 +274,13 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		return nil, fmt.Errorf("network %s: the EIP-712 domain (name %q, version %q, chain ID %d, token %s) does not match the token's DOMAIN_SEPARATOR() %s; fix eip712Name / eip712Version, or leave them empty to read them from the token",
 			nc.Name, n.domain.Name, n.domain.Version, nc.ChainID, n.token.Hex(), sep.Hex())
 	}
+	n.smart = newSmartConfig(&n.cfg)
+	// Whether the token can settle smart-wallet signatures: a simulated
+	// call, now; asked again at the first such payment if the chain does
+	// not answer.
+	if _, err := n.probeOverload(ctx, f.logger); err != nil {
+		f.logger.Warn("could not ask the token whether it has transferWithAuthorization(..., bytes signature); asked again at the first smart-wallet payment", zap.String("network", nc.Name), zap.Error(err))
+	}
 	if n.eng, err = engine.New(engine.Config{
 		Network: nc.Name, ChainID: n.chainID, Token: n.token, Pool: pool, Keys: nc.SignerKeys,
 		Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, MaxFeeMultiple: f.maxFee, Serial: f.serial,

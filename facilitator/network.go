@@ -44,6 +44,17 @@ type NetworkConfig struct {
 	// SkipOnchainVerify makes verify answer from the signature and the
 	// window alone, without any RPC call (settle still checks on chain).
 	SkipOnchainVerify bool `json:"skipOnchainVerify,omitempty"`
+	// SmartWalletFactories are the ERC-6492 wallet factories (0x
+	// addresses) through which the facilitator deploys a smart-contract
+	// wallet that signed before it existed, paying the gas, and then
+	// settles its payment (in one transaction). Empty (the default):
+	// payments from wallets that are not deployed yet are refused.
+	SmartWalletFactories []string `json:"smartWalletFactories,omitempty"`
+	// SmartWalletMinAmount is the smallest payment, in the token's
+	// smallest unit, for which the facilitator pays a wallet's deployment
+	// (ERC-6492). Nil means 0.01 token (10^(decimals-2)); zero means any
+	// amount.
+	SmartWalletMinAmount *big.Int `json:"smartWalletMinAmount,omitempty"`
 	// SignerKeys pay the gas of settlements on this network. Without one the
 	// network can verify but not settle. Never serialised.
 	SignerKeys []*ecdsa.PrivateKey `json:"-"`
@@ -126,6 +137,14 @@ func (n *NetworkConfig) validate() error {
 	if !IsAddress(n.Token) {
 		return fmt.Errorf("network %s: token %q is not a 0x-prefixed 20-byte hex address", n.Name, n.Token)
 	}
+	for _, a := range n.SmartWalletFactories {
+		if !IsAddress(a) {
+			return fmt.Errorf("network %s: smart wallet factory %q is not a 0x-prefixed 20-byte hex address", n.Name, a)
+		}
+	}
+	if n.SmartWalletMinAmount != nil && n.SmartWalletMinAmount.Sign() < 0 {
+		return fmt.Errorf("network %s: smart wallet minimum amount must not be negative, got %s", n.Name, n.SmartWalletMinAmount)
+	}
 	for i, k := range n.SignerKeys {
 		if k == nil {
 			return fmt.Errorf("network %s: signer key %d is empty", n.Name, i+1)
@@ -144,4 +163,5 @@ type network struct {
 	rpc     *evm.Pool
 	eng     *engine.Engine
 	quotes  feeQuotes // gas prices shared by settles
+	smart   *smartConfig
 }

@@ -97,6 +97,9 @@ func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string
 		return failed(network, settleText(reason)), nil
 	}
 	job := &engine.Job{Requested: network, Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline}
+	if c.deploy {
+		job.Calldata, job.Create = c.deployCode(), true
+	}
 	t, err := n.eng.Submit(job)
 	var ns *engine.NotSentError
 	if errors.As(err, &ns) && ns.NoGas {
@@ -126,7 +129,11 @@ func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string
 	defer timer.Stop()
 	select {
 	case <-t.Done():
-		return responseOf(t.Record()), nil
+		rec := t.Record()
+		if c.smart != nil {
+			f.countSmartSettled(c, rec)
+		}
+		return responseOf(rec), nil
 	case <-timer.C:
 	case <-ctx.Done():
 	case <-t.Stopped():
@@ -151,7 +158,6 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 	var gas hexutil.Uint64
 	elems := append(b.Elems,
 		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: signer, To: n.token, Data: c.transferCalldata()}}, Result: &gas})
-	b.Elems = elems[:evm.ChecksElems]
 	// The gas prices are shared by the settles of a moment: read with one
 	// of them, at most every feeQuoteTTL.
 	q, fetch := n.quotes.get()
@@ -160,7 +166,12 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 		fr = newFeeRead()
 		elems = append(elems, fr.elems...)
 	}
+	var sp *smartPrepare
+	if c.smart != nil {
+		sp, elems = c.smartElems(signer, elems)
+	}
 	err := n.rpc.Gather(ctx, elems)
+	b.Elems = elems[:evm.ChecksElems] // the answered elements (appends may have moved them)
 	if fetch {
 		if err == nil {
 			q = fr.quote(elems[evm.ChecksElems+1:])
@@ -175,16 +186,22 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 	if err != nil {
 		return nil, "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", n.cfg.Name), err)
 	}
-	if err := simulationError(n, st); err != nil {
-		return nil, "", err
-	}
-	if reason := onchainReason(st, c.p.Authorization.Value); reason != "" {
-		return nil, reason, nil
+	if sp != nil {
+		if reason, err := f.smartTx(ctx, c, st, sp, elems, &elems[evm.ChecksElems], &gas); reason != "" || err != nil {
+			return nil, reason, err
+		}
+	} else {
+		if err := simulationError(n, st); err != nil {
+			return nil, "", err
+		}
+		if reason := onchainReason(st, c.p.Authorization.Value); reason != "" {
+			return nil, reason, nil
+		}
 	}
 	if reason, err := f.reserve(ctx, c, st); reason != "" || err != nil {
 		return nil, reason, err
 	}
-	if err := elems[evm.ChecksElems].Error; err != nil {
+	if err := elems[evm.ChecksElems].Error; err != nil && !c.deploy {
 		if r, ok := evm.RevertReason(err); ok {
 			return nil, verifyTextForRevert(r), nil
 		}

@@ -18,9 +18,21 @@ type checked struct {
 	n        *network
 	p        *Payment
 	calldata []byte // transferWithAuthorization call, built on first use
+	// smart is set when the signature is not the payer's ECDSA one: a
+	// smart-contract wallet's, to be checked on chain (smartwallet.go).
+	smart *smartPayment
+	// deploy is set by settle when the transaction deploys the payer's
+	// wallet (ERC-6492) before the transfer.
+	deploy bool
 }
 
+// transferCalldata is the transferWithAuthorization call: the (v, r, s)
+// form for an EOA's signature, the bytes form with the wallet's own
+// signature for a smart-contract wallet.
 func (c *checked) transferCalldata() []byte {
+	if c.calldata == nil && c.smart != nil {
+		c.calldata = evm.TransferCalldataBytes(&c.p.Authorization, c.smart.sig)
+	}
 	if c.calldata == nil {
 		var err error
 		if c.calldata, err = evm.TransferCalldata(&c.p.Authorization, c.p.Signature); err != nil {
@@ -110,11 +122,11 @@ func (f *Facilitator) checkOffchain(req *Request) (c *checked, reason string) {
 	if reason := f.checkWindow(a); reason != "" {
 		return nil, reason
 	}
-	signer, err := n.hasher.Recover(a, p.Signature)
-	if err != nil || signer != a.From {
-		return nil, ReasonInvalidSignature
+	smart, reason := n.checkSignature(a, p.Signature)
+	if reason != "" {
+		return nil, reason
 	}
-	return &checked{n: n, p: p}, ""
+	return &checked{n: n, p: p, smart: smart}, ""
 }
 
 // checkWindow applies validAfter and validBefore (Unix seconds) to the
@@ -150,6 +162,10 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 		return Invalid(reason), nil
 	}
 	if c.n.cfg.SkipOnchainVerify {
+		if c.smart != nil {
+			// Only the chain can tell a smart-contract wallet's signature.
+			return Invalid(ReasonInvalidSignature), nil
+		}
 		return Valid(), nil
 	}
 	reason, _, err := f.checkOnchain(ctx, c)
@@ -246,6 +262,9 @@ func (r *Reservation) Release() {
 // transfer, in one batched round trip shared with the other verifies and
 // settles of the moment (Pool.Gather).
 func (f *Facilitator) checkOnchain(ctx context.Context, c *checked) (reason string, st *evm.ChainState, err error) {
+	if c.smart != nil {
+		return f.checkSmartOnchain(ctx, c)
+	}
 	b := evm.NewBatchChecks(c.n.token, c.n.simulationSender(), &c.p.Authorization, c.transferCalldata())
 	if err := c.n.rpc.Gather(ctx, b.Elems); err != nil {
 		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", c.n.cfg.Name), zap.Error(err))

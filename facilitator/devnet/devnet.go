@@ -19,6 +19,16 @@
 //   - buyers ("buyer1".."buyerN", 5 by default), each with 1,000 tokens
 //     (1_000_000_000 smallest units) and 1,000 ETH-units for gas.
 //
+// and places smart-contract wallet contracts (package token), for paying
+// with EIP-1271 and ERC-6492 offline:
+//
+//   - a SmartWalletFactory (CREATE2) at FactoryAddress;
+//   - buyer1's SmartWallet for salt 0, deployed, with 1,000 tokens
+//     (SmartWallet);
+//   - buyer1's SmartWallet for salt 1, not deployed (no code at its
+//     address), with 1,000 tokens: an ERC-6492 signature names the factory
+//     and createAccount(buyer1, 1) (UndeployedWallet).
+//
 // TEST ONLY: every key here is public. The keys are keccak256 of fixed
 // strings ("caddy-x402 devnet signer", "caddy-x402 devnet minter",
 // "caddy-x402 devnet buyer 1", ...) and are written out below as constants.
@@ -65,6 +75,19 @@ const Network = "cronos-testnet"
 // TokenAddress is the address of devUSDC.e on Cronos testnet, where the
 // devnet places its token.
 var TokenAddress = common.HexToAddress("0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0")
+
+// FactoryAddress is where the devnet places its SmartWalletFactory:
+// the last 20 bytes of keccak256("caddy-x402 devnet smart wallet factory").
+var FactoryAddress = common.BytesToAddress(crypto.Keccak256([]byte("caddy-x402 devnet smart wallet factory")))
+
+// Salts of buyer1's smart-contract wallets.
+const (
+	// DeployedWalletSalt is the salt of buyer1's deployed wallet.
+	DeployedWalletSalt = 0
+	// UndeployedWalletSalt is the salt of buyer1's wallet that has tokens
+	// but no code yet.
+	UndeployedWalletSalt = 1
+)
 
 // The token's metadata; name and version make up its EIP-712 domain.
 const (
@@ -146,6 +169,25 @@ type Config struct {
 	// Token is the address the token is deployed at; zero means
 	// TokenAddress.
 	Token common.Address
+	// TokenWithoutBytesOverload places a token without the
+	// bytes-signature overload of transferWithAuthorization (like
+	// FiatToken v2.0 and v2.1, token.EIP3009TokenNoBytes), on which
+	// smart-contract wallets cannot pay.
+	TokenWithoutBytesOverload bool
+}
+
+// SmartWallet is one of buyer1's smart-contract wallets on the devnet.
+type SmartWallet struct {
+	// Address is the wallet's (CREATE2) address.
+	Address common.Address `json:"address"`
+	// Owner is the account whose signatures the wallet accepts (buyer1).
+	Owner common.Address `json:"owner"`
+	// Factory is the SmartWalletFactory that deploys it.
+	Factory common.Address `json:"factory"`
+	// Salt is its salt at the factory.
+	Salt int64 `json:"salt"`
+	// Deployed says whether the wallet has code from genesis on.
+	Deployed bool `json:"deployed"`
 }
 
 // Account is a genesis account with its (TEST-ONLY) private key.
@@ -175,6 +217,9 @@ type Info struct {
 	Signer    Account   `json:"signer"`
 	Minter    Account   `json:"minter"`
 	Buyers    []Account `json:"buyers"`
+	// SmartWallets are buyer1's wallets: the deployed one, then the
+	// undeployed one.
+	SmartWallets []SmartWallet `json:"smartWallets,omitempty"`
 }
 
 // Chain is a running development chain. Its methods are safe for
@@ -191,6 +236,7 @@ type Chain struct {
 	signer    Account
 	minter    Account
 	buyers    []Account
+	wallets   []SmartWallet
 	tok       *token.EIP3009Token
 
 	mu        sync.Mutex // guards sealing, the pool's clearing, lastTime, paused and closed
@@ -267,8 +313,22 @@ func Start(cfg Config) (*Chain, error) {
 		balances[b.Address] = new(big.Int).Set(BuyerTokens)
 		alloc[b.Address] = types.Account{Balance: new(big.Int).Set(AccountGas)}
 	}
+	owner := c.buyers[0].Address
+	alloc[FactoryAddress] = types.Account{Code: token.FactoryRuntimeCode(), Balance: new(big.Int)}
+	for _, salt := range []int64{DeployedWalletSalt, UndeployedWalletSalt} {
+		w := SmartWallet{Address: token.WalletAddress(FactoryAddress, owner, big.NewInt(salt)), Owner: owner, Factory: FactoryAddress, Salt: salt, Deployed: salt == DeployedWalletSalt}
+		c.wallets = append(c.wallets, w)
+		balances[w.Address] = new(big.Int).Set(BuyerTokens)
+		if w.Deployed {
+			alloc[w.Address] = types.Account{Code: token.WalletRuntimeCode(), Storage: token.WalletStorage(owner), Balance: new(big.Int)}
+		}
+	}
+	code := token.RuntimeCode()
+	if cfg.TokenWithoutBytesOverload {
+		code = token.NoBytesRuntimeCode()
+	}
 	alloc[cfg.Token] = types.Account{
-		Code:    token.RuntimeCode(),
+		Code:    code,
 		Storage: token.GenesisStorage(c.minter.Address, balances),
 		Balance: new(big.Int),
 	}
@@ -467,6 +527,14 @@ func (c *Chain) Minter() Account { return c.minter }
 // Buyers returns the funded buyer accounts.
 func (c *Chain) Buyers() []Account { return append([]Account(nil), c.buyers...) }
 
+// SmartWallet is buyer1's deployed EIP-1271 wallet (salt 0), with 1,000
+// tokens at genesis.
+func (c *Chain) SmartWallet() SmartWallet { return c.wallets[0] }
+
+// UndeployedWallet is buyer1's wallet for salt 1: 1,000 tokens at genesis
+// and no code until the factory deploys it (an ERC-6492 payment).
+func (c *Chain) UndeployedWallet() SmartWallet { return c.wallets[1] }
+
 // Client returns a client of the chain's JSON-RPC server. It stays valid
 // until Close; do not close it.
 func (c *Chain) Client() *ethclient.Client { return c.client }
@@ -616,6 +684,8 @@ func (c *Chain) Info() Info {
 		Signer:    c.signer,
 		Minter:    c.minter,
 		Buyers:    c.Buyers(),
+
+		SmartWallets: append([]SmartWallet(nil), c.wallets...),
 	}
 }
 

@@ -125,7 +125,8 @@ func TestChainOverJSONRPC(t *testing.T) {
 	if gas, _ := cl.BalanceAt(ctx, c.Signer().Address, nil); gas.Cmp(SignerGas) != 0 {
 		t.Fatalf("signer gas balance %s", gas)
 	}
-	if supply, _ := tok.TotalSupply(nil); supply.Cmp(new(big.Int).Mul(BuyerTokens, big.NewInt(5))) != 0 {
+	// Five buyers and buyer1's two smart wallets.
+	if supply, _ := tok.TotalSupply(nil); supply.Cmp(new(big.Int).Mul(BuyerTokens, big.NewInt(7))) != 0 {
 		t.Fatalf("total supply %s", supply)
 	}
 	if m, _ := tok.Minter(nil); m != c.Minter().Address {
@@ -488,5 +489,71 @@ func TestMineWhilePaused(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if n, err := cl.BlockNumber(ctx); err != nil || n != n0+1 {
 		t.Fatalf("block %d, want %d, %v", n, n0+1, err)
+	}
+}
+
+// TestSmartWallets: the factory, buyer1's deployed wallet and the address
+// of its undeployed one are where Info says, with their tokens; the
+// factory deploys the second wallet at its address.
+func TestSmartWallets(t *testing.T) {
+	t.Parallel()
+	c := start(t, Config{BlockTime: 200 * time.Millisecond})
+	cl := dial(t, c)
+	ctx := context.Background()
+	fac, err := token.NewSmartWalletFactory(FactoryAddress, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := c.Buyers()[0]
+	for i, w := range []SmartWallet{c.SmartWallet(), c.UndeployedWallet()} {
+		if w != c.Info().SmartWallets[i] || w.Owner != owner.Address || w.Factory != FactoryAddress {
+			t.Fatalf("wallet %d: %+v, info %+v", i, w, c.Info().SmartWallets)
+		}
+		addr, err := fac.GetAddress(nil, owner.Address, big.NewInt(w.Salt))
+		if err != nil || addr != w.Address {
+			t.Fatalf("wallet %d: factory's address %s (%v), devnet's %s", i, addr, err, w.Address)
+		}
+		code, err := cl.CodeAt(ctx, w.Address, nil)
+		if err != nil || (len(code) > 0) != w.Deployed {
+			t.Fatalf("wallet %d: %d bytes of code (%v), deployed %v", i, len(code), err, w.Deployed)
+		}
+		if bal, err := c.BalanceOf(ctx, w.Address); err != nil || bal.Cmp(BuyerTokens) != 0 {
+			t.Fatalf("wallet %d: balance %s, %v", i, bal, err)
+		}
+	}
+	sw, err := token.NewSmartWallet(c.SmartWallet().Address, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := sw.Owner(nil); err != nil || o != owner.Address {
+		t.Fatalf("owner %s, %v", o, err)
+	}
+	opts, err := bind.NewKeyedTransactorWithChainID(c.Signer().Key, c.ChainID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := fac.CreateAccount(opts, owner.Address, big.NewInt(UndeployedWalletSalt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := waitMined(t, cl, tx.Hash()); r.Status != types.ReceiptStatusSuccessful {
+		t.Fatal("createAccount failed")
+	}
+	if code, _ := cl.CodeAt(ctx, c.UndeployedWallet().Address, nil); string(code) != string(token.WalletRuntimeCode()) {
+		t.Fatalf("deployed wallet has %d bytes of code", len(code))
+	}
+}
+
+// TestTokenWithoutBytesOverload: the option places a token without the
+// bytes overload; everything else is as usual.
+func TestTokenWithoutBytesOverload(t *testing.T) {
+	t.Parallel()
+	c := start(t, Config{BlockTime: 200 * time.Millisecond, TokenWithoutBytesOverload: true})
+	code, err := c.Client().CodeAt(context.Background(), c.Token(), nil)
+	if err != nil || string(code) != string(token.NoBytesRuntimeCode()) {
+		t.Fatalf("token code: %d bytes, %v", len(code), err)
+	}
+	if bal, err := c.BalanceOf(context.Background(), c.Buyers()[0].Address); err != nil || bal.Cmp(BuyerTokens) != 0 {
+		t.Fatalf("buyer balance %s, %v", bal, err)
 	}
 }

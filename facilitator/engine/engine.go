@@ -302,11 +302,17 @@ func (e *Engine) release(sts []*settlement) {
 type Job struct {
 	// Requested is the network string the seller sent, kept in the record.
 	Requested string
-	// Auth is the authorization and Signature its 65-byte signature.
+	// Auth is the authorization and Signature its signature (65 bytes
+	// from an EOA; any length from a smart-contract wallet).
 	Auth      x402.Authorization
 	Signature []byte
-	// Calldata is the transferWithAuthorization call.
+	// Calldata is the transferWithAuthorization call, or with Create the
+	// creation code of a contract-creation transaction that makes it (an
+	// ERC-6492 wallet deployed and its transfer, in one transaction).
 	Calldata []byte
+	// Create makes the transaction a contract creation (no recipient)
+	// with Calldata as its code, rather than a call of the token.
+	Create bool
 	// Fees are the first transaction's gas parameters.
 	Fees *Fees
 	// Signer is the key to send from (PickSigner).

@@ -17,6 +17,7 @@ type settlement struct {
 	key      authKey
 	s        *signer
 	calldata []byte
+	create   bool // calldata is creation code (Job.Create)
 	fee      *Fees
 	firstFee *Fees     // the first transaction's, for the fee ceiling
 	deadline time.Time // the caller's, for the first broadcast; zero = none
@@ -44,7 +45,7 @@ func newSettlement(e *Engine, job *Job, s *signer) *settlement {
 	a := &job.Auth
 	now := e.now()
 	return &settlement{
-		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, fee: job.Fees, firstFee: job.Fees, serial: e.cfg.Serial,
+		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, create: job.Create, fee: job.Fees, firstFee: job.Fees, serial: e.cfg.Serial,
 		done: make(chan struct{}),
 		rec: &Record{
 			ID:               RecordID(e.cfg.Network, a.From, a.Nonce),

@@ -88,11 +88,11 @@ type Fees struct {
 	GasPrice *big.Int
 }
 
-func (f *Fees) txData(nonce uint64, to common.Address, data []byte, chainID *big.Int) types.TxData {
+func (f *Fees) txData(nonce uint64, to *common.Address, data []byte, chainID *big.Int) types.TxData {
 	if f.TipCap != nil {
-		return &types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: f.TipCap, GasFeeCap: f.FeeCap, Gas: f.GasLimit, To: &to, Data: data}
+		return &types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: f.TipCap, GasFeeCap: f.FeeCap, Gas: f.GasLimit, To: to, Data: data}
 	}
-	return &types.LegacyTx{Nonce: nonce, GasPrice: f.GasPrice, Gas: f.GasLimit, To: &to, Data: data}
+	return &types.LegacyTx{Nonce: nonce, GasPrice: f.GasPrice, Gas: f.GasLimit, To: to, Data: data}
 }
 
 // capped limits the fees to multiple times first (zero multiple: 3).
@@ -219,7 +219,11 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		recs := make([]*Record, len(reqs))
 		var signErr error
 		for i, r := range reqs {
-			tx, err := types.SignNewTx(s.key, s.txSigner, r.st.fee.txData(first+uint64(i), e.cfg.Token, r.st.calldata, e.cfg.ChainID))
+			to := &e.cfg.Token
+			if r.st.create {
+				to = nil // a contract creation (an ERC-6492 deployment and its transfer)
+			}
+			tx, err := types.SignNewTx(s.key, s.txSigner, r.st.fee.txData(first+uint64(i), to, r.st.calldata, e.cfg.ChainID))
 			if err != nil {
 				signErr = err
 				break
@@ -679,7 +683,7 @@ func (s *signer) fillGap(ctx context.Context, e *Engine, refused *types.Transact
 func (s *signer) selfTransfer(nonce uint64, above *Fees, chainID *big.Int) (*types.Transaction, error) {
 	fee := above.bumped()
 	fee.GasLimit = 21000
-	return types.SignNewTx(s.key, s.txSigner, fee.txData(nonce, s.addr, nil, chainID))
+	return types.SignNewTx(s.key, s.txSigner, fee.txData(nonce, &s.addr, nil, chainID))
 }
 
 // fillReq asks the send loop to fill nonce with a zero-value transfer if

@@ -619,7 +619,7 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 			zap.String("id", st.rec.ID), zap.String("tx", tx.Hash().Hex()), zap.Error(err))
 		return
 	}
-	repl, err := types.SignNewTx(st.s.key, st.s.txSigner, next.txData(tx.Nonce(), w.e().cfg.Token, tx.Data(), w.e().cfg.ChainID))
+	repl, err := types.SignNewTx(st.s.key, st.s.txSigner, next.txData(tx.Nonce(), tx.To(), tx.Data(), w.e().cfg.ChainID))
 	if err != nil {
 		return
 	}

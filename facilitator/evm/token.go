@@ -17,7 +17,9 @@ import (
 
 // TokenABI is the part of an EIP-3009 (FiatToken-style) token the
 // facilitator calls. The v, r, s form of transferWithAuthorization is in
-// every FiatTokenV2 version, so it is the one submitted.
+// every FiatTokenV2 version, so it is the one submitted for EOAs; the bytes
+// form (FiatToken v2.2, "transferWithAuthorization0" in the parsed ABI) is
+// submitted for smart-contract wallets.
 const tokenABIJSON = `[
  {"type":"function","name":"name","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
  {"type":"function","name":"version","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
@@ -28,7 +30,11 @@ const tokenABIJSON = `[
  {"type":"function","name":"transferWithAuthorization","stateMutability":"nonpayable","inputs":[
   {"name":"from","type":"address"},{"name":"to","type":"address"},{"name":"value","type":"uint256"},
   {"name":"validAfter","type":"uint256"},{"name":"validBefore","type":"uint256"},{"name":"nonce","type":"bytes32"},
-  {"name":"v","type":"uint8"},{"name":"r","type":"bytes32"},{"name":"s","type":"bytes32"}],"outputs":[]}
+  {"name":"v","type":"uint8"},{"name":"r","type":"bytes32"},{"name":"s","type":"bytes32"}],"outputs":[]},
+ {"type":"function","name":"transferWithAuthorization","stateMutability":"nonpayable","inputs":[
+  {"name":"from","type":"address"},{"name":"to","type":"address"},{"name":"value","type":"uint256"},
+  {"name":"validAfter","type":"uint256"},{"name":"validBefore","type":"uint256"},{"name":"nonce","type":"bytes32"},
+  {"name":"signature","type":"bytes"}],"outputs":[]}
 ]`
 
 // TokenABI is the part of an EIP-3009 token the facilitator calls.
@@ -54,6 +60,20 @@ func TransferCalldata(a *x402.Authorization, sig []byte) ([]byte, error) {
 	copy(s[:], sig[32:64])
 	return TokenABI.Pack("transferWithAuthorization", a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, v, r, s)
 }
+
+// TransferCalldataBytes encodes the bytes-signature overload of
+// transferWithAuthorization (FiatToken v2.2), through which a
+// smart-contract wallet's signature of any length is checked (EIP-1271).
+func TransferCalldataBytes(a *x402.Authorization, sig []byte) []byte {
+	data, err := TokenABI.Pack(methodTransferBytes, a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, sig)
+	if err != nil {
+		panic(err) // every argument is of its ABI type
+	}
+	return data
+}
+
+// methodTransferBytes is the parsed ABI's name of the bytes overload.
+const methodTransferBytes = "transferWithAuthorization0"
 
 // CallArgs is the eth_call / eth_estimateGas argument object.
 type CallArgs struct {

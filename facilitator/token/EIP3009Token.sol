@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 pragma solidity 0.8.30;
 
-/// @title EIP3009Token
+/// @title EIP3009Base
 /// @notice A minimal ERC-20 token with EIP-3009 (transfer with authorization),
 /// written for caddy-x402's tests and development chain. Its external
 /// behaviour, function signatures, EIP-712 domain and revert strings follow
@@ -14,7 +14,11 @@ pragma solidity 0.8.30;
 ///
 /// Not part of FiatToken: blacklisting, pausing, permit, proxying, multiple
 /// minters. This contract is for testing; do not use it for real money.
-contract EIP3009Token {
+///
+/// The base holds the (v, r, s) functions and the storage; EIP3009Token (the
+/// development chain's token, FiatToken v2.2) adds the bytes-signature
+/// overloads, EIP3009TokenNoBytes (like FiatToken v2.0 and v2.1) does not.
+abstract contract EIP3009Base {
     // ---------------------------------------------------------------------
     // Constants
     // ---------------------------------------------------------------------
@@ -40,6 +44,10 @@ contract EIP3009Token {
 
     bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
         keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
+
+    /// EIP-1271: isValidSignature(bytes32,bytes).selector, the answer of a
+    /// wallet that accepts a signature.
+    bytes4 internal constant ERC1271_MAGIC_VALUE = 0x1626ba7e;
 
     /// secp256k1n / 2: signatures with s above this are malleable and rejected.
     uint256 private constant HALF_ORDER =
@@ -149,20 +157,6 @@ contract EIP3009Token {
         );
     }
 
-    function transferWithAuthorization(
-        address from,
-        address to,
-        uint256 value,
-        uint256 validAfter,
-        uint256 validBefore,
-        bytes32 nonce,
-        bytes memory signature
-    ) external {
-        _transferWithAuthorization(
-            TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature
-        );
-    }
-
     function receiveWithAuthorization(
         address from,
         address to,
@@ -180,27 +174,8 @@ contract EIP3009Token {
         );
     }
 
-    function receiveWithAuthorization(
-        address from,
-        address to,
-        uint256 value,
-        uint256 validAfter,
-        uint256 validBefore,
-        bytes32 nonce,
-        bytes memory signature
-    ) external {
-        require(to == msg.sender, "FiatTokenV2: caller must be the payee");
-        _transferWithAuthorization(
-            RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature
-        );
-    }
-
     function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
         _cancelAuthorization(authorizer, nonce, abi.encodePacked(r, s, v));
-    }
-
-    function cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature) external {
-        _cancelAuthorization(authorizer, nonce, signature);
     }
 
     // ---------------------------------------------------------------------
@@ -245,15 +220,31 @@ contract EIP3009Token {
         emit AuthorizationCanceled(authorizer, nonce);
     }
 
-    /// @dev True when signature is a valid 65-byte (r, s, v) ECDSA signature
-    /// by signer over the EIP-712 digest of structHash. Wrong length, v not 27
-    /// or 28, s in the upper half of the curve order and a failed recovery
-    /// all count as invalid.
+    /// @dev FiatToken v2.2's SignatureChecker: a signer without code (an
+    /// EOA) must have made signature, a valid 65-byte (r, s, v) ECDSA
+    /// signature over the EIP-712 digest of structHash; a signer with code
+    /// (a smart-contract wallet) must answer EIP-1271
+    /// isValidSignature(digest, signature) with 0x1626ba7e. Both overloads
+    /// (v, r, s and bytes) come here, as in FiatToken v2.2.
     function _isValidSignature(address signer, bytes32 structHash, bytes memory signature)
         internal
         view
+        virtual
         returns (bool)
     {
+        bytes32 digest = keccak256(abi.encodePacked("\x19\x01", _domainSeparator(), structHash));
+        if (signer.code.length == 0) {
+            return _isValidECDSA(signer, digest, signature);
+        }
+        (bool ok, bytes memory result) =
+            signer.staticcall(abi.encodeWithSelector(ERC1271_MAGIC_VALUE, digest, signature));
+        return ok && result.length >= 32 && abi.decode(result, (bytes32)) == bytes32(ERC1271_MAGIC_VALUE);
+    }
+
+    /// @dev True when signature is a valid 65-byte (r, s, v) ECDSA signature
+    /// by signer over digest. Wrong length, v not 27 or 28, s in the upper
+    /// half of the curve order and a failed recovery all count as invalid.
+    function _isValidECDSA(address signer, bytes32 digest, bytes memory signature) internal pure returns (bool) {
         if (signature.length != 65) {
             return false;
         }
@@ -268,7 +259,6 @@ contract EIP3009Token {
         if (uint256(s) > HALF_ORDER || (v != 27 && v != 28)) {
             return false;
         }
-        bytes32 digest = keccak256(abi.encodePacked("\x19\x01", _domainSeparator(), structHash));
         address recovered = ecrecover(digest, v, r, s);
         return recovered != address(0) && recovered == signer;
     }
@@ -290,5 +280,61 @@ contract EIP3009Token {
         }
         _balances[to] += value;
         emit Transfer(from, to, value);
+    }
+}
+
+/// @title EIP3009Token
+/// @notice FiatToken v2.2's surface: EIP3009Base plus the bytes-signature
+/// overloads of transferWithAuthorization, receiveWithAuthorization and
+/// cancelAuthorization, through which smart-contract wallets (EIP-1271) pay.
+/// The development chain's token.
+contract EIP3009Token is EIP3009Base {
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) external {
+        _transferWithAuthorization(
+            TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature
+        );
+    }
+
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) external {
+        require(to == msg.sender, "FiatTokenV2: caller must be the payee");
+        _transferWithAuthorization(
+            RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature
+        );
+    }
+
+    function cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature) external {
+        _cancelAuthorization(authorizer, nonce, signature);
+    }
+}
+
+/// @title EIP3009TokenNoBytes
+/// @notice A token like FiatToken v2.0 and v2.1: the (v, r, s) functions only,
+/// no bytes-signature overloads, and signatures checked by ECDSA recovery
+/// alone. Tests use it to see a facilitator refuse smart-wallet payments on a
+/// token that cannot settle them.
+contract EIP3009TokenNoBytes is EIP3009Base {
+    function _isValidSignature(address signer, bytes32 structHash, bytes memory signature)
+        internal
+        view
+        override
+        returns (bool)
+    {
+        return _isValidECDSA(signer, keccak256(abi.encodePacked("\x19\x01", _domainSeparator(), structHash)), signature);
     }
 }

@@ -5,14 +5,25 @@
 // The contract behaves like Circle's FiatTokenV2_2 (USDC) for everything x402
 // uses: ERC-20, the EIP-712 domain (name "Bridged USDC (Stargate)", version
 // "1"), transferWithAuthorization / receiveWithAuthorization /
-// cancelAuthorization in both the (v, r, s) and the bytes-signature form, and
-// FiatToken's revert strings. A single minter can mint, so tests can fund
-// accounts. It is for tests and development chains only.
+// cancelAuthorization in both the (v, r, s) and the bytes-signature form,
+// signatures checked as FiatToken v2.2's SignatureChecker does (an EOA by
+// ECDSA recovery, a contract by EIP-1271 isValidSignature), and FiatToken's
+// revert strings. A single minter can mint, so tests can fund accounts. It
+// is for tests and development chains only.
+//
+// Beside it (SmartWallet.sol, contracts.json, wallet.go, factory.go): a
+// minimal EIP-1271 wallet with one owner, a CREATE2 factory for it, and
+// EIP3009TokenNoBytes, a token without the bytes overloads (like FiatToken
+// v2.0 and v2.1). ERC6492.sol holds the two contracts the facilitator runs
+// as creation code (package evm embeds their bytecode, which gen.sh writes
+// to ../evm/erc6492.json).
 //
 // RuntimeCode and GenesisStorage let a development chain place the token by
-// genesis allocation (see package devnet) rather than deploying it.
+// genesis allocation (see package devnet) rather than deploying it;
+// WalletRuntimeCode, WalletStorage and FactoryRuntimeCode do the same for
+// the wallet and its factory.
 //
-// Regenerate the artifact and bindings after editing the Solidity source
+// Regenerate the artifacts and bindings after editing a Solidity source
 // with `go generate` (needs node, npm and go; see gen.sh).
 package token
 

@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Regenerates EIP3009Token.json (compiler artifact) and token.go (Go bindings)
-# from EIP3009Token.sol. Both outputs are committed, so building and testing
-# need neither npm nor solc; run this (or `go generate ./facilitator/token`)
-# only after editing the Solidity source.
+# Regenerates, from the Solidity sources here:
+#   - EIP3009Token.json (compiler artifact) and token.go (Go bindings) of the
+#     development chain's token;
+#   - contracts.json (artifacts of EIP3009TokenNoBytes, SmartWallet and
+#     SmartWalletFactory) and wallet.go, factory.go (their Go bindings);
+#   - ../evm/erc6492.json: the creation code and ABI of ERC6492SigValidator
+#     and ERC6492Deployer, which the facilitator runs in eth_call and in
+#     contract-creation transactions (package evm embeds it).
+# Every output is committed, so building and testing need neither npm nor
+# solc; run this (or `go generate ./facilitator/token`) only after editing a
+# Solidity source.
 #
 # Needs: node + npm (solc-js is pinned exactly in package.json and
 # package-lock.json), and go (abigen is run at the go-ethereum version that
@@ -18,16 +25,22 @@ node - <<'JS'
 const fs = require("fs");
 const solc = require("solc");
 
+const files = ["EIP3009Token.sol", "SmartWallet.sol", "ERC6492.sol"];
+const sources = {};
+for (const f of files) sources[f] = { content: fs.readFileSync(f, "utf8") };
 const input = {
   language: "Solidity",
-  sources: { "EIP3009Token.sol": { content: fs.readFileSync("EIP3009Token.sol", "utf8") } },
+  sources,
   settings: {
     optimizer: { enabled: true, runs: 200 },
     evmVersion: "paris",
     outputSelection: {
       "EIP3009Token.sol": {
         EIP3009Token: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object", "storageLayout"],
+        EIP3009TokenNoBytes: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
       },
+      "SmartWallet.sol": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
+      "ERC6492.sol": { "*": ["abi", "evm.bytecode.object"] },
     },
   },
 };
@@ -57,12 +70,47 @@ const artifact = {
   storageLayout,
 };
 fs.writeFileSync("EIP3009Token.json", JSON.stringify(artifact, null, 2) + "\n");
-fs.writeFileSync(".abi.tmp.json", JSON.stringify(c.abi));
-fs.writeFileSync(".bin.tmp", c.evm.bytecode.object);
+fs.writeFileSync(".EIP3009Token.abi.tmp", JSON.stringify(c.abi));
+fs.writeFileSync(".EIP3009Token.bin.tmp", c.evm.bytecode.object);
+
+const brief = (x, deployed) => {
+  const a = { abi: x.abi, bytecode: "0x" + x.evm.bytecode.object };
+  if (deployed) a.deployedBytecode = "0x" + x.evm.deployedBytecode.object;
+  return a;
+};
+const others = {
+  compiler: "solc-js " + solc.version(),
+  settings: { optimizer: input.settings.optimizer, evmVersion: input.settings.evmVersion },
+  contracts: {
+    EIP3009TokenNoBytes: brief(out.contracts["EIP3009Token.sol"].EIP3009TokenNoBytes, true),
+    SmartWallet: brief(out.contracts["SmartWallet.sol"].SmartWallet, true),
+    SmartWalletFactory: brief(out.contracts["SmartWallet.sol"].SmartWalletFactory, true),
+  },
+};
+fs.writeFileSync("contracts.json", JSON.stringify(others, null, 2) + "\n");
+for (const name of ["SmartWallet", "SmartWalletFactory"]) {
+  fs.writeFileSync("." + name + ".abi.tmp", JSON.stringify(others.contracts[name].abi));
+  fs.writeFileSync("." + name + ".bin.tmp", others.contracts[name].bytecode.slice(2));
+}
+const sig = {
+  compiler: "solc-js " + solc.version(),
+  settings: { optimizer: input.settings.optimizer, evmVersion: input.settings.evmVersion },
+  contracts: {
+    ERC6492SigValidator: brief(out.contracts["ERC6492.sol"].ERC6492SigValidator, false),
+    ERC6492Deployer: brief(out.contracts["ERC6492.sol"].ERC6492Deployer, false),
+  },
+};
+fs.writeFileSync("../evm/erc6492.json", JSON.stringify(sig, null, 2) + "\n");
 console.error("compiled with solc " + solc.version());
 JS
 
-trap 'rm -f .abi.tmp.json .bin.tmp' EXIT
-go run "github.com/ethereum/go-ethereum/cmd/abigen@${ABIGEN_VERSION}" \
-  --abi .abi.tmp.json --bin .bin.tmp --pkg token --type EIP3009Token --out token.go
-chmod 0644 token.go
+trap 'rm -f .*.abi.tmp .*.bin.tmp' EXIT
+abigen() {
+  go run "github.com/ethereum/go-ethereum/cmd/abigen@${ABIGEN_VERSION}" \
+    --abi ".$1.abi.tmp" --bin ".$1.bin.tmp" --pkg token --type "$1" --out "$2"
+  chmod 0644 "$2"
+}
+abigen EIP3009Token token.go
+abigen SmartWallet wallet.go
+abigen SmartWalletFactory factory.go
+chmod 0644 ../evm/erc6492.json

@@ -48,6 +48,7 @@ var codeByText = []struct{ text, code string }{
 	{"Invalid payment payload", CodeInvalidPayload},
 	{"Unsupported x402Version", CodeInvalidVersion},
 	{"Transaction simulation failed", CodeSimulationFailed},
+	{ReasonSmartWalletPrefix, CodeInvalidPayload},
 }
 
 // CodeOf returns the reference reason code for a Cronos reason or error

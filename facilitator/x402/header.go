@@ -14,6 +14,12 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
+// MaxSignatureBytes bounds a payment's signature. An EOA's is 65 bytes; a
+// smart-contract wallet's (a WebAuthn or multi-owner signature, in an
+// ERC-6492 wrapper with the factory's calldata) is a few hundred to a
+// couple of thousand.
+const MaxSignatureBytes = 8192
+
 // Authorization is an EIP-3009 transferWithAuthorization as signed by the
 // buyer. ValidAfter and ValidBefore are Unix seconds.
 type Authorization struct {
@@ -36,7 +42,10 @@ type Payment struct {
 	Network string
 	// Authorization is the signed transfer.
 	Authorization Authorization
-	// Signature is the 65-byte EIP-712 signature (r, s, v).
+	// Signature is the EIP-712 signature: 65 bytes (r, s, v) from an
+	// EOA; from a smart-contract wallet whatever its EIP-1271
+	// isValidSignature takes, or an ERC-6492 wrapper around that (at most
+	// MaxSignatureBytes).
 	Signature []byte
 	// Asset is the token address from the flat Cronos payload, if given.
 	Asset string
@@ -264,7 +273,7 @@ func (p *Payment) fromJSON(pj *payloadJSON) error {
 		return invalidPayment("Invalid payment payload: nonce must be 32 bytes of 0x-prefixed hex")
 	}
 	sig, err := hexutil.Decode(pj.Signature)
-	if err != nil || len(sig) != 65 {
+	if err != nil || len(sig) == 0 || len(sig) > MaxSignatureBytes {
 		return &InvalidPaymentError{Reason: ReasonInvalidSignature}
 	}
 	p.Signature = sig

@@ -78,7 +78,9 @@ func TestDecodePaymentHeaderErrors(t *testing.T) {
 		{"to not hex", replace(`"to":"0x2222222222222222222222222222222222222222"`, `"to":"0xZZ22222222222222222222222222222222222222"`), "Invalid payment payload: to must be a 0x-prefixed 20-byte hex address"},
 		{"nonce short", replace(`"nonce":"0x0102030000000000000000000000000000000000000000000000000000000000"`, `"nonce":"0x0102"`), "Invalid payment payload: nonce must be 32 bytes of 0x-prefixed hex"},
 		{"nonce not hex", replace(`"nonce":"0x0102030000000000000000000000000000000000000000000000000000000000"`, `"nonce":"0xgg02030000000000000000000000000000000000000000000000000000000000"`), "Invalid payment payload: nonce must be 32 bytes of 0x-prefixed hex"},
-		{"signature short", replace(sig65, "abcd"), ReasonInvalidSignature},
+		// Any other length may be a smart-contract wallet's signature.
+		{"signature empty", replace(sig65, ""), ReasonInvalidSignature},
+		{"signature too long", replace(sig65, strings.Repeat("ab", MaxSignatureBytes+1)), ReasonInvalidSignature},
 		{"signature not hex", replace(sig65, strings.Repeat("zz", 65)), ReasonInvalidSignature},
 		{"validBefore text", replace(`"validBefore":1900000000`, `"validBefore":"soon"`), "Invalid payment payload: validBefore must be Unix seconds as an integer"},
 		{"validAfter negative", replace(`"validAfter":0`, `"validAfter":-1`), "Invalid payment payload: validAfter must be Unix seconds as an integer"},

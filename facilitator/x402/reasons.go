@@ -64,3 +64,30 @@ func ReasonInvalidAmount(a string) string { return "Invalid amount: " + Clip(a, 
 func ReasonSimulationFailed(reason string) string {
 	return "Transaction simulation failed: " + reason
 }
+
+// ReasonSmartWalletPrefix begins every refusal of a smart-contract wallet
+// payment for what the facilitator or its network cannot do (not for a bad
+// signature, which is ReasonInvalidSignature).
+const ReasonSmartWalletPrefix = "Smart-contract wallet: "
+
+// ReasonSmartWalletUnsupported is the verify text for a smart-contract
+// wallet's payment on a network whose token has no bytes-signature
+// overload of transferWithAuthorization (FiatToken before v2.2).
+func ReasonSmartWalletUnsupported(network string) string {
+	return ReasonSmartWalletPrefix + "the token of network " + network +
+		" has no transferWithAuthorization(..., bytes signature), so it cannot settle a wallet's signature"
+}
+
+// ReasonFactoryNotAllowed is the verify text for an ERC-6492 payment from
+// a wallet not deployed yet whose factory the operator did not list.
+func ReasonFactoryNotAllowed(factory, network string) string {
+	return ReasonSmartWalletPrefix + "the wallet is not deployed and its ERC-6492 factory " + factory +
+		" is not one this facilitator deploys through on network " + network + " (smart_wallet_factories)"
+}
+
+// ReasonBelowDeploymentFloor is the verify text for an ERC-6492 payment
+// from a wallet not deployed yet, for less than the network's floor.
+func ReasonBelowDeploymentFloor(floor, network string) string {
+	return ReasonSmartWalletPrefix + "the wallet is not deployed, and this facilitator pays the gas of a deployment only for payments of at least " +
+		floor + " (smallest token units) on network " + network + " (smart_wallet_min_amount)"
+}

@@ -1,0 +1,93 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/token"
+)
+
+// TestPaySmartWallet: "caddy x402 pay --smart-wallet" pays a real paywall
+// from the devnet's EIP-1271 wallet of buyer1, and
+// "--smart-wallet-undeployed" from its undeployed wallet with an ERC-6492
+// signature, which the embedded facilitator deploys because the network
+// lists the devnet factory. The money leaves the wallets, not buyer1.
+func TestPaySmartWallet(t *testing.T) {
+	newTester(t, globalBlock(fmt.Sprintf(`network cronos-testnet {
+			smart_wallet_factories %s
+		}`, devnet.FactoryAddress.Hex()))+fmt.Sprintf(`
+:%d {
+	x402 /wallet {
+		pay_to %s
+		price 0.02
+	}
+	respond /wallet "wallet content"
+}
+`, sitePort, seller2Addr))
+	owner := crypto.PubkeyToAddress(buyerKey(t, devnet.Buyer1PrivateKey).PublicKey)
+	deployed := token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.DeployedWalletSalt)).Hex()
+	undeployed := token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.UndeployedWalletSalt)).Hex()
+
+	for _, tc := range []struct {
+		name   string
+		o      payOptions
+		wallet string
+	}{
+		{"EIP-1271 v1", payOptions{smartWallet: "devnet", protocol: "v1"}, deployed},
+		{"EIP-1271 v2", payOptions{smartWallet: deployed}, deployed},
+		{"ERC-6492", payOptions{undeployed: "1"}, undeployed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			walletBefore, ownerBefore, sellerBefore := balance(t, tc.wallet), balance(t, owner.Hex()), balance(t, seller2Addr)
+			o := tc.o
+			o.key, o.method, o.timeout = devnet.Buyer1PrivateKey, "GET", 30*time.Second
+			var stdout, stderr bytes.Buffer
+			if err := runPay(context.Background(), siteURL+"/wallet", o, &stdout, &stderr); err != nil {
+				t.Fatalf("runPay: %v\nstderr: %s", err, stderr.String())
+			}
+			if stdout.String() != "wallet content" {
+				t.Fatalf("stdout %q", stdout.String())
+			}
+			if !strings.Contains(stderr.String(), "from "+tc.wallet) {
+				t.Errorf("stderr does not name the wallet %s as payer: %s", tc.wallet, stderr.String())
+			}
+			assertDelta(t, "wallet", walletBefore, balance(t, tc.wallet), -20000)
+			assertDelta(t, "seller", sellerBefore, balance(t, seller2Addr), 20000)
+			assertDelta(t, "owner", ownerBefore, balance(t, owner.Hex()), 0)
+		})
+	}
+	code, err := chainClient.CodeAt(context.Background(), crypto.PubkeyToAddress(buyerKey(t, devnet.Buyer1PrivateKey).PublicKey), nil)
+	if err != nil || len(code) != 0 {
+		t.Fatalf("owner has code %x, %v", code, err)
+	}
+	code, err = chainClient.CodeAt(context.Background(), token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.UndeployedWalletSalt)), nil)
+	if err != nil || string(code) != string(token.WalletRuntimeCode()) {
+		t.Fatalf("the undeployed wallet has %d bytes of code after paying, %v", len(code), err)
+	}
+}
+
+// TestPaySmartWalletFlags: the flags are checked before anything is sent.
+func TestPaySmartWalletFlags(t *testing.T) {
+	for _, tc := range []struct {
+		o    payOptions
+		want string
+	}{
+		{payOptions{smartWallet: "devnet", undeployed: "1"}, "give --smart-wallet or --smart-wallet-undeployed, not both"},
+		{payOptions{smartWallet: "0x12"}, `--smart-wallet "0x12" is not an address (0x and 40 hex digits) or devnet`},
+		{payOptions{undeployed: "-1"}, `--smart-wallet-undeployed "-1" is not a salt (a whole number)`},
+	} {
+		tc.o.key = devnet.Buyer1PrivateKey
+		var stdout, stderr bytes.Buffer
+		if err := runPay(context.Background(), "http://127.0.0.1:1/", tc.o, &stdout, &stderr); err == nil || err.Error() != tc.want {
+			t.Errorf("%+v: %v, want %q", tc.o, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,240 @@
+package evm
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// Smart-contract wallets: EIP-1271 signatures of deployed wallets and
+// ERC-6492 signatures of wallets not deployed yet.
+
+// ERC1271MagicValue is what isValidSignature(bytes32,bytes) answers for a
+// valid signature (EIP-1271): the function's selector.
+var ERC1271MagicValue = [4]byte{0x16, 0x26, 0xba, 0x7e}
+
+// ERC6492Suffix ends an ERC-6492 signature.
+var ERC6492Suffix = common.FromHex("0x6492649264926492649264926492649264926492649264926492649264926492")
+
+// erc6492JSON is the creation code of ERC6492SigValidator and
+// ERC6492Deployer (facilitator/token/ERC6492.sol), written by the token's
+// gen.sh.
+//
+//go:embed erc6492.json
+var erc6492JSON []byte
+
+// creationContract is a contract that is only ever run as creation code.
+type creationContract struct {
+	code []byte
+	args abi.Arguments // the constructor's
+}
+
+func (c *creationContract) data(args ...any) []byte {
+	enc, err := c.args.Pack(args...)
+	if err != nil {
+		panic(err) // typed arguments
+	}
+	return append(append(make([]byte, 0, len(c.code)+len(enc)), c.code...), enc...)
+}
+
+var validatorContract, deployerContract = func() (*creationContract, *creationContract) {
+	var f struct {
+		Contracts map[string]struct {
+			ABI      json.RawMessage `json:"abi"`
+			Bytecode hexutil.Bytes   `json:"bytecode"`
+		} `json:"contracts"`
+	}
+	if err := json.Unmarshal(erc6492JSON, &f); err != nil {
+		panic(err) // embedded: a build defect
+	}
+	load := func(name string) *creationContract {
+		c := f.Contracts[name]
+		a, err := abi.JSON(bytes.NewReader(c.ABI))
+		if err != nil || len(c.Bytecode) == 0 {
+			panic(fmt.Sprintf("erc6492.json: %s: %v", name, err))
+		}
+		return &creationContract{code: c.Bytecode, args: a.Constructor.Inputs}
+	}
+	return load("ERC6492SigValidator"), load("ERC6492Deployer")
+}()
+
+// erc6492Args is abi.encode(address factory, bytes factoryCalldata, bytes signature).
+var erc6492Args = func() abi.Arguments {
+	addr, _ := abi.NewType("address", "", nil)
+	b, _ := abi.NewType("bytes", "", nil)
+	return abi.Arguments{{Type: addr}, {Type: b}, {Type: b}}
+}()
+
+// ERC6492 is an unwrapped ERC-6492 signature.
+type ERC6492 struct {
+	// Factory deploys the wallet when called with FactoryCalldata.
+	Factory         common.Address
+	FactoryCalldata []byte
+	// Signature is the wallet's own (EIP-1271) signature.
+	Signature []byte
+}
+
+// ErrERC6492 is a signature with the ERC-6492 suffix whose wrapper cannot
+// be decoded.
+var ErrERC6492 = errors.New("malformed ERC-6492 signature")
+
+// ParseERC6492 unwraps an ERC-6492 signature: ok is false when sig does not
+// end with the suffix; an error when it does but the rest is not
+// abi.encode(address, bytes, bytes).
+func ParseERC6492(sig []byte) (w *ERC6492, ok bool, err error) {
+	if len(sig) < len(ERC6492Suffix) || !bytes.Equal(sig[len(sig)-len(ERC6492Suffix):], ERC6492Suffix) {
+		return nil, false, nil
+	}
+	vals, err := erc6492Args.Unpack(sig[:len(sig)-len(ERC6492Suffix)])
+	if err != nil {
+		return nil, true, fmt.Errorf("%w: %w", ErrERC6492, err)
+	}
+	return &ERC6492{Factory: vals[0].(common.Address), FactoryCalldata: vals[1].([]byte), Signature: vals[2].([]byte)}, true, nil
+}
+
+// WrapERC6492 is the ERC-6492 signature of a wallet that factory deploys
+// when called with factoryCalldata: abi.encode(factory, factoryCalldata,
+// sig) followed by the suffix. Buyers sign with it before their wallet is
+// deployed.
+func WrapERC6492(factory common.Address, factoryCalldata, sig []byte) []byte {
+	enc, err := erc6492Args.Pack(factory, factoryCalldata, sig)
+	if err != nil {
+		panic(err) // typed arguments
+	}
+	return append(enc, ERC6492Suffix...)
+}
+
+// CreateArgs are the eth_call / eth_estimateGas arguments of a contract
+// creation: no recipient.
+type CreateArgs struct {
+	From common.Address `json:"from"`
+	Data hexutil.Bytes  `json:"data"`
+}
+
+// DeployAndTransferCode is the creation code of a transaction that deploys
+// w's wallet through its factory (when it has no code yet) and then runs
+// transferCalldata on token, reverting as a whole with the token's reason
+// when the transfer fails (ERC6492Deployer).
+func DeployAndTransferCode(w *ERC6492, wallet, token common.Address, transferCalldata []byte) []byte {
+	return deployerContract.data(w.Factory, w.FactoryCalldata, wallet, token, transferCalldata)
+}
+
+// WalletDeployedTopic is the topic of ERC6492Deployer's
+// WalletDeployed(address indexed wallet, address indexed factory) log: the
+// deploying transaction deployed the wallet (an earlier one had not).
+var WalletDeployedTopic = crypto.Keccak256Hash([]byte("WalletDeployed(address,address)"))
+
+// WalletChecks are the reads that tell whether a payer that did not sign
+// by ECDSA is a smart-contract wallet that did: eth_getCode(from), then
+// isValidSignature(digest, signature) on the wallet (EIP-1271) or, for an
+// ERC-6492 signature, ERC6492SigValidator run in an eth_call (deploy, then
+// check, in one simulation).
+type WalletChecks struct {
+	// Elems are eth_getCode and the signature check, in that order.
+	Elems []rpc.BatchElem
+	code  *hexutil.Bytes
+	check *hexutil.Bytes
+	wrap  bool
+}
+
+// NewWalletChecks prepares the reads for a signature sig of from over
+// digest; erc6492 says that sig is the whole ERC-6492 signature.
+func NewWalletChecks(from common.Address, digest common.Hash, sig []byte, erc6492 bool) *WalletChecks {
+	w := &WalletChecks{code: new(hexutil.Bytes), check: new(hexutil.Bytes), wrap: erc6492}
+	w.Elems = []rpc.BatchElem{{Method: "eth_getCode", Args: []any{from, "latest"}, Result: w.code}}
+	if erc6492 {
+		w.Elems = append(w.Elems, rpc.BatchElem{Method: "eth_call",
+			Args: []any{CreateArgs{Data: validatorContract.data(from, digest, sig)}, "latest"}, Result: w.check})
+	} else {
+		data, err := walletABI.Pack("isValidSignature", digest, sig)
+		if err != nil {
+			panic(err) // typed arguments
+		}
+		w.Elems = append(w.Elems, rpc.BatchElem{Method: "eth_call", Args: []any{CallArgs{To: from, Data: data}, "latest"}, Result: w.check})
+	}
+	return w
+}
+
+// WalletState is what WalletChecks tell.
+type WalletState struct {
+	// Deployed is true when from has code.
+	Deployed bool
+	// Valid is true when the wallet (or, for ERC-6492, the simulated
+	// deployment and then the wallet) accepts the signature.
+	Valid bool
+}
+
+// State interprets the answers. A revert of the signature check is an
+// invalid signature; another failure is an error.
+func (w *WalletChecks) State() (*WalletState, error) {
+	if err := w.Elems[0].Error; err != nil {
+		return nil, fmt.Errorf("eth_getCode: %w", err)
+	}
+	st := &WalletState{Deployed: len(*w.code) > 0}
+	if err := w.Elems[1].Error; err != nil {
+		if _, reverted := RevertReason(err); reverted {
+			return st, nil
+		}
+		return nil, fmt.Errorf("signature check: %w", err)
+	}
+	out := []byte(*w.check)
+	if w.wrap {
+		st.Valid = len(out) == 1 && out[0] == 1
+	} else {
+		// bytes4 is returned left-aligned in a 32-byte word.
+		st.Valid = len(out) == 32 && [4]byte(out[:4]) == ERC1271MagicValue && common.BytesToHash(out[4:]) == (common.Hash{})
+	}
+	return st, nil
+}
+
+var walletABI = func() abi.ABI {
+	a, err := abi.JSON(strings.NewReader(`[{"type":"function","name":"isValidSignature","stateMutability":"view",
+ "inputs":[{"name":"hash","type":"bytes32"},{"name":"signature","type":"bytes"}],"outputs":[{"type":"bytes4"}]}]`))
+	if err != nil {
+		panic(err)
+	}
+	return a
+}()
+
+// ProbeBytesOverload tells whether token has the bytes-signature overload
+// of transferWithAuthorization (FiatToken v2.2), by simulating a call of it
+// with an authorization that expired at time 0: a token that has it
+// reverts with a reason of its own ("FiatTokenV2: authorization is
+// expired", or a pause or blacklist reason); one that has not reverts with
+// no reason (no such function, no fallback). An error means the chain
+// could not be asked.
+func ProbeBytesOverload(ctx context.Context, pool *Pool, token common.Address) (bool, error) {
+	zero := big.NewInt(0)
+	a := &x402.Authorization{From: common.Address{1}, To: common.Address{2}, Value: zero, ValidAfter: zero, ValidBefore: zero}
+	var out hexutil.Bytes
+	err := pool.Call(ctx, &out, "eth_call", CallArgs{To: token, Data: TransferCalldataBytes(a, make([]byte, 65))}, "latest")
+	if err == nil {
+		return true, nil
+	}
+	var de rpc.DataError
+	if errors.As(err, &de) {
+		if s, ok := de.ErrorData().(string); ok {
+			if data, derr := hexutil.Decode(s); derr == nil {
+				_, uerr := abi.UnpackRevert(data)
+				return uerr == nil, nil
+			}
+		}
+	}
+	if r, reverted := RevertReason(err); reverted {
+		return r != "execution reverted", nil // a reason of its own, or none
+	}
+	return false, err
+}

@@ -1,0 +1,339 @@
+package facilitator
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// Smart-contract wallets. A payment whose signature does not recover to
+// its payer by ECDSA may come from a contract: verify and settle then read
+// the payer's code in the batch they send anyway, and ask the wallet
+// (EIP-1271 isValidSignature) or, for an ERC-6492 signature of a wallet
+// not deployed yet, simulate the deployment and then ask it. Such payments
+// settle through the bytes-signature overload of transferWithAuthorization
+// (FiatToken v2.2); an undeployed wallet is deployed through its factory
+// in the same transaction (a contract creation that runs the factory and
+// then the transfer, evm.DeployAndTransferCode), only for factories the
+// operator listed and payments at or above the network's floor.
+
+// smartPayment is a payment signed otherwise than by the payer's ECDSA key.
+type smartPayment struct {
+	// sig is the wallet's own signature: the payment's, or the one inside
+	// its ERC-6492 wrapper.
+	sig []byte
+	// full is the payment's signature as sent (the ERC-6492 wrapper too).
+	full []byte
+	// wrap is the ERC-6492 wrapper, nil without one.
+	wrap *evm.ERC6492
+	// digest is the EIP-712 digest the wallet is asked about.
+	digest common.Hash
+}
+
+// checkSignature checks a payment's signature off-chain: nil and "" for
+// the payer's own ECDSA signature; a smartPayment when it may be a
+// smart-contract wallet's (decided on chain); a reason when it cannot be
+// valid.
+func (n *network) checkSignature(a *Authorization, sig []byte) (*smartPayment, string) {
+	w, wrapped, err := evm.ParseERC6492(sig)
+	if err != nil {
+		return nil, ReasonInvalidSignature
+	}
+	if !wrapped {
+		if signer, err := n.hasher.Recover(a, sig); err == nil && signer == a.From {
+			return nil, ""
+		}
+	}
+	d, err := n.hasher.Digest(a)
+	if err != nil {
+		return nil, ReasonInvalidSignature
+	}
+	sp := &smartPayment{sig: sig, full: sig, wrap: w, digest: d}
+	if w != nil {
+		sp.sig = w.Signature
+	}
+	return sp, ""
+}
+
+// smartConfig is a network's smart-wallet settings and state.
+type smartConfig struct {
+	factories map[common.Address]bool
+	floor     *big.Int // the smallest payment that pays for a deployment
+
+	probeMu  sync.Mutex
+	overload atomic.Int32 // probeUnknown, probeYes, probeNo
+
+	deployments   atomic.Uint64 // settled transactions that deployed a wallet
+	deploymentGas atomic.Uint64 // gas used by them
+	walletPays    atomic.Uint64 // settled payments from wallets deployed before
+	feeMu         sync.Mutex
+	deploymentFee big.Int // wei paid for their transactions
+}
+
+const (
+	probeUnknown int32 = iota
+	probeYes
+	probeNo
+)
+
+// newSmartConfig reads the configuration (validated before).
+func newSmartConfig(nc *NetworkConfig) *smartConfig {
+	s := &smartConfig{factories: map[common.Address]bool{}}
+	for _, f := range nc.SmartWalletFactories {
+		s.factories[common.HexToAddress(f)] = true
+	}
+	switch {
+	case nc.SmartWalletMinAmount != nil:
+		s.floor = new(big.Int).Set(nc.SmartWalletMinAmount)
+	case nc.Decimals >= 2:
+		s.floor = new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(nc.Decimals)-2), nil) // 0.01 token
+	default:
+		s.floor = new(big.Int)
+	}
+	return s
+}
+
+// probeOverload asks the token once whether it has the bytes overload,
+// and remembers the answer; a chain that cannot be asked leaves it
+// unknown, to be asked again at the next smart-wallet payment.
+func (n *network) probeOverload(ctx context.Context, logger *zap.Logger) (bool, error) {
+	switch n.smart.overload.Load() {
+	case probeYes:
+		return true, nil
+	case probeNo:
+		return false, nil
+	}
+	n.smart.probeMu.Lock()
+	defer n.smart.probeMu.Unlock()
+	if v := n.smart.overload.Load(); v != probeUnknown {
+		return v == probeYes, nil
+	}
+	has, err := evm.ProbeBytesOverload(ctx, n.rpc, n.token)
+	if err != nil {
+		return false, err
+	}
+	if has {
+		n.smart.overload.Store(probeYes)
+	} else {
+		n.smart.overload.Store(probeNo)
+		logger.Warn("the network's token has no transferWithAuthorization(..., bytes signature): payments from smart-contract wallets (EIP-1271, ERC-6492) are refused",
+			zap.String("network", n.cfg.Name), zap.String("token", n.token.Hex()))
+	}
+	return has, nil
+}
+
+// smartReason turns the on-chain facts of a smart-wallet payment into a
+// verify reason ("" when all is well), in this order: a used
+// authorization; a payer without code and no ERC-6492 wrapper (an EOA
+// with a wrong signature); a token without the bytes overload; a
+// deployment the operator does not pay for (factory not listed, amount
+// below the floor); a signature the wallet refuses; the balance; the
+// simulated transfer.
+func (f *Facilitator) smartReason(ctx context.Context, c *checked, st *evm.ChainState, ws *evm.WalletState, sim error) (string, error) {
+	n, sp, value := c.n, c.smart, c.p.Authorization.Value
+	if st.Used {
+		return ErrTextAlreadyUsed, nil
+	}
+	if !ws.Deployed && sp.wrap == nil {
+		return ReasonInvalidSignature, nil
+	}
+	has, err := n.probeOverload(ctx, f.logger)
+	if err != nil {
+		return "", unavailable("cannot reach the chain of network "+n.cfg.Name+" to check the payment; try again shortly", err)
+	}
+	if !has {
+		return x402.ReasonSmartWalletUnsupported(n.cfg.Name), nil
+	}
+	if !ws.Deployed {
+		if !n.smart.factories[sp.wrap.Factory] {
+			return x402.ReasonFactoryNotAllowed(sp.wrap.Factory.Hex(), n.cfg.Name), nil
+		}
+		if value.Cmp(n.smart.floor) < 0 {
+			return x402.ReasonBelowDeploymentFloor(n.smart.floor.String(), n.cfg.Name), nil
+		}
+	}
+	if !ws.Valid {
+		return ReasonInvalidSignature, nil
+	}
+	if st.Balance.Cmp(value) < 0 {
+		return ErrTextInsufficientFunds, nil
+	}
+	if sim != nil {
+		if r, ok := evm.RevertReason(sim); ok {
+			return verifyTextForRevert(r), nil
+		}
+		return "", unavailable("the node of network "+n.cfg.Name+" could not simulate the transfer; try again shortly", sim)
+	}
+	return "", nil
+}
+
+// deployCode is the creation code of the transaction that deploys the
+// payer's wallet and makes the transfer.
+func (c *checked) deployCode() []byte {
+	return evm.DeployAndTransferCode(c.smart.wrap, c.p.Authorization.From, c.n.token, c.transferCalldata())
+}
+
+// checkSmartOnchain is checkOnchain for a smart-wallet payment: the
+// authorization state, the balance, the simulated transfer (for an
+// ERC-6492 signature, the simulated deployment and transfer), the payer's
+// code and the wallet's verdict on the signature, in one batch.
+func (f *Facilitator) checkSmartOnchain(ctx context.Context, c *checked) (string, *evm.ChainState, error) {
+	n := c.n
+	sender := n.simulationSender()
+	b := evm.NewBatchChecks(n.token, sender, &c.p.Authorization, nil)
+	sim := rpc.BatchElem{Method: "eth_call", Args: []any{evm.CallArgs{From: sender, To: n.token, Data: c.transferCalldata()}, "latest"}, Result: new(hexutil.Bytes)}
+	if c.smart.wrap != nil {
+		sim.Args = []any{evm.CreateArgs{From: sender, Data: c.deployCode()}, "latest"}
+	}
+	w := evm.NewWalletChecks(c.p.Authorization.From, c.smart.digest, c.smart.full, c.smart.wrap != nil)
+	all := append(append(b.Elems[:evm.ChecksElems:evm.ChecksElems], sim), w.Elems...)
+	if err := n.rpc.Gather(ctx, all); err != nil {
+		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", n.cfg.Name), zap.Error(err))
+		return "", nil, unavailable("cannot reach the chain of network "+n.cfg.Name+" to check the payment; try again shortly", err)
+	}
+	b.Elems, w.Elems = all[:evm.ChecksElems], all[evm.ChecksElems+1:]
+	st, err := b.State()
+	if err != nil {
+		return "", nil, unavailable("the chain of network "+n.cfg.Name+" gave an unreadable answer; try again shortly", err)
+	}
+	ws, err := w.State()
+	if err != nil {
+		return "", nil, unavailable("the chain of network "+n.cfg.Name+" gave an unreadable answer; try again shortly", err)
+	}
+	reason, err := f.smartReason(ctx, c, st, ws, all[evm.ChecksElems].Error)
+	return reason, st, err
+}
+
+// smartPrepare is the part of settle's batch that a smart-wallet payment
+// adds: the wallet checks and, for an ERC-6492 signature, the gas
+// estimate of the deploying transaction.
+type smartPrepare struct {
+	w         *evm.WalletChecks
+	deployGas hexutil.Uint64
+	at        int // index of the first element in the batch
+}
+
+// smartElems appends the elements of smartPrepare to a batch.
+func (c *checked) smartElems(signer common.Address, elems []rpc.BatchElem) (*smartPrepare, []rpc.BatchElem) {
+	sp := &smartPrepare{w: evm.NewWalletChecks(c.p.Authorization.From, c.smart.digest, c.smart.full, c.smart.wrap != nil), at: len(elems)}
+	elems = append(elems, sp.w.Elems...)
+	if c.smart.wrap != nil {
+		elems = append(elems, rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CreateArgs{From: signer, Data: c.deployCode()}}, Result: &sp.deployGas})
+	}
+	return sp, elems
+}
+
+// smartTx reads the answers of a smart-wallet settle's batch: the verify
+// reason, and for a wallet to deploy, the deploying transaction's gas
+// (c.deploy is then set). est is the transfer's own gas estimate element.
+func (f *Facilitator) smartTx(ctx context.Context, c *checked, st *evm.ChainState, sp *smartPrepare, elems []rpc.BatchElem, est *rpc.BatchElem, gas *hexutil.Uint64) (string, error) {
+	sp.w.Elems = elems[sp.at : sp.at+2]
+	ws, err := sp.w.State()
+	if err != nil {
+		return "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", c.n.cfg.Name), err)
+	}
+	sim := est.Error
+	if c.smart.wrap != nil && !ws.Deployed {
+		c.deploy = true
+		sim = elems[sp.at+2].Error
+		*gas = sp.deployGas
+	}
+	return f.smartReason(ctx, c, st, ws, sim)
+}
+
+// SmartWalletStats are a network's smart-contract wallet settlements
+// since the facilitator started, as this instance answered them.
+type SmartWalletStats struct {
+	// Network is the network's name.
+	Network string
+	// Payments are settled payments from wallets that had code before
+	// their transaction (EIP-1271).
+	Payments uint64
+	// Deployments are settled ERC-6492 payments whose transaction
+	// deployed the wallet. Their gas is read from the receipt in the
+	// background, shortly after the settle answer.
+	Deployments uint64
+	// DeploymentGas is the gas used by those transactions (the deployment
+	// and the transfer, which are one transaction), paid by the
+	// facilitator.
+	DeploymentGas uint64
+	// DeploymentFeeWei is what those transactions cost, in wei.
+	DeploymentFeeWei *big.Int
+}
+
+// SmartWalletStats returns every network's smart-wallet counts, for metrics.
+func (f *Facilitator) SmartWalletStats() []SmartWalletStats {
+	out := make([]SmartWalletStats, len(f.networks))
+	for i, n := range f.networks {
+		n.smart.feeMu.Lock()
+		fee := new(big.Int).Set(&n.smart.deploymentFee)
+		n.smart.feeMu.Unlock()
+		out[i] = SmartWalletStats{Network: n.cfg.Name, Payments: n.smart.walletPays.Load(), Deployments: n.smart.deployments.Load(),
+			DeploymentGas: n.smart.deploymentGas.Load(), DeploymentFeeWei: fee}
+	}
+	return out
+}
+
+// countSmartSettled counts a settled smart-wallet payment. For one sent
+// as a deploying transaction, its receipt is read in the background: the
+// deployer's WalletDeployed log says whether it deployed the wallet (an
+// earlier transaction of the same moment may have), and its gas and price
+// are what the deployment cost.
+func (f *Facilitator) countSmartSettled(c *checked, rec *Record) {
+	if rec.Status != StatusSettled {
+		return
+	}
+	if !c.deploy {
+		c.n.smart.walletPays.Add(1)
+		return
+	}
+	if f.ctx.Err() != nil {
+		return
+	}
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		ctx, cancel := context.WithTimeout(f.ctx, chainLookupTimeout)
+		defer cancel()
+		log := f.logger.With(zap.String("network", c.n.cfg.Name), zap.String("wallet", c.p.Authorization.From.Hex()), zap.String("tx", rec.TxHash))
+		var r *struct {
+			GasUsed hexutil.Uint64 `json:"gasUsed"`
+			Price   *hexutil.Big   `json:"effectiveGasPrice"`
+			Logs    []struct {
+				Topics []common.Hash `json:"topics"`
+			} `json:"logs"`
+		}
+		if err := c.n.rpc.Call(ctx, &r, "eth_getTransactionReceipt", common.HexToHash(rec.TxHash)); err != nil || r == nil {
+			log.Warn("could not read the receipt of a smart-wallet deployment for its gas", zap.Error(err))
+			return
+		}
+		deployed := false
+		for _, l := range r.Logs {
+			if len(l.Topics) > 1 && l.Topics[0] == evm.WalletDeployedTopic && l.Topics[1] == common.BytesToHash(c.p.Authorization.From.Bytes()) {
+				deployed = true
+			}
+		}
+		if !deployed {
+			c.n.smart.walletPays.Add(1)
+			return
+		}
+		c.n.smart.deployments.Add(1)
+		c.n.smart.deploymentGas.Add(uint64(r.GasUsed))
+		if r.Price != nil {
+			c.n.smart.feeMu.Lock()
+			c.n.smart.deploymentFee.Add(&c.n.smart.deploymentFee, new(big.Int).Mul(r.Price.ToInt(), new(big.Int).SetUint64(uint64(r.GasUsed))))
+			c.n.smart.feeMu.Unlock()
+		}
+		log.Info("deployed a smart-contract wallet to settle its payment (ERC-6492); the facilitator paid the gas", zap.Uint64("gas_used", uint64(r.GasUsed)))
+	}()
+}
