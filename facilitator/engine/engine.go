@@ -272,7 +272,7 @@ func (e *Engine) Release(from common.Address, nonce [32]byte) {
 		e.shared.ReleaseSettlements(store.Release{ID: RecordID(e.cfg.Network, from, nonce)})
 	}
 	k := authKey{from, nonce}
-	e.core.payers.release(k, 0, e.now())
+	e.core.payers.release(k, false, e.now())
 	e.core.settling.release(k)
 }
 
@@ -292,7 +292,7 @@ func (e *Engine) release(sts []*settlement) {
 	}
 	now := e.now()
 	for _, st := range sts {
-		e.core.payers.release(st.key, st.movedAt(), now)
+		e.core.payers.release(st.key, st.movedAt() != 0, now)
 		e.core.settling.release(st.key)
 	}
 }

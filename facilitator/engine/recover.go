@@ -113,10 +113,10 @@ func (e *Engine) reserveFollowed(ctx context.Context, st *settlement, log *zap.L
 		return
 	}
 	if e.shared == nil {
-		e.core.payers.reserve(st.key, v, nil, 0, e.now())
+		e.core.payers.reserve(st.key, v, nil, nil, e.now())
 		return
 	}
-	held, err := e.shared.ReserveSettlement(ctx, st.rec.ID, e.payerKey(st.key.from), v, nil, 0)
+	held, err := e.shared.ReserveSettlement(ctx, st.rec.ID, e.payerKey(st.key.from), v, nil, nil)
 	if err != nil {
 		log.Warn("cannot reserve a followed settlement's value in the shared store; the payer's other settlements are not held against it", zap.Error(err))
 	}

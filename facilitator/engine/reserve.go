@@ -2,11 +2,17 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
 // Per-payer reservations.
@@ -21,20 +27,25 @@ import (
 // an authorization that does not fit in (the balance read minus what is
 // reserved) is refused with the token's own reason.
 //
-// A transfer that moved money stays reserved against balance reads of
-// blocks before the one that mined it, for spentKeep: a read that started
-// before the block still shows the money. A failed or never-sent
-// settlement moved nothing and is released at once.
+// A balance read races with the blocks: a reserved transfer may be mined
+// (and in the balance) before the watcher has seen it, and one the watcher
+// has seen may be missing from a balance read that started earlier. So the
+// first check counts every reservation, those in flight and those mined in
+// the last spentKeep: an authorization that fits then fits for sure. One
+// that does not is checked again exactly before it is refused: the balance
+// and the authorizationState of each of the payer's reservations are read
+// at one block, and a reservation whose authorization is used there is in
+// that balance and not counted. A refusal is thus always true.
 
-// spentKeep is how long a mined transfer's reservation still counts
-// against balances read at older blocks.
+// spentKeep is how long a mined transfer's reservation still counts in the
+// first check (a balance read of an older block, or of a node behind, may
+// not show it yet).
 const spentKeep = time.Minute
 
 // reservation is one authorization's value reserved against its payer.
 type reservation struct {
 	value   *big.Int
-	minedAt uint64    // the block that moved the money; 0 while in flight
-	spentAt time.Time // when it was mined
+	spentAt time.Time // when it was mined; zero while in flight
 }
 
 // ledger holds the reservations of one token's payers (the core's).
@@ -48,46 +59,53 @@ func newLedger() *ledger {
 	return &ledger{payers: map[common.Address]map[[32]byte]*reservation{}}
 }
 
-// reserve reserves value for the authorization k when it fits in balance,
-// read at block atBlock or later, beside the payer's other reservations.
-// An authorization reserved already keeps its reservation (true); a nil
-// balance reserves without a check (a settlement followed from the
-// journal, whose transaction may be out already).
-func (l *ledger) reserve(k authKey, value, balance *big.Int, atBlock uint64, now time.Time) bool {
+// reserve reserves value for the authorization k when it fits in balance
+// beside the payer's other reservations, except those whose authorizations
+// are in inBalance (known to be in the balance read). A nil inBalance
+// counts every reservation (the first check). An authorization reserved
+// already keeps its reservation (true); a nil balance reserves without a
+// check (a settlement followed from the journal).
+func (l *ledger) reserve(k authKey, value, balance *big.Int, inBalance map[[32]byte]bool, now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rs := l.payers[k.from]
-	if rs == nil {
-		rs = map[[32]byte]*reservation{}
-		l.payers[k.from] = rs
-	}
 	if _, ok := rs[k.nonce]; ok {
 		return true
 	}
 	if balance != nil {
 		taken := new(big.Int)
-		for _, r := range rs {
-			if r.minedAt != 0 && now.Sub(r.spentAt) > spentKeep {
+		for n, r := range rs {
+			if !r.spentAt.IsZero() && now.Sub(r.spentAt) > spentKeep || inBalance[n] {
 				continue
 			}
-			if r.minedAt == 0 || r.minedAt > atBlock {
-				taken.Add(taken, r.value)
-			}
+			taken.Add(taken, r.value)
 		}
 		if taken.Add(taken, value).Cmp(balance) > 0 {
-			if len(rs) == 0 {
-				delete(l.payers, k.from)
-			}
 			return false
 		}
+	}
+	if rs == nil {
+		rs = map[[32]byte]*reservation{}
+		l.payers[k.from] = rs
 	}
 	rs[k.nonce] = &reservation{value: new(big.Int).Set(value)}
 	return true
 }
 
-// release ends the reservation of k: at once when no money moved
-// (minedAt 0), else it is kept as spent at block minedAt for spentKeep.
-func (l *ledger) release(k authKey, minedAt uint64, now time.Time) {
+// nonces lists the authorization nonces the payer has reserved.
+func (l *ledger) nonces(from common.Address) [][32]byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([][32]byte, 0, len(l.payers[from]))
+	for n := range l.payers[from] {
+		out = append(out, n)
+	}
+	return out
+}
+
+// release ends the reservation of k: at once when no money moved, else it
+// is kept as spent for spentKeep.
+func (l *ledger) release(k authKey, moved bool, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rs := l.payers[k.from]
@@ -95,10 +113,10 @@ func (l *ledger) release(k authKey, minedAt uint64, now time.Time) {
 	if r == nil {
 		return
 	}
-	if minedAt == 0 {
+	if !moved {
 		delete(rs, k.nonce)
-	} else if r.minedAt == 0 {
-		r.minedAt, r.spentAt = minedAt, now
+	} else if r.spentAt.IsZero() {
+		r.spentAt = now
 		l.spent++
 	}
 	if len(rs) == 0 {
@@ -115,7 +133,7 @@ func (l *ledger) sweep(now time.Time) {
 	l.spent = 0
 	for from, rs := range l.payers {
 		for n, r := range rs {
-			if r.minedAt == 0 {
+			if r.spentAt.IsZero() {
 				continue
 			}
 			if now.Sub(r.spentAt) > spentKeep {
@@ -143,28 +161,115 @@ func (l *ledger) reserved(from common.Address) *big.Int {
 }
 
 // Reserve reserves the value of an authorization held with Hold against
-// its payer's balance on the token, read at block atBlock or later (the
-// batch's eth_blockNumber before balanceOf): true when it fits beside the
-// payer's other settlements in flight, of this process and, with a shared
-// journal, of every instance. The reservation ends with the hold (the
-// engine's outcome, or Release); a transfer that moved money still counts
-// for reads of older blocks. An authorization reserved already stays
-// reserved (true). An error means the shared journal could not be asked;
-// nothing is reserved then.
+// its payer's balance on the token (read at block atBlock or later): true
+// when it fits beside the payer's other settlements in flight, of this
+// process and, with a shared journal, of every instance. One that does not
+// fit at first sight is checked again exactly at block atBlock (see the
+// package comment above) before the answer is false. The reservation ends
+// with the hold (the engine's outcome, or Release). An authorization
+// reserved already stays reserved (true). An error means the chain or the
+// shared journal could not be asked; nothing is reserved then.
 func (e *Engine) Reserve(ctx context.Context, from common.Address, nonce [32]byte, value, balance *big.Int, atBlock uint64) (bool, error) {
 	k := authKey{from, nonce}
-	if e.shared != nil {
-		return e.shared.ReserveSettlement(ctx, RecordID(e.cfg.Network, from, nonce), e.payerKey(from), value, balance, atBlock)
+	if ok, err := e.reserveIn(ctx, k, value, balance, nil); ok || err != nil {
+		return ok, err
 	}
-	return e.core.payers.reserve(k, value, balance, atBlock, e.now()), nil
+	var nonces [][32]byte
+	if e.shared != nil {
+		ids, err := e.shared.Reservations(ctx, e.payerKey(from))
+		if err != nil {
+			return false, err
+		}
+		for _, id := range ids {
+			if f, n, ok := recordIDAuthorization(id); ok && f == from {
+				nonces = append(nonces, n)
+			}
+		}
+	} else {
+		nonces = e.core.payers.nonces(from)
+	}
+	exact, inBalance, err := e.balanceAt(ctx, from, nonces, atBlock)
+	if err != nil {
+		return false, err
+	}
+	return e.reserveIn(ctx, k, value, exact, inBalance)
+}
+
+// reserveIn reserves in the ledger, or with a shared journal in the
+// store.
+func (e *Engine) reserveIn(ctx context.Context, k authKey, value, balance *big.Int, inBalance map[[32]byte]bool) (bool, error) {
+	if e.shared == nil {
+		return e.core.payers.reserve(k, value, balance, inBalance, e.now()), nil
+	}
+	var ids []string
+	if inBalance != nil {
+		ids = []string{}
+		for n := range inBalance {
+			ids = append(ids, RecordID(e.cfg.Network, k.from, n))
+		}
+	}
+	return e.shared.ReserveSettlement(ctx, RecordID(e.cfg.Network, k.from, k.nonce), e.payerKey(k.from), value, balance, ids)
+}
+
+// balanceAt reads, at one block, the payer's balance and which of the
+// given authorizations are used (so in that balance), in one round trip.
+func (e *Engine) balanceAt(ctx context.Context, from common.Address, nonces [][32]byte, block uint64) (*big.Int, map[[32]byte]bool, error) {
+	balEl, bal := evm.ViewCallAt(e.cfg.Token, block, "balanceOf", from)
+	elems := []rpc.BatchElem{balEl}
+	outs := make([]*[]byte, len(nonces))
+	for i, n := range nonces {
+		el, out := evm.ViewCallAt(e.cfg.Token, block, "authorizationState", from, n)
+		elems = append(elems, el)
+		outs[i] = (*[]byte)(out)
+	}
+	if err := e.cfg.Pool.Batch(ctx, elems); err != nil {
+		return nil, nil, fmt.Errorf("reading the payer's balance and authorizations at block %d: %w", block, err)
+	}
+	for _, el := range elems {
+		if el.Error != nil {
+			return nil, nil, fmt.Errorf("reading the payer's balance and authorizations at block %d: %w", block, el.Error)
+		}
+	}
+	v, err := evm.TokenABI.Unpack("balanceOf", *bal)
+	if err != nil {
+		return nil, nil, fmt.Errorf("balanceOf at block %d: %w", block, err)
+	}
+	used := map[[32]byte]bool{}
+	for i, n := range nonces {
+		u, err := evm.TokenABI.Unpack("authorizationState", *outs[i])
+		if err != nil {
+			return nil, nil, fmt.Errorf("authorizationState at block %d: %w", block, err)
+		}
+		if u[0].(bool) {
+			used[n] = true
+		}
+	}
+	return v[0].(*big.Int), used, nil
 }
 
 // Reserved is what the payer has reserved in this process: settlements in
-// flight, and mined ones still kept against older balance reads.
+// flight, and mined ones still kept (spentKeep).
 func (e *Engine) Reserved(from common.Address) *big.Int { return e.core.payers.reserved(from) }
 
 // payerKey names a payer on this engine's chain and token in the shared
 // journal.
 func (e *Engine) payerKey(from common.Address) string {
 	return e.cfg.ChainID.String() + "/" + e.cfg.Token.Hex() + "/" + from.Hex()
+}
+
+// recordIDAuthorization reads the payer and nonce out of a record ID
+// (network/from/nonce, RecordID).
+func recordIDAuthorization(id string) (common.Address, [32]byte, bool) {
+	var nonce [32]byte
+	i := strings.LastIndexByte(id, '/')
+	if i < 0 {
+		return common.Address{}, nonce, false
+	}
+	j := strings.LastIndexByte(id[:i], '/')
+	b, err := hexutil.Decode(id[i+1:])
+	if j < 0 || err != nil || len(b) != 32 || !common.IsHexAddress(id[j+1:i]) {
+		return common.Address{}, nonce, false
+	}
+	copy(nonce[:], b)
+	return common.HexToAddress(id[j+1 : i]), nonce, true
 }

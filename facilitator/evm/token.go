@@ -97,6 +97,13 @@ func ViewCall(token common.Address, method string, args ...any) (rpc.BatchElem, 
 	}, out
 }
 
+// ViewCallAt is ViewCall at a given block number rather than the latest.
+func ViewCallAt(token common.Address, block uint64, method string, args ...any) (rpc.BatchElem, *hexutil.Bytes) {
+	el, out := ViewCall(token, method, args...)
+	el.Args[1] = hexutil.EncodeUint64(block)
+	return el, out
+}
+
 // ChainState is what one batched round trip tells about a payment.
 type ChainState struct {
 	// Used is authorizationState(from, nonce).

@@ -167,15 +167,22 @@ func (j *PostgresJournal) HoldSettlement(ctx context.Context, id string) (bool, 
 }
 
 // ReserveSettlement implements Shared (x402_reserve, one round trip).
-func (j *PostgresJournal) ReserveSettlement(ctx context.Context, id, payer string, value, balance *big.Int, atBlock uint64) (bool, error) {
+func (j *PostgresJournal) ReserveSettlement(ctx context.Context, id, payer string, value, balance *big.Int, inBalance []string) (bool, error) {
 	var bal *string
 	if balance != nil {
 		s := balance.String()
 		bal = &s
 	}
+	var keys []string
+	if inBalance != nil {
+		keys = make([]string, len(inBalance))
+		for i, k := range inBalance {
+			keys[i] = "settle:" + k
+		}
+	}
 	var res int
 	err := j.p.pool.QueryRow(ctx, `SELECT x402_reserve($1, $2, $3, $4::numeric, $5::numeric, $6)`,
-		j.p.Instance(), "settle:"+id, strings.ToLower(payer), value.String(), bal, int64(atBlock)).Scan(&res)
+		j.p.Instance(), "settle:"+id, strings.ToLower(payer), value.String(), bal, keys).Scan(&res)
 	if err != nil {
 		return false, pgError(err)
 	}
@@ -189,6 +196,16 @@ func (j *PostgresJournal) ReserveSettlement(ctx context.Context, id, payer strin
 	default:
 		return false, errors.New("no hold on settlement " + id + " in the shared store to reserve its value against (a hold given back, or taken over after the lease ran out); nothing was reserved")
 	}
+}
+
+// Reservations implements Shared.
+func (j *PostgresJournal) Reservations(ctx context.Context, payer string) ([]string, error) {
+	rows, err := j.p.pool.Query(ctx, `SELECT substr(key, 8) FROM x402_claims
+		WHERE payer = $1 AND (spent_at IS NULL OR spent_at > clock_timestamp() - interval '1 minute')`, strings.ToLower(payer))
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // ReleaseSettlements implements Shared: in one statement, the holds that

@@ -115,8 +115,8 @@ END $$;
 `,
 	// 2: per-payer reservations. A settlement's claim carries its payer (on
 	// one chain and token) and value while it is in flight; a transfer that
-	// moved money keeps its row for a minute with the block that mined it,
-	// so that balances read at older blocks still count it.
+	// moved money keeps its row for a minute (spent_at), counted in the
+	// first check of the payer's next reservations.
 	`
 ALTER TABLE x402_claims ADD COLUMN payer text, ADD COLUMN value numeric(78, 0),
 	ADD COLUMN mined_block bigint, ADD COLUMN spent_at timestamptz;
@@ -124,14 +124,16 @@ CREATE INDEX x402_claims_payer ON x402_claims (payer) WHERE payer IS NOT NULL;
 CREATE INDEX x402_claims_spent ON x402_claims (spent_at) WHERE spent_at IS NOT NULL;
 
 -- x402_reserve reserves val for the settlement claim ckey of instance inst
--- against payer pkey's balance bal, read at block at_block or later,
--- fenced, one payer at a time (an advisory lock on the payer, so that two
--- instances reserving at once see each other). It answers 1 when reserved
--- (or reserved already by inst), 0 when the value does not fit, 2 when
--- another instance holds the settlement, 3 when inst holds no claim on it.
--- A null bal reserves without a check, taking the claim (a settlement
--- followed from the journal).
-CREATE FUNCTION x402_reserve(inst text, ckey text, pkey text, val numeric, bal numeric, at_block bigint)
+-- against payer pkey's balance bal, fenced, one payer at a time (an
+-- advisory lock on the payer, so that two instances reserving at once see
+-- each other). Every reservation of the payer counts (in flight, or spent
+-- in the last minute) except the claims in in_balance (known to be in
+-- bal); a null in_balance counts them all. It answers 1 when reserved (or
+-- reserved already by inst), 0 when the value does not fit, 2 when another
+-- instance holds the settlement, 3 when inst holds no claim on it. A null
+-- bal reserves without a check, taking the claim (a settlement followed
+-- from the journal).
+CREATE FUNCTION x402_reserve(inst text, ckey text, pkey text, val numeric, bal numeric, in_balance text[])
 RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
 	holder text;
@@ -153,8 +155,8 @@ BEGIN
 	IF holder <> inst THEN RETURN 2; END IF;
 	IF payee IS NOT NULL THEN RETURN 1; END IF;
 	SELECT coalesce(sum(value), 0) INTO taken FROM x402_claims
-	WHERE payer = pkey AND (mined_block IS NULL
-		OR (mined_block > at_block AND spent_at > clock_timestamp() - interval '1 minute'));
+	WHERE payer = pkey AND (spent_at IS NULL OR spent_at > clock_timestamp() - interval '1 minute')
+		AND NOT (in_balance IS NOT NULL AND key = ANY(in_balance));
 	IF taken + val > bal THEN RETURN 0; END IF;
 	UPDATE x402_claims SET payer = pkey, value = val WHERE key = ckey;
 	RETURN 1;

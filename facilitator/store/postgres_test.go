@@ -347,9 +347,9 @@ func waitFor(t *testing.T, cond func() bool) {
 // TestPostgresReserve: reservations against one payer's balance are
 // decided across instances: what fits beside every instance's settlements
 // in flight, a reservation kept by its instance, none without a hold, a
-// mined transfer counted only against balances read at older blocks, and
-// of 30 reservations at once from two instances for a payer who can
-// afford one, exactly one.
+// mined transfer counted in the first check and left out by the exact
+// one, a forced reservation, and of 30 reservations at once from two
+// instances for a payer who can afford one, exactly one.
 func TestPostgresReserve(t *testing.T) {
 	dsn := pgtest.Shared(t).DSN(t)
 	a, b := openPG(t, dsn, 2*time.Second).Journal(), openPG(t, dsn, 2*time.Second).Journal()
@@ -362,56 +362,65 @@ func TestPostgresReserve(t *testing.T) {
 			t.Fatalf("hold %d = %v, %v", n, ok, err)
 		}
 	}
-	reserve := func(j *store.PostgresJournal, n int, value, balance int64, block uint64) (bool, error) {
+	reserve := func(j *store.PostgresJournal, n int, value, balance int64, inBalance ...int) (bool, error) {
 		var bal *big.Int
 		if balance >= 0 {
 			bal = big.NewInt(balance)
 		}
-		return j.ReserveSettlement(ctx, id(n), payer, big.NewInt(value), bal, block)
+		var in []string
+		if inBalance != nil {
+			in = []string{}
+			for _, k := range inBalance {
+				in = append(in, id(k))
+			}
+		}
+		return j.ReserveSettlement(ctx, id(n), payer, big.NewInt(value), bal, in)
 	}
+	hold(a, 1)
+	hold(b, 2)
+	hold(b, 3)
 	steps := []struct {
 		name           string
 		j              *store.PostgresJournal
 		n              int
 		value, balance int64
-		block          uint64
 		want           bool
 		wantErr        error
 	}{
-		{"a reserves 60 of 100", a, 1, 60, 100, 10, true, nil},
-		{"b cannot reserve 60 more", b, 2, 60, 100, 10, false, nil},
-		{"b reserves the 40 left", b, 3, 40, 100, 10, true, nil},
-		{"a's reservation stays a's", a, 1, 60, 0, 10, true, nil},
-		{"b cannot reserve a's settlement", b, 1, 60, 100, 10, false, store.ErrFollowedElsewhere},
+		{"a reserves 60 of 100", a, 1, 60, 100, true, nil},
+		{"b cannot reserve 60 more", b, 2, 60, 100, false, nil},
+		{"b reserves the 40 left", b, 3, 40, 100, true, nil},
+		{"a's reservation stays a's", a, 1, 60, 0, true, nil},
+		{"b cannot reserve a's settlement", b, 1, 60, 100, false, store.ErrFollowedElsewhere},
 	}
-	hold(a, 1)
-	hold(b, 2)
-	hold(b, 3)
 	for _, s := range steps {
-		got, err := reserve(s.j, s.n, s.value, s.balance, s.block)
+		got, err := reserve(s.j, s.n, s.value, s.balance)
 		if got != s.want || !errors.Is(err, s.wantErr) {
 			t.Fatalf("%s: reserve = %v, %v; want %v, %v", s.name, got, err, s.want, s.wantErr)
 		}
 	}
-	if ok, err := reserve(a, 9, 1, 100, 10); ok || err == nil {
+	if ok, err := reserve(a, 9, 1, 100); ok || err == nil {
 		t.Fatalf("a reservation without a hold = %v, %v; want an error", ok, err)
 	}
-	// a's transfer is mined at block 12; b's 40 goes back unsent.
+	// a's transfer is mined; b's 40 goes back unsent.
 	a.ReleaseSettlements(store.Release{ID: id(1), MinedAt: 12})
 	b.ReleaseSettlements(store.Release{ID: id(3)})
 	if ok, _ := b.HoldSettlement(ctx, id(1)); ok {
 		t.Fatal("a settled authorization's claim was held again")
 	}
-	hold(b, 4)
-	if ok, err := reserve(b, 4, 50, 100, 11); ok || err != nil {
-		t.Fatalf("a balance read at block 11 (before the transfer) = %v, %v; want the 60 mined at 12 still counted", ok, err)
+	if ids, err := b.Reservations(ctx, payer); err != nil || len(ids) != 1 || ids[0] != id(1) {
+		t.Fatalf("reservations = %v, %v; want the mined %s", ids, err, id(1))
 	}
-	if ok, err := reserve(b, 4, 40, 40, 12); !ok || err != nil {
-		t.Fatalf("a balance read at block 12 = %v, %v; want the mined 60 in the balance, not reserved", ok, err)
+	hold(b, 4)
+	if ok, err := reserve(b, 4, 40, 40); ok || err != nil {
+		t.Fatalf("first check with the mined 60 still counted = %v, %v; want false", ok, err)
+	}
+	if ok, err := reserve(b, 4, 40, 40, 1); !ok || err != nil {
+		t.Fatalf("exact check with the mined 60 in the balance = %v, %v; want true", ok, err)
 	}
 	// A forced reservation (a settlement followed from the journal) takes
 	// the claim and its value.
-	if ok, err := reserve(a, 5, 1000, -1, 0); !ok || err != nil {
+	if ok, err := reserve(a, 5, 1000, -1); !ok || err != nil {
 		t.Fatalf("forced reservation = %v, %v", ok, err)
 	}
 	if ok, _ := b.HoldSettlement(ctx, id(5)); ok {
@@ -430,7 +439,7 @@ func TestPostgresReserve(t *testing.T) {
 				t.Errorf("hold %d = %v, %v", i, ok, err)
 				return
 			}
-			ok, err := reserve(j, 100+i, 1000, 1000, 20)
+			ok, err := reserve(j, 100+i, 1000, 1000)
 			if err != nil {
 				t.Errorf("reserve %d: %v", i, err)
 			}

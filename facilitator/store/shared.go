@@ -36,12 +36,16 @@ type Shared interface {
 	HoldSettlement(ctx context.Context, id string) (bool, error)
 	// ReserveSettlement reserves value, for the held settlement id,
 	// against its payer's balance (payer names the payer on one chain and
-	// token): true when it fits in balance, read at block atBlock or later,
-	// beside the payer's other reservations of every instance (those in
-	// flight, and transfers mined after atBlock). A settlement reserved
-	// already stays reserved (true). A nil balance reserves without a check
-	// (a settlement followed from the journal).
-	ReserveSettlement(ctx context.Context, id, payer string, value, balance *big.Int, atBlock uint64) (bool, error)
+	// token): true when it fits in balance beside the payer's other
+	// reservations of every instance (those in flight, and transfers mined
+	// in the last minute), except those whose record IDs are in inBalance
+	// (known to be in that balance). A nil inBalance counts them all. A
+	// settlement reserved already stays reserved (true). A nil balance
+	// reserves without a check (a settlement followed from the journal).
+	ReserveSettlement(ctx context.Context, id, payer string, value, balance *big.Int, inBalance []string) (bool, error)
+	// Reservations lists the record IDs of the payer's reservations (in
+	// flight, and mined in the last minute), for an exact check.
+	Reservations(ctx context.Context, payer string) ([]string, error)
 	// ReleaseSettlements gives back holds taken with HoldSettlement, with
 	// their reservations, in one round trip.
 	ReleaseSettlements(rels ...Release)
@@ -67,8 +71,8 @@ type Shared interface {
 
 // Release is a hold given back: its settlement's record ID and, when its
 // transfer moved the payer's money, the block that mined it (its
-// reservation then still counts against balances read at older blocks, for
-// a minute); zero when nothing moved.
+// reservation then still counts, for a minute, in the first check of the
+// payer's next reservations); zero when nothing moved.
 type Release struct {
 	ID      string
 	MinedAt uint64
