@@ -659,3 +659,16 @@ func TestPerRequestPriceUnit(t *testing.T) {
 		}
 	}
 }
+
+// TestPriceErrorClipped: a resolved price that is no price is repeated at
+// most maxPriceEcho bytes (it may come from a header).
+func TestPriceErrorClipped(t *testing.T) {
+	h := twoNetworkHandler(t, "0.01")
+	h.Price = "{p}"
+	long := strings.Repeat("9x", 600)
+	_, err := h.priceOffer(long)
+	pe := newPriceError(h.Price, long, err)
+	if len(pe.Error()) > 600 || !strings.Contains(pe.Error(), `resolved to "9x9x`) || !strings.Contains(pe.value, "…") {
+		t.Errorf("error of %d bytes: %.200s", len(pe.Error()), pe.Error())
+	}
+}
