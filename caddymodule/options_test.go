@@ -248,7 +248,8 @@ func paymentRequiredV2(t *testing.T, resp *http.Response) x402.PaymentRequiredV2
 func TestSeveralNetworks(t *testing.T) {
 	base := secondChain(t)
 	up := echoUpstream(t)
-	tester := newTester(t, globalBlock(fmt.Sprintf(`network base-sepolia {
+	tester := newTester(t, globalBlock(fmt.Sprintf(`settle_timeout 2s
+		network base-sepolia {
 			chain_id 84532
 			rpc %s
 			token %s
@@ -407,6 +408,45 @@ func TestSeveralNetworks(t *testing.T) {
 	assertDelta(t, "seller on cronos", c3, c4, 0)
 	assertDelta(t, "seller on base-sepolia", b3, b4, 0)
 
+	// Exactly once on the second network: a settlement still pending
+	// when settle_timeout runs out is answered pending, the same header
+	// again once it is mined gets the resource (looked up on that
+	// network), and once more is refused; the money moved once.
+	c4, b4 = before()
+	header, _, err = facilitator.CreatePayment(buyer, body402Accepts(t, tester, "/multi")[1], facilitator.PaymentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.PauseMining()
+	resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+	base.ResumeMining()
+	_ = json.Unmarshal(b, &body)
+	if resp.StatusCode != http.StatusPaymentRequired || body.Error != facilitator.ErrTextPending {
+		t.Fatalf("a payment not mined in time on base-sepolia: %d %s", resp.StatusCode, b)
+	}
+	if pr := decodeXPaymentResponse(t, resp); pr["network"] != "base-sepolia" || pr["success"] != false {
+		t.Errorf("pending X-PAYMENT-RESPONSE %v", pr)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+		if resp.StatusCode != http.StatusPaymentRequired || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"X-Payment-Network":"base-sepolia"`) {
+		t.Fatalf("the retry after pending: %d %s", resp.StatusCode, b)
+	}
+	resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+	_ = json.Unmarshal(b, &body)
+	if resp.StatusCode != http.StatusPaymentRequired || body.Error != facilitator.ErrTextAlreadyUsed {
+		t.Errorf("the same header after delivery: %d %s", resp.StatusCode, b)
+	}
+	c5, b5 := before()
+	assertDelta(t, "seller on cronos", c4, c5, 0)
+	assertDelta(t, "seller on base-sepolia", b4, b5, 10000)
+
 	// Settle after, on the route's second network (cronos), then its
 	// first (base-sepolia).
 	after := body402Accepts(t, tester, "/multi-after")
@@ -421,9 +461,9 @@ func TestSeveralNetworks(t *testing.T) {
 			t.Fatalf("settle after on %s: %d %s", want, resp.StatusCode, b)
 		}
 	}
-	c5, b5 := before()
-	assertDelta(t, "seller on cronos", c4, c5, 20000)
-	assertDelta(t, "seller on base-sepolia", b4, b5, 20000)
+	c6, b6 := before()
+	assertDelta(t, "seller on cronos", c5, c6, 20000)
+	assertDelta(t, "seller on base-sepolia", b5, b6, 20000)
 
 	// Metrics per network.
 	samples := scrape(t)
@@ -431,7 +471,8 @@ func TestSeveralNetworks(t *testing.T) {
 		network, route, outcome, reason string
 		want                            float64
 	}{
-		{"base-sepolia", "multi-network", OutcomeSettled, "", 2},
+		{"base-sepolia", "multi-network", OutcomeSettled, "", 3},
+		{"base-sepolia", "multi-network", OutcomePending, x402.CodeSettlementPending, 1},
 		{"cronos-testnet", "multi-network", OutcomeSettled, "", 1},
 		{"base-sepolia", "multi-network", OutcomeRefused, x402.CodeInvalidRequirements, 2},
 		{"cronos-testnet", "multi-network", OutcomeRefused, x402.CodeInvalidNetwork, 1},
