@@ -16,7 +16,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -293,8 +292,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.options = append(h.options, opt)
 	}
 	h.initV2()
-	if rc, ok := h.client.(*remote.Client); ok && !validating() {
-		h.checkRemoteNetworks(rc)
+	if h.Facilitator != "" && !validating() {
+		h.checkRemoteNetworks()
 	}
 	h.static, h.dynamic = nil, nil
 	if h.perRequest() {

@@ -17,7 +17,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -173,7 +172,7 @@ func (h *Handler) priceOffer(value string) (*offer, error) {
 			}
 		}
 		if err != nil {
-			if len(h.options) > 1 {
+			if len(h.options) > 1 && h.Price != "" {
 				err = fmt.Errorf("%w (network %s)", err, opt.reqs.Network)
 			}
 			return nil, err
@@ -203,6 +202,18 @@ type priceError struct {
 	err         error
 }
 
+// maxPriceEcho bounds how much of a resolved price an error repeats (in
+// the log, and to handle_errors): it may come from a header.
+const maxPriceEcho = 128
+
+func newPriceError(expr, value string, err error) *priceError {
+	if len(value) > maxPriceEcho {
+		value = x402.Clip(value, maxPriceEcho)
+		err = errors.New(x402.Clip(err.Error(), 2*maxPriceEcho))
+	}
+	return &priceError{expr: expr, value: value, err: err}
+}
+
 func (e *priceError) Error() string {
 	return fmt.Sprintf("x402: the route's price %q resolved to %q for this request, which is not a valid price: %v", e.expr, e.value, e.err)
 }
@@ -222,7 +233,7 @@ func (h *Handler) offerFor(r *http.Request) (*offer, error) {
 	}
 	value, err := repl.ReplaceOrErr(expr, true, true)
 	if err != nil {
-		return nil, &priceError{expr: expr, value: repl.ReplaceAll(expr, ""), err: err}
+		return nil, newPriceError(expr, repl.ReplaceAll(expr, ""), err)
 	}
 	value = strings.TrimSpace(value)
 	c := h.dynamic
@@ -234,7 +245,7 @@ func (h *Handler) offerFor(r *http.Request) (*offer, error) {
 	}
 	o, err = h.priceOffer(value)
 	if err != nil {
-		return nil, &priceError{expr: expr, value: value, err: err}
+		return nil, newPriceError(expr, value, err)
 	}
 	o.value = value
 	c.mu.Lock()
@@ -256,7 +267,7 @@ func (h *Handler) priceFailed(err error) error {
 		value = pe.value
 	}
 	h.logger.Error("the route's price did not resolve to a valid price for this request; answering 500, nothing charged: fix the placeholder or what sets it",
-		zap.String("route", h.routeLabel), zap.String("price", expr), zap.String("value", x402.Clip(value, 128)), zap.Error(err))
+		zap.String("route", h.routeLabel), zap.String("price", expr), zap.String("value", value), zap.Error(err))
 	return caddyhttp.Error(http.StatusInternalServerError, err)
 }
 
@@ -364,8 +375,14 @@ func missingFromSupported(s *x402.SupportedResponse, opts []payOption) []string 
 
 // checkRemoteNetworks reads a remote facilitator's /supported once, in
 // the background (it may be down at start), and warns about the route's
-// networks it does not list.
-func (h *Handler) checkRemoteNetworks(c *remote.Client) {
+// networks it does not list. It asks with a client of its own, so that a
+// facilitator not up yet at start does not keep the route's client from
+// learning its dialect at the first payment.
+func (h *Handler) checkRemoteNetworks() {
+	c, err := h.remoteClient()
+	if err != nil {
+		return
+	}
 	opts, logger := h.options, h.logger
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)

@@ -248,7 +248,8 @@ func paymentRequiredV2(t *testing.T, resp *http.Response) x402.PaymentRequiredV2
 func TestSeveralNetworks(t *testing.T) {
 	base := secondChain(t)
 	up := echoUpstream(t)
-	tester := newTester(t, globalBlock(fmt.Sprintf(`network base-sepolia {
+	tester := newTester(t, globalBlock(fmt.Sprintf(`settle_timeout 2s
+		network base-sepolia {
 			chain_id 84532
 			rpc %s
 			token %s
@@ -271,6 +272,10 @@ func TestSeveralNetworks(t *testing.T) {
 	reverse_proxy %s
 }
 `, sitePort, seller2Addr, seller2Addr, up.Listener.Addr()))
+
+	// Counters carry over config loads (and -count runs): compare with
+	// what they held before.
+	samples0 := scrape(t)
 
 	// The 402: both options, the seller's order, each its own token.
 	resp, b := get(t, tester, siteURL+"/multi", nil)
@@ -347,7 +352,8 @@ func TestSeveralNetworks(t *testing.T) {
 
 	// v2 on the second network with a payment id: the same id again is
 	// answered 409 with the second network's CAIP-2 id.
-	ext, err := x402.WithPaymentID(pr.Extensions, "pay_multi_network_0001")
+	// A new id per run: the devnet's redemption store outlives a test.
+	ext, err := x402.WithPaymentID(pr.Extensions, fmt.Sprintf("pay_multi_network_%d", time.Now().UnixNano()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,6 +413,45 @@ func TestSeveralNetworks(t *testing.T) {
 	assertDelta(t, "seller on cronos", c3, c4, 0)
 	assertDelta(t, "seller on base-sepolia", b3, b4, 0)
 
+	// Exactly once on the second network: a settlement still pending
+	// when settle_timeout runs out is answered pending, the same header
+	// again once it is mined gets the resource (looked up on that
+	// network), and once more is refused; the money moved once.
+	c4, b4 = before()
+	header, _, err = facilitator.CreatePayment(buyer, body402Accepts(t, tester, "/multi")[1], facilitator.PaymentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.PauseMining()
+	resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+	base.ResumeMining()
+	_ = json.Unmarshal(b, &body)
+	if resp.StatusCode != http.StatusPaymentRequired || body.Error != facilitator.ErrTextPending {
+		t.Fatalf("a payment not mined in time on base-sepolia: %d %s", resp.StatusCode, b)
+	}
+	if pr := decodeXPaymentResponse(t, resp); pr["network"] != "base-sepolia" || pr["success"] != false {
+		t.Errorf("pending X-PAYMENT-RESPONSE %v", pr)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+		if resp.StatusCode != http.StatusPaymentRequired || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"X-Payment-Network":"base-sepolia"`) {
+		t.Fatalf("the retry after pending: %d %s", resp.StatusCode, b)
+	}
+	resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+	_ = json.Unmarshal(b, &body)
+	if resp.StatusCode != http.StatusPaymentRequired || body.Error != facilitator.ErrTextAlreadyUsed {
+		t.Errorf("the same header after delivery: %d %s", resp.StatusCode, b)
+	}
+	c5, b5 := before()
+	assertDelta(t, "seller on cronos", c4, c5, 0)
+	assertDelta(t, "seller on base-sepolia", b4, b5, 10000)
+
 	// Settle after, on the route's second network (cronos), then its
 	// first (base-sepolia).
 	after := body402Accepts(t, tester, "/multi-after")
@@ -421,9 +466,9 @@ func TestSeveralNetworks(t *testing.T) {
 			t.Fatalf("settle after on %s: %d %s", want, resp.StatusCode, b)
 		}
 	}
-	c5, b5 := before()
-	assertDelta(t, "seller on cronos", c4, c5, 20000)
-	assertDelta(t, "seller on base-sepolia", b4, b5, 20000)
+	c6, b6 := before()
+	assertDelta(t, "seller on cronos", c5, c6, 20000)
+	assertDelta(t, "seller on base-sepolia", b5, b6, 20000)
 
 	// Metrics per network.
 	samples := scrape(t)
@@ -431,21 +476,26 @@ func TestSeveralNetworks(t *testing.T) {
 		network, route, outcome, reason string
 		want                            float64
 	}{
-		{"base-sepolia", "multi-network", OutcomeSettled, "", 2},
+		{"base-sepolia", "multi-network", OutcomeSettled, "", 3},
+		{"base-sepolia", "multi-network", OutcomePending, x402.CodeSettlementPending, 1},
 		{"cronos-testnet", "multi-network", OutcomeSettled, "", 1},
 		{"base-sepolia", "multi-network", OutcomeRefused, x402.CodeInvalidRequirements, 2},
 		{"cronos-testnet", "multi-network", OutcomeRefused, x402.CodeInvalidNetwork, 1},
 		{"cronos-testnet", "multi-network-after", OutcomeSettled, "", 1},
 		{"base-sepolia", "multi-network-after", OutcomeSettled, "", 1},
 	} {
-		got, _ := sample(samples, "x402_payments_total", map[string]string{"network": tt.network, "route": tt.route, "outcome": tt.outcome, "reason": tt.reason})
-		if got != tt.want {
+		labels := map[string]string{"network": tt.network, "route": tt.route, "outcome": tt.outcome, "reason": tt.reason}
+		got, _ := sample(samples, "x402_payments_total", labels)
+		was, _ := sample(samples0, "x402_payments_total", labels)
+		if got -= was; got != tt.want {
 			t.Errorf("x402_payments_total{network=%q,route=%q,outcome=%q,reason=%q} = %v, want %v", tt.network, tt.route, tt.outcome, tt.reason, got, tt.want)
 		}
 	}
-	if got, _ := sample(samples, "x402_revenue_smallest_units_total", map[string]string{"network": "base-sepolia",
-		"asset": strings.ToLower(baseSepoliaUSDC.Hex()), "pay_to": strings.ToLower(seller2Addr)}); got < 30000 {
-		t.Errorf("revenue on base-sepolia %v, want at least 30000", got)
+	revenue := map[string]string{"network": "base-sepolia", "asset": strings.ToLower(baseSepoliaUSDC.Hex()), "pay_to": strings.ToLower(seller2Addr)}
+	got, _ := sample(samples, "x402_revenue_smallest_units_total", revenue)
+	was, _ := sample(samples0, "x402_revenue_smallest_units_total", revenue)
+	if got-was != 50000 {
+		t.Errorf("revenue on base-sepolia grew by %v, want 50000", got-was)
 	}
 }
 
@@ -657,5 +707,18 @@ func TestPerRequestPriceUnit(t *testing.T) {
 		if !errors.As(err, &he) || he.StatusCode != http.StatusInternalServerError || !strings.Contains(err.Error(), tt.want) || ran || w.Code != http.StatusOK || w.Body.Len() != 0 {
 			t.Errorf("price %q: err %v (ran %v, wrote %d %q), want a 500 error containing %q", tt.price, err, ran, w.Code, w.Body, tt.want)
 		}
+	}
+}
+
+// TestPriceErrorClipped: a resolved price that is no price is repeated at
+// most maxPriceEcho bytes (it may come from a header).
+func TestPriceErrorClipped(t *testing.T) {
+	h := twoNetworkHandler(t, "0.01")
+	h.Price = "{p}"
+	long := strings.Repeat("9x", 600)
+	_, err := h.priceOffer(long)
+	pe := newPriceError(h.Price, long, err)
+	if len(pe.Error()) > 600 || !strings.Contains(pe.Error(), `resolved to "9x9x`) || !strings.Contains(pe.value, "…") {
+		t.Errorf("error of %d bytes: %.200s", len(pe.Error()), pe.Error())
 	}
 }

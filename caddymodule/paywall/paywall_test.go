@@ -118,6 +118,30 @@ func nonces(t *testing.T, csp string) (string, string) {
 	return m[1], m[3]
 }
 
+// TestBuiltinRenderOptions: with several options the built-in page has
+// the network choice, one entry per option in order; with one it has none.
+func TestBuiltinRenderOptions(t *testing.T) {
+	d := Data{Price: "0.01", Amount: "10000", Decimals: 6, Symbol: "devUSDC.e", Network: "cronos-testnet", ChainID: 338,
+		Options: []Option{{Network: "cronos-testnet", Price: "0.01", Symbol: "devUSDC.e"}, {Network: "base-sepolia", Price: "0.01", Symbol: "USDC"}}}
+	var buf bytes.Buffer
+	if _, err := Render(Builtin(), &buf, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<select id="x402-network">`, `<option value="0">cronos-testnet · 0.01 devUSDC.e</option>`, `<option value="1">base-sepolia · 0.01 USDC</option>`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	d.Options = d.Options[:1]
+	buf.Reset()
+	if _, err := Render(Builtin(), &buf, d); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `<select id="x402-network">`) {
+		t.Error("a page of one option offers a network choice")
+	}
+}
+
 func TestBuiltinRender(t *testing.T) {
 	var buf bytes.Buffer
 	d := Data{Description: `Weather <b>API</b>`, Price: "0.01", Amount: "10000", Decimals: 6, Symbol: "devUSDC.e",
@@ -131,7 +155,7 @@ func TestBuiltinRender(t *testing.T) {
 	page := buf.String()
 	for _, want := range []string{
 		`<h1>Weather &lt;b&gt;API&lt;/b&gt;</h1>`,
-		`<span id="x402-price">0.01</span> <span class="symbol">devUSDC.e</span>`,
+		`<span id="x402-price">0.01</span> <span class="symbol" id="x402-symbol">devUSDC.e</span>`,
 		`10000 smallest units`,
 		`chain ID 338`,
 		`<script nonce="` + nonce + `" data-frame-nonce="` + frameNonce + `">`,

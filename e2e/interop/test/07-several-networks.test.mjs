@@ -4,8 +4,9 @@
 //    registered only for eip155:84532 pays on it, "caddy x402 pay
 //    --network" pays on each, a payment for the first option's token on
 //    the second network is refused; balances checked on both chains;
-//  - x402-fetch 1.2.0, which throws on a network it does not know (every
-//    Cronos name among them), on a route of two networks it knows:
+//  - x402-fetch 1.2.0 throws on that route (it refuses a 402 whose
+//    accepts name a network it does not know, every Cronos name among
+//    them), and pays a route of two networks it knows:
 //    base-sepolia (the embedded devnet run as 84532) and avalanche-fuji
 //    (a second devnet run as 43113); a wallet on each chain pays there.
 import { test, before, after } from "node:test";
@@ -133,6 +134,14 @@ test("two networks on one route: @x402/fetch registered for the second pays on i
     const none = await payCLI([caddy.url + "/paid", "--key", key, "--network", "avalanche-fuji"]);
     assert.equal(none.code, 1);
     assert.match(none.stderr, /refusing to pay: no acceptable way to pay \(eip155:338: not --network avalanche-fuji; eip155:84532: not --network avalanche-fuji\)/);
+
+    // x402-fetch 1.2.0 checks every accepts entry against its fixed list
+    // of networks: the cronos-testnet option makes it throw before it
+    // pays anything, even from a wallet on base-sepolia, an option it knows.
+    const v1Wallet = createWalletClient({ account: privateKeyToAccount(base.info.buyers[3].privateKey), chain: chainOf(base.info), transport: http(base.info.rpcUrl) });
+    b0 = await balances();
+    await assert.rejects(wrapFetchV1(fetch, v1Wallet)(caddy.url + "/paid"), (e) => /cronos-testnet/.test(String(e.message)));
+    assert.deepEqual(await balances(), b0);
 
     // The first option's token on the second network: refused before
     // verify with the spec's text; nothing moves on either chain.
