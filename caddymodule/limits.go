@@ -42,9 +42,10 @@ const (
 	refusalEntryBytes = 96
 	// maxReasonBytes bounds a refusal reason as the paywall keeps and
 	// answers it: the facilitator's own reasons repeat at most
-	// x402.MaxEchoBytes of the buyer's text and fit, a remote one's are
-	// cut here.
-	maxReasonBytes = 128
+	// x402.MaxEchoBytes of the buyer's text and fit (the longest, a
+	// smart-wallet deployment refused, is about 200 bytes), a remote
+	// one's are cut here.
+	maxReasonBytes = 256
 	// The sweep timer, which drops expired refusals while the cache holds
 	// any, runs every TTL, but at least every maxRefusalSweep and at most
 	// every minRefusalSweep.

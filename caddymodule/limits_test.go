@@ -253,7 +253,7 @@ func TestRefusalCache(t *testing.T) {
 	p := pay(0, 0)
 	p.Authorization.Nonce[2] = 1
 	sized.put(refusalKey(p, "10000"), p, "Unsupported network: "+long)
-	want := "Unsupported network: " + strings.Repeat("é", 53) + "…" // 21 + 106 bytes, cut on a rune
+	want := "Unsupported network: " + strings.Repeat("é", 117) + "…" // 21 + 234 bytes, cut on a rune
 	if got, ok := sized.get(refusalKey(p, "10000")); !ok || got != want {
 		t.Errorf("a long reason came back as %q, %v; want %q", got, ok, want)
 	}
