@@ -2,6 +2,7 @@ package engine
 
 import (
 	"runtime/debug"
+	"sync"
 	"time"
 )
 
@@ -19,8 +20,10 @@ const (
 )
 
 // burstMemory tracks the settlements followed since memory was last given
-// back. Used by the watcher's loop only.
+// back: added by the settles that hand their settlements to the watcher,
+// idle by the watcher's loop.
 type burstMemory struct {
+	mu       sync.Mutex
 	followed int       // settlements added since the last release
 	drained  time.Time // when nothing was pending any more; zero while some are
 	free     func()    // nil: debug.FreeOSMemory
@@ -28,6 +31,8 @@ type burstMemory struct {
 
 // added counts settlements handed to the watcher.
 func (m *burstMemory) added(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	m.followed += n
 	m.drained = time.Time{}
 }
@@ -35,19 +40,26 @@ func (m *burstMemory) added(n int) {
 // idle is called at each poll with nothing pending; it gives memory back
 // once a large enough burst has been quiet for burstQuiet.
 func (m *burstMemory) idle(now time.Time) {
+	m.mu.Lock()
 	if m.followed < burstSettlements {
+		m.mu.Unlock()
 		return
 	}
 	if m.drained.IsZero() {
 		m.drained = now
+		m.mu.Unlock()
 		return
 	}
-	if now.Sub(m.drained) >= burstQuiet {
-		m.followed, m.drained = 0, time.Time{}
-		if m.free != nil {
-			m.free()
-		} else {
-			debug.FreeOSMemory()
-		}
+	if now.Sub(m.drained) < burstQuiet {
+		m.mu.Unlock()
+		return
+	}
+	m.followed, m.drained = 0, time.Time{}
+	free := m.free
+	m.mu.Unlock()
+	if free != nil {
+		free()
+	} else {
+		debug.FreeOSMemory()
 	}
 }
