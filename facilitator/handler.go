@@ -86,42 +86,25 @@ func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
 		h.clientIP = remoteIP
 	}
 	if !cfg.NoRateLimits {
-		vl, sl := cfg.VerifyLimit, cfg.SettleLimit
-		if vl == (RateLimit{}) {
-			vl = DefaultVerifyLimit
-		}
-		if sl == (RateLimit{}) {
-			sl = DefaultSettleLimit
-		}
-		h.verifyLimit = f.limiter("verify", vl)
-		h.settleLimit = f.limiter("settle", sl)
-		kvl, ksl := cfg.KeyVerifyLimit, cfg.KeySettleLimit
-		if kvl == (RateLimit{}) {
-			kvl = DefaultKeyVerifyLimit
-		}
-		if ksl == (RateLimit{}) {
-			ksl = DefaultKeySettleLimit
-		}
-		h.keyVerifyLimit = f.limiter("verify by key", kvl)
-		h.keySettleLimit = f.limiter("settle by key", ksl)
-		ll, kll := cfg.LookupLimit, cfg.KeyLookupLimit
-		if ll == (RateLimit{}) {
-			ll = DefaultLookupLimit
-		}
-		if kll == (RateLimit{}) {
-			kll = DefaultKeyLookupLimit
-		}
-		h.lookupLimit = f.limiter("settlement look-up", ll)
-		h.keyLookupLimit = f.limiter("settlement look-up by key", kll)
+		h.verifyLimit = f.limiter("verify", limitOr(cfg.VerifyLimit, DefaultVerifyLimit))
+		h.settleLimit = f.limiter("settle", limitOr(cfg.SettleLimit, DefaultSettleLimit))
+		h.lookupLimit = f.limiter("settlement look-up", limitOr(cfg.LookupLimit, DefaultLookupLimit))
+		h.keyVerifyLimit = f.limiter("verify by key", limitOr(cfg.KeyVerifyLimit, DefaultKeyVerifyLimit))
+		h.keySettleLimit = f.limiter("settle by key", limitOr(cfg.KeySettleLimit, DefaultKeySettleLimit))
+		h.keyLookupLimit = f.limiter("settlement look-up by key", limitOr(cfg.KeyLookupLimit, DefaultKeyLookupLimit))
 	}
 	if h.keys != nil {
-		ul := cfg.UnknownKeyLimit
-		if ul == (RateLimit{}) {
-			ul = DefaultUnknownKeyLimit
-		}
-		h.unknownKeys = f.limiter("unknown API key", ul)
+		h.unknownKeys = f.limiter("unknown API key", limitOr(cfg.UnknownKeyLimit, DefaultUnknownKeyLimit))
 	}
 	return h
+}
+
+// limitOr is l, or def when l is the zero value (not configured).
+func limitOr(l, def RateLimit) RateLimit {
+	if l == (RateLimit{}) {
+		return def
+	}
+	return l
 }
 
 type apiHandler struct {
