@@ -715,8 +715,8 @@ test('too little balance is told before signing', async () => {
 });
 
 // A lagging node: a JSON-RPC proxy in front of a separate devnet that, while
-// stalled, answers eth_getTransactionReceipt with null (not mined yet), as
-// a node behind the chain does. The facilitator's settle then times out
+// stalled, answers eth_getTransactionReceipt and eth_getBlockReceipts with
+// null (not mined yet, no such block), as a node behind the chain does. The facilitator's settle then times out
 // and the paywall answers "Settlement pending"; the page must retry with
 // the same authorization and get the content once the node catches up.
 function laggingProxy(upstream) {
@@ -732,7 +732,7 @@ function laggingProxy(upstream) {
     try {
       const msg = JSON.parse(raw);
       const calls = Array.isArray(msg) ? msg : [msg];
-      const isHeld = calls.map((c) => state.stalled && c.method === 'eth_getTransactionReceipt');
+      const isHeld = calls.map((c) => state.stalled && (c.method === 'eth_getTransactionReceipt' || c.method === 'eth_getBlockReceipts'));
       const pass = calls.filter((c, i) => !isHeld[i]);
       state.held += calls.length - pass.length;
       let answers = [];
