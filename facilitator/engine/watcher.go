@@ -44,6 +44,7 @@ type watcher struct {
 	blockReceipts atomic.Int32
 
 	mu       sync.Mutex
+	pace     pollPace
 	pending  map[*settlement]struct{}
 	fresh    bool
 	lastHead uint64
@@ -54,7 +55,7 @@ type watcher struct {
 // newWatcher builds the watcher of a core; first is the engine that
 // starts it, whose poll interval it keeps.
 func newWatcher(c *core, first *Engine) *watcher {
-	return &watcher{c: c, interval: first.cfg.PollInterval, pending: map[*settlement]struct{}{}}
+	return &watcher{c: c, interval: first.cfg.PollInterval, pace: pollPace{interval: first.cfg.PollInterval}, pending: map[*settlement]struct{}{}}
 }
 
 // e is the engine whose settings and RPC pool the watcher uses: the core's
@@ -84,7 +85,7 @@ func (w *watcher) count() int {
 }
 
 func (w *watcher) run(ctx context.Context) {
-	t := time.NewTicker(w.interval)
+	t := time.NewTimer(w.interval)
 	defer t.Stop()
 	for {
 		select {
@@ -93,6 +94,10 @@ func (w *watcher) run(ctx context.Context) {
 		case <-t.C:
 			w.poll(ctx)
 		}
+		w.mu.Lock()
+		d := w.pace.next(time.Now())
+		w.mu.Unlock()
+		t.Reset(d)
 	}
 }
 
@@ -100,6 +105,7 @@ func (w *watcher) poll(ctx context.Context) {
 	w.mu.Lock()
 	if len(w.pending) == 0 {
 		w.readTo = 0 // the next settlement's block is at the head of its time
+		w.pace.reset()
 		w.mu.Unlock()
 		w.memory.idle(time.Now())
 		return
@@ -112,6 +118,9 @@ func (w *watcher) poll(ctx context.Context) {
 		w.log().Debug("polling the head failed", zap.Error(err))
 		return
 	}
+	w.mu.Lock()
+	w.pace.saw(uint64(head), time.Now())
+	w.mu.Unlock()
 	if uint64(head) == last && !fresh {
 		return
 	}
