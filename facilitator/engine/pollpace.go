@@ -11,6 +11,8 @@ import "time"
 // every fastPollDivisor-th of the interval until it appears (or until it
 // is well overdue): a block is then found within about 10 ms, for a few
 // more head reads per block (at 400 ms blocks, about 11 instead of 8).
+// Until it has learnt the gap (two head changes seen while settlements
+// wait, once per process), it polls every half interval.
 type pollPace struct {
 	interval time.Duration
 	head     uint64        // the newest head seen
@@ -52,7 +54,9 @@ func (p *pollPace) saw(head uint64, at time.Time) {
 // next is how long to wait, at time now, before the next poll.
 func (p *pollPace) next(now time.Time) time.Duration {
 	if p.gap == 0 {
-		return p.interval
+		// Still learning (the first blocks of the process's life): twice
+		// as often, so that the first blocks are not found late either.
+		return p.interval / 2
 	}
 	due := p.seenAt.Add(p.gap)
 	fast := p.interval / fastPollDivisor

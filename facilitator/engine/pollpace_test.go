@@ -9,15 +9,16 @@ import (
 // sees (not from a first sighting, which may come long after the block),
 // polls at the interval until half an interval before the next block is
 // due, then every fifth of the 50 ms interval (10 ms) until the block is
-// seen or two intervals overdue, then at the interval again; a gap past
+// seen or two intervals overdue, then at the interval again (every half
+// interval until a gap is learnt); a gap past
 // maxLearntGap is not learnt, and reset forgets the heads but not the gap.
 func TestPollPace(t *testing.T) {
 	const ms = time.Millisecond
 	t0 := time.Unix(1_700_000_000, 0)
 	at := func(msec int64) time.Time { return t0.Add(time.Duration(msec) * ms) }
 	p := pollPace{interval: 50 * ms}
-	if got := p.next(at(0)); got != 50*ms {
-		t.Fatalf("next with nothing learnt = %v, want the interval", got)
+	if got := p.next(at(0)); got != 25*ms {
+		t.Fatalf("next with nothing learnt = %v, want half the interval", got)
 	}
 	p.saw(100, at(0))   // first sighting: when the block came is unknown
 	p.saw(101, at(430)) // a change, but measured from a first sighting: no sample
