@@ -159,8 +159,9 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 	elems := append(b.Elems,
 		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: signer, To: n.token, Data: c.transferCalldata()}}, Result: &gas})
 	// The gas prices are shared by the settles of a moment: read with one
-	// of them, at most every feeQuoteTTL.
-	q, fetch := n.quotes.get()
+	// of them, at most every feeQuoteTTL; the settles that come while that
+	// read is on its way wait for it (below) rather than read their own.
+	q, fetch, wait := n.quotes.get()
 	var fr *feeRead
 	if fetch {
 		fr = newFeeRead()
@@ -206,6 +207,9 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 			return nil, verifyTextForRevert(r), nil
 		}
 		return nil, "", unavailable(fmt.Sprintf("gas estimation failed on network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
+	}
+	if wait != nil {
+		q = n.quotes.await(ctx, wait, n.rpc)
 	}
 	if q == nil || q.err != nil {
 		var qerr error
@@ -255,35 +259,89 @@ type feeQuote struct {
 	at           time.Time
 }
 
-// feeQuotes caches the gas prices of a network; one settle at a time
-// refreshes them, in its own batch.
+// feeQuotes caches the gas prices of a network. One settle at a time reads
+// them, in its own batch; the settles that come while there is no good
+// quote and a read is on its way wait for that read rather than make their
+// own (on a cold start, a burst of settles makes one read, not one each).
 type feeQuotes struct {
-	mu       sync.Mutex
-	q        *feeQuote
-	fetching bool
+	mu sync.Mutex
+	q  *feeQuote
+	// reading is closed when the read on its way is put; nil when none is.
+	reading chan struct{}
 }
 
-// get returns the quote to use; fetch is true when the caller is to read
-// a new one (and put it, whatever came of it).
-func (c *feeQuotes) get() (q *feeQuote, fetch bool) {
+// get returns the quote to use: a good one (fresh, or while a read of a
+// newer one is on its way). Else fetch is true when the caller is to read
+// a new one (and put it, whatever came of it), or wait is the read on its
+// way, whose quote await gives.
+func (c *feeQuotes) get() (q *feeQuote, fetch bool, wait <-chan struct{}) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fresh := c.q != nil && c.q.err == nil && time.Since(c.q.at) < feeQuoteTTL
-	if fresh || (c.fetching && c.q != nil && c.q.err == nil) {
-		return c.q, false
+	good := c.q != nil && c.q.err == nil
+	if good && (time.Since(c.q.at) < feeQuoteTTL || c.reading != nil) {
+		return c.q, false, nil
 	}
-	if !c.fetching {
-		c.fetching = true
+	if c.reading != nil {
+		return nil, false, c.reading
 	}
-	return c.q, true
+	c.reading = make(chan struct{})
+	return c.q, true, nil
 }
 
+// put ends the caller's read with its quote (nil or failed when the read
+// failed: a good quote read before stays).
 func (c *feeQuotes) put(q *feeQuote) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.fetching = false
 	if q != nil && (q.err == nil || c.q == nil || c.q.err != nil) {
 		c.q = q
+	}
+	if c.reading != nil {
+		close(c.reading)
+		c.reading = nil
+	}
+}
+
+// await waits, within ctx, for the read wait (from get) and returns the
+// quote it brought. When it brought none (it failed, or its settle gave
+// up), the gas prices are read once more, by this settle or by another
+// that waits then, and that read's outcome is the answer. Nil when ctx
+// ends first or the read fails.
+func (c *feeQuotes) await(ctx context.Context, wait <-chan struct{}, pool *evm.Pool) *feeQuote {
+	if !waitFor(ctx, wait) {
+		return nil
+	}
+	q, fetch, next := c.get()
+	switch {
+	case fetch:
+		fr := newFeeRead()
+		err := pool.Gather(ctx, fr.elems)
+		if err == nil {
+			q = fr.quote(fr.elems)
+		}
+		c.put(q)
+		if err != nil {
+			return nil
+		}
+		return q
+	case next == nil:
+		return q
+	}
+	if !waitFor(ctx, next) {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.q
+}
+
+// waitFor waits for ch to close; false when ctx ends first.
+func waitFor(ctx context.Context, ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

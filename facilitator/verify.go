@@ -1,6 +1,7 @@
 package facilitator
 
 import (
+	"cmp"
 	"context"
 	"math/big"
 	"sync"
@@ -109,7 +110,7 @@ func (f *Facilitator) checkOffchain(req *Request) (c *checked, reason string) {
 		return nil, ReasonUnsupportedAsset(p.Asset)
 	}
 	a := &p.Authorization
-	if a.To != common.HexToAddress(r.PayTo) {
+	if !sameAddress(r.PayTo, a.To) {
 		return nil, ReasonRecipient
 	}
 	want, err := ParseAmount(r.MaxAmountRequired)
@@ -134,14 +135,21 @@ func (f *Facilitator) checkOffchain(req *Request) (c *checked, reason string) {
 // validBefore), with the expiry margin before validBefore.
 func (f *Facilitator) checkWindow(a *Authorization) string {
 	now := f.now()
-	deadline := big.NewInt(now.Add(f.expiryMargin).Unix())
-	if a.ValidBefore.Cmp(deadline) <= 0 {
+	if cmpInt64(a.ValidBefore, now.Add(f.expiryMargin).Unix()) <= 0 {
 		return ErrTextExpired
 	}
-	if a.ValidAfter.Cmp(big.NewInt(now.Unix())) >= 0 {
+	if cmpInt64(a.ValidAfter, now.Unix()) >= 0 {
 		return ErrTextNotYetValid
 	}
 	return ""
+}
+
+// cmpInt64 is x.Cmp(big.NewInt(y)) without allocating.
+func cmpInt64(x *big.Int, y int64) int {
+	if !x.IsInt64() {
+		return x.Sign()
+	}
+	return cmp.Compare(x.Int64(), y)
 }
 
 func reasonOf(err error) string { return x402.ReasonOf(err) }

@@ -23,19 +23,21 @@ func (p *Postgres) Journal() *PostgresJournal { return p.journal }
 var _ Shared = (*PostgresJournal)(nil)
 var _ Compacter = (*PostgresJournal)(nil)
 
-// Put implements Journal: the records in one transaction (one round
-// trip), fenced by this instance's lease.
+// Put implements Journal: the records in one statement (one round trip,
+// one transaction), fenced by this instance's lease.
 func (j *PostgresJournal) Put(recs ...*Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	// One statement for all of them (a block's outcomes, a send group):
-	// the records go as arrays, each row written by x402_put_settlement,
-	// all or none.
-	n := len(recs)
-	ids, nets, signers, statuses, datas, hashes := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	nonces, updated := make([]int64, n), make([]time.Time, n)
-	for i, r := range recs {
+	// The records go as arrays, written together by x402_put_settlements
+	// (a block's outcomes, a send group), all or none. A record given
+	// twice is written once, as its last copy says, with the transactions
+	// of both (one INSERT cannot write a row twice).
+	at := make(map[string]int, len(recs))
+	var ids, nets, signers, statuses, datas, hashes []string
+	var nonces []int64
+	var updated []time.Time
+	for _, r := range recs {
 		data, err := json.Marshal(r)
 		if err != nil {
 			return err
@@ -44,15 +46,24 @@ func (j *PostgresJournal) Put(recs ...*Record) error {
 		for k, x := range r.Txs {
 			hs[k] = strings.ToLower(x.Hash)
 		}
-		ids[i], nets[i], signers[i], statuses[i], datas[i] = r.ID, r.Network, strings.ToLower(r.Signer), r.Status, string(data)
-		hashes[i] = strings.Join(hs, ",") // hex hashes hold no comma
+		h := strings.Join(hs, ",") // hex hashes hold no comma
+		i, dup := at[r.ID]
+		if !dup {
+			i = len(ids)
+			at[r.ID] = i
+			ids, nets, signers, statuses, datas, hashes = append(ids, ""), append(nets, ""), append(signers, ""), append(statuses, ""), append(datas, ""), append(hashes, "")
+			nonces, updated = append(nonces, 0), append(updated, time.Time{})
+		} else if hashes[i] != "" && h != "" {
+			h = hashes[i] + "," + h
+		} else if h == "" {
+			h = hashes[i]
+		}
+		ids[i], nets[i], signers[i], statuses[i], datas[i], hashes[i] = r.ID, r.Network, strings.ToLower(r.Signer), r.Status, string(data), h
 		nonces[i], updated[i] = int64(r.TxNonce), r.UpdatedAt
 	}
 	ctx, cancel := j.p.ctx()
 	defer cancel()
-	if _, err := j.p.pool.Exec(ctx, `SELECT count(x402_put_settlement($1, u.id, u.net, u.sgn, u.txn, u.st, u.upd, u.rec::json, string_to_array(u.hs, ',')))
-		FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::timestamptz[], $8::text[], $9::text[])
-			WITH ORDINALITY AS u(id, net, sgn, txn, st, upd, rec, hs, ord)`,
+	if _, err := j.p.pool.Exec(ctx, `SELECT x402_put_settlements($1, $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::timestamptz[], $8::text[]::json[], $9::text[])`,
 		j.p.Instance(), ids, nets, signers, nonces, statuses, updated, datas, hashes); err != nil {
 		return pgError(err)
 	}

@@ -162,6 +162,34 @@ BEGIN
 	RETURN 1;
 END $$;
 `,
+	// 3: many journal records in one set-based write (a block's outcomes,
+	// a send group): the lease checked once, every row written by one
+	// INSERT, under the rules of x402_put_settlement, all or none.
+	`
+CREATE FUNCTION x402_put_settlements(inst text, rids text[], nets text[], sgns text[], txns bigint[], sts text[],
+		upds timestamptz[], recs json[], hashes text[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	refused text;
+BEGIN
+	PERFORM x402_fence(inst);
+	WITH u AS (
+		SELECT * FROM unnest(rids, nets, sgns, txns, sts, upds, recs) AS u(id, net, sgn, txn, st, upd, rec)
+	), w AS (
+		INSERT INTO x402_settlements AS s (id, owner, network, signer, tx_nonce, status, updated_at, record)
+		SELECT id, inst, net, sgn, txn, st, upd, rec FROM u
+		ON CONFLICT (id) DO UPDATE SET owner = inst, network = excluded.network, signer = excluded.signer,
+			tx_nonce = excluded.tx_nonce, status = excluded.status, updated_at = excluded.updated_at, record = excluded.record
+		WHERE (s.owner = inst AND s.status = 'pending') OR s.status = 'failed'
+		RETURNING s.id)
+	SELECT u.id INTO refused FROM u WHERE u.id NOT IN (SELECT id FROM w) LIMIT 1;
+	IF refused IS NOT NULL THEN
+		RAISE EXCEPTION 'x402: settlement % is followed by another instance, or settled', refused USING ERRCODE = 'XF002';
+	END IF;
+	INSERT INTO x402_settlement_txs (hash, id)
+	SELECT h, u.id FROM unnest(rids, hashes) AS u(id, hs), unnest(string_to_array(u.hs, ',')) AS h
+	ON CONFLICT (hash) DO NOTHING;
+END $$;
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.

@@ -279,6 +279,62 @@ func TestPostgresFencing(t *testing.T) {
 	}
 }
 
+// TestPostgresPutMany: a write of many records is one set-based statement
+// under the rules of a write of one: all of them or none (a settled record
+// among them refuses the whole write, with ErrFollowedElsewhere); a record
+// given twice is written as its last copy, with the transactions of both,
+// each findable by hash.
+func TestPostgresPutMany(t *testing.T) {
+	j := openPG(t, pgtest.Shared(t).DSN(t), 0).Journal()
+	now := time.Now().UTC()
+	rec := func(id string, nonce uint64, status string, hashes ...string) *store.Record {
+		r := &store.Record{ID: id, Network: "net", Signer: "0xS", TxNonce: nonce, Status: status, CreatedAt: now, UpdatedAt: now}
+		for _, h := range hashes {
+			r.Txs = append(r.Txs, store.JournalTx{Hash: h, Raw: "0x01"})
+		}
+		return r
+	}
+	var many []*store.Record
+	for i := range 500 {
+		many = append(many, rec(fmt.Sprintf("net/0xb/0x%03x", i), uint64(i), store.StatusPending, fmt.Sprintf("0x%064x", 0xb000+i)))
+	}
+	if err := j.Put(many...); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range many {
+		r.Status, r.TxHash, r.BlockNumber = store.StatusSettled, r.Txs[0].Hash, 7
+		if i%100 == 0 {
+			r.Status, r.Error = store.StatusFailed, "Transaction failed on chain"
+		}
+	}
+	if err := j.Put(many...); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1, 250, 499} {
+		if got, err := j.ByTx(many[i].Txs[0].Hash); err != nil || got.ID != many[i].ID || got.Status != many[i].Status || got.BlockNumber != 7 {
+			t.Fatalf("record %d = %+v, %v; want %s", i, got, err, many[i].Status)
+		}
+	}
+	// A settled record in a batch refuses the whole batch.
+	fresh := rec("net/0xb/0xfff", 900, store.StatusPending, "0x"+strings.Repeat("c", 64))
+	if err := j.Put(fresh, rec(many[1].ID, 901, store.StatusPending)); !errors.Is(err, store.ErrFollowedElsewhere) {
+		t.Fatalf("a batch with a settled record: %v, want ErrFollowedElsewhere", err)
+	}
+	if _, err := j.ByID(fresh.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the refused batch wrote %s: %v", fresh.ID, err)
+	}
+	// A failed record is settled anew; a record twice in one write.
+	h1, h2 := "0x"+strings.Repeat("d", 64), "0x"+strings.Repeat("e", 64)
+	if err := j.Put(rec(many[0].ID, 902, store.StatusPending, h1), rec(many[0].ID, 902, store.StatusPending, h1, h2)); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{h1, h2} {
+		if got, err := j.ByTx(h); err != nil || got.TxNonce != 902 || len(got.Txs) != 2 || got.Status != store.StatusPending {
+			t.Fatalf("ByTx(%s) = %+v, %v; want the last copy, nonce 902, 2 transactions", h, got, err)
+		}
+	}
+}
+
 // TestPostgresHoldSettlement: one instance at a time holds an
 // authorization's settlement; a hold of an instance whose lease ran out
 // is taken.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -26,6 +27,16 @@ func ParseAmount(s string) (*big.Int, error) {
 
 // parseUint256 parses a canonical decimal integer within uint256 (zero allowed).
 func parseUint256(s string) (*big.Int, error) {
+	return parseUint256Into(new(big.Int), nil, s)
+}
+
+// smallWords holds a number below 2^64 as big.Int words.
+type smallWords [64 / bits.UintSize]big.Word
+
+// parseUint256Into is parseUint256 into z. A number below 10^19 is kept
+// in words, when given, as z's storage (big.Int.SetBits): it takes no
+// allocation of its own.
+func parseUint256Into(z *big.Int, words *smallWords, s string) (*big.Int, error) {
 	if s == "" {
 		return nil, errors.New("empty number")
 	}
@@ -45,9 +56,17 @@ func parseUint256(s string) (*big.Int, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a decimal integer", s)
 		}
-		return new(big.Int).SetUint64(n), nil
+		if words == nil {
+			return z.SetUint64(n), nil
+		}
+		for i := range words {
+			words[i] = big.Word(n)
+			n >>= bits.UintSize - 1
+			n >>= 1
+		}
+		return z.SetBits(words[:]), nil
 	}
-	v, ok := new(big.Int).SetString(s, 10)
+	v, ok := z.SetString(s, 10)
 	if !ok {
 		return nil, fmt.Errorf("%q is not a decimal integer", s)
 	}

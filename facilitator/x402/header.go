@@ -57,7 +57,7 @@ type Payment struct {
 	payload    json.RawMessage // undecoded payload, or
 	parsed     *payloadJSON    // the payload decoded with the envelope
 	extensions json.RawMessage // a v2 payload's extensions, undecoded
-	raw        []byte          // the header's JSON, for Fingerprint
+	raw        string          // the header's JSON, for Fingerprint
 }
 
 // envelope is the outer JSON object of the payment header.
@@ -154,28 +154,54 @@ var urlSafeToStd = strings.NewReplacer("-", "+", "_", "/")
 func DecodeBase64(s string) ([]byte, error) {
 	s = strings.TrimSpace(s)
 	s = strings.TrimRight(s, "=")
-	if strings.ContainsAny(s, "-_") {
+	if strings.IndexByte(s, '-') >= 0 || strings.IndexByte(s, '_') >= 0 {
 		s = urlSafeToStd.Replace(s)
 	}
 	return base64.RawStdEncoding.DecodeString(s)
+}
+
+// decodeBase64Text is DecodeBase64 as a string, in one allocation for a
+// header of common size (decoded on the stack, copied once).
+func decodeBase64Text(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	s = strings.TrimRight(s, "=")
+	if strings.IndexByte(s, '-') >= 0 || strings.IndexByte(s, '_') >= 0 {
+		s = urlSafeToStd.Replace(s)
+	}
+	var buf [2048]byte
+	b, err := base64.RawStdEncoding.AppendDecode(buf[:0], []byte(s))
+	return string(b), err
 }
 
 // DecodePaymentHeader decodes the envelope of an X-PAYMENT header (Base64
 // JSON). The payload is parsed by ParsePayload, so that scheme and network
 // are judged before the payload's contents.
 func DecodePaymentHeader(header string) (*Payment, error) {
-	raw, err := DecodeBase64(header)
+	raw, err := decodeBase64Text(header)
 	if err != nil || len(raw) == 0 {
 		return nil, &InvalidPaymentError{Reason: ReasonInvalidBase64}
 	}
-	// The common case decodes in one pass; a header whose payload does not
-	// fit is decoded again in two stages, so that scheme and network are
-	// judged before the payload's faults.
+	// The common shapes decode without reflection (decodeFast); anything
+	// else in one pass of encoding/json, and a header whose payload does
+	// not fit that is decoded again in two stages, so that scheme and
+	// network are judged before the payload's faults.
+	if env, pl, ok := decodeFast(raw); ok {
+		p := &Payment{parsed: pl, raw: raw}
+		if err := p.fromEnvelope(&env); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	return decodeSlow(raw)
+}
+
+// decodeSlow decodes a payment header's JSON with encoding/json.
+func decodeSlow(raw string) (*Payment, error) {
 	var whole struct {
 		envelope
 		Payload *payloadJSON `json:"payload"`
 	}
-	if json.Unmarshal(raw, &whole) == nil && whole.Payload != nil {
+	if json.Unmarshal([]byte(raw), &whole) == nil && whole.Payload != nil {
 		p := &Payment{parsed: whole.Payload, raw: raw}
 		if err := p.fromEnvelope(&whole.envelope); err != nil {
 			return nil, err
@@ -183,7 +209,7 @@ func DecodePaymentHeader(header string) (*Payment, error) {
 		return p, nil
 	}
 	var env envelope
-	if err := json.Unmarshal(raw, &env); err != nil {
+	if err := json.Unmarshal([]byte(raw), &env); err != nil {
 		return nil, &InvalidPaymentError{Reason: ReasonInvalidBase64}
 	}
 	p := &Payment{payload: env.Payload, raw: raw}
@@ -260,24 +286,48 @@ func (p *Payment) fromJSON(pj *payloadJSON) error {
 	if !a.Value.set {
 		return invalidPayment("Invalid payment payload: value is missing")
 	}
-	if p.Authorization.Value, err = ParseAmount(a.Value.text); err != nil {
+	// The three numbers and their storage in one allocation.
+	n := new(authNumbers)
+	if p.Authorization.Value, err = parseUint256Into(&n.ints[0], &n.words[0], a.Value.text); err != nil || p.Authorization.Value.Sign() == 0 {
 		return invalidPayment("%s", ReasonInvalidAmount(a.Value.text))
 	}
-	if p.Authorization.ValidAfter, err = parseSeconds("validAfter", a.ValidAfter); err != nil {
+	if p.Authorization.ValidAfter, err = parseSeconds("validAfter", a.ValidAfter, &n.ints[1], &n.words[1]); err != nil {
 		return err
 	}
-	if p.Authorization.ValidBefore, err = parseSeconds("validBefore", a.ValidBefore); err != nil {
+	if p.Authorization.ValidBefore, err = parseSeconds("validBefore", a.ValidBefore, &n.ints[2], &n.words[2]); err != nil {
 		return err
 	}
 	if !decodeNonce(&p.Authorization.Nonce, a.Nonce) {
 		return invalidPayment("Invalid payment payload: nonce must be 32 bytes of 0x-prefixed hex")
 	}
-	sig, err := hexutil.Decode(pj.Signature)
-	if err != nil || len(sig) == 0 || len(sig) > MaxSignatureBytes {
+	sig, ok := decodeSignature(pj.Signature)
+	if !ok {
 		return &InvalidPaymentError{Reason: ReasonInvalidSignature}
 	}
 	p.Signature = sig
 	return nil
+}
+
+// decodeSignature decodes a 0x-prefixed hex signature of 1 to
+// MaxSignatureBytes bytes, as hexutil.Decode with a length check would;
+// an EOA's 65 bytes in one allocation.
+func decodeSignature(s string) ([]byte, bool) {
+	if len(s) == 2+2*65 && (s[:2] == "0x" || s[:2] == "0X") {
+		// An EOA's: decoded without hexutil's allocations.
+		var digits [2 * 65]byte
+		copy(digits[:], s[2:])
+		sig := make([]byte, 65)
+		if _, err := hex.Decode(sig, digits[:]); err != nil {
+			return nil, false
+		}
+		return sig, true
+	}
+	// A smart-contract wallet's, of any length up to MaxSignatureBytes.
+	sig, err := hexutil.Decode(s)
+	if err != nil || len(sig) == 0 || len(sig) > MaxSignatureBytes {
+		return nil, false
+	}
+	return sig, true
 }
 
 func parseAddress(field, s string) (common.Address, error) {
@@ -300,11 +350,17 @@ func decodeNonce(n *[32]byte, s string) bool {
 	return err == nil
 }
 
-func parseSeconds(field string, f flexNum) (*big.Int, error) {
+// authNumbers holds an authorization's value, validAfter and validBefore.
+type authNumbers struct {
+	ints  [3]big.Int
+	words [3]smallWords
+}
+
+func parseSeconds(field string, f flexNum, z *big.Int, words *smallWords) (*big.Int, error) {
 	if !f.set {
 		return nil, invalidPayment("Invalid payment payload: %s is missing", field)
 	}
-	v, err := parseUint256(f.text)
+	v, err := parseUint256Into(z, words, f.text)
 	if err != nil {
 		return nil, invalidPayment("Invalid payment payload: %s must be Unix seconds as an integer", field)
 	}

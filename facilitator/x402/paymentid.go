@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strings"
 )
 
 // The payment-identifier extension (x402 version 2): the seller declares
@@ -121,7 +122,7 @@ func (p *Payment) Fingerprint() string {
 	if len(p.raw) == 0 {
 		return ""
 	}
-	d := json.NewDecoder(bytes.NewReader(p.raw))
+	d := json.NewDecoder(strings.NewReader(p.raw))
 	d.UseNumber()
 	var v any
 	if d.Decode(&v) != nil {
