@@ -75,7 +75,7 @@ func (h *Handler) setPaymentRequired(hdr http.Header, errText, resource string) 
 		Error:       errText,
 		Resource:    &x402.ResourceInfo{URL: resource, Description: h.reqs.Description, MimeType: h.reqs.MimeType},
 		Accepts:     []x402.RequirementsV2{h.v2.reqs},
-		Extensions:  h.v2.extensions,
+		Extensions:  h.extensions402(resource),
 	}
 	if v, err := x402.EncodeBase64JSON(pr); err == nil {
 		hdr.Set(x402.HeaderPaymentRequired, v)
