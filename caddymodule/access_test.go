@@ -438,3 +438,58 @@ func TestAccess(t *testing.T) {
 		t.Fatalf("a sign-in after a reload: %d %s", resp.StatusCode, b)
 	}
 }
+
+// TestPaySignsIn: "caddy x402 pay" signs in first where the seller offers
+// it: with no grant the sign-in is refused and it pays (one transfer);
+// the second run is served by the grant with no transfer and says so.
+func TestPaySignsIn(t *testing.T) {
+	up := echoUpstream(t)
+	newTester(t, globalBlock("")+fmt.Sprintf(`
+:%d {
+	x402 /cli/* {
+		pay_to %[2]s
+		amount 17
+		network eip155:338
+		access 1h
+	}
+	reverse_proxy %[3]s
+}
+`, sitePort, accessSeller, up.Listener.Addr()))
+	buyer := buyerKey(t, devnet.Buyer3PrivateKey)
+	addr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	o := payOptions{key: devnet.Buyer3PrivateKey, maxAmount: "100", timeout: 30 * time.Second}
+	sellerBefore := balance(t, accessSeller)
+
+	var stdout, stderr strings.Builder
+	if err := runPay(t.Context(), siteURL+"/cli/a", o, &stdout, &stderr); err != nil {
+		t.Fatalf("first run: %v\n%s", err, stderr.String())
+	}
+	want := "x402: signed in as " + addr + " with Sign-In-With-X, refused: No access grant for " + addr + " on this route: pay for access; paying\n"
+	if !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), "x402: paying 17 smallest units") {
+		t.Fatalf("first run's stderr:\n%s\nwant it to start with\n%s", stderr.String(), want)
+	}
+	if saw := upstreamSaw(t, []byte(stdout.String())); saw[HeaderTxHash] == "" {
+		t.Fatalf("first run was not paid: %s", stdout.String())
+	}
+	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 17)
+
+	stdout.Reset()
+	stderr.Reset()
+	if err := runPay(t.Context(), siteURL+"/cli/b", o, &stdout, &stderr); err != nil {
+		t.Fatalf("second run: %v\n%s", err, stderr.String())
+	}
+	saw := upstreamSaw(t, []byte(stdout.String()))
+	want = "x402: signed in as " + addr + " with Sign-In-With-X (access until " + saw[HeaderAccessUntil] + "): served without a new payment\n"
+	if stderr.String() != want || saw[HeaderAccessVia] != AccessViaSIWx || saw[HeaderTxHash] != "" {
+		t.Fatalf("second run: stderr %q\nwant %q\nupstream saw %v", stderr.String(), want, saw)
+	}
+	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 17)
+
+	// --no-sign-in pays at once.
+	stderr.Reset()
+	o.noSignIn = true
+	if err := runPay(t.Context(), siteURL+"/cli/c", o, &stdout, &stderr); err != nil || strings.Contains(stderr.String(), "Sign-In-With-X") {
+		t.Fatalf("--no-sign-in: %v\n%s", err, stderr.String())
+	}
+	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 34)
+}

@@ -170,6 +170,7 @@ type payOptions struct {
 	protocol  string
 	timeout   time.Duration
 	paymentID string
+	noSignIn  bool
 }
 
 // DefaultPayMaxAmount is the most "caddy x402 pay" signs for without
@@ -212,6 +213,11 @@ a seller that requires one gets a new id when none is given. The id is
 printed: if the answer to a payment is lost, run the command again with the
 same --payment-id, and a seller that took the first payment answers 409
 instead of charging a second time.
+
+When the 402 declares Sign-In-With-X (a seller's "access" window), the key
+first signs the seller's challenge and asks again with SIGN-IN-WITH-X: a
+key whose earlier payment bought access is served without paying, and says
+so on stderr; otherwise it pays as above. --no-sign-in pays at once.
 `,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -234,6 +240,7 @@ instead of charging a second time.
 	f.StringVar(&o.protocol, "protocol", "auto", "x402 version to pay with: auto (v2 when offered), v1 or v2")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "timeout of each HTTP request (settling waits for a block)")
 	f.StringVar(&o.paymentID, "payment-id", "", "x402 v2 payment-identifier id to pay under (default: a new one when the seller requires it)")
+	f.BoolVar(&o.noSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }
 
@@ -319,6 +326,10 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 		return nil
 	}
 
+	done, resp, data, err := signInFirst(url, resp, data, key, o, do, stdout, stderr)
+	if done {
+		return err
+	}
 	if v2 := resp.Header.Get(x402.HeaderPaymentRequired); v2 != "" && o.protocol != "v1" {
 		return payV2(ctx, url, v2, key, maxAmount, o, do, stdout, stderr)
 	}
