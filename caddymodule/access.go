@@ -248,7 +248,9 @@ func (h *Handler) serveGrant(w http.ResponseWriter, r *http.Request, next caddyh
 	r.Header.Set(HeaderFrom, from)
 	r.Header.Set(HeaderAccessUntil, until)
 	r.Header.Set(HeaderAccessVia, via)
-	h.setAccessVars(r, from, until, via)
+	// No settlement: its placeholders are empty, not left unreplaced.
+	h.setAccessVars(r, [][2]string{{"from", from}, {"access_until", until}, {"access_via", via},
+		{"tx_hash", ""}, {"to", ""}, {"value", ""}, {"network", ""}, {"block_number", ""}})
 	w.Header().Set(HeaderAccessUntil, until)
 	if via == AccessViaSIWx {
 		h.setAccessCookie(w, r, g, time.Now())
@@ -258,14 +260,12 @@ func (h *Handler) serveGrant(w http.ResponseWriter, r *http.Request, next caddyh
 	return next.ServeHTTP(w, r)
 }
 
-// setAccessVars sets the placeholders {http.x402.from},
-// {http.x402.access_until} and {http.x402.access_via}.
-func (h *Handler) setAccessVars(r *http.Request, from, until, via string) {
+// setAccessVars sets placeholders {http.x402.<name>} (and the x402.<name>
+// variables): from, access_until, access_via and, for a request served by
+// a grant, the settlement's, empty.
+func (h *Handler) setAccessVars(r *http.Request, vals [][2]string) {
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	for _, kv := range [...][2]string{{"from", from}, {"access_until", until}, {"access_via", via}} {
-		if kv[1] == "" {
-			continue
-		}
+	for _, kv := range vals {
 		if repl != nil {
 			repl.Set("http.x402."+kv[0], kv[1])
 		}
@@ -306,7 +306,7 @@ func (h *Handler) grantAccess(w http.ResponseWriter, r *http.Request, sr *facili
 	}
 	until := g.End.UTC().Format(time.RFC3339)
 	r.Header.Set(HeaderAccessUntil, until)
-	h.setAccessVars(r, "", until, "")
+	h.setAccessVars(r, [][2]string{{"access_until", until}, {"access_via", ""}})
 	w.Header().Set(HeaderAccessUntil, until)
 	h.setAccessCookie(w, r, g, now)
 }
