@@ -19,7 +19,7 @@ import (
 
 func init() {
 	httpcaddyfile.RegisterGlobalOption("x402", parseGlobalOption)
-	httpcaddyfile.RegisterHandlerDirective("x402", parseHandler)
+	httpcaddyfile.RegisterDirective("x402", parseHandlerRoute)
 	httpcaddyfile.RegisterHandlerDirective("x402_facilitator", parseFacilitatorRoutes)
 
 	// Where the directives run when not inside a route block: after the
@@ -517,6 +517,8 @@ func containsFold(list []string, s string) bool {
 //		paywall on|off
 //		paywall_template <file>
 //		explorer <url>
+//		access <duration>
+//		access_cookie on|off
 //	}
 //
 // pay_to and exactly one of price or amount are required; price and
@@ -529,7 +531,9 @@ func containsFold(list []string, s string) bool {
 // it means optional. forward_payment_header passes the buyer's
 // PAYMENT-SIGNATURE or X-PAYMENT on to the next handler, which by default
 // does not see them. The matcher chooses the paid requests, so several
-// x402 directives can charge different prices.
+// x402 directives can charge different prices. access makes a payment buy
+// its payer the route for that long (Sign-In-With-X and a browser cookie,
+// which access_cookie off turns off).
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
 	if d.NextArg() {
@@ -664,6 +668,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.Label = v
 		case "paywall", "paywall_template", "explorer":
 			if err := h.unmarshalPageOption(d, opt, v); err != nil {
+				return err
+			}
+		case "access", "access_cookie":
+			if err := h.unmarshalAccessOption(d, opt, v); err != nil {
 				return err
 			}
 		default:

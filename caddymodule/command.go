@@ -174,6 +174,8 @@ type payOptions struct {
 	protocol  string
 	timeout   time.Duration
 	paymentID string
+	// noSignIn is --no-sign-in: pay even when Sign-In-With-X is offered.
+	noSignIn bool
 	// smartWallet is --smart-wallet: the wallet to pay from ("devnet":
 	// the devnet factory's wallet of the key, salt 0).
 	smartWallet string
@@ -266,6 +268,11 @@ a seller that requires one gets a new id when none is given. The id is
 printed: if the answer to a payment is lost, run the command again with the
 same --payment-id, and a seller that took the first payment answers 409
 instead of charging a second time.
+
+When the 402 declares Sign-In-With-X (a seller's "access" window), the key
+first signs the seller's challenge and asks again with SIGN-IN-WITH-X: a
+key whose earlier payment bought access is served without paying, and says
+so on stderr; otherwise it pays as above. --no-sign-in pays at once.
 `,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -293,6 +300,7 @@ instead of charging a second time.
 	f.Lookup("smart-wallet").NoOptDefVal = "devnet"
 	f.StringVar(&o.undeployed, "smart-wallet-undeployed", "", "pay from the devnet factory's wallet of the key for this salt, not deployed yet, with an ERC-6492 signature (bare flag: salt 1)")
 	f.Lookup("smart-wallet-undeployed").NoOptDefVal = strconv.Itoa(devnet.UndeployedWalletSalt)
+	f.BoolVar(&o.noSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }
 
@@ -381,6 +389,10 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 		return nil
 	}
 
+	done, resp, data, err := signInFirst(url, resp, data, key, o, do, stdout, stderr)
+	if done {
+		return err
+	}
 	if v2 := resp.Header.Get(x402.HeaderPaymentRequired); v2 != "" && o.protocol != "v1" {
 		return payV2(ctx, url, v2, key, maxAmount, o, do, stdout, stderr)
 	}

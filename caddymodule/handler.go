@@ -51,11 +51,11 @@ const (
 	HeaderBlockNumber = "X-Payment-Block-Number"
 )
 
-var upstreamHeaders = []string{HeaderTxHash, HeaderFrom, HeaderValue, HeaderNetwork, HeaderBlockNumber}
+var upstreamHeaders = []string{HeaderTxHash, HeaderFrom, HeaderValue, HeaderNetwork, HeaderBlockNumber, HeaderAccessUntil, HeaderAccessVia}
 
 // paymentHeaders are the buyer's payment headers, which the next handler
 // does not see unless forward_payment_header is set.
-var paymentHeaders = []string{HeaderPayment, x402.HeaderPaymentSignature}
+var paymentHeaders = []string{HeaderPayment, x402.HeaderPaymentSignature, headerSIWx}
 
 // Settlement orders.
 const (
@@ -210,6 +210,10 @@ type Handler struct {
 	// paywall_template and explorer.
 	PaywallPage
 
+	// AccessWindow is the access a payment buys: access and
+	// access_cookie (access.go).
+	AccessWindow
+
 	client      facilitator.Client
 	app         *App // the x402 app, when configured
 	guard       *guard
@@ -315,6 +319,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.routeLabel = amount + " to " + strings.ToLower(h.PayTo)
 	}
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return err
+	}
+	if err := h.provisionAccess(ctx); err != nil {
 		return err
 	}
 	return h.provisionPage(ctx)
@@ -508,7 +515,7 @@ func (h *Handler) Validate() error {
 	if h.Facilitator != "" && !strings.HasPrefix(h.Facilitator, "http://") && !strings.HasPrefix(h.Facilitator, "https://") {
 		return fmt.Errorf("x402: facilitator %q must be an http:// or https:// URL", h.Facilitator)
 	}
-	return nil
+	return h.validateAccess()
 }
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
@@ -530,6 +537,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	sl := &sale{offer: off}
 	r = withSale(r, sl)
 	header, v2 := h.paymentHeader(r)
+	if handled, err := h.serveAccess(w, r, next, header); handled {
+		return err
+	}
 	if header == "" {
 		return h.paymentRequired(w, r, "X-PAYMENT header is required", "")
 	}
@@ -678,6 +688,7 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitato
 		caddyhttp.SetVar(r.Context(), "x402."+kv[0], kv[1])
 	}
 	h.setPaymentResponse(w, r, sr, network)
+	h.grantAccess(w, r, sr)
 	h.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
 		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block))
 }

@@ -98,6 +98,7 @@ func (rd *redeemer) pruneLoop() {
 		case n > 0:
 			caddy.Log().Named("x402").Info("pruned delivered payments whose authorizations expired from the redemption store", zap.Int("removed", n))
 		}
+		rd.pruneGrants()
 		select {
 		case <-rd.stop:
 			return

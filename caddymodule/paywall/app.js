@@ -442,6 +442,19 @@
     }
   }
 
+  // showAccess tells how long the payment gives access, on a route with
+  // access: the seller's X-Payment-Access-Until, in local time. The access
+  // cookie (HttpOnly, so out of this script's reach) brings the content
+  // back on a reload until then.
+  function showAccess(res) {
+    var until = res.headers.get('X-Payment-Access-Until');
+    var d = until ? new Date(until) : null;
+    if (!d || isNaN(d.getTime())) return;
+    var box = el('x402-access', 'p');
+    box.textContent = 'Access until ' + d.toLocaleString() + '. Reload this page to see it again without paying.';
+    box.hidden = false;
+  }
+
   function explorerLink(tx) {
     var base = typeof cfg.explorer === 'string' ? cfg.explorer.replace(/\/+$/, '') : '';
     if (!/^https?:\/\//i.test(base)) return '';
@@ -730,6 +743,7 @@
       show('ok', 'Paid', s && (s.txHash || s.transaction)
         ? 'Settled in transaction ' + (s.txHash || s.transaction) + (s.blockNumber !== undefined ? ' (block ' + s.blockNumber + ')' : '') + '.'
         : 'Here is your content.');
+      showAccess(out.res);
       if (payButton) payButton.hidden = true;
       chooserBox.hidden = true;
       var badge = document.querySelector('.badge');

@@ -159,6 +159,28 @@ http://127.0.0.1:${sitePort} {
 		header Content-Type "text/html; charset=utf-8"
 		respond \`${STYLED_HTML}\`
 	}
+	x402 /daily/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Daily pass"
+		mime_type application/json
+		access 1h
+	}
+	handle /daily/* {
+		header Content-Type application/json
+		respond \`{"edition":"{path}","from":"{http.x402.from}","until":"{http.x402.access_until}","via":"{http.x402.access_via}","tx":"{http.x402.tx_hash}"}\`
+	}
+	x402 /weekly/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Weekly pass"
+		mime_type application/json
+		access 1h
+	}
+	handle /weekly/* {
+		header Content-Type application/json
+		respond \`{"edition":"weekly"}\`
+	}
 }
 `;
   fs.writeFileSync(path.join(tmp, 'Caddyfile'), caddyfile);
@@ -546,6 +568,69 @@ test('paid HTML keeps its own styles in the frame, and its script still does not
     const afterPay = await balances(w.address);
     assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS);
     assert.equal(afterPay.seller - before.seller, PRICE_UNITS);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('access 1h: pay once on the page, reload shows the content without the wallet; another route still asks to pay', async () => {
+  const w = wallet(info.buyers[2].privateKey);
+  const before = await balances(w.address);
+  const { ctx, page, seen } = await openPage(w, '/daily/news');
+  try {
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
+    const tx = await page.$eval('#x402-tx', (e) => e.textContent);
+    const paid = JSON.parse(await page.$eval('#x402-content', (e) => e.textContent));
+    assert.equal(paid.tx, tx);
+    assert.equal(paid.from.toLowerCase(), w.address.toLowerCase());
+    const until = new Date(paid.until);
+    assert.ok(Math.abs(until.getTime() - (Date.now() + 3600e3)) < 60e3, `the access ends an hour after paying: ${paid.until}`);
+    // The page says until when, in local time.
+    const access = await page.$eval('#x402-access', (e) => ({ text: e.textContent, hidden: e.hidden }));
+    const local = await page.evaluate((u) => new Date(u).toLocaleString(), paid.until);
+    assert.deepEqual(access, { text: `Access until ${local}. Reload this page to see it again without paying.`, hidden: false });
+    await page.screenshot({ path: path.join(artifacts, '15-access-paid.png'), fullPage: true });
+
+    // The cookie the paid answer set, with its flags.
+    const cookies = (await page.cookies(site + '/daily/news')).filter((c) => c.name.startsWith('x402_access_'));
+    assert.equal(cookies.length, 1, JSON.stringify(await page.cookies(site + '/daily/news')));
+    const [c] = cookies;
+    assert.equal(c.httpOnly, true);
+    assert.equal(c.secure, false, 'plain HTTP: not Secure');
+    assert.equal(c.sameSite, 'Lax');
+    assert.equal(c.path, '/daily/');
+    assert.ok(Math.abs(c.expires * 1000 - until.getTime()) < 5000, `Max-Age runs to the grant's end: ${c.expires}`);
+    assert.equal(await page.evaluate(() => document.cookie), '', 'HttpOnly: out of the page script\'s reach');
+
+    // Reload: the content, and the wallet is not asked again.
+    const calls = w.state.calls.length;
+    const reloaded = await page.reload({ waitUntil: 'load' });
+    assert.equal(reloaded.status(), 200);
+    assert.match(reloaded.headers()['content-type'], /^application\/json/);
+    const again = JSON.parse(await page.evaluate(() => document.body.innerText));
+    assert.deepEqual(again, { edition: '/daily/news', from: ethers.getAddress(w.address), until: paid.until, via: 'cookie', tx: '' });
+    await page.screenshot({ path: path.join(artifacts, '16-access-reloaded.png'), fullPage: true });
+    // Another page of the same route too.
+    const other = await page.goto(site + '/daily/sports', { waitUntil: 'load' });
+    assert.equal(other.status(), 200);
+    assert.equal(JSON.parse(await page.evaluate(() => document.body.innerText)).via, 'cookie');
+    assert.equal(w.state.calls.length, calls, 'no request to the wallet after paying');
+    assert.equal(w.state.calls.filter((m) => m === 'eth_signTypedData_v4').length, 1, 'one signature');
+
+    // Another route of the site still asks to pay, and so does a route
+    // without access.
+    for (const p of ['/weekly/issue', '/api/weather']) {
+      const r = await page.goto(site + p, { waitUntil: 'load' });
+      assert.equal(r.status(), 402, p);
+      assert.ok(await page.$('#x402-pay'), `${p} shows the payment page`);
+    }
+    await page.screenshot({ path: path.join(artifacts, '17-access-other-route.png'), fullPage: true });
+
+    const afterPay = await balances(w.address);
+    assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS, 'paid once');
+    assert.equal(afterPay.seller - before.seller, PRICE_UNITS);
+    assert.deepEqual(seen.errors, []);
   } finally {
     await ctx.close();
   }

@@ -207,6 +207,13 @@ http://:{$PORT} {
 		attempt_limit off
 		settle after
 	}
+	x402 /access/* {
+		pay_to %[3]s
+		amount %[4]d
+		network cronos-testnet
+		attempt_limit off
+		access 1h
+	}
 	respond /free "ok" 200
 	reverse_proxy %[5]s {
 		header_up X-Instance {$NAME}

@@ -1,8 +1,11 @@
 // Package store is the durable state of the facilitator and the paywall,
 // behind small interfaces shaped by what they need: the settlement journal
 // (Journal, with Compacter), the paywall's redemption records with the
-// payment ids bound to them (Redemptions), and the claims that hold a
-// payment for one request at a time (Claims).
+// payment ids bound to them (Redemptions), the claims that hold a
+// payment for one request at a time (Claims), and the access grants that
+// payments buy with the Sign-In-With-X nonces already used (Grants, kept
+// beside the redemptions: GrantsOf), plus, in PostgreSQL, named secrets
+// every instance shares (Secrets).
 //
 // Three backends implement them: memory (a devnet, tests), bbolt (the
 // embedded default: one file, one process) and PostgreSQL (Postgres),

@@ -190,6 +190,33 @@ BEGIN
 	ON CONFLICT (hash) DO NOTHING;
 END $$;
 `,
+	// 4: access grants (a payment buys its payer a route until an end),
+	// the Sign-In-With-X nonces already used, and named secrets (the key
+	// that signs access cookies), shared by every instance.
+	`
+CREATE TABLE x402_grants (
+	route    text NOT NULL,
+	payer    text NOT NULL,
+	start_at timestamptz NOT NULL,
+	end_at   timestamptz NOT NULL,
+	tx_hash  text,
+	network  text,
+	PRIMARY KEY (route, payer)
+);
+CREATE INDEX x402_grants_end ON x402_grants (end_at);
+
+CREATE TABLE x402_siwx_nonces (
+	nonce      text PRIMARY KEY,
+	expires_at timestamptz NOT NULL
+);
+CREATE INDEX x402_siwx_nonces_expires ON x402_siwx_nonces (expires_at);
+
+CREATE TABLE x402_secrets (
+	name       text PRIMARY KEY,
+	value      bytea NOT NULL,
+	created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.

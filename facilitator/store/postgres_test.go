@@ -38,6 +38,48 @@ func TestPostgres(t *testing.T) {
 		New: func(t testing.TB) store.Redemptions { return openPG(t, srv.DSN(t), 0).Redemptions() },
 	})
 	storetest.Claims(t, func(t testing.TB) store.Claims { return openPG(t, srv.DSN(t), 0).Claims() })
+	// Reopen is another instance on the same database: what one wrote,
+	// every other reads.
+	storetest.Grants(t, storetest.Backend[store.Grants]{
+		New: func(t testing.TB) store.Grants { return store.GrantsOf(openPG(t, srv.DSN(t), 0).Redemptions()) },
+		Reopen: func(t testing.TB, old store.Grants) store.Grants {
+			return store.GrantsOf(openPG(t, old.(*store.PostgresGrants).DSN(), 0).Redemptions())
+		},
+	})
+}
+
+// TestPostgresSecret: instances asking for one secret at once all get the
+// same, the first stored.
+func TestPostgresSecret(t *testing.T) {
+	dsn := pgtest.Shared(t).DSN(t)
+	var ps []*store.Postgres
+	for i := 0; i < 3; i++ {
+		ps = append(ps, openPG(t, dsn, 0))
+	}
+	got := make([][]byte, 12)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := store.SecretsOf(ps[i%3].Redemptions()).Secret(context.Background(), "k", func() ([]byte, error) {
+				return []byte{byte(i), 1, 2, 3}, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = v
+		}()
+	}
+	wg.Wait()
+	for i := range got {
+		if len(got[i]) != 4 || string(got[i]) != string(got[0]) {
+			t.Fatalf("instance %d got secret %x, the first %x", i, got[i], got[0])
+		}
+	}
+	if s := store.SecretsOf(store.NewMemoryRedemptions()); s != nil {
+		t.Fatalf("the memory store keeps secrets: %T", s)
+	}
 }
 
 // TestPostgresClaims: a key claimed on one instance is held elsewhere for

@@ -11,11 +11,13 @@ type memRedemptions struct {
 	mu  sync.Mutex
 	m   map[string][]byte // records by authorization
 	ids map[string]string // payment id key -> authorization
+
+	grants *memGrants // the access grants beside them
 }
 
 // NewMemoryRedemptions returns a redemption store that lives in memory only.
 func NewMemoryRedemptions() Redemptions {
-	return &memRedemptions{m: map[string][]byte{}, ids: map[string]string{}}
+	return &memRedemptions{m: map[string][]byte{}, ids: map[string]string{}, grants: newMemGrants()}
 }
 
 func (s *memRedemptions) Get(id string) (*Redemption, error) {

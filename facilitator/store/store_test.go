@@ -22,6 +22,9 @@ func TestMemory(t *testing.T) {
 		New: func(t testing.TB) store.Redemptions { return store.NewMemoryRedemptions() },
 	})
 	storetest.Claims(t, func(t testing.TB) store.Claims { return store.NewLocalClaims() })
+	storetest.Grants(t, storetest.Backend[store.Grants]{
+		New: func(t testing.TB) store.Grants { return store.GrantsOf(store.NewMemoryRedemptions()) },
+	})
 }
 
 func TestBolt(t *testing.T) {
@@ -53,6 +56,23 @@ func TestBolt(t *testing.T) {
 			path := old.(interface{ Path() string }).Path()
 			old.Close()
 			return redemptions(t, path)
+		},
+	})
+	// The grants live in the redemption store's file.
+	files := map[store.Grants]store.Redemptions{}
+	grants := func(t testing.TB, path string) store.Grants {
+		r := redemptions(t, path)
+		g := store.GrantsOf(r)
+		files[g] = r
+		return g
+	}
+	storetest.Grants(t, storetest.Backend[store.Grants]{
+		New: func(t testing.TB) store.Grants { return grants(t, filepath.Join(t.TempDir(), "redemptions.db")) },
+		Reopen: func(t testing.TB, old store.Grants) store.Grants {
+			r := files[old]
+			path := r.(interface{ Path() string }).Path()
+			r.Close()
+			return grants(t, path)
 		},
 	})
 }
