@@ -148,8 +148,7 @@ func (l *ledger) sweep(now time.Time) {
 	}
 }
 
-// reserved is the payer's value in flight and kept as spent (for tests
-// and logs).
+// reserved is the payer's value in flight and kept as spent (for tests).
 func (l *ledger) reserved(from common.Address) *big.Int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -246,10 +245,6 @@ func (e *Engine) balanceAt(ctx context.Context, from common.Address, nonces [][3
 	}
 	return v[0].(*big.Int), used, nil
 }
-
-// Reserved is what the payer has reserved in this process: settlements in
-// flight, and mined ones still kept (spentKeep).
-func (e *Engine) Reserved(from common.Address) *big.Int { return e.core.payers.reserved(from) }
 
 // payerKey names a payer on this engine's chain and token in the shared
 // journal.
