@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"fmt"
-	"math/big"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -94,16 +93,7 @@ func BenchmarkBlockLag(b *testing.B) {
 			var worst blockLag
 			for b.Loop() {
 				b.StopTimer()
-				bodies := make([][]byte, tc.burst)
-				for i := range bodies {
-					buyer := c.Buyers()[i%len(c.Buyers())]
-					req := requirements(newSeller(b), "1000")
-					h, _, err := facilitator.CreatePayment(buyer.Key, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
-					if err != nil {
-						b.Fatal(err)
-					}
-					bodies[i] = body(h, req)
-				}
+				bodies := burstBodies(b, c, tc.burst)
 				calls0 := proxyCalls(proxy)
 				st0 := pgStatements(b, db)
 				seen := watchHeads(b, c.RPCURL())

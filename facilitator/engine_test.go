@@ -162,6 +162,23 @@ func TestSettleStorm(t *testing.T) {
 	}
 }
 
+// burstBodies signs n settle bodies of 1000 units each, from the chain's
+// buyers in turn to fresh sellers, valid for an hour: a benchmark's burst.
+func burstBodies(b *testing.B, c *devnet.Chain, n int) [][]byte {
+	b.Helper()
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		buyer := c.Buyers()[i%len(c.Buyers())]
+		req := requirements(newSeller(b), "1000")
+		h, _, err := facilitator.CreatePayment(buyer.Key, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
+		if err != nil {
+			b.Fatal(err)
+		}
+		bodies[i] = body(h, req)
+	}
+	return bodies
+}
+
 // BenchmarkSettleBurst runs bursts of concurrent settles of distinct
 // authorizations on a dev chain with 1 s blocks against a facilitator
 // running as a child process (so that its own CPU time can be measured),
@@ -239,16 +256,7 @@ func BenchmarkSettleBurst(b *testing.B) {
 			var blocks, rate, p50, p99, spread, cpu, xacts float64
 			for b.Loop() {
 				b.StopTimer()
-				bodies := make([][]byte, tc.burst)
-				for i := range bodies {
-					buyer := c.Buyers()[i%len(c.Buyers())]
-					req := requirements(newSeller(b), "1000")
-					h, _, err := facilitator.CreatePayment(buyer.Key, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
-					if err != nil {
-						b.Fatal(err)
-					}
-					bodies[i] = body(h, req)
-				}
+				bodies := burstBodies(b, c, tc.burst)
 				b.StartTimer()
 				lat := make([]time.Duration, tc.burst)
 				var mu sync.Mutex

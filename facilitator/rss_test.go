@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"crypto/ecdsa"
 	"fmt"
-	"math/big"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -39,16 +38,7 @@ func BenchmarkBurstRSS(b *testing.B) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: burst}}
 	var idle, peak, after, back float64
 	for b.Loop() {
-		bodies := make([][]byte, burst)
-		for i := range bodies {
-			buyer := c.Buyers()[i%len(c.Buyers())]
-			req := requirements(newSeller(b), "1000")
-			h, _, err := facilitator.CreatePayment(buyer.Key, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
-			if err != nil {
-				b.Fatal(err)
-			}
-			bodies[i] = body(h, req)
-		}
+		bodies := burstBodies(b, c, burst)
 		time.Sleep(2 * time.Second) // settled after start
 		idle = f.rssMB(b)
 		peak = idle
