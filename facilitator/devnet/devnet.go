@@ -29,6 +29,25 @@
 //     address), with 1,000 tokens: an ERC-6492 signature names the factory
 //     and createAccount(buyer1, 1) (UndeployedWallet).
 //
+// and, unless Config.WithoutPermit2, the contracts of x402's Permit2 flavours
+// (package token's own, written from the published interfaces) at their
+// canonical addresses:
+//
+//   - Permit2 at Permit2Address (0x000000000022D473030F116dDEE9F6B43aC78BA3);
+//   - the x402 exact Permit2 proxy at ExactPermit2ProxyAddress
+//     (0x402085c248EeA27D92E8b30b2C58ed07f9E20001);
+//   - the x402 upto Permit2 proxy at UptoPermit2ProxyAddress
+//     (0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002).
+//
+// They are placed by genesis allocation, not deployed through the CREATE2
+// deployer: the canonical addresses come from the published contracts'
+// exact creation code, which ours do not reproduce. Permit2 computes its
+// EIP-712 domain at each call instead of caching it at construction; each
+// proxy gets the runtime code and storage its constructor leaves when run
+// with Permit2's address (token.ProxyGenesisFor). No buyer has approved
+// Permit2 at genesis. The token has EIP-2612 permit, so a buyer can
+// approve Permit2 by signature.
+//
 // TEST ONLY: every key here is public. The keys are keccak256 of fixed
 // strings ("caddy-x402 devnet signer", "caddy-x402 devnet minter",
 // "caddy-x402 devnet buyer 1", ...) and are written out below as constants.
@@ -62,6 +81,7 @@ import (
 	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
 
@@ -79,6 +99,14 @@ var TokenAddress = common.HexToAddress("0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0
 // FactoryAddress is where the devnet places its SmartWalletFactory:
 // the last 20 bytes of keccak256("caddy-x402 devnet smart wallet factory").
 var FactoryAddress = common.BytesToAddress(crypto.Keccak256([]byte("caddy-x402 devnet smart wallet factory")))
+
+// The canonical addresses where the devnet places Permit2 and the x402
+// Permit2 proxies (package evm's).
+var (
+	Permit2Address           = evm.Permit2Address
+	ExactPermit2ProxyAddress = evm.ExactPermit2ProxyAddress
+	UptoPermit2ProxyAddress  = evm.UptoPermit2ProxyAddress
+)
 
 // Salts of buyer1's smart-contract wallets.
 const (
@@ -174,6 +202,9 @@ type Config struct {
 	// FiatToken v2.0 and v2.1, token.EIP3009TokenNoBytes), on which
 	// smart-contract wallets cannot pay.
 	TokenWithoutBytesOverload bool
+	// WithoutPermit2 leaves out Permit2 and the x402 Permit2 proxies, as
+	// on a chain that lacks them: nothing has code at their addresses.
+	WithoutPermit2 bool
 }
 
 // SmartWallet is one of buyer1's smart-contract wallets on the devnet.
@@ -207,6 +238,14 @@ type TokenInfo struct {
 	Decimals int            `json:"decimals"`
 }
 
+// Permit2Info gives the addresses of Permit2 and the x402 Permit2 proxies
+// on the chain.
+type Permit2Info struct {
+	Address    common.Address `json:"address"`
+	ExactProxy common.Address `json:"exactProxy"`
+	UptoProxy  common.Address `json:"uptoProxy"`
+}
+
 // Info describes a running Chain; it is what WriteInfo writes.
 type Info struct {
 	RPCURL    string    `json:"rpcUrl"`
@@ -220,6 +259,9 @@ type Info struct {
 	// SmartWallets are buyer1's wallets: the deployed one, then the
 	// undeployed one.
 	SmartWallets []SmartWallet `json:"smartWallets,omitempty"`
+	// Permit2 is absent when the chain has no Permit2
+	// (Config.WithoutPermit2).
+	Permit2 *Permit2Info `json:"permit2,omitempty"`
 }
 
 // Chain is a running development chain. Its methods are safe for
@@ -237,6 +279,7 @@ type Chain struct {
 	minter    Account
 	buyers    []Account
 	wallets   []SmartWallet
+	permit2   bool // Permit2 and the proxies are placed
 	tok       *token.EIP3009Token
 
 	mu        sync.Mutex // guards sealing, the pool's clearing, lastTime, paused and closed
@@ -290,6 +333,7 @@ func Start(cfg Config) (*Chain, error) {
 		network:   cfg.Network,
 		token:     cfg.Token,
 		blockTime: cfg.BlockTime,
+		permit2:   !cfg.WithoutPermit2,
 		quit:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
@@ -333,6 +377,12 @@ func Start(cfg Config) (*Chain, error) {
 		Balance: new(big.Int),
 	}
 
+	if c.permit2 {
+		if err := placePermit2(alloc); err != nil {
+			return nil, err
+		}
+	}
+
 	// A second in the past, so that block 1, sealed below, is not ahead of
 	// the wall clock.
 	genesisTime := uint64(time.Now().Unix()) - 1
@@ -366,6 +416,23 @@ func Start(cfg Config) (*Chain, error) {
 	c.Mine()
 	go c.loop()
 	return c, nil
+}
+
+// placePermit2 adds Permit2 and the two x402 proxies to alloc at their
+// canonical addresses.
+func placePermit2(alloc types.GenesisAlloc) error {
+	alloc[Permit2Address] = types.Account{Code: token.Permit2RuntimeCode(), Balance: new(big.Int)}
+	for addr, kind := range map[common.Address]token.ProxyKind{
+		ExactPermit2ProxyAddress: token.ExactProxy,
+		UptoPermit2ProxyAddress:  token.UptoProxy,
+	} {
+		g, err := token.ProxyGenesisFor(kind, Permit2Address)
+		if err != nil {
+			return fmt.Errorf("devnet: %w", err)
+		}
+		alloc[addr] = types.Account{Code: g.Code, Storage: g.Storage, Balance: new(big.Int)}
+	}
+	return nil
 }
 
 // splitListen parses Config.Listen; port 0 means "pick a free one".
@@ -535,6 +602,11 @@ func (c *Chain) SmartWallet() SmartWallet { return c.wallets[0] }
 // and no code until the factory deploys it (an ERC-6492 payment).
 func (c *Chain) UndeployedWallet() SmartWallet { return c.wallets[1] }
 
+// HasPermit2 says whether Permit2 and the x402 Permit2 proxies are on the
+// chain (at Permit2Address, ExactPermit2ProxyAddress and
+// UptoPermit2ProxyAddress).
+func (c *Chain) HasPermit2() bool { return c.permit2 }
+
 // Client returns a client of the chain's JSON-RPC server. It stays valid
 // until Close; do not close it.
 func (c *Chain) Client() *ethclient.Client { return c.client }
@@ -669,6 +741,10 @@ func (c *Chain) BalanceOf(ctx context.Context, a common.Address) (*big.Int, erro
 
 // Info describes the chain, including its accounts' private keys.
 func (c *Chain) Info() Info {
+	var p2 *Permit2Info
+	if c.permit2 {
+		p2 = &Permit2Info{Address: Permit2Address, ExactProxy: ExactPermit2ProxyAddress, UptoProxy: UptoPermit2ProxyAddress}
+	}
 	return Info{
 		RPCURL:  c.url,
 		ChainID: c.chainID,
@@ -686,6 +762,7 @@ func (c *Chain) Info() Info {
 		Buyers:    c.Buyers(),
 
 		SmartWallets: append([]SmartWallet(nil), c.wallets...),
+		Permit2:      p2,
 	}
 }
 

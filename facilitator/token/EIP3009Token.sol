@@ -12,7 +12,12 @@ pragma solidity 0.8.30;
 /// its runtime code is placed by genesis allocation with no constructor run:
 /// only minter, totalSupply and the balances then need storage entries.
 ///
-/// Not part of FiatToken: blacklisting, pausing, permit, proxying, multiple
+/// EIP-2612 permit and nonces(owner) are FiatToken v2's: the same Permit
+/// type, the same domain, one sequential nonce per owner, a deadline of
+/// type(uint256).max meaning "never expires", and FiatToken's revert
+/// strings.
+///
+/// Not part of FiatToken: blacklisting, pausing, proxying, multiple
 /// minters. This contract is for testing; do not use it for real money.
 ///
 /// The base holds the (v, r, s) functions and the storage; EIP3009Token (the
@@ -45,6 +50,10 @@ abstract contract EIP3009Base {
     bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
         keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
 
+    /// EIP-2612, as FiatToken v2's EIP2612.PERMIT_TYPEHASH (0x6e71edae...).
+    bytes32 public constant PERMIT_TYPEHASH =
+        keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
+
     /// EIP-1271: isValidSignature(bytes32,bytes).selector, the answer of a
     /// wallet that accepts a signature.
     bytes4 internal constant ERC1271_MAGIC_VALUE = 0x1626ba7e;
@@ -62,6 +71,7 @@ abstract contract EIP3009Base {
     mapping(address => uint256) private _balances;
     mapping(address => mapping(address => uint256)) private _allowances;
     mapping(address => mapping(bytes32 => bool)) private _authorizationStates;
+    mapping(address => uint256) private _permitNonces;
 
     // ---------------------------------------------------------------------
     // Events
@@ -179,6 +189,30 @@ abstract contract EIP3009Base {
     }
 
     // ---------------------------------------------------------------------
+    // EIP-2612
+    // ---------------------------------------------------------------------
+
+    /// @notice The nonce owner's next EIP-2612 permit must be signed with.
+    function nonces(address owner) external view returns (uint256) {
+        return _permitNonces[owner];
+    }
+
+    /// @notice Sets spender's allowance over owner's tokens to value, with
+    /// owner's EIP-712 signature of Permit(owner, spender, value,
+    /// nonces(owner), deadline) under the token's domain.
+    function permit(
+        address owner,
+        address spender,
+        uint256 value,
+        uint256 deadline,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external {
+        _permit(owner, spender, value, deadline, abi.encodePacked(r, s, v));
+    }
+
+    // ---------------------------------------------------------------------
     // Internals
     // ---------------------------------------------------------------------
 
@@ -218,6 +252,18 @@ abstract contract EIP3009Base {
 
         _authorizationStates[authorizer][nonce] = true;
         emit AuthorizationCanceled(authorizer, nonce);
+    }
+
+    /// @dev FiatToken v2's EIP2612._permit: the deadline (inclusive, or
+    /// type(uint256).max for none), then the signature over the owner's
+    /// current nonce, which a successful permit uses up.
+    function _permit(address owner, address spender, uint256 value, uint256 deadline, bytes memory signature)
+        internal
+    {
+        require(deadline == type(uint256).max || deadline >= block.timestamp, "FiatTokenV2: permit is expired");
+        bytes32 structHash = keccak256(abi.encode(PERMIT_TYPEHASH, owner, spender, value, _permitNonces[owner]++, deadline));
+        require(_isValidSignature(owner, structHash, signature), "EIP2612: invalid signature");
+        _approve(owner, spender, value);
     }
 
     /// @dev FiatToken v2.2's SignatureChecker: a signer without code (an
@@ -285,8 +331,9 @@ abstract contract EIP3009Base {
 
 /// @title EIP3009Token
 /// @notice FiatToken v2.2's surface: EIP3009Base plus the bytes-signature
-/// overloads of transferWithAuthorization, receiveWithAuthorization and
-/// cancelAuthorization, through which smart-contract wallets (EIP-1271) pay.
+/// overloads of transferWithAuthorization, receiveWithAuthorization,
+/// cancelAuthorization and permit, through which smart-contract wallets
+/// (EIP-1271) pay.
 /// The development chain's token.
 contract EIP3009Token is EIP3009Base {
     function transferWithAuthorization(
@@ -320,6 +367,12 @@ contract EIP3009Token is EIP3009Base {
 
     function cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature) external {
         _cancelAuthorization(authorizer, nonce, signature);
+    }
+
+    function permit(address owner, address spender, uint256 value, uint256 deadline, bytes memory signature)
+        external
+    {
+        _permit(owner, spender, value, deadline, signature);
     }
 }
 

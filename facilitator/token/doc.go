@@ -7,8 +7,9 @@
 // "1"), transferWithAuthorization / receiveWithAuthorization /
 // cancelAuthorization in both the (v, r, s) and the bytes-signature form,
 // signatures checked as FiatToken v2.2's SignatureChecker does (an EOA by
-// ECDSA recovery, a contract by EIP-1271 isValidSignature), and FiatToken's
-// revert strings. A single minter can mint, so tests can fund accounts. It
+// ECDSA recovery, a contract by EIP-1271 isValidSignature), EIP-2612 permit
+// and nonces as FiatToken v2 (and v2.2's bytes overload) have them, and
+// FiatToken's revert strings. A single minter can mint, so tests can fund accounts. It
 // is for tests and development chains only.
 //
 // Beside it (SmartWallet.sol, contracts.json, wallet.go, factory.go): a
@@ -17,6 +18,13 @@
 // v2.0 and v2.1). ERC6492.sol holds the two contracts the facilitator runs
 // as creation code (package evm embeds their bytecode, which gen.sh writes
 // to ../evm/erc6492.json).
+//
+// Permit2.sol holds Permit2 (the single-token SignatureTransfer of Uniswap's
+// Permit2, with its EIP-712 types, unordered nonces and custom errors) and
+// X402Permit2Proxy.sol the x402 exact and upto Permit2 proxies, written
+// from their published interfaces; permit2.go holds their bindings.
+// Permit2RuntimeCode and ProxyGenesisFor give what a development chain
+// places at their canonical addresses.
 //
 // RuntimeCode and GenesisStorage let a development chain place the token by
 // genesis allocation (see package devnet) rather than deploying it;

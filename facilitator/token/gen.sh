@@ -2,8 +2,11 @@
 # Regenerates, from the Solidity sources here:
 #   - EIP3009Token.json (compiler artifact) and token.go (Go bindings) of the
 #     development chain's token;
-#   - contracts.json (artifacts of EIP3009TokenNoBytes, SmartWallet and
-#     SmartWalletFactory) and wallet.go, factory.go (their Go bindings);
+#   - contracts.json (artifacts of EIP3009TokenNoBytes, SmartWallet,
+#     SmartWalletFactory, Permit2, x402ExactPermit2Proxy and
+#     x402UptoPermit2Proxy) and wallet.go, factory.go, permit2.go (their Go
+#     bindings; permit2.go holds the three Permit2 contracts, which share
+#     struct types);
 #   - ../evm/erc6492.json: the creation code and ABI of ERC6492SigValidator
 #     and ERC6492Deployer, which the facilitator runs in eth_call and in
 #     contract-creation transactions (package evm embeds it).
@@ -25,7 +28,7 @@ node - <<'JS'
 const fs = require("fs");
 const solc = require("solc");
 
-const files = ["EIP3009Token.sol", "SmartWallet.sol", "ERC6492.sol"];
+const files = ["EIP3009Token.sol", "SmartWallet.sol", "ERC6492.sol", "Permit2.sol", "X402Permit2Proxy.sol"];
 const sources = {};
 for (const f of files) sources[f] = { content: fs.readFileSync(f, "utf8") };
 const input = {
@@ -41,6 +44,11 @@ const input = {
       },
       "SmartWallet.sol": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
       "ERC6492.sol": { "*": ["abi", "evm.bytecode.object"] },
+      "Permit2.sol": { Permit2: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
+      "X402Permit2Proxy.sol": {
+        x402ExactPermit2Proxy: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
+        x402UptoPermit2Proxy: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
+      },
     },
   },
 };
@@ -85,6 +93,9 @@ const others = {
     EIP3009TokenNoBytes: brief(out.contracts["EIP3009Token.sol"].EIP3009TokenNoBytes, true),
     SmartWallet: brief(out.contracts["SmartWallet.sol"].SmartWallet, true),
     SmartWalletFactory: brief(out.contracts["SmartWallet.sol"].SmartWalletFactory, true),
+    Permit2: brief(out.contracts["Permit2.sol"].Permit2, true),
+    x402ExactPermit2Proxy: brief(out.contracts["X402Permit2Proxy.sol"].x402ExactPermit2Proxy, true),
+    x402UptoPermit2Proxy: brief(out.contracts["X402Permit2Proxy.sol"].x402UptoPermit2Proxy, true),
   },
 };
 fs.writeFileSync("contracts.json", JSON.stringify(others, null, 2) + "\n");
@@ -92,6 +103,14 @@ for (const name of ["SmartWallet", "SmartWalletFactory"]) {
   fs.writeFileSync("." + name + ".abi.tmp", JSON.stringify(others.contracts[name].abi));
   fs.writeFileSync("." + name + ".bin.tmp", others.contracts[name].bytecode.slice(2));
 }
+// The Permit2 contracts go into one bindings file through abigen's
+// combined-json input, so their shared struct types are declared once.
+const combined = { version: solc.version(), contracts: {} };
+for (const name of ["Permit2", "x402ExactPermit2Proxy", "x402UptoPermit2Proxy"]) {
+  const c = others.contracts[name];
+  combined.contracts[name + ".sol:" + name] = { abi: c.abi, bin: c.bytecode.slice(2) };
+}
+fs.writeFileSync(".Permit2.combined.tmp", JSON.stringify(combined));
 const sig = {
   compiler: "solc-js " + solc.version(),
   settings: { optimizer: input.settings.optimizer, evmVersion: input.settings.evmVersion },
@@ -104,7 +123,7 @@ fs.writeFileSync("../evm/erc6492.json", JSON.stringify(sig, null, 2) + "\n");
 console.error("compiled with solc " + solc.version());
 JS
 
-trap 'rm -f .*.abi.tmp .*.bin.tmp' EXIT
+trap 'rm -f .*.abi.tmp .*.bin.tmp .*.combined.tmp' EXIT
 abigen() {
   go run "github.com/ethereum/go-ethereum/cmd/abigen@${ABIGEN_VERSION}" \
     --abi ".$1.abi.tmp" --bin ".$1.bin.tmp" --pkg token --type "$1" --out "$2"
@@ -113,4 +132,7 @@ abigen() {
 abigen EIP3009Token token.go
 abigen SmartWallet wallet.go
 abigen SmartWalletFactory factory.go
+go run "github.com/ethereum/go-ethereum/cmd/abigen@${ABIGEN_VERSION}" \
+  --combined-json .Permit2.combined.tmp --pkg token --out permit2.go
+chmod 0644 permit2.go
 chmod 0644 ../evm/erc6492.json

@@ -103,7 +103,7 @@ func ABI() (*abi.ABI, error) {
 
 // StorageSlot returns the slot number of the state variable with the given
 // label ("minter", "_totalSupply", "_balances", "_allowances",
-// "_authorizationStates"), as read from the artifact's storage layout.
+// "_authorizationStates", "_permitNonces"), as read from the artifact's storage layout.
 func StorageSlot(label string) (uint64, bool) {
 	mustLoad()
 	n, ok := slots[label]

@@ -531,6 +531,7 @@ func TestStorageLayout(t *testing.T) {
 		"_balances":            "2",
 		"_allowances":          "3",
 		"_authorizationStates": "4",
+		"_permitNonces":        "5",
 	}
 	if len(art.StorageLayout.Storage) != len(want) {
 		t.Fatalf("storage layout has %d entries", len(art.StorageLayout.Storage))
