@@ -446,3 +446,30 @@ func TestPathGuard(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCanonicalRequest measures what the paywall's path check adds to
+// every request (a clean path, the common case), and the guard's scan, to
+// be read beside BenchmarkPaywall's unpaid402 ns/op.
+//
+//	go test ./caddymodule/ -run '^$' -bench 'CanonicalRequest|Paywall/unpaid402' -benchtime 2s
+func BenchmarkCanonicalRequest(b *testing.B) {
+	r := httptest.NewRequest(http.MethodGet, "http://shop.example/api/v1/reports/2026/summary?format=json", nil)
+	r = r.WithContext(context.WithValue(r.Context(), caddyhttp.OriginalRequestCtxKey, *r.Clone(r.Context())))
+	w := httptest.NewRecorder()
+	b.Run("paywall", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if handled, _ := canonicalRequest(w, r); handled {
+				b.Fatal("a clean path was answered")
+			}
+		}
+	})
+	b.Run("guard", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if ambiguousPath(r.URL.Path) != "" {
+				b.Fatal("a clean path was refused")
+			}
+		}
+	})
+}
