@@ -356,7 +356,8 @@ func (h *Handler) unmarshalAccessOption(d *caddyfile.Dispenser, opt, v string) e
 
 // parseHandlerRoute is the x402 directive: as a handler directive (its
 // matcher wraps it in a route), and with access, the path of its path
-// matcher as the route's AccessPath when none is given.
+// matcher as the route's AccessPath when none is given. With a matcher, it
+// adds an unscoped x402_path_guard route beside its own.
 func parseHandlerRoute(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error) {
 	if !h.Next() {
 		return nil, h.ArgErr()
@@ -372,7 +373,14 @@ func parseHandlerRoute(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, err
 	if m, ok := val.(*Handler); ok && m.Access > 0 && m.AccessPath == "" {
 		m.AccessPath = matcherPathPrefix(matcherSet)
 	}
-	return h.NewRoute(matcherSet, val), nil
+	routes := h.NewRoute(matcherSet, val)
+	if len(matcherSet) > 0 {
+		// A path the matcher does not match may still name a resource
+		// behind it to the upstream (/api;x/premium beside x402 /api/*):
+		// refuse such spellings on every request of the block (paths.go).
+		routes = append(routes, h.NewRoute(nil, new(PathGuard))...)
+	}
+	return routes, nil
 }
 
 // matcherPathPrefix is the path prefix of a matcher set whose path

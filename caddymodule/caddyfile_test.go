@@ -64,6 +64,8 @@ func TestCaddyfileErrors(t *testing.T) {
 		name, caddyfile, want string
 	}{
 		{"missing pay_to", site("x402 {\n price 0.01\n}"), "pay_to is required"},
+		{"path guard with an argument", site("x402_path_guard strict"), "x402_path_guard takes no arguments and no block"},
+		{"path guard with a block", site("x402_path_guard {\n strict\n}"), "x402_path_guard takes no arguments and no block"},
 		{"bad address", site("x402 {\n pay_to 0x1234\n price 0.01\n}"), `pay_to "0x1234" is not an address`},
 		{"address without 0x", site("x402 {\n pay_to 1111111111111111111111111111111111111111\n price 0.01\n}"), "is not an address"},
 		{"bad price", site("x402 {\n pay_to " + payTo + "\n price abc\n}"), `price "abc" is not a`},

@@ -520,6 +520,11 @@ func (h *Handler) Validate() error {
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	// One spelling per resource, before the price, the records and the
+	// next handler read the path (paths.go).
+	if handled, err := canonicalRequest(w, r); handled {
+		return err
+	}
 	for _, k := range upstreamHeaders {
 		r.Header.Del(k)
 	}
