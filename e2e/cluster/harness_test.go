@@ -39,10 +39,10 @@ import (
 // Texts the instances answer with (caddymodule/redeem.go, paymentid.go and
 // the facilitator's reasons), compared exactly.
 const (
-	textBusyElsewhere      = "another request with this payment is being served"
+	textBusyElsewhere = "another request with this payment is being served"
 	// textBusyUnknown: the same, before the request holding the payment
 	// has written which authorization it is.
-	textBusyUnknown = "another request with this payment, or with a different authorization with the same nonce from the same payer, is being served"
+	textBusyUnknown        = "another request with this payment, or with a different authorization with the same nonce from the same payer, is being served"
 	textStoreDown          = "the payment store cannot be reached, so this payment was not taken: nothing was verified, settled or charged"
 	textPaidUnrecorded     = "the payment settled, but the payment store cannot be reached to record it, so the resource is not served yet"
 	textPaymentIDDelivered = "payment already delivered"
