@@ -196,9 +196,9 @@ func deriveKey(key []byte, use string) []byte {
 // the resource: a grant is for the whole directive) and its price (as
 // written, and as resolved for this request when it is priced per
 // request, so that a payment for a cheaper request opens no dearer one),
-// the site (the Host), the route's path prefix and label. A grant for one
-// route opens no other route of the site, nor of another site on this
-// server.
+// the site (the host the buyer addressed: requestOrigin), the route's
+// path prefix and label. A grant for one route opens no other route of
+// the site, nor of another site on this server.
 func (h *Handler) grantRoute(r *http.Request) string {
 	s := sha256.New()
 	s.Write([]byte("x402 access grant\x00"))
@@ -212,7 +212,8 @@ func (h *Handler) grantRoute(r *http.Request) string {
 	if sl := h.saleOf(r); sl != nil && sl.offer != nil {
 		price += "\x00" + sl.offer.value
 	}
-	for _, v := range []string{price, strings.ToLower(r.Host), h.access.path, h.Label} {
+	_, host := requestOrigin(r)
+	for _, v := range []string{price, strings.ToLower(host), h.access.path, h.Label} {
 		s.Write([]byte{0})
 		s.Write([]byte(v))
 	}

@@ -21,8 +21,9 @@ import (
 )
 
 // The access cookie carries a grant to a browser: HttpOnly, Secure when
-// served over TLS, SameSite=Lax, Path the route's path prefix, Max-Age the
-// grant's remaining time. Its name is x402_access_<route> and its value
+// the buyer came over TLS (here or to a trusted proxy: secureRequest),
+// SameSite=Lax, Path the route's path prefix, Max-Age the grant's
+// remaining time. Its name is x402_access_<route> and its value
 //
 //	1.<route>.<payer>.<end, Unix seconds>.<HMAC-SHA256, Base64 URL>
 //
@@ -65,7 +66,7 @@ func (h *Handler) setAccessCookie(w http.ResponseWriter, r *http.Request, g *sto
 		Path:     h.access.path,
 		MaxAge:   left,
 		HttpOnly: true,
-		Secure:   r.TLS != nil,
+		Secure:   secureRequest(r),
 		SameSite: http.SameSiteLaxMode,
 	})
 }

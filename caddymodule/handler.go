@@ -758,17 +758,15 @@ var (
 
 func invalidReason(err error) string { return x402.ReasonOf(err) }
 
-// resourceURL is the full URL the buyer asked for, before any rewrite.
+// resourceURL is the full URL the buyer asked for, before any rewrite, at
+// the origin the buyer addressed (requestOrigin).
 func resourceURL(r *http.Request) string {
 	u := r.URL
 	if or, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && or.URL != nil {
 		u = or.URL
 	}
-	scheme := "http://"
-	if r.TLS != nil {
-		scheme = "https://"
-	}
-	return scheme + r.Host + u.RequestURI()
+	scheme, host := requestOrigin(r)
+	return scheme + "://" + host + u.RequestURI()
 }
 
 // appendJSONString appends s as a JSON string; plain printable ASCII (the

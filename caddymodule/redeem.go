@@ -37,7 +37,11 @@ import (
 // the record stands: paid goes to the upstream without paying again;
 // settling and pending look the outcome up at the facilitator (by txHash,
 // or by authorization) and deliver once it is settled. Any other reuse (another
-// route, or after delivery) is answered 402 "Authorization already used".
+// route, or after delivery, or another authorization with the same payer and
+// nonce) is answered 402 "Authorization already used". A copy that comes
+// while a request with the authorization is being served, here or at
+// another instance, is answered 409 with Retry-After: that request may be
+// moving the buyer's money.
 // A crash anywhere leaves a record that the next retry resolves, so a buyer
 // whose money moved gets the resource once.
 
@@ -67,6 +71,7 @@ type redeemCase int
 const (
 	redeemNew          redeemCase = iota // no record: verify and settle
 	redeemRefuse                         // someone else's, or spent: 402
+	redeemOtherAuth                      // the nonce is another authorization's: 402
 	redeemDeliver                        // paid: deliver without paying again
 	redeemPendingAgain                   // still pending: answer pending again
 	redeemUnknown                        // outcome unknown (lookup failed): 500, keep the record
@@ -82,6 +87,9 @@ func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payme
 	}
 	if rec == nil {
 		return redeemNew, nil, nil
+	}
+	if rec.Authorization != "" && rec.Authorization != authFingerprint(payment) {
+		return redeemOtherAuth, rec, nil
 	}
 	if rec.Route != h.routeKey(r) || rec.State == redeemDelivered {
 		return redeemRefuse, rec, nil
@@ -152,6 +160,9 @@ func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next cad
 	case redeemRefuse:
 		h.observePayment(r, OutcomeRefused, facilitator.ErrTextAlreadyUsed)
 		return true, h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
+	case redeemOtherAuth:
+		h.observePayment(r, OutcomeRefused, facilitator.ErrTextAlreadyUsed)
+		return true, h.paymentRequired(w, r, textOtherAuthUsed, "")
 	case redeemDeliver:
 		return true, h.deliver(w, r, next, id, rec)
 	case redeemPendingAgain:
@@ -167,7 +178,7 @@ func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next cad
 
 // servePaid serves a request that carries a payment, in either settlement
 // order. It claims the payment id, if any, and the authorization first (a
-// concurrent copy is refused at once), answers a payment id bound to
+// concurrent copy is answered 409 at once, to come back), answers a payment id bound to
 // another payment, resumes an earlier attempt with the authorization at
 // this route if there was one, and otherwise verifies the payment before
 // settling it: before the upstream runs (settleThenDeliver) or when its
@@ -184,14 +195,14 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 		defer h.redeem.release(pid.busyKey())
 	}
 	id := authID(h.saleOf(r).network(), payment.Authorization.From, payment.Authorization.Nonce)
-	switch held, err := h.redeem.acquire(r.Context(), id); {
+	fp := authFingerprint(payment)
+	switch held, holder, err := h.redeem.acquireAuth(r.Context(), id, fp); {
 	case err != nil:
 		return h.storeUnavailable(w, r, err)
 	case held == store.HeldHere:
-		h.observePayment(r, OutcomeRefused, facilitator.ErrTextAlreadyUsed)
-		return h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
+		return h.inFlight(w, r, reasonInFlight, holder, fp)
 	case held == store.HeldElsewhere:
-		return h.busyElsewhere(w, r)
+		return h.inFlight(w, r, reasonBusyElsewhere, h.recordedAuth(id), fp)
 	}
 	defer h.redeem.release(id)
 
@@ -223,7 +234,7 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
 	req *facilitator.Request, payment *facilitator.Payment, id string, pid *paymentID) error {
 
-	rec := pid.bindTo(&redemption{Route: h.routeKey(r), State: redeemSettling,
+	rec := pid.bindTo(&redemption{Route: h.routeKey(r), State: redeemSettling, Authorization: authFingerprint(payment),
 		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()})
 	if err := h.redeem.store.Put(id, rec); err != nil {
 		return h.storeUnavailable(w, r, fmt.Errorf("writing the redemption store: %w", err))
@@ -251,9 +262,20 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 		if err := h.redeem.store.Delete(id); err != nil {
 			h.logger.Error("removing a refused payment from the redemption store failed", zap.String("id", id), zap.Error(err))
 		}
-		h.setFailedResponse(w, r, sr)
-		return h.paymentRequired(w, r, sr.Error, "")
+		return h.settleRefused(w, r, sr)
 	}
+}
+
+// settleRefused answers a settle that failed for good (nothing moved):
+// 402 with its reason, naming the transaction that did not transfer the
+// payment, if one was sent.
+func (h *Handler) settleRefused(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) error {
+	h.setFailedResponse(w, r, sr)
+	text := sr.Error
+	if text == facilitator.ErrTextFailedOnChain && sr.TxHash != "" {
+		text = fmt.Sprintf(textFailedOnChainTx, sr.Error, sr.TxHash)
+	}
+	return h.paymentRequired(w, r, text, "")
 }
 
 // verifyPayment verifies a payment and answers when it cannot go on: a
@@ -439,17 +461,25 @@ func (dw *deliverWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Hijack()
 }
 
-// Reasons in x402_payments_total of the answers when the shared store
-// decides no claim: busy on another instance (409), or out of reach (503).
+// Reasons in x402_payments_total of the answers when no claim is decided:
+// busy in this instance (409), busy on another instance (409), or the
+// shared store out of reach (503).
 const (
+	reasonInFlight         = "in_flight"
 	reasonBusyElsewhere    = "busy_elsewhere"
 	reasonStoreUnavailable = "store_unavailable"
 )
 
-// Texts of the answers when the shared store decides no claim.
+// Texts of the answers when no claim is decided, and of the refusal of
+// another authorization with a nonce already presented.
 const (
-	textBusyElsewhere   = "a request with this payment is being served by another instance"
-	retryBusyElsewhere  = "nothing more was charged for this request. Send the same payment header again in a moment: the first request's outcome is then known (if that instance stopped, once its lease ran out, within seconds)"
+	textInFlight        = "another request with this payment is being served"
+	retryInFlight       = "nothing more was charged for this request. Send the same payment header again in a moment: the first request's outcome is then known (if the instance serving it stopped, once its lease ran out, within seconds)"
+	textOtherAuthBusy   = "a different authorization with the same nonce from the same payer is being served; only one of them can be paid"
+	retryOtherAuthBusy  = "nothing was charged for this request. If the other authorization is paid, this one never can be (its nonce is used): sign a new payment. Send this one again in a moment to learn which"
+	textInFlightUnknown = "another request with this payment, or with a different authorization with the same nonce from the same payer, is being served"
+	textOtherAuthUsed   = facilitator.ErrTextAlreadyUsed + ": a different authorization with the same nonce from the same payer was presented before; sign a new payment"
+	textFailedOnChainTx = "%s: transaction %s did not transfer the payment, so nothing was charged"
 	textStoreDown       = "the payment store cannot be reached, so this payment was not taken: nothing was verified, settled or charged"
 	retryStoreDown      = "send the same request again shortly"
 	textPaidUnrecorded  = "the payment settled, but the payment store cannot be reached to record it, so the resource is not served yet"
@@ -457,12 +487,33 @@ const (
 	retryAfterClaimBusy = "2"
 )
 
-// busyElsewhere answers a payment that another instance is serving: 409
-// with Retry-After, never a final refusal, since that request may be
-// moving the buyer's money.
-func (h *Handler) busyElsewhere(w http.ResponseWriter, r *http.Request) error {
-	h.observePaymentCode(r, OutcomeRefused, reasonBusyElsewhere)
-	return writeRetryJSON(w, http.StatusConflict, textBusyElsewhere, retryBusyElsewhere)
+// inFlight answers a payment whose authorization (payer and nonce) a
+// request of this instance or of another is serving: 409 with
+// Retry-After, never a final refusal, since that request may be moving
+// the buyer's money. holder is the serving request's authFingerprint ("" if
+// not known), fp this request's: the text says whether it is this very
+// payment or a different authorization with the same nonce.
+func (h *Handler) inFlight(w http.ResponseWriter, r *http.Request, reason, holder, fp string) error {
+	h.observePaymentCode(r, OutcomeRefused, reason)
+	text, retry := textInFlight, retryInFlight
+	switch {
+	case holder == "":
+		text = textInFlightUnknown
+	case holder != fp:
+		text, retry = textOtherAuthBusy, retryOtherAuthBusy
+	}
+	return writeRetryJSON(w, http.StatusConflict, text, retry)
+}
+
+// recordedAuth is the authFingerprint in an authorization's redemption
+// record, "" when there is none (the request holding it has not written
+// it yet) or it cannot be read.
+func (h *Handler) recordedAuth(id string) string {
+	rec, err := h.redeem.store.Get(id)
+	if err != nil || rec == nil {
+		return ""
+	}
+	return rec.Authorization
 }
 
 // storeUnavailable answers a payment when the shared store cannot be

@@ -2,10 +2,14 @@ package caddymodule
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -64,6 +68,9 @@ type redeemer struct {
 	store  store.Redemptions
 	claims store.Claims
 
+	mu      sync.Mutex
+	holders map[string]string // claimed key -> the holder's authFingerprint, in this process
+
 	stop chan struct{} // closed by Destruct: ends the pruning loop
 	done chan struct{} // closed when the pruning loop has ended
 	// closeStore closes what the redeemer owns at Destruct.
@@ -79,7 +86,8 @@ func newRedeemer(s store.Redemptions) *redeemer {
 // newSharedRedeemer wraps a store with the claims that go with it; close
 // is called at Destruct.
 func newSharedRedeemer(s store.Redemptions, c store.Claims, close func() error) *redeemer {
-	rd := &redeemer{store: s, claims: c, closeStore: close, stop: make(chan struct{}), done: make(chan struct{})}
+	rd := &redeemer{store: s, claims: c, closeStore: close, holders: map[string]string{},
+		stop: make(chan struct{}), done: make(chan struct{})}
 	go rd.pruneLoop()
 	return rd
 }
@@ -115,7 +123,30 @@ func (rd *redeemer) acquire(ctx context.Context, id string) (store.ClaimResult, 
 	return rd.claims.Claim(ctx, id)
 }
 
-func (rd *redeemer) release(id string) { rd.claims.Release(id) }
+// acquireAuth is acquire for an authorization, noting which one (fp, its
+// authFingerprint) holds the claim in this process; holder is, when a
+// request of this process holds it, the holder's fingerprint ("" while
+// not known yet).
+func (rd *redeemer) acquireAuth(ctx context.Context, id, fp string) (res store.ClaimResult, holder string, err error) {
+	res, err = rd.claims.Claim(ctx, id)
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	switch {
+	case err != nil:
+	case res == store.Claimed:
+		rd.holders[id] = fp
+	case res == store.HeldHere:
+		holder = rd.holders[id]
+	}
+	return res, holder, err
+}
+
+func (rd *redeemer) release(id string) {
+	rd.mu.Lock()
+	delete(rd.holders, id)
+	rd.mu.Unlock()
+	rd.claims.Release(id)
+}
 
 // Destruct closes the store when the last config using it is gone.
 func (rd *redeemer) Destruct() error {
@@ -128,6 +159,27 @@ func (rd *redeemer) Destruct() error {
 // lower case (addresses compare case-insensitively).
 func authID(network string, from common.Address, nonce [32]byte) string {
 	return strings.ToLower(network + "/" + from.Hex() + "/" + hexutil.Encode(nonce[:]))
+}
+
+// authFingerprint tells one signed authorization from another with the
+// same payer and nonce: a hash of all its fields and its signature,
+// whatever the header's version or encoding.
+func authFingerprint(p *facilitator.Payment) string {
+	a := &p.Authorization
+	s := sha256.New()
+	for _, b := range [][]byte{a.From[:], a.To[:], a.Nonce[:], []byte(bigString(a.Value)), []byte(bigString(a.ValidAfter)),
+		[]byte(bigString(a.ValidBefore)), p.Signature} {
+		s.Write(b)
+		s.Write([]byte{0})
+	}
+	return hex.EncodeToString(s.Sum(nil)[:16])
+}
+
+func bigString(v *big.Int) string {
+	if v == nil {
+		return ""
+	}
+	return v.String()
 }
 
 // provisionRedeemer gets the redemption store from the usage pool, opening

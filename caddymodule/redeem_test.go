@@ -197,7 +197,8 @@ func TestPaidMeansDelivered(t *testing.T) {
 
 // TestSettleAfterReservesFirst sends many copies of one X-PAYMENT at once
 // to a settle-after route: the upstream runs once, one buyer gets the
-// resource, every other copy is refused at once.
+// resource, every other copy is answered at once: 409 with Retry-After
+// while the first is served, 402 Authorization already used after.
 func TestSettleAfterReservesFirst(t *testing.T) {
 	const copies = 40
 	up, ran := countingUpstream(t, 300*time.Millisecond)
@@ -226,7 +227,8 @@ func TestSettleAfterReservesFirst(t *testing.T) {
 			switch {
 			case resp.StatusCode == http.StatusOK:
 				ok.Add(1)
-			case resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), `"error":"`+facilitator.ErrTextAlreadyUsed+`"`):
+			case resp.StatusCode == http.StatusConflict && strings.Contains(string(b), `"error":"`+textInFlight+`"`) && resp.Header.Get("Retry-After") == "2",
+				resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), `"error":"`+facilitator.ErrTextAlreadyUsed+`"`):
 				refused.Add(1)
 			default:
 				t.Errorf("copy answered %d %s", resp.StatusCode, b)

@@ -23,7 +23,7 @@ import (
 // -Network) but not the transaction, which does not exist yet.
 //
 // servePaid has reserved the authorization: while one request holds it,
-// concurrent copies are refused at once (402), so the upstream runs at
+// concurrent copies are answered 409 at once (to come back), so the upstream runs at
 // most once per payment. An authorization found paid but not delivered (a
 // crash, or a retry after a pending answer) was delivered there as in
 // settle before: its upstream gets the transaction headers.
@@ -38,7 +38,7 @@ func (h *Handler) deliverThenSettle(w http.ResponseWriter, r *http.Request, next
 	r.Header.Set(HeaderNetwork, h.saleOf(r).network())
 
 	sw := &settleWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, req: req, res: res,
-		id: id, rec: pid.bindTo(&redemption{Route: h.routeKey(r), ValidBefore: payment.Authorization.ValidBefore.String()})}
+		id: id, rec: pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment), ValidBefore: payment.Authorization.ValidBefore.String()})}
 	err := next.ServeHTTP(sw, r)
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
@@ -137,8 +137,7 @@ func (sw *settleWriter) decide(status int) {
 		_ = h.redeem.store.Delete(sw.id)
 		sw.state = stateRefused
 		clearHeader(sw.ResponseWriter.Header())
-		h.setFailedResponse(sw.ResponseWriter, sw.r, sr)
-		_ = h.paymentRequired(sw.ResponseWriter, sw.r, sr.Error, "")
+		_ = h.settleRefused(sw.ResponseWriter, sw.r, sr)
 	}
 }
 

@@ -22,7 +22,8 @@ import (
 
 // Sign-In-With-X on a route with access. Every 402 declares the
 // sign-in-with-x extension with a fresh challenge for the URI asked: the
-// Host as the buyer sent it, the origin and path, a nonce, issuedAt now and
+// host the buyer addressed, the origin and path (requestOrigin: behind a
+// trusted proxy, the forwarded ones), a nonce, issuedAt now and
 // expirationTime siwxMaxAge later. The nonce is 12 random bytes and an
 // HMAC (under the server key) of them with issuedAt, the domain and the
 // URI, so the paywall knows its own challenges without storing one per

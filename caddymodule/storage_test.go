@@ -94,7 +94,7 @@ func TestSharedStoreAnswers(t *testing.T) {
 		t.Fatalf("claim on b = %v, %v", got, err)
 	}
 	w, ran := serve(h, header)
-	check(w, http.StatusConflict, `{"error":"a request with this payment is being served by another instance","retry":"`+retryBusyElsewhere+`","retryAfterSeconds":2,"x402Version":1}`+"\n")
+	check(w, http.StatusConflict, `{"error":"`+textInFlightUnknown+`","retry":"`+retryInFlight+`","retryAfterSeconds":2,"x402Version":1}`+"\n")
 	if ran || fc.settles.Load() != 0 || fc.lastReq != nil {
 		t.Fatal("a payment held by another instance was verified, settled or served")
 	}

@@ -39,7 +39,10 @@ import (
 // Texts the instances answer with (caddymodule/redeem.go, paymentid.go and
 // the facilitator's reasons), compared exactly.
 const (
-	textBusyElsewhere      = "a request with this payment is being served by another instance"
+	textBusyElsewhere = "another request with this payment is being served"
+	// textBusyUnknown: the same, before the request holding the payment
+	// has written which authorization it is.
+	textBusyUnknown        = "another request with this payment, or with a different authorization with the same nonce from the same payer, is being served"
 	textStoreDown          = "the payment store cannot be reached, so this payment was not taken: nothing was verified, settled or charged"
 	textPaidUnrecorded     = "the payment settled, but the payment store cannot be reached to record it, so the resource is not served yet"
 	textPaymentIDDelivered = "payment already delivered"
@@ -708,6 +711,13 @@ func burst(payments []*payment, to func(i int) *instance, timeout time.Duration)
 	return out
 }
 
+// busy reports whether an answer is the 409 of a payment that another
+// request is serving.
+func busy(a answer) bool {
+	e := a.json().Error
+	return a.status == http.StatusConflict && (e == textBusyElsewhere || e == textBusyUnknown) && a.header.Get("Retry-After") == "2"
+}
+
 // retryable reports whether an answer says to send the same header again:
 // 409 (served elsewhere, or its payment id in progress), 402 pending, 503
 // (store out of reach, or paid but not recorded), a 500 whose outcome is
@@ -716,7 +726,7 @@ func retryable(a answer) bool {
 	switch {
 	case a.err != nil:
 		return true
-	case a.status == http.StatusConflict && a.json().Error == textBusyElsewhere:
+	case busy(a):
 		return true
 	case a.status == http.StatusPaymentRequired && a.json().Error == textPending:
 		return true

@@ -46,6 +46,10 @@ type Redemption struct {
 	// PaymentID is set: a request with the same id and this fingerprint
 	// is the same payment sent again.
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// Authorization tells the signed authorization the record is for from
+	// another with the same payer and nonce (a hash of its fields and
+	// signature); "" in records written before it was kept.
+	Authorization string `json:"authorization,omitempty"`
 	// Updated is when the record was last written.
 	Updated time.Time `json:"updated"`
 }
