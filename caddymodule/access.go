@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -90,12 +89,11 @@ type AccessWindow struct {
 
 // accessState is what a route with access needs at run time.
 type accessState struct {
-	on        bool
-	window    time.Duration
-	grants    store.Grants
-	cookieKey []byte // signs access cookies
-	nonceKey  []byte // binds the sign-in nonces this site issues
-	path      string // the cookie's Path
+	on     bool
+	window time.Duration
+	grants store.Grants
+	keys   *accessKeyring // the server key's generations: sign cookies and nonces
+	path   string         // the cookie's Path
 	// walletCheck asks a contract wallet about a sign-in whose signature
 	// does not recover to it, on walletNets (the route's networks that
 	// the x402 app serves, so has an RPC for). nil: externally owned
@@ -161,7 +159,8 @@ const (
 
 // provisionAccess prepares a route with access: the grants (in the
 // redemption store's storage) and the server key, which is made once and
-// shared by every instance that shares the storage. It runs after the
+// shared by every instance that shares the storage, and rotated there
+// (access_keys.go). It runs after the
 // requirements and the redemption store are known.
 func (h *Handler) provisionAccess(ctx caddy.Context) error {
 	if h.Access == 0 {
@@ -177,38 +176,17 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 		return errors.New("x402: access needs a redemption store that keeps grants")
 	}
 	a.grants = store.GrantsOf(h.redeem.store)
-	key, err := h.accessKey(ctx)
+	keys, err := h.provisionKeyring(ctx)
 	if err != nil {
 		return fmt.Errorf("x402: access: the server key of access cookies and sign-ins: %w", err)
 	}
-	a.cookieKey = deriveKey(key, "x402 access cookie")
-	a.nonceKey = deriveKey(key, "x402 sign-in-with-x nonce")
+	a.keys = keys
 	h.provisionWalletCheck()
 	if len(h.siwxChains()) == 0 {
 		h.logger.Warn("the chain ids of the route's networks are unknown, so the 402 cannot declare sign-in-with-x; access works by cookie only",
 			zap.String("network", h.firstNetwork()))
 	}
 	return initAccessMetrics(ctx.GetMetricsRegistry())
-}
-
-// accessKey is the server key: in the PostgreSQL store when the
-// redemption store is there, else in Caddy's storage.
-func (h *Handler) accessKey(ctx caddy.Context) ([]byte, error) {
-	gen := func() ([]byte, error) {
-		k := make([]byte, 32)
-		_, err := rand.Read(k)
-		return k, err
-	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if s := store.SecretsOf(h.redeem.store); s != nil {
-		k, err := s.Secret(cctx, accessSecretName, gen)
-		if err == nil && len(k) != 32 {
-			err = fmt.Errorf("the key %s in the PostgreSQL store is %d bytes, not 32", accessSecretName, len(k))
-		}
-		return k, err
-	}
-	return storageSecret(cctx, ctx.Storage(), accessSecretPath, gen)
 }
 
 // deriveKey is a key of its own for one use of the server key.

@@ -105,7 +105,7 @@ func (h *Handler) siwxChallenge(resource string, now time.Time) x402.SIWxDeclara
 	_, _ = rand.Read(rnd)
 	info := x402.SIWxInfo{
 		Domain: domain, URI: uri, Version: "1",
-		Nonce:          hex.EncodeToString(rnd) + h.siwxNonceMAC(rnd, issued, domain, uri),
+		Nonce:          hex.EncodeToString(rnd) + siwxNonceMAC(h.access.signingKey(), rnd, issued, domain, uri),
 		IssuedAt:       issued,
 		Resources:      []string{uri},
 		ExpirationTime: now.Add(siwxMaxAge).UTC().Format(isoMillis),
@@ -118,8 +118,8 @@ func (h *Handler) siwxChallenge(resource string, now time.Time) x402.SIWxDeclara
 	return x402.DeclareSIWx(info, chains)
 }
 
-func (h *Handler) siwxNonceMAC(rnd []byte, issued, domain, uri string) string {
-	m := hmac.New(sha256.New, h.access.nonceKey)
+func siwxNonceMAC(k *accessKey, rnd []byte, issued, domain, uri string) string {
+	m := hmac.New(sha256.New, k.nonce)
 	m.Write(rnd)
 	for _, v := range []string{issued, strings.ToLower(domain), uri} {
 		m.Write([]byte{0})
@@ -129,8 +129,9 @@ func (h *Handler) siwxNonceMAC(rnd []byte, issued, domain, uri string) string {
 }
 
 // issuedHere reports whether nonce is one this site's challenges carry for
-// issued, domain and uri.
-func (h *Handler) issuedHere(nonce, issued, domain, uri string) bool {
+// issued, domain and uri: under the newest server key, or an older one
+// while its challenges may live.
+func (h *Handler) issuedHere(nonce, issued, domain, uri string, now time.Time) bool {
 	if len(nonce) != 4*siwxNonceRandom {
 		return false
 	}
@@ -138,7 +139,9 @@ func (h *Handler) issuedHere(nonce, issued, domain, uri string) bool {
 	if err != nil {
 		return false
 	}
-	return hmac.Equal([]byte(nonce[2*siwxNonceRandom:]), []byte(h.siwxNonceMAC(rnd, issued, domain, uri)))
+	return h.access.verifyWith(now, siwxMaxAge+siwxSkew, func(k *accessKey) bool {
+		return hmac.Equal([]byte(nonce[2*siwxNonceRandom:]), []byte(siwxNonceMAC(k, rnd, issued, domain, uri)))
+	})
 }
 
 // siwxRefusal is why a sign-in is not served: the 402's error text and
@@ -224,7 +227,7 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 			return nil, refuse("invalid_siwx_not_yet_valid", "Message not yet valid (notBefore is in the future)"), nil
 		}
 	}
-	if !h.issuedHere(p.Nonce, p.IssuedAt, p.Domain, p.URI) {
+	if !h.issuedHere(p.Nonce, p.IssuedAt, p.Domain, p.URI, now) {
 		return nil, refuse("invalid_siwx_nonce", textSIWxNonceUnknown), nil
 	}
 	wallet, err := p.SIWxAddress()
