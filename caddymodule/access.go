@@ -160,8 +160,8 @@ const (
 // provisionAccess prepares a route with access: the grants (in the
 // redemption store's storage) and the server key, which is made once and
 // shared by every instance that shares the storage, and rotated there
-// (access_keys.go). It runs after the
-// requirements and the redemption store are known.
+// (access_keys.go). It runs after the requirements and the redemption
+// store are known.
 func (h *Handler) provisionAccess(ctx caddy.Context) error {
 	if h.Access == 0 {
 		return nil
