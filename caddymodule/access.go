@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -89,25 +89,49 @@ type AccessWindow struct {
 
 // accessState is what a route with access needs at run time.
 type accessState struct {
-	on        bool
-	window    time.Duration
-	grants    store.Grants
-	cookieKey []byte // signs access cookies
-	nonceKey  []byte // binds the sign-in nonces this site issues
-	path      string // the cookie's Path
-	// walletCheck checks the signature of a contract wallet (EIP-1271),
-	// for a sign-in whose signature does not recover to the wallet. nil:
-	// externally owned accounts only.
+	on     bool
+	window time.Duration
+	grants store.Grants
+	keys   *accessKeyring // the server key's generations: sign cookies and nonces
+	path   string         // the cookie's Path
+	// walletCheck asks a contract wallet about a sign-in whose signature
+	// does not recover to it, on walletNets (the route's networks that
+	// the x402 app serves, so has an RPC for). nil: externally owned
+	// accounts only.
 	walletCheck contractWalletCheck
+	walletNets  map[string]bool
 }
 
-// contractWalletCheck is where a contract wallet's sign-in plugs in: it
-// reports whether wallet (a contract on the route's network) accepts sig
-// for the EIP-191 hash of the sign-in message (EIP-1271
-// isValidSignature, ERC-6492 for one not deployed yet). The smart-wallet
-// support of the facilitator provides it; until then sign-ins are by
-// recovery, so externally owned accounts only.
-type contractWalletCheck func(ctx context.Context, network string, wallet common.Address, hash common.Hash, sig []byte) (bool, error)
+// contractWalletCheck reports what wallet (a contract on network) says of
+// sig over the EIP-191 hash of a sign-in message (EIP-1271
+// isValidSignature; ERC-6492 for one not deployed yet), in one eth_call:
+// the embedded facilitator's WalletSignature. An error means the chain
+// could not be asked.
+type contractWalletCheck func(ctx context.Context, network string, wallet common.Address, hash common.Hash, sig []byte) (evm.WalletVerdict, error)
+
+// canAskWallet reports whether a contract wallet's sign-in on network can
+// be checked.
+func (a *accessState) canAskWallet(network string) bool {
+	return a.walletCheck != nil && a.walletNets[network]
+}
+
+// provisionWalletCheck lets contract wallets sign in on the route's
+// networks that the x402 app serves (with the embedded facilitator,
+// all of them; with a remote one, those configured in the app too).
+func (h *Handler) provisionWalletCheck() {
+	a := &h.access
+	a.walletCheck, a.walletNets = nil, map[string]bool{}
+	if h.app == nil || h.app.fac == nil {
+		return
+	}
+	fac := h.app.fac
+	for i := range h.options {
+		if _, ok := fac.NetworkInfo(h.options[i].reqs.Network); ok {
+			a.walletNets[h.options[i].reqs.Network] = true
+		}
+	}
+	a.walletCheck = fac.WalletSignature
+}
 
 // minAccess is the shortest access window.
 const minAccess = time.Second
@@ -135,8 +159,9 @@ const (
 
 // provisionAccess prepares a route with access: the grants (in the
 // redemption store's storage) and the server key, which is made once and
-// shared by every instance that shares the storage. It runs after the
-// requirements and the redemption store are known.
+// shared by every instance that shares the storage, and rotated there
+// (access_keys.go). It runs after the requirements and the redemption
+// store are known.
 func (h *Handler) provisionAccess(ctx caddy.Context) error {
 	if h.Access == 0 {
 		return nil
@@ -151,37 +176,17 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 		return errors.New("x402: access needs a redemption store that keeps grants")
 	}
 	a.grants = store.GrantsOf(h.redeem.store)
-	key, err := h.accessKey(ctx)
+	keys, err := h.provisionKeyring(ctx)
 	if err != nil {
 		return fmt.Errorf("x402: access: the server key of access cookies and sign-ins: %w", err)
 	}
-	a.cookieKey = deriveKey(key, "x402 access cookie")
-	a.nonceKey = deriveKey(key, "x402 sign-in-with-x nonce")
+	a.keys = keys
+	h.provisionWalletCheck()
 	if len(h.siwxChains()) == 0 {
 		h.logger.Warn("the chain ids of the route's networks are unknown, so the 402 cannot declare sign-in-with-x; access works by cookie only",
 			zap.String("network", h.firstNetwork()))
 	}
 	return initAccessMetrics(ctx.GetMetricsRegistry())
-}
-
-// accessKey is the server key: in the PostgreSQL store when the
-// redemption store is there, else in Caddy's storage.
-func (h *Handler) accessKey(ctx caddy.Context) ([]byte, error) {
-	gen := func() ([]byte, error) {
-		k := make([]byte, 32)
-		_, err := rand.Read(k)
-		return k, err
-	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if s := store.SecretsOf(h.redeem.store); s != nil {
-		k, err := s.Secret(cctx, accessSecretName, gen)
-		if err == nil && len(k) != 32 {
-			err = fmt.Errorf("the key %s in the PostgreSQL store is %d bytes, not 32", accessSecretName, len(k))
-		}
-		return k, err
-	}
-	return storageSecret(cctx, ctx.Storage(), accessSecretPath, gen)
 }
 
 // deriveKey is a key of its own for one use of the server key.
@@ -243,12 +248,22 @@ func (h *Handler) serveAccess(w http.ResponseWriter, r *http.Request, next caddy
 		h.observeAccess(AccessViaSIWx, accessRefused, reasonStoreUnavailable)
 		h.logger.Error("the access store cannot be reached; sign-ins are answered 503 until it is back", zap.Error(err))
 		return true, writeRetryJSON(w, http.StatusServiceUnavailable, textAccessStoreDown, retryStoreDown)
+	case refusal != nil && refusal.status == http.StatusTooManyRequests:
+		h.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
+		return true, tooManyAttempts(w, refusal.retry)
+	case refusal != nil && refusal.status == http.StatusServiceUnavailable:
+		h.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
+		return true, writeRetryJSON(w, http.StatusServiceUnavailable, refusal.text, retrySIWxFresh)
 	case refusal != nil:
 		h.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
 		return true, h.paymentRequired(w, r, refusal.text, "")
 	}
 	return true, h.serveGrant(w, r, next, g, AccessViaSIWx)
 }
+
+// retrySIWxFresh is the retry advice of a sign-in that could not be
+// checked on chain: its nonce is used, so a fresh challenge is signed.
+const retrySIWxFresh = "sign the challenge of a fresh 402 and send it shortly"
 
 // textAccessStoreDown answers a sign-in when the grants cannot be read.
 const textAccessStoreDown = "the access store cannot be reached, so the sign-in could not be checked: nothing was charged"

@@ -28,7 +28,8 @@ import (
 //	1.<route>.<payer>.<end, Unix seconds>.<HMAC-SHA256, Base64 URL>
 //
 // signed with a key derived from the server key, which every instance
-// sharing the storage has. A cookie for another route, tampered with, or
+// sharing the storage has (its newest generation; an older one verifies
+// while the route honours it: access_keys.go). A cookie for another route, tampered with, or
 // expired is ignored: the request is answered as any other (402).
 
 // accessCookiePrefix starts the name of every access cookie.
@@ -38,14 +39,15 @@ const accessCookiePrefix = "x402_access_"
 // that two routes on one path do not overwrite each other's.
 func cookieName(route string) string { return accessCookiePrefix + route[:12] }
 
-// cookieValue is the signed value that carries g.
+// cookieValue is the signed value that carries g, signed with the newest
+// server key.
 func (h *Handler) cookieValue(g *store.Grant) string {
 	payload := "1." + g.Route + "." + strings.ToLower(g.Payer) + "." + strconv.FormatInt(g.End.Unix(), 10)
-	return payload + "." + h.cookieMAC(payload)
+	return payload + "." + cookieMAC(h.access.signingKey(), payload)
 }
 
-func (h *Handler) cookieMAC(payload string) string {
-	m := hmac.New(sha256.New, h.access.cookieKey)
+func cookieMAC(k *accessKey, payload string) string {
+	m := hmac.New(sha256.New, k.cookie)
 	m.Write([]byte(payload))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
@@ -96,15 +98,19 @@ func (h *Handler) parseCookie(v, route string, now time.Time) *store.Grant {
 		return nil
 	}
 	payload, mac := v[:i], v[i+1:]
-	if !hmac.Equal([]byte(mac), []byte(h.cookieMAC(payload))) {
-		return nil
-	}
 	parts := strings.Split(payload, ".")
 	if len(parts) != 4 || parts[0] != "1" || parts[1] != route || !common.IsHexAddress(parts[2]) {
 		return nil
 	}
 	end, err := strconv.ParseInt(parts[3], 10, 64)
 	if err != nil || !time.Unix(end, 0).After(now) {
+		return nil
+	}
+	// Signed by the newest key, or by an older one while the route
+	// honours it (until no cookie it signed can still run).
+	if !h.access.verifyWith(now, h.access.window, func(k *accessKey) bool {
+		return hmac.Equal([]byte(mac), []byte(cookieMAC(k, payload)))
+	}) {
 		return nil
 	}
 	return &store.Grant{Route: route, Payer: parts[2], End: time.Unix(end, 0).UTC()}

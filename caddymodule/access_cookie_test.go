@@ -46,7 +46,7 @@ func TestMatcherPathPrefix(t *testing.T) {
 // another route, another key, an edit or the end make it nothing.
 func TestAccessCookieValue(t *testing.T) {
 	h := &Handler{}
-	h.access.cookieKey = deriveKey([]byte("k"), "x402 access cookie")
+	h.access.keys = fixedKeyring(t, []byte("k"))
 	now := time.Unix(1_800_000_000, 0)
 	g := &store.Grant{Route: strings.Repeat("ab", 16), Payer: "0x94E3F6Ec28A2D73543E60b9442c3ebEEEB63c70c", End: now.Add(time.Hour)}
 	v := h.cookieValue(g)
@@ -54,7 +54,7 @@ func TestAccessCookieValue(t *testing.T) {
 		t.Fatalf("parseCookie = %+v", got)
 	}
 	other := &Handler{}
-	other.access.cookieKey = deriveKey([]byte("another key"), "x402 access cookie")
+	other.access.keys = fixedKeyring(t, []byte("another key"))
 	for name, c := range map[string]struct {
 		h     *Handler
 		value string

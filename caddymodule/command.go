@@ -35,8 +35,8 @@ const EnvBuyerKey = "X402_BUYER_KEY"
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "x402",
-		Usage: "devnet|pay ...",
-		Short: "x402 tools: a development chain and a paying client",
+		Usage: "devnet|pay|rotate-key ...",
+		Short: "x402 tools: a development chain, a paying client, the access key's rotation",
 		Long: `
 Tools for x402 payments, beside the x402 app and handlers.
 
@@ -46,9 +46,14 @@ Tools for x402 payments, beside the x402 app and handlers.
   caddy x402 pay URL  fetches URL and, when it answers 402 Payment Required,
                       signs the payment it asks for and fetches it again
                       with an X-PAYMENT header.
+  caddy x402 rotate-key --config FILE
+                      makes a new server key for access cookies and
+                      sign-ins in the config's shared storage; running
+                      instances pick it up and honour the old one until
+                      what it signed expires.
 `,
 		CobraFunc: func(cmd *cobra.Command) {
-			cmd.AddCommand(devnetCommand(), payCommand())
+			cmd.AddCommand(devnetCommand(), payCommand(), rotateKeyCommand())
 		},
 	})
 }

@@ -9,7 +9,10 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/ethereum/go-ethereum/crypto"
+
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -20,7 +23,8 @@ import (
 // sign-in was answered with anything but a 402; otherwise resp and data
 // are the 402 to pay (the refusal's, which carries fresh requirements).
 // Like the reference client, it signs only a challenge bound to the URL's
-// own host and origin.
+// own host and origin. With --smart-wallet it signs in as the wallet that
+// paid (the key signs as its owner: EIP-1271).
 func signInFirst(rawURL string, resp *http.Response, data []byte, key *ecdsa.PrivateKey, o payOptions,
 	do func(string, string) (*http.Response, []byte, error), stdout, stderr io.Writer) (bool, *http.Response, []byte, error) {
 	if o.noSignIn || o.protocol == "v1" {
@@ -53,7 +57,17 @@ func signInFirst(rawURL string, resp *http.Response, data []byte, key *ecdsa.Pri
 		fmt.Fprintf(stderr, "x402: not signing in: the seller's sign-in challenge is for %s (%s), not %s\n", decl.Info.Domain, decl.Info.URI, u.Host)
 		return false, resp, data, nil
 	}
-	p, header, err := x402.SignSIWx(decl.Info, *chain, key)
+	// From a contract wallet (--smart-wallet), the key signs as its owner,
+	// and, for one it may have to deploy, with an ERC-6492 wrapper.
+	signer := crypto.PubkeyToAddress(key.PublicKey)
+	var wrap func([]byte) []byte
+	if o.wallet != nil {
+		signer = *o.wallet
+		if d := o.deploy; d != nil {
+			wrap = func(sig []byte) []byte { return evm.WrapERC6492(d.Factory, d.Calldata, sig) }
+		}
+	}
+	p, header, err := x402.SignSIWxAs(decl.Info, *chain, key, signer, wrap)
 	if err != nil {
 		return false, resp, data, nil
 	}

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -15,7 +16,9 @@ import (
 	"github.com/ethereum/go-ethereum/accounts"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -35,10 +38,16 @@ import (
 //	issuedAt is no older than siwxMaxAge and not ahead (siwxSkew allowed),
 //	    expirationTime has not passed and notBefore has;
 //	its nonce is one this site issued for that issuedAt, domain and URI;
-//	the signature is the wallet's (recovery; a contract wallet's by
-//	    EIP-1271 once that check is plugged in: contractWalletCheck);
+//	the signature recovers to the wallet (an externally owned account),
+//	    or may be a contract wallet's (the route's network is in the x402
+//	    app, so the chain can be asked);
 //	the wallet holds a grant for this route that has not ended;
-//	its nonce was never used (stored, shared with every instance).
+//	for a contract wallet, the client is within its attempt limit (429);
+//	its nonce was never used (stored, shared with every instance);
+//	for a contract wallet, the wallet accepts the signature: one eth_call
+//	    of isValidSignature (EIP-1271; ERC-6492 for one not deployed on
+//	    that chain) on the network of the sign-in's chain (503 when the
+//	    chain cannot be asked).
 //
 // Each refusal is a 402 with the reason as its error and the route's
 // requirements with a fresh challenge, so that the buyer can pay.
@@ -97,7 +106,7 @@ func (h *Handler) siwxChallenge(resource string, now time.Time) x402.SIWxDeclara
 	_, _ = rand.Read(rnd)
 	info := x402.SIWxInfo{
 		Domain: domain, URI: uri, Version: "1",
-		Nonce:          hex.EncodeToString(rnd) + h.siwxNonceMAC(rnd, issued, domain, uri),
+		Nonce:          hex.EncodeToString(rnd) + siwxNonceMAC(h.access.signingKey(), rnd, issued, domain, uri),
 		IssuedAt:       issued,
 		Resources:      []string{uri},
 		ExpirationTime: now.Add(siwxMaxAge).UTC().Format(isoMillis),
@@ -110,8 +119,8 @@ func (h *Handler) siwxChallenge(resource string, now time.Time) x402.SIWxDeclara
 	return x402.DeclareSIWx(info, chains)
 }
 
-func (h *Handler) siwxNonceMAC(rnd []byte, issued, domain, uri string) string {
-	m := hmac.New(sha256.New, h.access.nonceKey)
+func siwxNonceMAC(k *accessKey, rnd []byte, issued, domain, uri string) string {
+	m := hmac.New(sha256.New, k.nonce)
 	m.Write(rnd)
 	for _, v := range []string{issued, strings.ToLower(domain), uri} {
 		m.Write([]byte{0})
@@ -121,8 +130,9 @@ func (h *Handler) siwxNonceMAC(rnd []byte, issued, domain, uri string) string {
 }
 
 // issuedHere reports whether nonce is one this site's challenges carry for
-// issued, domain and uri.
-func (h *Handler) issuedHere(nonce, issued, domain, uri string) bool {
+// issued, domain and uri: under the newest server key, or an older one
+// while its challenges may live.
+func (h *Handler) issuedHere(nonce, issued, domain, uri string, now time.Time) bool {
 	if len(nonce) != 4*siwxNonceRandom {
 		return false
 	}
@@ -130,13 +140,22 @@ func (h *Handler) issuedHere(nonce, issued, domain, uri string) bool {
 	if err != nil {
 		return false
 	}
-	return hmac.Equal([]byte(nonce[2*siwxNonceRandom:]), []byte(h.siwxNonceMAC(rnd, issued, domain, uri)))
+	return h.access.verifyWith(now, siwxMaxAge+siwxSkew, func(k *accessKey) bool {
+		return hmac.Equal([]byte(nonce[2*siwxNonceRandom:]), []byte(siwxNonceMAC(k, rnd, issued, domain, uri)))
+	})
 }
 
 // siwxRefusal is why a sign-in is not served: the 402's error text and
 // the reason code in metrics (the reference packages' invalidReason codes
 // where they have one).
-type siwxRefusal struct{ code, text string }
+type siwxRefusal struct {
+	code, text string
+	// status is the answer's status when it is not 402: 429 (the
+	// client's attempt limit, retry after retry) or 503 (the chain could
+	// not be asked).
+	status int
+	retry  time.Duration
+}
 
 func refuse(code, format string, args ...any) *siwxRefusal {
 	return &siwxRefusal{code: code, text: fmt.Sprintf(format, args...)}
@@ -209,17 +228,26 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 			return nil, refuse("invalid_siwx_not_yet_valid", "Message not yet valid (notBefore is in the future)"), nil
 		}
 	}
-	if !h.issuedHere(p.Nonce, p.IssuedAt, p.Domain, p.URI) {
+	if !h.issuedHere(p.Nonce, p.IssuedAt, p.Domain, p.URI, now) {
 		return nil, refuse("invalid_siwx_nonce", textSIWxNonceUnknown), nil
 	}
 	wallet, err := p.SIWxAddress()
 	if err != nil {
 		return nil, refuse("invalid_siwx_header", "%s", err.Error()), nil
 	}
-	if ok, err := h.siwxSigned(r, p, wallet); err != nil {
-		return nil, refuse("invalid_siwx_verifier_error", "The contract wallet's signature could not be checked: %s", err.Error()), nil
-	} else if !ok {
-		return nil, refuse("invalid_siwx_signature", textSIWxSignature), nil
+	// A signature that recovers to the wallet is an externally owned
+	// account's. Any other may be a contract wallet's: it is asked on
+	// chain, once, and only after everything that costs nothing held.
+	byKey := false
+	if signer, err := p.RecoverSIWxSigner(); err == nil && signer == wallet {
+		byKey = true
+	}
+	network := h.siwxNetwork(p.ChainID)
+	var sig []byte
+	if !byKey {
+		if sig, err = hexutil.Decode(p.Signature); err != nil || len(sig) == 0 || !h.access.canAskWallet(network) {
+			return nil, refuse("invalid_siwx_signature", textSIWxSignature), nil
+		}
 	}
 	g, err := h.access.grants.Grant(route, wallet.Hex())
 	switch {
@@ -231,6 +259,11 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 		return nil, refuse("access_grant_ended", "The access grant of %s on this route ended at %s: pay again for access",
 			wallet.Hex(), g.End.UTC().Format(time.RFC3339)), nil
 	}
+	if !byKey {
+		if ok, wait := h.guard.allow(clientIP(r)); !ok {
+			return nil, &siwxRefusal{code: "rate_limited", status: http.StatusTooManyRequests, retry: wait}, nil
+		}
+	}
 	fresh, err := h.access.grants.UseNonce(p.Nonce, issued.Add(siwxMaxAge+siwxSkew))
 	switch {
 	case err != nil:
@@ -238,26 +271,39 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 	case !fresh:
 		return nil, refuse("invalid_siwx_nonce", textSIWxNonceReplayed), nil
 	}
+	if !byKey {
+		if refusal := h.contractSignIn(r, p, network, wallet, sig); refusal != nil {
+			return nil, refusal, nil
+		}
+	}
 	return g, nil, nil
 }
 
-// siwxSigned reports whether wallet signed the sign-in: by recovery for
-// an externally owned account; else by the contract wallet check, when
-// one is plugged in. An error means the check could not be made.
-func (h *Handler) siwxSigned(r *http.Request, p *x402.SIWxPayload, wallet common.Address) (bool, error) {
-	if signer, err := p.RecoverSIWxSigner(); err == nil && signer == wallet {
-		return true, nil
-	}
-	if h.access.walletCheck == nil {
-		return false, nil
-	}
+// contractSignIn asks the contract wallet whether it signed the sign-in
+// (EIP-1271 isValidSignature of the message's EIP-191 hash, ERC-6492 for a
+// wallet not deployed on this chain): one eth_call on the network of the
+// sign-in's chain. nil when it did.
+func (h *Handler) contractSignIn(r *http.Request, p *x402.SIWxPayload, network string, wallet common.Address, sig []byte) *siwxRefusal {
 	msg, err := p.Message()
 	if err != nil {
-		return false, nil
+		return refuse("invalid_siwx_signature", textSIWxSignature)
 	}
-	sig, err := hexutil.Decode(p.Signature)
-	if err != nil {
-		return false, nil
+	ctx, cancel := context.WithTimeout(r.Context(), siwxWalletTimeout)
+	defer cancel()
+	verdict, err := h.access.walletCheck(ctx, network, wallet, common.BytesToHash(accounts.TextHash([]byte(msg))), sig)
+	switch {
+	case err != nil:
+		h.logger.Warn("a contract wallet's sign-in could not be checked on chain; answered 503",
+			zap.String("network", network), zap.String("wallet", wallet.Hex()), zap.Error(err))
+		return &siwxRefusal{code: "invalid_siwx_verifier_error", status: http.StatusServiceUnavailable,
+			text: fmt.Sprintf("the contract wallet's sign-in could not be checked on %s (the chain cannot be reached): nothing was charged; sign a fresh challenge and try again shortly", p.ChainID)}
+	case verdict == evm.WalletAccepted:
+		return nil
+	case verdict == evm.WalletNoCode:
+		return refuse("invalid_siwx_signature", textSIWxSignature)
 	}
-	return h.access.walletCheck(r.Context(), h.siwxNetwork(p.ChainID), wallet, common.BytesToHash(accounts.TextHash([]byte(msg))), sig)
+	return refuse("invalid_siwx_signature", "Signature verification failed: the contract wallet %s on %s does not accept it (EIP-1271 isValidSignature)", wallet.Hex(), p.ChainID)
 }
+
+// siwxWalletTimeout bounds the eth_call of a contract wallet's sign-in.
+const siwxWalletTimeout = 10 * time.Second

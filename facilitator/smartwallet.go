@@ -337,3 +337,16 @@ func (f *Facilitator) countSmartSettled(c *checked, rec *Record) {
 		log.Info("deployed a smart-contract wallet to settle its payment (ERC-6492); the facilitator paid the gas", zap.Uint64("gas_used", uint64(r.GasUsed)))
 	}()
 }
+
+// WalletSignature asks a contract wallet on network, in one eth_call,
+// whether it accepts sig over hash (EIP-1271 isValidSignature; for an
+// ERC-6492 signature, after a simulated deployment): for a message the
+// wallet signed, such as a Sign-In-With-X sign-in. An error means the
+// network is not configured or its chain could not be asked.
+func (f *Facilitator) WalletSignature(ctx context.Context, network string, wallet common.Address, hash common.Hash, sig []byte) (evm.WalletVerdict, error) {
+	n := f.network(network)
+	if n == nil {
+		return evm.WalletRefused, fmt.Errorf("network %q is not configured", network)
+	}
+	return evm.WalletSignature(ctx, n.rpc, wallet, hash, sig)
+}

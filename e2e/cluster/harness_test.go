@@ -217,6 +217,13 @@ http://:{$PORT} {
 		attempt_limit off
 		access 1h
 	}
+	x402 /access-short/* {
+		pay_to %[3]s
+		amount %[4]d
+		network cronos-testnet
+		attempt_limit off
+		access 5s
+	}
 	respond /free "ok" 200
 	reverse_proxy %[5]s {
 		header_up X-Instance {$NAME}

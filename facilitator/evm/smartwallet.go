@@ -238,3 +238,59 @@ func ProbeBytesOverload(ctx context.Context, pool *Pool, token common.Address) (
 	}
 	return false, err
 }
+
+// WalletVerdict is what a wallet answered about a signature of a message
+// (not a payment): WalletSignature.
+type WalletVerdict int
+
+// The answers of WalletSignature.
+const (
+	// WalletNoCode: the address has no code (and the signature is no
+	// ERC-6492 one that deploys it): it is no contract wallet.
+	WalletNoCode WalletVerdict = iota
+	// WalletRefused: the wallet (or, for ERC-6492, the simulated
+	// deployment and then the wallet) did not accept the signature.
+	WalletRefused
+	// WalletAccepted: the wallet answered EIP-1271's magic value.
+	WalletAccepted
+)
+
+// WalletSignature asks, in one eth_call at the latest block, whether the
+// contract wallet at wallet accepts sig over hash: isValidSignature(hash,
+// sig) (EIP-1271), or, for an ERC-6492 signature, ERC6492SigValidator,
+// which deploys the wallet in the simulation when it has no code yet. A
+// revert is a refusal; an error means the chain could not be asked.
+func WalletSignature(ctx context.Context, pool *Pool, wallet common.Address, hash common.Hash, sig []byte) (WalletVerdict, error) {
+	var out hexutil.Bytes
+	var err error
+	_, wrapped, perr := ParseERC6492(sig)
+	switch {
+	case perr != nil:
+		return WalletRefused, nil
+	case wrapped:
+		err = pool.Call(ctx, &out, "eth_call", CreateArgs{Data: validatorContract.data(wallet, hash, sig)}, "latest")
+	default:
+		data, perr := walletABI.Pack("isValidSignature", hash, sig)
+		if perr != nil {
+			return WalletRefused, nil
+		}
+		err = pool.Call(ctx, &out, "eth_call", CallArgs{To: wallet, Data: data}, "latest")
+	}
+	if err != nil {
+		if _, reverted := RevertReason(err); reverted {
+			return WalletRefused, nil
+		}
+		return WalletRefused, err
+	}
+	switch {
+	case wrapped && len(out) == 1 && out[0] == 1:
+		return WalletAccepted, nil
+	case wrapped:
+		return WalletRefused, nil
+	case len(out) == 0:
+		return WalletNoCode, nil
+	case len(out) == 32 && [4]byte(out[:4]) == ERC1271MagicValue && common.BytesToHash(out[4:]) == (common.Hash{}):
+		return WalletAccepted, nil
+	}
+	return WalletRefused, nil
+}

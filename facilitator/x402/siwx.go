@@ -230,8 +230,17 @@ func (p *SIWxPayload) RecoverSIWxSigner() (common.Address, error) {
 // SignSIWx signs a seller's challenge on chain with key, as the reference
 // client does (createSIWxPayload): the payload and its header value.
 func SignSIWx(info SIWxInfo, chain SIWxChain, key *ecdsa.PrivateKey) (*SIWxPayload, string, error) {
+	return SignSIWxAs(info, chain, key, crypto.PubkeyToAddress(key.PublicKey), nil)
+}
+
+// SignSIWxAs signs a seller's challenge on chain for address with key:
+// the key's own address, or a contract wallet whose owner key is (EIP-1271:
+// the wallet takes its owner's EIP-191 signature of the message as its
+// own). wrap, when not nil, wraps the signature (ERC-6492, for a wallet not
+// deployed on that chain).
+func SignSIWxAs(info SIWxInfo, chain SIWxChain, key *ecdsa.PrivateKey, address common.Address, wrap func(sig []byte) []byte) (*SIWxPayload, string, error) {
 	p := &SIWxPayload{
-		Domain: info.Domain, Address: crypto.PubkeyToAddress(key.PublicKey).Hex(), URI: info.URI,
+		Domain: info.Domain, Address: address.Hex(), URI: info.URI,
 		Version: info.Version, ChainID: chain.ChainID, Type: chain.Type, Nonce: info.Nonce,
 		IssuedAt: info.IssuedAt, ExpirationTime: info.ExpirationTime, Resources: info.Resources,
 	}
@@ -248,6 +257,9 @@ func SignSIWx(info SIWxInfo, chain SIWxChain, key *ecdsa.PrivateKey) (*SIWxPaylo
 		return nil, "", err
 	}
 	sig[64] += 27
+	if wrap != nil {
+		sig = wrap(sig)
+	}
 	p.Signature = hexutil.Encode(sig)
 	h, err := EncodeBase64JSON(p)
 	return p, h, err
