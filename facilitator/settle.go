@@ -418,13 +418,33 @@ func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
 // settle answer needs. The answer is as Settlement's. A malformed argument
 // or an unknown network is a StatusError 400.
 //
-// An authorization the journal does not hold (never journaled, or
-// compacted after the journal retention) is read on chain: unused is
-// ErrSettlementNotFound (match it with errors.Is): nothing moved; used is
-// answered as Settlement answers the transaction that used it, found by
-// the token's AuthorizationUsed log. A chain that cannot be reached is
+// An authorization the journal does not hold (never journaled, compacted
+// after the journal retention, or lost by a store that lost acknowledged
+// writes) is read on chain: unused is ErrSettlementNotFound (match it
+// with errors.Is): nothing moved; used is answered as Settlement answers
+// the transaction that used it, found by the token's AuthorizationUsed
+// log within the journal retention. A chain that cannot be reached is
 // another error, never ErrSettlementNotFound.
 func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*SettleResponse, error) {
+	ctx, cancel := context.WithTimeout(f.ctx, authLookupTimeout)
+	defer cancel()
+	return f.settlementByAuthorization(ctx, network, from, nonce, false)
+}
+
+// OwnSettlementByAuthorization is SettlementByAuthorization for a caller
+// that must know this facilitator made the settlement (the paywall, to
+// deliver a payment whose records were lost): a settlement the journal
+// does not hold is answered from the chain only when one of this
+// facilitator's signer keys sent the transaction that used the
+// authorization; otherwise it is ErrSettledElsewhere. The look-up ends
+// with ctx.
+func (f *Facilitator) OwnSettlementByAuthorization(ctx context.Context, network, from, nonce string) (*SettleResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, authLookupTimeout)
+	defer cancel()
+	return f.settlementByAuthorization(ctx, network, from, nonce, true)
+}
+
+func (f *Facilitator) settlementByAuthorization(ctx context.Context, network, from, nonce string, own bool) (*SettleResponse, error) {
 	n := f.network(network)
 	if n == nil {
 		return nil, badRequest("network %q is not served by this facilitator", network)
@@ -438,9 +458,7 @@ func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*S
 	}
 	rec, err := f.journal.ByID(engine.RecordID(n.cfg.Name, common.HexToAddress(from), [32]byte(nb)))
 	if errors.Is(err, ErrSettlementNotFound) {
-		ctx, cancel := context.WithTimeout(f.ctx, chainLookupTimeout)
-		defer cancel()
-		return f.authorizationOnChain(ctx, n, common.HexToAddress(from), [32]byte(nb))
+		return f.authorizationOnChain(ctx, n, common.HexToAddress(from), [32]byte(nb), own)
 	}
 	if err != nil {
 		return nil, err

@@ -57,6 +57,11 @@ type Config struct {
 	SendTimeout time.Duration
 	// Serial holds each signer to one settlement at a time (a baseline).
 	Serial bool
+	// UseLogWindow is how far back, in chain time, UsedBy looks for the
+	// transaction that used an authorization: the journal retention, so
+	// that what the journal forgot the chain answers. Zero means
+	// DefaultUseLogWindow.
+	UseLogWindow time.Duration
 	// Logger receives the engine's logs; nil means none.
 	Logger *zap.Logger
 	// Now is the clock; nil means time.Now.
