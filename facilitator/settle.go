@@ -436,8 +436,8 @@ func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*S
 // deliver a payment whose records were lost): a settlement the journal
 // does not hold is answered from the chain only when one of this
 // facilitator's signer keys sent the transaction that used the
-// authorization; otherwise it is ErrSettledElsewhere. The look-up ends
-// with ctx.
+// authorization; otherwise it is ErrSettledElsewhere. A journal record
+// that says failed is checked on chain too. The look-up ends with ctx.
 func (f *Facilitator) OwnSettlementByAuthorization(ctx context.Context, network, from, nonce string) (*SettleResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, authLookupTimeout)
 	defer cancel()
@@ -457,7 +457,10 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, network, fr
 		return nil, badRequest("nonce must be 0x and 64 hex digits, got %q", nonce)
 	}
 	rec, err := f.journal.ByID(engine.RecordID(n.cfg.Name, common.HexToAddress(from), [32]byte(nb)))
-	if errors.Is(err, ErrSettlementNotFound) {
+	// A record that says failed, for a caller that asks because the
+	// authorization is used on chain, may be older than a settlement
+	// whose record was lost: the chain says which.
+	if errors.Is(err, ErrSettlementNotFound) || (own && err == nil && rec.Status == StatusFailed) {
 		return f.authorizationOnChain(ctx, n, common.HexToAddress(from), [32]byte(nb), own)
 	}
 	if err != nil {
