@@ -24,10 +24,12 @@ import (
 // chain which transaction used the authorization and delivers the payment
 // when it paid this route:
 //
-//   - the embedded facilitator's own signer keys sent that transaction
+//   - the embedded facilitator's own signer keys sent that transaction,
+//     and not for a caller of its HTTP routes, which its journal marks
 //     (OwnSettlementByAuthorization): so the money moved through this
-//     deployment, not through someone else's settlement of an
-//     authorization anyone can copy from the chain;
+//     paywall, not through someone else's settlement of an authorization
+//     anyone can copy from the chain, nor for a paywall elsewhere on the
+//     same pay_to that delivered it;
 //   - it moved the route's asset on the route's network from the payer to
 //     the route's pay_to, at least the price of this request.
 //

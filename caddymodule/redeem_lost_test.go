@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,13 +20,17 @@ import (
 // saw it, as when its redemption row was lost) is delivered at the first
 // request, once: the upstream runs once, nothing more moves, and the same
 // header again, here or at another route of the same terms, is refused
-// "Authorization already used". One that someone else settled (the
-// minter sends the transferWithAuthorization itself) is refused as used,
-// truly, and the upstream does not run.
+// "Authorization already used". One settled through the facilitator's
+// HTTP routes (for a seller elsewhere), and one that someone else settled
+// (the minter sends the transferWithAuthorization itself), are refused as
+// used, truly, and the upstream does not run.
 func TestLostRecordDeliveredFromChain(t *testing.T) {
 	up, ran := countingUpstream(t, 0)
 	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
 :%d {
+	x402_facilitator {
+		rate_limit off
+	}
 	x402 /a {
 		pay_to %s
 		amount 17
@@ -83,6 +88,29 @@ func TestLostRecordDeliveredFromChain(t *testing.T) {
 			assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 0)
 		})
 	}
+
+	// Settled through the facilitator's HTTP routes, as for a paywall
+	// elsewhere on the same pay_to, which may have delivered it: refused.
+	t.Run("settled through the facilitator routes", func(t *testing.T) {
+		reqs := require402(t, tester, siteURL+"/a").PaymentRequirements
+		header := pay(t, buyer, reqs)
+		body, _ := json.Marshal(facilitator.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: reqs})
+		resp, err := http.Post(siteURL+"/v2/x402/settle", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s facilitator.SettleResponse
+		err = json.NewDecoder(resp.Body).Decode(&s)
+		resp.Body.Close()
+		if err != nil || !s.Settled() {
+			t.Fatalf("settle through the facilitator route = %d %+v, %v", resp.StatusCode, s, err)
+		}
+		runs := ran.Load()
+		refused(t, "/a", header)
+		if got := ran.Load() - runs; got != 0 {
+			t.Errorf("the upstream ran %d times for a payment settled through the facilitator routes", got)
+		}
+	})
 
 	t.Run("settled by someone else", func(t *testing.T) {
 		reqs := require402(t, tester, siteURL+"/a").PaymentRequirements

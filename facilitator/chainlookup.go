@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // The journal forgets finished settlements after the journal retention;
@@ -45,6 +46,23 @@ var ErrSettledElsewhere = errors.New("the authorization was used on chain by a t
 // errChainUnreachable wraps the error of a chain that could not be asked:
 // the settlement may exist there, so it is not ErrSettlementNotFound.
 var errChainUnreachable = errors.New("cannot reach the chain to look the settlement up")
+
+// viaKey is the context key of a settle's origin (Record.Via).
+type viaKey struct{}
+
+// viaAPI marks a settle asked for through the facilitator's HTTP routes:
+// its journal record says so (store.ViaAPI), and
+// OwnSettlementByAuthorization does not answer it, since the seller it
+// paid may be another paywall on the same pay_to, which delivered it.
+func viaAPI(ctx context.Context) context.Context {
+	return context.WithValue(ctx, viaKey{}, store.ViaAPI)
+}
+
+// viaOf is the origin viaAPI put in ctx, "" for an in-process settle.
+func viaOf(ctx context.Context) string {
+	v, _ := ctx.Value(viaKey{}).(string)
+	return v
+}
 
 // chainTx is the part of eth_getTransactionByHash's answer the look-up reads.
 type chainTx struct {

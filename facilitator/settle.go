@@ -96,7 +96,7 @@ func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string
 	if reason != "" {
 		return failed(network, settleText(reason)), nil
 	}
-	job := &engine.Job{Requested: network, Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline}
+	job := &engine.Job{Requested: network, Via: viaOf(ctx), Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline}
 	if c.deploy {
 		job.Calldata, job.Create = c.deployCode(), true
 	}
@@ -436,8 +436,11 @@ func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*S
 // deliver a payment whose records were lost): a settlement the journal
 // does not hold is answered from the chain only when one of this
 // facilitator's signer keys sent the transaction that used the
-// authorization; otherwise it is ErrSettledElsewhere. A journal record
-// that says failed is checked on chain too. The look-up ends with ctx.
+// authorization; otherwise it is ErrSettledElsewhere, as is one the
+// journal holds as asked for through the facilitator's HTTP routes (a
+// paywall elsewhere on the same pay_to may have delivered it). A journal
+// record that says failed is checked on chain too. The look-up ends with
+// ctx.
 func (f *Facilitator) OwnSettlementByAuthorization(ctx context.Context, network, from, nonce string) (*SettleResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, authLookupTimeout)
 	defer cancel()
@@ -465,6 +468,9 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, network, fr
 	}
 	if err != nil {
 		return nil, err
+	}
+	if own && rec.Via == store.ViaAPI {
+		return nil, fmt.Errorf("settled through the facilitator's HTTP routes, for a seller there: %w", ErrSettledElsewhere)
 	}
 	return responseOf(rec), nil
 }

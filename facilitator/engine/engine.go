@@ -307,6 +307,8 @@ func (e *Engine) release(sts []*settlement) {
 type Job struct {
 	// Requested is the network string the seller sent, kept in the record.
 	Requested string
+	// Via is kept in the record (Record.Via).
+	Via string
 	// Auth is the authorization and Signature its signature (65 bytes
 	// from an EOA; any length from a smart-contract wallet).
 	Auth      x402.Authorization
