@@ -215,14 +215,15 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 		return err
 	}
 
+	lost := &lostPayment{next: next, id: id, payment: payment, pid: pid}
 	if h.settleAfter {
-		res, ok, err := h.reservePayment(w, r, req, payment, refusal)
+		res, ok, err := h.reservePayment(w, r, req, payment, refusal, lost)
 		if !ok {
 			return err
 		}
 		return h.deliverThenSettle(w, r, next, req, payment, id, pid, res)
 	}
-	if ok, err := h.verifyPayment(w, r, req, payment, refusal); !ok {
+	if ok, err := h.verifyPayment(w, r, req, payment, refusal, lost); !ok {
 		return err
 	}
 	return h.settleThenDeliver(w, r, next, req, payment, id, pid)
@@ -280,13 +281,15 @@ func (h *Handler) settleRefused(w http.ResponseWriter, r *http.Request, sr *faci
 
 // verifyPayment verifies a payment and answers when it cannot go on: a
 // JSON 500 when verify could not be carried out, a 402 when the payment is
-// invalid (remembered by the refusal cache).
+// invalid (remembered by the refusal cache), unless it is used on chain
+// and lost is a payment of this route whose records were lost
+// (deliverLost).
 func (h *Handler) verifyPayment(w http.ResponseWriter, r *http.Request, req *facilitator.Request,
-	payment *facilitator.Payment, refusal [32]byte) (bool, error) {
+	payment *facilitator.Payment, refusal [32]byte, lost *lostPayment) (bool, error) {
 	verifyStart := time.Now()
 	vr, err := h.client.Verify(r.Context(), req)
 	h.timeVerify(r, verifyStart)
-	return h.verified(w, r, req, payment, refusal, vr, err)
+	return h.verified(w, r, req, payment, refusal, vr, err, lost)
 }
 
 // reserver is a facilitator that holds a verified payment for a settle
@@ -302,28 +305,33 @@ type reserver interface {
 // can pay for is refused before the upstream runs. A remote facilitator
 // only verifies (res is nil).
 func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *facilitator.Request,
-	payment *facilitator.Payment, refusal [32]byte) (res *facilitator.Reservation, ok bool, err error) {
+	payment *facilitator.Payment, refusal [32]byte, lost *lostPayment) (res *facilitator.Reservation, ok bool, err error) {
 	rs, can := h.client.(reserver)
 	if !can {
-		ok, err = h.verifyPayment(w, r, req, payment, refusal)
+		ok, err = h.verifyPayment(w, r, req, payment, refusal, lost)
 		return nil, ok, err
 	}
 	verifyStart := time.Now()
 	res, vr, err := rs.Reserve(r.Context(), req)
 	h.timeVerify(r, verifyStart)
-	ok, err = h.verified(w, r, req, payment, refusal, vr, err)
+	ok, err = h.verified(w, r, req, payment, refusal, vr, err, lost)
 	return res, ok, err
 }
 
 // verified answers a verify that did not pass.
 func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte,
-	vr *facilitator.VerifyResponse, err error) (bool, error) {
+	vr *facilitator.VerifyResponse, err error, lost *lostPayment) (bool, error) {
 	if err != nil {
 		h.observePayment(r, OutcomeFailed, "")
 		h.logger.Error("verify could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
 		return false, h.facilitatorFailed(w, "verified", err)
 	}
 	if !vr.IsValid {
+		if vr.Reason() == facilitator.ErrTextAlreadyUsed {
+			if handled, err := h.deliverLost(w, r, lost); handled {
+				return false, err
+			}
+		}
 		h.observePayment(r, OutcomeRefused, vr.Reason())
 		h.guard.refuse(refusal, payment, vr.Reason())
 		return false, h.paymentRequired(w, r, "", vr.Reason())

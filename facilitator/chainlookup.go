@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // The journal forgets finished settlements after the journal retention;
@@ -24,15 +26,47 @@ import (
 // transferWithAuthorization to a configured network's token, found by its
 // hash or by the authorization's AuthorizationUsed log.
 
-// chainLookupTimeout bounds one look-up of a settlement on chain.
+// chainLookupTimeout bounds one look-up of a settlement on chain by its
+// transaction.
 const chainLookupTimeout = 30 * time.Second
+
+// authLookupTimeout bounds one look-up of a settlement on chain by its
+// authorization: a scan of the journal retention's blocks for its log,
+// 649 round trips for 30 days of Cronos blocks (engine.findUse), about a
+// minute at 100 ms a round trip. A settlement minutes old is found in the
+// first.
+const authLookupTimeout = 2 * time.Minute
+
+// ErrSettledElsewhere is the answer of OwnSettlementByAuthorization for an
+// authorization used on chain by a transaction that none of this
+// facilitator's signer keys sent: someone else settled it (match it with
+// errors.Is).
+var ErrSettledElsewhere = errors.New("the authorization was used on chain by a transaction this facilitator's signer keys did not send")
 
 // errChainUnreachable wraps the error of a chain that could not be asked:
 // the settlement may exist there, so it is not ErrSettlementNotFound.
 var errChainUnreachable = errors.New("cannot reach the chain to look the settlement up")
 
+// viaKey is the context key of a settle's origin (Record.Via).
+type viaKey struct{}
+
+// viaAPI marks a settle asked for through the facilitator's HTTP routes:
+// its journal record says so (store.ViaAPI), and
+// OwnSettlementByAuthorization does not answer it, since the seller it
+// paid may be another paywall on the same pay_to, which delivered it.
+func viaAPI(ctx context.Context) context.Context {
+	return context.WithValue(ctx, viaKey{}, store.ViaAPI)
+}
+
+// viaOf is the origin viaAPI put in ctx, "" for an in-process settle.
+func viaOf(ctx context.Context) string {
+	v, _ := ctx.Value(viaKey{}).(string)
+	return v
+}
+
 // chainTx is the part of eth_getTransactionByHash's answer the look-up reads.
 type chainTx struct {
+	From  common.Address  `json:"from"`
 	To    *common.Address `json:"to"`
 	Input hexutil.Bytes   `json:"input"`
 }
@@ -62,7 +96,7 @@ func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := f.settlementOn(ctx, n, hash)
+			res, _, err := f.settlementOn(ctx, n, hash)
 			answers[i] = answer{res, err}
 		}()
 	}
@@ -82,8 +116,9 @@ func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (
 	return nil, fmt.Errorf("transaction %s: %w", hash.Hex(), ErrSettlementNotFound)
 }
 
-// settlementOn looks a transaction up on one network (see settlementOnChain).
-func (f *Facilitator) settlementOn(ctx context.Context, n *network, hash common.Hash) (*SettleResponse, error) {
+// settlementOn looks a transaction up on one network (see settlementOnChain)
+// and tells who sent it.
+func (f *Facilitator) settlementOn(ctx context.Context, n *network, hash common.Hash) (*SettleResponse, common.Address, error) {
 	var tx *chainTx
 	var rc *chainReceipt
 	elems := []rpc.BatchElem{
@@ -96,33 +131,33 @@ func (f *Facilitator) settlementOn(ctx context.Context, n *network, hash common.
 	}
 	if err != nil {
 		f.logger.Warn("looking a settlement up on chain failed", zap.String("network", n.cfg.Name), zap.String("tx", hash.Hex()), zap.Error(err))
-		return nil, fmt.Errorf("network %s: %w: %w", n.cfg.Name, errChainUnreachable, err)
+		return nil, common.Address{}, fmt.Errorf("network %s: %w: %w", n.cfg.Name, errChainUnreachable, err)
 	}
 	if tx == nil || rc == nil || tx.To == nil || *tx.To != n.token {
-		return nil, ErrSettlementNotFound
+		return nil, common.Address{}, ErrSettlementNotFound
 	}
 	m, err := evm.TokenABI.MethodById(tx.Input)
 	if err != nil || m.RawName != "transferWithAuthorization" { // either overload
-		return nil, ErrSettlementNotFound
+		return nil, common.Address{}, ErrSettlementNotFound
 	}
 	args, err := m.Inputs.Unpack(tx.Input[4:])
 	if err != nil || len(args) < 3 {
-		return nil, ErrSettlementNotFound
+		return nil, common.Address{}, ErrSettlementNotFound
 	}
 	from, okFrom := args[0].(common.Address)
 	to, okTo := args[1].(common.Address)
 	value, okValue := args[2].(*big.Int)
 	if !okFrom || !okTo || !okValue {
-		return nil, ErrSettlementNotFound
+		return nil, common.Address{}, ErrSettlementNotFound
 	}
 	block := uint64(rc.BlockNumber)
 	res := &SettleResponse{X402Version: X402Version, Network: n.cfg.Name, TxHash: hash.Hex(), Timestamp: Timestamp(f.blockTime(ctx, n, block))}
 	if uint64(rc.Status) != types.ReceiptStatusSuccessful {
 		res.Event, res.Error = EventFailed, ErrTextFailedOnChain
-		return res, nil
+		return res, tx.From, nil
 	}
 	res.Event, res.From, res.To, res.Value, res.BlockNumber = EventSettled, from.Hex(), to.Hex(), value.String(), &block
-	return res, nil
+	return res, tx.From, nil
 }
 
 // blockTime is the time of a block, or now when it cannot be read.
@@ -138,10 +173,12 @@ func (f *Facilitator) blockTime(ctx context.Context, n *network, number uint64) 
 
 // authorizationOnChain looks an authorization up on its network's token:
 // unused is ErrSettlementNotFound (nothing moved); used is answered as
-// settlementOnChain answers the transaction of its AuthorizationUsed log.
-// A chain that cannot be reached, or a use whose transaction is not found,
-// is an error that is not ErrSettlementNotFound.
-func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network, from common.Address, nonce [32]byte) (*SettleResponse, error) {
+// settlementOnChain answers the transaction of its AuthorizationUsed log,
+// or, when own is set and none of the network's signer keys sent that
+// transaction, ErrSettledElsewhere. A chain that cannot be reached, or a
+// use whose transaction is not found, is an error that is not
+// ErrSettlementNotFound.
+func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
 	used, tx, err := n.eng.UsedBy(ctx, from, nonce)
 	if err != nil {
 		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
@@ -150,11 +187,17 @@ func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network, from
 	if !used {
 		return nil, fmt.Errorf("authorization unused on network %s: %w", n.cfg.Name, ErrSettlementNotFound)
 	}
-	res, err := f.settlementOn(ctx, n, tx)
+	res, sender, err := f.settlementOn(ctx, n, tx)
 	if errors.Is(err, ErrSettlementNotFound) {
 		// The token logged the use: the transaction is on chain, if not
 		// one this facilitator reads (another contract's call, say).
+		if own {
+			return nil, fmt.Errorf("network %s: transaction %s, not a transferWithAuthorization to the token: %w", n.cfg.Name, tx.Hex(), ErrSettledElsewhere)
+		}
 		return nil, fmt.Errorf("network %s: authorization used by transaction %s, which is not a transferWithAuthorization to the token", n.cfg.Name, tx.Hex())
+	}
+	if err == nil && own && !slices.Contains(n.eng.Signers(), sender) {
+		return nil, fmt.Errorf("network %s: transaction %s sent by %s: %w", n.cfg.Name, tx.Hex(), sender.Hex(), ErrSettledElsewhere)
 	}
 	return res, err
 }

@@ -97,6 +97,7 @@ type Facilitator struct {
 	serial        bool
 	lowGas        *big.Int
 	now           func() time.Time
+	useLogWindow  time.Duration // how far back look-ups by authorization read the chain
 
 	journal     Journal
 	ownsJournal bool
@@ -132,6 +133,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		lowGas:        cfg.LowGasBalance,
 		now:           cfg.Now,
 		journal:       cfg.Journal,
+		useLogWindow:  lookupWindow(cfg.JournalRetention),
 	}
 	if f.replaceAfter == 0 {
 		f.replaceAfter = 5
@@ -284,7 +286,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 	if n.eng, err = engine.New(engine.Config{
 		Network: nc.Name, ChainID: n.chainID, Token: n.token, Pool: pool, Keys: nc.SignerKeys,
 		Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, MaxFeeMultiple: f.maxFee, Serial: f.serial,
-		Logger: f.logger, Now: f.now,
+		UseLogWindow: f.useLogWindow, Logger: f.logger, Now: f.now,
 	}); err != nil {
 		pool.Close()
 		return nil, err

@@ -195,7 +195,7 @@ func (h *apiHandler) settle(w http.ResponseWriter, r *http.Request) {
 	var res *SettleResponse
 	if err == nil {
 		network = req.PaymentRequirements.Network
-		res, err = h.f.Settle(r.Context(), req)
+		res, err = h.f.Settle(viaAPI(r.Context()), req)
 	}
 	if err != nil && StatusOf(err) >= 500 {
 		h.f.logger.Warn("settle could not be carried out", zap.String("network", network), zap.Error(err))

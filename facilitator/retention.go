@@ -12,6 +12,18 @@ import (
 // journal by default: 30 days.
 const DefaultJournalRetention = 30 * 24 * time.Hour
 
+// lookupWindow is how far back a look-up by authorization reads the chain
+// for a settlement the journal does not hold: the journal retention, so
+// that what compaction forgot the chain answers; the default retention
+// when the journal keeps everything (negative), since then only a record
+// that was never written or was lost is looked for there.
+func lookupWindow(retention time.Duration) time.Duration {
+	if retention <= 0 {
+		return DefaultJournalRetention
+	}
+	return retention
+}
+
 // compactEvery is how often the journal is compacted.
 const compactEvery = time.Hour
 

@@ -96,7 +96,7 @@ func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string
 	if reason != "" {
 		return failed(network, settleText(reason)), nil
 	}
-	job := &engine.Job{Requested: network, Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline}
+	job := &engine.Job{Requested: network, Via: viaOf(ctx), Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline}
 	if c.deploy {
 		job.Calldata, job.Create = c.deployCode(), true
 	}
@@ -418,13 +418,36 @@ func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
 // settle answer needs. The answer is as Settlement's. A malformed argument
 // or an unknown network is a StatusError 400.
 //
-// An authorization the journal does not hold (never journaled, or
-// compacted after the journal retention) is read on chain: unused is
-// ErrSettlementNotFound (match it with errors.Is): nothing moved; used is
-// answered as Settlement answers the transaction that used it, found by
-// the token's AuthorizationUsed log. A chain that cannot be reached is
+// An authorization the journal does not hold (never journaled, compacted
+// after the journal retention, or lost by a store that lost acknowledged
+// writes) is read on chain: unused is ErrSettlementNotFound (match it
+// with errors.Is): nothing moved; used is answered as Settlement answers
+// the transaction that used it, found by the token's AuthorizationUsed
+// log within the journal retention. A chain that cannot be reached is
 // another error, never ErrSettlementNotFound.
 func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*SettleResponse, error) {
+	ctx, cancel := context.WithTimeout(f.ctx, authLookupTimeout)
+	defer cancel()
+	return f.settlementByAuthorization(ctx, network, from, nonce, false)
+}
+
+// OwnSettlementByAuthorization is SettlementByAuthorization for a caller
+// that must know this facilitator made the settlement (the paywall, to
+// deliver a payment whose records were lost): a settlement the journal
+// does not hold is answered from the chain only when one of this
+// facilitator's signer keys sent the transaction that used the
+// authorization; otherwise it is ErrSettledElsewhere, as is one the
+// journal holds as asked for through the facilitator's HTTP routes (a
+// paywall elsewhere on the same pay_to may have delivered it). A journal
+// record that says failed is checked on chain too. The look-up ends with
+// ctx.
+func (f *Facilitator) OwnSettlementByAuthorization(ctx context.Context, network, from, nonce string) (*SettleResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, authLookupTimeout)
+	defer cancel()
+	return f.settlementByAuthorization(ctx, network, from, nonce, true)
+}
+
+func (f *Facilitator) settlementByAuthorization(ctx context.Context, network, from, nonce string, own bool) (*SettleResponse, error) {
 	n := f.network(network)
 	if n == nil {
 		return nil, badRequest("network %q is not served by this facilitator", network)
@@ -437,13 +460,17 @@ func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*S
 		return nil, badRequest("nonce must be 0x and 64 hex digits, got %q", nonce)
 	}
 	rec, err := f.journal.ByID(engine.RecordID(n.cfg.Name, common.HexToAddress(from), [32]byte(nb)))
-	if errors.Is(err, ErrSettlementNotFound) {
-		ctx, cancel := context.WithTimeout(f.ctx, chainLookupTimeout)
-		defer cancel()
-		return f.authorizationOnChain(ctx, n, common.HexToAddress(from), [32]byte(nb))
+	// A record that says failed, for a caller that asks because the
+	// authorization is used on chain, may be older than a settlement
+	// whose record was lost: the chain says which.
+	if errors.Is(err, ErrSettlementNotFound) || (own && err == nil && rec.Status == StatusFailed) {
+		return f.authorizationOnChain(ctx, n, common.HexToAddress(from), [32]byte(nb), own)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if own && rec.Via == store.ViaAPI {
+		return nil, fmt.Errorf("settled through the facilitator's HTTP routes, for a seller there: %w", ErrSettledElsewhere)
 	}
 	return responseOf(rec), nil
 }

@@ -57,6 +57,11 @@ type Config struct {
 	SendTimeout time.Duration
 	// Serial holds each signer to one settlement at a time (a baseline).
 	Serial bool
+	// UseLogWindow is how far back, in chain time, UsedBy looks for the
+	// transaction that used an authorization: the journal retention, so
+	// that what the journal forgot the chain answers. Zero means
+	// DefaultUseLogWindow.
+	UseLogWindow time.Duration
 	// Logger receives the engine's logs; nil means none.
 	Logger *zap.Logger
 	// Now is the clock; nil means time.Now.
@@ -302,6 +307,8 @@ func (e *Engine) release(sts []*settlement) {
 type Job struct {
 	// Requested is the network string the seller sent, kept in the record.
 	Requested string
+	// Via is kept in the record (Record.Via).
+	Via string
 	// Auth is the authorization and Signature its signature (65 bytes
 	// from an EOA; any length from a smart-contract wallet).
 	Auth      x402.Authorization

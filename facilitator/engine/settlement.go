@@ -51,6 +51,7 @@ func newSettlement(e *Engine, job *Job, s *signer) *settlement {
 			ID:               RecordID(e.cfg.Network, a.From, a.Nonce),
 			Network:          e.cfg.Network,
 			RequestedNetwork: job.Requested,
+			Via:              job.Via,
 			From:             a.From.Hex(),
 			To:               a.To.Hex(),
 			Value:            a.Value.String(),

@@ -707,30 +707,28 @@ func (w *watcher) nonceTaken(ctx context.Context, st *settlement, head uint64) {
 // authorizationUsedTopic is the token's AuthorizationUsed(address,bytes32) event.
 var authorizationUsedTopic = crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
 
-// usedByLookback is how many blocks back usedBy searches.
-const usedByLookback = 10000
+// usedByLookback is how many blocks back usedBy searches: one chunk of a
+// scan (findUse), enough for a settlement the watcher just saw.
+const usedByLookback = useLogChunk
 
 // errNoUseLog: the token has no AuthorizationUsed log of the
-// authorization within usedByLookback blocks.
+// authorization within the blocks searched.
 var errNoUseLog = errors.New("no AuthorizationUsed log found")
 
 // UsedBy reads whether an authorization is used on chain and, when it is,
 // finds the transaction that used it from the token's AuthorizationUsed
-// log, usedByLookback blocks back from the head. An authorization used
-// whose log is not found within that range is an error, as is a chain
-// that cannot be reached.
+// log, scanning back from the head over the look-up window
+// (Config.UseLogWindow; see findUse). An authorization used whose log is
+// not found within the window is an error, as is a chain that cannot be
+// reached.
 func (e *Engine) UsedBy(ctx context.Context, from common.Address, nonce [32]byte) (used bool, tx common.Hash, err error) {
 	k := authKey{from: from, nonce: nonce}
 	if used, err = e.authorizationUsed(ctx, k); err != nil || !used {
 		return used, common.Hash{}, err
 	}
-	var head hexutil.Uint64
-	if err := e.cfg.Pool.Call(ctx, &head, "eth_blockNumber"); err != nil {
-		return true, common.Hash{}, err
-	}
-	tx, err = e.usedBy(ctx, k, uint64(head))
+	tx, err = e.findUse(ctx, k)
 	if err != nil {
-		return true, common.Hash{}, fmt.Errorf("authorization used on chain, but its transaction is not found in the last %d blocks: %w", usedByLookback, err)
+		return true, common.Hash{}, fmt.Errorf("authorization used on chain, but its transaction is not found: %w", err)
 	}
 	return true, tx, nil
 }

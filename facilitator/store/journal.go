@@ -22,6 +22,10 @@ type Record struct {
 	Network string `json:"network"`
 	// RequestedNetwork is the network string the seller sent.
 	RequestedNetwork string `json:"requestedNetwork,omitempty"`
+	// Via is ViaAPI for a settlement asked for through the facilitator's
+	// HTTP routes (for a seller elsewhere), "" for one asked in process
+	// (the paywall's embedded facilitator).
+	Via string `json:"via,omitempty"`
 	// The signed authorization, as hex and decimal strings.
 	From        string `json:"from"`
 	To          string `json:"to"`
@@ -48,6 +52,10 @@ type Record struct {
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 }
+
+// ViaAPI is Record.Via of a settlement asked for through the facilitator's
+// HTTP routes.
+const ViaAPI = "api"
 
 // JournalTx is one signed transaction of a settlement.
 type JournalTx struct {

@@ -94,6 +94,7 @@ func OpenPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Postg
 	if applied > 0 {
 		p.logger.Info("migrated the x402 tables of the PostgreSQL storage", zap.String("storage", where), zap.Int("migrations", applied))
 	}
+	checkDurability(ctx, pool, p.logger, where)
 	if err := p.register(ctx); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("registering this instance in the PostgreSQL storage %s: %s", where, scrub(err, dsn))
