@@ -175,13 +175,13 @@ func TestDiscoveryCatalog(t *testing.T) {
 		}
 	}
 	for query, want := range map[string]string{
-		"?limit=0":              `{"error":"limit must be a whole number from 1 (at most 100 are answered), got \"0\""}`,
-		"?limit=ten":            `{"error":"limit must be a whole number from 1 (at most 100 are answered), got \"ten\""}`,
-		"?offset=-1":            `{"error":"offset must be a whole number from 0 to 1000000000, got \"-1\""}`,
-		"?offset=99999999999":   `{"error":"offset must be a whole number from 0 to 1000000000, got \"99999999999\""}`,
-		"?type=grpc":            `{"error":"type must be http or mcp, got \"grpc\""}`,
-		"?payTo=bob":            `{"error":"payTo must be an address (0x followed by 40 hex digits), got \"bob\""}`,
-		"?extensions=bazaar":    `{"error":"the extensions filter is not supported here: filter by type, payTo, network or scheme"}`,
+		"?limit=0":                             `{"error":"limit must be a whole number from 1 (at most 100 are answered), got \"0\""}`,
+		"?limit=ten":                           `{"error":"limit must be a whole number from 1 (at most 100 are answered), got \"ten\""}`,
+		"?offset=-1":                           `{"error":"offset must be a whole number from 0 to 1000000000, got \"-1\""}`,
+		"?offset=99999999999":                  `{"error":"offset must be a whole number from 0 to 1000000000, got \"99999999999\""}`,
+		"?type=grpc":                           `{"error":"type must be http or mcp, got \"grpc\""}`,
+		"?payTo=bob":                           `{"error":"payTo must be an address (0x followed by 40 hex digits), got \"bob\""}`,
+		"?extensions=bazaar":                   `{"error":"the extensions filter is not supported here: filter by type, payTo, network or scheme"}`,
 		"?network=" + strings.Repeat("n", 200): `{"error":"network and scheme must be at most 128 and 64 characters"}`,
 	} {
 		if st, got := get(query); st != 400 || got != want {
