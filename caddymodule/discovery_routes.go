@@ -39,6 +39,15 @@ type discoveredRoute struct {
 // match) reaches its handlers once per set.
 func walkRoutes(routes caddyhttp.RouteList, at discoveredRoute, out *[]discoveredRoute) {
 	for _, rt := range routes {
+		if len(rt.MatcherSets) == 0 {
+			// handle_path strips its prefix in a route of its own, ahead
+			// of the block's routes.
+			for _, hd := range rt.Handlers {
+				if x, ok := hd.(*rewrite.Rewrite); ok && x.StripPathPrefix != "" {
+					at.prefix = joinPrefix(at.prefix, x.StripPathPrefix)
+				}
+			}
+		}
 		sets := rt.MatcherSets
 		if len(sets) == 0 {
 			sets = caddyhttp.MatcherSets{nil}
@@ -156,8 +165,8 @@ func requestOrigin(r *http.Request) string {
 	return scheme + r.Host
 }
 
-// ownResources are the discovery list entries of every discoverable x402
-// route of this Caddy that uses the embedded facilitator (the app's
+// ownResources are the discovery list entries, ordered by URL, of every
+// discoverable x402 route of this Caddy that uses the embedded facilitator (the app's
 // config that answers r), for the facilitator's list. A route's URL is
 // its site's origin with its path pattern: the host of its host matcher
 // (one entry per host), or, for a site without one, the host r was sent
@@ -208,6 +217,9 @@ func ownResources(r *http.Request) []x402.DiscoveryItem {
 			}
 		}
 	}
+	// By URL, as the catalog lists by key: the same order whatever the
+	// servers are called.
+	sort.SliceStable(out, func(i, k int) bool { return out[i].Resource < out[k].Resource })
 	return out
 }
 
