@@ -146,7 +146,7 @@ func TestDiscovery(t *testing.T) {
 		`{"resource":"` + facURL + `/*","type":"http","x402Version":2,"accepts":[` + accept("0x4444444444444444444444444444444444444444", "8") + `],"lastUpdated":"T","extensions":{"bazaar":` + bareDecl + `}}`,
 		`{"resource":"` + siteURL + `/translate","type":"http","x402Version":2,"accepts":[` + accept("0x2222222222222222222222222222222222222222", "") + `],"lastUpdated":"T","dynamicPrice":true,"extensions":{"bazaar":` + translateDecl + `}}`,
 		`{"resource":"` + siteURL + `/weather","type":"http","x402Version":2,"accepts":[` + accept("0x1111111111111111111111111111111111111111", "10000") + `],"lastUpdated":"T","description":"weather now","mimeType":"application/json","extensions":{"bazaar":` + weatherDecl + `}}`,
-		`{"resource":"` + siteURL + `/v1/files/*/raw","type":"http","x402Version":2,"accepts":[` + accept("0x3333333333333333333333333333333333333333", "7") + `],"lastUpdated":"T","extensions":{"bazaar":` + bareDecl + `}}`,	}
+		`{"resource":"` + siteURL + `/v1/files/*/raw","type":"http","x402Version":2,"accepts":[` + accept("0x3333333333333333333333333333333333333333", "7") + `],"lastUpdated":"T","extensions":{"bazaar":` + bareDecl + `}}`}
 	sort.Slice(items, func(i, k int) bool { return items[i] < items[k] }) // by URL
 	want = `{"x402Version":2,"items":[` + strings.Join(items, ",") + `],"pagination":{"limit":100,"offset":0,"total":4}}`
 	if got := strings.TrimSpace(normalizeUpdated(t, b, since)); resp.StatusCode != 200 || got != want {
@@ -201,7 +201,9 @@ func TestDiscovery(t *testing.T) {
 // declaration facilitators refuse are configuration errors.
 func TestDiscoveryConfigErrors(t *testing.T) {
 	const payTo = "0x1111111111111111111111111111111111111111"
-	site := func(body string) string { return ":8080 {\nx402 {\n pay_to " + payTo + "\n price 1\n" + body + "\n}\n}\n" }
+	site := func(body string) string {
+		return ":8080 {\nx402 {\n pay_to " + payTo + "\n price 1\n" + body + "\n}\n}\n"
+	}
 	for _, tc := range []struct{ name, caddyfile, want string }{
 		{"bad inline JSON", site("input_schema `{\"type\":`"), "x402: input_schema is not valid JSON"},
 		{"missing file", site("input_schema /nonexistent/schema.json"), `x402: input_schema: "/nonexistent/schema.json" is neither inline JSON nor a readable file`},
