@@ -519,6 +519,12 @@ func containsFold(list []string, s string) bool {
 //		explorer <url>
 //		access <duration>
 //		access_cookie on|off
+//		input_schema <file or JSON>
+//		input_example <file or JSON>
+//		body_type json|form-data|text
+//		output_schema <file or JSON>
+//		output_example <file or JSON>
+//		discovery on|off
 //	}
 //
 // pay_to and exactly one of price or amount are required; price and
@@ -533,7 +539,11 @@ func containsFold(list []string, s string) bool {
 // does not see them. The matcher chooses the paid requests, so several
 // x402 directives can charge different prices. access makes a payment buy
 // its payer the route for that long (Sign-In-With-X and a browser cookie,
-// which access_cookie off turns off).
+// which access_cookie off turns off). input_schema (of the query
+// parameters, or of the body of POST, PUT and PATCH), output_schema and
+// their examples describe the route for discovery: its 402's bazaar
+// declaration, /.well-known/x402.json and the facilitator's discovery
+// list; discovery off leaves the route out of all three.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
 	if d.NextArg() {
@@ -672,6 +682,10 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 		case "access", "access_cookie":
 			if err := h.unmarshalAccessOption(d, opt, v); err != nil {
+				return err
+			}
+		case "input_schema", "input_example", "output_schema", "output_example", "body_type", "discovery":
+			if err := h.unmarshalDiscoveryOption(d, opt, v); err != nil {
 				return err
 			}
 		default:

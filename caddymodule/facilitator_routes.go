@@ -31,7 +31,10 @@ var (
 // GET /v2/x402/settlements/{txHash} and
 // GET /v2/x402/settlements?network=&from=&nonce= (a settlement's outcome
 // from the journal, or from the chain once compacted, by transaction or by
-// authorization).
+// authorization), and GET /v2/x402/discovery/resources (the bazaar
+// discovery list: this Caddy's x402 routes that use the embedded
+// facilitator, then the resources cataloged from other sellers' settled
+// payments).
 // Other paths go to the next handler. Verify and settle are rate limited
 // per client IP (Caddy's client IP, so trusted_proxies is honoured); the
 // defaults are the specification's 10 and 5 requests per minute.
@@ -124,7 +127,7 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 	if f == nil {
 		return errors.New("x402_facilitator: the x402 app has no facilitator")
 	}
-	cfg := facilitator.HandlerConfig{NoRateLimits: fr.NoRateLimits, ClientIP: clientIP}
+	cfg := facilitator.HandlerConfig{NoRateLimits: fr.NoRateLimits, ClientIP: clientIP, Resources: ownResources}
 	for _, l := range []struct {
 		from *RateLimit
 		to   *facilitator.RateLimit
@@ -163,7 +166,8 @@ func clientIP(r *http.Request) string {
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (fr *FacilitatorRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	switch r.URL.Path {
-	case facilitator.PathHealth, facilitator.PathSupported, facilitator.PathVerify, facilitator.PathSettle, facilitator.PathSettlementLookup:
+	case facilitator.PathHealth, facilitator.PathSupported, facilitator.PathVerify, facilitator.PathSettle, facilitator.PathSettlementLookup,
+		facilitator.PathDiscoveryResources:
 		serveCounted(fr.api, w, r)
 		return nil
 	}

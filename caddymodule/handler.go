@@ -214,6 +214,11 @@ type Handler struct {
 	// access_cookie (access.go).
 	AccessWindow
 
+	// Discovery is what the route declares for discovery: input_schema,
+	// input_example, body_type, output_schema, output_example and
+	// discovery (discovery.go).
+	Discovery
+
 	client      facilitator.Client
 	app         *App // the x402 app, when configured
 	guard       *guard
@@ -227,6 +232,7 @@ type Handler struct {
 	dynamic     *offerCache   // the offers of per-request prices
 	settleAfter bool
 	v2          v2State
+	disc        discoveryState
 	logger      *zap.Logger
 }
 
@@ -322,6 +328,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	if err := h.provisionAccess(ctx); err != nil {
+		return err
+	}
+	if err := h.provisionDiscovery(); err != nil {
 		return err
 	}
 	return h.provisionPage(ctx)
@@ -515,6 +524,9 @@ func (h *Handler) Validate() error {
 	if h.Facilitator != "" && !strings.HasPrefix(h.Facilitator, "http://") && !strings.HasPrefix(h.Facilitator, "https://") {
 		return fmt.Errorf("x402: facilitator %q must be an http:// or https:// URL", h.Facilitator)
 	}
+	if err := h.validateDiscovery(); err != nil {
+		return err
+	}
 	return h.validateAccess()
 }
 
@@ -524,6 +536,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// next handler read the path (paths.go).
 	if handled, err := canonicalRequest(w, r); handled {
 		return err
+	}
+	if handled, err := serveWellKnown(w, r); handled {
+		return err // the site's discovery manifest is free
 	}
 	for _, k := range upstreamHeaders {
 		r.Header.Del(k)
@@ -735,7 +750,7 @@ func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errTex
 	if invalid != "" {
 		errText = invalid
 	}
-	h.setPaymentRequired(hdr, h.saleOf(r).offer, errText, resourceURL(r))
+	h.setPaymentRequired(hdr, h.saleOf(r).offer, errText, resourceURL(r), r.Method)
 	var perRequest *offer
 	if h.static == nil {
 		perRequest = h.saleOf(r).offer

@@ -189,6 +189,9 @@ func (PathGuard) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if why := ambiguousPath(r.URL.Path); why != "" {
 		return refusePath(w, pathAnswer{Error: why})
 	}
+	if handled, err := serveWellKnown(w, r); handled {
+		return err // the site's discovery manifest (discovery_wellknown.go)
+	}
 	return next.ServeHTTP(w, r)
 }
 

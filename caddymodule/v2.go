@@ -62,7 +62,7 @@ func (h *Handler) paymentHeader(r *http.Request) (string, bool) {
 }
 
 // setPaymentRequired adds the v2 PAYMENT-REQUIRED header to a 402.
-func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resource string) {
+func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resource, method string) {
 	hdr.Set("Access-Control-Expose-Headers", exposedHeaders)
 	if !h.v2.on {
 		return
@@ -75,7 +75,7 @@ func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resou
 		Error:       errText,
 		Resource:    &x402.ResourceInfo{URL: resource, Description: h.Description, MimeType: h.MimeType},
 		Accepts:     off.accepts(),
-		Extensions:  h.extensions402(resource),
+		Extensions:  h.withBazaar(h.extensions402(resource), method),
 	}
 	if v, err := x402.EncodeBase64JSON(pr); err == nil {
 		hdr.Set(x402.HeaderPaymentRequired, v)

@@ -46,6 +46,9 @@ func parseV2Request(payload, requirements json.RawMessage) (*Request, error) {
 		Dialect:             x402.DialectV2,
 		Resource:            pp.Resource,
 	}
+	if b, ok := pp.Extensions[x402.ExtBazaar]; ok {
+		req.Bazaar, _ = json.Marshal(b)
+	}
 	if err := validateRequest(req); err != nil {
 		return nil, err
 	}

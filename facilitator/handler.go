@@ -75,13 +75,20 @@ type HandlerConfig struct {
 	// another through. It applies whenever APIKeys are set, NoRateLimits
 	// or not.
 	UnknownKeyLimit RateLimit
+	// Resources lists the resources of this facilitator's own sellers
+	// (the request is the listing's, for its origin), first in the
+	// discovery list (discovery.go). Nil lists the catalog only.
+	Resources func(*http.Request) []x402.DiscoveryItem
+	// CatalogBytes bounds the discovery catalog in all; zero means
+	// DefaultCatalogBytes, negative catalogs nothing.
+	CatalogBytes int64
 }
 
 // Handler returns the facilitator's HTTP API: GET /healthcheck,
 // GET /v2/x402/supported, POST /v2/x402/verify and POST /v2/x402/settle.
 // Any Go program can mount it.
 func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
-	h := &apiHandler{f: f, clientIP: cfg.ClientIP, keys: newAPIKeys(cfg.APIKeys)}
+	h := &apiHandler{f: f, clientIP: cfg.ClientIP, keys: newAPIKeys(cfg.APIKeys), resources: cfg.Resources, catalogBytes: cfg.CatalogBytes}
 	if h.clientIP == nil {
 		h.clientIP = remoteIP
 	}
@@ -119,6 +126,9 @@ type apiHandler struct {
 	keySettleLimit *Limiter
 	keyLookupLimit *Limiter
 	unknownKeys    *Limiter // requests with an unknown key, per client IP
+
+	resources    func(*http.Request) []x402.DiscoveryItem
+	catalogBytes int64
 }
 
 func remoteIP(r *http.Request) string {
@@ -151,6 +161,10 @@ func (h *apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case PathSettlementLookup:
 		if methodIs(w, r, http.MethodGet) && h.lookupAllowed(w, r) {
 			h.settlementByAuthorization(w, r)
+		}
+	case PathDiscoveryResources:
+		if methodIs(w, r, http.MethodGet) && h.lookupAllowed(w, r) {
+			h.discoveryResources(w, r)
 		}
 	default:
 		if hash, ok := strings.CutPrefix(r.URL.Path, PathSettlements); ok {
@@ -199,6 +213,9 @@ func (h *apiHandler) settle(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil && StatusOf(err) >= 500 {
 		h.f.logger.Warn("settle could not be carried out", zap.String("network", network), zap.Error(err))
+	}
+	if err == nil && res != nil && res.Settled() && len(req.Bazaar) > 0 {
+		h.catalogSettled(w, r, req)
 	}
 	writeSettle(w, req, network, res, err)
 }

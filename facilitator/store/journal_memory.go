@@ -12,6 +12,8 @@ type memJournal struct {
 	mu   sync.Mutex
 	recs map[string]Record
 	txs  map[string]string
+	// catalog is the discovery catalog beside it (catalog_memory.go).
+	catalog Catalog
 }
 
 // NewMemoryJournal returns a journal that lives in memory only.

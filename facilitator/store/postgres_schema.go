@@ -217,6 +217,22 @@ CREATE TABLE x402_secrets (
 	created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 `,
+	// 5: the bazaar catalog: other sellers' resources learnt from
+	// the declarations their paying clients echoed, one row per resource,
+	// tool and payee, listed by every instance alike.
+	`
+CREATE TABLE x402_catalog (
+	key        text PRIMARY KEY,
+	type       text NOT NULL,
+	pay_to     text NOT NULL,
+	networks   text[] NOT NULL,
+	schemes    text[] NOT NULL,
+	data       bytea NOT NULL,
+	size       int NOT NULL,
+	updated_at timestamptz NOT NULL
+);
+CREATE INDEX x402_catalog_updated ON x402_catalog (updated_at);
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.

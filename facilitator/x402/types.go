@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -69,6 +70,9 @@ type Request struct {
 	// RequirementsV2 is the requirements in v2 form, when the seller knows
 	// them (for a remote facilitator that speaks v2). Not on the wire.
 	RequirementsV2 *RequirementsV2 `json:"-"`
+	// Bazaar is the bazaar declaration a v2 payment echoed
+	// (extensions.bazaar), for the discovery catalog. Not on the wire.
+	Bazaar json.RawMessage `json:"-"`
 }
 
 // VerifyResponse is the answer of verify. InvalidReason is null when IsValid.
