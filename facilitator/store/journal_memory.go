@@ -12,11 +12,12 @@ type memJournal struct {
 	mu   sync.Mutex
 	recs map[string]Record
 	txs  map[string]string
+	cool *memCoolOffs
 }
 
 // NewMemoryJournal returns a journal that lives in memory only.
 func NewMemoryJournal() Journal {
-	return &memJournal{recs: map[string]Record{}, txs: map[string]string{}}
+	return &memJournal{recs: map[string]Record{}, txs: map[string]string{}, cool: &memCoolOffs{m: map[string]CoolOff{}}}
 }
 
 func (j *memJournal) Put(recs ...*Record) error {
