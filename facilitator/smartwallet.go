@@ -138,7 +138,8 @@ func (n *network) probeOverload(ctx context.Context, logger *zap.Logger) (bool, 
 // with a wrong signature); a token without the bytes overload; a
 // deployment the operator does not pay for (factory not listed, amount
 // below the floor); a signature the wallet refuses; the balance; the
-// simulated transfer.
+// simulated transfer; a cooling-off of the wallet or its code (a mined
+// settlement of it reverted though its simulation passed: cooloff.go).
 func (f *Facilitator) smartReason(ctx context.Context, c *checked, st *evm.ChainState, ws *evm.WalletState, sim error) (string, error) {
 	n, sp, value := c.n, c.smart, c.p.Authorization.Value
 	if st.Used {
@@ -174,7 +175,7 @@ func (f *Facilitator) smartReason(ctx context.Context, c *checked, st *evm.Chain
 		}
 		return "", unavailable("the node of network "+n.cfg.Name+" could not simulate the transfer; try again shortly", sim)
 	}
-	return "", nil
+	return f.coolingOff(ctx, c, ws)
 }
 
 // deployCode is the creation code of the transaction that deploys the

@@ -172,6 +172,8 @@ func NewWalletChecks(from common.Address, digest common.Hash, sig []byte, erc649
 type WalletState struct {
 	// Deployed is true when from has code.
 	Deployed bool
+	// CodeHash is the keccak256 of from's code, when it has code.
+	CodeHash common.Hash
 	// Valid is true when the wallet (or, for ERC-6492, the simulated
 	// deployment and then the wallet) accepts the signature.
 	Valid bool
@@ -184,6 +186,9 @@ func (w *WalletChecks) State() (*WalletState, error) {
 		return nil, fmt.Errorf("eth_getCode: %w", err)
 	}
 	st := &WalletState{Deployed: len(*w.code) > 0}
+	if st.Deployed {
+		st.CodeHash = crypto.Keccak256Hash(*w.code)
+	}
 	if err := w.Elems[1].Error; err != nil {
 		if _, reverted := RevertReason(err); reverted {
 			return st, nil

@@ -40,7 +40,8 @@ type CoolOffs interface {
 	// as they stand, in the order of keys.
 	Strike(ctx context.Context, keys []string, txHash string, now time.Time, base, max time.Duration) ([]CoolOff, error)
 	// CoolingOff returns, of the keys' cooling-offs that run at now (end
-	// after it), the one that ends last; nil when none does.
+	// after it), the one that ends last (of several that end together, the
+	// one whose key comes first in keys); nil when none does.
 	CoolingOff(ctx context.Context, keys []string, now time.Time) (*CoolOff, error)
 	// PruneCoolOffs removes the cooling-offs that ended before t, with
 	// their strikes (a key struck again starts from one), and says how
@@ -97,7 +98,8 @@ func checkStrike(keys []string, txHash string, base, max time.Duration) ([]strin
 	return out, nil
 }
 
-// latest returns, of cs, the cooling-off that runs at now and ends last.
+// latest returns, of cs (in the order of their keys), the cooling-off that
+// runs at now and ends last, the first of those that end together.
 func latest(cs []CoolOff, now time.Time) *CoolOff {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Until.After(cs[j].Until) })
 	if len(cs) == 0 || !cs[0].Until.After(now) {

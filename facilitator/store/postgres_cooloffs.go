@@ -88,7 +88,7 @@ func (s *PostgresCoolOffs) CoolingOff(ctx context.Context, keys []string, now ti
 		lower[i] = strings.ToLower(k)
 	}
 	rows, err := s.p.pool.Query(ctx, `SELECT key, strikes, until_at, tx_hash FROM x402_cool_offs
-		WHERE key = ANY($1) AND strikes > 0 AND until_at > $2 ORDER BY until_at DESC LIMIT 1`, lower, now)
+		WHERE key = ANY($1) AND strikes > 0 AND until_at > $2 ORDER BY until_at DESC, array_position($1, key) LIMIT 1`, lower, now)
 	if err != nil {
 		return nil, err
 	}

@@ -115,6 +115,16 @@ func coolOffsKeys(t *testing.T, b Backend[store.CoolOffs]) {
 		{[]string{other}, 0, ""},
 		{nil, 0, ""},
 	} {
+		if c.at == 0 && len(c.keys) == 0 {
+			// Two that end together: the first key's.
+			k1, k2 := "payer:338/0x00000000000000000000000000000000000000c1", "code:338/0xc2"
+			strike(t, s, []string{k1, k2}, "0x03", t0.Add(time.Hour))
+			for _, keys := range [][]string{{k1, k2}, {k2, k1}} {
+				if got, err := s.CoolingOff(ctx, keys, t0.Add(time.Hour)); err != nil || got == nil || got.Key != lower(keys[0]) {
+					t.Fatalf("CoolingOff(%v) of two that end together = %+v, %v; want %s's", keys, got, err, keys[0])
+				}
+			}
+		}
 		got, err := s.CoolingOff(ctx, c.keys, t0.Add(c.at))
 		switch {
 		case err != nil:
