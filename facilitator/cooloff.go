@@ -212,12 +212,35 @@ func (f *Facilitator) onRevert(n *network) func(*engine.Revert) {
 			rv.Release()
 			return
 		}
+		// The settle waiting for this outcome answers once the strike is
+		// stored (strikeDone), so that the payer's next payment is refused
+		// with it rather than as busy.
+		id, done := rv.Record.ID, make(chan struct{})
+		f.striking.Store(id, done)
 		f.wg.Add(1)
 		go func() {
 			defer f.wg.Done()
-			defer rv.Release()
 			f.strike(n, rv)
+			rv.Release()
+			f.striking.Delete(id)
+			close(done)
 		}()
+	}
+}
+
+// strikeDone waits, until deadline, for the strike of the reverted
+// settlement id, when one is under way.
+func (f *Facilitator) strikeDone(ctx context.Context, id string, deadline time.Time) {
+	v, ok := f.striking.Load(id)
+	if !ok {
+		return
+	}
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-v.(chan struct{}):
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
 

@@ -111,6 +111,7 @@ type Facilitator struct {
 	journal     Journal
 	ownsJournal bool
 	cool        *coolOff // the cooling-offs of smart-contract wallets, beside the journal
+	striking    sync.Map // record ID -> chan closed when the strike of its revert is stored
 
 	health healthSnapshot // the last health check, refreshed at most once a second
 

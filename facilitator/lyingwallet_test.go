@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,5 +196,157 @@ func waitReverts(t testing.TB, f *facilitator.Facilitator, min uint64) facilitat
 			return st
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// lyingChain starts a chain of its own with a lying wallet of buyer1's
+// holding 100,000 units, and a facilitator on it whose clock runs ahead of
+// the real one by what skew holds.
+func lyingChain(t *testing.T, skew *atomic.Int64) (*devnet.Chain, *facilitator.Facilitator, devnet.Account, common.Address) {
+	t.Helper()
+	c, err := devnet.Start(devnet.Config{BlockTime: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
+	nc.RPCURLs = []string{c.RPCURL()}
+	nc.SignerKeys = []*ecdsa.PrivateKey{c.Signer().Key}
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}, Logger: testLogger(),
+		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	owner := c.Buyers()[0]
+	return c, f, owner, deployLyingWallet(t, c, owner, 100_000)
+}
+
+// lyingPayment signs a payment from wallet valid for three hours.
+func lyingPayment(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, req facilitator.PaymentRequirements) *facilitator.Request {
+	t.Helper()
+	h, _, err := facilitator.CreatePayment(owner, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: 3 * time.Hour, Wallet: &wallet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req}
+}
+
+// coolingUntil reads the end of the cooling-off a refusal names.
+func coolingUntil(t testing.TB, reason string) time.Time {
+	t.Helper()
+	s, ok := strings.CutPrefix(reason, "Smart-contract wallet: refused until ")
+	if !ok {
+		t.Fatalf("%q is no cooling-off", reason)
+	}
+	at, err := time.Parse(time.RFC3339, s[:strings.IndexByte(s, ',')])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
+}
+
+// TestLyingWalletCoolsOff: forty payments from a lying wallet one after
+// another: the first is broadcast and reverts (its answer names the
+// transaction), the other thirty-nine are refused with the cooling-off
+// before anything is sent (without it, all forty are broadcast). When the
+// cooling-off ends, the next payment is tried again, reverts, and the
+// next cooling-off is twice as long, then four times.
+func TestLyingWalletCoolsOff(t *testing.T) {
+	t.Parallel()
+	var skew atomic.Int64
+	c, f, owner, wallet := lyingChain(t, &skew)
+	signer := c.Signer().Address
+	req := requirements(newSeller(t), "1000")
+	nonce0, _, _ := c.NonceAt(context.Background(), signer)
+
+	var tx string
+	for i := range 40 {
+		s, err := f.Settle(context.Background(), lyingPayment(t, owner.Key, wallet, req))
+		if err != nil || s.Settled() {
+			t.Fatalf("settle %d = %+v, %v", i, s, err)
+		}
+		if i == 0 {
+			if s.Error != facilitator.ErrTextFailedOnChain || s.TxHash == "" {
+				t.Fatalf("the first settle = %+v, want the revert with its transaction", s)
+			}
+			tx = strings.ToLower(s.TxHash)
+			continue
+		}
+		want := " payment reverted on chain in transaction " + tx + " though its simulation passed"
+		if !strings.Contains(s.Error, "this wallet's"+want) {
+			t.Fatalf("settle %d = %q, want the cooling-off naming %s", i, s.Error, tx)
+		}
+	}
+	if sent := sentBy(t, c, signer, nonce0); sent != 1 {
+		t.Fatalf("%d transactions broadcast for 40 payments one after another, want 1", sent)
+	}
+	if st := waitReverts(t, f, 0); st.Reverted != 1 || st.Strikes != 1 || st.CoolingOffRefusals != 39 || st.GasUsed < 21_000 || st.FeeWei.Sign() <= 0 {
+		t.Fatalf("revert stats %+v", st)
+	}
+
+	// The cooling-off doubles at each revert: 15 min, 30, 60.
+	for i, d := range []time.Duration{15 * time.Minute, 30 * time.Minute, time.Hour} {
+		r := lyingPayment(t, owner.Key, wallet, req)
+		v, err := f.Verify(context.Background(), r)
+		if err != nil || v.IsValid {
+			t.Fatalf("verify while cooling off = %+v, %v", v, err)
+		}
+		until := coolingUntil(t, *v.InvalidReason)
+		now := time.Now().Add(time.Duration(skew.Load()))
+		if got := until.Sub(now); got < d-5*time.Second || got > d {
+			t.Fatalf("cooling-off %d ends in %v, want %v", i+1, got, d)
+		}
+		skew.Store(int64(until.Sub(time.Now()) + time.Second))
+		if s, err := f.Settle(context.Background(), r); err != nil || s.Error != facilitator.ErrTextFailedOnChain {
+			t.Fatalf("settle once cooling-off %d ended = %+v, %v; want it tried, and reverted", i+1, s, err)
+		}
+		waitReverts(t, f, uint64(i+1))
+	}
+	if sent := sentBy(t, c, signer, nonce0); sent != 4 {
+		t.Fatalf("%d transactions broadcast, want 4 (one per cooling-off)", sent)
+	}
+	wantBalance(t, c, "lying wallet", wallet, big.NewInt(100_000))
+}
+
+// TestLyingWalletOneInFlight: forty payments from a lying wallet at once
+// at one facilitator: one is broadcast, the others are refused at once as
+// the wallet has a payment in flight (without the hold, every one that
+// comes before the first revert is mined is broadcast too).
+func TestLyingWalletOneInFlight(t *testing.T) {
+	t.Parallel()
+	var skew atomic.Int64
+	c, f, owner, wallet := lyingChain(t, &skew)
+	signer := c.Signer().Address
+	req := requirements(newSeller(t), "1000")
+	reqs := make([]*facilitator.Request, 40)
+	for i := range reqs {
+		reqs[i] = lyingPayment(t, owner.Key, wallet, req)
+	}
+	nonce0, _, _ := c.NonceAt(context.Background(), signer)
+	var wg sync.WaitGroup
+	answers := make([]string, len(reqs))
+	for i, r := range reqs {
+		wg.Go(func() {
+			s, err := f.Settle(context.Background(), r)
+			if err != nil {
+				t.Errorf("settle %d: %v", i, err)
+				return
+			}
+			answers[i] = s.Error
+		})
+	}
+	wg.Wait()
+	sent := sentBy(t, c, signer, nonce0)
+	mix := map[string]int{}
+	for _, a := range answers {
+		mix[a]++
+	}
+	t.Logf("40 payments at once: %d broadcast; %v", sent, mix)
+	if sent != 1 || mix[facilitator.ErrTextFailedOnChain] != 1 || mix[facilitator.ReasonWalletBusy] != 39 {
+		t.Fatalf("%d broadcast, answers %v; want 1 broadcast, 1 revert and 39 refused as busy", sent, mix)
+	}
+	if st := f.RevertStats()[0]; st.BusyRefusals != 39 {
+		t.Fatalf("busy refusals counted %d, want 39", st.BusyRefusals)
 	}
 }

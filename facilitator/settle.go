@@ -146,6 +146,9 @@ func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string
 		rec := t.Record()
 		if c.smart != nil {
 			f.countSmartSettled(c, rec)
+			if rec.Status == StatusFailed && rec.TxHash != "" {
+				f.strikeDone(ctx, rec.ID, deadline)
+			}
 		}
 		return responseOf(rec), nil
 	case <-timer.C:
