@@ -11,7 +11,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
@@ -179,7 +178,7 @@ func (f *Facilitator) coolingOff(ctx context.Context, c *checked, ws *evm.Wallet
 	n := c.n
 	keys := []string{payerCoolKey(n.cfg.ChainID, c.p.Authorization.From)}
 	if ws.Deployed {
-		keys = append(keys, codeCoolKey(n.cfg.ChainID, ws.CodeHash))
+		keys = append(keys, codeCoolKey(n.cfg.ChainID, ws.CodeIdentity))
 	}
 	co, err := f.cool.store.CoolingOff(ctx, keys, f.now())
 	if err != nil {
@@ -256,11 +255,17 @@ func (f *Facilitator) strike(n *network, rv *engine.Revert) {
 		zap.Uint64("gas_used", rv.GasUsed))
 	ctx, cancel := context.WithTimeout(f.ctx, strikeTimeout)
 	defer cancel()
-	var code hexutil.Bytes
-	block := hexutil.EncodeUint64(rec.BlockNumber)
 	balEl, bal := evm.ViewCallAt(n.token, rec.BlockNumber, "balanceOf", from)
-	elems := []rpc.BatchElem{{Method: "eth_getCode", Args: []any{from, block}, Result: &code}, balEl}
-	if err := n.rpc.Gather(ctx, elems); err != nil || elems[0].Error != nil {
+	idElems, identity := evm.WalletIdentityElems(from, hexutil.EncodeUint64(rec.BlockNumber))
+	elems := append([]rpc.BatchElem{balEl}, idElems...)
+	err := n.rpc.Gather(ctx, elems)
+	copy(idElems, elems[1:])
+	var code []byte
+	var id common.Hash
+	if err == nil {
+		code, id, err = identity()
+	}
+	if err != nil {
 		log.Warn("a settlement reverted on chain, and the payer's code could not be read to tell whether it is a smart-contract wallet to cool off",
 			zap.Error(err))
 		if !rv.PayerHeld {
@@ -273,9 +278,9 @@ func (f *Facilitator) strike(n *network, rv *engine.Revert) {
 	}
 	keys := []string{payerCoolKey(n.cfg.ChainID, from)}
 	value, ok := new(big.Int).SetString(rec.Value, 10)
-	if len(code) > 0 && ok && elems[1].Error == nil {
+	if len(code) > 0 && ok && elems[0].Error == nil {
 		if v, err := evm.TokenABI.Unpack("balanceOf", *bal); err == nil && v[0].(*big.Int).Cmp(value) >= 0 {
-			keys = append(keys, codeCoolKey(n.cfg.ChainID, crypto.Keccak256Hash(code)))
+			keys = append(keys, codeCoolKey(n.cfg.ChainID, id))
 		}
 	}
 	cs, err := f.cool.store.Strike(ctx, keys, rec.TxHash, f.now(), f.cool.base, f.cool.max)

@@ -238,7 +238,7 @@ func (c *checked) smartElems(signer common.Address, elems []rpc.BatchElem) (*sma
 // reason, and for a wallet to deploy, the deploying transaction's gas
 // (c.deploy is then set). est is the transfer's own gas estimate element.
 func (f *Facilitator) smartTx(ctx context.Context, c *checked, st *evm.ChainState, sp *smartPrepare, elems []rpc.BatchElem, est *rpc.BatchElem, gas *hexutil.Uint64) (string, error) {
-	sp.w.Elems = elems[sp.at : sp.at+2]
+	sp.w.Elems = elems[sp.at : sp.at+evm.WalletElems]
 	ws, err := sp.w.State()
 	if err != nil {
 		return "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", c.n.cfg.Name), err)
@@ -246,7 +246,7 @@ func (f *Facilitator) smartTx(ctx context.Context, c *checked, st *evm.ChainStat
 	sim := est.Error
 	if c.smart.wrap != nil && !ws.Deployed {
 		c.deploy = true
-		sim = elems[sp.at+2].Error
+		sim = elems[sp.at+evm.WalletElems].Error
 		*gas = sp.deployGas
 	}
 	return f.smartReason(ctx, c, st, ws, sim)
