@@ -63,7 +63,7 @@ func TestLyingWallet(t *testing.T) {
 		switch {
 		case a.status == http.StatusPaymentRequired && strings.HasPrefix(e, facilitator.ErrTextFailedOnChain+": transaction 0x"):
 			tx, _ := strings.CutPrefix(e, facilitator.ErrTextFailedOnChain+": transaction ")
-			tx, _ = strings.CutSuffix(tx, " reverted, nothing was charged")
+			tx, _ = strings.CutSuffix(tx, " did not transfer the payment, so nothing was charged")
 			txs = append(txs, strings.ToLower(tx))
 		case a.status == http.StatusConflict && e == facilitator.ReasonWalletBusy && a.header.Get("Retry-After") == "2":
 		case a.status == http.StatusPaymentRequired && strings.HasPrefix(e, "Smart-contract wallet: refused until "):
