@@ -224,12 +224,25 @@ var (
 		"Gas used by the transactions that deployed a wallet and settled its payment, paid by the facilitator, by network.", []string{"network"}, nil)
 	descDeploymentFee = prometheus.NewDesc("x402_smart_wallet_deployment_fee_wei_total",
 		"What those transactions cost the facilitator, in wei, by network.", []string{"network"}, nil)
+	descReverted = prometheus.NewDesc("x402_settlements_reverted_total",
+		"Settlements whose transaction was mined and reverted (the gas paid, nothing moved), by network.", []string{"network"}, nil)
+	descRevertGas = prometheus.NewDesc("x402_settlement_revert_gas_total",
+		"Gas used by settlement transactions that reverted, paid by the facilitator for nothing, by network.", []string{"network"}, nil)
+	descRevertFee = prometheus.NewDesc("x402_settlement_revert_fee_wei_total",
+		"What those transactions cost the facilitator, in wei, by network.", []string{"network"}, nil)
+	descCoolOffs = prometheus.NewDesc("x402_smart_wallet_cool_offs_total",
+		"Reverted settlements of smart-contract wallets that started or lengthened a cooling-off of the wallet (and of its code), by network.", []string{"network"}, nil)
+	descCoolOffRefusals = prometheus.NewDesc("x402_smart_wallet_cooling_off_refusals_total",
+		"Smart-contract wallet payments refused because the wallet, or its code, cools off after a revert, by network.", []string{"network"}, nil)
+	descBusyRefusals = prometheus.NewDesc("x402_smart_wallet_busy_refusals_total",
+		"Smart-contract wallet payments refused because another payment of the wallet was being settled, by network.", []string{"network"}, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (c facilitatorCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPending, descCanSettle, descGas, descNonceLag, descRPCRequests, descRPCErrors,
-		descWalletPays, descDeployments, descDeploymentGas, descDeploymentFee} {
+		descWalletPays, descDeployments, descDeploymentGas, descDeploymentFee,
+		descReverted, descRevertGas, descRevertFee, descCoolOffs, descCoolOffRefusals, descBusyRefusals} {
 		ch <- d
 	}
 }
@@ -272,6 +285,15 @@ func (c facilitatorCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descDeployments, prometheus.CounterValue, float64(n.Deployments), n.Network)
 		ch <- prometheus.MustNewConstMetric(descDeploymentGas, prometheus.CounterValue, float64(n.DeploymentGas), n.Network)
 		ch <- prometheus.MustNewConstMetric(descDeploymentFee, prometheus.CounterValue, fee, n.Network)
+	}
+	for _, n := range c.f.RevertStats() {
+		fee, _ := new(big.Float).SetInt(n.FeeWei).Float64()
+		ch <- prometheus.MustNewConstMetric(descReverted, prometheus.CounterValue, float64(n.Reverted), n.Network)
+		ch <- prometheus.MustNewConstMetric(descRevertGas, prometheus.CounterValue, float64(n.GasUsed), n.Network)
+		ch <- prometheus.MustNewConstMetric(descRevertFee, prometheus.CounterValue, fee, n.Network)
+		ch <- prometheus.MustNewConstMetric(descCoolOffs, prometheus.CounterValue, float64(n.Strikes), n.Network)
+		ch <- prometheus.MustNewConstMetric(descCoolOffRefusals, prometheus.CounterValue, float64(n.CoolingOffRefusals), n.Network)
+		ch <- prometheus.MustNewConstMetric(descBusyRefusals, prometheus.CounterValue, float64(n.BusyRefusals), n.Network)
 	}
 }
 

@@ -269,8 +269,12 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 
 // settleRefused answers a settle that failed for good (nothing moved):
 // 402 with its reason, naming the transaction that did not transfer the
-// payment, if one was sent.
+// payment, if one was sent; 409 for a smart-contract wallet with another
+// payment being settled (walletBusy).
 func (h *Handler) settleRefused(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) error {
+	if sr.Error == facilitator.ReasonWalletBusy {
+		return h.walletBusy(w, r)
+	}
 	h.setFailedResponse(w, r, sr)
 	text := sr.Error
 	if text == facilitator.ErrTextFailedOnChain && sr.TxHash != "" {
@@ -325,6 +329,9 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *facilita
 		h.observePayment(r, OutcomeFailed, "")
 		h.logger.Error("verify could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
 		return false, h.facilitatorFailed(w, "verified", err)
+	}
+	if !vr.IsValid && vr.Reason() == facilitator.ReasonWalletBusy {
+		return false, h.walletBusy(w, r)
 	}
 	if !vr.IsValid {
 		if vr.Reason() == facilitator.ErrTextAlreadyUsed {

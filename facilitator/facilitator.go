@@ -79,6 +79,15 @@ type Config struct {
 	ExpiryMargin time.Duration
 	// Now returns the current time; nil means time.Now. For tests.
 	Now func() time.Time
+	// RevertCoolOff is how long a smart-contract wallet is refused after
+	// a mined settlement of it reverted though its simulation had passed
+	// (and every wallet with its code, when it held the value: cooloff.go).
+	// Each further revert doubles it, up to RevertCoolOffMax. Zero means
+	// DefaultRevertCoolOff (15 minutes).
+	RevertCoolOff time.Duration
+	// RevertCoolOffMax is the longest cooling-off. Zero means
+	// DefaultRevertCoolOffMax (24 hours).
+	RevertCoolOffMax time.Duration
 }
 
 // Facilitator verifies and settles x402 payments. It is safe for concurrent use.
@@ -101,6 +110,8 @@ type Facilitator struct {
 
 	journal     Journal
 	ownsJournal bool
+	cool        *coolOff // the cooling-offs of smart-contract wallets, beside the journal
+	striking    sync.Map // record ID -> chan closed when the strike of its revert is stored
 
 	health healthSnapshot // the last health check, refreshed at most once a second
 
@@ -157,6 +168,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	if f.now == nil {
 		f.now = time.Now
 	}
+	f.cool = newCoolOff(f.journal, cfg.RevertCoolOff, cfg.RevertCoolOffMax)
 	f.ctx, f.cancel = context.WithCancel(context.Background())
 	for _, nc := range cfg.Networks {
 		n, err := f.addNetwork(ctx, nc)
@@ -183,6 +195,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		n.eng.Recover(ctx, recs)
 	}
 	f.startRetention(cfg.JournalRetention)
+	f.pruneCoolOffs()
 	f.startTakeOver()
 	return f, nil
 }
@@ -286,7 +299,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 	if n.eng, err = engine.New(engine.Config{
 		Network: nc.Name, ChainID: n.chainID, Token: n.token, Pool: pool, Keys: nc.SignerKeys,
 		Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, MaxFeeMultiple: f.maxFee, Serial: f.serial,
-		UseLogWindow: f.useLogWindow, Logger: f.logger, Now: f.now,
+		UseLogWindow: f.useLogWindow, Logger: f.logger, Now: f.now, Reverted: f.onRevert(n),
 	}); err != nil {
 		pool.Close()
 		return nil, err

@@ -164,4 +164,5 @@ type network struct {
 	eng     *engine.Engine
 	quotes  feeQuotes // gas prices shared by settles
 	smart   *smartConfig
+	reverts revertStats // reverted settlements and cooling-off refusals (cooloff.go)
 }

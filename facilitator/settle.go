@@ -50,30 +50,42 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	if reason != "" {
 		return failed(network, settleText(reason)), nil
 	}
-	held, err := f.hold(ctx, c)
+	reason, err := f.hold(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	if !held {
-		return failed(network, ErrTextAlreadyUsed), nil
+	if reason != "" {
+		return failed(network, reason), nil
 	}
 	return f.settleHeld(ctx, c, network, deadline)
 }
 
-// hold holds a checked payment's authorization for a settle (engine Hold):
-// false when another settle holds it.
-func (f *Facilitator) hold(ctx context.Context, c *checked) (bool, error) {
+// hold holds a checked payment's authorization for a settle (engine Hold)
+// and, for a smart-contract wallet's payment, its payer (one settlement
+// at a time: holdPayer). A reason refuses it: ErrTextAlreadyUsed when
+// another settle holds the authorization, ReasonWalletBusy when another
+// settlement holds the wallet.
+func (f *Facilitator) hold(ctx context.Context, c *checked) (string, error) {
 	n := c.n
 	if len(n.eng.Signers()) == 0 {
-		return false, unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", n.cfg.Name), nil)
+		return "", unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", n.cfg.Name), nil)
 	}
 	a := &c.p.Authorization
 	held, err := n.eng.Hold(ctx, a.From, a.Nonce)
 	if err != nil {
 		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", n.cfg.Name), zap.Error(err))
-		return false, unavailable(textStoreUnreachable, err)
+		return "", unavailable(textStoreUnreachable, err)
 	}
-	return held, nil
+	if !held {
+		return ErrTextAlreadyUsed, nil
+	}
+	if c.smart != nil {
+		if reason, err := f.holdPayer(ctx, c); reason != "" || err != nil {
+			n.eng.Release(a.From, a.Nonce)
+			return reason, err
+		}
+	}
+	return "", nil
 }
 
 // settleHeld settles a held payment: it reserves the payment's value
@@ -85,6 +97,7 @@ func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string
 	defer func() {
 		if !submitted {
 			n.eng.Release(a.From, a.Nonce)
+			c.releasePayer()
 		}
 	}()
 
@@ -96,7 +109,8 @@ func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string
 	if reason != "" {
 		return failed(network, settleText(reason)), nil
 	}
-	job := &engine.Job{Requested: network, Via: viaOf(ctx), Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline}
+	job := &engine.Job{Requested: network, Via: viaOf(ctx), Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline,
+		PayerHeld: c.payerHeld}
 	if c.deploy {
 		job.Calldata, job.Create = c.deployCode(), true
 	}
@@ -132,6 +146,9 @@ func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string
 		rec := t.Record()
 		if c.smart != nil {
 			f.countSmartSettled(c, rec)
+			if rec.Status == StatusFailed && rec.TxHash != "" {
+				f.strikeDone(ctx, rec.ID, deadline)
+			}
 		}
 		return responseOf(rec), nil
 	case <-timer.C:

@@ -138,7 +138,8 @@ func (n *network) probeOverload(ctx context.Context, logger *zap.Logger) (bool, 
 // with a wrong signature); a token without the bytes overload; a
 // deployment the operator does not pay for (factory not listed, amount
 // below the floor); a signature the wallet refuses; the balance; the
-// simulated transfer.
+// simulated transfer; a cooling-off of the wallet or its code (a mined
+// settlement of it reverted though its simulation passed: cooloff.go).
 func (f *Facilitator) smartReason(ctx context.Context, c *checked, st *evm.ChainState, ws *evm.WalletState, sim error) (string, error) {
 	n, sp, value := c.n, c.smart, c.p.Authorization.Value
 	if st.Used {
@@ -174,7 +175,7 @@ func (f *Facilitator) smartReason(ctx context.Context, c *checked, st *evm.Chain
 		}
 		return "", unavailable("the node of network "+n.cfg.Name+" could not simulate the transfer; try again shortly", sim)
 	}
-	return "", nil
+	return f.coolingOff(ctx, c, ws)
 }
 
 // deployCode is the creation code of the transaction that deploys the
@@ -237,7 +238,7 @@ func (c *checked) smartElems(signer common.Address, elems []rpc.BatchElem) (*sma
 // reason, and for a wallet to deploy, the deploying transaction's gas
 // (c.deploy is then set). est is the transfer's own gas estimate element.
 func (f *Facilitator) smartTx(ctx context.Context, c *checked, st *evm.ChainState, sp *smartPrepare, elems []rpc.BatchElem, est *rpc.BatchElem, gas *hexutil.Uint64) (string, error) {
-	sp.w.Elems = elems[sp.at : sp.at+2]
+	sp.w.Elems = elems[sp.at : sp.at+evm.WalletElems]
 	ws, err := sp.w.State()
 	if err != nil {
 		return "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", c.n.cfg.Name), err)
@@ -245,7 +246,7 @@ func (f *Facilitator) smartTx(ctx context.Context, c *checked, st *evm.ChainStat
 	sim := est.Error
 	if c.smart.wrap != nil && !ws.Deployed {
 		c.deploy = true
-		sim = elems[sp.at+2].Error
+		sim = elems[sp.at+evm.WalletElems].Error
 		*gas = sp.deployGas
 	}
 	return f.smartReason(ctx, c, st, ws, sim)

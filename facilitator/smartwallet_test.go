@@ -263,7 +263,8 @@ func TestSmartWalletTokenWithoutOverload(t *testing.T) {
 
 // TestSmartWalletConcurrent: 50 smart-wallet payments at once, 40 from the
 // deployed wallet and 10 ERC-6492 payments from one wallet not deployed
-// yet, each settled twice at the same moment: each authorization is
+// yet, each settled twice at the same moment, and again while refused as
+// busy (a wallet settles one payment at a time): each authorization is
 // settled exactly once, the other settle is refused as used, and the
 // balances move by exactly the 50 payments.
 func TestSmartWalletConcurrent(t *testing.T) {
@@ -299,8 +300,15 @@ func TestSmartWalletConcurrent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res, err := f.Settle(context.Background(), r)
-				answers <- answer{i, res, err}
+				for {
+					res, err := f.Settle(context.Background(), r)
+					if err == nil && res.Error == facilitator.ReasonWalletBusy {
+						time.Sleep(20 * time.Millisecond)
+						continue
+					}
+					answers <- answer{i, res, err}
+					return
+				}
 			}()
 		}
 	}

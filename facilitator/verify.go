@@ -25,6 +25,9 @@ type checked struct {
 	// deploy is set by settle when the transaction deploys the payer's
 	// wallet (ERC-6492) before the transfer.
 	deploy bool
+	// payerHeld is set while the payment holds its payer, a smart-contract
+	// wallet, for its settlement (cooloff.go).
+	payerHeld bool
 }
 
 // transferCalldata is the transferWithAuthorization call: the (v, r, s)
@@ -213,12 +216,12 @@ func (f *Facilitator) Reserve(ctx context.Context, req *Request) (*Reservation, 
 	if reason != "" {
 		return nil, Invalid(reason), nil
 	}
-	held, err := f.hold(ctx, c)
+	reason, err := f.hold(ctx, c)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !held {
-		return nil, Invalid(ErrTextAlreadyUsed), nil
+	if reason != "" {
+		return nil, Invalid(reason), nil
 	}
 	r := &Reservation{f: f, c: c, network: req.PaymentRequirements.Network}
 	if !c.n.cfg.SkipOnchainVerify {
@@ -263,6 +266,7 @@ func (r *Reservation) Release() {
 	if !used {
 		a := &r.c.p.Authorization
 		r.c.n.eng.Release(a.From, a.Nonce)
+		r.c.releasePayer()
 	}
 }
 

@@ -66,6 +66,11 @@ type Config struct {
 	Logger *zap.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Reverted, when set, is told of every settlement whose transaction
+	// was mined and reverted, once its outcome is journaled (revert.go).
+	// It runs on the watcher's loop: it must not block (it hands slow work
+	// to a goroutine), and it calls the Revert's Release when done.
+	Reverted func(*Revert)
 }
 
 // Engine settles the jobs of one network. It is safe for concurrent use.
@@ -299,6 +304,10 @@ func (e *Engine) release(sts []*settlement) {
 	for _, st := range sts {
 		e.core.payers.release(st.key, st.movedAt() != 0, now)
 		e.core.settling.release(st.key)
+		if st.payerHold && st.revert == nil {
+			// A revert hands the payer's hold to its Revert (revert.go).
+			e.ReleasePayer(st.key.from)
+		}
 	}
 }
 
@@ -328,6 +337,10 @@ type Job struct {
 	// signed by then is refused, and its broadcast is cut there (a cut
 	// broadcast may have been sent, and is followed as such).
 	Deadline time.Time
+	// PayerHeld says that the caller holds the payer (HoldPayer) for this
+	// job: once it is submitted, the engine gives the hold back with the
+	// outcome.
+	PayerHeld bool
 }
 
 // NotSentError is Submit's error: the settlement was not broadcast, and
@@ -375,6 +388,7 @@ func (e *Engine) Submit(job *Job) (*Ticket, error) {
 	st := newSettlement(e, job, s)
 	st.deadline = job.Deadline
 	st.sharedHold = e.shared != nil
+	st.payerHold = job.PayerHeld
 	if err := s.submit(st); err != nil {
 		if st.serial {
 			s.serial.Unlock()

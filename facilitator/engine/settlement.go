@@ -25,6 +25,12 @@ type settlement struct {
 	// sharedHold is set when Hold took the authorization in the shared
 	// journal too, to be given back there with the outcome.
 	sharedHold bool
+	// payerHold is set when the settlement holds its payer (HoldPayer),
+	// to be given back with the outcome (for a revert, by the Revert).
+	payerHold bool
+	// revert is set by the watcher when the transaction was mined and
+	// reverted.
+	revert *Revert
 	// unclear is set while the newest transaction's broadcast may not
 	// have reached a node (its answer was lost): the watcher looks the
 	// transaction up by hash and sends the same one again if no node has

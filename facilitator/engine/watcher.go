@@ -482,6 +482,10 @@ type receipt struct {
 	TxHash      common.Hash    `json:"transactionHash"`
 	BlockNumber hexutil.Uint64 `json:"blockNumber"`
 	Status      hexutil.Uint64 `json:"status"`
+	// GasUsed and EffectiveGasPrice are what the transaction cost (a
+	// revert's is counted: Revert).
+	GasUsed           hexutil.Uint64 `json:"gasUsed"`
+	EffectiveGasPrice *hexutil.Big   `json:"effectiveGasPrice"`
 }
 
 // maxReceiptBatch bounds the receipts asked for in one JSON-RPC batch;
@@ -525,10 +529,12 @@ func (w *watcher) resolve(ctx context.Context, st *settlement, r *receipt) {
 		st.finish(StatusSettled, r.TxHash.Hex(), uint64(r.BlockNumber), "", w.e().now())
 	} else {
 		msg := x402.ErrTextFailedOnChain
-		if used, err := w.e().authorizationUsed(ctx, st.key); err == nil && used {
+		used, err := w.e().authorizationUsed(ctx, st.key)
+		if err == nil && used {
 			msg = x402.ErrTextAlreadyUsed
 		}
 		st.finish(StatusFailed, r.TxHash.Hex(), uint64(r.BlockNumber), msg, w.e().now())
+		st.revert = revertOf(r, err == nil && used)
 	}
 }
 
@@ -551,6 +557,7 @@ func (w *watcher) done(sts ...*settlement) {
 	}
 	w.mu.Unlock()
 	w.e().release(sts)
+	w.reverted(sts)
 	for _, st := range sts {
 		if st.serial && st.s != nil {
 			st.s.serial.Unlock()

@@ -141,19 +141,66 @@ var WalletDeployedTopic = crypto.Keccak256Hash([]byte("WalletDeployed(address,ad
 // by ECDSA is a smart-contract wallet that did: eth_getCode(from), then
 // isValidSignature(digest, signature) on the wallet (EIP-1271) or, for an
 // ERC-6492 signature, ERC6492SigValidator run in an eth_call (deploy, then
-// check, in one simulation).
+// check, in one simulation); and the wallet's ERC-1967 implementation and
+// beacon slots, for its CodeIdentity.
 type WalletChecks struct {
-	// Elems are eth_getCode and the signature check, in that order.
-	Elems []rpc.BatchElem
-	code  *hexutil.Bytes
-	check *hexutil.Bytes
-	wrap  bool
+	// Elems are eth_getCode, the signature check and the two slots, in
+	// that order (WalletElems of them).
+	Elems        []rpc.BatchElem
+	code         *hexutil.Bytes
+	check        *hexutil.Bytes
+	impl, beacon *common.Hash
+	wrap         bool
+}
+
+// WalletElems is the number of batch elements of WalletChecks.
+const WalletElems = 4
+
+// The ERC-1967 storage slots of a proxy's implementation and beacon.
+var (
+	ERC1967ImplementationSlot = common.HexToHash("0x360894a13ba1a3210667c828492db98dca3e2076cc3735a920a3ca505d382bbc")
+	ERC1967BeaconSlot         = common.HexToHash("0xa3f0ad74e5423aebfd80d3ef4346578335a9a72aeaee59ff6cb3582b35133d50")
+)
+
+// CodeIdentity is what makes two wallets "the same code" (the
+// facilitator's cooling-off of wallets whose code lied): the keccak256 of
+// the code and, for an ERC-1967 proxy, whose code every proxy of its kind
+// shares whatever it delegates to, of the code with its implementation and
+// beacon slots. So a proxy in front of a lying implementation does not
+// stand for every proxy with the same bytecode.
+func CodeIdentity(code []byte, impl, beacon common.Hash) common.Hash {
+	if impl == (common.Hash{}) && beacon == (common.Hash{}) {
+		return crypto.Keccak256Hash(code)
+	}
+	return crypto.Keccak256Hash(code, impl[:], beacon[:])
+}
+
+// WalletIdentityElems are the reads of a wallet's CodeIdentity at block
+// (a hex number or tag): its code and its two ERC-1967 slots.
+func WalletIdentityElems(from common.Address, block string) (elems []rpc.BatchElem, identity func() (code []byte, id common.Hash, err error)) {
+	code, impl, beacon := new(hexutil.Bytes), new(common.Hash), new(common.Hash)
+	elems = []rpc.BatchElem{
+		{Method: "eth_getCode", Args: []any{from, block}, Result: code},
+		{Method: "eth_getStorageAt", Args: []any{from, ERC1967ImplementationSlot, block}, Result: impl},
+		{Method: "eth_getStorageAt", Args: []any{from, ERC1967BeaconSlot, block}, Result: beacon},
+	}
+	return elems, func() ([]byte, common.Hash, error) {
+		for _, el := range elems {
+			if el.Error != nil {
+				return nil, common.Hash{}, fmt.Errorf("%s: %w", el.Method, el.Error)
+			}
+		}
+		if len(*code) == 0 {
+			return nil, common.Hash{}, nil
+		}
+		return *code, CodeIdentity(*code, *impl, *beacon), nil
+	}
 }
 
 // NewWalletChecks prepares the reads for a signature sig of from over
 // digest; erc6492 says that sig is the whole ERC-6492 signature.
 func NewWalletChecks(from common.Address, digest common.Hash, sig []byte, erc6492 bool) *WalletChecks {
-	w := &WalletChecks{code: new(hexutil.Bytes), check: new(hexutil.Bytes), wrap: erc6492}
+	w := &WalletChecks{code: new(hexutil.Bytes), check: new(hexutil.Bytes), impl: new(common.Hash), beacon: new(common.Hash), wrap: erc6492}
 	w.Elems = []rpc.BatchElem{{Method: "eth_getCode", Args: []any{from, "latest"}, Result: w.code}}
 	if erc6492 {
 		w.Elems = append(w.Elems, rpc.BatchElem{Method: "eth_call",
@@ -165,6 +212,9 @@ func NewWalletChecks(from common.Address, digest common.Hash, sig []byte, erc649
 		}
 		w.Elems = append(w.Elems, rpc.BatchElem{Method: "eth_call", Args: []any{CallArgs{To: from, Data: data}, "latest"}, Result: w.check})
 	}
+	w.Elems = append(w.Elems,
+		rpc.BatchElem{Method: "eth_getStorageAt", Args: []any{from, ERC1967ImplementationSlot, "latest"}, Result: w.impl},
+		rpc.BatchElem{Method: "eth_getStorageAt", Args: []any{from, ERC1967BeaconSlot, "latest"}, Result: w.beacon})
 	return w
 }
 
@@ -172,6 +222,8 @@ func NewWalletChecks(from common.Address, digest common.Hash, sig []byte, erc649
 type WalletState struct {
 	// Deployed is true when from has code.
 	Deployed bool
+	// CodeIdentity is from's CodeIdentity, when it has code.
+	CodeIdentity common.Hash
 	// Valid is true when the wallet (or, for ERC-6492, the simulated
 	// deployment and then the wallet) accepts the signature.
 	Valid bool
@@ -184,6 +236,14 @@ func (w *WalletChecks) State() (*WalletState, error) {
 		return nil, fmt.Errorf("eth_getCode: %w", err)
 	}
 	st := &WalletState{Deployed: len(*w.code) > 0}
+	for _, el := range w.Elems[2:] {
+		if el.Error != nil {
+			return nil, fmt.Errorf("eth_getStorageAt: %w", el.Error)
+		}
+	}
+	if st.Deployed {
+		st.CodeIdentity = CodeIdentity(*w.code, *w.impl, *w.beacon)
+	}
 	if err := w.Elems[1].Error; err != nil {
 		if _, reverted := RevertReason(err); reverted {
 			return st, nil

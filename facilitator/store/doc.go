@@ -4,7 +4,9 @@
 // payment ids bound to them (Redemptions), the claims that hold a
 // payment for one request at a time (Claims), and the access grants that
 // payments buy with the Sign-In-With-X nonces already used (Grants, kept
-// beside the redemptions: GrantsOf), plus, in PostgreSQL, named secrets
+// beside the redemptions: GrantsOf), the cooling-offs of payers whose
+// mined settlements reverted though their simulations passed (CoolOffs,
+// kept beside the journal: CoolOffsOf), plus, in PostgreSQL, named secrets
 // every instance shares (Secrets).
 //
 // Three backends implement them: memory (a devnet, tests), bbolt (the

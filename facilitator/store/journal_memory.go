@@ -14,11 +14,13 @@ type memJournal struct {
 	txs  map[string]string
 	// catalog is the discovery catalog beside it (catalog_memory.go).
 	catalog Catalog
+	// cool are the payers' cooling-offs beside it (cooloffs.go).
+	cool *memCoolOffs
 }
 
 // NewMemoryJournal returns a journal that lives in memory only.
 func NewMemoryJournal() Journal {
-	return &memJournal{recs: map[string]Record{}, txs: map[string]string{}}
+	return &memJournal{recs: map[string]Record{}, txs: map[string]string{}, cool: &memCoolOffs{m: map[string]CoolOff{}}}
 }
 
 func (j *memJournal) Put(recs ...*Record) error {

@@ -233,6 +233,18 @@ CREATE TABLE x402_catalog (
 );
 CREATE INDEX x402_catalog_updated ON x402_catalog (updated_at);
 `,
+	// 6: cooling-offs: a payer (or every wallet with one code) whose mined
+	// settlement reverted though its simulation had passed is refused
+	// until until_at; strikes double the next one.
+	`
+CREATE TABLE x402_cool_offs (
+	key      text PRIMARY KEY,
+	strikes  int NOT NULL,
+	until_at timestamptz NOT NULL,
+	tx_hash  text NOT NULL
+);
+CREATE INDEX x402_cool_offs_until ON x402_cool_offs (until_at);
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.

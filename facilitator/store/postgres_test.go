@@ -46,6 +46,12 @@ func TestPostgres(t *testing.T) {
 			return store.GrantsOf(openPG(t, old.(*store.PostgresGrants).DSN(), 0).Redemptions())
 		},
 	})
+	storetest.CoolOffs(t, storetest.Backend[store.CoolOffs]{
+		New: func(t testing.TB) store.CoolOffs { return store.CoolOffsOf(openPG(t, srv.DSN(t), 0).Journal()) },
+		Reopen: func(t testing.TB, old store.CoolOffs) store.CoolOffs {
+			return store.CoolOffsOf(openPG(t, old.(*store.PostgresCoolOffs).DSN(), 0).Journal())
+		},
+	})
 }
 
 // TestPostgresSecret: instances asking for one secret at once all get the

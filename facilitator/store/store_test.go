@@ -25,6 +25,9 @@ func TestMemory(t *testing.T) {
 	storetest.Grants(t, storetest.Backend[store.Grants]{
 		New: func(t testing.TB) store.Grants { return store.GrantsOf(store.NewMemoryRedemptions()) },
 	})
+	storetest.CoolOffs(t, storetest.Backend[store.CoolOffs]{
+		New: func(t testing.TB) store.CoolOffs { return store.CoolOffsOf(store.NewMemoryJournal()) },
+	})
 }
 
 func TestBolt(t *testing.T) {
@@ -73,6 +76,23 @@ func TestBolt(t *testing.T) {
 			path := r.(interface{ Path() string }).Path()
 			r.Close()
 			return grants(t, path)
+		},
+	})
+	// The cooling-offs live in the journal's file.
+	journals := map[store.CoolOffs]store.Journal{}
+	cools := func(t testing.TB, path string) store.CoolOffs {
+		j := journal(t, path)
+		c := store.CoolOffsOf(j)
+		journals[c] = j
+		return c
+	}
+	storetest.CoolOffs(t, storetest.Backend[store.CoolOffs]{
+		New: func(t testing.TB) store.CoolOffs { return cools(t, filepath.Join(t.TempDir(), "journal.db")) },
+		Reopen: func(t testing.TB, old store.CoolOffs) store.CoolOffs {
+			j := journals[old]
+			path := j.(interface{ Path() string }).Path()
+			j.Close()
+			return cools(t, path)
 		},
 	})
 }

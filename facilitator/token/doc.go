@@ -15,7 +15,11 @@
 // Beside it (SmartWallet.sol, contracts.json, wallet.go, factory.go): a
 // minimal EIP-1271 wallet with one owner, a CREATE2 factory for it, and
 // EIP3009TokenNoBytes, a token without the bytes overloads (like FiatToken
-// v2.0 and v2.1). ERC6492.sol holds the two contracts the facilitator runs
+// v2.0 and v2.1). LyingWallet.sol (lyingwallet.go) is an EIP-1271 wallet
+// that accepts its owner's signature only when tx.gasprice is 0, so every
+// simulation of its payments passes and every mined one reverts: the
+// tests deploy it to show what such a wallet can cost the facilitator.
+// ERC6492.sol holds the two contracts the facilitator runs
 // as creation code (package evm embeds their bytecode, which gen.sh writes
 // to ../evm/erc6492.json).
 //

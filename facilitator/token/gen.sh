@@ -3,10 +3,10 @@
 #   - EIP3009Token.json (compiler artifact) and token.go (Go bindings) of the
 #     development chain's token;
 #   - contracts.json (artifacts of EIP3009TokenNoBytes, SmartWallet,
-#     SmartWalletFactory, Permit2, x402ExactPermit2Proxy and
-#     x402UptoPermit2Proxy) and wallet.go, factory.go, permit2.go (their Go
-#     bindings; permit2.go holds the three Permit2 contracts, which share
-#     struct types);
+#     SmartWalletFactory, LyingWallet, Permit2, x402ExactPermit2Proxy and
+#     x402UptoPermit2Proxy) and wallet.go, factory.go, lyingwallet.go,
+#     permit2.go (their Go bindings; permit2.go holds the three Permit2
+#     contracts, which share struct types);
 #   - ../evm/erc6492.json: the creation code and ABI of ERC6492SigValidator
 #     and ERC6492Deployer, which the facilitator runs in eth_call and in
 #     contract-creation transactions (package evm embeds it).
@@ -28,7 +28,7 @@ node - <<'JS'
 const fs = require("fs");
 const solc = require("solc");
 
-const files = ["EIP3009Token.sol", "SmartWallet.sol", "ERC6492.sol", "Permit2.sol", "X402Permit2Proxy.sol"];
+const files = ["EIP3009Token.sol", "SmartWallet.sol", "ERC6492.sol", "Permit2.sol", "X402Permit2Proxy.sol", "LyingWallet.sol"];
 const sources = {};
 for (const f of files) sources[f] = { content: fs.readFileSync(f, "utf8") };
 const input = {
@@ -44,6 +44,7 @@ const input = {
       },
       "SmartWallet.sol": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
       "ERC6492.sol": { "*": ["abi", "evm.bytecode.object"] },
+      "LyingWallet.sol": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
       "Permit2.sol": { Permit2: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
       "X402Permit2Proxy.sol": {
         x402ExactPermit2Proxy: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
@@ -93,13 +94,14 @@ const others = {
     EIP3009TokenNoBytes: brief(out.contracts["EIP3009Token.sol"].EIP3009TokenNoBytes, true),
     SmartWallet: brief(out.contracts["SmartWallet.sol"].SmartWallet, true),
     SmartWalletFactory: brief(out.contracts["SmartWallet.sol"].SmartWalletFactory, true),
+    LyingWallet: brief(out.contracts["LyingWallet.sol"].LyingWallet, true),
     Permit2: brief(out.contracts["Permit2.sol"].Permit2, true),
     x402ExactPermit2Proxy: brief(out.contracts["X402Permit2Proxy.sol"].x402ExactPermit2Proxy, true),
     x402UptoPermit2Proxy: brief(out.contracts["X402Permit2Proxy.sol"].x402UptoPermit2Proxy, true),
   },
 };
 fs.writeFileSync("contracts.json", JSON.stringify(others, null, 2) + "\n");
-for (const name of ["SmartWallet", "SmartWalletFactory"]) {
+for (const name of ["SmartWallet", "SmartWalletFactory", "LyingWallet"]) {
   fs.writeFileSync("." + name + ".abi.tmp", JSON.stringify(others.contracts[name].abi));
   fs.writeFileSync("." + name + ".bin.tmp", others.contracts[name].bytecode.slice(2));
 }
@@ -132,6 +134,7 @@ abigen() {
 abigen EIP3009Token token.go
 abigen SmartWallet wallet.go
 abigen SmartWalletFactory factory.go
+abigen LyingWallet lyingwallet.go
 go run "github.com/ethereum/go-ethereum/cmd/abigen@${ABIGEN_VERSION}" \
   --combined-json .Permit2.combined.tmp --pkg token --out permit2.go
 chmod 0644 permit2.go

@@ -1,6 +1,9 @@
 package x402
 
-import "unicode/utf8"
+import (
+	"time"
+	"unicode/utf8"
+)
 
 // Verify reasons (spec 7.1). Those with a value are built by the functions below.
 const (
@@ -90,4 +93,23 @@ func ReasonFactoryNotAllowed(factory, network string) string {
 func ReasonBelowDeploymentFloor(floor, network string) string {
 	return ReasonSmartWalletPrefix + "the wallet is not deployed, and this facilitator pays the gas of a deployment only for payments of at least " +
 		floor + " (smallest token units) on network " + network + " (smart_wallet_min_amount)"
+}
+
+// ReasonWalletBusy is the verify text for a smart-contract wallet's
+// payment while another payment of the same wallet is being settled: a
+// wallet settles one payment at a time (its signature is checked on chain
+// only, so the facilitator risks one transaction of it at a time).
+const ReasonWalletBusy = ReasonSmartWalletPrefix + "another payment from this wallet is being settled; a wallet settles one payment at a time, try again when it is done"
+
+// ReasonCoolingOff is the verify text for a smart-contract wallet's
+// payment while the wallet (sameCode: every wallet with its code) cools
+// off: the wallet's transaction tx was mined and reverted though its
+// simulation had passed, at the facilitator's cost.
+func ReasonCoolingOff(until time.Time, tx string, sameCode bool) string {
+	whose := "this wallet's"
+	if sameCode {
+		whose = "a wallet with the same code's"
+	}
+	return ReasonSmartWalletPrefix + "refused until " + until.UTC().Format(time.RFC3339) + ", as " + whose +
+		" payment reverted on chain in transaction " + tx + " though its simulation passed"
 }
