@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/limit"
 )
 
 func init() {
@@ -130,13 +131,13 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 	cfg := facilitator.HandlerConfig{NoRateLimits: fr.NoRateLimits, ClientIP: clientIP, Resources: ownResources}
 	for _, l := range []struct {
 		from *RateLimit
-		to   *facilitator.RateLimit
+		to   *limit.RateLimit
 	}{
 		{fr.VerifyLimit, &cfg.VerifyLimit}, {fr.SettleLimit, &cfg.SettleLimit}, {fr.LookupLimit, &cfg.LookupLimit},
 		{fr.KeyVerifyLimit, &cfg.KeyVerifyLimit}, {fr.KeySettleLimit, &cfg.KeySettleLimit}, {fr.KeyLookupLimit, &cfg.KeyLookupLimit},
 	} {
 		if l.from != nil {
-			*l.to = facilitator.RateLimit{Requests: l.from.Requests, Window: time.Duration(l.from.Window)}
+			*l.to = limit.RateLimit{Requests: l.from.Requests, Window: time.Duration(l.from.Window)}
 		}
 	}
 	repl := caddy.NewReplacer()

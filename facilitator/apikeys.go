@@ -9,21 +9,33 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/limit"
+)
+
+// Spec limits (spec part 8).
+var (
+	DefaultVerifyLimit = limit.RateLimit{Requests: 10, Window: time.Minute}
+	DefaultSettleLimit = limit.RateLimit{Requests: 5, Window: time.Minute}
+	// DefaultLookupLimit is HandlerConfig.LookupLimit's default: a
+	// settlement look-up that the journal cannot answer is read from the
+	// chain (two RPC calls per network), so look-ups are limited too.
+	DefaultLookupLimit = limit.RateLimit{Requests: 60, Window: time.Minute}
 )
 
 // Limits of callers with an API key (HandlerConfig.APIKeys): a seller's
 // paywall sends every buyer's payment through one key.
 var (
 	// DefaultKeyVerifyLimit is HandlerConfig.KeyVerifyLimit's default.
-	DefaultKeyVerifyLimit = RateLimit{Requests: 600, Window: time.Minute}
+	DefaultKeyVerifyLimit = limit.RateLimit{Requests: 600, Window: time.Minute}
 	// DefaultKeySettleLimit is HandlerConfig.KeySettleLimit's default.
-	DefaultKeySettleLimit = RateLimit{Requests: 300, Window: time.Minute}
+	DefaultKeySettleLimit = limit.RateLimit{Requests: 300, Window: time.Minute}
 	// DefaultKeyLookupLimit is HandlerConfig.KeyLookupLimit's default.
-	DefaultKeyLookupLimit = RateLimit{Requests: 600, Window: time.Minute}
+	DefaultKeyLookupLimit = limit.RateLimit{Requests: 600, Window: time.Minute}
 	// DefaultUnknownKeyLimit is HandlerConfig.UnknownKeyLimit's default:
 	// ten requests with an unknown API key per client IP, then one every
 	// six seconds.
-	DefaultUnknownKeyLimit = RateLimit{Requests: 10, Window: time.Minute}
+	DefaultUnknownKeyLimit = limit.RateLimit{Requests: 10, Window: time.Minute}
 )
 
 // textUnknownKey is the 401 answer's message.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/limit"
 )
 
 // The end-to-end tests run the facilitator's HTTP API against a real EVM:
@@ -459,9 +460,9 @@ func TestHealthAndSupported(t *testing.T) {
 
 func TestRateLimits(t *testing.T) {
 	srv := httptest.NewServer(fac.Handler(facilitator.HandlerConfig{
-		VerifyLimit: facilitator.RateLimit{Requests: 3, Window: time.Minute},
-		SettleLimit: facilitator.RateLimit{Requests: 2, Window: time.Minute},
-		LookupLimit: facilitator.RateLimit{Requests: 4, Window: time.Minute},
+		VerifyLimit: limit.RateLimit{Requests: 3, Window: time.Minute},
+		SettleLimit: limit.RateLimit{Requests: 2, Window: time.Minute},
+		LookupLimit: limit.RateLimit{Requests: 4, Window: time.Minute},
 	}))
 	defer srv.Close()
 	for _, tc := range []struct {

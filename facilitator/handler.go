@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/limit"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -39,13 +40,13 @@ const MaxBodyBytes = 64 << 10
 type HandlerConfig struct {
 	// VerifyLimit limits verify requests per client IP; the zero value
 	// means the spec's 10 per minute.
-	VerifyLimit RateLimit
+	VerifyLimit limit.RateLimit
 	// SettleLimit limits settle requests per client IP; the zero value
 	// means the spec's 5 per minute.
-	SettleLimit RateLimit
+	SettleLimit limit.RateLimit
 	// LookupLimit limits settlement look-ups (GET /v2/x402/settlements)
 	// per client IP; the zero value means DefaultLookupLimit.
-	LookupLimit RateLimit
+	LookupLimit limit.RateLimit
 	// NoRateLimits turns the limits off (for a facilitator behind a proxy
 	// that limits, or for tests).
 	NoRateLimits bool
@@ -60,13 +61,13 @@ type HandlerConfig struct {
 	APIKeys []string
 	// KeyVerifyLimit limits verify requests per API key; the zero value
 	// means DefaultKeyVerifyLimit.
-	KeyVerifyLimit RateLimit
+	KeyVerifyLimit limit.RateLimit
 	// KeySettleLimit limits settle requests per API key; the zero value
 	// means DefaultKeySettleLimit.
-	KeySettleLimit RateLimit
+	KeySettleLimit limit.RateLimit
 	// KeyLookupLimit limits settlement look-ups per API key; the zero
 	// value means DefaultKeyLookupLimit.
-	KeyLookupLimit RateLimit
+	KeyLookupLimit limit.RateLimit
 	// UnknownKeyLimit limits the verify and settle requests with an
 	// unknown API key per client IP; the zero value means
 	// DefaultUnknownKeyLimit. Over it, every request with a key from that
@@ -74,7 +75,7 @@ type HandlerConfig struct {
 	// right guess cannot be told from a wrong one) until the window lets
 	// another through. It applies whenever APIKeys are set, NoRateLimits
 	// or not.
-	UnknownKeyLimit RateLimit
+	UnknownKeyLimit limit.RateLimit
 	// Resources lists the resources of this facilitator's own sellers
 	// (the request is the listing's, for its origin), first in the
 	// discovery list (discovery.go). Nil lists the catalog only.
@@ -93,22 +94,22 @@ func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
 		h.clientIP = remoteIP
 	}
 	if !cfg.NoRateLimits {
-		h.verifyLimit = f.limiter("verify", limitOr(cfg.VerifyLimit, DefaultVerifyLimit))
-		h.settleLimit = f.limiter("settle", limitOr(cfg.SettleLimit, DefaultSettleLimit))
-		h.lookupLimit = f.limiter("settlement look-up", limitOr(cfg.LookupLimit, DefaultLookupLimit))
-		h.keyVerifyLimit = f.limiter("verify by key", limitOr(cfg.KeyVerifyLimit, DefaultKeyVerifyLimit))
-		h.keySettleLimit = f.limiter("settle by key", limitOr(cfg.KeySettleLimit, DefaultKeySettleLimit))
-		h.keyLookupLimit = f.limiter("settlement look-up by key", limitOr(cfg.KeyLookupLimit, DefaultKeyLookupLimit))
+		h.verifyLimit = f.limiters.Get("verify", limitOr(cfg.VerifyLimit, DefaultVerifyLimit))
+		h.settleLimit = f.limiters.Get("settle", limitOr(cfg.SettleLimit, DefaultSettleLimit))
+		h.lookupLimit = f.limiters.Get("settlement look-up", limitOr(cfg.LookupLimit, DefaultLookupLimit))
+		h.keyVerifyLimit = f.limiters.Get("verify by key", limitOr(cfg.KeyVerifyLimit, DefaultKeyVerifyLimit))
+		h.keySettleLimit = f.limiters.Get("settle by key", limitOr(cfg.KeySettleLimit, DefaultKeySettleLimit))
+		h.keyLookupLimit = f.limiters.Get("settlement look-up by key", limitOr(cfg.KeyLookupLimit, DefaultKeyLookupLimit))
 	}
 	if h.keys != nil {
-		h.unknownKeys = f.limiter("unknown API key", limitOr(cfg.UnknownKeyLimit, DefaultUnknownKeyLimit))
+		h.unknownKeys = f.limiters.Get("unknown API key", limitOr(cfg.UnknownKeyLimit, DefaultUnknownKeyLimit))
 	}
 	return h
 }
 
 // limitOr is l, or def when l is the zero value (not configured).
-func limitOr(l, def RateLimit) RateLimit {
-	if l == (RateLimit{}) {
+func limitOr(l, def limit.RateLimit) limit.RateLimit {
+	if l == (limit.RateLimit{}) {
 		return def
 	}
 	return l
@@ -117,15 +118,15 @@ func limitOr(l, def RateLimit) RateLimit {
 type apiHandler struct {
 	f           *Facilitator
 	clientIP    func(*http.Request) string
-	verifyLimit *Limiter
-	settleLimit *Limiter
-	lookupLimit *Limiter
+	verifyLimit *limit.Limiter
+	settleLimit *limit.Limiter
+	lookupLimit *limit.Limiter
 
 	keys           apiKeys
-	keyVerifyLimit *Limiter
-	keySettleLimit *Limiter
-	keyLookupLimit *Limiter
-	unknownKeys    *Limiter // requests with an unknown key, per client IP
+	keyVerifyLimit *limit.Limiter
+	keySettleLimit *limit.Limiter
+	keyLookupLimit *limit.Limiter
+	unknownKeys    *limit.Limiter // requests with an unknown key, per client IP
 
 	resources    func(*http.Request) []x402.DiscoveryItem
 	catalogBytes int64
@@ -293,7 +294,7 @@ func (h *apiHandler) writeSettlement(w http.ResponseWriter, res *SettleResponse,
 
 // limited applies a rate limit; when it is hit it sets Retry-After and
 // returns the message that names the limit.
-func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, ipLimit, keyLimit *Limiter, op string) (int, string, bool) {
+func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, ipLimit, keyLimit *limit.Limiter, op string) (int, string, bool) {
 	who, l, per := h.clientIP(r), ipLimit, "client IP"
 	if id, sent, known := h.keys.caller(r); sent {
 		if status, msg, ok := h.checkKey(w, who, known); !ok {
@@ -307,7 +308,7 @@ func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, ipLimit, ke
 	}
 	secs := int(math.Ceil(wait.Seconds()))
 	w.Header().Set("Retry-After", fmt.Sprint(secs))
-	return http.StatusTooManyRequests, fmt.Sprintf("Rate limit exceeded: %s requests are limited to %s per %s; retry in %d s", op, l.limit, per, secs), false
+	return http.StatusTooManyRequests, fmt.Sprintf("Rate limit exceeded: %s requests are limited to %s per %s; retry in %d s", op, l.Limit(), per, secs), false
 }
 
 // ReadRequest reads a verify or settle request body strictly: at most
