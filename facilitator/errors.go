@@ -1,7 +1,6 @@
 package facilitator
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -12,16 +11,7 @@ import (
 // facilitator cannot do its job right now (503). See x402.StatusError.
 type StatusError = x402.StatusError
 
-func badRequest(format string, args ...any) *StatusError {
-	for i, a := range args {
-		// The caller's own text is echoed cut (x402.Clip), so that an
-		// answer never carries kilobytes of the sender's choosing.
-		if s, ok := a.(string); ok {
-			args[i] = x402.Clip(s, x402.MaxEchoBytes)
-		}
-	}
-	return &StatusError{Status: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
-}
+func badRequest(format string, args ...any) *StatusError { return x402.BadRequest(format, args...) }
 
 func unavailable(msg string, err error) *StatusError {
 	return &StatusError{Status: http.StatusServiceUnavailable, Message: msg, Err: err}

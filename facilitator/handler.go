@@ -1,7 +1,6 @@
 package facilitator
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -328,97 +327,11 @@ func ReadRequest(r *http.Request) (*Request, error) {
 		}
 		return nil, badRequest("reading the request body: %v", err)
 	}
-	req, err := ParseRequest(body)
+	req, err := x402.ParseRequest(body)
 	if v != "" && v != "1" && !(v == "2" && err == nil && req.Dialect == x402.DialectV2) {
 		return nil, badRequest("X402-Version header must be 1, got %q", v)
 	}
 	return req, err
-}
-
-// ParseRequest parses a verify or settle request body; see ReadRequest.
-// With an error, the request is nil, or for a v2 body only says its
-// dialect.
-func ParseRequest(body []byte) (*Request, error) {
-	var raw struct {
-		X402Version         json.RawMessage `json:"x402Version"`
-		PaymentHeader       json.RawMessage `json:"paymentHeader"`
-		PaymentPayload      json.RawMessage `json:"paymentPayload"`
-		PaymentRequirements json.RawMessage `json:"paymentRequirements"`
-	}
-	if len(body) == 0 {
-		return nil, badRequest("request body is empty; send a JSON object with x402Version, paymentHeader and paymentRequirements")
-	}
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, badRequest("request body is not a valid JSON object: %s", jsonProblem(err))
-	}
-	req := &Request{}
-	if isAbsent(raw.X402Version) {
-		return nil, badRequest("x402Version is required")
-	}
-	if err := json.Unmarshal(raw.X402Version, &req.X402Version); err != nil {
-		return nil, badRequest("x402Version must be the integer 1")
-	}
-	if req.X402Version == x402.Version2 && isAbsent(raw.PaymentHeader) && !isAbsent(raw.PaymentPayload) {
-		v2, err := parseV2Request(raw.PaymentPayload, raw.PaymentRequirements)
-		if err != nil {
-			// The dialect is known: the error is answered in it.
-			return &Request{X402Version: x402.Version2, Dialect: x402.DialectV2}, err
-		}
-		return v2, nil
-	}
-	switch {
-	case !isAbsent(raw.PaymentHeader):
-		if err := json.Unmarshal(raw.PaymentHeader, &req.PaymentHeader); err != nil {
-			return nil, badRequest("paymentHeader must be a string (Base64 of the payment JSON)")
-		}
-	case !isAbsent(raw.PaymentPayload):
-		if raw.PaymentPayload[0] != '{' {
-			return nil, badRequest("paymentPayload must be a JSON object")
-		}
-		req.PaymentHeader = base64.StdEncoding.EncodeToString(raw.PaymentPayload)
-		req.Dialect = x402.DialectV1
-	default:
-		return nil, badRequest("paymentHeader is required")
-	}
-	if isAbsent(raw.PaymentRequirements) {
-		return nil, badRequest("paymentRequirements is required")
-	}
-	if raw.PaymentRequirements[0] != '{' {
-		return nil, badRequest("paymentRequirements must be a JSON object")
-	}
-	if err := json.Unmarshal(raw.PaymentRequirements, &req.PaymentRequirements); err != nil {
-		return nil, badRequest("paymentRequirements: %s", jsonProblem(err))
-	}
-	var present map[string]json.RawMessage
-	_ = json.Unmarshal(raw.PaymentRequirements, &present)
-	if isAbsent(present["maxTimeoutSeconds"]) {
-		return nil, badRequest("paymentRequirements.maxTimeoutSeconds is required")
-	}
-	if err := validateRequest(req); err != nil {
-		return nil, err
-	}
-	return req, nil
-}
-
-func isAbsent(m json.RawMessage) bool {
-	return len(m) == 0 || string(m) == "null"
-}
-
-// jsonProblem words a JSON decoding error for the caller, in JSON's terms.
-func jsonProblem(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		want := JSONKind(te.Type)
-		if te.Field != "" {
-			return fmt.Sprintf("%s must be a %s, got %s", te.Field, want, te.Value)
-		}
-		return fmt.Sprintf("expected a %s, got %s", want, te.Value)
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("%v at byte %d", se, se.Offset)
-	}
-	return err.Error()
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
