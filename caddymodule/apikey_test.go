@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestFacilitatorAPIKeys: a paywall whose remote facilitator knows its key
@@ -59,7 +60,7 @@ func TestFacilitatorAPIKeys(t *testing.T) {
 	}
 
 	post := func(auth string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", facPort, facilitator.PathVerify), strings.NewReader("{}"))
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", facPort, x402.PathVerify), strings.NewReader("{}"))
 		req.Header.Set("Content-Type", "application/json")
 		if auth != "" {
 			req.Header.Set("Authorization", auth)

@@ -11,8 +11,9 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/limit"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 func init() {
@@ -66,7 +67,7 @@ type FacilitatorRoutes struct {
 	// KeySettleLimit) instead of per IP, so a seller's paywall does not
 	// share one IP's limit among all its buyers; an unknown key is
 	// answered 401, and a client IP that sends too many unknown keys gets
-	// 429 for a while (facilitator.DefaultUnknownKeyLimit). Callers
+	// 429 for a while (httpapi.DefaultUnknownKeyLimit). Callers
 	// without a key (the Cronos clients) are served as before.
 	APIKeys []string `json:"api_keys,omitempty"`
 
@@ -128,7 +129,7 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 	if f == nil {
 		return errors.New("x402_facilitator: the x402 app has no facilitator")
 	}
-	cfg := facilitator.HandlerConfig{NoRateLimits: fr.NoRateLimits, ClientIP: clientIP, Resources: ownResources}
+	cfg := httpapi.Config{NoRateLimits: fr.NoRateLimits, ClientIP: clientIP, Resources: ownResources}
 	for _, l := range []struct {
 		from *RateLimit
 		to   *limit.RateLimit
@@ -148,7 +149,7 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 		}
 		cfg.APIKeys = append(cfg.APIKeys, v)
 	}
-	fr.api = f.Handler(cfg)
+	fr.api = httpapi.New(f, cfg)
 	return initMetrics(ctx.GetMetricsRegistry())
 }
 
@@ -167,12 +168,12 @@ func clientIP(r *http.Request) string {
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (fr *FacilitatorRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	switch r.URL.Path {
-	case facilitator.PathHealth, facilitator.PathSupported, facilitator.PathVerify, facilitator.PathSettle, facilitator.PathSettlementLookup,
-		facilitator.PathDiscoveryResources:
+	case x402.PathHealth, x402.PathSupported, x402.PathVerify, x402.PathSettle, x402.PathSettlementLookup,
+		x402.PathDiscoveryResources:
 		serveCounted(fr.api, w, r)
 		return nil
 	}
-	if strings.HasPrefix(r.URL.Path, facilitator.PathSettlements) {
+	if strings.HasPrefix(r.URL.Path, x402.PathSettlements) {
 		serveCounted(fr.api, w, r)
 		return nil
 	}

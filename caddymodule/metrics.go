@@ -148,15 +148,15 @@ func (h *Handler) timeSettle(r *http.Request, start time.Time) {
 // apiOperation names a facilitator API path for the operation label.
 func apiOperation(path string) string {
 	switch {
-	case path == facilitator.PathHealth:
+	case path == x402.PathHealth:
 		return "healthcheck"
-	case path == facilitator.PathSupported:
+	case path == x402.PathSupported:
 		return "supported"
-	case path == facilitator.PathVerify:
+	case path == x402.PathVerify:
 		return "verify"
-	case path == facilitator.PathSettle:
+	case path == x402.PathSettle:
 		return "settle"
-	case strings.HasPrefix(path, facilitator.PathSettlements):
+	case strings.HasPrefix(path, x402.PathSettlements):
 		return "settlements"
 	}
 	return "other"

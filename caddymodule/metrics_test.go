@@ -17,6 +17,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // scrape reads the admin API's /metrics: every sample, keyed by name and
@@ -116,7 +117,7 @@ func TestMetrics(t *testing.T) {
 		facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 	get(t, tester, siteURL+"/weather", map[string]string{"X-Payment": bogus})
 	for i := 0; i < 2; i++ { // the second is over the limit
-		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", facPort, facilitator.PathVerify), strings.NewReader("{}"))
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", facPort, x402.PathVerify), strings.NewReader("{}"))
 		req.Header.Set("Content-Type", "application/json")
 		if resp, err := tester.Client.Do(req); err == nil {
 			resp.Body.Close()

@@ -50,15 +50,15 @@ var errChainUnreachable = errors.New("cannot reach the chain to look the settlem
 // viaKey is the context key of a settle's origin (Record.Via).
 type viaKey struct{}
 
-// viaAPI marks a settle asked for through the facilitator's HTTP routes:
+// ViaAPI marks a settle asked for through the facilitator's HTTP routes:
 // its journal record says so (store.ViaAPI), and
 // OwnSettlementByAuthorization does not answer it, since the seller it
 // paid may be another paywall on the same pay_to, which delivered it.
-func viaAPI(ctx context.Context) context.Context {
+func ViaAPI(ctx context.Context) context.Context {
 	return context.WithValue(ctx, viaKey{}, store.ViaAPI)
 }
 
-// viaOf is the origin viaAPI put in ctx, "" for an in-process settle.
+// viaOf is the origin ViaAPI put in ctx, "" for an in-process settle.
 func viaOf(ctx context.Context) string {
 	v, _ := ctx.Value(viaKey{}).(string)
 	return v

@@ -1,11 +1,14 @@
-package facilitator
+// Package httpapi is the facilitator's HTTP API (the x402 facilitator interface and its
+// look-ups): the routes (handler.go), who may call them and how often (callers.go: API keys and
+// rate limits, package limit), the answers in each dialect (bodies.go) and the discovery list
+// (discovery.go). It calls the facilitator only through its exported methods.
+package httpapi
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -14,29 +17,17 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/limit"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
-)
-
-// API paths (spec part 4).
-const (
-	PathHealth    = "/healthcheck"
-	PathSupported = "/v2/x402/supported"
-	PathVerify    = "/v2/x402/verify"
-	PathSettle    = "/v2/x402/settle"
-	// PathSettlements is followed by a transaction hash: GET reports that
-	// settlement's outcome from the journal.
-	PathSettlements = "/v2/x402/settlements/"
-	// PathSettlementLookup finds a settlement by its authorization:
-	// GET /v2/x402/settlements?network=...&from=0x...&nonce=0x...
-	PathSettlementLookup = "/v2/x402/settlements"
 )
 
 // MaxBodyBytes is the largest verify or settle request body accepted.
 const MaxBodyBytes = 64 << 10
 
-// HandlerConfig configures the HTTP API.
-type HandlerConfig struct {
+// Config configures the HTTP API.
+type Config struct {
 	// VerifyLimit limits verify requests per client IP; the zero value
 	// means the spec's 10 per minute.
 	VerifyLimit limit.RateLimit
@@ -84,38 +75,31 @@ type HandlerConfig struct {
 	CatalogBytes int64
 }
 
-// Handler returns the facilitator's HTTP API: GET /healthcheck,
-// GET /v2/x402/supported, POST /v2/x402/verify and POST /v2/x402/settle.
+// New returns the facilitator's HTTP API: GET /healthcheck,
+// GET /v2/x402/supported, POST /v2/x402/verify and POST /v2/x402/settle,
+// and the settlement look-ups and the discovery list.
 // Any Go program can mount it.
-func (f *Facilitator) Handler(cfg HandlerConfig) http.Handler {
-	h := &apiHandler{f: f, clientIP: cfg.ClientIP, keys: newAPIKeys(cfg.APIKeys), resources: cfg.Resources, catalogBytes: cfg.CatalogBytes}
+func New(f *facilitator.Facilitator, cfg Config) http.Handler {
+	h := &handler{f: f, clientIP: cfg.ClientIP, keys: newAPIKeys(cfg.APIKeys), resources: cfg.Resources, catalogBytes: cfg.CatalogBytes}
 	if h.clientIP == nil {
 		h.clientIP = remoteIP
 	}
 	if !cfg.NoRateLimits {
-		h.verifyLimit = f.limiters.Get("verify", limitOr(cfg.VerifyLimit, DefaultVerifyLimit))
-		h.settleLimit = f.limiters.Get("settle", limitOr(cfg.SettleLimit, DefaultSettleLimit))
-		h.lookupLimit = f.limiters.Get("settlement look-up", limitOr(cfg.LookupLimit, DefaultLookupLimit))
-		h.keyVerifyLimit = f.limiters.Get("verify by key", limitOr(cfg.KeyVerifyLimit, DefaultKeyVerifyLimit))
-		h.keySettleLimit = f.limiters.Get("settle by key", limitOr(cfg.KeySettleLimit, DefaultKeySettleLimit))
-		h.keyLookupLimit = f.limiters.Get("settlement look-up by key", limitOr(cfg.KeyLookupLimit, DefaultKeyLookupLimit))
+		h.verifyLimit = f.Limiters().Get("verify", limitOr(cfg.VerifyLimit, DefaultVerifyLimit))
+		h.settleLimit = f.Limiters().Get("settle", limitOr(cfg.SettleLimit, DefaultSettleLimit))
+		h.lookupLimit = f.Limiters().Get("settlement look-up", limitOr(cfg.LookupLimit, DefaultLookupLimit))
+		h.keyVerifyLimit = f.Limiters().Get("verify by key", limitOr(cfg.KeyVerifyLimit, DefaultKeyVerifyLimit))
+		h.keySettleLimit = f.Limiters().Get("settle by key", limitOr(cfg.KeySettleLimit, DefaultKeySettleLimit))
+		h.keyLookupLimit = f.Limiters().Get("settlement look-up by key", limitOr(cfg.KeyLookupLimit, DefaultKeyLookupLimit))
 	}
 	if h.keys != nil {
-		h.unknownKeys = f.limiters.Get("unknown API key", limitOr(cfg.UnknownKeyLimit, DefaultUnknownKeyLimit))
+		h.unknownKeys = f.Limiters().Get("unknown API key", limitOr(cfg.UnknownKeyLimit, DefaultUnknownKeyLimit))
 	}
 	return h
 }
 
-// limitOr is l, or def when l is the zero value (not configured).
-func limitOr(l, def limit.RateLimit) limit.RateLimit {
-	if l == (limit.RateLimit{}) {
-		return def
-	}
-	return l
-}
-
-type apiHandler struct {
-	f           *Facilitator
+type handler struct {
+	f           *facilitator.Facilitator
 	clientIP    func(*http.Request) string
 	verifyLimit *limit.Limiter
 	settleLimit *limit.Limiter
@@ -139,35 +123,35 @@ func remoteIP(r *http.Request) string {
 	return host
 }
 
-func (h *apiHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	switch r.URL.Path {
-	case PathHealth:
+	case x402.PathHealth:
 		if methodIs(w, r, http.MethodGet) {
 			writeJSON(w, http.StatusOK, h.f.Health(r.Context(), start))
 		}
-	case PathSupported:
+	case x402.PathSupported:
 		if methodIs(w, r, http.MethodGet) {
 			writeJSON(w, http.StatusOK, h.f.Supported())
 		}
-	case PathVerify:
+	case x402.PathVerify:
 		if methodIs(w, r, http.MethodPost) {
 			h.verify(w, r)
 		}
-	case PathSettle:
+	case x402.PathSettle:
 		if methodIs(w, r, http.MethodPost) {
 			h.settle(w, r)
 		}
-	case PathSettlementLookup:
+	case x402.PathSettlementLookup:
 		if methodIs(w, r, http.MethodGet) && h.lookupAllowed(w, r) {
 			h.settlementByAuthorization(w, r)
 		}
-	case PathDiscoveryResources:
+	case x402.PathDiscoveryResources:
 		if methodIs(w, r, http.MethodGet) && h.lookupAllowed(w, r) {
 			h.discoveryResources(w, r)
 		}
 	default:
-		if hash, ok := strings.CutPrefix(r.URL.Path, PathSettlements); ok {
+		if hash, ok := strings.CutPrefix(r.URL.Path, x402.PathSettlements); ok {
 			if methodIs(w, r, http.MethodGet) && h.lookupAllowed(w, r) {
 				h.settlement(w, hash)
 			}
@@ -186,33 +170,33 @@ func methodIs(w http.ResponseWriter, r *http.Request, method string) bool {
 	return false
 }
 
-func (h *apiHandler) verify(w http.ResponseWriter, r *http.Request) {
+func (h *handler) verify(w http.ResponseWriter, r *http.Request) {
 	if status, msg, ok := h.limited(w, r, h.verifyLimit, h.keyVerifyLimit, "verify"); !ok {
-		writeJSON(w, status, Invalid(msg))
+		writeJSON(w, status, x402.Invalid(msg))
 		return
 	}
 	req, err := ReadRequest(r)
-	var res *VerifyResponse
+	var res *x402.VerifyResponse
 	if err == nil {
 		res, err = h.f.Verify(r.Context(), req)
 	}
 	writeVerify(w, req, res, err)
 }
 
-func (h *apiHandler) settle(w http.ResponseWriter, r *http.Request) {
+func (h *handler) settle(w http.ResponseWriter, r *http.Request) {
 	if status, msg, ok := h.limited(w, r, h.settleLimit, h.keySettleLimit, "settle"); !ok {
-		writeJSON(w, status, failed("", msg))
+		writeJSON(w, status, x402.Failed("", msg))
 		return
 	}
 	req, err := ReadRequest(r)
 	network := ""
-	var res *SettleResponse
+	var res *x402.SettleResponse
 	if err == nil {
 		network = req.PaymentRequirements.Network
-		res, err = h.f.Settle(viaAPI(r.Context()), req)
+		res, err = h.f.Settle(facilitator.ViaAPI(r.Context()), req)
 	}
-	if err != nil && StatusOf(err) >= 500 {
-		h.f.logger.Warn("settle could not be carried out", zap.String("network", network), zap.Error(err))
+	if err != nil && x402.StatusOf(err) >= 500 {
+		h.f.Logger().Warn("settle could not be carried out", zap.String("network", network), zap.Error(err))
 	}
 	if err == nil && res != nil && res.Settled() && len(req.Bazaar) > 0 {
 		h.catalogSettled(w, r, req)
@@ -220,30 +204,20 @@ func (h *apiHandler) settle(w http.ResponseWriter, r *http.Request) {
 	writeSettle(w, req, network, res, err)
 }
 
-// lookupAllowed applies the look-up limits (per API key, else per client
-// IP) and answers 429 over them.
-func (h *apiHandler) lookupAllowed(w http.ResponseWriter, r *http.Request) bool {
-	status, msg, ok := h.limited(w, r, h.lookupLimit, h.keyLookupLimit, "settlement look-up")
-	if !ok {
-		writeJSON(w, status, map[string]string{"error": msg})
-	}
-	return ok
-}
-
 // SettlementStatus is the answer of GET /v2/x402/settlements/{txHash}:
 // the settle answer with the journal's status (pending, settled, failed).
 type SettlementStatus struct {
 	Status string `json:"status"`
-	*SettleResponse
+	*x402.SettleResponse
 }
 
-func (h *apiHandler) settlement(w http.ResponseWriter, hash string) {
+func (h *handler) settlement(w http.ResponseWriter, hash string) {
 	if b, err := hexutil.Decode(hash); err != nil || len(b) != 32 {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "the path must end in a transaction hash: 0x and 64 hex digits"})
 		return
 	}
 	res, err := h.f.Settlement(hash)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no settlement with transaction " + hash + " is known to this facilitator"})
 		return
 	}
@@ -251,7 +225,7 @@ func (h *apiHandler) settlement(w http.ResponseWriter, hash string) {
 }
 
 // settlementByAuthorization answers GET /v2/x402/settlements?network=&from=&nonce=.
-func (h *apiHandler) settlementByAuthorization(w http.ResponseWriter, r *http.Request) {
+func (h *handler) settlementByAuthorization(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	network, from, nonce := q.Get("network"), q.Get("from"), q.Get("nonce")
 	if network == "" || from == "" || nonce == "" {
@@ -259,11 +233,11 @@ func (h *apiHandler) settlementByAuthorization(w http.ResponseWriter, r *http.Re
 		return
 	}
 	res, err := h.f.SettlementByAuthorization(network, from, nonce)
-	if errors.Is(err, ErrSettlementNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no settlement of authorization " + nonce + " by " + from + " on " + network + " is known to this facilitator"})
 		return
 	}
-	var se *StatusError
+	var se *x402.StatusError
 	if errors.As(err, &se) {
 		writeJSON(w, se.Status, map[string]string{"error": se.Message})
 		return
@@ -271,43 +245,24 @@ func (h *apiHandler) settlementByAuthorization(w http.ResponseWriter, r *http.Re
 	h.writeSettlement(w, res, err)
 }
 
-func (h *apiHandler) writeSettlement(w http.ResponseWriter, res *SettleResponse, err error) {
+func (h *handler) writeSettlement(w http.ResponseWriter, res *x402.SettleResponse, err error) {
 	if err != nil {
 		// Nothing the caller did: the journal (a shared database, most
 		// likely) or the chain (a settlement compacted from the journal)
 		// did not answer. Asking again later is the remedy.
-		h.f.logger.Error("reading the settlement journal or the chain failed", zap.Error(err))
+		h.f.Logger().Error("reading the settlement journal or the chain failed", zap.Error(err))
 		w.Header().Set("Retry-After", "2")
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "reading the settlement journal failed; try again shortly"})
 		return
 	}
-	status := StatusPending
+	status := store.StatusPending
 	switch {
 	case res.Settled():
-		status = StatusSettled
-	case res.Error != ErrTextPending:
-		status = StatusFailed
+		status = store.StatusSettled
+	case res.Error != x402.ErrTextPending:
+		status = store.StatusFailed
 	}
 	writeJSON(w, http.StatusOK, SettlementStatus{Status: status, SettleResponse: res})
-}
-
-// limited applies a rate limit; when it is hit it sets Retry-After and
-// returns the message that names the limit.
-func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, ipLimit, keyLimit *limit.Limiter, op string) (int, string, bool) {
-	who, l, per := h.clientIP(r), ipLimit, "client IP"
-	if id, sent, known := h.keys.caller(r); sent {
-		if status, msg, ok := h.checkKey(w, who, known); !ok {
-			return status, msg, false
-		}
-		who, l, per = "key "+id, keyLimit, "API key"
-	}
-	ok, wait := l.Allow(who)
-	if ok {
-		return 0, "", true
-	}
-	secs := int(math.Ceil(wait.Seconds()))
-	w.Header().Set("Retry-After", fmt.Sprint(secs))
-	return http.StatusTooManyRequests, fmt.Sprintf("Rate limit exceeded: %s requests are limited to %s per %s; retry in %d s", op, l.Limit(), per, secs), false
 }
 
 // ReadRequest reads a verify or settle request body strictly: at most
@@ -317,19 +272,19 @@ func (h *apiHandler) limited(w http.ResponseWriter, r *http.Request, ipLimit, ke
 //
 // Besides paymentHeader (Base64), the x402 reference servers' paymentPayload
 // (the decoded header as a JSON object) is accepted.
-func ReadRequest(r *http.Request) (*Request, error) {
+func ReadRequest(r *http.Request) (*x402.Request, error) {
 	v := r.Header.Get("X402-Version")
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, badRequest("request body exceeds %d KiB", MaxBodyBytes>>10)
+			return nil, x402.BadRequest("request body exceeds %d KiB", MaxBodyBytes>>10)
 		}
-		return nil, badRequest("reading the request body: %v", err)
+		return nil, x402.BadRequest("reading the request body: %v", err)
 	}
 	req, err := x402.ParseRequest(body)
 	if v != "" && v != "1" && !(v == "2" && err == nil && req.Dialect == x402.DialectV2) {
-		return nil, badRequest("X402-Version header must be 1, got %q", v)
+		return nil, x402.BadRequest("X402-Version header must be 1, got %q", v)
 	}
 	return req, err
 }

@@ -1,4 +1,4 @@
-package facilitator
+package httpapi
 
 import (
 	"crypto/sha256"
@@ -17,22 +17,22 @@ import (
 var (
 	DefaultVerifyLimit = limit.RateLimit{Requests: 10, Window: time.Minute}
 	DefaultSettleLimit = limit.RateLimit{Requests: 5, Window: time.Minute}
-	// DefaultLookupLimit is HandlerConfig.LookupLimit's default: a
+	// DefaultLookupLimit is Config.LookupLimit's default: a
 	// settlement look-up that the journal cannot answer is read from the
 	// chain (two RPC calls per network), so look-ups are limited too.
 	DefaultLookupLimit = limit.RateLimit{Requests: 60, Window: time.Minute}
 )
 
-// Limits of callers with an API key (HandlerConfig.APIKeys): a seller's
+// Limits of callers with an API key (Config.APIKeys): a seller's
 // paywall sends every buyer's payment through one key.
 var (
-	// DefaultKeyVerifyLimit is HandlerConfig.KeyVerifyLimit's default.
+	// DefaultKeyVerifyLimit is Config.KeyVerifyLimit's default.
 	DefaultKeyVerifyLimit = limit.RateLimit{Requests: 600, Window: time.Minute}
-	// DefaultKeySettleLimit is HandlerConfig.KeySettleLimit's default.
+	// DefaultKeySettleLimit is Config.KeySettleLimit's default.
 	DefaultKeySettleLimit = limit.RateLimit{Requests: 300, Window: time.Minute}
-	// DefaultKeyLookupLimit is HandlerConfig.KeyLookupLimit's default.
+	// DefaultKeyLookupLimit is Config.KeyLookupLimit's default.
 	DefaultKeyLookupLimit = limit.RateLimit{Requests: 600, Window: time.Minute}
-	// DefaultUnknownKeyLimit is HandlerConfig.UnknownKeyLimit's default:
+	// DefaultUnknownKeyLimit is Config.UnknownKeyLimit's default:
 	// ten requests with an unknown API key per client IP, then one every
 	// six seconds.
 	DefaultUnknownKeyLimit = limit.RateLimit{Requests: 10, Window: time.Minute}
@@ -80,7 +80,7 @@ func (k apiKeys) caller(r *http.Request) (id string, sent, known bool) {
 // known or not, from an IP over its limit of unknown keys, so that a
 // guesser learns nothing more until the window lets another guess through.
 // ok is true for a known key from an IP under that limit.
-func (h *apiHandler) checkKey(w http.ResponseWriter, ip string, known bool) (status int, msg string, ok bool) {
+func (h *handler) checkKey(w http.ResponseWriter, ip string, known bool) (status int, msg string, ok bool) {
 	if over, wait := h.unknownKeys.Exhausted(ip); over {
 		return tooManyUnknownKeys(w, wait)
 	}
@@ -99,4 +99,41 @@ func tooManyUnknownKeys(w http.ResponseWriter, wait time.Duration) (int, string,
 	secs := max(int(math.Ceil(wait.Seconds())), 1)
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	return http.StatusTooManyRequests, fmt.Sprintf("Too many requests with an unknown API key from this client IP; retry in %d s", secs), false
+}
+
+// limitOr is l, or def when l is the zero value (not configured).
+func limitOr(l, def limit.RateLimit) limit.RateLimit {
+	if l == (limit.RateLimit{}) {
+		return def
+	}
+	return l
+}
+
+// lookupAllowed applies the look-up limits (per API key, else per client
+// IP) and answers 429 over them.
+func (h *handler) lookupAllowed(w http.ResponseWriter, r *http.Request) bool {
+	status, msg, ok := h.limited(w, r, h.lookupLimit, h.keyLookupLimit, "settlement look-up")
+	if !ok {
+		writeJSON(w, status, map[string]string{"error": msg})
+	}
+	return ok
+}
+
+// limited applies a rate limit; when it is hit it sets Retry-After and
+// returns the message that names the limit.
+func (h *handler) limited(w http.ResponseWriter, r *http.Request, ipLimit, keyLimit *limit.Limiter, op string) (int, string, bool) {
+	who, l, per := h.clientIP(r), ipLimit, "client IP"
+	if id, sent, known := h.keys.caller(r); sent {
+		if status, msg, ok := h.checkKey(w, who, known); !ok {
+			return status, msg, false
+		}
+		who, l, per = "key "+id, keyLimit, "API key"
+	}
+	ok, wait := l.Allow(who)
+	if ok {
+		return 0, "", true
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	w.Header().Set("Retry-After", fmt.Sprint(secs))
+	return http.StatusTooManyRequests, fmt.Sprintf("Rate limit exceeded: %s requests are limited to %s per %s; retry in %d s", op, l.Limit(), per, secs), false
 }

@@ -1,4 +1,4 @@
-package facilitator
+package httpapi
 
 import (
 	"net/http"
@@ -7,11 +7,11 @@ import (
 )
 
 // payerOf is the authorization's from, or "" when the payment cannot be read.
-func payerOf(req *Request) string {
+func payerOf(req *x402.Request) string {
 	if req == nil {
 		return ""
 	}
-	p, err := DecodePaymentHeader(req.PaymentHeader)
+	p, err := x402.DecodePaymentHeader(req.PaymentHeader)
 	if err != nil || p.ParsePayload() != nil {
 		return ""
 	}
@@ -20,11 +20,11 @@ func payerOf(req *Request) string {
 
 // writeVerify answers a verify request in its dialect. A nil res is a
 // StatusError without a verdict (err).
-func writeVerify(w http.ResponseWriter, req *Request, res *VerifyResponse, err error) {
+func writeVerify(w http.ResponseWriter, req *x402.Request, res *x402.VerifyResponse, err error) {
 	status := http.StatusOK
 	if res == nil {
-		status = StatusOf(err)
-		res = Invalid(MessageOf(err))
+		status = x402.StatusOf(err)
+		res = x402.Invalid(x402.MessageOf(err))
 	}
 	payer := payerOf(req)
 	if req == nil || req.Dialect == x402.DialectCronos {
@@ -45,11 +45,11 @@ func writeVerify(w http.ResponseWriter, req *Request, res *VerifyResponse, err e
 
 // writeSettle answers a settle request in its dialect. A nil res is a
 // StatusError without a settlement (err).
-func writeSettle(w http.ResponseWriter, req *Request, network string, res *SettleResponse, err error) {
+func writeSettle(w http.ResponseWriter, req *x402.Request, network string, res *x402.SettleResponse, err error) {
 	status := http.StatusOK
 	if res == nil {
-		status = StatusOf(err)
-		res = failed(network, MessageOf(err))
+		status = x402.StatusOf(err)
+		res = x402.Failed(network, x402.MessageOf(err))
 	}
 	// A settled answer names the payer already; only the others decode
 	// the payment header again for it.
