@@ -237,27 +237,31 @@ func (j *PostgresJournal) ReleaseSettlements(rels ...Release) {
 	j.p.releaseSpent(keys, spent, blocks)
 }
 
-// TakeOver implements Shared: in one transaction, the leases that ran out
-// are ended, the pending settlements on networks of their instances (and
-// of any instance no longer registered) become this instance's, and the
-// claims of instances no longer registered go.
+// TakeOver implements Shared: in one round trip and one transaction (a
+// batch: the statements before one Sync, all or none), the leases that
+// ran out are ended, the pending settlements on networks of their
+// instances (and of any instance no longer registered) become this
+// instance's, and the claims of instances no longer registered go.
 func (j *PostgresJournal) TakeOver(ctx context.Context, networks []string) ([]*Record, error) {
 	inst := j.p.Instance()
-	tx, err := j.p.pool.Begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `SELECT x402_fence($1)`, inst); err != nil {
-		return nil, pgError(err)
-	}
-	if _, err := tx.Exec(ctx, `DELETE FROM x402_instances WHERE expires_at < clock_timestamp()`); err != nil {
-		return nil, err
-	}
-	rows, err := tx.Query(ctx, `UPDATE x402_settlements SET owner = $1
+	b := &pgx.Batch{}
+	b.Queue(`SELECT x402_fence($1)`, inst)
+	b.Queue(`DELETE FROM x402_instances WHERE expires_at < clock_timestamp()`)
+	b.Queue(`UPDATE x402_settlements SET owner = $1
 		WHERE status = 'pending' AND network = ANY($2) AND owner <> $1
 		AND NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = x402_settlements.owner)
 		RETURNING record`, inst, networks)
+	b.Queue(`DELETE FROM x402_claims c WHERE NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner)
+		OR c.spent_at < clock_timestamp() - interval '1 minute'`)
+	br := j.p.pool.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, pgError(err)
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}
@@ -265,11 +269,10 @@ func (j *PostgresJournal) TakeOver(ctx context.Context, networks []string) ([]*R
 	if err != nil {
 		return nil, err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM x402_claims c WHERE NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner)
-		OR c.spent_at < clock_timestamp() - interval '1 minute'`); err != nil {
+	if _, err := br.Exec(); err != nil {
 		return nil, err
 	}
-	if err := tx.Commit(ctx); err != nil {
+	if err := br.Close(); err != nil {
 		return nil, pgError(err)
 	}
 	sortByNonce(recs)

@@ -57,7 +57,7 @@ func (s *PostgresRedemptions) Put(id string, r *Redemption) error {
 	_, err = s.p.pool.Exec(ctx, `INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
 		VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (id) DO UPDATE SET state = excluded.state, valid_before = excluded.valid_before,
-			payment_id = excluded.payment_id, record = excluded.record`, id, r.State, vb, pid, data)
+			payment_id = excluded.payment_id, record = excluded.record`, id, r.State, vb, pid, string(data)) // text: []byte is sent as bytea
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "x402_redemptions_payment_id_key" {
 		return ErrPaymentIDTaken
