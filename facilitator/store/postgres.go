@@ -148,8 +148,15 @@ func (p *Postgres) Instance() string {
 	return p.instance
 }
 
-// pgError maps the store's own SQL errors to this package's.
+// pgError maps the store's own SQL errors to this package's, and marks
+// with ErrUnavailable an error that is not the database's answer (a
+// connection that failed or was cut, a budget that ran out): the store
+// could not be reached, and the same call may succeed shortly. Nil stays
+// nil.
 func pgError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
@@ -158,8 +165,12 @@ func pgError(err error) error {
 		case "XF002":
 			return fmt.Errorf("%w: %s", ErrFollowedElsewhere, pe.Message)
 		}
+		return err
 	}
-	return err
+	if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
 // RedactDSN cuts the credentials, path and options of a connection

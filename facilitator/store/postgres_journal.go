@@ -88,7 +88,7 @@ func (j *PostgresJournal) one(sql string, arg string) (*Record, error) {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, ErrNotFound
 		}
-		return nil, err
+		return nil, pgError(err)
 	}
 	return r, nil
 }
@@ -100,11 +100,11 @@ func (j *PostgresJournal) Pending() ([]*Record, error) {
 	defer cancel()
 	rows, err := j.p.pool.Query(ctx, `SELECT record FROM x402_settlements WHERE status = 'pending' AND owner = $1`, j.p.Instance())
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	out, err := collectRecords(rows)
 	sortByNonce(out)
-	return out, err
+	return out, pgError(err)
 }
 
 // PendingAt implements Shared.
@@ -112,7 +112,7 @@ func (j *PostgresJournal) PendingAt(ctx context.Context, signer string, nonce ui
 	rows, err := j.p.pool.Query(ctx, `SELECT record FROM x402_settlements WHERE status = 'pending' AND signer = $1 AND tx_nonce = $2`,
 		strings.ToLower(signer), int64(nonce))
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	return collectRecords(rows)
 }
@@ -122,7 +122,7 @@ func (j *PostgresJournal) Compact(cutoff time.Time) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	tag, err := j.p.pool.Exec(ctx, `DELETE FROM x402_settlements WHERE status <> 'pending' AND updated_at < $1`, cutoff)
-	return int(tag.RowsAffected()), err
+	return int(tag.RowsAffected()), pgError(err)
 }
 
 // Close implements Journal; the store stays open.
@@ -153,7 +153,7 @@ func (j *PostgresJournal) GiveBack(ctx context.Context, chain, signer string, fi
 	tag, err := j.p.pool.Exec(ctx, `UPDATE x402_nonces SET next = $3 WHERE chain = $1 AND signer = $2 AND next = $4`,
 		chain, strings.ToLower(signer), int64(first), int64(end))
 	if err != nil {
-		return false, err
+		return false, pgError(err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -174,7 +174,7 @@ func (j *PostgresJournal) HoldSettlement(ctx context.Context, id string) (bool, 
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
-	return err == nil, err
+	return err == nil, pgError(err)
 }
 
 // ReserveSettlement implements Shared (x402_reserve, one round trip).
@@ -214,7 +214,7 @@ func (j *PostgresJournal) Reservations(ctx context.Context, payer string) ([]str
 	rows, err := j.p.pool.Query(ctx, `SELECT substr(key, 8) FROM x402_claims
 		WHERE payer = $1 AND (spent_at IS NULL OR spent_at > clock_timestamp() - interval '1 minute')`, strings.ToLower(payer))
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
@@ -259,18 +259,18 @@ func (j *PostgresJournal) TakeOver(ctx context.Context, networks []string) ([]*R
 		return nil, pgError(err)
 	}
 	if _, err := br.Exec(); err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	rows, err := br.Query()
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	recs, err := collectRecords(rows)
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	if _, err := br.Exec(); err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	if err := br.Close(); err != nil {
 		return nil, pgError(err)
