@@ -133,7 +133,9 @@ func TestPostgresSlowStatements(t *testing.T) {
 		name string
 		do   func() error
 	}{
-		{"redemption put", func() error { return rd.Put("r1", &store.Redemption{Route: "r", State: store.RedeemSettling, PaymentID: "pid-1"}) }},
+		{"redemption put", func() error {
+			return rd.Put("r1", &store.Redemption{Route: "r", State: store.RedeemSettling, PaymentID: "pid-1"})
+		}},
 		{"redemption get", func() error { _, err := rd.Get("r2"); return err }},
 		{"payment id", func() error { _, _, err := rd.ByPaymentID("pid-2"); return err }},
 		{"claim", func() error { _, err := cl.Claim(ctx, "k1"); return err }},
