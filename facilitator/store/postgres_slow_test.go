@@ -121,11 +121,31 @@ func TestPostgresSlowLease(t *testing.T) {
 // kind of statement of a fresh store, each on a new connection, answers
 // (a new connection and the statement: 4 s), many at once: each goes in
 // one round trip (nothing to prepare per connection) within twice the
-// lease (10 s by default).
+// lease (10 s by default). A longer lease, for a slower store, gives the
+// statements (and new connections) more: at a 3 s round trip with an 8 s
+// lease each takes 6 s, past the fixed 5 s they had.
 func TestPostgresSlowStatements(t *testing.T) {
-	p, px, _ := slowPG(t, store.PostgresOptions{})
-	p.Pool().Reset() // every statement below on a new connection
-	px.SetDelay(time.Second, time.Second)
+	for _, tc := range []struct {
+		name  string
+		lease time.Duration
+		each  time.Duration
+	}{
+		{"2 s round trip, default lease", 0, time.Second},
+		{"3 s round trip, 8 s lease", 8 * time.Second, 1500 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p, px, _ := slowPG(t, store.PostgresOptions{Lease: tc.lease})
+			p.Pool().Reset() // every statement below on a new connection
+			px.SetDelay(tc.each, tc.each)
+			slowStatements(t, p)
+		})
+	}
+}
+
+// slowStatements runs every kind of statement of the store at once and
+// fails the test for each error.
+func slowStatements(t *testing.T, p *store.Postgres) {
 	ctx := context.Background()
 	j, rd, cl := p.Journal(), p.Redemptions(), p.Claims()
 	now := time.Now().UTC()
@@ -166,7 +186,7 @@ func TestPostgresSlowStatements(t *testing.T) {
 	wg.Wait()
 	for i, c := range calls {
 		if errs[i] != nil {
-			t.Errorf("%s through a 2 s round trip: %v (after %v)", c.name, errs[i], took[i].Round(time.Millisecond))
+			t.Errorf("%s: %v (after %v)", c.name, errs[i], took[i].Round(time.Millisecond))
 		}
 	}
 	if !p.Live() {
@@ -208,5 +228,49 @@ func TestPostgresUnavailable(t *testing.T) {
 	}
 	if _, err := j.Nonces(context.Background(), "338", "0xs", 0, 1); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("nonces with the database out of reach: %v, want ErrUnavailable", err)
+	}
+}
+
+// TestPostgresRoundTrips: each call of the store is one round trip to
+// the database (counted by the proxy, Exchanges), the first of its kind on
+// a connection too (nothing to prepare: pgx's default prepared each
+// statement first, a round trip more), a take-over too (it was six: a
+// transaction of four statements), and a connection idle for more than a
+// second is used without a ping first (pgx's default pinged it, a round
+// trip more).
+func TestPostgresRoundTrips(t *testing.T) {
+	// A long lease: no renewal while the calls are counted.
+	p, px, _ := slowPG(t, store.PostgresOptions{Lease: time.Minute, MaxConns: 1})
+	ctx := context.Background()
+	j, rd, cl := p.Journal(), p.Redemptions(), p.Claims()
+	now := time.Now().UTC()
+	if _, err := rd.Get("warm"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		idle time.Duration // before the call
+		do   func() error
+	}{
+		{"redemption get", 0, func() error { _, err := rd.Get("a"); return err }},
+		{"redemption put", 0, func() error { return rd.Put("a", &store.Redemption{Route: "r", State: store.RedeemSettling}) }},
+		{"redemption put again", 0, func() error { return rd.Put("b", &store.Redemption{Route: "r", State: store.RedeemPaid}) }},
+		{"claim", 0, func() error { _, err := cl.Claim(ctx, "k"); return err }},
+		{"journal put", 0, func() error {
+			return j.Put(&store.Record{ID: "net/0xa/0x01", Network: "net", Signer: "0xS", TxNonce: 1, Status: store.StatusPending, CreatedAt: now, UpdatedAt: now})
+		}},
+		{"hold", 0, func() error { _, err := j.HoldSettlement(ctx, "net/0xb/0x01"); return err }},
+		{"nonces", 0, func() error { _, err := j.Nonces(ctx, "338", "0xs", 5, 2); return err }},
+		{"take over", 0, func() error { _, err := j.TakeOver(ctx, []string{"net"}); return err }},
+		{"redemption get after 1.5 s idle", 1500 * time.Millisecond, func() error { _, err := rd.Get("c"); return err }},
+	} {
+		time.Sleep(tc.idle)
+		before := px.Exchanges()
+		if err := tc.do(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if n := px.Exchanges() - before; n != 1 {
+			t.Errorf("%s: %d round trips, want 1", tc.name, n)
+		}
 	}
 }

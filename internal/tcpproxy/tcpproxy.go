@@ -33,6 +33,7 @@ type Proxy struct {
 	closed bool
 	wg     sync.WaitGroup
 	count  atomic.Int64 // connections accepted
+	turns  atomic.Int64 // client bursts after the target spoke (Exchanges)
 }
 
 // Start listens on a free port of 127.0.0.1 and forwards every connection
@@ -69,6 +70,13 @@ func (p *Proxy) Delay() (toTarget, toClient time.Duration) {
 
 // Connections is how many connections the proxy has accepted so far.
 func (p *Proxy) Connections() int64 { return p.count.Load() }
+
+// Exchanges is how many times, over every connection so far, the client
+// sent bytes first or after it was given bytes of the target: for a
+// protocol of requests and answers (PostgreSQL's, HTTP/1.1's), its round
+// trips. Bytes the client sends in several writes before it hears back
+// count once.
+func (p *Proxy) Exchanges() int64 { return p.turns.Load() }
 
 // Cut closes every open connection, both sides (the client sees its
 // connection reset or ended); new connections are accepted as before.
@@ -139,8 +147,18 @@ func (p *Proxy) serve(client net.Conn) {
 		return
 	}
 	done := make(chan struct{}, 2)
-	go func() { pipe(server, client, &p.toTarget); done <- struct{}{} }()
-	go func() { pipe(client, server, &p.toClient); done <- struct{}{} }()
+	// last is what the connection did last: 0 nothing, 1 read bytes of
+	// the client, 2 gave the client bytes of the target; bytes of the
+	// client read after 0 or 2 begin an exchange.
+	var last atomic.Int32
+	up := func() {
+		if last.Swap(1) != 1 {
+			p.turns.Add(1)
+		}
+	}
+	down := func() { last.Store(2) }
+	go func() { pipe(server, client, &p.toTarget, up, func() {}); done <- struct{}{} }()
+	go func() { pipe(client, server, &p.toClient, func() {}, down); done <- struct{}{} }()
 	<-done
 	// One direction ended (its side closed, or failed): the connection
 	// ends, as PostgreSQL's and HTTP's do, both sides at once.
@@ -156,8 +174,9 @@ type chunk struct {
 }
 
 // pipe copies src to dst, each read held for the delay at the time it was
-// read. It returns when src ends or either side fails.
-func pipe(dst, src net.Conn, delay *atomic.Int64) {
+// read; read is called when bytes are read, wrote when they are written.
+// It returns when src ends or either side fails.
+func pipe(dst, src net.Conn, delay *atomic.Int64, read, wrote func()) {
 	q := make(chan chunk, 256)
 	failed := make(chan struct{})
 	go func() {
@@ -166,6 +185,7 @@ func pipe(dst, src net.Conn, delay *atomic.Int64) {
 			buf := make([]byte, 32<<10)
 			n, err := src.Read(buf)
 			if n > 0 {
+				read()
 				select {
 				case q <- chunk{buf[:n], time.Now().Add(time.Duration(delay.Load()))}:
 				case <-failed:
@@ -188,5 +208,6 @@ func pipe(dst, src net.Conn, delay *atomic.Int64) {
 			}
 			return
 		}
+		wrote()
 	}
 }

@@ -131,11 +131,42 @@ func TestCut(t *testing.T) {
 	if n := p.Connections(); n != 2 {
 		t.Errorf("Connections() = %d, want 2", n)
 	}
+	if n := p.Exchanges(); n != 2 {
+		t.Errorf("Exchanges() = %d, want 2 (one round trip on each connection)", n)
+	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := net.DialTimeout("tcp", p.Addr(), time.Second); err == nil {
 		c.Close()
 		t.Error("a closed proxy accepted a connection")
+	}
+}
+
+// TestExchanges: each request sent after the answer to the previous one
+// is an exchange, however many writes it takes; a client that sends again
+// before any answer is one exchange.
+func TestExchanges(t *testing.T) {
+	p := start(t)
+	c := dial(t, p)
+	for i := range 3 {
+		roundTrip(t, c, []byte("request"))
+		if n := p.Exchanges(); n != int64(i+1) {
+			t.Fatalf("after %d round trips Exchanges() = %d", i+1, n)
+		}
+	}
+	// Two writes before the client hears back (the answers are held
+	// back): one exchange.
+	p.SetDelay(0, 100*time.Millisecond)
+	c.Write([]byte("a"))
+	time.Sleep(20 * time.Millisecond)
+	c.Write([]byte("b"))
+	got := make([]byte, 2)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != "ab" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+	if n := p.Exchanges(); n != 4 {
+		t.Errorf("two writes before an answer: Exchanges() = %d, want 4", n)
 	}
 }
