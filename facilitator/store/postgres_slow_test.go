@@ -66,6 +66,7 @@ func leaseRow(t *testing.T, direct, instance string) time.Duration {
 // connection, a prepared statement and the statement, 1.8 s; the budget
 // was 1 s, and a renewal cut short costs the connection).
 func TestPostgresSlowLease(t *testing.T) {
+	t.Parallel()
 	const lease = 2 * time.Second
 	p, px, direct := slowPG(t, store.PostgresOptions{Lease: lease, MaxConns: 2})
 	id := p.Instance()
@@ -125,6 +126,7 @@ func TestPostgresSlowLease(t *testing.T) {
 // statements (and new connections) more: at a 3 s round trip with an 8 s
 // lease each takes 6 s, past the fixed 5 s they had.
 func TestPostgresSlowStatements(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		lease time.Duration
@@ -239,6 +241,7 @@ func TestPostgresUnavailable(t *testing.T) {
 // second is used without a ping first (pgx's default pinged it, a round
 // trip more).
 func TestPostgresRoundTrips(t *testing.T) {
+	t.Parallel()
 	// A long lease: no renewal while the calls are counted.
 	p, px, _ := slowPG(t, store.PostgresOptions{Lease: time.Minute, MaxConns: 1})
 	ctx := context.Background()
