@@ -83,23 +83,98 @@ type AccessWindow struct {
 	// The Caddyfile sets it from the directive's path matcher (/api/*
 	// gives /api/, /article gives /article); default /.
 	AccessPath string `json:"access_path,omitempty"`
-
-	access accessState
 }
 
-// accessState is what a route with access needs at run time.
-type accessState struct {
-	on     bool
-	window time.Duration
-	grants store.Grants
-	keys   *accessKeyring // the server key's generations: sign cookies and nonces
-	path   string         // the cookie's Path
+// minAccess is the shortest access window.
+const minAccess = time.Second
+
+// Validate checks the access settings.
+func (w *AccessWindow) Validate() error {
+	if w.Access < 0 || (w.Access > 0 && time.Duration(w.Access) < minAccess) {
+		return fmt.Errorf("x402: access must be a duration of at least %s, such as 1h, got %s", minAccess, time.Duration(w.Access))
+	}
+	if w.Access == 0 && (w.AccessCookieOff || w.AccessPath != "") {
+		return errors.New("x402: access_cookie and access_path need access <duration>")
+	}
+	if w.AccessPath != "" && !strings.HasPrefix(w.AccessPath, "/") {
+		return fmt.Errorf("x402: access_path %q must start with /", w.AccessPath)
+	}
+	return nil
+}
+
+// UnmarshalOption reads access <duration> and access_cookie on|off.
+func (w *AccessWindow) UnmarshalOption(d *caddyfile.Dispenser, opt, v string) error {
+	switch opt {
+	case "access":
+		dur, err := caddy.ParseDuration(v)
+		if err != nil || dur < minAccess {
+			return d.Errf("x402: access %q is not a duration of at least %s, such as 1h or 24h", v, minAccess)
+		}
+		w.Access = caddy.Duration(dur)
+	case "access_cookie":
+		switch v {
+		case "on":
+			w.AccessCookieOff = false
+		case "off":
+			w.AccessCookieOff = true
+		default:
+			return d.Errf("x402: access_cookie takes on or off, got %q", v)
+		}
+	}
+	return nil
+}
+
+// accessRoute is what a gate knows of its route: the payment options that
+// identify it for grants and name its sign-in chains, and its labels.
+type accessRoute struct {
+	// Options are the route's payment options, in the seller's order.
+	Options []accessOption
+	// Label is the directive's label, part of the route's identity.
+	Label string
+	// MetricsLabel is the route label of the metrics.
+	MetricsLabel string
+}
+
+// accessOption is one payment option of a route, as grants know it.
+type accessOption struct {
+	Network, CAIP2, PayTo, Asset, Description, MimeType string
+}
+
+// accessDeps is what a gate borrows from the paywall: the store of its
+// grants, the contract wallet check and the attempt limit.
+type accessDeps struct {
+	// Store holds the grants and, in PostgreSQL, the server key (else
+	// Caddy's storage does). nil: access cannot be provisioned.
+	Store store.Redemptions
+	// WalletCheck asks a contract wallet about a sign-in on the networks
+	// of WalletNetworks; nil: externally owned accounts only.
+	WalletCheck    contractWalletCheck
+	WalletNetworks map[string]bool
+	// Allow counts a contract wallet's sign-in against the client's
+	// attempt limit: false with the wait when over it.
+	Allow func(r *http.Request) (bool, time.Duration)
+}
+
+// accessGate is a route's access at run time: it serves the requests a
+// live grant lets through, records the grants payments buy, and declares
+// the sign-in challenge in 402s. It never answers a refusal itself: it
+// returns it, and the paywall answers.
+type accessGate struct {
+	window    time.Duration
+	path      string // the cookie's Path
+	cookieOff bool
+	route     accessRoute
+	grants    store.Grants
+	keys      *accessKeyring // the server key's generations: sign cookies and nonces
+	poolKey   string         // the keyring's usage pool key, released by cleanup
 	// walletCheck asks a contract wallet about a sign-in whose signature
 	// does not recover to it, on walletNets (the route's networks that
 	// the x402 app serves, so has an RPC for). nil: externally owned
 	// accounts only.
 	walletCheck contractWalletCheck
 	walletNets  map[string]bool
+	allow       func(r *http.Request) (bool, time.Duration)
+	logger      *zap.Logger
 }
 
 // contractWalletCheck reports what wallet (a contract on network) says of
@@ -111,43 +186,8 @@ type contractWalletCheck func(ctx context.Context, network string, wallet common
 
 // canAskWallet reports whether a contract wallet's sign-in on network can
 // be checked.
-func (a *accessState) canAskWallet(network string) bool {
-	return a.walletCheck != nil && a.walletNets[network]
-}
-
-// provisionWalletCheck lets contract wallets sign in on the route's
-// networks that the x402 app serves (with the embedded facilitator,
-// all of them; with a remote one, those configured in the app too).
-func (h *Handler) provisionWalletCheck() {
-	a := &h.access
-	a.walletCheck, a.walletNets = nil, map[string]bool{}
-	if h.app == nil || h.app.fac == nil {
-		return
-	}
-	fac := h.app.fac
-	for i := range h.options {
-		if _, ok := fac.NetworkInfo(h.options[i].reqs.Network); ok {
-			a.walletNets[h.options[i].reqs.Network] = true
-		}
-	}
-	a.walletCheck = fac.WalletSignature
-}
-
-// minAccess is the shortest access window.
-const minAccess = time.Second
-
-// validateAccess checks the access settings.
-func (h *Handler) validateAccess() error {
-	if h.Access < 0 || (h.Access > 0 && time.Duration(h.Access) < minAccess) {
-		return fmt.Errorf("x402: access must be a duration of at least %s, such as 1h, got %s", minAccess, time.Duration(h.Access))
-	}
-	if h.Access == 0 && (h.AccessCookieOff || h.AccessPath != "") {
-		return errors.New("x402: access_cookie and access_path need access <duration>")
-	}
-	if h.AccessPath != "" && !strings.HasPrefix(h.AccessPath, "/") {
-		return fmt.Errorf("x402: access_path %q must start with /", h.AccessPath)
-	}
-	return nil
+func (g *accessGate) canAskWallet(network string) bool {
+	return g.walletCheck != nil && g.walletNets[network]
 }
 
 // Names of the secrets behind access: in Caddy's storage, or in the
@@ -157,36 +197,49 @@ const (
 	accessSecretPath = "x402/access.key"
 )
 
-// provisionAccess prepares a route with access: the grants (in the
+// provisionGate prepares a route with access: the grants (in the
 // redemption store's storage) and the server key, which is made once and
 // shared by every instance that shares the storage, and rotated there
-// (access_keys.go). It runs after the requirements and the redemption
-// store are known.
-func (h *Handler) provisionAccess(ctx caddy.Context) error {
-	if h.Access == 0 {
+// (access_keys.go). nil without access. On an error the gate returned, if
+// any, holds what Cleanup releases.
+func provisionGate(ctx caddy.Context, w AccessWindow, route accessRoute, deps accessDeps, logger *zap.Logger) (*accessGate, error) {
+	if w.Access == 0 {
+		return nil, nil
+	}
+	g := &accessGate{window: time.Duration(w.Access), path: w.AccessPath, cookieOff: w.AccessCookieOff,
+		route: route, allow: deps.Allow, logger: logger}
+	if g.path == "" {
+		g.path = "/"
+	}
+	if deps.Store == nil || store.GrantsOf(deps.Store) == nil {
+		return nil, errors.New("x402: access needs a redemption store that keeps grants")
+	}
+	g.grants = store.GrantsOf(deps.Store)
+	keys, err := g.provisionKeyring(ctx, deps.Store)
+	if err != nil {
+		return g, fmt.Errorf("x402: access: the server key of access cookies and sign-ins: %w", err)
+	}
+	g.keys = keys
+	g.walletCheck, g.walletNets = deps.WalletCheck, deps.WalletNetworks
+	if g.walletNets == nil {
+		g.walletNets = map[string]bool{}
+	}
+	if len(g.siwxChains()) == 0 {
+		logger.Warn("the chain ids of the route's networks are unknown, so the 402 cannot declare sign-in-with-x; access works by cookie only",
+			zap.String("network", g.firstNetwork()))
+	}
+	return g, initAccessMetrics(ctx.GetMetricsRegistry())
+}
+
+// Cleanup releases the gate's hold on its keyring.
+func (g *accessGate) Cleanup() error {
+	if g == nil || g.poolKey == "" {
 		return nil
 	}
-	a := &h.access
-	a.on, a.window = true, time.Duration(h.Access)
-	a.path = h.AccessPath
-	if a.path == "" {
-		a.path = "/"
-	}
-	if h.redeem == nil || store.GrantsOf(h.redeem.store) == nil {
-		return errors.New("x402: access needs a redemption store that keeps grants")
-	}
-	a.grants = store.GrantsOf(h.redeem.store)
-	keys, err := h.provisionKeyring(ctx)
-	if err != nil {
-		return fmt.Errorf("x402: access: the server key of access cookies and sign-ins: %w", err)
-	}
-	a.keys = keys
-	h.provisionWalletCheck()
-	if len(h.siwxChains()) == 0 {
-		h.logger.Warn("the chain ids of the route's networks are unknown, so the 402 cannot declare sign-in-with-x; access works by cookie only",
-			zap.String("network", h.firstNetwork()))
-	}
-	return initAccessMetrics(ctx.GetMetricsRegistry())
+	key := g.poolKey
+	g.poolKey = ""
+	_, err := pool.Delete(key)
+	return err
 }
 
 // deriveKey is a key of its own for one use of the server key.
@@ -198,67 +251,70 @@ func deriveKey(key []byte, use string) []byte {
 
 // grantRoute identifies the route for grants: the route's payment
 // options (each network, token, pay_to, description and type, without
-// the resource: a grant is for the whole directive) and its price (as
-// written, and as resolved for this request when it is priced per
-// request, so that a payment for a cheaper request opens no dearer one),
-// the site (the host the buyer addressed: requestOrigin), the route's
-// path prefix and label. A grant for one route opens no other route of
-// the site, nor of another site on this server.
-func (h *Handler) grantRoute(r *http.Request) string {
+// the resource: a grant is for the whole directive) and its price (the
+// paywall's accessPrice: as written, and as resolved for this request, so
+// that a payment for a cheaper request opens no dearer one), the site
+// (the host the buyer addressed: requestOrigin), the route's path prefix
+// and label. A grant for one route opens no other route of the site, nor
+// of another site on this server.
+func (g *accessGate) grantRoute(r *http.Request, price string) string {
 	s := sha256.New()
 	s.Write([]byte("x402 access grant\x00"))
-	for _, o := range h.options {
-		for _, v := range []string{o.reqs.Network, o.reqs.PayTo, o.reqs.Asset, o.reqs.Description, o.reqs.MimeType} {
+	for _, o := range g.route.Options {
+		for _, v := range []string{o.Network, o.PayTo, o.Asset, o.Description, o.MimeType} {
 			s.Write([]byte(v))
 			s.Write([]byte{0})
 		}
 	}
-	price := h.priceExpr()
-	if sl := h.saleOf(r); sl != nil && sl.offer != nil {
-		price += "\x00" + sl.offer.value
-	}
 	_, host := requestOrigin(r)
-	for _, v := range []string{price, strings.ToLower(host), h.access.path, h.Label} {
+	for _, v := range []string{price, strings.ToLower(host), g.path, g.route.Label} {
 		s.Write([]byte{0})
 		s.Write([]byte(v))
 	}
 	return hex.EncodeToString(s.Sum(nil)[:16])
 }
 
-// serveAccess serves a request without payment that a live grant lets
-// through: by its access cookie or its SIGN-IN-WITH-X header. A sign-in
-// that does not hold is answered 402 with its reason and a fresh
-// challenge; a request with a payment header pays. It reports handled
-// false when the request is to be answered as any other.
-func (h *Handler) serveAccess(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, paymentHeader string) (bool, error) {
-	if !h.access.on || paymentHeader != "" {
-		return false, nil
-	}
-	route := h.grantRoute(r)
-	if g := h.cookieGrant(r, route, time.Now()); g != nil {
-		return true, h.serveGrant(w, r, next, g, AccessViaCookie)
+// accessRefusal is a sign-in the gate refused, for the paywall to answer:
+// 402 with Text as the error (and the route's requirements with a fresh
+// challenge), 429 after Wait, or 503 with Text and Retry.
+type accessRefusal struct {
+	Status int
+	Text   string
+	Retry  string
+	Wait   time.Duration
+}
+
+// Serve serves a request without payment that a live grant lets through:
+// by its access cookie or its SIGN-IN-WITH-X header; price is the
+// route's price for grants (grantRoute). A sign-in that does not hold is returned as
+// a refusal, not answered. It reports handled false when the request is
+// to be answered as any other.
+func (g *accessGate) Serve(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, price string) (bool, *accessRefusal, error) {
+	route := g.grantRoute(r, price)
+	if gr := g.cookieGrant(r, route, time.Now()); gr != nil {
+		return true, nil, g.serveGrant(w, r, next, gr, AccessViaCookie)
 	}
 	header := r.Header.Get(headerSIWx)
-	if header == "" || len(h.siwxChains()) == 0 {
-		return false, nil
+	if header == "" || len(g.siwxChains()) == 0 {
+		return false, nil, nil
 	}
-	g, refusal, err := h.signIn(r, header, route, time.Now())
+	gr, refusal, err := g.signIn(r, header, route, time.Now())
 	switch {
 	case err != nil:
-		h.observeAccess(AccessViaSIWx, accessRefused, reasonStoreUnavailable)
-		h.logger.Error("the access store cannot be reached; sign-ins are answered 503 until it is back", zap.Error(err))
-		return true, writeRetryJSON(w, http.StatusServiceUnavailable, textAccessStoreDown, retryStoreDown)
+		g.observeAccess(AccessViaSIWx, accessRefused, reasonStoreUnavailable)
+		g.logger.Error("the access store cannot be reached; sign-ins are answered 503 until it is back", zap.Error(err))
+		return true, &accessRefusal{Status: http.StatusServiceUnavailable, Text: textAccessStoreDown, Retry: retryStoreDown}, nil
 	case refusal != nil && refusal.status == http.StatusTooManyRequests:
-		h.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
-		return true, tooManyAttempts(w, refusal.retry)
+		g.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
+		return true, &accessRefusal{Status: http.StatusTooManyRequests, Wait: refusal.retry}, nil
 	case refusal != nil && refusal.status == http.StatusServiceUnavailable:
-		h.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
-		return true, writeRetryJSON(w, http.StatusServiceUnavailable, refusal.text, retrySIWxFresh)
+		g.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
+		return true, &accessRefusal{Status: http.StatusServiceUnavailable, Text: refusal.text, Retry: retrySIWxFresh}, nil
 	case refusal != nil:
-		h.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
-		return true, h.paymentRequired(w, r, refusal.text, "")
+		g.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
+		return true, &accessRefusal{Status: http.StatusPaymentRequired, Text: refusal.text}, nil
 	}
-	return true, h.serveGrant(w, r, next, g, AccessViaSIWx)
+	return true, nil, g.serveGrant(w, r, next, gr, AccessViaSIWx)
 }
 
 // retrySIWxFresh is the retry advice of a sign-in that could not be
@@ -269,28 +325,28 @@ const retrySIWxFresh = "sign the challenge of a fresh 402 and send it shortly"
 const textAccessStoreDown = "the access store cannot be reached, so the sign-in could not be checked: nothing was charged"
 
 // serveGrant runs the upstream for a request a grant lets through.
-func (h *Handler) serveGrant(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, g *store.Grant, via string) error {
-	from := common.HexToAddress(g.Payer).Hex()
-	until := g.End.UTC().Format(time.RFC3339)
+func (g *accessGate) serveGrant(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, gr *store.Grant, via string) error {
+	from := common.HexToAddress(gr.Payer).Hex()
+	until := gr.End.UTC().Format(time.RFC3339)
 	r.Header.Set(HeaderFrom, from)
 	r.Header.Set(HeaderAccessUntil, until)
 	r.Header.Set(HeaderAccessVia, via)
 	// No settlement: its placeholders are empty, not left unreplaced.
-	h.setAccessVars(r, [][2]string{{"from", from}, {"access_until", until}, {"access_via", via},
+	setAccessVars(r, [][2]string{{"from", from}, {"access_until", until}, {"access_via", via},
 		{"tx_hash", ""}, {"to", ""}, {"value", ""}, {"network", ""}, {"block_number", ""}})
 	w.Header().Set(HeaderAccessUntil, until)
 	if via == AccessViaSIWx {
-		h.setAccessCookie(w, r, g, time.Now())
+		g.setAccessCookie(w, r, gr, time.Now())
 	}
-	h.observeAccess(via, accessServed, "")
-	h.logger.Debug("served by an access grant", zap.String("from", from), zap.String("until", until), zap.String("via", via))
+	g.observeAccess(via, accessServed, "")
+	g.logger.Debug("served by an access grant", zap.String("from", from), zap.String("until", until), zap.String("via", via))
 	return next.ServeHTTP(w, r)
 }
 
 // setAccessVars sets placeholders {http.x402.<name>} (and the x402.<name>
 // variables): from, access_until, access_via and, for a request served by
 // a grant, the settlement's, empty.
-func (h *Handler) setAccessVars(r *http.Request, vals [][2]string) {
+func setAccessVars(r *http.Request, vals [][2]string) {
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	for _, kv := range vals {
 		if repl != nil {
@@ -300,42 +356,38 @@ func (h *Handler) setAccessVars(r *http.Request, vals [][2]string) {
 	}
 }
 
-// grantAccess records the grant a settled payment buys, once the paywall
-// knows the money moved and before the paid answer begins, and gives the
-// buyer its end (X-Payment-Access-Until) and the access cookie. It is
-// called for every delivery of the payment (a retry after a hang-up
-// too): the grant runs from the settlement, so writing it again changes
-// nothing.
-func (h *Handler) grantAccess(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) {
-	if !h.access.on || !sr.Settled() || !common.IsHexAddress(sr.From) {
+// Grant records the grant a settled payment buys on network at price (as
+// Serve takes it), once the paywall knows the money moved and before the paid
+// answer begins, and gives the buyer its end (X-Payment-Access-Until) and
+// the access cookie. It is called for every delivery of the payment (a
+// retry after a hang-up too): the grant runs from the settlement, so
+// writing it again changes nothing.
+func (g *accessGate) Grant(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse, price, network string) {
+	if !sr.Settled() || !common.IsHexAddress(sr.From) {
 		return
 	}
 	now := time.Now()
 	start := settledAt(sr, now)
-	network := sr.Network
-	if network == "" {
-		network = h.saleOf(r).network()
-	}
-	g := &store.Grant{Route: h.grantRoute(r), Payer: strings.ToLower(sr.From), Start: start, End: start.Add(h.access.window),
+	gr := &store.Grant{Route: g.grantRoute(r, price), Payer: strings.ToLower(sr.From), Start: start, End: start.Add(g.window),
 		TxHash: sr.TxHash, Network: network}
-	changed, err := h.access.grants.PutGrant(g)
+	changed, err := g.grants.PutGrant(gr)
 	switch {
 	case err != nil:
 		// The resource is still delivered: it was paid for. Only the
 		// sign-ins of the window are lost (the cookie carries the grant).
-		h.logger.Error("recording an access grant failed; the buyer's sign-ins in its window will be refused",
+		g.logger.Error("recording an access grant failed; the buyer's sign-ins in its window will be refused",
 			zap.String("from", sr.From), zap.String("tx_hash", sr.TxHash), zap.Error(err))
 	case changed:
-		h.observeGrant(network)
+		g.observeGrant(network)
 	}
-	if !g.End.After(now) {
+	if !gr.End.After(now) {
 		return // settled longer ago than the window: nothing left
 	}
-	until := g.End.UTC().Format(time.RFC3339)
+	until := gr.End.UTC().Format(time.RFC3339)
 	r.Header.Set(HeaderAccessUntil, until)
-	h.setAccessVars(r, [][2]string{{"access_until", until}, {"access_via", ""}})
+	setAccessVars(r, [][2]string{{"access_until", until}, {"access_via", ""}})
 	w.Header().Set(HeaderAccessUntil, until)
-	h.setAccessCookie(w, r, g, now)
+	g.setAccessCookie(w, r, gr, now)
 }
 
 // settledAt is when a payment settled: the settle answer's timestamp,
@@ -346,28 +398,6 @@ func settledAt(sr *facilitator.SettleResponse, now time.Time) time.Time {
 		t = now
 	}
 	return t.UTC().Truncate(time.Second)
-}
-
-// unmarshalAccessOption reads access <duration> and access_cookie on|off.
-func (h *Handler) unmarshalAccessOption(d *caddyfile.Dispenser, opt, v string) error {
-	switch opt {
-	case "access":
-		dur, err := caddy.ParseDuration(v)
-		if err != nil || dur < minAccess {
-			return d.Errf("x402: access %q is not a duration of at least %s, such as 1h or 24h", v, minAccess)
-		}
-		h.Access = caddy.Duration(dur)
-	case "access_cookie":
-		switch v {
-		case "on":
-			h.AccessCookieOff = false
-		case "off":
-			h.AccessCookieOff = true
-		default:
-			return d.Errf("x402: access_cookie takes on or off, got %q", v)
-		}
-	}
-	return nil
 }
 
 // parseHandlerRoute is the x402 directive: as a handler directive (its
@@ -444,11 +474,11 @@ func (rd *redeemer) pruneGrants() {
 
 // siwxChains are the CAIP-2 ids of the route's networks whose chain id is
 // known, in the seller's order: the chains a buyer may sign in on.
-func (h *Handler) siwxChains() []string {
+func (g *accessGate) siwxChains() []string {
 	var out []string
-	for i := range h.options {
-		if c := h.options[i].caip2; c != "" {
-			out = append(out, c)
+	for _, o := range g.route.Options {
+		if o.CAIP2 != "" {
+			out = append(out, o.CAIP2)
 		}
 	}
 	return out
@@ -456,10 +486,10 @@ func (h *Handler) siwxChains() []string {
 
 // siwxNetwork is the route's network of a sign-in's chain ("" when the
 // route has no such chain).
-func (h *Handler) siwxNetwork(chain string) string {
-	for i := range h.options {
-		if h.options[i].caip2 == chain {
-			return h.options[i].reqs.Network
+func (g *accessGate) siwxNetwork(chain string) string {
+	for _, o := range g.route.Options {
+		if o.CAIP2 == chain {
+			return o.Network
 		}
 	}
 	return ""
@@ -467,9 +497,9 @@ func (h *Handler) siwxNetwork(chain string) string {
 
 // firstNetwork is the route's first network, the label of what concerns
 // the route rather than one payment.
-func (h *Handler) firstNetwork() string {
-	if len(h.options) == 0 {
+func (g *accessGate) firstNetwork() string {
+	if len(g.route.Options) == 0 {
 		return ""
 	}
-	return h.options[0].reqs.Network
+	return g.route.Options[0].Network
 }

@@ -41,9 +41,9 @@ func cookieName(route string) string { return accessCookiePrefix + route[:12] }
 
 // cookieValue is the signed value that carries g, signed with the newest
 // server key.
-func (h *Handler) cookieValue(g *store.Grant) string {
+func (a *accessGate) cookieValue(g *store.Grant) string {
 	payload := "1." + g.Route + "." + strings.ToLower(g.Payer) + "." + strconv.FormatInt(g.End.Unix(), 10)
-	return payload + "." + cookieMAC(h.access.signingKey(), payload)
+	return payload + "." + cookieMAC(a.signingKey(), payload)
 }
 
 func cookieMAC(k *accessKey, payload string) string {
@@ -54,8 +54,8 @@ func cookieMAC(k *accessKey, payload string) string {
 
 // setAccessCookie gives the buyer the access cookie of g, unless cookies
 // are off or nothing of the grant is left.
-func (h *Handler) setAccessCookie(w http.ResponseWriter, r *http.Request, g *store.Grant, now time.Time) {
-	if h.AccessCookieOff {
+func (a *accessGate) setAccessCookie(w http.ResponseWriter, r *http.Request, g *store.Grant, now time.Time) {
+	if a.cookieOff {
 		return
 	}
 	left := int(g.End.Sub(now) / time.Second)
@@ -64,8 +64,8 @@ func (h *Handler) setAccessCookie(w http.ResponseWriter, r *http.Request, g *sto
 	}
 	http.SetCookie(w, &http.Cookie{
 		Name:     cookieName(g.Route),
-		Value:    h.cookieValue(g),
-		Path:     h.access.path,
+		Value:    a.cookieValue(g),
+		Path:     a.path,
 		MaxAge:   left,
 		HttpOnly: true,
 		Secure:   secureRequest(r),
@@ -76,8 +76,8 @@ func (h *Handler) setAccessCookie(w http.ResponseWriter, r *http.Request, g *sto
 // cookieGrant is the grant the request's access cookie for route carries,
 // if it is signed by this server, for this route, and not ended at now;
 // nil otherwise.
-func (h *Handler) cookieGrant(r *http.Request, route string, now time.Time) *store.Grant {
-	if h.AccessCookieOff {
+func (a *accessGate) cookieGrant(r *http.Request, route string, now time.Time) *store.Grant {
+	if a.cookieOff {
 		return nil
 	}
 	name := cookieName(route)
@@ -85,14 +85,14 @@ func (h *Handler) cookieGrant(r *http.Request, route string, now time.Time) *sto
 		if c.Name != name {
 			continue
 		}
-		if g := h.parseCookie(c.Value, route, now); g != nil {
+		if g := a.parseCookie(c.Value, route, now); g != nil {
 			return g
 		}
 	}
 	return nil
 }
 
-func (h *Handler) parseCookie(v, route string, now time.Time) *store.Grant {
+func (a *accessGate) parseCookie(v, route string, now time.Time) *store.Grant {
 	i := strings.LastIndexByte(v, '.')
 	if i < 0 {
 		return nil
@@ -108,7 +108,7 @@ func (h *Handler) parseCookie(v, route string, now time.Time) *store.Grant {
 	}
 	// Signed by the newest key, or by an older one while the route
 	// honours it (until no cookie it signed can still run).
-	if !h.access.verifyWith(now, h.access.window, func(k *accessKey) bool {
+	if !a.verifyWith(now, a.window, func(k *accessKey) bool {
 		return hmac.Equal([]byte(mac), []byte(cookieMAC(k, payload)))
 	}) {
 		return nil

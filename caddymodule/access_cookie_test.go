@@ -45,18 +45,16 @@ func TestMatcherPathPrefix(t *testing.T) {
 // TestAccessCookieValue: a cookie is honoured for its route until its end;
 // another route, another key, an edit or the end make it nothing.
 func TestAccessCookieValue(t *testing.T) {
-	h := &Handler{}
-	h.access.keys = fixedKeyring(t, []byte("k"))
+	h := &accessGate{keys: fixedKeyring(t, []byte("k"))}
 	now := time.Unix(1_800_000_000, 0)
 	g := &store.Grant{Route: strings.Repeat("ab", 16), Payer: "0x94E3F6Ec28A2D73543E60b9442c3ebEEEB63c70c", End: now.Add(time.Hour)}
 	v := h.cookieValue(g)
 	if got := h.parseCookie(v, g.Route, now); got == nil || got.Payer != strings.ToLower(g.Payer) || !got.End.Equal(g.End) {
 		t.Fatalf("parseCookie = %+v", got)
 	}
-	other := &Handler{}
-	other.access.keys = fixedKeyring(t, []byte("another key"))
+	other := &accessGate{keys: fixedKeyring(t, []byte("another key"))}
 	for name, c := range map[string]struct {
-		h     *Handler
+		h     *accessGate
 		value string
 		route string
 		now   time.Time
@@ -76,7 +74,7 @@ func TestAccessCookieValue(t *testing.T) {
 		}
 	}
 	// Set: the flags, and nothing once the grant has ended.
-	h.access.path = "/api/"
+	h.path = "/api/"
 	for _, secure := range []bool{false, true} {
 		w := &headerRecorder{h: http.Header{}}
 		r, _ := http.NewRequest(http.MethodGet, "http://x/api/a", nil)

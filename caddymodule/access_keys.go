@@ -383,9 +383,9 @@ func (k *accessKeyring) missed() bool {
 
 // provisionKeyring gets the keyring of the route's storage from the usage
 // pool (one per storage in the process, kept across reloads).
-func (h *Handler) provisionKeyring(ctx caddy.Context) (*accessKeyring, error) {
+func (a *accessGate) provisionKeyring(ctx caddy.Context, st store.Redemptions) (*accessKeyring, error) {
 	var src keySource
-	if s := store.SecretsOf(h.redeem.store); s != nil {
+	if s := store.SecretsOf(st); s != nil {
 		rs, ok := s.(store.RotatingSecrets)
 		if !ok {
 			return nil, fmt.Errorf("the redemption store's secrets (%T) cannot be rotated", s)
@@ -398,28 +398,28 @@ func (h *Handler) provisionKeyring(ctx caddy.Context) (*accessKeyring, error) {
 	} else {
 		src = storageKeys{s: ctx.Storage()}
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%T %p %s", src, h.redeem.store, src.where())))
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%T %p %s", src, st, src.where())))
 	key := "access-keys:" + hex.EncodeToString(sum[:])
 	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		return newAccessKeyring(cctx, src, h.logger)
+		return newAccessKeyring(cctx, src, a.logger)
 	})
 	if err != nil {
 		return nil, err
 	}
-	h.poolKeys = append(h.poolKeys, key)
+	a.poolKey = key
 	return val.(*accessKeyring), nil
 }
 
 // signingKey is the key that signs now: the newest.
-func (a *accessState) signingKey() *accessKey { return a.keys.current()[0] }
+func (a *accessGate) signingKey() *accessKey { return a.keys.current()[0] }
 
 // verifyWith runs ok with each key honoured at now for what lives life
 // after it was signed, newest first, until one verifies; when none does,
 // it reads the keys again (a newer generation may have signed) and tries
 // once more.
-func (a *accessState) verifyWith(now time.Time, life time.Duration, ok func(*accessKey) bool) bool {
+func (a *accessGate) verifyWith(now time.Time, life time.Duration, ok func(*accessKey) bool) bool {
 	try := func() bool {
 		for _, k := range a.keys.current() {
 			if k.honoured(now, life) && ok(k) {

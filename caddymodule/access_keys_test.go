@@ -61,11 +61,9 @@ func memKeyring(t *testing.T, vs ...store.SecretVersion) *accessKeyring {
 	return k
 }
 
-// accessHandler is a route with access window and keys.
-func accessHandler(window time.Duration, keys *accessKeyring) *Handler {
-	h := &Handler{}
-	h.access.on, h.access.window, h.access.keys, h.access.path = true, window, keys, "/"
-	return h
+// accessGateOf is a route's gate with access window and keys.
+func accessGateOf(window time.Duration, keys *accessKeyring) *accessGate {
+	return &accessGate{window: window, keys: keys, path: "/"}
 }
 
 // forgeCookie is a cookie for g signed with the key of generation value.
@@ -85,7 +83,7 @@ func TestAccessKeyHorizon(t *testing.T) {
 	retired := t0.Add(24 * time.Hour) // generation 2 stored
 	old, cur := keyOf("one"), keyOf("two")
 	const window = time.Hour
-	h := accessHandler(window, memKeyring(t,
+	h := accessGateOf(window, memKeyring(t,
 		store.SecretVersion{Gen: 1, Value: old, Created: t0},
 		store.SecretVersion{Gen: 2, Value: cur, Created: retired}))
 	slack := accessKeySlack()
@@ -163,13 +161,13 @@ func TestRotateKeyStorage(t *testing.T) {
 `, dir)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	instance := func() *Handler {
+	instance := func() *accessGate {
 		k, err := newAccessKeyring(context.Background(), storageKeys{s: &certmagic.FileStorage{Path: dir}}, zap.NewNop())
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { k.Destruct() })
-		return accessHandler(window, k)
+		return accessGateOf(window, k)
 	}
 	a, b := instance(), instance()
 	now := time.Now()
@@ -193,7 +191,7 @@ func TestRotateKeyStorage(t *testing.T) {
 	if after == before {
 		t.Fatal("the instance started after the rotation signs with the old key")
 	}
-	for name, h := range map[string]*Handler{"A": a, "B": b, "C": c} {
+	for name, h := range map[string]*accessGate{"A": a, "B": b, "C": c} {
 		if h.parseCookie(before, g.Route, now) == nil {
 			t.Errorf("%s refuses the cookie made before the rotation", name)
 		}
@@ -217,7 +215,7 @@ func TestRotateKeyStorage(t *testing.T) {
 	late := &store.Grant{Route: g.Route, Payer: g.Payer, End: vs[1].Created.Add(window * 3)}
 	forged := forgeCookie(vs[0].Value, late)
 	horizon := vs[1].Created.Add(accessKeySlack() + window)
-	for name, h := range map[string]*Handler{"A": a, "B": b, "C": c} {
+	for name, h := range map[string]*accessGate{"A": a, "B": b, "C": c} {
 		if h.parseCookie(forged, g.Route, horizon.Add(-time.Second)) == nil {
 			t.Errorf("%s refuses an old-key cookie before the horizon", name)
 		}

@@ -42,15 +42,15 @@ func initAccessMetrics(reg *prometheus.Registry) error {
 }
 
 // observeGrant counts a grant issued (or extended) by a payment on network.
-func (h *Handler) observeGrant(network string) {
+func (a *accessGate) observeGrant(network string) {
 	if m := &accessMetrics; m.grants != nil {
-		m.grants.WithLabelValues(network, h.routeLabel).Inc()
+		m.grants.WithLabelValues(network, a.route.MetricsLabel).Inc()
 	}
 }
 
 // observeAccess counts a request without payment on a route with access.
-func (h *Handler) observeAccess(via, outcome, reason string) {
+func (a *accessGate) observeAccess(via, outcome, reason string) {
 	if m := &accessMetrics; m.requests != nil {
-		m.requests.WithLabelValues(h.firstNetwork(), h.routeLabel, via, outcome, reason).Inc()
+		m.requests.WithLabelValues(a.firstNetwork(), a.route.MetricsLabel, via, outcome, reason).Inc()
 	}
 }

@@ -222,6 +222,7 @@ type Handler struct {
 	client      facilitator.Client
 	app         *App // the x402 app, when configured
 	guard       *guard
+	gate        *accessGate // nil without access
 	routeLabel  string
 	outcomes    outcomeLookup
 	redeem      *redeemer
@@ -351,6 +352,9 @@ func (h *Handler) networkNames() []string {
 // itself (with no x402 app configured).
 func (h *Handler) Cleanup() error {
 	var errs []error
+	if err := h.gate.Cleanup(); err != nil {
+		errs = append(errs, err)
+	}
 	for _, k := range h.poolKeys {
 		if _, err := pool.Delete(k); err != nil {
 			errs = append(errs, err)
@@ -527,7 +531,7 @@ func (h *Handler) Validate() error {
 	if err := h.validateDiscovery(); err != nil {
 		return err
 	}
-	return h.validateAccess()
+	return h.AccessWindow.Validate()
 }
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
@@ -708,7 +712,9 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitato
 		caddyhttp.SetVar(r.Context(), "x402."+kv[0], kv[1])
 	}
 	h.setPaymentResponse(w, r, sr, network)
-	h.grantAccess(w, r, sr)
+	if h.gate != nil {
+		h.gate.Grant(w, r, sr, h.accessPrice(r), network)
+	}
 	h.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
 		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block))
 }

@@ -73,17 +73,17 @@ const isoMillis = "2006-01-02T15:04:05.000Z"
 // is as long.
 const siwxNonceRandom = 12
 
-// extensions402 are a 402's extensions: the route's, plus a fresh
-// sign-in-with-x challenge for resource on a route with access.
-func (h *Handler) extensions402(resource string) map[string]any {
-	if !h.access.on || len(h.siwxChains()) == 0 {
-		return h.v2.extensions
+// Declare is a 402's extensions: the route's (exts), plus a fresh
+// sign-in-with-x challenge for resource.
+func (a *accessGate) Declare(exts map[string]any, resource string) map[string]any {
+	if len(a.siwxChains()) == 0 {
+		return exts
 	}
-	ext := make(map[string]any, len(h.v2.extensions)+1)
-	for k, v := range h.v2.extensions {
+	ext := make(map[string]any, len(exts)+1)
+	for k, v := range exts {
 		ext[k] = v
 	}
-	ext[x402.ExtSignInWithX] = h.siwxChallenge(resource, time.Now())
+	ext[x402.ExtSignInWithX] = a.siwxChallenge(resource, time.Now())
 	return ext
 }
 
@@ -99,21 +99,21 @@ func siwxTarget(resource string) (domain, origin, uri string) {
 }
 
 // siwxChallenge is the declaration of a fresh challenge for resource.
-func (h *Handler) siwxChallenge(resource string, now time.Time) x402.SIWxDeclaration {
+func (a *accessGate) siwxChallenge(resource string, now time.Time) x402.SIWxDeclaration {
 	domain, _, uri := siwxTarget(resource)
 	issued := now.UTC().Format(isoMillis)
 	rnd := make([]byte, siwxNonceRandom)
 	_, _ = rand.Read(rnd)
 	info := x402.SIWxInfo{
 		Domain: domain, URI: uri, Version: "1",
-		Nonce:          hex.EncodeToString(rnd) + siwxNonceMAC(h.access.signingKey(), rnd, issued, domain, uri),
+		Nonce:          hex.EncodeToString(rnd) + siwxNonceMAC(a.signingKey(), rnd, issued, domain, uri),
 		IssuedAt:       issued,
 		Resources:      []string{uri},
 		ExpirationTime: now.Add(siwxMaxAge).UTC().Format(isoMillis),
 		Statement:      siwxStatement,
 	}
 	var chains []x402.SIWxChain
-	for _, c := range h.siwxChains() {
+	for _, c := range a.siwxChains() {
 		chains = append(chains, x402.SIWxChain{ChainID: c, Type: x402.SIWxTypeEIP191})
 	}
 	return x402.DeclareSIWx(info, chains)
@@ -132,7 +132,7 @@ func siwxNonceMAC(k *accessKey, rnd []byte, issued, domain, uri string) string {
 // issuedHere reports whether nonce is one this site's challenges carry for
 // issued, domain and uri: under the newest server key, or an older one
 // while its challenges may live.
-func (h *Handler) issuedHere(nonce, issued, domain, uri string, now time.Time) bool {
+func (a *accessGate) issuedHere(nonce, issued, domain, uri string, now time.Time) bool {
 	if len(nonce) != 4*siwxNonceRandom {
 		return false
 	}
@@ -140,7 +140,7 @@ func (h *Handler) issuedHere(nonce, issued, domain, uri string, now time.Time) b
 	if err != nil {
 		return false
 	}
-	return h.access.verifyWith(now, siwxMaxAge+siwxSkew, func(k *accessKey) bool {
+	return a.verifyWith(now, siwxMaxAge+siwxSkew, func(k *accessKey) bool {
 		return hmac.Equal([]byte(nonce[2*siwxNonceRandom:]), []byte(siwxNonceMAC(k, rnd, issued, domain, uri)))
 	})
 }
@@ -171,7 +171,7 @@ const (
 // signIn checks a SIGN-IN-WITH-X header for this request at now and
 // returns the grant it proves, or why not. An error means the grants could
 // not be read or written: nothing can be said.
-func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (*store.Grant, *siwxRefusal, error) {
+func (a *accessGate) signIn(r *http.Request, header, route string, now time.Time) (*store.Grant, *siwxRefusal, error) {
 	if len(header) > MaxPaymentHeaderBytes {
 		return nil, refuse("invalid_siwx_header", "Invalid SIWX header: larger than %d KiB", MaxPaymentHeaderBytes>>10), nil
 	}
@@ -182,9 +182,9 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 	if p.Version != "1" {
 		return nil, refuse("invalid_siwx_version", "Unsupported SIWX version %q: want \"1\"", p.Version), nil
 	}
-	if h.siwxNetwork(p.ChainID) == "" || p.Type != x402.SIWxTypeEIP191 {
+	if a.siwxNetwork(p.ChainID) == "" || p.Type != x402.SIWxTypeEIP191 {
 		return nil, refuse("invalid_siwx_unsupported_chain", "Unsupported chain: this route signs in on %s (%s), not %s (%s)",
-			strings.Join(h.siwxChains(), ", "), x402.SIWxTypeEIP191, x402.Clip(p.ChainID, x402.MaxEchoBytes), x402.Clip(p.Type, x402.MaxEchoBytes)), nil
+			strings.Join(a.siwxChains(), ", "), x402.SIWxTypeEIP191, x402.Clip(p.ChainID, x402.MaxEchoBytes), x402.Clip(p.Type, x402.MaxEchoBytes)), nil
 	}
 	domain, origin, uri := siwxTarget(resourceURL(r))
 	if !strings.EqualFold(p.Domain, domain) {
@@ -228,7 +228,7 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 			return nil, refuse("invalid_siwx_not_yet_valid", "Message not yet valid (notBefore is in the future)"), nil
 		}
 	}
-	if !h.issuedHere(p.Nonce, p.IssuedAt, p.Domain, p.URI, now) {
+	if !a.issuedHere(p.Nonce, p.IssuedAt, p.Domain, p.URI, now) {
 		return nil, refuse("invalid_siwx_nonce", textSIWxNonceUnknown), nil
 	}
 	wallet, err := p.SIWxAddress()
@@ -242,14 +242,14 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 	if signer, err := p.RecoverSIWxSigner(); err == nil && signer == wallet {
 		byKey = true
 	}
-	network := h.siwxNetwork(p.ChainID)
+	network := a.siwxNetwork(p.ChainID)
 	var sig []byte
 	if !byKey {
-		if sig, err = hexutil.Decode(p.Signature); err != nil || len(sig) == 0 || !h.access.canAskWallet(network) {
+		if sig, err = hexutil.Decode(p.Signature); err != nil || len(sig) == 0 || !a.canAskWallet(network) {
 			return nil, refuse("invalid_siwx_signature", textSIWxSignature), nil
 		}
 	}
-	g, err := h.access.grants.Grant(route, wallet.Hex())
+	g, err := a.grants.Grant(route, wallet.Hex())
 	switch {
 	case err != nil:
 		return nil, nil, err
@@ -260,11 +260,11 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 			wallet.Hex(), g.End.UTC().Format(time.RFC3339)), nil
 	}
 	if !byKey {
-		if ok, wait := h.guard.allow(clientIP(r)); !ok {
+		if ok, wait := a.allow(r); !ok {
 			return nil, &siwxRefusal{code: "rate_limited", status: http.StatusTooManyRequests, retry: wait}, nil
 		}
 	}
-	fresh, err := h.access.grants.UseNonce(p.Nonce, issued.Add(siwxMaxAge+siwxSkew))
+	fresh, err := a.grants.UseNonce(p.Nonce, issued.Add(siwxMaxAge+siwxSkew))
 	switch {
 	case err != nil:
 		return nil, nil, err
@@ -272,7 +272,7 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 		return nil, refuse("invalid_siwx_nonce", textSIWxNonceReplayed), nil
 	}
 	if !byKey {
-		if refusal := h.contractSignIn(r, p, network, wallet, sig); refusal != nil {
+		if refusal := a.contractSignIn(r, p, network, wallet, sig); refusal != nil {
 			return nil, refusal, nil
 		}
 	}
@@ -283,17 +283,17 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 // (EIP-1271 isValidSignature of the message's EIP-191 hash, ERC-6492 for a
 // wallet not deployed on this chain): one eth_call on the network of the
 // sign-in's chain. nil when it did.
-func (h *Handler) contractSignIn(r *http.Request, p *x402.SIWxPayload, network string, wallet common.Address, sig []byte) *siwxRefusal {
+func (a *accessGate) contractSignIn(r *http.Request, p *x402.SIWxPayload, network string, wallet common.Address, sig []byte) *siwxRefusal {
 	msg, err := p.Message()
 	if err != nil {
 		return refuse("invalid_siwx_signature", textSIWxSignature)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), siwxWalletTimeout)
 	defer cancel()
-	verdict, err := h.access.walletCheck(ctx, network, wallet, common.BytesToHash(accounts.TextHash([]byte(msg))), sig)
+	verdict, err := a.walletCheck(ctx, network, wallet, common.BytesToHash(accounts.TextHash([]byte(msg))), sig)
 	switch {
 	case err != nil:
-		h.logger.Warn("a contract wallet's sign-in could not be checked on chain; answered 503",
+		a.logger.Warn("a contract wallet's sign-in could not be checked on chain; answered 503",
 			zap.String("network", network), zap.String("wallet", wallet.Hex()), zap.Error(err))
 		return &siwxRefusal{code: "invalid_siwx_verifier_error", status: http.StatusServiceUnavailable,
 			text: fmt.Sprintf("the contract wallet's sign-in could not be checked on %s (the chain cannot be reached): nothing was charged; sign a fresh challenge and try again shortly", p.ChainID)}

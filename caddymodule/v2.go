@@ -70,12 +70,16 @@ func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resou
 	if errText == "X-PAYMENT header is required" {
 		errText = "PAYMENT-SIGNATURE header is required"
 	}
+	exts := h.v2.extensions
+	if h.gate != nil {
+		exts = h.gate.Declare(exts, resource)
+	}
 	pr := x402.PaymentRequiredV2{
 		X402Version: x402.Version2,
 		Error:       errText,
 		Resource:    &x402.ResourceInfo{URL: resource, Description: h.Description, MimeType: h.MimeType},
 		Accepts:     off.accepts(),
-		Extensions:  h.withBazaar(h.extensions402(resource), method),
+		Extensions:  h.withBazaar(exts, method),
 	}
 	if v, err := x402.EncodeBase64JSON(pr); err == nil {
 		hdr.Set(x402.HeaderPaymentRequired, v)
