@@ -232,14 +232,14 @@ func (h *Handler) withBazaar(ext map[string]any, method string) map[string]any {
 // amounts for a fixed price; without (dynamic) for a price set per
 // request. Options without a chain id (version 1 only) are not listed.
 func (h *Handler) discoveryAccepts() (accepts []x402.DiscoveryAccept, dynamic bool) {
-	if h.static != nil {
-		for _, a := range h.static.accepts() {
+	if h.pricing.static != nil {
+		for _, a := range h.pricing.static.accepts() {
 			accepts = append(accepts, x402.AcceptOf(a))
 		}
 		return accepts, false
 	}
-	for i := range h.options {
-		o := &h.options[i]
+	for i := range h.pricing.options {
+		o := &h.pricing.options[i]
 		if o.caip2 == "" {
 			continue
 		}

@@ -221,16 +221,14 @@ type Handler struct {
 
 	client      facilitator.Client
 	app         *App // the x402 app, when configured
-	guard       *guard
+	attempts    *attempts
 	gate        *accessGate // nil without access
-	routeLabel  string
+	metrics     routeMetrics
 	outcomes    outcomeLookup
 	redeem      *redeemer
 	poolKeys    []string      // usage pool keys held, released in Cleanup
 	settleWait  time.Duration // the x402 app's settle_timeout, with the embedded facilitator
-	options     []payOption   // one per network, in the seller's order
-	static      *offer        // the offer of a fixed price; nil when priced per request
-	dynamic     *offerCache   // the offers of per-request prices
+	pricing     pricing       // the payment options and the offers of the route's prices
 	settleAfter bool
 	v2          v2State
 	disc        discoveryState
@@ -260,7 +258,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if timeout == 0 {
 		timeout = DefaultMaxTimeout
 	}
-	h.options = nil
+	var fac *facilitator.Facilitator
+	if h.app != nil {
+		fac = h.app.fac
+	}
+	h.pricing = newPricing(h.Price, h.Amount, fac)
 	seen := map[string]string{}
 	for _, network := range h.networkNames() {
 		info, err := h.networkInfo(ctx, network)
@@ -282,7 +284,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			},
 			decimals: info.Decimals, decimalsKnown: info.DecimalsKnown, chainID: info.ChainID,
 		}
-		opt.canon = h.canonNetwork(info.Name)
+		opt.canon = h.pricing.canonNetwork(info.Name)
 		if first, dup := seen[opt.canon]; dup {
 			return fmt.Errorf("x402: network %q is listed twice (as %q and %q): list each network once", info.Name, first, network)
 		}
@@ -300,30 +302,29 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			h.logger.Warn("the network's chain id is unknown, so buyers can pay on it only with x402 version 1; name the network eip155:<chainId>",
 				zap.String("network", info.Name))
 		}
-		h.options = append(h.options, opt)
+		h.pricing.options = append(h.pricing.options, opt)
 	}
 	h.initV2()
 	if h.Facilitator != "" && !validating() {
 		h.checkRemoteNetworks()
 	}
-	h.static, h.dynamic = nil, nil
-	if h.perRequest() {
-		h.dynamic = &offerCache{m: map[string]*offer{}}
+	if h.pricing.perRequest() {
+		h.pricing.dynamic = &offerCache{m: map[string]*offer{}}
 	} else {
-		o, err := h.priceOffer(h.priceExpr())
+		o, err := h.pricing.priceOffer(h.pricing.expr)
 		if err != nil {
 			return fmt.Errorf("x402: %w", err)
 		}
-		h.static = o
+		h.pricing.static = o
 	}
-	h.guard = newGuard(h)
-	h.routeLabel = h.Label
-	if h.routeLabel == "" {
-		amount := h.priceExpr()
-		if h.static != nil {
-			amount = h.static.parts[0].reqs.MaxAmountRequired
+	h.attempts = newAttempts(h)
+	h.metrics.label = h.Label
+	if h.metrics.label == "" {
+		amount := h.pricing.expr
+		if h.pricing.static != nil {
+			amount = h.pricing.static.parts[0].reqs.MaxAmountRequired
 		}
-		h.routeLabel = amount + " to " + strings.ToLower(h.PayTo)
+		h.metrics.label = amount + " to " + strings.ToLower(h.PayTo)
 	}
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return err
@@ -554,7 +555,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if isPreflight(r) {
 		return next.ServeHTTP(w, r) // a CORS preflight is never charged
 	}
-	off, err := h.offerFor(r)
+	off, err := h.pricing.offerFor(r)
 	if err != nil {
 		return h.priceFailed(err)
 	}
@@ -577,15 +578,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		err = payment.ParsePayload()
 	}
 	if err != nil {
-		h.observePayment(r, OutcomeRefused, invalidReason(err))
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, invalidReason(err))
 		return h.paymentRequired(w, r, "", invalidReason(err))
 	}
 	// The option of the network the payment names: it is verified and
 	// settled against that option's requirements, at this request's price.
-	opt, reason := h.choose(payment)
+	opt, reason := h.pricing.choose(payment)
 	sl.opt = opt
 	if reason != "" {
-		h.observePayment(r, OutcomeRefused, reason)
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
 		return h.paymentRequired(w, r, "", reason)
 	}
 	pid, bad := h.paymentIDOf(payment)
@@ -597,12 +598,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// again from memory; otherwise the attempt counts against the
 	// client's limit.
 	key := refusalKey(payment, sl.part().reqs.MaxAmountRequired)
-	if reason, ok := h.guard.refusal(key); ok {
-		h.observePayment(r, OutcomeRefused, reason)
+	if reason, ok := h.attempts.refusal(key); ok {
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
 		return h.paymentRequired(w, r, "", reason)
 	}
-	if ok, wait := h.guard.allow(clientIP(r)); !ok {
-		h.observePayment(r, OutcomeRateLimited, "")
+	if ok, wait := h.attempts.allow(clientIP(r)); !ok {
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRateLimited, "")
 		return tooManyAttempts(w, wait)
 	}
 
@@ -665,9 +666,9 @@ func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilit
 	} else {
 		sr, err = h.client.Settle(ctx, req)
 	}
-	h.timeSettle(r, settleStart)
+	h.metrics.timeSettle(h.pricing.saleOf(r), settleStart)
 	if err != nil {
-		h.observePayment(r, OutcomeFailed, "")
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeFailed, "")
 		h.logger.Error("settle could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
 		return nil, err
 	}
@@ -676,7 +677,7 @@ func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilit
 		if sr.Error == facilitator.ErrTextPending {
 			outcome = OutcomePending
 		}
-		h.observePayment(r, outcome, sr.Error)
+		h.metrics.payment(h.pricing.saleOf(r), outcome, sr.Error)
 		h.logger.Info("payment not settled", zap.String("network", sr.Network),
 			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
 	}
@@ -692,7 +693,7 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitato
 	}
 	network := sr.Network
 	if network == "" {
-		network = h.saleOf(r).network()
+		network = h.pricing.saleOf(r).network()
 	}
 	r.Header.Set(HeaderTxHash, sr.TxHash)
 	r.Header.Set(HeaderFrom, sr.From)
@@ -751,15 +752,15 @@ func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errTex
 	// A reason may repeat the buyer's text (or a remote facilitator's):
 	// it is answered cut, as the refusal cache keeps it.
 	errText, invalid = clipReason(errText), clipReason(invalid)
-	body := h.saleOf(r).offer.build(errText, invalid, resourceURL(r))
+	body := h.pricing.saleOf(r).offer.build(errText, invalid, resourceURL(r))
 	hdr := w.Header()
 	if invalid != "" {
 		errText = invalid
 	}
-	h.setPaymentRequired(hdr, h.saleOf(r).offer, errText, resourceURL(r), r.Method)
+	h.setPaymentRequired(hdr, h.pricing.saleOf(r).offer, errText, resourceURL(r), r.Method)
 	var perRequest *offer
-	if h.static == nil {
-		perRequest = h.saleOf(r).offer
+	if h.pricing.static == nil {
+		perRequest = h.pricing.saleOf(r).offer
 	}
 	if served, err := h.servePage(w, r, perRequest, body); served {
 		return err

@@ -15,13 +15,13 @@ import (
 // provisionAccess builds the route's gate, once its payment options, the
 // attempt limit and the redemption store are known: nil without access.
 func (h *Handler) provisionAccess(ctx caddy.Context) error {
-	route := accessRoute{Label: h.Label, MetricsLabel: h.routeLabel}
-	for _, o := range h.options {
+	route := accessRoute{Label: h.Label, MetricsLabel: h.metrics.label}
+	for _, o := range h.pricing.options {
 		route.Options = append(route.Options, accessOption{Network: o.reqs.Network, CAIP2: o.caip2, PayTo: o.reqs.PayTo,
 			Asset: o.reqs.Asset, Description: o.reqs.Description, MimeType: o.reqs.MimeType})
 	}
-	guard := h.guard
-	deps := accessDeps{Allow: func(r *http.Request) (bool, time.Duration) { return guard.allow(clientIP(r)) }}
+	attempts := h.attempts
+	deps := accessDeps{Allow: func(r *http.Request) (bool, time.Duration) { return attempts.allow(clientIP(r)) }}
 	if h.redeem != nil {
 		deps.Store = h.redeem.store
 	}
@@ -31,7 +31,7 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 	if h.app != nil && h.app.fac != nil {
 		fac := h.app.fac
 		deps.WalletCheck, deps.WalletNetworks = fac.WalletSignature, map[string]bool{}
-		for _, o := range h.options {
+		for _, o := range h.pricing.options {
 			if _, ok := fac.NetworkInfo(o.reqs.Network); ok {
 				deps.WalletNetworks[o.reqs.Network] = true
 			}
@@ -45,8 +45,8 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 // accessPrice is the price a grant is for: as written and, with the
 // request's offer, as resolved for it.
 func (h *Handler) accessPrice(r *http.Request) string {
-	price := h.priceExpr()
-	if sl := h.saleOf(r); sl != nil && sl.offer != nil {
+	price := h.pricing.expr
+	if sl := h.pricing.saleOf(r); sl != nil && sl.offer != nil {
 		price += "\x00" + sl.offer.value
 	}
 	return price

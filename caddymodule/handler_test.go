@@ -77,21 +77,22 @@ func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, stri
 // Provision does (version 2 stays off unless an option has a caip2).
 func (h *Handler) setTestOptions(t testing.TB, opts ...payOption) {
 	t.Helper()
+	h.pricing = newPricing(h.Price, h.Amount, h.pricing.fac)
 	for i := range opts {
-		opts[i].canon = h.canonNetwork(opts[i].reqs.Network)
+		opts[i].canon = h.pricing.canonNetwork(opts[i].reqs.Network)
 	}
-	h.options = opts
+	h.pricing.options = opts
 	h.initV2()
-	o, err := h.priceOffer(h.priceExpr())
+	o, err := h.pricing.priceOffer(h.pricing.expr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.static = o
+	h.pricing.static = o
 }
 
 // firstReqs are the requirements of the handler's first option at its
 // fixed price.
-func (h *Handler) firstReqs() facilitator.PaymentRequirements { return h.static.parts[0].reqs }
+func (h *Handler) firstReqs() facilitator.PaymentRequirements { return h.pricing.static.parts[0].reqs }
 
 // TestHandlerFlows drives the handler with a fake facilitator, settle
 // before and after, through every outcome of spec 4.5's seller rules.
@@ -237,7 +238,7 @@ func TestHandlerFlows(t *testing.T) {
 func TestBodyTemplate(t *testing.T) {
 	h, _ := testHandler(t, &fakeClient{}, false)
 	for _, resource := range []string{"http://a/b?c=d", "http://a/\"quoted\"\\<tag>&\x01é"} {
-		b := h.static.build("X-PAYMENT header is required", "", resource)
+		b := h.pricing.static.build("X-PAYMENT header is required", "", resource)
 		var out body402
 		if err := json.Unmarshal(b, &out); err != nil {
 			t.Fatalf("not JSON: %v: %s", err, b)

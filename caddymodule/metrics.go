@@ -88,38 +88,45 @@ func register(reg *prometheus.Registry, c prometheus.Collector) error {
 	return nil
 }
 
-// observePayment counts a payment attempt; reason is an x402 reason text
-// (turned into its code, so that the label has few values). The network
-// is the option the payment chose (the route's first before it chose).
-func (h *Handler) observePayment(r *http.Request, outcome, reason string) {
+// routeMetrics observe one route's payments in the paywall's collectors,
+// under the route's label (the handler's label, or "<amount> to <pay_to>").
+type routeMetrics struct {
+	label string
+}
+
+// payment counts a payment attempt of a sale; reason is an x402 reason
+// text (turned into its code, so that the label has few values). The
+// network is the option the payment chose (the route's first before it
+// chose).
+func (rm routeMetrics) payment(sl *sale, outcome, reason string) {
 	code := ""
 	if reason != "" {
 		code = x402.CodeOf(reason, "other")
 	}
-	h.observePaymentCode(r, outcome, code)
+	rm.paymentCode(sl, outcome, code)
 }
 
-// observePaymentCode counts a payment attempt whose reason is the code
-// given (one of ours where x402 has none).
-func (h *Handler) observePaymentCode(r *http.Request, outcome, code string) {
+// paymentCode counts a payment attempt whose reason is the code given
+// (one of ours where x402 has none).
+func (rm routeMetrics) paymentCode(sl *sale, outcome, code string) {
 	m := &paywallMetrics
 	if m.payments == nil {
 		return
 	}
-	m.payments.WithLabelValues(h.saleOf(r).network(), h.routeLabel, outcome, code).Inc()
+	m.payments.WithLabelValues(sl.network(), rm.label, outcome, code).Inc()
 }
 
-// observeRevenue counts a settled payment and its value. It is called
+// revenue counts a settled payment and its value. It is called
 // once per payment, where this paywall learns that the money moved (a
 // settle answer, or the outcome of a pending one), not where the resource
 // is delivered, which a retry after a hang-up or a crash repeats.
-func (h *Handler) observeRevenue(r *http.Request, sr *facilitator.SettleResponse) {
+func (rm routeMetrics) revenue(sl *sale, sr *facilitator.SettleResponse) {
 	m := &paywallMetrics
 	if m.payments == nil {
 		return
 	}
-	reqs := &h.saleOf(r).part().reqs
-	m.payments.WithLabelValues(reqs.Network, h.routeLabel, OutcomeSettled, "").Inc()
+	reqs := &sl.part().reqs
+	m.payments.WithLabelValues(reqs.Network, rm.label, OutcomeSettled, "").Inc()
 	value := sr.Value
 	if value == "" {
 		value = reqs.MaxAmountRequired
@@ -133,15 +140,15 @@ func (h *Handler) observeRevenue(r *http.Request, sr *facilitator.SettleResponse
 }
 
 // timeVerify and timeSettle observe how long a facilitator call took.
-func (h *Handler) timeVerify(r *http.Request, start time.Time) {
+func (rm routeMetrics) timeVerify(sl *sale, start time.Time) {
 	if m := &paywallMetrics; m.verifyTime != nil {
-		m.verifyTime.WithLabelValues(h.saleOf(r).network()).Observe(time.Since(start).Seconds())
+		m.verifyTime.WithLabelValues(sl.network()).Observe(time.Since(start).Seconds())
 	}
 }
 
-func (h *Handler) timeSettle(r *http.Request, start time.Time) {
+func (rm routeMetrics) timeSettle(sl *sale, start time.Time) {
 	if m := &paywallMetrics; m.settleTime != nil {
-		m.settleTime.WithLabelValues(h.saleOf(r).network()).Observe(time.Since(start).Seconds())
+		m.settleTime.WithLabelValues(sl.network()).Observe(time.Since(start).Seconds())
 	}
 }
 

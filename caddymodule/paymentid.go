@@ -128,7 +128,7 @@ func (h *Handler) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, p
 	case rec.Route != h.routeKey(r):
 		return true, h.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDElsewhere, PaymentID: pid.id, Retry: retryPaymentIDConflict})
 	case rec.State == redeemDelivered:
-		a := paymentIDAnswer{Error: textPaymentIDDelivered, PaymentID: pid.id, TxHash: rec.TxHash, Network: h.saleOf(r).v2Network(), Retry: retryPaymentIDDelivered}
+		a := paymentIDAnswer{Error: textPaymentIDDelivered, PaymentID: pid.id, TxHash: rec.TxHash, Network: h.pricing.saleOf(r).v2Network(), Retry: retryPaymentIDDelivered}
 		if sr := settlementOf(rec); sr != nil {
 			a.Payer = sr.From
 		}
@@ -155,7 +155,7 @@ func (h *Handler) paymentIDAnswer(w http.ResponseWriter, r *http.Request, status
 	if status == http.StatusBadRequest {
 		code = reasonPaymentIDInvalid
 	}
-	h.observePaymentCode(r, OutcomeRefused, code)
+	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeRefused, code)
 	a.X402Version = x402.Version2
 	body, _ := json.Marshal(a)
 	body = append(body, '\n')

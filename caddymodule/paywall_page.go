@@ -116,11 +116,11 @@ func (h *Handler) provisionPage(ctx caddy.Context) error {
 	if h.Paywall == PaywallOff {
 		return h.validatePage()
 	}
-	opts := make([]pageOption, len(h.options))
-	for i, o := range h.options {
+	opts := make([]pageOption, len(h.pricing.options))
+	for i, o := range h.pricing.options {
 		opts[i] = pageOption{reqs: o.reqs, decimals: o.decimals, chain: pageChainFacts(ctx, o.reqs.Network)}
 	}
-	return h.buildPage(ctx.Logger(), opts, h.static)
+	return h.buildPage(ctx.Logger(), opts, h.pricing.static)
 }
 
 // buildPage prepares the page from the options and their chains' facts;

@@ -35,11 +35,11 @@ func pageHandler(t *testing.T, page PaywallPage, description string) *Handler {
 	t.Helper()
 	h, _ := testHandler(t, &fakeClient{}, false)
 	h.Description, h.MimeType = description, "application/json"
-	opt := h.options[0]
+	opt := h.pricing.options[0]
 	opt.reqs.Description, opt.reqs.MimeType, opt.caip2 = description, "application/json", "eip155:338"
 	h.setTestOptions(t, opt)
 	h.PaywallPage = page
-	if err := h.buildPage(zap.NewNop(), testPageOptions(h), h.static); err != nil {
+	if err := h.buildPage(zap.NewNop(), testPageOptions(h), h.pricing.static); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -49,7 +49,7 @@ func pageHandler(t *testing.T, page PaywallPage, description string) *Handler {
 // testChain.
 func testPageOptions(h *Handler) []pageOption {
 	var opts []pageOption
-	for _, o := range h.options {
+	for _, o := range h.pricing.options {
 		opts = append(opts, pageOption{reqs: o.reqs, decimals: o.decimals, chain: testChain})
 	}
 	return opts
@@ -142,8 +142,8 @@ func TestPaywallPageOrJSON(t *testing.T) {
 func TestPaywallPageContent(t *testing.T) {
 	h := pageHandler(t, PaywallPage{}, "Weather API, one call")
 	h.Amount = "1234500"
-	h.setTestOptions(t, h.options...)
-	if err := h.buildPage(zap.NewNop(), testPageOptions(h), h.static); err != nil {
+	h.setTestOptions(t, h.pricing.options...)
+	if err := h.buildPage(zap.NewNop(), testPageOptions(h), h.pricing.static); err != nil {
 		t.Fatal(err)
 	}
 	w := unpaid(t, h, map[string]string{"User-Agent": chromeUA, "Accept": browserAccpt})
@@ -242,7 +242,7 @@ func TestPaywallPageSellerTemplate(t *testing.T) {
 	}
 	h2, _ := testHandler(t, &fakeClient{}, false)
 	h2.PaywallTemplate = bad
-	if err := h2.buildPage(zap.NewNop(), testPageOptions(h2), h2.static); err == nil || !strings.Contains(err.Error(), "paywall_template") {
+	if err := h2.buildPage(zap.NewNop(), testPageOptions(h2), h2.pricing.static); err == nil || !strings.Contains(err.Error(), "paywall_template") {
 		t.Errorf("a template that cannot render was accepted: %v", err)
 	}
 }
@@ -260,7 +260,7 @@ func TestPaywallPageSettings(t *testing.T) {
 	for _, tt := range tests {
 		h, _ := testHandler(t, &fakeClient{}, false)
 		h.PaywallPage = tt.page
-		err := h.buildPage(zap.NewNop(), testPageOptions(h), h.static)
+		err := h.buildPage(zap.NewNop(), testPageOptions(h), h.pricing.static)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: error %v, want %q", tt.page, err, tt.want)
 		}

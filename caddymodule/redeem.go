@@ -56,7 +56,7 @@ const textRetrySameHeader = "the payment was sent and is not confirmed yet; retr
 // resource URL. (For a route of one network and a fixed price, the key
 // is what it was before routes had several options.)
 func (h *Handler) routeKey(r *http.Request) string {
-	part := h.saleOf(r).part()
+	part := h.pricing.saleOf(r).part()
 	s := sha256.New()
 	s.Write(part.head)
 	s.Write(part.tail)
@@ -115,7 +115,7 @@ func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payme
 	case err != nil:
 		return redeemUnknown, rec, err
 	case sr.Settled():
-		h.observeRevenue(r, sr)
+		h.metrics.revenue(h.pricing.saleOf(r), sr)
 		setSettled(rec, redeemPaid, sr)
 		if err := h.redeem.store.Put(id, rec); err != nil {
 			return redeemUnknown, rec, fmt.Errorf("writing the redemption store: %w", err)
@@ -144,7 +144,7 @@ func (h *Handler) lookup(r *http.Request, rec *redemption, payment *facilitator.
 		return h.outcomes.byTx(r.Context(), rec.TxHash)
 	}
 	a := &payment.Authorization
-	return h.outcomes.byAuthorization(r.Context(), h.saleOf(r).network(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
+	return h.outcomes.byAuthorization(r.Context(), h.pricing.saleOf(r).network(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
 }
 
 // resumeEarlier answers a payment whose authorization this paywall has
@@ -158,10 +158,10 @@ func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next cad
 	c, rec, err := h.resolve(r, id, payment)
 	switch c {
 	case redeemRefuse:
-		h.observePayment(r, OutcomeRefused, facilitator.ErrTextAlreadyUsed)
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, facilitator.ErrTextAlreadyUsed)
 		return true, h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
 	case redeemOtherAuth:
-		h.observePayment(r, OutcomeRefused, facilitator.ErrTextAlreadyUsed)
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, facilitator.ErrTextAlreadyUsed)
 		return true, h.paymentRequired(w, r, textOtherAuthUsed, "")
 	case redeemDeliver:
 		return true, h.deliver(w, r, next, id, rec)
@@ -194,7 +194,7 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 		defer h.redeem.release(pid.busyKey())
 	}
-	id := authID(h.saleOf(r).network(), payment.Authorization.From, payment.Authorization.Nonce)
+	id := authID(h.pricing.saleOf(r).network(), payment.Authorization.From, payment.Authorization.Nonce)
 	fp := authFingerprint(payment)
 	switch held, holder, err := h.redeem.acquireAuth(r.Context(), id, fp); {
 	case err != nil:
@@ -247,7 +247,7 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 	}
 	switch {
 	case sr.Settled():
-		h.observeRevenue(r, sr)
+		h.metrics.revenue(h.pricing.saleOf(r), sr)
 		setSettled(rec, redeemPaid, sr)
 		if err := h.redeem.store.Put(id, rec); err != nil {
 			// The money moved; the record still says settling, which the
@@ -292,7 +292,7 @@ func (h *Handler) verifyPayment(w http.ResponseWriter, r *http.Request, req *fac
 	payment *facilitator.Payment, refusal [32]byte, lost *lostPayment) (bool, error) {
 	verifyStart := time.Now()
 	vr, err := h.client.Verify(r.Context(), req)
-	h.timeVerify(r, verifyStart)
+	h.metrics.timeVerify(h.pricing.saleOf(r), verifyStart)
 	return h.verified(w, r, req, payment, refusal, vr, err, lost)
 }
 
@@ -317,7 +317,7 @@ func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *fa
 	}
 	verifyStart := time.Now()
 	res, vr, err := rs.Reserve(r.Context(), req)
-	h.timeVerify(r, verifyStart)
+	h.metrics.timeVerify(h.pricing.saleOf(r), verifyStart)
 	ok, err = h.verified(w, r, req, payment, refusal, vr, err, lost)
 	return res, ok, err
 }
@@ -326,7 +326,7 @@ func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *fa
 func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte,
 	vr *facilitator.VerifyResponse, err error, lost *lostPayment) (bool, error) {
 	if err != nil {
-		h.observePayment(r, OutcomeFailed, "")
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeFailed, "")
 		h.logger.Error("verify could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
 		return false, h.facilitatorFailed(w, "verified", err)
 	}
@@ -339,8 +339,8 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *facilita
 				return false, err
 			}
 		}
-		h.observePayment(r, OutcomeRefused, vr.Reason())
-		h.guard.refuse(refusal, payment, vr.Reason())
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, vr.Reason())
+		h.attempts.refuse(refusal, payment, vr.Reason())
 		return false, h.paymentRequired(w, r, "", vr.Reason())
 	}
 	return true, nil
@@ -378,7 +378,7 @@ func notSent(err error) bool {
 // (spec 4.5 rule 4) with error "Settlement pending", the txHash in the body
 // and in X-PAYMENT-RESPONSE, and the advice to retry with the same header.
 func (h *Handler) pending(w http.ResponseWriter, r *http.Request, txHash string) error {
-	sl := h.saleOf(r)
+	sl := h.pricing.saleOf(r)
 	sr := &facilitator.SettleResponse{Event: facilitator.EventFailed, TxHash: txHash, Network: sl.network(),
 		Error: facilitator.ErrTextPending, Timestamp: facilitator.Timestamp(time.Now())}
 	body := sl.offer.build(facilitator.ErrTextPending, "", resourceURL(r))
@@ -509,7 +509,7 @@ const (
 // not known), fp this request's: the text says whether it is this very
 // payment or a different authorization with the same nonce.
 func (h *Handler) inFlight(w http.ResponseWriter, r *http.Request, reason, holder, fp string) error {
-	h.observePaymentCode(r, OutcomeRefused, reason)
+	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeRefused, reason)
 	text, retry := textInFlight, retryInFlight
 	switch {
 	case holder == "":
@@ -534,7 +534,7 @@ func (h *Handler) recordedAuth(id string) string {
 // storeUnavailable answers a payment when the shared store cannot be
 // reached: 503 with Retry-After; nothing was verified or broadcast.
 func (h *Handler) storeUnavailable(w http.ResponseWriter, r *http.Request, err error) error {
-	h.observePaymentCode(r, OutcomeFailed, reasonStoreUnavailable)
+	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
 	h.logger.Error("the payment store cannot be reached; paid requests are answered 503 until it is back", zap.Error(err))
 	// Nothing was verified or settled for this request.
 	return writeRetryJSON(w, http.StatusServiceUnavailable, textStoreDown, retryStoreDown)
@@ -545,7 +545,7 @@ func (h *Handler) storeUnavailable(w http.ResponseWriter, r *http.Request, err e
 // again gets the resource (the record still says settling, and the retry
 // finds the settlement).
 func (h *Handler) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash string, err error) error {
-	h.observePaymentCode(r, OutcomeFailed, reasonStoreUnavailable)
+	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
 	h.logger.Error("a payment settled but its redemption record could not be written; the buyer's retry with the same header gets the resource",
 		zap.String("tx_hash", txHash), zap.Error(err))
 	return writeRetryJSON(w, http.StatusServiceUnavailable, textPaidUnrecorded, retryPaidUnrecorded, "txHash", txHash)

@@ -80,14 +80,14 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 		return false, nil
 	}
 	a := &lp.payment.Authorization
-	sr, err := own.ownByAuthorization(r.Context(), h.saleOf(r).network(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
+	sr, err := own.ownByAuthorization(r.Context(), h.pricing.saleOf(r).network(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
 	switch {
 	case errors.Is(err, facilitator.ErrSettlementNotFound), errors.Is(err, facilitator.ErrSettledElsewhere):
 		h.logger.Debug("a payment used on chain, with no record here, was not settled by this facilitator; refused as used",
 			zap.String("id", lp.id), zap.Error(err))
 		return false, nil
 	case err != nil:
-		h.observePayment(r, OutcomeFailed, "")
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeFailed, "")
 		h.logger.Error("a payment used on chain has no record here, and the chain could not be asked which transaction used it; the buyer may retry",
 			zap.String("id", lp.id), zap.Error(err))
 		return true, writeRetryJSON(w, http.StatusServiceUnavailable, textLostUnknown, retryLostUnknown)
@@ -115,11 +115,11 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 // "" when it did: the payer, the route's network and asset, its pay_to,
 // and at least this request's price.
 func (h *Handler) paidElsewhere(r *http.Request, p *facilitator.Payment, sr *facilitator.SettleResponse) string {
-	reqs := &h.saleOf(r).part().reqs
+	reqs := &h.pricing.saleOf(r).part().reqs
 	switch {
 	case !common.IsHexAddress(sr.From) || common.HexToAddress(sr.From) != p.Authorization.From:
 		return "another payer: " + sr.From
-	case h.canonNetwork(sr.Network) != h.canonNetwork(reqs.Network):
+	case h.pricing.canonNetwork(sr.Network) != h.pricing.canonNetwork(reqs.Network):
 		return "another network: " + sr.Network
 	case !common.IsHexAddress(sr.To) || !strings.EqualFold(common.HexToAddress(sr.To).Hex(), reqs.PayTo):
 		return "another pay_to: " + sr.To

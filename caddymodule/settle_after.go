@@ -35,7 +35,7 @@ func (h *Handler) deliverThenSettle(w http.ResponseWriter, r *http.Request, next
 	}
 	r.Header.Set(HeaderFrom, payment.Authorization.From.Hex())
 	r.Header.Set(HeaderValue, payment.Authorization.Value.String())
-	r.Header.Set(HeaderNetwork, h.saleOf(r).network())
+	r.Header.Set(HeaderNetwork, h.pricing.saleOf(r).network())
 
 	sw := &settleWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, req: req, res: res,
 		id: id, rec: pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment), ValidBefore: payment.Authorization.ValidBefore.String()})}
@@ -116,7 +116,7 @@ func (sw *settleWriter) decide(status int) {
 		clearHeader(sw.ResponseWriter.Header())
 	case sr.Settled():
 		// The answer begins right here: paid and delivered at once.
-		h.observeRevenue(sw.r, sr)
+		h.metrics.revenue(h.pricing.saleOf(sw.r), sr)
 		setSettled(rec, redeemDelivered, sr)
 		if err := h.redeem.store.Put(sw.id, rec); err != nil {
 			h.logger.Error("marking a payment delivered failed; a retry could get the resource again",

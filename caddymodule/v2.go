@@ -34,8 +34,8 @@ type v2State struct {
 // initV2 turns version 2 on when some option's chain id is known.
 func (h *Handler) initV2() {
 	h.v2 = v2State{}
-	for i := range h.options {
-		if h.options[i].caip2 != "" {
+	for i := range h.pricing.options {
+		if h.pricing.options[i].caip2 != "" {
 			h.v2.on = true
 		}
 	}
@@ -90,7 +90,7 @@ func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resou
 // option it chose: the v1 requirements (for the embedded facilitator and
 // Cronos-flavour remotes) with the v2 ones beside them.
 func (h *Handler) v2Request(r *http.Request, header string, resource string) *facilitator.Request {
-	part := h.saleOf(r).part()
+	part := h.pricing.saleOf(r).part()
 	req := &facilitator.Request{
 		X402Version:         facilitator.X402Version,
 		PaymentHeader:       header,
@@ -109,7 +109,7 @@ func (h *Handler) v2Request(r *http.Request, header string, resource string) *fa
 // payment's version.
 func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse, network string) {
 	if _, v2 := h.paymentHeader(r); v2 {
-		if v, err := x402.EncodeBase64JSON(sr.Reference(sr.From, h.saleOf(r).v2Network())); err == nil {
+		if v, err := x402.EncodeBase64JSON(sr.Reference(sr.From, h.pricing.saleOf(r).v2Network())); err == nil {
 			w.Header().Set(x402.HeaderPaymentResponseV2, v)
 		}
 		return
@@ -125,7 +125,7 @@ func (h *Handler) setFailedResponse(w http.ResponseWriter, r *http.Request, sr *
 		if p, err := facilitator.DecodePaymentHeader(r.Header.Get(x402.HeaderPaymentSignature)); err == nil && p.ParsePayload() == nil {
 			payer = p.Authorization.From.Hex()
 		}
-		if v, err := x402.EncodeBase64JSON(sr.Reference(payer, h.saleOf(r).v2Network())); err == nil {
+		if v, err := x402.EncodeBase64JSON(sr.Reference(payer, h.pricing.saleOf(r).v2Network())); err == nil {
 			w.Header().Set(x402.HeaderPaymentResponseV2, v)
 		}
 	}

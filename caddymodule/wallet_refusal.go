@@ -21,6 +21,6 @@ const retryWalletBusy = "nothing was charged for this request. Send the same pay
 // not a final refusal (and not remembered as one), since that other
 // payment's outcome decides whether this one can go.
 func (h *Handler) walletBusy(w http.ResponseWriter, r *http.Request) error {
-	h.observePaymentCode(r, OutcomeRefused, reasonWalletBusy)
+	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeRefused, reasonWalletBusy)
 	return writeRetryJSON(w, http.StatusConflict, facilitator.ReasonWalletBusy, retryWalletBusy)
 }

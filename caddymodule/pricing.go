@@ -144,26 +144,42 @@ func hasPlaceholder(s string) bool {
 	return i >= 0 && strings.IndexByte(s[i:], '}') > 0
 }
 
-// priceExpr is the route's price as configured: price or amount.
-func (h *Handler) priceExpr() string {
-	if h.Price != "" {
-		return h.Price
+// pricing is a route's payment options and what a request costs: the
+// offer of its fixed price, or those of the prices resolved per request.
+type pricing struct {
+	// expr is the route's price as configured: price or amount.
+	expr string
+	// whole: expr is in whole tokens (price), else smallest units (amount).
+	whole   bool
+	options []payOption // one per network, in the seller's order
+	static  *offer      // the offer of a fixed price; nil when priced per request
+	dynamic *offerCache // the offers of per-request prices
+	// fac is the x402 app's facilitator, which names networks; nil with a
+	// remote facilitator and no app.
+	fac *facilitator.Facilitator
+}
+
+// newPricing is the pricing of a route priced by price (whole tokens) or
+// amount (smallest units), before its options are known.
+func newPricing(price, amount string, fac *facilitator.Facilitator) pricing {
+	if price != "" {
+		return pricing{expr: price, whole: true, fac: fac}
 	}
-	return h.Amount
+	return pricing{expr: amount, fac: fac}
 }
 
 // perRequest reports whether the route's price is resolved per request.
-func (h *Handler) perRequest() bool { return hasPlaceholder(h.priceExpr()) }
+func (p *pricing) perRequest() bool { return hasPlaceholder(p.expr) }
 
 // priceOffer builds the offer of a price (price in whole tokens or amount
 // in smallest units, as the route is configured).
-func (h *Handler) priceOffer(value string) (*offer, error) {
-	o := &offer{parts: make([]offerPart, len(h.options))}
-	for i := range h.options {
-		opt := &h.options[i]
+func (p *pricing) priceOffer(value string) (*offer, error) {
+	o := &offer{parts: make([]offerPart, len(p.options))}
+	for i := range p.options {
+		opt := &p.options[i]
 		var v *big.Int
 		var err error
-		if h.Price != "" {
+		if p.whole {
 			v, err = facilitator.ParsePrice(value, opt.decimals)
 		} else {
 			v, err = facilitator.ParseAmount(value)
@@ -172,7 +188,7 @@ func (h *Handler) priceOffer(value string) (*offer, error) {
 			}
 		}
 		if err != nil {
-			if len(h.options) > 1 && h.Price != "" {
+			if len(p.options) > 1 && p.whole {
 				err = fmt.Errorf("%w (network %s)", err, opt.reqs.Network)
 			}
 			return nil, err
@@ -222,11 +238,11 @@ func (e *priceError) Unwrap() error { return e.err }
 
 // offerFor is the request's offer: the route's own when its price is
 // fixed, else the one of the price resolved for this request.
-func (h *Handler) offerFor(r *http.Request) (*offer, error) {
-	if h.static != nil {
-		return h.static, nil
+func (p *pricing) offerFor(r *http.Request) (*offer, error) {
+	if p.static != nil {
+		return p.static, nil
 	}
-	expr := h.priceExpr()
+	expr := p.expr
 	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
 	if repl == nil {
 		repl = caddy.NewReplacer()
@@ -236,14 +252,14 @@ func (h *Handler) offerFor(r *http.Request) (*offer, error) {
 		return nil, newPriceError(expr, repl.ReplaceAll(expr, ""), err)
 	}
 	value = strings.TrimSpace(value)
-	c := h.dynamic
+	c := p.dynamic
 	c.mu.Lock()
 	o, ok := c.m[value]
 	c.mu.Unlock()
 	if ok {
 		return o, nil
 	}
-	o, err = h.priceOffer(value)
+	o, err = p.priceOffer(value)
 	if err != nil {
 		return nil, newPriceError(expr, value, err)
 	}
@@ -262,12 +278,12 @@ func (h *Handler) offerFor(r *http.Request) (*offer, error) {
 // value. Nothing was verified or settled, and the next handler did not run.
 func (h *Handler) priceFailed(err error) error {
 	var pe *priceError
-	value, expr := "", h.priceExpr()
+	value, expr := "", h.pricing.expr
 	if errors.As(err, &pe) {
 		value = pe.value
 	}
 	h.logger.Error("the route's price did not resolve to a valid price for this request; answering 500, nothing charged: fix the placeholder or what sets it",
-		zap.String("route", h.routeLabel), zap.String("price", expr), zap.String("value", value), zap.Error(err))
+		zap.String("route", h.metrics.label), zap.String("price", expr), zap.String("value", value), zap.Error(err))
 	return caddyhttp.Error(http.StatusInternalServerError, err)
 }
 
@@ -287,13 +303,13 @@ func withSale(r *http.Request, s *sale) *http.Request {
 
 // saleOf is the request's sale: the one ServeHTTP attached, else the
 // route's fixed offer with its first option.
-func (h *Handler) saleOf(r *http.Request) *sale {
+func (p *pricing) saleOf(r *http.Request) *sale {
 	if r != nil {
 		if s, ok := r.Context().Value(saleCtxKey{}).(*sale); ok {
 			return s
 		}
 	}
-	return &sale{offer: h.static}
+	return &sale{offer: p.static}
 }
 
 // part is the chosen option with its amount.
@@ -314,9 +330,9 @@ func (s *sale) v2Network() string {
 // seller gives it: the x402 app's name for one it serves (so its aliases
 // and CAIP-2 id match), else eip155:<chainId> for a name whose chain is
 // known, else the name in lower case.
-func (h *Handler) canonNetwork(name string) string {
-	if h.app != nil && h.app.fac != nil {
-		if info, ok := h.app.fac.NetworkInfo(name); ok {
+func (p *pricing) canonNetwork(name string) string {
+	if p.fac != nil {
+		if info, ok := p.fac.NetworkInfo(name); ok {
 			return strings.ToLower(info.Name)
 		}
 	}
@@ -331,22 +347,22 @@ func (h *Handler) canonNetwork(name string) string {
 // route does not list is refused with the spec's texts; the option given
 // with a refused asset is its network's (for the metrics' network label),
 // the first with a refused network.
-func (h *Handler) choose(p *facilitator.Payment) (int, string) {
-	canon := h.canonNetwork(p.Network)
-	for i := range h.options {
-		if h.options[i].canon != canon {
+func (p *pricing) choose(pay *facilitator.Payment) (int, string) {
+	canon := p.canonNetwork(pay.Network)
+	for i := range p.options {
+		if p.options[i].canon != canon {
 			continue
 		}
-		asset := h.options[i].reqs.Asset
-		if p.Accepted != nil && !strings.EqualFold(strings.TrimSpace(p.Accepted.Asset), asset) {
-			return i, x402.ReasonUnsupportedAsset(p.Accepted.Asset)
+		asset := p.options[i].reqs.Asset
+		if pay.Accepted != nil && !strings.EqualFold(strings.TrimSpace(pay.Accepted.Asset), asset) {
+			return i, x402.ReasonUnsupportedAsset(pay.Accepted.Asset)
 		}
-		if p.Asset != "" && !strings.EqualFold(strings.TrimSpace(p.Asset), asset) {
-			return i, x402.ReasonUnsupportedAsset(p.Asset)
+		if pay.Asset != "" && !strings.EqualFold(strings.TrimSpace(pay.Asset), asset) {
+			return i, x402.ReasonUnsupportedAsset(pay.Asset)
 		}
 		return i, ""
 	}
-	return 0, x402.ReasonUnsupportedNetwork(p.Network)
+	return 0, x402.ReasonUnsupportedNetwork(pay.Network)
 }
 
 // missingFromSupported lists the options whose network a remote
@@ -383,7 +399,7 @@ func (h *Handler) checkRemoteNetworks() {
 	if err != nil {
 		return
 	}
-	opts, logger := h.options, h.logger
+	opts, logger := h.pricing.options, h.logger
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()

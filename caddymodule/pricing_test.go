@@ -57,7 +57,7 @@ func twoNetworkHandler(t *testing.T, price string) *Handler {
 	t.Helper()
 	h, _ := testHandler(t, &fakeClient{}, false)
 	h.Amount, h.Price = "", price
-	cronos := h.options[0]
+	cronos := h.pricing.options[0]
 	cronos.caip2 = "eip155:338"
 	base := payOption{reqs: cronos.reqs, caip2: "eip155:84532", decimals: 6, decimalsKnown: true, chainID: 84532}
 	base.reqs.Network, base.reqs.Asset = "base-sepolia", baseSepoliaUSDC.Hex()
@@ -95,7 +95,7 @@ func TestChooseOption(t *testing.T) {
 		{"a chain the route does not list", facilitator.Payment{Network: "eip155:1", Accepted: v2("eip155:1", cronosToken)}, 0, "Unsupported network: eip155:1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			opt, reason := h.choose(&tt.p)
+			opt, reason := h.pricing.choose(&tt.p)
 			if opt != tt.wantOpt || reason != tt.wantReason {
 				t.Errorf("choose = %d, %q; want %d, %q", opt, reason, tt.wantOpt, tt.wantReason)
 			}
@@ -108,7 +108,7 @@ func TestChooseOption(t *testing.T) {
 // accepts name the networks by CAIP-2 id.
 func TestOfferBody(t *testing.T) {
 	h := twoNetworkHandler(t, "0.25")
-	b := h.static.build("X-PAYMENT header is required", "", "http://shop.example/x")
+	b := h.pricing.static.build("X-PAYMENT header is required", "", "http://shop.example/x")
 	var got body402
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v: %s", err, b)
@@ -128,7 +128,7 @@ func TestOfferBody(t *testing.T) {
 	if got.Accepts[1].Extra == nil || *got.Accepts[1].Extra != (facilitator.DomainInfo{Name: "USDC", Version: "2"}) {
 		t.Errorf("accepts[1].extra = %+v, want the option's own EIP-712 domain", got.Accepts[1].Extra)
 	}
-	v2 := h.static.accepts()
+	v2 := h.pricing.static.accepts()
 	if len(v2) != 2 || v2[0].Network != "eip155:338" || v2[1].Network != "eip155:84532" || v2[1].Asset != baseSepoliaUSDC.Hex() || v2[1].Amount != "250000" {
 		t.Errorf("v2 accepts %+v", v2)
 	}
@@ -145,25 +145,26 @@ func sameReqs(a, b facilitator.PaymentRequirements) bool {
 // finer than one option's token is refused naming that network.
 func TestPriceOfferDecimals(t *testing.T) {
 	h := twoNetworkHandler(t, "0.01")
-	h.options[1].decimals = 18
-	o, err := h.priceOffer("0.01")
+	h.pricing.options[1].decimals = 18
+	o, err := h.pricing.priceOffer("0.01")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.parts[0].reqs.MaxAmountRequired != "10000" || o.parts[1].reqs.MaxAmountRequired != "10000000000000000" {
 		t.Errorf("amounts %s, %s", o.parts[0].reqs.MaxAmountRequired, o.parts[1].reqs.MaxAmountRequired)
 	}
-	h.options[0].decimals, h.options[1].decimals = 18, 6
-	if _, err := h.priceOffer("0.0000001"); err == nil || err.Error() != `price "0.0000001" has more than 6 decimal places, the token's precision (network base-sepolia)` {
+	h.pricing.options[0].decimals, h.pricing.options[1].decimals = 18, 6
+	if _, err := h.pricing.priceOffer("0.0000001"); err == nil || err.Error() != `price "0.0000001" has more than 6 decimal places, the token's precision (network base-sepolia)` {
 		t.Errorf("err = %v", err)
 	}
 	h.Price, h.Amount = "", "{vars.amount}"
-	o, err = h.priceOffer("777")
+	h.pricing.expr, h.pricing.whole = h.Amount, false
+	o, err = h.pricing.priceOffer("777")
 	if err != nil || o.parts[0].reqs.MaxAmountRequired != "777" || o.parts[1].reqs.MaxAmountRequired != "777" {
 		t.Errorf("amount offer %v, %v", o, err)
 	}
 	for _, bad := range []string{"0", "-1", "1.5", "ten", ""} {
-		if _, err := h.priceOffer(bad); err == nil {
+		if _, err := h.pricing.priceOffer(bad); err == nil {
 			t.Errorf("amount %q accepted", bad)
 		}
 	}
@@ -173,7 +174,7 @@ func TestPriceOfferDecimals(t *testing.T) {
 // and the script's config lists every option in the order of accepts.
 func TestPagePerOption(t *testing.T) {
 	h := twoNetworkHandler(t, "0.01")
-	if err := h.buildPage(nil, testPageOptions(h), h.static); err != nil {
+	if err := h.buildPage(nil, testPageOptions(h), h.pricing.static); err != nil {
 		t.Fatal(err)
 	}
 	body := unpaid(t, h, map[string]string{"User-Agent": chromeUA, "Accept": browserAccpt}).Body.String()
@@ -648,7 +649,7 @@ func TestMissingFromSupported(t *testing.T) {
 		{"another scheme does not count", []x402.SupportedKind{kind(2, "upto", "eip155:338"), kind(2, "exact", "eip155:84532")}, []string{"cronos-testnet"}},
 		{"none", nil, []string{"cronos-testnet", "base-sepolia"}},
 	} {
-		got := missingFromSupported(&x402.SupportedResponse{Kinds: tt.kinds}, h.options)
+		got := missingFromSupported(&x402.SupportedResponse{Kinds: tt.kinds}, h.pricing.options)
 		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("%s: missing %v, want %v", tt.name, got, tt.want)
 		}
@@ -662,8 +663,9 @@ func TestMissingFromSupported(t *testing.T) {
 func TestPerRequestPriceUnit(t *testing.T) {
 	h := twoNetworkHandler(t, "0.01")
 	h.Price = "{x402.test.price}"
-	h.static, h.dynamic = nil, &offerCache{m: map[string]*offer{}}
-	h.routeLabel = "per-request"
+	h.pricing.expr = h.Price
+	h.pricing.static, h.pricing.dynamic = nil, &offerCache{m: map[string]*offer{}}
+	h.metrics.label = "per-request"
 	if err := h.buildPage(zap.NewNop(), testPageOptions(h), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -694,8 +696,8 @@ func TestPerRequestPriceUnit(t *testing.T) {
 			t.Errorf("price %s: the page does not show it", price)
 		}
 	}
-	if len(h.dynamic.m) != 2 {
-		t.Errorf("%d offers kept, want one per price (2)", len(h.dynamic.m))
+	if len(h.pricing.dynamic.m) != 2 {
+		t.Errorf("%d offers kept, want one per price (2)", len(h.pricing.dynamic.m))
 	}
 	for _, tt := range []struct{ price, want string }{
 		{"free", `x402: the route's price "{x402.test.price}" resolved to "free" for this request, which is not a valid price: price "free" is not a positive decimal number (network cronos-testnet)`},
@@ -716,7 +718,7 @@ func TestPriceErrorClipped(t *testing.T) {
 	h := twoNetworkHandler(t, "0.01")
 	h.Price = "{p}"
 	long := strings.Repeat("9x", 600)
-	_, err := h.priceOffer(long)
+	_, err := h.pricing.priceOffer(long)
 	pe := newPriceError(h.Price, long, err)
 	if len(pe.Error()) > 600 || !strings.Contains(pe.Error(), `resolved to "9x9x`) || !strings.Contains(pe.value, "…") {
 		t.Errorf("error of %d bytes: %.200s", len(pe.Error()), pe.Error())

@@ -53,22 +53,22 @@ const (
 	minRefusalSweep = time.Second
 )
 
-// guard holds a handler's abuse and cost limits: the per-client limit on
-// payment attempts that reach the facilitator, and the cache of refused
-// authorizations. A nil part is off.
-type guard struct {
-	attempts *facilitator.Limiter
-	refused  *refusalCache
+// attempts holds a handler's abuse and cost limits: the per-client limit
+// on payment attempts that reach the facilitator, and the cache of
+// refused authorizations. A nil part is off.
+type attempts struct {
+	limiter *facilitator.Limiter
+	refused *refusalCache
 }
 
-func newGuard(h *Handler) *guard {
-	g := &guard{}
+func newAttempts(h *Handler) *attempts {
+	g := &attempts{}
 	if !h.NoAttemptLimit {
 		l := DefaultAttemptLimit
 		if h.AttemptLimit != nil {
 			l = facilitator.RateLimit{Requests: h.AttemptLimit.Requests, Window: time.Duration(h.AttemptLimit.Window)}
 		}
-		g.attempts = facilitator.NewLimiter(l)
+		g.limiter = facilitator.NewLimiter(l)
 	}
 	if !h.NoRefusalCache {
 		ttl := DefaultRefusalTTL
@@ -81,7 +81,7 @@ func newGuard(h *Handler) *guard {
 }
 
 // refusal returns the reason an authorization was refused within the TTL.
-func (g *guard) refusal(k [32]byte) (string, bool) {
+func (g *attempts) refusal(k [32]byte) (string, bool) {
 	if g == nil {
 		return "", false
 	}
@@ -89,18 +89,18 @@ func (g *guard) refusal(k [32]byte) (string, bool) {
 }
 
 // refuse remembers a refused authorization.
-func (g *guard) refuse(k [32]byte, p *facilitator.Payment, reason string) {
+func (g *attempts) refuse(k [32]byte, p *facilitator.Payment, reason string) {
 	if g != nil {
 		g.refused.put(k, p, reason)
 	}
 }
 
 // allow counts a payment attempt of a client against its limit.
-func (g *guard) allow(client string) (bool, time.Duration) {
+func (g *attempts) allow(client string) (bool, time.Duration) {
 	if g == nil {
 		return true, 0
 	}
-	return g.attempts.Allow(client)
+	return g.limiter.Allow(client)
 }
 
 // refusalKey names an authorization: what the buyer signed (payer, nonce,
