@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
@@ -43,18 +44,6 @@ import (
 // payer), X-Payment-Access-Until (the grant's end, RFC 3339) and
 // X-Payment-Access-Via (sign-in-with-x or cookie), and no settlement
 // headers: no new payment was made.
-
-// Request headers set for the upstream of a route with access, and the
-// response header that tells the buyer the grant's end.
-const (
-	// HeaderAccessUntil is the grant's end (RFC 3339, UTC): on paid
-	// requests and requests served by a grant, to the upstream and in the
-	// response.
-	HeaderAccessUntil = "X-Payment-Access-Until"
-	// HeaderAccessVia says how a request without payment was let through:
-	// "sign-in-with-x" or "cookie".
-	HeaderAccessVia = "X-Payment-Access-Via"
-)
 
 // How a request was served by a grant (X-Payment-Access-Via, and the via
 // label of x402_access_requests_total).
@@ -201,7 +190,7 @@ func deriveKey(key []byte, use string) []byte {
 // the resource: a grant is for the whole directive) and its price (as
 // written, and as resolved for this request when it is priced per
 // request, so that a payment for a cheaper request opens no dearer one),
-// the site (the host the buyer addressed: requestOrigin), the route's
+// the site (the host the buyer addressed: httpx.RequestOrigin), the route's
 // path prefix and label. A grant for one route opens no other route of
 // the site, nor of another site on this server.
 func (h *Handler) grantRoute(r *http.Request) string {
@@ -217,7 +206,7 @@ func (h *Handler) grantRoute(r *http.Request) string {
 	if sl := h.saleOf(r); sl != nil && sl.offer != nil {
 		price += "\x00" + sl.offer.value
 	}
-	_, host := requestOrigin(r)
+	_, host := httpx.RequestOrigin(r)
 	for _, v := range []string{price, strings.ToLower(host), h.access.path, h.Label} {
 		s.Write([]byte{0})
 		s.Write([]byte(v))
@@ -247,13 +236,13 @@ func (h *Handler) serveAccess(w http.ResponseWriter, r *http.Request, next caddy
 	case err != nil:
 		h.observeAccess(AccessViaSIWx, accessRefused, reasonStoreUnavailable)
 		h.logger.Error("the access store cannot be reached; sign-ins are answered 503 until it is back", zap.Error(err))
-		return true, writeRetryJSON(w, http.StatusServiceUnavailable, textAccessStoreDown, retryStoreDown)
+		return true, httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textAccessStoreDown, retryStoreDown)
 	case refusal != nil && refusal.status == http.StatusTooManyRequests:
 		h.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
 		return true, tooManyAttempts(w, refusal.retry)
 	case refusal != nil && refusal.status == http.StatusServiceUnavailable:
 		h.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
-		return true, writeRetryJSON(w, http.StatusServiceUnavailable, refusal.text, retrySIWxFresh)
+		return true, httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, refusal.text, retrySIWxFresh)
 	case refusal != nil:
 		h.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
 		return true, h.paymentRequired(w, r, refusal.text, "")
@@ -272,13 +261,13 @@ const textAccessStoreDown = "the access store cannot be reached, so the sign-in 
 func (h *Handler) serveGrant(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, g *store.Grant, via string) error {
 	from := common.HexToAddress(g.Payer).Hex()
 	until := g.End.UTC().Format(time.RFC3339)
-	r.Header.Set(HeaderFrom, from)
-	r.Header.Set(HeaderAccessUntil, until)
-	r.Header.Set(HeaderAccessVia, via)
+	r.Header.Set(httpx.HeaderFrom, from)
+	r.Header.Set(httpx.HeaderAccessUntil, until)
+	r.Header.Set(httpx.HeaderAccessVia, via)
 	// No settlement: its placeholders are empty, not left unreplaced.
 	h.setAccessVars(r, [][2]string{{"from", from}, {"access_until", until}, {"access_via", via},
 		{"tx_hash", ""}, {"to", ""}, {"value", ""}, {"network", ""}, {"block_number", ""}})
-	w.Header().Set(HeaderAccessUntil, until)
+	w.Header().Set(httpx.HeaderAccessUntil, until)
 	if via == AccessViaSIWx {
 		h.setAccessCookie(w, r, g, time.Now())
 	}
@@ -332,9 +321,9 @@ func (h *Handler) grantAccess(w http.ResponseWriter, r *http.Request, sr *facili
 		return // settled longer ago than the window: nothing left
 	}
 	until := g.End.UTC().Format(time.RFC3339)
-	r.Header.Set(HeaderAccessUntil, until)
+	r.Header.Set(httpx.HeaderAccessUntil, until)
 	h.setAccessVars(r, [][2]string{{"access_until", until}, {"access_via", ""}})
-	w.Header().Set(HeaderAccessUntil, until)
+	w.Header().Set(httpx.HeaderAccessUntil, until)
 	h.setAccessCookie(w, r, g, now)
 }
 

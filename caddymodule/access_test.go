@@ -15,6 +15,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddytest"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -211,11 +212,11 @@ func TestAccess(t *testing.T) {
 		t.Fatalf("paid request: %d %s", resp.StatusCode, b)
 	}
 	saw := upstreamSaw(t, b)
-	until, err := time.Parse(time.RFC3339, resp.Header.Get(HeaderAccessUntil))
+	until, err := time.Parse(time.RFC3339, resp.Header.Get(httpx.HeaderAccessUntil))
 	if err != nil || until.Before(paidAt.Add(time.Hour-2*time.Second)) || until.After(time.Now().Add(time.Hour)) {
-		t.Fatalf("X-Payment-Access-Until %q (paid at %s)", resp.Header.Get(HeaderAccessUntil), paidAt)
+		t.Fatalf("X-Payment-Access-Until %q (paid at %s)", resp.Header.Get(httpx.HeaderAccessUntil), paidAt)
 	}
-	if saw[HeaderAccessUntil] != resp.Header.Get(HeaderAccessUntil) || saw[HeaderTxHash] == "" || saw[HeaderAccessVia] != "" {
+	if saw[httpx.HeaderAccessUntil] != resp.Header.Get(httpx.HeaderAccessUntil) || saw[httpx.HeaderTxHash] == "" || saw[httpx.HeaderAccessVia] != "" {
 		t.Fatalf("the paid request's upstream saw %v", saw)
 	}
 	ck := accessCookieOf(resp)
@@ -239,20 +240,20 @@ func TestAccess(t *testing.T) {
 		t.Fatalf("sign-in with a grant: %d %s", resp.StatusCode, b)
 	}
 	saw = upstreamSaw(t, b)
-	want := map[string]string{HeaderFrom: buyerAddr, HeaderAccessUntil: until.UTC().Format(time.RFC3339), HeaderAccessVia: AccessViaSIWx,
-		HeaderTxHash: "", HeaderValue: "", HeaderNetwork: "", HeaderBlockNumber: "", HeaderPayment: ""}
+	want := map[string]string{httpx.HeaderFrom: buyerAddr, httpx.HeaderAccessUntil: until.UTC().Format(time.RFC3339), httpx.HeaderAccessVia: AccessViaSIWx,
+		httpx.HeaderTxHash: "", httpx.HeaderValue: "", httpx.HeaderNetwork: "", httpx.HeaderBlockNumber: "", httpx.HeaderPayment: ""}
 	for k, v := range want {
 		if saw[k] != v {
 			t.Errorf("signed-in upstream saw %s %q, want %q", k, saw[k], v)
 		}
 	}
-	for _, h := range []string{x402.HeaderPaymentResponseV2, HeaderPaymentResponse} {
+	for _, h := range []string{x402.HeaderPaymentResponseV2, httpx.HeaderPaymentResponse} {
 		if resp.Header.Get(h) != "" {
 			t.Errorf("a signed-in answer carries %s", h)
 		}
 	}
-	if resp.Header.Get(HeaderAccessUntil) != want[HeaderAccessUntil] || accessCookieOf(resp) == nil {
-		t.Errorf("signed-in answer: X-Payment-Access-Until %q, cookie %v", resp.Header.Get(HeaderAccessUntil), resp.Header["Set-Cookie"])
+	if resp.Header.Get(httpx.HeaderAccessUntil) != want[httpx.HeaderAccessUntil] || accessCookieOf(resp) == nil {
+		t.Errorf("signed-in answer: X-Payment-Access-Until %q, cookie %v", resp.Header.Get(httpx.HeaderAccessUntil), resp.Header["Set-Cookie"])
 	}
 
 	// The same header again: its nonce is spent.
@@ -337,7 +338,7 @@ func TestAccess(t *testing.T) {
 	// The cookie: a reload is served; another route's name, a tampered or
 	// foreign value is ignored.
 	resp, b = accessGet(t, siteURL+"/acc/z", nil, ck)
-	if resp.StatusCode != 200 || upstreamSaw(t, b)[HeaderAccessVia] != AccessViaCookie || upstreamSaw(t, b)[HeaderFrom] != buyerAddr {
+	if resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderAccessVia] != AccessViaCookie || upstreamSaw(t, b)[httpx.HeaderFrom] != buyerAddr {
 		t.Fatalf("reload with the cookie: %d %s", resp.StatusCode, b)
 	}
 	// Another route's cookie (another buyer paid there) carries another
@@ -348,7 +349,7 @@ func TestAccess(t *testing.T) {
 	if resp.StatusCode != 200 || ck2 == nil || ck2.Name == ck.Name || ck2.Path != "/other/" {
 		t.Fatalf("paid /other/a: %d %v %s", resp.StatusCode, resp.Header["Set-Cookie"], b)
 	}
-	if resp, b = accessGet(t, siteURL+"/other/z", nil, ck2); resp.StatusCode != 200 || upstreamSaw(t, b)[HeaderFrom] != otherAddr {
+	if resp, b = accessGet(t, siteURL+"/other/z", nil, ck2); resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderFrom] != otherAddr {
 		t.Fatalf("/other/ with its own cookie: %d %s", resp.StatusCode, b)
 	}
 	unpaid := string(challengeOf(t, siteURL+"/other/z").body)
@@ -370,8 +371,8 @@ func TestAccess(t *testing.T) {
 
 	// access_cookie off: the paid answer sets none, but tells the end.
 	resp, b = payV2At(t, tester, siteURL+"/nocookie/a", buyer)
-	if resp.StatusCode != 200 || accessCookieOf(resp) != nil || resp.Header.Get(HeaderAccessUntil) == "" {
-		t.Fatalf("access_cookie off: %d, cookies %v, until %q: %s", resp.StatusCode, resp.Header["Set-Cookie"], resp.Header.Get(HeaderAccessUntil), b)
+	if resp.StatusCode != 200 || accessCookieOf(resp) != nil || resp.Header.Get(httpx.HeaderAccessUntil) == "" {
+		t.Fatalf("access_cookie off: %d, cookies %v, until %q: %s", resp.StatusCode, resp.Header["Set-Cookie"], resp.Header.Get(httpx.HeaderAccessUntil), b)
 	}
 
 	// A short window: the cookie and the sign-in stop when it ends.
@@ -380,7 +381,7 @@ func TestAccess(t *testing.T) {
 	if resp.StatusCode != 200 || short == nil || short.MaxAge > 3 || short.Path != "/short/" {
 		t.Fatalf("paid /short/a: %d %v %s", resp.StatusCode, resp.Header["Set-Cookie"], b)
 	}
-	end, _ := time.Parse(time.RFC3339, resp.Header.Get(HeaderAccessUntil))
+	end, _ := time.Parse(time.RFC3339, resp.Header.Get(httpx.HeaderAccessUntil))
 	if resp, _ = accessGet(t, siteURL+"/short/b", nil, short); resp.StatusCode != 200 {
 		t.Fatalf("within the window: %d", resp.StatusCode)
 	}
@@ -468,7 +469,7 @@ func TestPaySignsIn(t *testing.T) {
 	if !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), "x402: paying 17 smallest units") {
 		t.Fatalf("first run's stderr:\n%s\nwant it to start with\n%s", stderr.String(), want)
 	}
-	if saw := upstreamSaw(t, []byte(stdout.String())); saw[HeaderTxHash] == "" {
+	if saw := upstreamSaw(t, []byte(stdout.String())); saw[httpx.HeaderTxHash] == "" {
 		t.Fatalf("first run was not paid: %s", stdout.String())
 	}
 	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 17)
@@ -479,8 +480,8 @@ func TestPaySignsIn(t *testing.T) {
 		t.Fatalf("second run: %v\n%s", err, stderr.String())
 	}
 	saw := upstreamSaw(t, []byte(stdout.String()))
-	want = "x402: signed in as " + addr + " with Sign-In-With-X (access until " + saw[HeaderAccessUntil] + "): served without a new payment\n"
-	if stderr.String() != want || saw[HeaderAccessVia] != AccessViaSIWx || saw[HeaderTxHash] != "" {
+	want = "x402: signed in as " + addr + " with Sign-In-With-X (access until " + saw[httpx.HeaderAccessUntil] + "): served without a new payment\n"
+	if stderr.String() != want || saw[httpx.HeaderAccessVia] != AccessViaSIWx || saw[httpx.HeaderTxHash] != "" {
 		t.Fatalf("second run: stderr %q\nwant %q\nupstream saw %v", stderr.String(), want, saw)
 	}
 	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 17)

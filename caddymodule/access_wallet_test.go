@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -65,7 +66,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	if !strings.HasPrefix(stderr.String(), want) {
 		t.Fatalf("first run's stderr:\n%s\nwant it to start with\n%s", stderr.String(), want)
 	}
-	if saw := upstreamSaw(t, []byte(stdout.String())); saw[HeaderTxHash] == "" || saw[HeaderFrom] != wallet {
+	if saw := upstreamSaw(t, []byte(stdout.String())); saw[httpx.HeaderTxHash] == "" || saw[httpx.HeaderFrom] != wallet {
 		t.Fatalf("first run: upstream saw %v, want a payment from %s", saw, wallet)
 	}
 	assertDelta(t, "wallet", walletBefore, balance(t, wallet), -23)
@@ -80,8 +81,8 @@ func TestAccessSmartWallet(t *testing.T) {
 		t.Fatalf("signing in as the wallet: %v\n%s", err, stderr.String())
 	}
 	saw := upstreamSaw(t, []byte(stdout.String()))
-	want = "x402: signed in as " + wallet + " with Sign-In-With-X (access until " + saw[HeaderAccessUntil] + "): served without a new payment\n"
-	if stderr.String() != want || saw[HeaderAccessVia] != AccessViaSIWx || saw[HeaderFrom] != wallet || saw[HeaderTxHash] != "" {
+	want = "x402: signed in as " + wallet + " with Sign-In-With-X (access until " + saw[httpx.HeaderAccessUntil] + "): served without a new payment\n"
+	if stderr.String() != want || saw[httpx.HeaderAccessVia] != AccessViaSIWx || saw[httpx.HeaderFrom] != wallet || saw[httpx.HeaderTxHash] != "" {
 		t.Fatalf("signing in as the wallet: stderr %q\nwant %q\nupstream saw %v", stderr.String(), want, saw)
 	}
 	if n := calls() - before; n != 1 {
@@ -111,7 +112,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	// without asking the chain.
 	c = challengeOf(t, siteURL+"/sw/d")
 	_, good, _ := x402.SignSIWxAs(c.decl.Info, c.decl.SupportedChains[0], owner, common.HexToAddress(wallet), nil)
-	if resp, b = accessGet(t, siteURL+"/sw/d", map[string]string{headerSIWx: good}); resp.StatusCode != 200 || upstreamSaw(t, b)[HeaderFrom] != wallet {
+	if resp, b = accessGet(t, siteURL+"/sw/d", map[string]string{headerSIWx: good}); resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderFrom] != wallet {
 		t.Fatalf("the owner's signature for the wallet: %d %s", resp.StatusCode, b)
 	}
 	before = calls()
@@ -138,7 +139,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	_, h, _ = x402.SignSIWxAs(c.decl.Info, c.decl.SupportedChains[0], owner, common.HexToAddress(wallet),
 		func(sig []byte) []byte { return evm.WrapERC6492(devnet.FactoryAddress, deploy, sig) })
 	before = calls()
-	if resp, b = accessGet(t, siteURL+"/sw/f", map[string]string{headerSIWx: h}); resp.StatusCode != 200 || upstreamSaw(t, b)[HeaderFrom] != wallet {
+	if resp, b = accessGet(t, siteURL+"/sw/f", map[string]string{headerSIWx: h}); resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderFrom] != wallet {
 		t.Fatalf("an ERC-6492 sign-in: %d %s", resp.StatusCode, b)
 	}
 	if n := calls() - before; n != 1 {

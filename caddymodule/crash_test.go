@@ -25,6 +25,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -170,7 +171,7 @@ func TestCrashRedeem(t *testing.T) {
 			c.kill()
 			return
 		}
-		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(HeaderTxHash))
+		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(httpx.HeaderTxHash))
 	}))
 	t.Cleanup(up.Close)
 

@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -144,7 +145,7 @@ func TestOtherAuthorizationSameNonce(t *testing.T) {
 			http.Error(w, "upstream down", http.StatusBadGateway)
 			return
 		}
-		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(HeaderTxHash))
+		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(httpx.HeaderTxHash))
 	}))
 	t.Cleanup(up.Close)
 	tester := newTester(t, globalBlock("settle_timeout 30s")+fmt.Sprintf(`

@@ -25,6 +25,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -197,7 +198,7 @@ func pay(t *testing.T, key *ecdsa.PrivateKey, reqs facilitator.PaymentRequiremen
 func echoUpstream(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := map[string]string{}
-		for _, k := range append(upstreamHeaders, HeaderPayment) {
+		for _, k := range append(upstreamHeaders, httpx.HeaderPayment) {
 			got[k] = r.Header.Get(k)
 		}
 		w.Header().Set("Content-Type", "application/json")
@@ -299,7 +300,7 @@ func TestPaywall402Body(t *testing.T) {
 	bad := []struct{ name, header, want string }{
 		{"not base64", "%%%not-base64%%%", facilitator.ReasonInvalidBase64},
 		{"not json", base64.StdEncoding.EncodeToString([]byte("hello")), facilitator.ReasonInvalidBase64},
-		{"too big", strings.Repeat("A", MaxPaymentHeaderBytes+1), "X-PAYMENT header exceeds 16 KiB"},
+		{"too big", strings.Repeat("A", httpx.MaxPaymentHeaderBytes+1), "X-PAYMENT header exceeds 16 KiB"},
 		{"wrong scheme", base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1,"scheme":"upto","network":"cronos-testnet","payload":{}}`)), ""},
 	}
 	for _, c := range bad {
@@ -369,14 +370,14 @@ func TestPaidRequest(t *testing.T) {
 	if err := json.Unmarshal(b, &seen); err != nil {
 		t.Fatalf("upstream answer: %s", b)
 	}
-	if h := seen[HeaderTxHash]; len(h) != 66 || !strings.HasPrefix(h, "0x") {
-		t.Errorf("upstream got %s %q, want the transaction hash", HeaderTxHash, h)
+	if h := seen[httpx.HeaderTxHash]; len(h) != 66 || !strings.HasPrefix(h, "0x") {
+		t.Errorf("upstream got %s %q, want the transaction hash", httpx.HeaderTxHash, h)
 	}
-	if !strings.EqualFold(seen[HeaderFrom], buyerAddr) {
-		t.Errorf("upstream got %s %q, want %s", HeaderFrom, seen[HeaderFrom], buyerAddr)
+	if !strings.EqualFold(seen[httpx.HeaderFrom], buyerAddr) {
+		t.Errorf("upstream got %s %q, want %s", httpx.HeaderFrom, seen[httpx.HeaderFrom], buyerAddr)
 	}
-	if seen[HeaderValue] != "10000" || seen[HeaderNetwork] != "cronos-testnet" || seen[HeaderBlockNumber] == "" {
-		t.Errorf("upstream got value %q network %q block %q", seen[HeaderValue], seen[HeaderNetwork], seen[HeaderBlockNumber])
+	if seen[httpx.HeaderValue] != "10000" || seen[httpx.HeaderNetwork] != "cronos-testnet" || seen[httpx.HeaderBlockNumber] == "" {
+		t.Errorf("upstream got value %q network %q block %q", seen[httpx.HeaderValue], seen[httpx.HeaderNetwork], seen[httpx.HeaderBlockNumber])
 	}
 
 	// X-PAYMENT-RESPONSE.
@@ -388,7 +389,7 @@ func TestPaidRequest(t *testing.T) {
 	if err := json.Unmarshal(raw, &pr); err != nil {
 		t.Fatalf("X-PAYMENT-RESPONSE is not JSON: %s", raw)
 	}
-	if pr["success"] != true || pr["transaction"] != seen[HeaderTxHash] || pr["txHash"] != seen[HeaderTxHash] ||
+	if pr["success"] != true || pr["transaction"] != seen[httpx.HeaderTxHash] || pr["txHash"] != seen[httpx.HeaderTxHash] ||
 		pr["network"] != "cronos-testnet" || !strings.EqualFold(fmt.Sprint(pr["payer"]), buyerAddr) ||
 		pr["event"] != facilitator.EventSettled || pr["value"] != "10000" || pr["blockNumber"] == nil ||
 		pr["timestamp"] == "" || !strings.EqualFold(fmt.Sprint(pr["to"]), sellerAddr) {
@@ -451,7 +452,7 @@ func TestSettleAfter(t *testing.T) {
 		case "/events":
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(http.StatusOK)
-			fmt.Fprintf(w, "data: first from %s\n\n", r.Header.Get(HeaderFrom))
+			fmt.Fprintf(w, "data: first from %s\n\n", r.Header.Get(httpx.HeaderFrom))
 			w.(http.Flusher).Flush()
 			select { // the rest only once the buyer has the first event
 			case <-release:
@@ -581,7 +582,7 @@ func TestRemoteFacilitator(t *testing.T) {
 	}
 	before, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
 	resp, b = get(t, tester, siteURL+"/remote", map[string]string{"X-Payment": pay(t, buyer, reqs)})
-	if resp.StatusCode != 200 || !strings.Contains(string(b), HeaderTxHash) || resp.Header.Get("X-Payment-Response") == "" {
+	if resp.StatusCode != 200 || !strings.Contains(string(b), httpx.HeaderTxHash) || resp.Header.Get("X-Payment-Response") == "" {
 		t.Fatalf("paid through the remote facilitator: %d %s", resp.StatusCode, b)
 	}
 	assertDelta(t, "buyer", before, balance(t, buyerAddr), -2000)

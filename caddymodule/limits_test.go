@@ -24,6 +24,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -382,7 +383,7 @@ func TestRefusalFlood(t *testing.T) {
 		b = append(append(b, fmt.Sprintf("0x%064x", i)...), tail...)
 		return base64.StdEncoding.EncodeToString(b)
 	}
-	if n := len(paymentFor(0)); n > MaxPaymentHeaderBytes {
+	if n := len(paymentFor(0)); n > httpx.MaxPaymentHeaderBytes {
 		t.Fatalf("the flood's header has %d bytes, more than the paywall takes", n)
 	}
 

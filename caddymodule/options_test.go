@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -513,7 +514,7 @@ func mustGet(t *testing.T, tester *caddytest.Tester, path string) *http.Response
 
 func decodeXPaymentResponse(t *testing.T, resp *http.Response) map[string]any {
 	t.Helper()
-	raw, err := base64.StdEncoding.DecodeString(resp.Header.Get(HeaderPaymentResponse))
+	raw, err := base64.StdEncoding.DecodeString(resp.Header.Get(httpx.HeaderPaymentResponse))
 	if err != nil {
 		t.Fatalf("X-PAYMENT-RESPONSE: %v", err)
 	}

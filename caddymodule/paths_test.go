@@ -21,6 +21,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
 
@@ -85,7 +86,7 @@ func tomcatLike(t *testing.T) *httptest.Server {
 		p = strings.ToLower(strings.TrimSuffix(path.Clean("/"+strings.ReplaceAll(p, `\`, "/")), "/"))
 		switch p {
 		case "/api/premium", "/api/basic", "/free":
-			fmt.Fprintf(w, "content of %s, paid %q", p, r.Header.Get(HeaderValue))
+			fmt.Fprintf(w, "content of %s, paid %q", p, r.Header.Get(httpx.HeaderValue))
 		default:
 			http.NotFound(w, r)
 		}

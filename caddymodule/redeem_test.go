@@ -25,6 +25,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -38,7 +39,7 @@ func countingUpstream(t *testing.T, hold time.Duration) (*httptest.Server, *atom
 		if hold > 0 {
 			time.Sleep(hold)
 		}
-		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(HeaderTxHash))
+		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(httpx.HeaderTxHash))
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &n
@@ -48,9 +49,9 @@ func countingUpstream(t *testing.T, hold time.Duration) (*httptest.Server, *atom
 func paymentResponseOf(t *testing.T, resp *http.Response) paymentResponse {
 	t.Helper()
 	var pr paymentResponse
-	raw, err := facilitator.DecodeBase64(resp.Header.Get(HeaderPaymentResponse))
+	raw, err := facilitator.DecodeBase64(resp.Header.Get(httpx.HeaderPaymentResponse))
 	if err != nil || json.Unmarshal(raw, &pr) != nil {
-		t.Fatalf("X-PAYMENT-RESPONSE %q is not Base64 JSON", resp.Header.Get(HeaderPaymentResponse))
+		t.Fatalf("X-PAYMENT-RESPONSE %q is not Base64 JSON", resp.Header.Get(httpx.HeaderPaymentResponse))
 	}
 	return pr
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -25,7 +26,7 @@ import (
 
 // Sign-In-With-X on a route with access. Every 402 declares the
 // sign-in-with-x extension with a fresh challenge for the URI asked: the
-// host the buyer addressed, the origin and path (requestOrigin: behind a
+// host the buyer addressed, the origin and path (httpx.RequestOrigin: behind a
 // trusted proxy, the forwarded ones), a nonce, issuedAt now and
 // expirationTime siwxMaxAge later. The nonce is 12 random bytes and an
 // HMAC (under the server key) of them with issuedAt, the domain and the
@@ -172,8 +173,8 @@ const (
 // returns the grant it proves, or why not. An error means the grants could
 // not be read or written: nothing can be said.
 func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (*store.Grant, *siwxRefusal, error) {
-	if len(header) > MaxPaymentHeaderBytes {
-		return nil, refuse("invalid_siwx_header", "Invalid SIWX header: larger than %d KiB", MaxPaymentHeaderBytes>>10), nil
+	if len(header) > httpx.MaxPaymentHeaderBytes {
+		return nil, refuse("invalid_siwx_header", "Invalid SIWX header: larger than %d KiB", httpx.MaxPaymentHeaderBytes>>10), nil
 	}
 	p, err := x402.ParseSIWxHeader(header)
 	if err != nil {
@@ -260,7 +261,7 @@ func (h *Handler) signIn(r *http.Request, header, route string, now time.Time) (
 			wallet.Hex(), g.End.UTC().Format(time.RFC3339)), nil
 	}
 	if !byKey {
-		if ok, wait := h.guard.allow(clientIP(r)); !ok {
+		if ok, wait := h.guard.allow(httpx.ClientIP(r)); !ok {
 			return nil, &siwxRefusal{code: "rate_limited", status: http.StatusTooManyRequests, retry: wait}, nil
 		}
 	}
