@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
@@ -205,7 +206,7 @@ func TestHandlerFlows(t *testing.T) {
 				t.Errorf("body %q lacks %q", w.Body, tt.wantBody)
 			}
 			if tt.wantStatus == 402 {
-				var out body402
+				var out testutil.Body402
 				if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
 					t.Fatalf("402 body is not JSON: %s", w.Body)
 				}
@@ -239,7 +240,7 @@ func TestBodyTemplate(t *testing.T) {
 	h, _ := testHandler(t, &fakeClient{}, false)
 	for _, resource := range []string{"http://a/b?c=d", "http://a/\"quoted\"\\<tag>&\x01é"} {
 		b := h.static.build("X-PAYMENT header is required", "", resource)
-		var out body402
+		var out testutil.Body402
 		if err := json.Unmarshal(b, &out); err != nil {
 			t.Fatalf("not JSON: %v: %s", err, b)
 		}
@@ -271,7 +272,7 @@ func TestPaymentHeaderNotForwarded(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(got)
 	}))
 	t.Cleanup(up.Close)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 /before {
 		pay_to %[2]s
@@ -289,15 +290,15 @@ func TestPaymentHeaderNotForwarded(t *testing.T) {
 	}
 	reverse_proxy %[3]s
 }
-`, sitePort, sellerAddr, up.Listener.Addr()))
+`, testutil.SitePort, testutil.SellerAddr, up.Listener.Addr()))
 
-	buyer := buyerKey(t, devnet.Buyer2PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
 	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 	v1 := func(path string) (string, string) {
-		return httpx.HeaderPayment, pay(t, buyer, require402(t, tester, siteURL+path).PaymentRequirements)
+		return httpx.HeaderPayment, testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+path).PaymentRequirements)
 	}
 	v2 := func(path string) (string, string) {
-		resp, _ := get(t, tester, siteURL+path, nil)
+		resp, _ := testutil.Get(t, tester, testutil.SiteURL+path, nil)
 		var pr x402.PaymentRequiredV2
 		if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr); err != nil || len(pr.Accepts) != 1 {
 			t.Fatalf("PAYMENT-REQUIRED of %s: %v", path, err)
@@ -324,7 +325,7 @@ func TestPaymentHeaderNotForwarded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name, value := tt.pay(tt.path)
-			resp, b := get(t, tester, siteURL+tt.path, map[string]string{name: value})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+tt.path, map[string]string{name: value})
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("paid request: %d %s", resp.StatusCode, b)
 			}

@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,21 +10,11 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
-
-// freePort is a TCP port nothing listens on (a moment ago).
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // TestForwardedOrigin: behind a proxy that terminates TLS for
 // shop.example (X-Forwarded-Proto and X-Forwarded-Host), a site whose
@@ -36,8 +25,8 @@ func freePort(t *testing.T) int {
 // answer, no Secure cookie, and a sign-in signed for shop.example is
 // refused.
 func TestForwardedOrigin(t *testing.T) {
-	up := echoUpstream(t)
-	plainPort := freePort(t)
+	up := testutil.EchoUpstream(t)
+	plainPort := testutil.FreePort(t)
 	route := func(port int) string {
 		return fmt.Sprintf(`
 :%d {
@@ -51,13 +40,13 @@ func TestForwardedOrigin(t *testing.T) {
 }
 `, port, accessSeller, up.Listener.Addr())
 	}
-	global := strings.Replace(globalBlock(""), "\tskip_install_trust\n",
-		fmt.Sprintf("\tskip_install_trust\n\tservers :%d {\n\t\ttrusted_proxies static 127.0.0.1/32 ::1/128\n\t}\n", sitePort), 1)
-	newTester(t, global+route(sitePort)+route(plainPort))
-	buyer := buyerKey(t, devnet.Buyer3PrivateKey)
+	global := strings.Replace(testutil.GlobalBlock(""), "\tskip_install_trust\n",
+		fmt.Sprintf("\tskip_install_trust\n\tservers :%d {\n\t\ttrusted_proxies static 127.0.0.1/32 ::1/128\n\t}\n", testutil.SitePort), 1)
+	testutil.NewTester(t, global+route(testutil.SitePort)+route(plainPort))
+	buyer := testutil.BuyerKey(t, devnet.Buyer3PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 	fwd := map[string]string{"X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"}
-	trustedURL := siteURL + "/acc/a"
+	trustedURL := testutil.SiteURL + "/acc/a"
 	plainURL := fmt.Sprintf("http://localhost:%d/acc/a", plainPort)
 
 	// The 402s: resource, v2 resource and the challenge.
@@ -73,7 +62,7 @@ func TestForwardedOrigin(t *testing.T) {
 		if resp.StatusCode != http.StatusPaymentRequired {
 			t.Fatalf("GET %s unpaid: %d %s", url, resp.StatusCode, b)
 		}
-		var body body402
+		var body testutil.Body402
 		if err := json.Unmarshal(b, &body); err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +123,7 @@ func TestForwardedOrigin(t *testing.T) {
 	// own, so a message for shop.example is refused.
 	c = challenge{decl: look(trustedURL).decl}
 	resp, b = accessGet(t, plainURL, map[string]string{headerSIWx: signIn(t, c, buyer, nil), "X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"})
-	var refused body402
+	var refused testutil.Body402
 	_ = json.Unmarshal(b, &refused)
 	if want := fmt.Sprintf("Domain mismatch: expected %q, got %q", plainHost, "shop.example"); resp.StatusCode != http.StatusPaymentRequired || refused.Error != want {
 		t.Errorf("a sign-in for the forwarded origin at an untrusting site: %d %s, want 402 %q", resp.StatusCode, b, want)
