@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
@@ -43,18 +44,6 @@ import (
 // payer), X-Payment-Access-Until (the grant's end, RFC 3339) and
 // X-Payment-Access-Via (sign-in-with-x or cookie), and no settlement
 // headers: no new payment was made.
-
-// Request headers set for the upstream of a route with access, and the
-// response header that tells the buyer the grant's end.
-const (
-	// HeaderAccessUntil is the grant's end (RFC 3339, UTC): on paid
-	// requests and requests served by a grant, to the upstream and in the
-	// response.
-	HeaderAccessUntil = "X-Payment-Access-Until"
-	// HeaderAccessVia says how a request without payment was let through:
-	// "sign-in-with-x" or "cookie".
-	HeaderAccessVia = "X-Payment-Access-Via"
-)
 
 // How a request was served by a grant (X-Payment-Access-Via, and the via
 // label of x402_access_requests_total).
@@ -266,7 +255,7 @@ func (g *accessGate) grantRoute(r *http.Request, price string) string {
 			s.Write([]byte{0})
 		}
 	}
-	_, host := requestOrigin(r)
+	_, host := httpx.RequestOrigin(r)
 	for _, v := range []string{price, strings.ToLower(host), g.path, g.route.Label} {
 		s.Write([]byte{0})
 		s.Write([]byte(v))
@@ -328,13 +317,13 @@ const textAccessStoreDown = "the access store cannot be reached, so the sign-in 
 func (g *accessGate) serveGrant(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, gr *store.Grant, via string) error {
 	from := common.HexToAddress(gr.Payer).Hex()
 	until := gr.End.UTC().Format(time.RFC3339)
-	r.Header.Set(HeaderFrom, from)
-	r.Header.Set(HeaderAccessUntil, until)
-	r.Header.Set(HeaderAccessVia, via)
+	r.Header.Set(httpx.HeaderFrom, from)
+	r.Header.Set(httpx.HeaderAccessUntil, until)
+	r.Header.Set(httpx.HeaderAccessVia, via)
 	// No settlement: its placeholders are empty, not left unreplaced.
 	setAccessVars(r, [][2]string{{"from", from}, {"access_until", until}, {"access_via", via},
 		{"tx_hash", ""}, {"to", ""}, {"value", ""}, {"network", ""}, {"block_number", ""}})
-	w.Header().Set(HeaderAccessUntil, until)
+	w.Header().Set(httpx.HeaderAccessUntil, until)
 	if via == AccessViaSIWx {
 		g.setAccessCookie(w, r, gr, time.Now())
 	}
@@ -384,9 +373,9 @@ func (g *accessGate) Grant(w http.ResponseWriter, r *http.Request, sr *facilitat
 		return // settled longer ago than the window: nothing left
 	}
 	until := gr.End.UTC().Format(time.RFC3339)
-	r.Header.Set(HeaderAccessUntil, until)
+	r.Header.Set(httpx.HeaderAccessUntil, until)
 	setAccessVars(r, [][2]string{{"access_until", until}, {"access_via", ""}})
-	w.Header().Set(HeaderAccessUntil, until)
+	w.Header().Set(httpx.HeaderAccessUntil, until)
 	g.setAccessCookie(w, r, gr, now)
 }
 

@@ -17,11 +17,12 @@ import (
 	"github.com/caddyserver/certmagic"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // The access cookie carries a grant to a browser: HttpOnly, Secure when
-// the buyer came over TLS (here or to a trusted proxy: secureRequest),
+// the buyer came over TLS (here or to a trusted proxy: httpx.SecureRequest),
 // SameSite=Lax, Path the route's path prefix, Max-Age the grant's
 // remaining time. Its name is x402_access_<route> and its value
 //
@@ -68,7 +69,7 @@ func (a *accessGate) setAccessCookie(w http.ResponseWriter, r *http.Request, g *
 		Path:     a.path,
 		MaxAge:   left,
 		HttpOnly: true,
-		Secure:   secureRequest(r),
+		Secure:   httpx.SecureRequest(r),
 		SameSite: http.SameSiteLaxMode,
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 )
 
 // Outcomes of x402_access_requests_total.
@@ -34,7 +36,7 @@ func initAccessMetrics(reg *prometheus.Registry) error {
 		}, []string{"network", "route", "via", "outcome", "reason"})
 	})
 	for _, c := range []prometheus.Collector{m.grants, m.requests} {
-		if err := register(reg, c); err != nil {
+		if err := httpx.Register(reg, c); err != nil {
 			return err
 		}
 	}

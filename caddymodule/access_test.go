@@ -15,6 +15,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddytest"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -134,8 +136,8 @@ func upstreamSaw(t *testing.T, b []byte) map[string]string {
 // tampered with or expired. Metrics count grants and grant-served requests
 // apart from payments.
 func TestAccess(t *testing.T) {
-	up := echoUpstream(t)
-	siteConfig := globalBlock("") + fmt.Sprintf(`
+	up := testutil.EchoUpstream(t)
+	siteConfig := testutil.GlobalBlock("") + fmt.Sprintf(`
 :%d {
 	x402 /acc/* {
 		pay_to %[2]s
@@ -165,19 +167,19 @@ func TestAccess(t *testing.T) {
 	}
 	reverse_proxy %[3]s
 }
-`, sitePort, accessSeller, up.Listener.Addr())
-	tester := newTester(t, siteConfig)
-	buyer, other := buyerKey(t, devnet.Buyer4PrivateKey), buyerKey(t, devnet.Buyer5PrivateKey)
+`, testutil.SitePort, accessSeller, up.Listener.Addr())
+	tester := testutil.NewTester(t, siteConfig)
+	buyer, other := testutil.BuyerKey(t, devnet.Buyer4PrivateKey), testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 	otherAddr := crypto.PubkeyToAddress(other.PublicKey).Hex()
-	host := fmt.Sprintf("localhost:%d", sitePort)
-	metricsBefore := scrape(t)
+	host := fmt.Sprintf("localhost:%d", testutil.SitePort)
+	metricsBefore := testutil.Scrape(t)
 
 	// The declaration: the package's shape, a fresh challenge for the URI
 	// asked (the query is not part of it), beside payment-identifier.
-	c := challengeOf(t, siteURL+"/acc/a?x=1")
+	c := challengeOf(t, testutil.SiteURL+"/acc/a?x=1")
 	info := c.decl.Info
-	uri := siteURL + "/acc/a"
+	uri := testutil.SiteURL + "/acc/a"
 	issued, err := time.Parse(time.RFC3339Nano, info.IssuedAt)
 	if err != nil || time.Since(issued) > time.Minute || time.Since(issued) < -time.Second {
 		t.Fatalf("issuedAt %q: %v", info.IssuedAt, err)
@@ -192,30 +194,30 @@ func TestAccess(t *testing.T) {
 	if !regexp.MustCompile(`^[0-9a-f]{48}$`).MatchString(info.Nonce) {
 		t.Fatalf("nonce %q", info.Nonce)
 	}
-	if again := challengeOf(t, siteURL+"/acc/a"); again.decl.Info.Nonce == info.Nonce {
+	if again := challengeOf(t, testutil.SiteURL+"/acc/a"); again.decl.Info.Nonce == info.Nonce {
 		t.Fatal("two 402s carry the same nonce")
 	}
 
 	// Signing in before paying: 402, no grant.
-	c = challengeOf(t, siteURL+"/acc/a")
-	resp, b := accessGet(t, siteURL+"/acc/a", map[string]string{headerSIWx: signIn(t, c, buyer, nil)})
+	c = challengeOf(t, testutil.SiteURL+"/acc/a")
+	resp, b := accessGet(t, testutil.SiteURL+"/acc/a", map[string]string{headerSIWx: signIn(t, c, buyer, nil)})
 	if want := c.refusal("No access grant for " + buyerAddr + " on this route: pay for access"); resp.StatusCode != 402 || string(b) != want {
 		t.Fatalf("sign-in before paying: %d %s\nwant 402 %s", resp.StatusCode, b, want)
 	}
 
 	// Pay once: the grant, its end, the cookie.
-	sellerBefore, buyerBefore := balance(t, accessSeller), balance(t, buyerAddr)
+	sellerBefore, buyerBefore := testutil.Balance(t, accessSeller), testutil.Balance(t, buyerAddr)
 	paidAt := time.Now()
-	resp, b = payV2At(t, tester, siteURL+"/acc/a", buyer)
+	resp, b = payV2At(t, tester, testutil.SiteURL+"/acc/a", buyer)
 	if resp.StatusCode != 200 {
 		t.Fatalf("paid request: %d %s", resp.StatusCode, b)
 	}
 	saw := upstreamSaw(t, b)
-	until, err := time.Parse(time.RFC3339, resp.Header.Get(HeaderAccessUntil))
+	until, err := time.Parse(time.RFC3339, resp.Header.Get(httpx.HeaderAccessUntil))
 	if err != nil || until.Before(paidAt.Add(time.Hour-2*time.Second)) || until.After(time.Now().Add(time.Hour)) {
-		t.Fatalf("X-Payment-Access-Until %q (paid at %s)", resp.Header.Get(HeaderAccessUntil), paidAt)
+		t.Fatalf("X-Payment-Access-Until %q (paid at %s)", resp.Header.Get(httpx.HeaderAccessUntil), paidAt)
 	}
-	if saw[HeaderAccessUntil] != resp.Header.Get(HeaderAccessUntil) || saw[HeaderTxHash] == "" || saw[HeaderAccessVia] != "" {
+	if saw[httpx.HeaderAccessUntil] != resp.Header.Get(httpx.HeaderAccessUntil) || saw[httpx.HeaderTxHash] == "" || saw[httpx.HeaderAccessVia] != "" {
 		t.Fatalf("the paid request's upstream saw %v", saw)
 	}
 	ck := accessCookieOf(resp)
@@ -226,49 +228,49 @@ func TestAccess(t *testing.T) {
 	if !ck.HttpOnly || ck.Secure || ck.SameSite != http.SameSiteLaxMode || ck.Path != "/acc/" || ck.MaxAge < 3590 || ck.MaxAge > 3600 {
 		t.Fatalf("access cookie %s: want HttpOnly, not Secure (plain HTTP), SameSite=Lax, Path=/acc/, Max-Age about 3600", raw)
 	}
-	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 31)
-	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -31)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, accessSeller), 31)
+	testutil.AssertDelta(t, "buyer", buyerBefore, testutil.Balance(t, buyerAddr), -31)
 
 	// A fresh request signs in, at another resource of the route: served,
 	// no payment, no settlement headers.
-	sellerBefore = balance(t, accessSeller)
-	c = challengeOf(t, siteURL+"/acc/b")
+	sellerBefore = testutil.Balance(t, accessSeller)
+	c = challengeOf(t, testutil.SiteURL+"/acc/b")
 	captured := signIn(t, c, buyer, nil)
-	resp, b = accessGet(t, siteURL+"/acc/b", map[string]string{headerSIWx: captured})
+	resp, b = accessGet(t, testutil.SiteURL+"/acc/b", map[string]string{headerSIWx: captured})
 	if resp.StatusCode != 200 {
 		t.Fatalf("sign-in with a grant: %d %s", resp.StatusCode, b)
 	}
 	saw = upstreamSaw(t, b)
-	want := map[string]string{HeaderFrom: buyerAddr, HeaderAccessUntil: until.UTC().Format(time.RFC3339), HeaderAccessVia: AccessViaSIWx,
-		HeaderTxHash: "", HeaderValue: "", HeaderNetwork: "", HeaderBlockNumber: "", HeaderPayment: ""}
+	want := map[string]string{httpx.HeaderFrom: buyerAddr, httpx.HeaderAccessUntil: until.UTC().Format(time.RFC3339), httpx.HeaderAccessVia: AccessViaSIWx,
+		httpx.HeaderTxHash: "", httpx.HeaderValue: "", httpx.HeaderNetwork: "", httpx.HeaderBlockNumber: "", httpx.HeaderPayment: ""}
 	for k, v := range want {
 		if saw[k] != v {
 			t.Errorf("signed-in upstream saw %s %q, want %q", k, saw[k], v)
 		}
 	}
-	for _, h := range []string{x402.HeaderPaymentResponseV2, HeaderPaymentResponse} {
+	for _, h := range []string{x402.HeaderPaymentResponseV2, httpx.HeaderPaymentResponse} {
 		if resp.Header.Get(h) != "" {
 			t.Errorf("a signed-in answer carries %s", h)
 		}
 	}
-	if resp.Header.Get(HeaderAccessUntil) != want[HeaderAccessUntil] || accessCookieOf(resp) == nil {
-		t.Errorf("signed-in answer: X-Payment-Access-Until %q, cookie %v", resp.Header.Get(HeaderAccessUntil), resp.Header["Set-Cookie"])
+	if resp.Header.Get(httpx.HeaderAccessUntil) != want[httpx.HeaderAccessUntil] || accessCookieOf(resp) == nil {
+		t.Errorf("signed-in answer: X-Payment-Access-Until %q, cookie %v", resp.Header.Get(httpx.HeaderAccessUntil), resp.Header["Set-Cookie"])
 	}
 
 	// The same header again: its nonce is spent.
-	resp, b = accessGet(t, siteURL+"/acc/b", map[string]string{headerSIWx: captured})
+	resp, b = accessGet(t, testutil.SiteURL+"/acc/b", map[string]string{headerSIWx: captured})
 	if want := c.refusal(textSIWxNonceReplayed); resp.StatusCode != 402 || string(b) != want {
 		t.Fatalf("replayed sign-in: %d %s\nwant 402 %s", resp.StatusCode, b, want)
 	}
 	// Another wallet, with a valid signature of its own: no grant.
-	c = challengeOf(t, siteURL+"/acc/b")
-	resp, b = accessGet(t, siteURL+"/acc/b", map[string]string{headerSIWx: signIn(t, c, other, nil)})
+	c = challengeOf(t, testutil.SiteURL+"/acc/b")
+	resp, b = accessGet(t, testutil.SiteURL+"/acc/b", map[string]string{headerSIWx: signIn(t, c, other, nil)})
 	if want := c.refusal("No access grant for " + otherAddr + " on this route: pay for access"); resp.StatusCode != 402 || string(b) != want {
 		t.Fatalf("another wallet: %d %s\nwant 402 %s", resp.StatusCode, b, want)
 	}
 	// Another route of the site: the grant does not open it.
-	c = challengeOf(t, siteURL+"/other/x")
-	resp, b = accessGet(t, siteURL+"/other/x", map[string]string{headerSIWx: signIn(t, c, buyer, nil)})
+	c = challengeOf(t, testutil.SiteURL+"/other/x")
+	resp, b = accessGet(t, testutil.SiteURL+"/other/x", map[string]string{headerSIWx: signIn(t, c, buyer, nil)})
 	if want := c.refusal("No access grant for " + buyerAddr + " on this route: pay for access"); resp.StatusCode != 402 || string(b) != want {
 		t.Fatalf("another route: %d %s\nwant 402 %s", resp.StatusCode, b, want)
 	}
@@ -295,10 +297,10 @@ func TestAccess(t *testing.T) {
 		}, fmt.Sprintf(`Domain mismatch: expected %q, got "evil.example"`, host)},
 		{"origin", func(c challenge) string {
 			return signIn(t, c, buyer, func(i *x402.SIWxInfo, _ *x402.SIWxChain) { i.URI = "http://evil.example/acc/c" })
-		}, fmt.Sprintf(`URI mismatch: expected origin %q, got "http://evil.example"`, siteURL)},
+		}, fmt.Sprintf(`URI mismatch: expected origin %q, got "http://evil.example"`, testutil.SiteURL)},
 		{"uri", func(c challenge) string {
-			return signIn(t, c, buyer, func(i *x402.SIWxInfo, _ *x402.SIWxChain) { i.URI = siteURL + "/acc/a" })
-		}, fmt.Sprintf(`URI mismatch: expected %q, got %q`, siteURL+"/acc/c", siteURL+"/acc/a")},
+			return signIn(t, c, buyer, func(i *x402.SIWxInfo, _ *x402.SIWxChain) { i.URI = testutil.SiteURL + "/acc/a" })
+		}, fmt.Sprintf(`URI mismatch: expected %q, got %q`, testutil.SiteURL+"/acc/c", testutil.SiteURL+"/acc/a")},
 		{"too old", func(c challenge) string {
 			return signIn(t, c, buyer, func(i *x402.SIWxInfo, _ *x402.SIWxChain) { i.IssuedAt = stamp(-10 * time.Minute) })
 		}, "Message too old: 600s exceeds 300s limit"},
@@ -327,8 +329,8 @@ func TestAccess(t *testing.T) {
 			return h
 		}, textSIWxSignature},
 	} {
-		c := challengeOf(t, siteURL+"/acc/c")
-		resp, b := accessGet(t, siteURL+"/acc/c", map[string]string{headerSIWx: tc.header(c)})
+		c := challengeOf(t, testutil.SiteURL+"/acc/c")
+		resp, b := accessGet(t, testutil.SiteURL+"/acc/c", map[string]string{headerSIWx: tc.header(c)})
 		if want := c.refusal(tc.reason); resp.StatusCode != 402 || string(b) != want {
 			t.Errorf("%s: %d %s\nwant 402 %s", tc.name, resp.StatusCode, b, want)
 		}
@@ -336,61 +338,61 @@ func TestAccess(t *testing.T) {
 
 	// The cookie: a reload is served; another route's name, a tampered or
 	// foreign value is ignored.
-	resp, b = accessGet(t, siteURL+"/acc/z", nil, ck)
-	if resp.StatusCode != 200 || upstreamSaw(t, b)[HeaderAccessVia] != AccessViaCookie || upstreamSaw(t, b)[HeaderFrom] != buyerAddr {
+	resp, b = accessGet(t, testutil.SiteURL+"/acc/z", nil, ck)
+	if resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderAccessVia] != AccessViaCookie || upstreamSaw(t, b)[httpx.HeaderFrom] != buyerAddr {
 		t.Fatalf("reload with the cookie: %d %s", resp.StatusCode, b)
 	}
 	// Another route's cookie (another buyer paid there) carries another
 	// route: the /acc/ value under its name, or the /acc/ cookie itself,
 	// is ignored at /other/.
-	resp, b = payV2At(t, tester, siteURL+"/other/a", other)
+	resp, b = payV2At(t, tester, testutil.SiteURL+"/other/a", other)
 	ck2 := accessCookieOf(resp)
 	if resp.StatusCode != 200 || ck2 == nil || ck2.Name == ck.Name || ck2.Path != "/other/" {
 		t.Fatalf("paid /other/a: %d %v %s", resp.StatusCode, resp.Header["Set-Cookie"], b)
 	}
-	if resp, b = accessGet(t, siteURL+"/other/z", nil, ck2); resp.StatusCode != 200 || upstreamSaw(t, b)[HeaderFrom] != otherAddr {
+	if resp, b = accessGet(t, testutil.SiteURL+"/other/z", nil, ck2); resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderFrom] != otherAddr {
 		t.Fatalf("/other/ with its own cookie: %d %s", resp.StatusCode, b)
 	}
-	unpaid := string(challengeOf(t, siteURL+"/other/z").body)
+	unpaid := string(challengeOf(t, testutil.SiteURL+"/other/z").body)
 	for name, cookie := range map[string]*http.Cookie{
 		"the /acc/ cookie at /other/":    ck,
 		"its value under /other/'s name": {Name: ck2.Name, Value: ck.Value},
 	} {
-		if resp, b = accessGet(t, siteURL+"/other/z", nil, cookie); resp.StatusCode != 402 || string(b) != unpaid {
+		if resp, b = accessGet(t, testutil.SiteURL+"/other/z", nil, cookie); resp.StatusCode != 402 || string(b) != unpaid {
 			t.Errorf("%s: %d %s", name, resp.StatusCode, b)
 		}
 	}
 	parts := strings.Split(ck.Value, ".")
 	parts[3] = strconv.FormatInt(time.Now().Add(48*time.Hour).Unix(), 10)
 	tampered := &http.Cookie{Name: ck.Name, Value: strings.Join(parts, ".")}
-	unpaid = string(challengeOf(t, siteURL+"/acc/z").body)
-	if resp, b = accessGet(t, siteURL+"/acc/z", nil, tampered); resp.StatusCode != 402 || string(b) != unpaid {
+	unpaid = string(challengeOf(t, testutil.SiteURL+"/acc/z").body)
+	if resp, b = accessGet(t, testutil.SiteURL+"/acc/z", nil, tampered); resp.StatusCode != 402 || string(b) != unpaid {
 		t.Errorf("tampered cookie: %d %s", resp.StatusCode, b)
 	}
 
 	// access_cookie off: the paid answer sets none, but tells the end.
-	resp, b = payV2At(t, tester, siteURL+"/nocookie/a", buyer)
-	if resp.StatusCode != 200 || accessCookieOf(resp) != nil || resp.Header.Get(HeaderAccessUntil) == "" {
-		t.Fatalf("access_cookie off: %d, cookies %v, until %q: %s", resp.StatusCode, resp.Header["Set-Cookie"], resp.Header.Get(HeaderAccessUntil), b)
+	resp, b = payV2At(t, tester, testutil.SiteURL+"/nocookie/a", buyer)
+	if resp.StatusCode != 200 || accessCookieOf(resp) != nil || resp.Header.Get(httpx.HeaderAccessUntil) == "" {
+		t.Fatalf("access_cookie off: %d, cookies %v, until %q: %s", resp.StatusCode, resp.Header["Set-Cookie"], resp.Header.Get(httpx.HeaderAccessUntil), b)
 	}
 
 	// A short window: the cookie and the sign-in stop when it ends.
-	resp, b = payV2At(t, tester, siteURL+"/short/a", buyer)
+	resp, b = payV2At(t, tester, testutil.SiteURL+"/short/a", buyer)
 	short := accessCookieOf(resp)
 	if resp.StatusCode != 200 || short == nil || short.MaxAge > 3 || short.Path != "/short/" {
 		t.Fatalf("paid /short/a: %d %v %s", resp.StatusCode, resp.Header["Set-Cookie"], b)
 	}
-	end, _ := time.Parse(time.RFC3339, resp.Header.Get(HeaderAccessUntil))
-	if resp, _ = accessGet(t, siteURL+"/short/b", nil, short); resp.StatusCode != 200 {
+	end, _ := time.Parse(time.RFC3339, resp.Header.Get(httpx.HeaderAccessUntil))
+	if resp, _ = accessGet(t, testutil.SiteURL+"/short/b", nil, short); resp.StatusCode != 200 {
 		t.Fatalf("within the window: %d", resp.StatusCode)
 	}
 	time.Sleep(time.Until(end) + 100*time.Millisecond)
-	unpaid = string(challengeOf(t, siteURL+"/short/b").body)
-	if resp, b = accessGet(t, siteURL+"/short/b", nil, short); resp.StatusCode != 402 || string(b) != unpaid {
+	unpaid = string(challengeOf(t, testutil.SiteURL+"/short/b").body)
+	if resp, b = accessGet(t, testutil.SiteURL+"/short/b", nil, short); resp.StatusCode != 402 || string(b) != unpaid {
 		t.Errorf("expired cookie: %d %s", resp.StatusCode, b)
 	}
-	c = challengeOf(t, siteURL+"/short/b")
-	resp, b = accessGet(t, siteURL+"/short/b", map[string]string{headerSIWx: signIn(t, c, buyer, nil)})
+	c = challengeOf(t, testutil.SiteURL+"/short/b")
+	resp, b = accessGet(t, testutil.SiteURL+"/short/b", map[string]string{headerSIWx: signIn(t, c, buyer, nil)})
 	if want := c.refusal("The access grant of " + buyerAddr + " on this route ended at " + end.UTC().Format(time.RFC3339) + ": pay again for access"); resp.StatusCode != 402 || string(b) != want {
 		t.Errorf("after the window: %d %s\nwant 402 %s", resp.StatusCode, b, want)
 	}
@@ -398,10 +400,10 @@ func TestAccess(t *testing.T) {
 	// Honest numbers: three payments granted access; two requests were
 	// served by a grant on /acc (one sign-in, one cookie) and one on
 	// /short, none of them a payment.
-	after := scrape(t)
+	after := testutil.Scrape(t)
 	delta := func(name string, labels map[string]string) float64 {
-		a, _ := sample(after, name, labels)
-		b, _ := sample(metricsBefore, name, labels)
+		a, _ := testutil.Sample(after, name, labels)
+		b, _ := testutil.Sample(metricsBefore, name, labels)
 		return a - b
 	}
 	for _, m := range []struct {
@@ -424,17 +426,17 @@ func TestAccess(t *testing.T) {
 	// A reload builds new handlers: the key comes from Caddy's storage and
 	// the grants from the store, so the cookie and sign-ins still hold.
 	tester.InitServer(strings.Replace(siteConfig, "label acc", "label acc2", 1), "caddyfile")
-	if resp, b = accessGet(t, siteURL+"/acc/z", nil, ck); resp.StatusCode != 402 {
+	if resp, b = accessGet(t, testutil.SiteURL+"/acc/z", nil, ck); resp.StatusCode != 402 {
 		// The label is part of the route's identity: a renamed route is
 		// another route.
 		t.Fatalf("the cookie after renaming the route: %d %s", resp.StatusCode, b)
 	}
 	tester.InitServer(siteConfig, "caddyfile")
-	if resp, b = accessGet(t, siteURL+"/acc/z", nil, ck); resp.StatusCode != 200 {
+	if resp, b = accessGet(t, testutil.SiteURL+"/acc/z", nil, ck); resp.StatusCode != 200 {
 		t.Fatalf("the cookie after a reload: %d %s", resp.StatusCode, b)
 	}
-	c = challengeOf(t, siteURL+"/acc/y")
-	if resp, b = accessGet(t, siteURL+"/acc/y", map[string]string{headerSIWx: signIn(t, c, buyer, nil)}); resp.StatusCode != 200 {
+	c = challengeOf(t, testutil.SiteURL+"/acc/y")
+	if resp, b = accessGet(t, testutil.SiteURL+"/acc/y", map[string]string{headerSIWx: signIn(t, c, buyer, nil)}); resp.StatusCode != 200 {
 		t.Fatalf("a sign-in after a reload: %d %s", resp.StatusCode, b)
 	}
 }
@@ -443,8 +445,8 @@ func TestAccess(t *testing.T) {
 // it: with no grant the sign-in is refused and it pays (one transfer);
 // the second run is served by the grant with no transfer and says so.
 func TestPaySignsIn(t *testing.T) {
-	up := echoUpstream(t)
-	newTester(t, globalBlock("")+fmt.Sprintf(`
+	up := testutil.EchoUpstream(t)
+	testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 /cli/* {
 		pay_to %[2]s
@@ -454,42 +456,42 @@ func TestPaySignsIn(t *testing.T) {
 	}
 	reverse_proxy %[3]s
 }
-`, sitePort, accessSeller, up.Listener.Addr()))
-	buyer := buyerKey(t, devnet.Buyer3PrivateKey)
+`, testutil.SitePort, accessSeller, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer3PrivateKey)
 	addr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 	o := payOptions{key: devnet.Buyer3PrivateKey, maxAmount: "100", timeout: 30 * time.Second}
-	sellerBefore := balance(t, accessSeller)
+	sellerBefore := testutil.Balance(t, accessSeller)
 
 	var stdout, stderr strings.Builder
-	if err := runPay(t.Context(), siteURL+"/cli/a", o, &stdout, &stderr); err != nil {
+	if err := runPay(t.Context(), testutil.SiteURL+"/cli/a", o, &stdout, &stderr); err != nil {
 		t.Fatalf("first run: %v\n%s", err, stderr.String())
 	}
 	want := "x402: signed in as " + addr + " with Sign-In-With-X, refused: No access grant for " + addr + " on this route: pay for access; paying\n"
 	if !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), "x402: paying 17 smallest units") {
 		t.Fatalf("first run's stderr:\n%s\nwant it to start with\n%s", stderr.String(), want)
 	}
-	if saw := upstreamSaw(t, []byte(stdout.String())); saw[HeaderTxHash] == "" {
+	if saw := upstreamSaw(t, []byte(stdout.String())); saw[httpx.HeaderTxHash] == "" {
 		t.Fatalf("first run was not paid: %s", stdout.String())
 	}
-	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 17)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, accessSeller), 17)
 
 	stdout.Reset()
 	stderr.Reset()
-	if err := runPay(t.Context(), siteURL+"/cli/b", o, &stdout, &stderr); err != nil {
+	if err := runPay(t.Context(), testutil.SiteURL+"/cli/b", o, &stdout, &stderr); err != nil {
 		t.Fatalf("second run: %v\n%s", err, stderr.String())
 	}
 	saw := upstreamSaw(t, []byte(stdout.String()))
-	want = "x402: signed in as " + addr + " with Sign-In-With-X (access until " + saw[HeaderAccessUntil] + "): served without a new payment\n"
-	if stderr.String() != want || saw[HeaderAccessVia] != AccessViaSIWx || saw[HeaderTxHash] != "" {
+	want = "x402: signed in as " + addr + " with Sign-In-With-X (access until " + saw[httpx.HeaderAccessUntil] + "): served without a new payment\n"
+	if stderr.String() != want || saw[httpx.HeaderAccessVia] != AccessViaSIWx || saw[httpx.HeaderTxHash] != "" {
 		t.Fatalf("second run: stderr %q\nwant %q\nupstream saw %v", stderr.String(), want, saw)
 	}
-	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 17)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, accessSeller), 17)
 
 	// --no-sign-in pays at once.
 	stderr.Reset()
 	o.noSignIn = true
-	if err := runPay(t.Context(), siteURL+"/cli/c", o, &stdout, &stderr); err != nil || strings.Contains(stderr.String(), "Sign-In-With-X") {
+	if err := runPay(t.Context(), testutil.SiteURL+"/cli/c", o, &stdout, &stderr); err != nil || strings.Contains(stderr.String(), "Sign-In-With-X") {
 		t.Fatalf("--no-sign-in: %v\n%s", err, stderr.String())
 	}
-	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 34)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, accessSeller), 34)
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -25,10 +27,10 @@ import (
 // replayed sign-in. Another key's signature for the wallet is refused with
 // the wallet's answer as the reason; an ERC-6492 signature is checked too.
 func TestAccessSmartWallet(t *testing.T) {
-	up := echoUpstream(t)
-	rpc := newRPCCounter(t, devnetURL)
+	up := testutil.EchoUpstream(t)
+	rpc := newRPCCounter(t, testutil.DevnetURL)
 	t.Setenv("X402_TEST_SIGNER_KEY", devnet.SignerPrivateKey)
-	tester := newTester(t, globalBlock(fmt.Sprintf(`network walletnet {
+	tester := testutil.NewTester(t, testutil.GlobalBlock(fmt.Sprintf(`network walletnet {
 			chain_id %d
 			rpc %s
 			token %s
@@ -46,59 +48,59 @@ func TestAccessSmartWallet(t *testing.T) {
 	}
 	reverse_proxy %[3]s
 }
-`, sitePort, accessSeller, up.Listener.Addr()))
-	owner := buyerKey(t, devnet.Buyer1PrivateKey)
+`, testutil.SitePort, accessSeller, up.Listener.Addr()))
+	owner := testutil.BuyerKey(t, devnet.Buyer1PrivateKey)
 	ownerAddr := crypto.PubkeyToAddress(owner.PublicKey)
 	wallet := token.WalletAddress(devnet.FactoryAddress, ownerAddr, big.NewInt(devnet.DeployedWalletSalt)).Hex()
-	stranger := buyerKey(t, devnet.Buyer2PrivateKey)
+	stranger := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
 	calls := func() int { return rpc.count("eth_call") }
 
 	// Pay from the wallet: its sign-in is refused first (no grant, and
 	// the chain is not asked), then it pays.
 	o := payOptions{key: devnet.Buyer1PrivateKey, smartWallet: "devnet", maxAmount: "100", timeout: 30 * time.Second}
-	walletBefore, ownerBefore, sellerBefore := balance(t, wallet), balance(t, ownerAddr.Hex()), balance(t, accessSeller)
+	walletBefore, ownerBefore, sellerBefore := testutil.Balance(t, wallet), testutil.Balance(t, ownerAddr.Hex()), testutil.Balance(t, accessSeller)
 	var stdout, stderr strings.Builder
-	if err := runPay(t.Context(), siteURL+"/sw/a", o, &stdout, &stderr); err != nil {
+	if err := runPay(t.Context(), testutil.SiteURL+"/sw/a", o, &stdout, &stderr); err != nil {
 		t.Fatalf("paying from the wallet: %v\n%s", err, stderr.String())
 	}
 	want := "x402: signed in as " + wallet + " with Sign-In-With-X, refused: No access grant for " + wallet + " on this route: pay for access; paying\n"
 	if !strings.HasPrefix(stderr.String(), want) {
 		t.Fatalf("first run's stderr:\n%s\nwant it to start with\n%s", stderr.String(), want)
 	}
-	if saw := upstreamSaw(t, []byte(stdout.String())); saw[HeaderTxHash] == "" || saw[HeaderFrom] != wallet {
+	if saw := upstreamSaw(t, []byte(stdout.String())); saw[httpx.HeaderTxHash] == "" || saw[httpx.HeaderFrom] != wallet {
 		t.Fatalf("first run: upstream saw %v, want a payment from %s", saw, wallet)
 	}
-	assertDelta(t, "wallet", walletBefore, balance(t, wallet), -23)
-	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 23)
+	testutil.AssertDelta(t, "wallet", walletBefore, testutil.Balance(t, wallet), -23)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, accessSeller), 23)
 
 	// Sign in as the wallet: served by its grant, one eth_call, no
 	// transfer.
 	stdout.Reset()
 	stderr.Reset()
 	before := calls()
-	if err := runPay(t.Context(), siteURL+"/sw/b", o, &stdout, &stderr); err != nil {
+	if err := runPay(t.Context(), testutil.SiteURL+"/sw/b", o, &stdout, &stderr); err != nil {
 		t.Fatalf("signing in as the wallet: %v\n%s", err, stderr.String())
 	}
 	saw := upstreamSaw(t, []byte(stdout.String()))
-	want = "x402: signed in as " + wallet + " with Sign-In-With-X (access until " + saw[HeaderAccessUntil] + "): served without a new payment\n"
-	if stderr.String() != want || saw[HeaderAccessVia] != AccessViaSIWx || saw[HeaderFrom] != wallet || saw[HeaderTxHash] != "" {
+	want = "x402: signed in as " + wallet + " with Sign-In-With-X (access until " + saw[httpx.HeaderAccessUntil] + "): served without a new payment\n"
+	if stderr.String() != want || saw[httpx.HeaderAccessVia] != AccessViaSIWx || saw[httpx.HeaderFrom] != wallet || saw[httpx.HeaderTxHash] != "" {
 		t.Fatalf("signing in as the wallet: stderr %q\nwant %q\nupstream saw %v", stderr.String(), want, saw)
 	}
 	if n := calls() - before; n != 1 {
 		t.Errorf("the wallet's sign-in made %d eth_calls, want 1", n)
 	}
-	assertDelta(t, "wallet", walletBefore, balance(t, wallet), -23)
-	assertDelta(t, "owner", ownerBefore, balance(t, ownerAddr.Hex()), 0)
-	assertDelta(t, "seller", sellerBefore, balance(t, accessSeller), 23)
+	testutil.AssertDelta(t, "wallet", walletBefore, testutil.Balance(t, wallet), -23)
+	testutil.AssertDelta(t, "owner", ownerBefore, testutil.Balance(t, ownerAddr.Hex()), 0)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, accessSeller), 23)
 
 	// Another key signs for the wallet: the wallet refuses, and says so.
-	c := challengeOf(t, siteURL+"/sw/c")
+	c := challengeOf(t, testutil.SiteURL+"/sw/c")
 	_, wrong, err := x402.SignSIWxAs(c.decl.Info, c.decl.SupportedChains[0], stranger, common.HexToAddress(wallet), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before = calls()
-	resp, b := accessGet(t, siteURL+"/sw/c", map[string]string{headerSIWx: wrong})
+	resp, b := accessGet(t, testutil.SiteURL+"/sw/c", map[string]string{headerSIWx: wrong})
 	reason := "Signature verification failed: the contract wallet " + wallet + " on eip155:338 does not accept it (EIP-1271 isValidSignature)"
 	if want := c.refusal(reason); resp.StatusCode != 402 || string(b) != want {
 		t.Fatalf("a stranger's signature for the wallet: %d %s\nwant 402 %s", resp.StatusCode, b, want)
@@ -109,21 +111,21 @@ func TestAccessSmartWallet(t *testing.T) {
 
 	// The owner's signature, sent twice: served, then a replay refused
 	// without asking the chain.
-	c = challengeOf(t, siteURL+"/sw/d")
+	c = challengeOf(t, testutil.SiteURL+"/sw/d")
 	_, good, _ := x402.SignSIWxAs(c.decl.Info, c.decl.SupportedChains[0], owner, common.HexToAddress(wallet), nil)
-	if resp, b = accessGet(t, siteURL+"/sw/d", map[string]string{headerSIWx: good}); resp.StatusCode != 200 || upstreamSaw(t, b)[HeaderFrom] != wallet {
+	if resp, b = accessGet(t, testutil.SiteURL+"/sw/d", map[string]string{headerSIWx: good}); resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderFrom] != wallet {
 		t.Fatalf("the owner's signature for the wallet: %d %s", resp.StatusCode, b)
 	}
 	before = calls()
-	if resp, b = accessGet(t, siteURL+"/sw/d", map[string]string{headerSIWx: good}); resp.StatusCode != 402 || string(b) != c.refusal(textSIWxNonceReplayed) {
+	if resp, b = accessGet(t, testutil.SiteURL+"/sw/d", map[string]string{headerSIWx: good}); resp.StatusCode != 402 || string(b) != c.refusal(textSIWxNonceReplayed) {
 		t.Fatalf("the same sign-in again: %d %s", resp.StatusCode, b)
 	}
 	// A contract wallet without a grant (buyer2's): refused before the
 	// chain is asked.
 	other := token.WalletAddress(devnet.FactoryAddress, crypto.PubkeyToAddress(stranger.PublicKey), big.NewInt(devnet.DeployedWalletSalt)).Hex()
-	c = challengeOf(t, siteURL+"/sw/e")
+	c = challengeOf(t, testutil.SiteURL+"/sw/e")
 	_, h, _ := x402.SignSIWxAs(c.decl.Info, c.decl.SupportedChains[0], stranger, common.HexToAddress(other), nil)
-	if resp, b = accessGet(t, siteURL+"/sw/e", map[string]string{headerSIWx: h}); resp.StatusCode != 402 ||
+	if resp, b = accessGet(t, testutil.SiteURL+"/sw/e", map[string]string{headerSIWx: h}); resp.StatusCode != 402 ||
 		string(b) != c.refusal("No access grant for "+other+" on this route: pay for access") {
 		t.Fatalf("a wallet without a grant: %d %s", resp.StatusCode, b)
 	}
@@ -133,12 +135,12 @@ func TestAccessSmartWallet(t *testing.T) {
 
 	// An ERC-6492 signature (the wallet's, wrapped with its deployment):
 	// checked by the validator in one eth_call, served.
-	c = challengeOf(t, siteURL+"/sw/f")
+	c = challengeOf(t, testutil.SiteURL+"/sw/f")
 	deploy := token.CreateAccountCalldata(ownerAddr, big.NewInt(devnet.DeployedWalletSalt))
 	_, h, _ = x402.SignSIWxAs(c.decl.Info, c.decl.SupportedChains[0], owner, common.HexToAddress(wallet),
 		func(sig []byte) []byte { return evm.WrapERC6492(devnet.FactoryAddress, deploy, sig) })
 	before = calls()
-	if resp, b = accessGet(t, siteURL+"/sw/f", map[string]string{headerSIWx: h}); resp.StatusCode != 200 || upstreamSaw(t, b)[HeaderFrom] != wallet {
+	if resp, b = accessGet(t, testutil.SiteURL+"/sw/f", map[string]string{headerSIWx: h}); resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderFrom] != wallet {
 		t.Fatalf("an ERC-6492 sign-in: %d %s", resp.StatusCode, b)
 	}
 	if n := calls() - before; n != 1 {
@@ -147,16 +149,16 @@ func TestAccessSmartWallet(t *testing.T) {
 
 	// A key's own sign-in never asks the chain: buyer2 pays from its key
 	// and signs in.
-	if resp, b = payV2At(t, tester, siteURL+"/sw/g", stranger); resp.StatusCode != 200 {
+	if resp, b = payV2At(t, tester, testutil.SiteURL+"/sw/g", stranger); resp.StatusCode != 200 {
 		t.Fatalf("buyer2 pays: %d %s", resp.StatusCode, b)
 	}
-	c = challengeOf(t, siteURL+"/sw/h")
+	c = challengeOf(t, testutil.SiteURL+"/sw/h")
 	before = calls()
-	if resp, b = accessGet(t, siteURL+"/sw/h", map[string]string{headerSIWx: signIn(t, c, stranger, nil)}); resp.StatusCode != 200 {
+	if resp, b = accessGet(t, testutil.SiteURL+"/sw/h", map[string]string{headerSIWx: signIn(t, c, stranger, nil)}); resp.StatusCode != 200 {
 		t.Fatalf("buyer2 signs in: %d %s", resp.StatusCode, b)
 	}
 	if n := calls() - before; n != 0 {
 		t.Errorf("a key's own sign-in made %d eth_calls, want 0", n)
 	}
-	assertDelta(t, "wallet", walletBefore, balance(t, wallet), -23)
+	testutil.AssertDelta(t, "wallet", walletBefore, testutil.Balance(t, wallet), -23)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -21,7 +22,7 @@ import (
 func TestFacilitatorAPIKeys(t *testing.T) {
 	const key = "k3y-0f-the-seller-5ecret"
 	t.Setenv("X402_TEST_API_KEY", key)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402_facilitator {
 		rate_limit verify 1 1m
@@ -40,26 +41,26 @@ func TestFacilitatorAPIKeys(t *testing.T) {
 	}
 	respond "paid"
 }
-`, facPort, sitePort, sellerAddr, facPort))
+`, testutil.FacPort, testutil.SitePort, testutil.SellerAddr, testutil.FacPort))
 
 	// Five bogus payments through the paywall: each verified by the
 	// facilitator under the key's limit (a 402 with the reason), where the
 	// per-IP limit would have allowed one.
 	for i := 0; i < 5; i++ {
 		k, _ := crypto.GenerateKey()
-		h, _, err := facilitator.CreatePayment(k, require402(t, tester, siteURL+"/").PaymentRequirements,
+		h, _, err := facilitator.CreatePayment(k, testutil.Require402(t, tester, testutil.SiteURL+"/").PaymentRequirements,
 			facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, b := get(t, tester, siteURL+"/", map[string]string{"X-Payment": h})
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/", map[string]string{"X-Payment": h})
 		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextInsufficientFunds) {
 			t.Fatalf("bogus payment %d through the keyed paywall: %d %s", i+1, resp.StatusCode, b)
 		}
 	}
 
 	post := func(auth string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", facPort, facilitator.PathVerify), strings.NewReader("{}"))
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", testutil.FacPort, facilitator.PathVerify), strings.NewReader("{}"))
 		req.Header.Set("Content-Type", "application/json")
 		if auth != "" {
 			req.Header.Set("Authorization", auth)
@@ -86,10 +87,10 @@ func TestFacilitatorAPIKeys(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d with %q", c.name, status, body, c.status, c.body)
 		}
 	}
-	_, b := get(t, tester, fmt.Sprintf("http://localhost:%d/config/", adminPort), nil)
+	_, b := testutil.Get(t, tester, fmt.Sprintf("http://localhost:%d/config/", testutil.AdminPort), nil)
 	if strings.Contains(string(b), key) || !strings.Contains(string(b), "{env.X402_TEST_API_KEY}") {
 		t.Errorf("GET /config/ shows the key, or lacks its placeholder: %s", b)
 	}
-	assertLoadError(t, globalBlock("")+fmt.Sprintf(":%d {\n\tx402_facilitator {\n\t\tapi_key literal-key\n\t}\n}\n", facPort),
+	assertLoadError(t, testutil.GlobalBlock("")+fmt.Sprintf(":%d {\n\tx402_facilitator {\n\t\tapi_key literal-key\n\t}\n}\n", testutil.FacPort),
 		"caddyfile", "api_key must be a placeholder")
 }

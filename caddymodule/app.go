@@ -15,7 +15,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
@@ -239,13 +239,9 @@ func (App) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// keyPlaceholder is what a signer key must be in the config: one {env.*}
-// or {file.*} placeholder.
-var keyPlaceholder = regexp.MustCompile(`^\{(env|file)\.[^{}]+\}$`)
-
 // checkKeyPlaceholder refuses a signer key written out in the config.
 func checkKeyPlaceholder(network, v string) error {
-	if keyPlaceholder.MatchString(strings.TrimSpace(v)) {
+	if httpx.KeyPlaceholder.MatchString(strings.TrimSpace(v)) {
 		return nil
 	}
 	return fmt.Errorf("network %s: signer_key must be a placeholder, {env.NAME} or {file.PATH}, "+

@@ -24,6 +24,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -84,8 +86,8 @@ func (c *rpcCounter) count(method string) int {
 // which verify refuses after simulating the transfer. The paywall's
 // network reaches the devnet through a counting proxy.
 func TestPaywallCostLimits(t *testing.T) {
-	rpc := newRPCCounter(t, devnetURL)
-	tester := newTester(t, globalBlock(meteredNetwork(rpc))+fmt.Sprintf(`
+	rpc := newRPCCounter(t, testutil.DevnetURL)
+	tester := testutil.NewTester(t, testutil.GlobalBlock(meteredNetwork(rpc))+fmt.Sprintf(`
 :%d {
 	x402 /unguarded {
 		pay_to %s
@@ -108,7 +110,7 @@ func TestPaywallCostLimits(t *testing.T) {
 	}
 	respond "paid"
 }
-`, sitePort, sellerAddr, sellerAddr, sellerAddr))
+`, testutil.SitePort, testutil.SellerAddr, testutil.SellerAddr, testutil.SellerAddr))
 
 	// A payer with gas money but no tokens: the signature is good, the
 	// simulated transfer reverts.
@@ -117,7 +119,7 @@ func TestPaywallCostLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs := require402(t, tester, siteURL+path).PaymentRequirements
+		reqs := testutil.Require402(t, tester, testutil.SiteURL+path).PaymentRequirements
 		h, _, err := facilitator.CreatePayment(key, reqs, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 		if err != nil {
 			t.Fatal(err)
@@ -131,8 +133,8 @@ func TestPaywallCostLimits(t *testing.T) {
 		header := bogus(t, path)
 		before := rpc.count("eth_call")
 		for i := 0; i < n; i++ {
-			resp, b := get(t, tester, siteURL+path, map[string]string{"X-Payment": header})
-			var out body402
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{"X-Payment": header})
+			var out testutil.Body402
 			_ = json.Unmarshal(b, &out)
 			if resp.StatusCode != http.StatusPaymentRequired || out.Error != facilitator.ErrTextInsufficientFunds {
 				t.Fatalf("bogus payment %d: status %d error %q, want 402 %q", i+1, resp.StatusCode, out.Error, facilitator.ErrTextInsufficientFunds)
@@ -160,7 +162,7 @@ func TestPaywallCostLimits(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		header := bogus(t, "/limited")
 		before := rpc.count("eth_call")
-		resp, b := get(t, tester, siteURL+"/limited", map[string]string{"X-Payment": header})
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/limited", map[string]string{"X-Payment": header})
 		cost := rpc.count("eth_call") - before
 		if i <= 2 {
 			if resp.StatusCode != http.StatusPaymentRequired || cost == 0 {
@@ -183,7 +185,7 @@ func TestPaywallCostLimits(t *testing.T) {
 		}
 	}
 	// Paying buyers on other routes are not affected.
-	resp, _ := get(t, tester, siteURL+"/guarded", nil)
+	resp, _ := testutil.Get(t, tester, testutil.SiteURL+"/guarded", nil)
 	if resp.StatusCode != http.StatusPaymentRequired {
 		t.Errorf("unpaid request on another route: %d", resp.StatusCode)
 	}
@@ -335,14 +337,14 @@ func TestRefusalFlood(t *testing.T) {
 	// gone well within the wait for the refusals to expire.
 	var sites strings.Builder
 	for i := 0; i < routes; i++ {
-		fmt.Fprintf(&sites, "\tx402 /r%d {\n\t\tpay_to %s\n\t\tamount 1000\n\t\tattempt_limit 1000 2s\n\t}\n", i, sellerAddr)
+		fmt.Fprintf(&sites, "\tx402 /r%d {\n\t\tpay_to %s\n\t\tamount 1000\n\t\tattempt_limit 1000 2s\n\t}\n", i, testutil.SellerAddr)
 	}
 	const trust = "\tservers {\n\t\ttrusted_proxies static 127.0.0.1/32\n\t}\n"
-	global := strings.Replace(globalBlock(""), "\tskip_install_trust\n", "\tskip_install_trust\n"+trust, 1)
+	global := strings.Replace(testutil.GlobalBlock(""), "\tskip_install_trust\n", "\tskip_install_trust\n"+trust, 1)
 	if !strings.Contains(global, trust) {
 		t.Fatal("globalBlock has no skip_install_trust line to put trusted_proxies after")
 	}
-	tester := newTester(t, global+fmt.Sprintf(":%d {\n%s\trespond \"paid\"\n}\n", sitePort, sites.String()))
+	tester := testutil.NewTester(t, global+fmt.Sprintf(":%d {\n%s\trespond \"paid\"\n}\n", testutil.SitePort, sites.String()))
 
 	// One validly formed payment, whose network is then replaced: the
 	// signature no longer matters, since the network is checked first.
@@ -350,7 +352,7 @@ func TestRefusalFlood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	header, p, err := facilitator.CreatePayment(key, require402(t, tester, siteURL+"/r0").PaymentRequirements,
+	header, p, err := facilitator.CreatePayment(key, testutil.Require402(t, tester, testutil.SiteURL+"/r0").PaymentRequirements,
 		facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 	if err != nil {
 		t.Fatal(err)
@@ -382,22 +384,22 @@ func TestRefusalFlood(t *testing.T) {
 		b = append(append(b, fmt.Sprintf("0x%064x", i)...), tail...)
 		return base64.StdEncoding.EncodeToString(b)
 	}
-	if n := len(paymentFor(0)); n > MaxPaymentHeaderBytes {
+	if n := len(paymentFor(0)); n > httpx.MaxPaymentHeaderBytes {
 		t.Fatalf("the flood's header has %d bytes, more than the paywall takes", n)
 	}
 
 	tr := &http.Transport{MaxIdleConnsPerHost: workers}
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
-	send := func(i int) (int, body402, error) {
-		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/r%d", siteURL, i%routes), nil)
+	send := func(i int) (int, testutil.Body402, error) {
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/r%d", testutil.SiteURL, i%routes), nil)
 		req.Header.Set("X-Payment", paymentFor(i))
 		req.Header.Set("X-Forwarded-For", fmt.Sprintf("2001:db8:%x:%x::1", i>>16, i&0xffff))
 		resp, err := client.Do(req)
 		if err != nil {
-			return 0, body402{}, err
+			return 0, testutil.Body402{}, err
 		}
 		defer resp.Body.Close()
-		var out body402
+		var out testutil.Body402
 		err = json.NewDecoder(resp.Body).Decode(&out)
 		return resp.StatusCode, out, err
 	}

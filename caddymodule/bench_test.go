@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 )
 
 // BenchmarkPaywall compares, through the real Caddy server over loopback in
@@ -17,7 +19,7 @@ import (
 func BenchmarkPaywall(b *testing.B) {
 	// The 402 body of /paid is about 900 bytes; respond sends as many.
 	static := strings.Repeat("x", 900)
-	newTester(b, globalBlock("")+fmt.Sprintf(`
+	testutil.NewTester(b, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 /paid {
 		pay_to %s
@@ -28,7 +30,7 @@ func BenchmarkPaywall(b *testing.B) {
 	respond /paid "never"
 	respond /free %q
 }
-`, sitePort, sellerAddr, static))
+`, testutil.SitePort, testutil.SellerAddr, static))
 
 	client := &http.Client{Transport: &http.Transport{
 		MaxIdleConns:        256,
@@ -39,7 +41,7 @@ func BenchmarkPaywall(b *testing.B) {
 
 	run := func(path string, status int) func(*testing.B) {
 		return func(b *testing.B) {
-			url := siteURL + path
+			url := testutil.SiteURL + path
 			// One request first, so a wrong answer fails loudly.
 			resp, err := client.Get(url)
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -22,20 +23,6 @@ func init() {
 	httpcaddyfile.RegisterDirective("x402", parseHandlerRoute)
 	httpcaddyfile.RegisterHandlerDirective("x402_facilitator", parseFacilitatorRoutes)
 
-	// Where the directives run when not inside a route block: after the
-	// directives that rewrite the request (rewrite, uri, try_files), that
-	// authenticate (basic_auth, forward_auth: nobody pays for a request
-	// that would be refused anyway), that edit request headers
-	// (request_header) and that wrap the response (encode, intercept,
-	// templates); before the dispatching ones (invoke, handle, handle_path,
-	// route), so that `x402 /api/*` charges before a `handle /api/*` block
-	// runs, and so before every content handler (respond, reverse_proxy,
-	// file_server, ...). Each insertion goes right after templates, so
-	// registering x402 first and x402_facilitator second gives
-	// templates, x402_facilitator, x402: the facilitator's own endpoints
-	// are never behind a paywall on a site that has both.
-	httpcaddyfile.RegisterDirectiveOrder("x402", httpcaddyfile.After, "templates")
-	httpcaddyfile.RegisterDirectiveOrder("x402_facilitator", httpcaddyfile.After, "templates")
 }
 
 // parseGlobalOption sets up the x402 app from the x402 global option.
@@ -573,7 +560,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				if err != nil || w <= 0 {
 					return d.Errf("x402: attempt_limit: %q is not a positive duration such as 1m", args[1])
 				}
-				h.AttemptLimit = &RateLimit{Requests: n, Window: caddy.Duration(w)}
+				h.AttemptLimit = &httpx.RateLimit{Requests: n, Window: caddy.Duration(w)}
 			default:
 				return d.Err("x402: attempt_limit takes <attempts> <window> (such as 60 1m), or off")
 			}
@@ -730,7 +717,7 @@ func (fr *FacilitatorRoutes) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if !d.NextArg() || d.CountRemainingArgs() > 0 {
 				return d.Err("x402_facilitator: api_key takes one placeholder, such as {env.X402_API_KEY}")
 			}
-			if !keyPlaceholder.MatchString(d.Val()) {
+			if !httpx.KeyPlaceholder.MatchString(d.Val()) {
 				return d.Err("x402_facilitator: api_key must be a placeholder, {env.NAME} or {file.PATH}, not the key itself: a key written in the config would be served by the admin API (GET /config/)")
 			}
 			fr.APIKeys = append(fr.APIKeys, d.Val())
@@ -751,7 +738,7 @@ func (fr *FacilitatorRoutes) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err != nil || w <= 0 {
 				return d.Errf("x402_facilitator: rate_limit %s: %q is not a positive duration such as 1m", args[0], args[2])
 			}
-			l := &RateLimit{Requests: n, Window: caddy.Duration(w)}
+			l := &httpx.RateLimit{Requests: n, Window: caddy.Duration(w)}
 			switch {
 			case opt == "key_rate_limit" && args[0] == "verify":
 				fr.KeyVerifyLimit = l

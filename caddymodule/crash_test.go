@@ -25,6 +25,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -170,7 +172,7 @@ func TestCrashRedeem(t *testing.T) {
 			c.kill()
 			return
 		}
-		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(HeaderTxHash))
+		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(httpx.HeaderTxHash))
 	}))
 	t.Cleanup(up.Close)
 
@@ -187,7 +189,7 @@ func TestCrashRedeem(t *testing.T) {
 		"http":{"servers":{"s":{"listen":["127.0.0.1:%d"],"routes":[{"handle":[
 			{"handler":"x402","pay_to":%q,"amount":"29"},
 			{"handler":"reverse_proxy","upstreams":[{"dial":%q}]}]}]}}}}}`,
-		chain.RPCURL(), filepath.Join(dir, "journal.db"), filepath.Join(dir, "redemptions.db"), port, sellerAddr, up.Listener.Addr().String())
+		chain.RPCURL(), filepath.Join(dir, "journal.db"), filepath.Join(dir, "redemptions.db"), port, testutil.SellerAddr, up.Listener.Addr().String())
 	cfgPath := filepath.Join(dir, "caddy.json")
 	if err := os.WriteFile(cfgPath, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -197,7 +199,7 @@ func TestCrashRedeem(t *testing.T) {
 	t.Cleanup(c.kill)
 
 	ctx := context.Background()
-	buyer, reqs, balances := paidRoute(t, chain, sellerAddr)
+	buyer, reqs, balances := paidRoute(t, chain, testutil.SellerAddr)
 	client := &http.Client{Timeout: 30 * time.Second}
 	fetch := func(header string) (int, string, error) {
 		req, _ := http.NewRequest(http.MethodGet, c.url, nil)
@@ -212,7 +214,7 @@ func TestCrashRedeem(t *testing.T) {
 	}
 
 	t.Run("killed after the upstream was called", func(t *testing.T) {
-		header := pay(t, buyer, reqs)
+		header := testutil.Pay(t, buyer, reqs)
 		buyerBefore, sellerBefore := balances()
 		ranBefore := ran.Load()
 		killNow <- true
@@ -232,15 +234,15 @@ func TestCrashRedeem(t *testing.T) {
 			t.Errorf("the upstream ran %d times; want 2 (the killed request and the retry)", n)
 		}
 		buyerAfter, sellerAfter := balances()
-		assertDelta(t, "buyer", buyerBefore, buyerAfter, -29)
-		assertDelta(t, "seller", sellerBefore, sellerAfter, 29)
+		testutil.AssertDelta(t, "buyer", buyerBefore, buyerAfter, -29)
+		testutil.AssertDelta(t, "seller", sellerBefore, sellerAfter, 29)
 	})
 
 	t.Run("killed while the transaction waits for its block", func(t *testing.T) {
-		header := pay(t, buyer, reqs)
+		header := testutil.Pay(t, buyer, reqs)
 		buyerBefore, sellerBefore := balances()
 		ranBefore := ran.Load()
-		signer := crypto.PubkeyToAddress(buyerKey(t, devnet.SignerPrivateKey).PublicKey)
+		signer := crypto.PubkeyToAddress(testutil.BuyerKey(t, devnet.SignerPrivateKey).PublicKey)
 		_, pendingBefore, err := chain.NonceAt(ctx, signer)
 		if err != nil {
 			t.Fatal(err)
@@ -288,8 +290,8 @@ func TestCrashRedeem(t *testing.T) {
 			t.Errorf("the upstream ran %d times; want 1", n)
 		}
 		buyerAfter, sellerAfter := balances()
-		assertDelta(t, "buyer", buyerBefore, buyerAfter, -29)
-		assertDelta(t, "seller", sellerBefore, sellerAfter, 29)
+		testutil.AssertDelta(t, "buyer", buyerBefore, buyerAfter, -29)
+		testutil.AssertDelta(t, "seller", sellerBefore, sellerAfter, 29)
 	})
 }
 
@@ -298,7 +300,7 @@ func TestCrashRedeem(t *testing.T) {
 // (devnet buyer 1), the requirements, and a reader of the buyer's and the
 // seller's balances.
 func paidRoute(t *testing.T, chain *devnet.Chain, sellerAddr string) (*ecdsa.PrivateKey, facilitator.PaymentRequirements, func() (*big.Int, *big.Int)) {
-	buyer := buyerKey(t, devnet.Buyer1PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer1PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey)
 	reqs := facilitator.PaymentRequirements{Scheme: "exact", Network: "cronos-testnet", PayTo: sellerAddr,
 		Asset: devnet.TokenAddress.Hex(), MaxAmountRequired: "29", MaxTimeoutSeconds: 300,

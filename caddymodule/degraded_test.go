@@ -10,6 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -19,7 +20,7 @@ import (
 // the paywall answers a JSON 500 with Retry-After; once the chain is back
 // a payment settles, with no restart. A wrong chain ID is still fatal.
 func TestDegradedStart(t *testing.T) {
-	rpc := newRPCCounter(t, devnetURL)
+	rpc := newRPCCounter(t, testutil.DevnetURL)
 	rpc.down.Store(true)
 	t.Setenv("X402_TEST_SIGNER_KEY", devnet.SignerPrivateKey)
 	network := func(chainID int64) string {
@@ -45,13 +46,13 @@ func TestDegradedStart(t *testing.T) {
 	}
 	respond "paid"
 }
-`, facPort, sitePort, sellerAddr)
-	tester := newTester(t, globalBlock(network(devnet.ChainID))+site)
+`, testutil.FacPort, testutil.SitePort, testutil.SellerAddr)
+	tester := testutil.NewTester(t, testutil.GlobalBlock(network(devnet.ChainID))+site)
 
 	health := func() facilitator.NetworkHealth {
 		since := time.Now().UnixMilli()
 		for deadline := time.Now().Add(10 * time.Second); ; {
-			_, b := get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/healthcheck", facPort), nil)
+			_, b := testutil.Get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/healthcheck", testutil.FacPort), nil)
 			var h facilitator.HealthResponse
 			_ = json.Unmarshal(b, &h)
 			for _, n := range h.Networks {
@@ -66,9 +67,9 @@ func TestDegradedStart(t *testing.T) {
 		t.Errorf("health with the chain down: %+v; want canSettle false with the reason", h)
 	}
 
-	buyer := buyerKey(t, devnet.Buyer1PrivateKey)
-	reqs := require402(t, tester, siteURL+"/").PaymentRequirements
-	resp, b := get(t, tester, siteURL+"/", map[string]string{"X-Payment": pay(t, buyer, reqs)})
+	buyer := testutil.BuyerKey(t, devnet.Buyer1PrivateKey)
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/").PaymentRequirements
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/", map[string]string{"X-Payment": testutil.Pay(t, buyer, reqs)})
 	var out struct{ Error string }
 	if err := json.Unmarshal(b, &out); err != nil || resp.StatusCode != http.StatusInternalServerError ||
 		resp.Header.Get("Retry-After") == "" || !strings.Contains(out.Error, "could not be verified") {
@@ -82,14 +83,14 @@ func TestDegradedStart(t *testing.T) {
 		t.Errorf("health with the chain back: %+v", h)
 	}
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	before := balance(t, buyerAddr)
-	resp, b = get(t, tester, siteURL+"/", map[string]string{"X-Payment": pay(t, buyer, reqs)})
+	before := testutil.Balance(t, buyerAddr)
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/", map[string]string{"X-Payment": testutil.Pay(t, buyer, reqs)})
 	if resp.StatusCode != http.StatusOK || string(b) != "paid" {
 		t.Fatalf("paid request with the chain back: %d %s", resp.StatusCode, b)
 	}
-	assertDelta(t, "buyer", before, balance(t, buyerAddr), -4321)
+	testutil.AssertDelta(t, "buyer", before, testutil.Balance(t, buyerAddr), -4321)
 
 	// A wrong chain ID stays fatal.
 	rpc.down.Store(false)
-	assertLoadError(t, globalBlock(network(25))+site, "caddyfile", "reports chain ID 338")
+	assertLoadError(t, testutil.GlobalBlock(network(25))+site, "caddyfile", "reports chain ID 338")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/rewrite"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -157,9 +158,9 @@ func matchesHost(hosts []string, r *http.Request) bool {
 }
 
 // originURL is the origin the buyer addressed ("https://host"): the
-// request's own, or what a trusted proxy forwarded (requestOrigin).
+// request's own, or what a trusted proxy forwarded (httpx.RequestOrigin).
 func originURL(r *http.Request) string {
-	scheme, host := requestOrigin(r)
+	scheme, host := httpx.RequestOrigin(r)
 	return scheme + "://" + host
 }
 

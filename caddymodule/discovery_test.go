@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -21,7 +22,7 @@ import (
 // request, a wildcard under handle_path, a route with discovery off, one
 // with a remote facilitator), and a site-wide paywall on another port.
 func discoveryCaddyfile() string {
-	return globalBlock("") + fmt.Sprintf(`
+	return testutil.GlobalBlock("") + fmt.Sprintf(`
 :%d {
 	x402_facilitator
 	x402 /weather {
@@ -76,7 +77,7 @@ func discoveryCaddyfile() string {
 	}
 	respond "all paid"
 }
-`, sitePort, facPort)
+`, testutil.SitePort, testutil.FacPort)
 }
 
 var lastUpdatedRE = regexp.MustCompile(`"lastUpdated":("[^"]*"|[0-9]+)`)
@@ -104,7 +105,7 @@ func normalizeUpdated(t *testing.T, b []byte, since time.Time) string {
 
 func TestDiscovery(t *testing.T) {
 	since := time.Now()
-	tester := newTester(t, discoveryCaddyfile())
+	tester := testutil.NewTester(t, discoveryCaddyfile())
 	token := devnet.TokenAddress.Hex()
 	accept := func(payTo, amount string) string {
 		a := ""
@@ -119,17 +120,17 @@ func TestDiscovery(t *testing.T) {
 	)
 
 	// The site's manifest, free and generated from its routes.
-	resp, b := get(t, tester, siteURL+"/.well-known/x402.json", nil)
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/.well-known/x402.json", nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Fatalf("GET /.well-known/x402.json = %d %v %s", resp.StatusCode, resp.Header, b)
 	}
 	want := `{"x402Version":2,"lastUpdated":"T","items":[` +
-		`{"resource":{"url":"` + siteURL + `/elsewhere"},"type":"http","accepts":[` + accept("0x2222222222222222222222222222222222222222", "6") + `],"input":{}},` +
-		`{"resource":{"url":"` + siteURL + `/translate"},"type":"http","accepts":[` + accept("0x2222222222222222222222222222222222222222", "") + `],"dynamicPrice":true,` +
+		`{"resource":{"url":"` + testutil.SiteURL + `/elsewhere"},"type":"http","accepts":[` + accept("0x2222222222222222222222222222222222222222", "6") + `],"input":{}},` +
+		`{"resource":{"url":"` + testutil.SiteURL + `/translate"},"type":"http","accepts":[` + accept("0x2222222222222222222222222222222222222222", "") + `],"dynamicPrice":true,` +
 		`"input":{"method":"POST","body":` + translateSchema + `,"bodyType":"json"},"requires":["payment-identifier"]},` +
-		`{"resource":{"url":"` + siteURL + `/weather","description":"weather now","mimeType":"application/json"},"type":"http","accepts":[` + accept("0x1111111111111111111111111111111111111111", "10000") + `],` +
+		`{"resource":{"url":"` + testutil.SiteURL + `/weather","description":"weather now","mimeType":"application/json"},"type":"http","accepts":[` + accept("0x1111111111111111111111111111111111111111", "10000") + `],` +
 		`"input":{"queryParams":` + weatherSchema + `},"output":{"mimeType":"application/json","example":{"temp":20}}},` +
-		`{"resource":{"url":"` + siteURL + `/v1/files/*/raw"},"type":"http","accepts":[` + accept("0x3333333333333333333333333333333333333333", "7") + `],"input":{"routeTemplate":"/v1/files/:var1/raw"}}]}`
+		`{"resource":{"url":"` + testutil.SiteURL + `/v1/files/*/raw"},"type":"http","accepts":[` + accept("0x3333333333333333333333333333333333333333", "7") + `],"input":{"routeTemplate":"/v1/files/:var1/raw"}}]}`
 	if got := strings.TrimSpace(normalizeUpdated(t, b, since)); got != want {
 		t.Errorf("/.well-known/x402.json =\n%s\nwant\n%s", got, want)
 	}
@@ -137,33 +138,33 @@ func TestDiscovery(t *testing.T) {
 	// The facilitator's discovery list: the same routes (but the one with
 	// a remote facilitator) and the other site's, with their bazaar
 	// declarations, by server.
-	resp, b = get(t, tester, siteURL+"/v2/x402/discovery/resources", nil)
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/v2/x402/discovery/resources", nil)
 	translateDecl := `{"info":{"input":{"body":{"text":"hello"},"bodyType":"json","method":"POST","type":"http"}},"schema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"input":{"additionalProperties":false,"properties":{"body":` + translateSchema + `,"bodyType":{"enum":["json"],"type":"string"},"method":{"enum":["POST"],"type":"string"},"type":{"const":"http","type":"string"}},"required":["type","method","bodyType","body"],"type":"object"}},"required":["input"],"type":"object"}}`
 	weatherDecl := `{"info":{"input":{"queryParams":{"city":"Paris"},"type":"http"},"output":{"example":{"temp":20},"type":"json"}},"schema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"input":{"additionalProperties":false,"properties":{"method":{"enum":["GET","HEAD","DELETE","POST","PUT","PATCH"],"type":"string"},"queryParams":` + weatherSchema + `,"type":{"const":"http","type":"string"}},"required":["type"],"type":"object"},"output":{"properties":{"example":{},"type":{"type":"string"}},"required":["type"],"type":"object"}},"required":["input"],"type":"object"}}`
 	bareDecl := `{"info":{"input":{"type":"http"}},"schema":{"$schema":"https://json-schema.org/draft/2020-12/schema","properties":{"input":{"additionalProperties":false,"properties":{"method":{"enum":["GET","HEAD","DELETE","POST","PUT","PATCH"],"type":"string"},"queryParams":{"type":"object"},"type":{"const":"http","type":"string"}},"required":["type"],"type":"object"}},"required":["input"],"type":"object"}}`
-	facURL := fmt.Sprintf("http://localhost:%d", facPort)
+	facURL := fmt.Sprintf("http://localhost:%d", testutil.FacPort)
 	items := []string{
 		`{"resource":"` + facURL + `/*","type":"http","x402Version":2,"accepts":[` + accept("0x4444444444444444444444444444444444444444", "8") + `],"lastUpdated":"T","extensions":{"bazaar":` + bareDecl + `}}`,
-		`{"resource":"` + siteURL + `/translate","type":"http","x402Version":2,"accepts":[` + accept("0x2222222222222222222222222222222222222222", "") + `],"lastUpdated":"T","dynamicPrice":true,"extensions":{"bazaar":` + translateDecl + `}}`,
-		`{"resource":"` + siteURL + `/weather","type":"http","x402Version":2,"accepts":[` + accept("0x1111111111111111111111111111111111111111", "10000") + `],"lastUpdated":"T","description":"weather now","mimeType":"application/json","extensions":{"bazaar":` + weatherDecl + `}}`,
-		`{"resource":"` + siteURL + `/v1/files/*/raw","type":"http","x402Version":2,"accepts":[` + accept("0x3333333333333333333333333333333333333333", "7") + `],"lastUpdated":"T","extensions":{"bazaar":` + bareDecl + `}}`}
+		`{"resource":"` + testutil.SiteURL + `/translate","type":"http","x402Version":2,"accepts":[` + accept("0x2222222222222222222222222222222222222222", "") + `],"lastUpdated":"T","dynamicPrice":true,"extensions":{"bazaar":` + translateDecl + `}}`,
+		`{"resource":"` + testutil.SiteURL + `/weather","type":"http","x402Version":2,"accepts":[` + accept("0x1111111111111111111111111111111111111111", "10000") + `],"lastUpdated":"T","description":"weather now","mimeType":"application/json","extensions":{"bazaar":` + weatherDecl + `}}`,
+		`{"resource":"` + testutil.SiteURL + `/v1/files/*/raw","type":"http","x402Version":2,"accepts":[` + accept("0x3333333333333333333333333333333333333333", "7") + `],"lastUpdated":"T","extensions":{"bazaar":` + bareDecl + `}}`}
 	sort.Slice(items, func(i, k int) bool { return items[i] < items[k] }) // by URL
 	want = `{"x402Version":2,"items":[` + strings.Join(items, ",") + `],"pagination":{"limit":100,"offset":0,"total":4}}`
 	if got := strings.TrimSpace(normalizeUpdated(t, b, since)); resp.StatusCode != 200 || got != want {
 		t.Errorf("discovery list = %d\n%s\nwant\n%s", resp.StatusCode, got, want)
 	}
-	resp, b = get(t, tester, siteURL+"/v2/x402/discovery/resources?limit=2&offset=1&payTo=0x3333333333333333333333333333333333333333", nil)
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/v2/x402/discovery/resources?limit=2&offset=1&payTo=0x3333333333333333333333333333333333333333", nil)
 	want = `{"x402Version":2,"items":[],"pagination":{"limit":2,"offset":1,"total":1}}`
 	if got := strings.TrimSpace(string(b)); resp.StatusCode != 200 || got != want {
 		t.Errorf("filtered list = %d %s, want %s", resp.StatusCode, got, want)
 	}
-	resp, b = get(t, tester, siteURL+"/v2/x402/discovery/resources?offset=x", nil)
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/v2/x402/discovery/resources?offset=x", nil)
 	if got := strings.TrimSpace(string(b)); resp.StatusCode != 400 || got != `{"error":"offset must be a whole number from 0 to 1000000000, got \"x\""}` {
 		t.Errorf("bad offset = %d %s", resp.StatusCode, got)
 	}
 
 	// The 402 declares the route for the request's method.
-	resp, _ = get(t, tester, siteURL+"/weather", nil)
+	resp, _ = testutil.Get(t, tester, testutil.SiteURL+"/weather", nil)
 	var pr struct {
 		Extensions map[string]any `json:"extensions"`
 	}
@@ -179,7 +180,7 @@ func TestDiscovery(t *testing.T) {
 		t.Errorf("the 402's extensions.bazaar =\n%s\nwant\n%s", gotDecl, wantDecl)
 	}
 	// A route that declares nothing has no bazaar declaration in its 402.
-	resp, _ = get(t, tester, siteURL+"/v1/files/a/raw", nil)
+	resp, _ = testutil.Get(t, tester, testutil.SiteURL+"/v1/files/a/raw", nil)
 	raw, _ = x402.DecodeBase64(resp.Header.Get("Payment-Required"))
 	pr.Extensions = nil
 	if err := jsonUnmarshal(raw, &pr); err != nil || resp.StatusCode != 402 || pr.Extensions["bazaar"] != nil {
@@ -187,12 +188,12 @@ func TestDiscovery(t *testing.T) {
 	}
 
 	// A site-wide paywall serves the manifest free, the rest paid.
-	resp, b = get(t, tester, facURL+"/.well-known/x402.json", nil)
+	resp, b = testutil.Get(t, tester, facURL+"/.well-known/x402.json", nil)
 	want = `{"x402Version":2,"lastUpdated":"T","items":[{"resource":{"url":"` + facURL + `/*"},"type":"http","accepts":[` + accept("0x4444444444444444444444444444444444444444", "8") + `],"input":{}}]}`
 	if got := strings.TrimSpace(normalizeUpdated(t, b, since)); resp.StatusCode != 200 || got != want {
 		t.Errorf("site-wide paywall's manifest = %d %s", resp.StatusCode, got)
 	}
-	if resp, _ = get(t, tester, facURL+"/.well-known/other.json", nil); resp.StatusCode != 402 {
+	if resp, _ = testutil.Get(t, tester, facURL+"/.well-known/other.json", nil); resp.StatusCode != 402 {
 		t.Errorf("another well-known path on a paid site = %d, want 402", resp.StatusCode)
 	}
 }

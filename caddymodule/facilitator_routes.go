@@ -3,7 +3,6 @@ package caddymodule
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 )
 
@@ -44,15 +44,15 @@ var (
 type FacilitatorRoutes struct {
 	// VerifyLimit limits verify requests per client IP. Default: 10 per
 	// minute.
-	VerifyLimit *RateLimit `json:"verify_limit,omitempty"`
+	VerifyLimit *httpx.RateLimit `json:"verify_limit,omitempty"`
 
 	// SettleLimit limits settle requests per client IP. Default: 5 per
 	// minute.
-	SettleLimit *RateLimit `json:"settle_limit,omitempty"`
+	SettleLimit *httpx.RateLimit `json:"settle_limit,omitempty"`
 
 	// LookupLimit limits settlement look-ups (GET /v2/x402/settlements)
 	// per client IP. Default: 60 per minute.
-	LookupLimit *RateLimit `json:"lookup_limit,omitempty"`
+	LookupLimit *httpx.RateLimit `json:"lookup_limit,omitempty"`
 
 	// NoRateLimits turns both limits off, for a facilitator behind a proxy
 	// that limits on its own.
@@ -71,25 +71,17 @@ type FacilitatorRoutes struct {
 
 	// KeyVerifyLimit limits verify requests per API key. Default: 600 per
 	// minute.
-	KeyVerifyLimit *RateLimit `json:"key_verify_limit,omitempty"`
+	KeyVerifyLimit *httpx.RateLimit `json:"key_verify_limit,omitempty"`
 
 	// KeySettleLimit limits settle requests per API key. Default: 300 per
 	// minute.
-	KeySettleLimit *RateLimit `json:"key_settle_limit,omitempty"`
+	KeySettleLimit *httpx.RateLimit `json:"key_settle_limit,omitempty"`
 
 	// KeyLookupLimit limits settlement look-ups per API key. Default: 600
 	// per minute.
-	KeyLookupLimit *RateLimit `json:"key_lookup_limit,omitempty"`
+	KeyLookupLimit *httpx.RateLimit `json:"key_lookup_limit,omitempty"`
 
 	api http.Handler
-}
-
-// RateLimit allows Requests per Window per client IP.
-type RateLimit struct {
-	// Requests is the number of requests allowed per window.
-	Requests int `json:"requests"`
-	// Window is the period the limit applies to.
-	Window caddy.Duration `json:"window"`
 }
 
 // CaddyModule returns the Caddy module information.
@@ -103,11 +95,11 @@ func (FacilitatorRoutes) CaddyModule() caddy.ModuleInfo {
 // Validate checks the rate limits.
 func (fr *FacilitatorRoutes) Validate() error {
 	for _, k := range fr.APIKeys {
-		if !keyPlaceholder.MatchString(strings.TrimSpace(k)) {
+		if !httpx.KeyPlaceholder.MatchString(strings.TrimSpace(k)) {
 			return errors.New("x402_facilitator: api_key must be a placeholder, {env.NAME} or {file.PATH}, not the key itself: a key written in the config would be served by the admin API (GET /config/)")
 		}
 	}
-	for name, l := range map[string]*RateLimit{"verify": fr.VerifyLimit, "settle": fr.SettleLimit, "lookup": fr.LookupLimit,
+	for name, l := range map[string]*httpx.RateLimit{"verify": fr.VerifyLimit, "settle": fr.SettleLimit, "lookup": fr.LookupLimit,
 		"key verify": fr.KeyVerifyLimit, "key settle": fr.KeySettleLimit, "key lookup": fr.KeyLookupLimit} {
 		if l != nil && (l.Requests <= 0 || l.Window <= 0) {
 			return fmt.Errorf("x402_facilitator: %s rate limit needs a positive number of requests and window, got %d per %s",
@@ -127,9 +119,9 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 	if f == nil {
 		return errors.New("x402_facilitator: the x402 app has no facilitator")
 	}
-	cfg := facilitator.HandlerConfig{NoRateLimits: fr.NoRateLimits, ClientIP: clientIP, Resources: ownResources}
+	cfg := facilitator.HandlerConfig{NoRateLimits: fr.NoRateLimits, ClientIP: httpx.ClientIP, Resources: ownResources}
 	for _, l := range []struct {
-		from *RateLimit
+		from *httpx.RateLimit
 		to   *facilitator.RateLimit
 	}{
 		{fr.VerifyLimit, &cfg.VerifyLimit}, {fr.SettleLimit, &cfg.SettleLimit}, {fr.LookupLimit, &cfg.LookupLimit},
@@ -149,18 +141,6 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 	}
 	fr.api = f.Handler(cfg)
 	return initMetrics(ctx.GetMetricsRegistry())
-}
-
-// clientIP is Caddy's idea of the client IP, which honours the server's
-// trusted_proxies; it falls back to the connection's address.
-func clientIP(r *http.Request) string {
-	if ip, ok := caddyhttp.GetVar(r.Context(), caddyhttp.ClientIPVarKey).(string); ok && ip != "" {
-		return ip
-	}
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return host
-	}
-	return r.RemoteAddr
 }
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.

@@ -15,6 +15,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -31,31 +32,11 @@ var (
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 )
 
-// Headers the paywall reads and writes.
-const (
-	// HeaderPayment is the buyer's signed payment (Base64 JSON).
-	HeaderPayment = "X-Payment"
-	// HeaderPaymentResponse carries the settlement to the buyer (Base64 JSON).
-	HeaderPaymentResponse = "X-Payment-Response"
-	// MaxPaymentHeaderBytes is the largest X-PAYMENT header accepted.
-	MaxPaymentHeaderBytes = 16 << 10
-)
-
-// Request headers set for the upstream once a payment is settled. Any the
-// buyer sent are removed first.
-const (
-	HeaderTxHash      = "X-Payment-Tx-Hash"
-	HeaderFrom        = "X-Payment-From"
-	HeaderValue       = "X-Payment-Value"
-	HeaderNetwork     = "X-Payment-Network"
-	HeaderBlockNumber = "X-Payment-Block-Number"
-)
-
-var upstreamHeaders = []string{HeaderTxHash, HeaderFrom, HeaderValue, HeaderNetwork, HeaderBlockNumber, HeaderAccessUntil, HeaderAccessVia}
+var upstreamHeaders = []string{httpx.HeaderTxHash, httpx.HeaderFrom, httpx.HeaderValue, httpx.HeaderNetwork, httpx.HeaderBlockNumber, httpx.HeaderAccessUntil, httpx.HeaderAccessVia}
 
 // paymentHeaders are the buyer's payment headers, which the next handler
 // does not see unless forward_payment_header is set.
-var paymentHeaders = []string{HeaderPayment, x402.HeaderPaymentSignature, headerSIWx}
+var paymentHeaders = []string{httpx.HeaderPayment, x402.HeaderPaymentSignature, headerSIWx}
 
 // Settlement orders.
 const (
@@ -168,7 +149,7 @@ type Handler struct {
 	// good payment or not. Over it, the answer is 429 with Retry-After.
 	// Default: 60 per minute. At most facilitator.MaxLimiterKeys client
 	// IPs are tracked per route; one idle for a whole window is forgotten.
-	AttemptLimit *RateLimit `json:"attempt_limit,omitempty"`
+	AttemptLimit *httpx.RateLimit `json:"attempt_limit,omitempty"`
 
 	// NoAttemptLimit turns the attempt limit off.
 	NoAttemptLimit bool `json:"no_attempt_limit,omitempty"`
@@ -568,8 +549,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if header == "" {
 		return h.paymentRequired(w, r, "X-PAYMENT header is required", "")
 	}
-	if len(header) > MaxPaymentHeaderBytes {
-		return h.paymentRequired(w, r, "", fmt.Sprintf("X-PAYMENT header exceeds %d KiB", MaxPaymentHeaderBytes>>10))
+	if len(header) > httpx.MaxPaymentHeaderBytes {
+		return h.paymentRequired(w, r, "", fmt.Sprintf("X-PAYMENT header exceeds %d KiB", httpx.MaxPaymentHeaderBytes>>10))
 	}
 	// Decode here, so that a remote facilitator is not asked about
 	// garbage and the upstream can be told who pays in settle-after mode.
@@ -602,7 +583,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
 		return h.paymentRequired(w, r, "", reason)
 	}
-	if ok, wait := h.attempts.allow(clientIP(r)); !ok {
+	if ok, wait := h.attempts.allow(httpx.ClientIP(r)); !ok {
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRateLimited, "")
 		return tooManyAttempts(w, wait)
 	}
@@ -695,11 +676,11 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitato
 	if network == "" {
 		network = h.pricing.saleOf(r).network()
 	}
-	r.Header.Set(HeaderTxHash, sr.TxHash)
-	r.Header.Set(HeaderFrom, sr.From)
-	r.Header.Set(HeaderValue, sr.Value)
-	r.Header.Set(HeaderNetwork, network)
-	r.Header.Set(HeaderBlockNumber, block)
+	r.Header.Set(httpx.HeaderTxHash, sr.TxHash)
+	r.Header.Set(httpx.HeaderFrom, sr.From)
+	r.Header.Set(httpx.HeaderValue, sr.Value)
+	r.Header.Set(httpx.HeaderNetwork, network)
+	r.Header.Set(httpx.HeaderBlockNumber, block)
 
 	vals := [...][2]string{
 		{"tx_hash", sr.TxHash}, {"from", sr.From}, {"to", sr.To}, {"value", sr.Value},
@@ -787,7 +768,7 @@ func resourceURL(r *http.Request) string {
 	if or, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && or.URL != nil {
 		u = or.URL
 	}
-	scheme, host := requestOrigin(r)
+	scheme, host := httpx.RequestOrigin(r)
 	return scheme + "://" + host + u.RequestURI()
 }
 

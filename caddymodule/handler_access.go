@@ -6,6 +6,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 )
 
 // The paywall's side of access (access.go): it builds the route's gate,
@@ -21,7 +23,7 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 			Asset: o.reqs.Asset, Description: o.reqs.Description, MimeType: o.reqs.MimeType})
 	}
 	attempts := h.attempts
-	deps := accessDeps{Allow: func(r *http.Request) (bool, time.Duration) { return attempts.allow(clientIP(r)) }}
+	deps := accessDeps{Allow: func(r *http.Request) (bool, time.Duration) { return attempts.allow(httpx.ClientIP(r)) }}
 	if h.redeem != nil {
 		deps.Store = h.redeem.store
 	}
@@ -67,7 +69,7 @@ func (h *Handler) serveAccess(w http.ResponseWriter, r *http.Request, next caddy
 	case refusal.Status == http.StatusTooManyRequests:
 		return true, tooManyAttempts(w, refusal.Wait)
 	case refusal.Status == http.StatusServiceUnavailable:
-		return true, writeRetryJSON(w, http.StatusServiceUnavailable, refusal.Text, refusal.Retry)
+		return true, httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, refusal.Text, refusal.Retry)
 	}
 	return true, h.paymentRequired(w, r, refusal.Text, "")
 }

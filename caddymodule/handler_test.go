@@ -17,6 +17,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
@@ -169,18 +171,18 @@ func TestHandlerFlows(t *testing.T) {
 			h, header := testHandler(t, tt.fc, tt.after)
 			r := httptest.NewRequest(http.MethodGet, "http://example.com/paid?q=1", nil)
 			r.Header.Set("X-Payment", header)
-			r.Header.Set(HeaderTxHash, "0xforged")
+			r.Header.Set(httpx.HeaderTxHash, "0xforged")
 			ctx := context.WithValue(r.Context(), caddyhttp.VarsCtxKey, map[string]any{})
 			r = r.WithContext(ctx)
 			w := httptest.NewRecorder()
 			ranNext := false
 			err := h.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 				ranNext = true
-				if got := r.Header.Get(HeaderTxHash); got == "0xforged" {
-					t.Errorf("the buyer's %s reached the upstream", HeaderTxHash)
+				if got := r.Header.Get(httpx.HeaderTxHash); got == "0xforged" {
+					t.Errorf("the buyer's %s reached the upstream", httpx.HeaderTxHash)
 				}
-				if got := r.Header.Get(HeaderPayment); got != "" {
-					t.Errorf("the buyer's %s reached the upstream", HeaderPayment)
+				if got := r.Header.Get(httpx.HeaderPayment); got != "" {
+					t.Errorf("the buyer's %s reached the upstream", httpx.HeaderPayment)
 				}
 				return tt.upstream(w, r)
 			}))
@@ -205,7 +207,7 @@ func TestHandlerFlows(t *testing.T) {
 				t.Errorf("body %q lacks %q", w.Body, tt.wantBody)
 			}
 			if tt.wantStatus == 402 {
-				var out body402
+				var out testutil.Body402
 				if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
 					t.Fatalf("402 body is not JSON: %s", w.Body)
 				}
@@ -239,7 +241,7 @@ func TestBodyTemplate(t *testing.T) {
 	h, _ := testHandler(t, &fakeClient{}, false)
 	for _, resource := range []string{"http://a/b?c=d", "http://a/\"quoted\"\\<tag>&\x01é"} {
 		b := h.pricing.static.build("X-PAYMENT header is required", "", resource)
-		var out body402
+		var out testutil.Body402
 		if err := json.Unmarshal(b, &out); err != nil {
 			t.Fatalf("not JSON: %v: %s", err, b)
 		}
@@ -264,14 +266,14 @@ func TestBodyTemplate(t *testing.T) {
 func TestPaymentHeaderNotForwarded(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := map[string][]string{}
-		for _, k := range []string{HeaderPayment, x402.HeaderPaymentSignature, HeaderFrom, HeaderTxHash} {
+		for _, k := range []string{httpx.HeaderPayment, x402.HeaderPaymentSignature, httpx.HeaderFrom, httpx.HeaderTxHash} {
 			got[k] = r.Header.Values(k)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(got)
 	}))
 	t.Cleanup(up.Close)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 /before {
 		pay_to %[2]s
@@ -289,15 +291,15 @@ func TestPaymentHeaderNotForwarded(t *testing.T) {
 	}
 	reverse_proxy %[3]s
 }
-`, sitePort, sellerAddr, up.Listener.Addr()))
+`, testutil.SitePort, testutil.SellerAddr, up.Listener.Addr()))
 
-	buyer := buyerKey(t, devnet.Buyer2PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
 	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 	v1 := func(path string) (string, string) {
-		return HeaderPayment, pay(t, buyer, require402(t, tester, siteURL+path).PaymentRequirements)
+		return httpx.HeaderPayment, testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+path).PaymentRequirements)
 	}
 	v2 := func(path string) (string, string) {
-		resp, _ := get(t, tester, siteURL+path, nil)
+		resp, _ := testutil.Get(t, tester, testutil.SiteURL+path, nil)
 		var pr x402.PaymentRequiredV2
 		if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr); err != nil || len(pr.Accepts) != 1 {
 			t.Fatalf("PAYMENT-REQUIRED of %s: %v", path, err)
@@ -324,7 +326,7 @@ func TestPaymentHeaderNotForwarded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name, value := tt.pay(tt.path)
-			resp, b := get(t, tester, siteURL+tt.path, map[string]string{name: value})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+tt.path, map[string]string{name: value})
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("paid request: %d %s", resp.StatusCode, b)
 			}
@@ -332,7 +334,7 @@ func TestPaymentHeaderNotForwarded(t *testing.T) {
 			if err := json.Unmarshal(b, &seen); err != nil {
 				t.Fatalf("upstream answer %s: %v", b, err)
 			}
-			want := map[string][]string{HeaderPayment: nil, x402.HeaderPaymentSignature: nil, HeaderFrom: {from}}
+			want := map[string][]string{httpx.HeaderPayment: nil, x402.HeaderPaymentSignature: nil, httpx.HeaderFrom: {from}}
 			if tt.forward {
 				want[name] = []string{value}
 			}
@@ -343,14 +345,14 @@ func TestPaymentHeaderNotForwarded(t *testing.T) {
 			}
 			// The paywall still reads the header it took away: the
 			// settlement goes back in the header of the payment's version.
-			v2Answer, v1Answer := resp.Header.Get(x402.HeaderPaymentResponseV2) != "", resp.Header.Get(HeaderPaymentResponse) != ""
+			v2Answer, v1Answer := resp.Header.Get(x402.HeaderPaymentResponseV2) != "", resp.Header.Get(httpx.HeaderPaymentResponse) != ""
 			if isV2 := name == x402.HeaderPaymentSignature; v2Answer != isV2 || v1Answer == isV2 {
 				t.Errorf("PAYMENT-RESPONSE present %v, X-PAYMENT-RESPONSE present %v, for a payment in %s", v2Answer, v1Answer, name)
 			}
 			// The settlement is the upstream's in settle before, not
 			// after (the transaction does not exist yet when it runs).
-			if hash := seen[HeaderTxHash]; (len(hash) == 1 && len(hash[0]) == 66) != (tt.path != "/after") {
-				t.Errorf("the upstream got %s %q", HeaderTxHash, hash)
+			if hash := seen[httpx.HeaderTxHash]; (len(hash) == 1 && len(hash[0]) == 66) != (tt.path != "/after") {
+				t.Errorf("the upstream got %s %q", httpx.HeaderTxHash, hash)
 			}
 		})
 	}

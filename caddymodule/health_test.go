@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -26,18 +27,18 @@ func meteredNetwork(rpc *rpcCounter) string {
 // TestHealthIsCheap sends a burst of health requests: they are answered
 // from a snapshot, so the chain is asked at most once a second.
 func TestHealthIsCheap(t *testing.T) {
-	rpc := newRPCCounter(t, devnetURL)
-	tester := newTester(t, globalBlock(meteredNetwork(rpc))+fmt.Sprintf(`
+	rpc := newRPCCounter(t, testutil.DevnetURL)
+	tester := testutil.NewTester(t, testutil.GlobalBlock(meteredNetwork(rpc))+fmt.Sprintf(`
 :%d {
 	x402_facilitator
 }
-`, facPort))
-	url := fmt.Sprintf("http://127.0.0.1:%d/healthcheck", facPort)
+`, testutil.FacPort))
+	url := fmt.Sprintf("http://127.0.0.1:%d/healthcheck", testutil.FacPort)
 	before := rpc.count("eth_getBlockByNumber")
 	start := time.Now()
 	const n = 200
 	for i := 0; i < n; i++ {
-		resp, b := get(t, tester, url, nil)
+		resp, b := testutil.Get(t, tester, url, nil)
 		var h facilitator.HealthResponse
 		if err := json.Unmarshal(b, &h); err != nil || resp.StatusCode != http.StatusOK || h.Status != "success" || len(h.Networks) != 2 {
 			t.Fatalf("healthcheck %d: %d %s", i, resp.StatusCode, b)

@@ -21,6 +21,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/params"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -38,7 +40,7 @@ type answerOf struct {
 
 func fetchPaid(t *testing.T, tester *caddytest.Tester, url, header string) answerOf {
 	t.Helper()
-	resp, b := get(t, tester, url, map[string]string{"X-Payment": header})
+	resp, b := testutil.Get(t, tester, url, map[string]string{"X-Payment": header})
 	a := answerOf{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), body: string(b)}
 	_ = json.Unmarshal(b, &a)
 	return a
@@ -49,7 +51,7 @@ func fetchPaid(t *testing.T, tester *caddytest.Tester, url, header string) answe
 // flight, holding its authorization), and one that resumes mining.
 func inFlightChain(t *testing.T) (waitSent func(), resume func()) {
 	t.Helper()
-	chain := activeChain(t)
+	chain := testutil.ActiveChain(t)
 	chain.PauseMining()
 	var once sync.Once
 	resume = func() { once.Do(chain.ResumeMining) }
@@ -90,7 +92,7 @@ func signWithNonce(t *testing.T, key *ecdsa.PrivateKey, reqs facilitator.Payment
 // once.
 func TestCopyInFlightSameInstance(t *testing.T) {
 	up, ran := countingUpstream(t, 0)
-	tester := newTester(t, globalBlock("settle_timeout 30s")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("settle_timeout 30s")+fmt.Sprintf(`
 :%d {
 	x402 {
 		pay_to %s
@@ -98,18 +100,18 @@ func TestCopyInFlightSameInstance(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, up.Listener.Addr()))
-	buyer := buyerKey(t, devnet.Buyer4PrivateKey)
+`, testutil.SitePort, testutil.SellerAddr, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	header := pay(t, buyer, require402(t, tester, siteURL+"/x").PaymentRequirements)
-	before := balance(t, buyerAddr)
+	header := testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+"/x").PaymentRequirements)
+	before := testutil.Balance(t, buyerAddr)
 
 	waitSent, resume := inFlightChain(t)
 	first := make(chan answerOf, 1)
-	go func() { first <- fetchPaid(t, tester, siteURL+"/x", header) }()
+	go func() { first <- fetchPaid(t, tester, testutil.SiteURL+"/x", header) }()
 	waitSent()
 
-	copyAnswer := fetchPaid(t, tester, siteURL+"/x", header)
+	copyAnswer := fetchPaid(t, tester, testutil.SiteURL+"/x", header)
 	wantBody := `{"error":"` + textInFlight + `","retry":"` + retryInFlight + `","retryAfterSeconds":2,"x402Version":1}` + "\n"
 	if copyAnswer.status != http.StatusConflict || copyAnswer.retryAfter != "2" || copyAnswer.body != wantBody {
 		t.Errorf("copy while the first settles: %d Retry-After %q %s\nwant 409 Retry-After 2 %s", copyAnswer.status, copyAnswer.retryAfter, copyAnswer.body, wantBody)
@@ -120,13 +122,13 @@ func TestCopyInFlightSameInstance(t *testing.T) {
 		t.Fatalf("first request: %d %s, want 200 with the resource", a.status, a.body)
 	}
 	// Served: the copy now gets the final refusal.
-	if a := fetchPaid(t, tester, siteURL+"/x", header); a.status != http.StatusPaymentRequired || a.Error != facilitator.ErrTextAlreadyUsed || a.retryAfter != "" {
+	if a := fetchPaid(t, tester, testutil.SiteURL+"/x", header); a.status != http.StatusPaymentRequired || a.Error != facilitator.ErrTextAlreadyUsed || a.retryAfter != "" {
 		t.Errorf("copy after delivery: %d Retry-After %q %s, want 402 %q", a.status, a.retryAfter, a.body, facilitator.ErrTextAlreadyUsed)
 	}
 	if n := ran.Load(); n != 1 {
 		t.Errorf("the upstream ran %d times, want once", n)
 	}
-	assertDelta(t, "buyer", before, balance(t, buyerAddr), -11)
+	testutil.AssertDelta(t, "buyer", before, testutil.Balance(t, buyerAddr), -11)
 }
 
 // TestOtherAuthorizationSameNonce: a different authorization (another
@@ -144,10 +146,10 @@ func TestOtherAuthorizationSameNonce(t *testing.T) {
 			http.Error(w, "upstream down", http.StatusBadGateway)
 			return
 		}
-		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(HeaderTxHash))
+		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(httpx.HeaderTxHash))
 	}))
 	t.Cleanup(up.Close)
-	tester := newTester(t, globalBlock("settle_timeout 30s")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("settle_timeout 30s")+fmt.Sprintf(`
 :%d {
 	x402 {
 		pay_to %s
@@ -155,11 +157,11 @@ func TestOtherAuthorizationSameNonce(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, up.Listener.Addr()))
-	buyer := buyerKey(t, devnet.Buyer4PrivateKey)
+`, testutil.SitePort, testutil.SellerAddr, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	reqs := require402(t, tester, siteURL+"/y").PaymentRequirements
-	before := balance(t, buyerAddr)
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/y").PaymentRequirements
+	before := testutil.Balance(t, buyerAddr)
 
 	// In flight, then served.
 	var nonce [32]byte
@@ -167,9 +169,9 @@ func TestOtherAuthorizationSameNonce(t *testing.T) {
 	a, b := signWithNonce(t, buyer, reqs, nonce, 10*time.Minute), signWithNonce(t, buyer, reqs, nonce, 11*time.Minute)
 	waitSent, resume := inFlightChain(t)
 	first := make(chan answerOf, 1)
-	go func() { first <- fetchPaid(t, tester, siteURL+"/y", a) }()
+	go func() { first <- fetchPaid(t, tester, testutil.SiteURL+"/y", a) }()
 	waitSent()
-	got := fetchPaid(t, tester, siteURL+"/y", b)
+	got := fetchPaid(t, tester, testutil.SiteURL+"/y", b)
 	wantBody := `{"error":"` + textOtherAuthBusy + `","retry":"` + retryOtherAuthBusy + `","retryAfterSeconds":2,"x402Version":1}` + "\n"
 	if got.status != http.StatusConflict || got.retryAfter != "2" || got.body != wantBody {
 		t.Errorf("other authorization while the first settles: %d Retry-After %q %s\nwant 409 %s", got.status, got.retryAfter, got.body, wantBody)
@@ -178,7 +180,7 @@ func TestOtherAuthorizationSameNonce(t *testing.T) {
 	if r := <-first; r.status != http.StatusOK {
 		t.Fatalf("first request: %d %s", r.status, r.body)
 	}
-	if got := fetchPaid(t, tester, siteURL+"/y", b); got.status != http.StatusPaymentRequired || got.Error != textOtherAuthUsed {
+	if got := fetchPaid(t, tester, testutil.SiteURL+"/y", b); got.status != http.StatusPaymentRequired || got.Error != textOtherAuthUsed {
 		t.Errorf("other authorization after delivery: %d %s, want 402 %q", got.status, got.body, textOtherAuthUsed)
 	}
 
@@ -186,19 +188,19 @@ func TestOtherAuthorizationSameNonce(t *testing.T) {
 	copy(nonce[:], crypto.Keccak256([]byte(t.Name()+"2"+time.Now().String())))
 	a, b = signWithNonce(t, buyer, reqs, nonce, 10*time.Minute), signWithNonce(t, buyer, reqs, nonce, 11*time.Minute)
 	failFirst.Store(true)
-	if r := fetchPaid(t, tester, siteURL+"/y", a); r.status != http.StatusBadGateway {
+	if r := fetchPaid(t, tester, testutil.SiteURL+"/y", a); r.status != http.StatusBadGateway {
 		t.Fatalf("first request with the failing upstream: %d %s, want 502", r.status, r.body)
 	}
-	if got := fetchPaid(t, tester, siteURL+"/y", b); got.status != http.StatusPaymentRequired || got.Error != textOtherAuthUsed {
+	if got := fetchPaid(t, tester, testutil.SiteURL+"/y", b); got.status != http.StatusPaymentRequired || got.Error != textOtherAuthUsed {
 		t.Errorf("other authorization while the first is paid, not delivered: %d %s, want 402 %q", got.status, got.body, textOtherAuthUsed)
 	}
-	if r := fetchPaid(t, tester, siteURL+"/y", a); r.status != http.StatusOK || !strings.HasPrefix(r.body, "resource tx=0x") {
+	if r := fetchPaid(t, tester, testutil.SiteURL+"/y", a); r.status != http.StatusOK || !strings.HasPrefix(r.body, "resource tx=0x") {
 		t.Errorf("the first payment's retry: %d %s, want the resource", r.status, r.body)
 	}
 	if n := calls.Load(); n != 3 {
 		t.Errorf("the upstream ran %d times, want 3 (served, failed, served)", n)
 	}
-	assertDelta(t, "buyer", before, balance(t, buyerAddr), -24)
+	testutil.AssertDelta(t, "buyer", before, testutil.Balance(t, buyerAddr), -24)
 }
 
 // TestFailedOnChainNamesTransaction: a settlement that passed simulation
@@ -207,7 +209,7 @@ func TestOtherAuthorizationSameNonce(t *testing.T) {
 // the reason, and that transaction is on chain with status 0.
 func TestFailedOnChainNamesTransaction(t *testing.T) {
 	up, ran := countingUpstream(t, 0)
-	tester := newTester(t, globalBlock("settle_timeout 30s")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("settle_timeout 30s")+fmt.Sprintf(`
 :%d {
 	x402 {
 		pay_to %s
@@ -215,8 +217,8 @@ func TestFailedOnChainNamesTransaction(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, up.Listener.Addr()))
-	chain := activeChain(t)
+`, testutil.SitePort, testutil.SellerAddr, up.Listener.Addr()))
+	chain := testutil.ActiveChain(t)
 	ctx := context.Background()
 	// A payer of its own: 13 tokens and gas.
 	payer, _ := crypto.GenerateKey()
@@ -224,12 +226,12 @@ func TestFailedOnChainNamesTransaction(t *testing.T) {
 	if err := chain.Mint(ctx, payerAddr, big.NewInt(13)); err != nil {
 		t.Fatal(err)
 	}
-	sendValue(t, chain, buyerKey(t, devnet.Buyer3PrivateKey), payerAddr, big.NewInt(params.Ether))
-	header := pay(t, payer, require402(t, tester, siteURL+"/z").PaymentRequirements)
+	sendValue(t, chain, testutil.BuyerKey(t, devnet.Buyer3PrivateKey), payerAddr, big.NewInt(params.Ether))
+	header := testutil.Pay(t, payer, testutil.Require402(t, tester, testutil.SiteURL+"/z").PaymentRequirements)
 
 	waitSent, resume := inFlightChain(t)
 	first := make(chan answerOf, 1)
-	go func() { first <- fetchPaid(t, tester, siteURL+"/z", header) }()
+	go func() { first <- fetchPaid(t, tester, testutil.SiteURL+"/z", header) }()
 	waitSent()
 	// The payer sends its tokens away, tipping far above the settlement.
 	tok, err := token.NewEIP3009Token(chain.Token(), chain.Client())
@@ -240,7 +242,7 @@ func TestFailedOnChainNamesTransaction(t *testing.T) {
 	opts.GasTipCap = big.NewInt(1000 * params.GWei)
 	opts.GasFeeCap = big.NewInt(2000 * params.GWei)
 	opts.GasLimit = 100_000
-	drain, err := tok.Transfer(opts, common.HexToAddress(sellerAddr), big.NewInt(13))
+	drain, err := tok.Transfer(opts, common.HexToAddress(testutil.SellerAddr), big.NewInt(13))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,213 +2,29 @@ package caddymodule
 
 import (
 	"bufio"
-	"context"
-	"crypto/ecdsa"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddytest"
-	"github.com/ethereum/go-ethereum/accounts/abi/bind"
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
-	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
-
-// The integration tests share one in-process Caddy (caddytest) and so run
-// one after another. They all configure the same devnet, which the usage
-// pool keeps across their config loads: balances carry over from test to
-// test, so every check is on a difference.
-const (
-	sellerAddr  = "0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e111"
-	seller2Addr = "0x5e22e5e22e5e22e5e22e5e22e5e22e5e22e5e222"
-)
-
-// Ports of this test run, free loopback ports picked in TestMain, so that
-// two runs on one host do not collide.
-var (
-	adminPort, sitePort, facPort, httpsPort int
-	devnetAddr, devnetURL, siteURL          string
-)
-
-// pickPorts picks the run's ports: each is free when picked, and all differ.
-func pickPorts() error {
-	var ports []int
-	for len(ports) < 5 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return err
-		}
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-		defer l.Close() // held until all are picked, so none repeats
-	}
-	adminPort, sitePort, facPort, httpsPort = ports[0], ports[1], ports[2], ports[3]
-	devnetAddr = fmt.Sprintf("127.0.0.1:%d", ports[4])
-	devnetURL = "http://" + devnetAddr
-	siteURL = fmt.Sprintf("http://localhost:%d", sitePort)
-	return nil
-}
-
-// globalBlock is the Caddyfile global options of every integration test;
-// extra goes inside the x402 block.
-func globalBlock(extra string) string {
-	return fmt.Sprintf(`{
-	admin localhost:%d
-	http_port %d
-	https_port %d
-	grace_period 1s
-	skip_install_trust
-	x402 {
-		devnet {
-			listen %s
-			block_time 200ms
-		}
-		%s
-	}
-}
-`, adminPort, sitePort, httpsPort, devnetAddr, extra)
-}
-
-func newTester(t testing.TB, caddyfile string) *caddytest.Tester {
-	t.Helper()
-	tester := caddytest.NewTester(t).WithDefaultOverrides(caddytest.Config{
-		AdminPort:          adminPort,
-		TestRequestTimeout: 30 * time.Second,
-		LoadRequestTimeout: 30 * time.Second,
-	})
-	tester.InitServer(caddyfile, "caddyfile")
-	if t.Failed() {
-		t.FailNow()
-	}
-	return tester
-}
-
-func buyerKey(t testing.TB, hexKey string) *ecdsa.PrivateKey {
-	t.Helper()
-	k, err := facilitator.ParseKey(hexKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-var (
-	chainOnce   sync.Once
-	chainToken  *token.EIP3009Token
-	chainClient *ethclient.Client
-)
-
-// balance reads a token balance from the devnet over its RPC URL.
-func balance(t testing.TB, addr string) *big.Int {
-	t.Helper()
-	chainOnce.Do(func() {
-		c, err := ethclient.Dial(devnetURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		chainClient = c
-		if chainToken, err = token.NewEIP3009Token(devnet.TokenAddress, c); err != nil {
-			t.Fatal(err)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	b, err := chainToken.BalanceOf(&bind.CallOpts{Context: ctx}, common.HexToAddress(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-func assertDelta(t *testing.T, who string, before, after *big.Int, want int64) {
-	t.Helper()
-	if got := new(big.Int).Sub(after, before); got.Cmp(big.NewInt(want)) != 0 {
-		t.Errorf("%s's balance changed by %s, want %d", who, got, want)
-	}
-}
-
-// body402 is the seller's 402 answer.
-type body402 struct {
-	Error               string                          `json:"error"`
-	InvalidReason       string                          `json:"invalidReason"`
-	X402Version         int                             `json:"x402Version"`
-	PaymentRequirements facilitator.PaymentRequirements `json:"paymentRequirements"`
-	Accepts             []facilitator.PaymentRequirements
-}
-
-func get(t *testing.T, tester *caddytest.Tester, url string, header map[string]string) (*http.Response, []byte) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, url, nil)
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := tester.Client.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
-}
-
-// require402 fetches url without payment and returns the 402 answer.
-func require402(t *testing.T, tester *caddytest.Tester, url string) body402 {
-	t.Helper()
-	resp, b := get(t, tester, url, nil)
-	if resp.StatusCode != http.StatusPaymentRequired {
-		t.Fatalf("GET %s without payment: status %d, want 402; body %s", url, resp.StatusCode, b)
-	}
-	var out body402
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("402 body is not JSON: %v: %s", err, b)
-	}
-	return out
-}
-
-// pay signs what reqs ask for with key.
-func pay(t *testing.T, key *ecdsa.PrivateKey, reqs facilitator.PaymentRequirements) string {
-	t.Helper()
-	header, _, err := facilitator.CreatePayment(key, reqs, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return header
-}
-
-// echoUpstream answers with the X-Payment-* request headers it got, as JSON.
-func echoUpstream(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := map[string]string{}
-		for _, k := range append(upstreamHeaders, HeaderPayment) {
-			got[k] = r.Header.Get(k)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(got)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 func TestPaywall402Body(t *testing.T) {
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 /weather {
 		pay_to %s
@@ -219,14 +35,14 @@ func TestPaywall402Body(t *testing.T) {
 	rewrite /old-weather /weather
 	respond "sunny"
 }
-`, sitePort, sellerAddr))
+`, testutil.SitePort, testutil.SellerAddr))
 
 	// The resource is the URL the buyer asked for, before any rewrite.
-	if got := require402(t, tester, siteURL+"/old-weather?city=Oslo").PaymentRequirements.Resource; got != siteURL+"/old-weather?city=Oslo" {
+	if got := testutil.Require402(t, tester, testutil.SiteURL+"/old-weather?city=Oslo").PaymentRequirements.Resource; got != testutil.SiteURL+"/old-weather?city=Oslo" {
 		t.Errorf("resource after a rewrite: %q", got)
 	}
 
-	resp, b := get(t, tester, siteURL+"/weather?city=Paris", nil)
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/weather?city=Paris", nil)
 	if resp.StatusCode != http.StatusPaymentRequired {
 		t.Fatalf("status %d, want 402", resp.StatusCode)
 	}
@@ -242,16 +58,16 @@ func TestPaywall402Body(t *testing.T) {
 			t.Errorf("402 body lacks %q: %s", k, b)
 		}
 	}
-	var got body402
+	var got testutil.Body402
 	_ = json.Unmarshal(b, &got)
 	want := facilitator.PaymentRequirements{
 		Scheme:            "exact",
 		Network:           "cronos-testnet",
-		PayTo:             sellerAddr,
+		PayTo:             testutil.SellerAddr,
 		Asset:             devnet.TokenAddress.Hex(),
 		MaxAmountRequired: "10000",
 		MaxTimeoutSeconds: 300,
-		Resource:          siteURL + "/weather?city=Paris",
+		Resource:          testutil.SiteURL + "/weather?city=Paris",
 		Description:       "Weather data",
 		MimeType:          "application/json",
 		Extra:             &facilitator.DomainInfo{Name: devnet.TokenName, Version: devnet.TokenVersion},
@@ -291,7 +107,7 @@ func TestPaywall402Body(t *testing.T) {
 	}
 
 	// Unpaid paths outside the matcher are free.
-	if resp, b := get(t, tester, siteURL+"/free", nil); resp.StatusCode != 200 || string(b) != "sunny" {
+	if resp, b := testutil.Get(t, tester, testutil.SiteURL+"/free", nil); resp.StatusCode != 200 || string(b) != "sunny" {
 		t.Errorf("free path: %d %q", resp.StatusCode, b)
 	}
 
@@ -299,16 +115,16 @@ func TestPaywall402Body(t *testing.T) {
 	bad := []struct{ name, header, want string }{
 		{"not base64", "%%%not-base64%%%", facilitator.ReasonInvalidBase64},
 		{"not json", base64.StdEncoding.EncodeToString([]byte("hello")), facilitator.ReasonInvalidBase64},
-		{"too big", strings.Repeat("A", MaxPaymentHeaderBytes+1), "X-PAYMENT header exceeds 16 KiB"},
+		{"too big", strings.Repeat("A", httpx.MaxPaymentHeaderBytes+1), "X-PAYMENT header exceeds 16 KiB"},
 		{"wrong scheme", base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1,"scheme":"upto","network":"cronos-testnet","payload":{}}`)), ""},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			resp, b := get(t, tester, siteURL+"/weather", map[string]string{"X-Payment": c.header})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+"/weather", map[string]string{"X-Payment": c.header})
 			if resp.StatusCode != http.StatusPaymentRequired {
 				t.Fatalf("status %d, want 402: %s", resp.StatusCode, b)
 			}
-			var out body402
+			var out testutil.Body402
 			if err := json.Unmarshal(b, &out); err != nil {
 				t.Fatalf("body is not JSON: %s", b)
 			}
@@ -318,7 +134,7 @@ func TestPaywall402Body(t *testing.T) {
 			if c.want != "" && out.Error != c.want {
 				t.Errorf("error %q, want %q", out.Error, c.want)
 			}
-			if out.PaymentRequirements.PayTo != sellerAddr || len(out.Accepts) != 1 {
+			if out.PaymentRequirements.PayTo != testutil.SellerAddr || len(out.Accepts) != 1 {
 				t.Errorf("the 402 lacks the requirements: %s", b)
 			}
 		})
@@ -326,8 +142,8 @@ func TestPaywall402Body(t *testing.T) {
 }
 
 func TestPaidRequest(t *testing.T) {
-	up := echoUpstream(t)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	up := testutil.EchoUpstream(t)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 /api/* {
 		pay_to %s
@@ -350,15 +166,15 @@ func TestPaidRequest(t *testing.T) {
 	respond /other-seller "other"
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, sellerAddr, seller2Addr, sellerAddr, up.Listener.Addr()))
+`, testutil.SitePort, testutil.SellerAddr, testutil.SellerAddr, testutil.Seller2Addr, testutil.SellerAddr, up.Listener.Addr()))
 
-	buyer := buyerKey(t, devnet.Buyer1PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer1PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	reqs := require402(t, tester, siteURL+"/api/data").PaymentRequirements
-	header := pay(t, buyer, reqs)
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/api/data").PaymentRequirements
+	header := testutil.Pay(t, buyer, reqs)
 
-	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
-	resp, b := get(t, tester, siteURL+"/api/data", map[string]string{
+	buyerBefore, sellerBefore := testutil.Balance(t, buyerAddr), testutil.Balance(t, testutil.SellerAddr)
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/api/data", map[string]string{
 		"X-Payment":         header,
 		"X-Payment-Tx-Hash": "0xforged", // must not reach the upstream
 	})
@@ -369,14 +185,14 @@ func TestPaidRequest(t *testing.T) {
 	if err := json.Unmarshal(b, &seen); err != nil {
 		t.Fatalf("upstream answer: %s", b)
 	}
-	if h := seen[HeaderTxHash]; len(h) != 66 || !strings.HasPrefix(h, "0x") {
-		t.Errorf("upstream got %s %q, want the transaction hash", HeaderTxHash, h)
+	if h := seen[httpx.HeaderTxHash]; len(h) != 66 || !strings.HasPrefix(h, "0x") {
+		t.Errorf("upstream got %s %q, want the transaction hash", httpx.HeaderTxHash, h)
 	}
-	if !strings.EqualFold(seen[HeaderFrom], buyerAddr) {
-		t.Errorf("upstream got %s %q, want %s", HeaderFrom, seen[HeaderFrom], buyerAddr)
+	if !strings.EqualFold(seen[httpx.HeaderFrom], buyerAddr) {
+		t.Errorf("upstream got %s %q, want %s", httpx.HeaderFrom, seen[httpx.HeaderFrom], buyerAddr)
 	}
-	if seen[HeaderValue] != "10000" || seen[HeaderNetwork] != "cronos-testnet" || seen[HeaderBlockNumber] == "" {
-		t.Errorf("upstream got value %q network %q block %q", seen[HeaderValue], seen[HeaderNetwork], seen[HeaderBlockNumber])
+	if seen[httpx.HeaderValue] != "10000" || seen[httpx.HeaderNetwork] != "cronos-testnet" || seen[httpx.HeaderBlockNumber] == "" {
+		t.Errorf("upstream got value %q network %q block %q", seen[httpx.HeaderValue], seen[httpx.HeaderNetwork], seen[httpx.HeaderBlockNumber])
 	}
 
 	// X-PAYMENT-RESPONSE.
@@ -388,45 +204,45 @@ func TestPaidRequest(t *testing.T) {
 	if err := json.Unmarshal(raw, &pr); err != nil {
 		t.Fatalf("X-PAYMENT-RESPONSE is not JSON: %s", raw)
 	}
-	if pr["success"] != true || pr["transaction"] != seen[HeaderTxHash] || pr["txHash"] != seen[HeaderTxHash] ||
+	if pr["success"] != true || pr["transaction"] != seen[httpx.HeaderTxHash] || pr["txHash"] != seen[httpx.HeaderTxHash] ||
 		pr["network"] != "cronos-testnet" || !strings.EqualFold(fmt.Sprint(pr["payer"]), buyerAddr) ||
 		pr["event"] != facilitator.EventSettled || pr["value"] != "10000" || pr["blockNumber"] == nil ||
-		pr["timestamp"] == "" || !strings.EqualFold(fmt.Sprint(pr["to"]), sellerAddr) {
+		pr["timestamp"] == "" || !strings.EqualFold(fmt.Sprint(pr["to"]), testutil.SellerAddr) {
 		t.Errorf("X-PAYMENT-RESPONSE = %s", raw)
 	}
 
 	// The money moved on chain, exactly.
-	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -10000)
-	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 10000)
+	testutil.AssertDelta(t, "buyer", buyerBefore, testutil.Balance(t, buyerAddr), -10000)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), 10000)
 
 	// The same X-PAYMENT again is refused.
-	resp, b = get(t, tester, siteURL+"/api/data", map[string]string{"X-Payment": header})
-	var replay body402
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/api/data", map[string]string{"X-Payment": header})
+	var replay testutil.Body402
 	_ = json.Unmarshal(b, &replay)
 	if resp.StatusCode != http.StatusPaymentRequired || replay.Error != facilitator.ErrTextAlreadyUsed {
 		t.Errorf("replay: status %d error %q, want 402 %q", resp.StatusCode, replay.Error, facilitator.ErrTextAlreadyUsed)
 	}
-	assertDelta(t, "buyer after replay", buyerBefore, balance(t, buyerAddr), -10000)
+	testutil.AssertDelta(t, "buyer after replay", buyerBefore, testutil.Balance(t, buyerAddr), -10000)
 
 	// A payment for a cheaper route, or for another seller, is refused.
-	cheap := pay(t, buyer, require402(t, tester, siteURL+"/cheap").PaymentRequirements)
-	other := pay(t, buyer, require402(t, tester, siteURL+"/other-seller").PaymentRequirements)
+	cheap := testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+"/cheap").PaymentRequirements)
+	other := testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+"/other-seller").PaymentRequirements)
 	for _, c := range []struct{ name, header, want string }{
 		{"cheaper route", cheap, "Invalid amount"},
 		{"other payTo", other, facilitator.ReasonRecipient},
 	} {
-		resp, b := get(t, tester, siteURL+"/api/data", map[string]string{"X-Payment": c.header})
-		var out body402
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/api/data", map[string]string{"X-Payment": c.header})
+		var out testutil.Body402
 		_ = json.Unmarshal(b, &out)
 		if resp.StatusCode != http.StatusPaymentRequired || !strings.HasPrefix(out.Error, c.want) {
 			t.Errorf("%s: status %d error %q, want 402 %q", c.name, resp.StatusCode, out.Error, c.want)
 		}
 	}
-	assertDelta(t, "buyer after refusals", buyerBefore, balance(t, buyerAddr), -10000)
+	testutil.AssertDelta(t, "buyer after refusals", buyerBefore, testutil.Balance(t, buyerAddr), -10000)
 
 	// Placeholders and vars.
-	resp, b = get(t, tester, siteURL+"/placeholders", map[string]string{
-		"X-Payment": pay(t, buyer, require402(t, tester, siteURL+"/placeholders").PaymentRequirements),
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/placeholders", map[string]string{
+		"X-Payment": testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+"/placeholders").PaymentRequirements),
 	})
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("placeholders: status %d: %s", resp.StatusCode, b)
@@ -437,7 +253,7 @@ func TestPaidRequest(t *testing.T) {
 		fields[k] = v
 	}
 	if len(fields["tx"]) != 66 || fields["var"] != fields["tx"] || !strings.EqualFold(fields["from"], buyerAddr) ||
-		!strings.EqualFold(fields["to"], sellerAddr) || fields["value"] != "7" || fields["network"] != "cronos-testnet" || fields["block"] == "" {
+		!strings.EqualFold(fields["to"], testutil.SellerAddr) || fields["value"] != "7" || fields["network"] != "cronos-testnet" || fields["block"] == "" {
 		t.Errorf("placeholders gave %q", b)
 	}
 }
@@ -451,7 +267,7 @@ func TestSettleAfter(t *testing.T) {
 		case "/events":
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.WriteHeader(http.StatusOK)
-			fmt.Fprintf(w, "data: first from %s\n\n", r.Header.Get(HeaderFrom))
+			fmt.Fprintf(w, "data: first from %s\n\n", r.Header.Get(httpx.HeaderFrom))
 			w.(http.Flusher).Flush()
 			select { // the rest only once the buyer has the first event
 			case <-release:
@@ -464,7 +280,7 @@ func TestSettleAfter(t *testing.T) {
 	}))
 	t.Cleanup(upstream.Close)
 
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 {
 		pay_to %s
@@ -475,15 +291,15 @@ func TestSettleAfter(t *testing.T) {
 		flush_interval -1
 	}
 }
-`, sitePort, sellerAddr, upstream.Listener.Addr()))
+`, testutil.SitePort, testutil.SellerAddr, upstream.Listener.Addr()))
 
-	buyer := buyerKey(t, devnet.Buyer2PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 
 	t.Run("upstream fails, no money moves", func(t *testing.T) {
-		reqs := require402(t, tester, siteURL+"/broken").PaymentRequirements
-		before := balance(t, buyerAddr)
-		resp, b := get(t, tester, siteURL+"/broken", map[string]string{"X-Payment": pay(t, buyer, reqs)})
+		reqs := testutil.Require402(t, tester, testutil.SiteURL+"/broken").PaymentRequirements
+		before := testutil.Balance(t, buyerAddr)
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/broken", map[string]string{"X-Payment": testutil.Pay(t, buyer, reqs)})
 		if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(b), "upstream failure") {
 			t.Errorf("status %d body %q, want the upstream's 500", resp.StatusCode, b)
 		}
@@ -491,14 +307,14 @@ func TestSettleAfter(t *testing.T) {
 			t.Errorf("X-PAYMENT-RESPONSE set on a failed answer")
 		}
 		time.Sleep(500 * time.Millisecond) // a block or two, had anything been sent
-		assertDelta(t, "buyer", before, balance(t, buyerAddr), 0)
+		testutil.AssertDelta(t, "buyer", before, testutil.Balance(t, buyerAddr), 0)
 	})
 
 	t.Run("stream is settled, then flows unbuffered", func(t *testing.T) {
-		reqs := require402(t, tester, siteURL+"/events").PaymentRequirements
-		before, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
-		req, _ := http.NewRequest(http.MethodGet, siteURL+"/events", nil)
-		req.Header.Set("X-Payment", pay(t, buyer, reqs))
+		reqs := testutil.Require402(t, tester, testutil.SiteURL+"/events").PaymentRequirements
+		before, sellerBefore := testutil.Balance(t, buyerAddr), testutil.Balance(t, testutil.SellerAddr)
+		req, _ := http.NewRequest(http.MethodGet, testutil.SiteURL+"/events", nil)
+		req.Header.Set("X-Payment", testutil.Pay(t, buyer, reqs))
 		resp, err := tester.Client.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -521,18 +337,18 @@ func TestSettleAfter(t *testing.T) {
 		if !strings.Contains(string(rest), "data: second") {
 			t.Errorf("rest of the stream %q", rest)
 		}
-		assertDelta(t, "buyer", before, balance(t, buyerAddr), -20000)
-		assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 20000)
+		testutil.AssertDelta(t, "buyer", before, testutil.Balance(t, buyerAddr), -20000)
+		testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), 20000)
 	})
 
 	t.Run("replay after settle-after is refused", func(t *testing.T) {
-		reqs := require402(t, tester, siteURL+"/empty").PaymentRequirements
-		header := pay(t, buyer, reqs)
-		resp, _ := get(t, tester, siteURL+"/empty", map[string]string{"X-Payment": header})
+		reqs := testutil.Require402(t, tester, testutil.SiteURL+"/empty").PaymentRequirements
+		header := testutil.Pay(t, buyer, reqs)
+		resp, _ := testutil.Get(t, tester, testutil.SiteURL+"/empty", map[string]string{"X-Payment": header})
 		if resp.StatusCode != http.StatusNoContent || resp.Header.Get("X-Payment-Response") == "" {
 			t.Fatalf("status %d, X-PAYMENT-RESPONSE %q", resp.StatusCode, resp.Header.Get("X-Payment-Response"))
 		}
-		resp, b := get(t, tester, siteURL+"/empty", map[string]string{"X-Payment": header})
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/empty", map[string]string{"X-Payment": header})
 		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextAlreadyUsed) {
 			t.Errorf("replay: status %d body %s", resp.StatusCode, b)
 		}
@@ -540,8 +356,8 @@ func TestSettleAfter(t *testing.T) {
 }
 
 func TestRemoteFacilitator(t *testing.T) {
-	up := echoUpstream(t)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	up := testutil.EchoUpstream(t)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402_facilitator {
 		rate_limit off
@@ -561,42 +377,42 @@ func TestRemoteFacilitator(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, facPort, sitePort, sellerAddr, facPort, sellerAddr, up.Listener.Addr()))
+`, testutil.FacPort, testutil.SitePort, testutil.SellerAddr, testutil.FacPort, testutil.SellerAddr, up.Listener.Addr()))
 
 	// The facilitator site serves the API.
-	resp, b := get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/v2/x402/supported", facPort), nil)
+	resp, b := testutil.Get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/v2/x402/supported", testutil.FacPort), nil)
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"network":"cronos-testnet"`) {
 		t.Errorf("supported: %d %s", resp.StatusCode, b)
 	}
-	resp, b = get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/healthcheck", facPort), nil)
+	resp, b = testutil.Get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/healthcheck", testutil.FacPort), nil)
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"status"`) {
 		t.Errorf("healthcheck: %d %s", resp.StatusCode, b)
 	}
 
-	buyer := buyerKey(t, devnet.Buyer3PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer3PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	reqs := require402(t, tester, siteURL+"/remote").PaymentRequirements
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/remote").PaymentRequirements
 	if reqs.Asset != devnet.TokenAddress.Hex() || reqs.MaxAmountRequired != "2000" || reqs.Extra == nil {
 		t.Errorf("remote-mode requirements: %+v", reqs)
 	}
-	before, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
-	resp, b = get(t, tester, siteURL+"/remote", map[string]string{"X-Payment": pay(t, buyer, reqs)})
-	if resp.StatusCode != 200 || !strings.Contains(string(b), HeaderTxHash) || resp.Header.Get("X-Payment-Response") == "" {
+	before, sellerBefore := testutil.Balance(t, buyerAddr), testutil.Balance(t, testutil.SellerAddr)
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/remote", map[string]string{"X-Payment": testutil.Pay(t, buyer, reqs)})
+	if resp.StatusCode != 200 || !strings.Contains(string(b), httpx.HeaderTxHash) || resp.Header.Get("X-Payment-Response") == "" {
 		t.Fatalf("paid through the remote facilitator: %d %s", resp.StatusCode, b)
 	}
-	assertDelta(t, "buyer", before, balance(t, buyerAddr), -2000)
-	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 2000)
+	testutil.AssertDelta(t, "buyer", before, testutil.Balance(t, buyerAddr), -2000)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), 2000)
 
 	// An unreachable facilitator is the seller's 500 (spec 4.5 rule 5).
-	reqs = require402(t, tester, siteURL+"/down").PaymentRequirements
-	resp, _ = get(t, tester, siteURL+"/down", map[string]string{"X-Payment": pay(t, buyer, reqs)})
+	reqs = testutil.Require402(t, tester, testutil.SiteURL+"/down").PaymentRequirements
+	resp, _ = testutil.Get(t, tester, testutil.SiteURL+"/down", map[string]string{"X-Payment": testutil.Pay(t, buyer, reqs)})
 	if resp.StatusCode != http.StatusInternalServerError {
 		t.Errorf("unreachable facilitator: status %d, want 500", resp.StatusCode)
 	}
 }
 
 func TestFacilitatorRateLimits(t *testing.T) {
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402_facilitator {
 		rate_limit verify 2 1m
@@ -604,9 +420,9 @@ func TestFacilitatorRateLimits(t *testing.T) {
 	}
 	respond "not the facilitator" 404
 }
-`, facPort))
+`, testutil.FacPort))
 	post := func(path string) *http.Response {
-		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", facPort, path), strings.NewReader("{}"))
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", testutil.FacPort, path), strings.NewReader("{}"))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := tester.Client.Do(req)
 		if err != nil {
@@ -632,7 +448,7 @@ func TestFacilitatorRateLimits(t *testing.T) {
 		}
 	}
 	// Other paths go to the next handler.
-	if resp, b := get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/elsewhere", facPort), nil); resp.StatusCode != 404 || string(b) != "not the facilitator" {
+	if resp, b := testutil.Get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/elsewhere", testutil.FacPort), nil); resp.StatusCode != 404 || string(b) != "not the facilitator" {
 		t.Errorf("other path: %d %q", resp.StatusCode, b)
 	}
 }
@@ -640,7 +456,7 @@ func TestFacilitatorRateLimits(t *testing.T) {
 func TestSignerKeyNotInConfig(t *testing.T) {
 	// The devnet's signer, given through the environment as a seller would.
 	t.Setenv("X402_TEST_SIGNER_KEY", devnet.SignerPrivateKey)
-	caddyfile := globalBlock(`network cronos-testnet {
+	caddyfile := testutil.GlobalBlock(`network cronos-testnet {
 			signer_key {env.X402_TEST_SIGNER_KEY}
 		}`) + fmt.Sprintf(`
 :%d {
@@ -650,10 +466,10 @@ func TestSignerKeyNotInConfig(t *testing.T) {
 	}
 	respond "paid"
 }
-`, sitePort, sellerAddr)
-	tester := newTester(t, caddyfile)
+`, testutil.SitePort, testutil.SellerAddr)
+	tester := testutil.NewTester(t, caddyfile)
 
-	resp, b := get(t, tester, fmt.Sprintf("http://localhost:%d/config/", adminPort), nil)
+	resp, b := testutil.Get(t, tester, fmt.Sprintf("http://localhost:%d/config/", testutil.AdminPort), nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET /config/: %d", resp.StatusCode)
 	}
@@ -666,16 +482,16 @@ func TestSignerKeyNotInConfig(t *testing.T) {
 	}
 
 	// The key from the environment settles.
-	buyer := buyerKey(t, devnet.Buyer4PrivateKey)
-	reqs := require402(t, tester, siteURL+"/").PaymentRequirements
-	resp, b = get(t, tester, siteURL+"/", map[string]string{"X-Payment": pay(t, buyer, reqs)})
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/").PaymentRequirements
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/", map[string]string{"X-Payment": testutil.Pay(t, buyer, reqs)})
 	if resp.StatusCode != 200 || string(b) != "paid" {
 		t.Errorf("paid request with the env signer: %d %s", resp.StatusCode, b)
 	}
 
 	// A literal key is refused at load time, and the error does not echo it.
 	literal := strings.Replace(caddyfile, "{env.X402_TEST_SIGNER_KEY}", devnet.SignerPrivateKey, 1)
-	status, b := postLoad(t, literal, "text/caddyfile")
+	status, b := testutil.PostLoad(t, literal, "text/caddyfile")
 	if status == http.StatusOK || !strings.Contains(string(b), "signer_key must be a placeholder") || strings.Contains(string(b), hexKey) {
 		t.Errorf("loading a literal key: %d %s", status, b)
 	}
@@ -687,39 +503,21 @@ func TestSignerKeyNotInConfig(t *testing.T) {
 // TestReloadOneEngine).
 func TestReloadKeepsFacilitator(t *testing.T) {
 	site := func(body string) string {
-		return globalBlock("") + fmt.Sprintf(":%d {\n\tx402 {\n\t\tpay_to %s\n\t\tamount 1\n\t}\n\trespond %q\n}\n", sitePort, sellerAddr, body)
+		return testutil.GlobalBlock("") + fmt.Sprintf(":%d {\n\tx402 {\n\t\tpay_to %s\n\t\tamount 1\n\t}\n\trespond %q\n}\n", testutil.SitePort, testutil.SellerAddr, body)
 	}
-	newTester(t, site("one"))
-	first := activeFacilitator(t)
-	newTester(t, site("two"))
-	if second := activeFacilitator(t); second != first {
+	testutil.NewTester(t, site("one"))
+	first := testutil.ActiveFacilitator(t)
+	testutil.NewTester(t, site("two"))
+	if second := testutil.ActiveFacilitator(t); second != first {
 		t.Errorf("a reload with the same x402 app made a new facilitator")
 	}
-	newTester(t, globalBlock("settle_timeout 20s")+fmt.Sprintf(":%d {\n\trespond ok\n}\n", sitePort))
-	if third := activeFacilitator(t); third == first {
+	testutil.NewTester(t, testutil.GlobalBlock("settle_timeout 20s")+fmt.Sprintf(":%d {\n\trespond ok\n}\n", testutil.SitePort))
+	if third := testutil.ActiveFacilitator(t); third == first {
 		t.Errorf("a reload that changed settle_timeout kept the facilitator of the old settings")
 	}
 }
 
-func activeFacilitator(t *testing.T) *facilitator.Facilitator {
-	t.Helper()
-	app, err := caddy.ActiveContext().App("x402")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return app.(*App).Facilitator()
-}
-
-func TestMain(m *testing.M) {
-	// Integration tests talk to a loopback Caddy; no proxy in between.
-	os.Unsetenv("HTTP_PROXY")
-	os.Unsetenv("http_proxy")
-	if err := pickPorts(); err != nil {
-		fmt.Fprintln(os.Stderr, "picking free ports:", err)
-		os.Exit(1)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testutil.Main(m) }
 
 // TestProvisionErrors loads JSON configs (which skip the Caddyfile's
 // checks) with mistakes only provisioning can see.
@@ -729,7 +527,7 @@ func TestProvisionErrors(t *testing.T) {
 			"x402":{"devnet":{"listen":%q,"block_time":200000000}%s},
 			"http":{"http_port":%d,"servers":{"s":{"listen":[":%d"],"routes":[{"handle":[
 				{"handler":"x402","pay_to":%q%s}]}]}}}}}`,
-			adminPort, devnetAddr, app, sitePort, sitePort, sellerAddr, handler)
+			testutil.AdminPort, testutil.DevnetAddr, app, testutil.SitePort, testutil.SitePort, testutil.SellerAddr, handler)
 	}
 	tests := []struct{ name, config, want string }{
 		{"unknown network", config("", `,"amount":"1","network":"moon"`),
@@ -761,12 +559,12 @@ func TestProvisionErrors(t *testing.T) {
 // caddytest.AssertLoadError, which only knows caddytest's fixed admin port.
 func assertLoadError(t *testing.T, config, configType, want string) {
 	t.Helper()
-	newTester(t, globalBlock("")+fmt.Sprintf(":%d {\n\trespond ok\n}\n", sitePort))
+	testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(":%d {\n\trespond ok\n}\n", testutil.SitePort))
 	contentType := "text/" + configType
 	if configType == "json" {
 		contentType = "application/json"
 	}
-	status, b := postLoad(t, config, contentType)
+	status, b := testutil.PostLoad(t, config, contentType)
 	if status == http.StatusOK || !strings.Contains(string(b), want) {
 		t.Errorf("loading the config: status %d %s, want an error containing %q", status, b, want)
 	}
@@ -783,7 +581,7 @@ func TestValidateLeavesDevnetPort(t *testing.T) {
 	defer busy.Close()
 	config := fmt.Sprintf(`{"apps":{"x402":{"devnet":{"listen":%q,"block_time":200000000}},
 		"http":{"servers":{"s":{"listen":["127.0.0.1:0"],"routes":[{"handle":[
-			{"handler":"x402","pay_to":%q,"amount":"1"}]}]}}}}}`, busy.Addr().String(), sellerAddr)
+			{"handler":"x402","pay_to":%q,"amount":"1"}]}]}}}}}`, busy.Addr().String(), testutil.SellerAddr)
 	var cfg *caddy.Config
 	if err := json.Unmarshal([]byte(config), &cfg); err != nil {
 		t.Fatal(err)

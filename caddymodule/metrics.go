@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -67,22 +67,8 @@ func initMetrics(reg *prometheus.Registry) error {
 		}, []string{"operation", "status"})
 	})
 	for _, c := range []prometheus.Collector{m.payments, m.revenue, m.verifyTime, m.settleTime, m.api} {
-		if err := register(reg, c); err != nil {
+		if err := httpx.Register(reg, c); err != nil {
 			return err
-		}
-	}
-	return nil
-}
-
-// register adds c to reg unless it is there already.
-func register(reg *prometheus.Registry, c prometheus.Collector) error {
-	if reg == nil {
-		return nil
-	}
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if !errors.As(err, &are) {
-			return fmt.Errorf("registering x402 metrics: %w", err)
 		}
 	}
 	return nil
@@ -310,5 +296,5 @@ func registerFacilitatorMetrics(ctx caddy.Context, f *facilitator.Facilitator) e
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return err
 	}
-	return register(ctx.GetMetricsRegistry(), facilitatorCollector{f: f})
+	return httpx.Register(ctx.GetMetricsRegistry(), facilitatorCollector{f: f})
 }

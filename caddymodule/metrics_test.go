@@ -2,12 +2,9 @@ package caddymodule
 
 import (
 	"fmt"
-	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,71 +12,15 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
 
-// scrape reads the admin API's /metrics: every sample, keyed by name and
-// sorted labels as written, such as x402_payments_total{network="a",...}.
-func scrape(t *testing.T) map[string]float64 {
-	t.Helper()
-	resp, err := http.Get(fmt.Sprintf("http://localhost:%d/metrics", adminPort))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /metrics: %d %s", resp.StatusCode, b)
-	}
-	out := map[string]float64{}
-	for _, line := range strings.Split(string(b), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			continue
-		}
-		out[line[:i]] = v
-	}
-	return out
-}
-
-var labelRE = regexp.MustCompile(`(\w+)="((?:[^"\\]|\\.)*)"`)
-
-// sample finds a sample by name and labels (all of them given).
-func sample(samples map[string]float64, name string, labels map[string]string) (float64, bool) {
-	for k, v := range samples {
-		n, rest, _ := strings.Cut(k, "{")
-		if n != name {
-			continue
-		}
-		got := map[string]string{}
-		for _, m := range labelRE.FindAllStringSubmatch(rest, -1) {
-			got[m[1]] = m[2]
-		}
-		if len(got) != len(labels) {
-			continue
-		}
-		match := true
-		for lk, lv := range labels {
-			if got[lk] != lv {
-				match = false
-			}
-		}
-		if match {
-			return v, true
-		}
-	}
-	return 0, false
-}
-
 // TestMetrics makes real payments, a replay and a rate-limited facilitator
 // call, then scrapes the admin API's /metrics and checks the numbers.
 func TestMetrics(t *testing.T) {
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402_facilitator {
 		rate_limit verify 1 1m
@@ -93,44 +34,44 @@ func TestMetrics(t *testing.T) {
 	}
 	respond "sunny"
 }
-`, facPort, sitePort, sellerAddr))
+`, testutil.FacPort, testutil.SitePort, testutil.SellerAddr))
 	net := devnet.Network
 	asset := strings.ToLower(devnet.TokenAddress.Hex())
-	payTo := strings.ToLower(sellerAddr)
-	before := scrape(t)
+	payTo := strings.ToLower(testutil.SellerAddr)
+	before := testutil.Scrape(t)
 
-	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
 	var last string
 	for i := 0; i < 2; i++ {
-		last = pay(t, buyer, require402(t, tester, siteURL+"/weather").PaymentRequirements)
-		if resp, b := get(t, tester, siteURL+"/weather", map[string]string{"X-Payment": last}); resp.StatusCode != 200 {
+		last = testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+"/weather").PaymentRequirements)
+		if resp, b := testutil.Get(t, tester, testutil.SiteURL+"/weather", map[string]string{"X-Payment": last}); resp.StatusCode != 200 {
 			t.Fatalf("payment %d: %d %s", i+1, resp.StatusCode, b)
 		}
 	}
-	if resp, _ := get(t, tester, siteURL+"/weather", map[string]string{"X-Payment": last}); resp.StatusCode != http.StatusPaymentRequired {
+	if resp, _ := testutil.Get(t, tester, testutil.SiteURL+"/weather", map[string]string{"X-Payment": last}); resp.StatusCode != http.StatusPaymentRequired {
 		t.Fatalf("replay: %d", resp.StatusCode)
 	}
 	// A bogus payment from an empty wallet, refused.
 	key, _ := crypto.GenerateKey()
-	bogus, _, _ := facilitator.CreatePayment(key, require402(t, tester, siteURL+"/weather").PaymentRequirements,
+	bogus, _, _ := facilitator.CreatePayment(key, testutil.Require402(t, tester, testutil.SiteURL+"/weather").PaymentRequirements,
 		facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
-	get(t, tester, siteURL+"/weather", map[string]string{"X-Payment": bogus})
+	testutil.Get(t, tester, testutil.SiteURL+"/weather", map[string]string{"X-Payment": bogus})
 	for i := 0; i < 2; i++ { // the second is over the limit
-		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", facPort, facilitator.PathVerify), strings.NewReader("{}"))
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", testutil.FacPort, facilitator.PathVerify), strings.NewReader("{}"))
 		req.Header.Set("Content-Type", "application/json")
 		if resp, err := tester.Client.Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}
-	get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/healthcheck", facPort), nil)
-	after := scrape(t)
+	testutil.Get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/healthcheck", testutil.FacPort), nil)
+	after := testutil.Scrape(t)
 
 	delta := func(name string, labels map[string]string) float64 {
-		a, ok := sample(after, name, labels)
+		a, ok := testutil.Sample(after, name, labels)
 		if !ok {
 			t.Errorf("no sample %s %v", name, labels)
 		}
-		b, _ := sample(before, name, labels)
+		b, _ := testutil.Sample(before, name, labels)
 		return a - b
 	}
 	pay := func(outcome, reason string) map[string]string {
@@ -159,29 +100,29 @@ func TestMetrics(t *testing.T) {
 	}
 	sk, _ := facilitator.ParseKey(devnet.SignerPrivateKey)
 	signer := map[string]string{"network": net, "signer": strings.ToLower(crypto.PubkeyToAddress(sk.PublicKey).Hex())}
-	if v, ok := sample(after, "x402_signer_gas_balance_wei", signer); !ok || v <= 0 {
+	if v, ok := testutil.Sample(after, "x402_signer_gas_balance_wei", signer); !ok || v <= 0 {
 		t.Errorf("x402_signer_gas_balance_wei%v = %v, %v; want a positive balance", signer, v, ok)
 	}
-	if v, ok := sample(after, "x402_signer_nonce_lag", signer); !ok || v != 0 {
+	if v, ok := testutil.Sample(after, "x402_signer_nonce_lag", signer); !ok || v != 0 {
 		t.Errorf("x402_signer_nonce_lag%v = %v, %v; want 0 once every settlement is mined", signer, v, ok)
 	}
-	if v, ok := sample(after, "x402_settlements_pending", map[string]string{"network": net}); !ok || v != 0 {
+	if v, ok := testutil.Sample(after, "x402_settlements_pending", map[string]string{"network": net}); !ok || v != 0 {
 		t.Errorf("x402_settlements_pending = %v, %v; want 0", v, ok)
 	}
-	if v, ok := sample(after, "x402_network_can_settle", map[string]string{"network": net}); !ok || v != 1 {
+	if v, ok := testutil.Sample(after, "x402_network_can_settle", map[string]string{"network": net}); !ok || v != 1 {
 		t.Errorf("x402_network_can_settle = %v, %v; want 1", v, ok)
 	}
-	rpc := map[string]string{"network": net, "endpoint": devnetURL}
-	if v, ok := sample(after, "x402_rpc_requests_total", rpc); !ok || v <= 0 {
+	rpc := map[string]string{"network": net, "endpoint": testutil.DevnetURL}
+	if v, ok := testutil.Sample(after, "x402_rpc_requests_total", rpc); !ok || v <= 0 {
 		t.Errorf("x402_rpc_requests_total%v = %v, %v; want some", rpc, v, ok)
 	}
-	if _, ok := sample(after, "x402_rpc_errors_total", rpc); !ok {
+	if _, ok := testutil.Sample(after, "x402_rpc_errors_total", rpc); !ok {
 		t.Errorf("no x402_rpc_errors_total%v", rpc)
 	}
 	// No smart-contract wallet paid here (facilitator.TestERC6492 counts them).
 	for _, name := range []string{"x402_smart_wallet_payments_total", "x402_smart_wallet_deployments_total",
 		"x402_smart_wallet_deployment_gas_total", "x402_smart_wallet_deployment_fee_wei_total"} {
-		if v, ok := sample(after, name, map[string]string{"network": net}); !ok || v != 0 {
+		if v, ok := testutil.Sample(after, name, map[string]string{"network": net}); !ok || v != 0 {
 			t.Errorf("%s = %v, %v; want 0", name, v, ok)
 		}
 	}
@@ -194,7 +135,7 @@ func waitNonceLag(t *testing.T, labels map[string]string, ok func(float64) bool,
 	var v float64
 	var found bool
 	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if v, found = sample(scrape(t), "x402_signer_nonce_lag", labels); found && ok(v) {
+		if v, found = testutil.Sample(testutil.Scrape(t), "x402_signer_nonce_lag", labels); found && ok(v) {
 			return
 		}
 	}
@@ -215,7 +156,7 @@ func TestRevenueCountedOnce(t *testing.T) {
 		fmt.Fprint(w, "resource")
 	}))
 	t.Cleanup(up.Close)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 /once {
 		pay_to %s
@@ -224,20 +165,20 @@ func TestRevenueCountedOnce(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, up.Listener.Addr()))
+`, testutil.SitePort, testutil.SellerAddr, up.Listener.Addr()))
 	net := devnet.Network
 	settled := map[string]string{"network": net, "route": "once", "outcome": OutcomeSettled, "reason": ""}
-	revenue := map[string]string{"network": net, "asset": strings.ToLower(devnet.TokenAddress.Hex()), "pay_to": strings.ToLower(sellerAddr)}
-	before := scrape(t)
+	revenue := map[string]string{"network": net, "asset": strings.ToLower(devnet.TokenAddress.Hex()), "pay_to": strings.ToLower(testutil.SellerAddr)}
+	before := testutil.Scrape(t)
 
-	header := pay(t, buyerKey(t, devnet.Buyer5PrivateKey), require402(t, tester, siteURL+"/once").PaymentRequirements)
-	if resp, b := get(t, tester, siteURL+"/once", map[string]string{"X-Payment": header}); resp.StatusCode != http.StatusBadGateway {
+	header := testutil.Pay(t, testutil.BuyerKey(t, devnet.Buyer5PrivateKey), testutil.Require402(t, tester, testutil.SiteURL+"/once").PaymentRequirements)
+	if resp, b := testutil.Get(t, tester, testutil.SiteURL+"/once", map[string]string{"X-Payment": header}); resp.StatusCode != http.StatusBadGateway {
 		t.Fatalf("first try: %d %s; want the upstream's 502", resp.StatusCode, b)
 	}
-	if resp, b := get(t, tester, siteURL+"/once", map[string]string{"X-Payment": header}); resp.StatusCode != http.StatusOK || string(b) != "resource" {
+	if resp, b := testutil.Get(t, tester, testutil.SiteURL+"/once", map[string]string{"X-Payment": header}); resp.StatusCode != http.StatusOK || string(b) != "resource" {
 		t.Fatalf("retry with the same header: %d %s; want the resource", resp.StatusCode, b)
 	}
-	after := scrape(t)
+	after := testutil.Scrape(t)
 	for _, c := range []struct {
 		name   string
 		labels map[string]string
@@ -246,8 +187,8 @@ func TestRevenueCountedOnce(t *testing.T) {
 		{"x402_payments_total", settled, 1},
 		{"x402_revenue_smallest_units_total", revenue, 4321},
 	} {
-		a, _ := sample(after, c.name, c.labels)
-		b, _ := sample(before, c.name, c.labels)
+		a, _ := testutil.Sample(after, c.name, c.labels)
+		b, _ := testutil.Sample(before, c.name, c.labels)
 		if a-b != c.want {
 			t.Errorf("%s%v went up by %v, want %v", c.name, c.labels, a-b, c.want)
 		}

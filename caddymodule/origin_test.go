@@ -1,82 +1,20 @@
 package caddymodule
 
 import (
-	"context"
-	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
-
-// withTrust is ctx with Caddy's trusted_proxy variable set as the server
-// sets it for a peer in (or out of) trusted_proxies.
-func withTrust(ctx context.Context, trusted bool) context.Context {
-	return context.WithValue(ctx, caddyhttp.VarsCtxKey, map[string]any{caddyhttp.TrustedProxyVarKey: trusted})
-}
-
-func TestRequestOrigin(t *testing.T) {
-	for _, c := range []struct {
-		name          string
-		trusted, tls  bool
-		proto, host   []string
-		scheme, wantH string
-	}{
-		{"plain", false, false, nil, nil, "http", "inner:8080"},
-		{"tls", false, true, nil, nil, "https", "inner:8080"},
-		{"untrusted forwarding ignored", false, false, []string{"https"}, []string{"shop.example"}, "http", "inner:8080"},
-		{"trusted", true, false, []string{"https"}, []string{"shop.example"}, "https", "shop.example"},
-		{"trusted, host with port", true, false, []string{"HTTPS"}, []string{"shop.example:8443"}, "https", "shop.example:8443"},
-		{"trusted, IPv6", true, false, []string{"https"}, []string{"[2001:db8::1]:443"}, "https", "[2001:db8::1]:443"},
-		{"trusted, the nearest proxy's value", true, false, []string{"http, https"}, []string{"evil.example", "a.example, shop.example"}, "https", "shop.example"},
-		{"trusted, http over tls", true, true, []string{"http"}, nil, "http", "inner:8080"},
-		{"trusted, bad scheme", true, false, []string{"ftp"}, nil, "http", "inner:8080"},
-		{"trusted, bad hosts", true, false, nil, []string{"user@shop.example"}, "http", "inner:8080"},
-		{"trusted, host with a path", true, false, nil, []string{"shop.example/x"}, "http", "inner:8080"},
-		{"trusted, host with a space", true, false, nil, []string{"shop example"}, "http", "inner:8080"},
-		{"trusted, empty", true, false, []string{""}, []string{""}, "http", "inner:8080"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			r, _ := http.NewRequest(http.MethodGet, "http://inner:8080/x", nil)
-			if c.tls {
-				r.TLS = new(tls.ConnectionState)
-			}
-			for _, v := range c.proto {
-				r.Header.Add("X-Forwarded-Proto", v)
-			}
-			for _, v := range c.host {
-				r.Header.Add("X-Forwarded-Host", v)
-			}
-			r = r.WithContext(withTrust(r.Context(), c.trusted))
-			if s, h := requestOrigin(r); s != c.scheme || h != c.wantH {
-				t.Errorf("requestOrigin = %s, %s; want %s, %s", s, h, c.scheme, c.wantH)
-			}
-			if secureRequest(r) != (c.scheme == "https") {
-				t.Errorf("secureRequest = %v", secureRequest(r))
-			}
-		})
-	}
-}
-
-// freePort is a TCP port nothing listens on (a moment ago).
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // TestForwardedOrigin: behind a proxy that terminates TLS for
 // shop.example (X-Forwarded-Proto and X-Forwarded-Host), a site whose
@@ -87,8 +25,8 @@ func freePort(t *testing.T) int {
 // answer, no Secure cookie, and a sign-in signed for shop.example is
 // refused.
 func TestForwardedOrigin(t *testing.T) {
-	up := echoUpstream(t)
-	plainPort := freePort(t)
+	up := testutil.EchoUpstream(t)
+	plainPort := testutil.FreePort(t)
 	route := func(port int) string {
 		return fmt.Sprintf(`
 :%d {
@@ -102,13 +40,13 @@ func TestForwardedOrigin(t *testing.T) {
 }
 `, port, accessSeller, up.Listener.Addr())
 	}
-	global := strings.Replace(globalBlock(""), "\tskip_install_trust\n",
-		fmt.Sprintf("\tskip_install_trust\n\tservers :%d {\n\t\ttrusted_proxies static 127.0.0.1/32 ::1/128\n\t}\n", sitePort), 1)
-	newTester(t, global+route(sitePort)+route(plainPort))
-	buyer := buyerKey(t, devnet.Buyer3PrivateKey)
+	global := strings.Replace(testutil.GlobalBlock(""), "\tskip_install_trust\n",
+		fmt.Sprintf("\tskip_install_trust\n\tservers :%d {\n\t\ttrusted_proxies static 127.0.0.1/32 ::1/128\n\t}\n", testutil.SitePort), 1)
+	testutil.NewTester(t, global+route(testutil.SitePort)+route(plainPort))
+	buyer := testutil.BuyerKey(t, devnet.Buyer3PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 	fwd := map[string]string{"X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"}
-	trustedURL := siteURL + "/acc/a"
+	trustedURL := testutil.SiteURL + "/acc/a"
 	plainURL := fmt.Sprintf("http://localhost:%d/acc/a", plainPort)
 
 	// The 402s: resource, v2 resource and the challenge.
@@ -124,7 +62,7 @@ func TestForwardedOrigin(t *testing.T) {
 		if resp.StatusCode != http.StatusPaymentRequired {
 			t.Fatalf("GET %s unpaid: %d %s", url, resp.StatusCode, b)
 		}
-		var body body402
+		var body testutil.Body402
 		if err := json.Unmarshal(b, &body); err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +112,7 @@ func TestForwardedOrigin(t *testing.T) {
 	// Sign in for the public origin, through the proxy: served.
 	c := challenge{decl: look(trustedURL).decl}
 	resp, b = accessGet(t, trustedURL, map[string]string{headerSIWx: signIn(t, c, buyer, nil), "X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"})
-	if resp.StatusCode != http.StatusOK || upstreamSaw(t, b)[HeaderFrom] != buyerAddr {
+	if resp.StatusCode != http.StatusOK || upstreamSaw(t, b)[httpx.HeaderFrom] != buyerAddr {
 		t.Errorf("sign-in behind the trusted proxy: %d %s, want 200 for %s", resp.StatusCode, b, buyerAddr)
 	}
 	if ck := accessCookieOf(resp); ck == nil || !ck.Secure {
@@ -185,7 +123,7 @@ func TestForwardedOrigin(t *testing.T) {
 	// own, so a message for shop.example is refused.
 	c = challenge{decl: look(trustedURL).decl}
 	resp, b = accessGet(t, plainURL, map[string]string{headerSIWx: signIn(t, c, buyer, nil), "X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"})
-	var refused body402
+	var refused testutil.Body402
 	_ = json.Unmarshal(b, &refused)
 	if want := fmt.Sprintf("Domain mismatch: expected %q, got %q", plainHost, "shop.example"); resp.StatusCode != http.StatusPaymentRequired || refused.Error != want {
 		t.Errorf("a sign-in for the forwarded origin at an untrusting site: %d %s, want 402 %q", resp.StatusCode, b, want)

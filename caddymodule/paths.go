@@ -50,7 +50,6 @@ import (
 func init() {
 	caddy.RegisterModule(PathGuard{})
 	httpcaddyfile.RegisterHandlerDirective("x402_path_guard", parsePathGuard)
-	httpcaddyfile.RegisterDirectiveOrder("x402_path_guard", httpcaddyfile.After, "templates")
 }
 
 // Interface guard.

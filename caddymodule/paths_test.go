@@ -21,6 +21,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
 
@@ -29,14 +31,14 @@ import (
 // answer.
 func rawRequest(t *testing.T, method, host, target string, header map[string]string) (*http.Response, string) {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", sitePort), 5*time.Second)
+	conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", testutil.SitePort), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n", method, target, host, sitePort)
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n", method, target, host, testutil.SitePort)
 	for k, v := range header {
 		fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 	}
@@ -85,7 +87,7 @@ func tomcatLike(t *testing.T) *httptest.Server {
 		p = strings.ToLower(strings.TrimSuffix(path.Clean("/"+strings.ReplaceAll(p, `\`, "/")), "/"))
 		switch p {
 		case "/api/premium", "/api/basic", "/free":
-			fmt.Fprintf(w, "content of %s, paid %q", p, r.Header.Get(HeaderValue))
+			fmt.Fprintf(w, "content of %s, paid %q", p, r.Header.Get(httpx.HeaderValue))
 		default:
 			http.NotFound(w, r)
 		}
@@ -126,7 +128,7 @@ func (s spelling) check(t *testing.T, host string, header map[string]string) {
 	what := fmt.Sprintf("%s %s%s", method, host, s.target)
 	switch {
 	case s.amount != "":
-		var b body402
+		var b testutil.Body402
 		_ = json.Unmarshal([]byte(body), &b)
 		if resp.StatusCode != http.StatusPaymentRequired || b.PaymentRequirements.MaxAmountRequired != s.amount {
 			t.Errorf("%s: %d %q, want a 402 for %s", what, resp.StatusCode, body, s.amount)
@@ -173,7 +175,7 @@ func TestPathSpellings(t *testing.T) {
 		}
 	}
 	up := tomcatLike(t)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 http://localhost:%[1]d {
 	map {path} {x402_price} {
 		/pp/dear 0.50
@@ -199,7 +201,7 @@ http://127.0.0.1:%[1]d {
 	}
 	reverse_proxy %[4]s
 }
-`, sitePort, sellerAddr, root, up.Listener.Addr()))
+`, testutil.SitePort, testutil.SellerAddr, root, up.Listener.Addr()))
 	_ = tester
 
 	const dear, cheap = "500000", "20000"
@@ -234,12 +236,12 @@ http://127.0.0.1:%[1]d {
 		}
 	})
 
-	buyer := buyerKey(t, devnet.Buyer2PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
 	payer := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	requirements := func(host, target string) body402 {
+	requirements := func(host, target string) testutil.Body402 {
 		t.Helper()
 		resp, body := rawRequest(t, http.MethodGet, host, target, nil)
-		var b body402
+		var b testutil.Body402
 		if err := json.Unmarshal([]byte(body), &b); err != nil || resp.StatusCode != http.StatusPaymentRequired {
 			t.Fatalf("%s%s: %d %q, want a 402", host, target, resp.StatusCode, body)
 		}
@@ -247,18 +249,18 @@ http://127.0.0.1:%[1]d {
 	}
 
 	t.Run("file_server paid", func(t *testing.T) {
-		seller0, buyer0 := balance(t, sellerAddr), balance(t, payer)
+		seller0, buyer0 := testutil.Balance(t, testutil.SellerAddr), testutil.Balance(t, payer)
 		// A payment of the default price at every unclean spelling of the
 		// dear file: sent to /pp/dear, where it is refused. Nothing moves.
-		low := pay(t, buyer, requirements("localhost", "/pp/cheap").PaymentRequirements)
+		low := testutil.Pay(t, buyer, requirements("localhost", "/pp/cheap").PaymentRequirements)
 		for _, p := range unclean {
 			spelling{target: p, location: "/pp/dear"}.check(t, "localhost", map[string]string{"X-Payment": low})
 		}
 		resp, body := rawRequest(t, http.MethodGet, "localhost", "/pp/dear", map[string]string{"X-Payment": low})
-		if b := (body402{}); json.Unmarshal([]byte(body), &b) != nil || resp.StatusCode != http.StatusPaymentRequired || b.InvalidReason != "Invalid amount: 20000" {
+		if b := (testutil.Body402{}); json.Unmarshal([]byte(body), &b) != nil || resp.StatusCode != http.StatusPaymentRequired || b.InvalidReason != "Invalid amount: 20000" {
 			t.Errorf("the default price at /pp/dear: %d %q", resp.StatusCode, body)
 		}
-		assertDelta(t, "seller", seller0, balance(t, sellerAddr), 0)
+		testutil.AssertDelta(t, "seller", seller0, testutil.Balance(t, testutil.SellerAddr), 0)
 
 		// The other keys of the map buy no dear file: file_server answers
 		// a file's path with a trailing slash by its redirect, another
@@ -267,20 +269,20 @@ http://127.0.0.1:%[1]d {
 			{target: "/pp/dear/", status: http.StatusPermanentRedirect},
 			{target: "/PP/dear", status: http.StatusNotFound},
 		} {
-			h := pay(t, buyer, requirements("localhost", s.target).PaymentRequirements)
+			h := testutil.Pay(t, buyer, requirements("localhost", s.target).PaymentRequirements)
 			resp, body := rawRequest(t, http.MethodGet, "localhost", s.target, map[string]string{"X-Payment": h})
 			if resp.StatusCode != s.status || strings.Contains(body, "DEAR") {
 				t.Errorf("%s paid 0.02: %d %q, want %d and no dear file", s.target, resp.StatusCode, body, s.status)
 			}
 		}
-		seller1 := balance(t, sellerAddr)
-		assertDelta(t, "seller", seller0, seller1, 40000)
+		seller1 := testutil.Balance(t, testutil.SellerAddr)
+		testutil.AssertDelta(t, "seller", seller0, seller1, 40000)
 
 		// The dear file at its price.
-		h := pay(t, buyer, requirements("localhost", "/pp/dear").PaymentRequirements)
+		h := testutil.Pay(t, buyer, requirements("localhost", "/pp/dear").PaymentRequirements)
 		spelling{target: "/pp/dear", status: http.StatusOK, body: "DEAR FILE"}.check(t, "localhost", map[string]string{"X-Payment": h})
-		assertDelta(t, "seller", seller1, balance(t, sellerAddr), 500000)
-		assertDelta(t, "buyer", buyer0, balance(t, payer), -540000)
+		testutil.AssertDelta(t, "seller", seller1, testutil.Balance(t, testutil.SellerAddr), 500000)
+		testutil.AssertDelta(t, "buyer", buyer0, testutil.Balance(t, payer), -540000)
 	})
 
 	premium := []string{
@@ -316,12 +318,12 @@ http://127.0.0.1:%[1]d {
 	})
 
 	t.Run("reverse_proxy paid", func(t *testing.T) {
-		seller0, buyer0 := balance(t, sellerAddr), balance(t, payer)
-		low := pay(t, buyer, requirements("127.0.0.1", "/api/basic").PaymentRequirements)
+		seller0, buyer0 := testutil.Balance(t, testutil.SellerAddr), testutil.Balance(t, payer)
+		low := testutil.Pay(t, buyer, requirements("127.0.0.1", "/api/basic").PaymentRequirements)
 		hdr := map[string]string{"X-Payment": low}
 		for _, p := range premium {
 			resp, body := rawRequest(t, http.MethodGet, "127.0.0.1", p, hdr)
-			if b := (body402{}); json.Unmarshal([]byte(body), &b) != nil || resp.StatusCode != http.StatusPaymentRequired || b.InvalidReason != "Invalid amount: 20000" {
+			if b := (testutil.Body402{}); json.Unmarshal([]byte(body), &b) != nil || resp.StatusCode != http.StatusPaymentRequired || b.InvalidReason != "Invalid amount: 20000" {
 				t.Errorf("%s with the default price: %d %q, want 402 Invalid amount", p, resp.StatusCode, body)
 			}
 		}
@@ -333,13 +335,13 @@ http://127.0.0.1:%[1]d {
 		} {
 			s.check(t, "127.0.0.1", hdr)
 		}
-		assertDelta(t, "seller", seller0, balance(t, sellerAddr), 0)
+		testutil.AssertDelta(t, "seller", seller0, testutil.Balance(t, testutil.SellerAddr), 0)
 
 		// Any spelling at the premium price: served.
-		h := pay(t, buyer, requirements("127.0.0.1", "/API/Premium/").PaymentRequirements)
+		h := testutil.Pay(t, buyer, requirements("127.0.0.1", "/API/Premium/").PaymentRequirements)
 		spelling{target: "/API/Premium/", status: http.StatusOK, body: `content of /api/premium, paid "500000"`}.check(t, "127.0.0.1", map[string]string{"X-Payment": h})
-		assertDelta(t, "seller", seller0, balance(t, sellerAddr), 500000)
-		assertDelta(t, "buyer", buyer0, balance(t, payer), -500000)
+		testutil.AssertDelta(t, "seller", seller0, testutil.Balance(t, testutil.SellerAddr), 500000)
+		testutil.AssertDelta(t, "buyer", buyer0, testutil.Balance(t, payer), -500000)
 	})
 }
 

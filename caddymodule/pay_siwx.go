@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -88,7 +89,7 @@ func signInFirst(rawURL string, resp *http.Response, data []byte, key *ecdsa.Pri
 		return false, r2, d2, nil
 	}
 	until := ""
-	if v := r2.Header.Get(HeaderAccessUntil); v != "" {
+	if v := r2.Header.Get(httpx.HeaderAccessUntil); v != "" {
 		until = " (access until " + v + ")"
 	}
 	fmt.Fprintf(stderr, "x402: signed in as %s with Sign-In-With-X%s: served without a new payment\n", p.Address, until)

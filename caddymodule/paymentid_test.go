@@ -15,6 +15,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddytest"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -32,7 +33,7 @@ type v2Offer struct {
 // offerV2 fetches url unpaid and decodes its PAYMENT-REQUIRED header.
 func offerV2(t *testing.T, tester *caddytest.Tester, url string) v2Offer {
 	t.Helper()
-	resp, b := get(t, tester, url, nil)
+	resp, b := testutil.Get(t, tester, url, nil)
 	if resp.StatusCode != http.StatusPaymentRequired {
 		t.Fatalf("GET %s unpaid: %d %s", url, resp.StatusCode, b)
 	}
@@ -85,7 +86,7 @@ func payWithID(t *testing.T, key *ecdsa.PrivateKey, o v2Offer, id string, rawID 
 // exact status and body, the upstream's runs and the seller's balance.
 func TestPaymentIdentifier(t *testing.T) {
 	up, ran := countingUpstream(t, 0)
-	tester := newTester(t, globalBlock("settle_timeout 1s")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("settle_timeout 1s")+fmt.Sprintf(`
 :%d {
 	x402 /pid {
 		pay_to %[2]s
@@ -117,7 +118,7 @@ func TestPaymentIdentifier(t *testing.T) {
 	}
 	reverse_proxy %[3]s
 }
-`, sitePort, pidSeller, up.Listener.Addr()))
+`, testutil.SitePort, pidSeller, up.Listener.Addr()))
 
 	// The declaration, exactly as @x402/extensions 2.27.0 builds it.
 	schema := `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"required":{"type":"boolean"},` +
@@ -130,14 +131,14 @@ func TestPaymentIdentifier(t *testing.T) {
 		"/pid-off":      `{}`,
 		"/pid-after":    `{"payment-identifier":{"info":{"required":false},"schema":` + schema + `}}`,
 	} {
-		o := offerV2(t, tester, siteURL+path)
+		o := offerV2(t, tester, testutil.SiteURL+path)
 		if string(o.extensions) != want {
 			t.Errorf("%s: extensions %s\nwant %s", path, o.extensions, want)
 		}
 		offers[path] = o
 	}
 
-	buyer, other := buyerKey(t, devnet.Buyer3PrivateKey), buyerKey(t, devnet.Buyer2PrivateKey)
+	buyer, other := testutil.BuyerKey(t, devnet.Buyer3PrivateKey), testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 	const (
 		idA = "pay_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -185,15 +186,15 @@ func TestPaymentIdentifier(t *testing.T) {
 		{"required, id", "/pid-required", sig(func() string { return payWithID(t, buyer, offers["/pid-required"], idC, nil) }), 200, nil, 21},
 		{"required: a version 1 payment is served as before", "/pid-required",
 			func() map[string]string {
-				return map[string]string{"X-Payment": pay(t, buyer, require402(t, tester, siteURL+"/pid-required").PaymentRequirements)}
+				return map[string]string{"X-Payment": testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+"/pid-required").PaymentRequirements)}
 			}, 200, nil, 21},
 		{"off: a known id is not read", "/pid-off", sig(func() string { return payWithID(t, buyer, offers["/pid-off"], idA, nil) }), 200, nil, 21},
 		{"another payer's id is its own", "/pid", sig(func() string { return payWithID(t, other, offers["/pid"], idA, nil) }), 200, nil, 21},
 		{"settle after: paid and served", "/pid-after", sig(func() string { return after }), 200, nil, 21},
 		{"settle after: same id, same payload", "/pid-after", sig(func() string { return after }), 409, delivered(idD, "settle after: paid and served"), 0},
 	}
-	sellerStart, buyerStart := balance(t, pidSeller), balance(t, buyerAddr)
-	metricsBefore := scrape(t)
+	sellerStart, buyerStart := testutil.Balance(t, pidSeller), testutil.Balance(t, buyerAddr)
+	metricsBefore := testutil.Scrape(t)
 	var moved int64
 	wantReasons := map[string]float64{}
 	for _, s := range steps {
@@ -203,8 +204,8 @@ func TestPaymentIdentifier(t *testing.T) {
 		case http.StatusBadRequest:
 			wantReasons[reasonPaymentIDInvalid]++
 		}
-		seller, runs := balance(t, pidSeller), ran.Load()
-		resp, b := get(t, tester, siteURL+s.path, s.header())
+		seller, runs := testutil.Balance(t, pidSeller), ran.Load()
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+s.path, s.header())
 		want := ""
 		if s.status == http.StatusOK {
 			var sr x402.ReferenceSettleResponse
@@ -237,22 +238,22 @@ func TestPaymentIdentifier(t *testing.T) {
 		if got := ran.Load(); got != wantRuns {
 			t.Errorf("%s: the upstream ran %d times, want %d", s.name, got-runs, wantRuns-runs)
 		}
-		assertDelta(t, s.name+": seller", seller, balance(t, pidSeller), s.moved)
+		testutil.AssertDelta(t, s.name+": seller", seller, testutil.Balance(t, pidSeller), s.moved)
 		moved += s.moved
 	}
 	// The metrics count each 409 and 400 as refused, with its own reason.
-	metricsAfter := scrape(t)
+	metricsAfter := testutil.Scrape(t)
 	for reason, want := range wantReasons {
 		labels := map[string]string{"network": "cronos-testnet", "route": "21 to " + strings.ToLower(pidSeller), "outcome": OutcomeRefused, "reason": reason}
-		a, _ := sample(metricsAfter, "x402_payments_total", labels)
-		b, _ := sample(metricsBefore, "x402_payments_total", labels)
+		a, _ := testutil.Sample(metricsAfter, "x402_payments_total", labels)
+		b, _ := testutil.Sample(metricsBefore, "x402_payments_total", labels)
 		if got := a - b; got != want {
 			t.Errorf("x402_payments_total{outcome=refused,reason=%s} rose by %v, want %v", reason, a-b, want)
 		}
 	}
-	assertDelta(t, "seller", sellerStart, balance(t, pidSeller), moved)
+	testutil.AssertDelta(t, "seller", sellerStart, testutil.Balance(t, pidSeller), moved)
 	// The other payer paid once; the buyer every other paid step.
-	assertDelta(t, "buyer", buyerStart, balance(t, buyerAddr), -(moved - 21))
+	testutil.AssertDelta(t, "buyer", buyerStart, testutil.Balance(t, buyerAddr), -(moved - 21))
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -268,11 +269,11 @@ func TestPaymentIdentifier(t *testing.T) {
 func testPaymentIDPay(t *testing.T) {
 	pay := func(id string) (string, error) {
 		var stdout, stderr strings.Builder
-		err := runPay(context.Background(), siteURL+"/pid-required",
+		err := runPay(context.Background(), testutil.SiteURL+"/pid-required",
 			payOptions{key: devnet.Buyer3PrivateKey, method: http.MethodGet, timeout: 10 * time.Second, paymentID: id}, &stdout, &stderr)
 		return stdout.String() + stderr.String(), err
 	}
-	seller := balance(t, pidSeller)
+	seller := testutil.Balance(t, pidSeller)
 	out, err := pay("")
 	if err != nil || !strings.Contains(out, "x402: payment id pay_") || !strings.Contains(out, "resource tx=0x") {
 		t.Fatalf("without --payment-id: %v\n%s", err, out)
@@ -283,14 +284,14 @@ func testPaymentIDPay(t *testing.T) {
 		t.Fatalf("--payment-id %s: %v\n%s", id, err, out)
 	}
 	_, err = pay(id)
-	want := siteURL + "/pid-required answered 409 Conflict: " + textPaymentIDConflict + "; nothing was settled for this request"
+	want := testutil.SiteURL + "/pid-required answered 409 Conflict: " + textPaymentIDConflict + "; nothing was settled for this request"
 	if err == nil || err.Error() != want {
 		t.Fatalf("--payment-id %s again: %v\nwant %s", id, err, want)
 	}
 	if _, err := pay("pay/bad"); err == nil || !strings.Contains(err.Error(), x402.ReasonPaymentIDFormat) {
 		t.Errorf("a bad --payment-id: %v", err)
 	}
-	assertDelta(t, "seller", seller, balance(t, pidSeller), 42)
+	testutil.AssertDelta(t, "seller", seller, testutil.Balance(t, pidSeller), 42)
 }
 
 // sig puts a header value in PAYMENT-SIGNATURE.
@@ -306,12 +307,12 @@ func sig(h func() string) func() map[string]string {
 func testPaymentIDPending(t *testing.T, tester *caddytest.Tester, buyer *ecdsa.PrivateKey, o v2Offer) {
 	const id = "pay_pending_0000000000000000"
 	header := payWithID(t, buyer, o, id, nil)
-	seller := balance(t, pidSeller)
+	seller := testutil.Balance(t, pidSeller)
 
-	chain := activeChain(t)
+	chain := testutil.ActiveChain(t)
 	chain.PauseMining()
 	defer chain.ResumeMining()
-	resp, b := get(t, tester, siteURL+"/pid", map[string]string{"Payment-Signature": header})
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/pid", map[string]string{"Payment-Signature": header})
 	var pending struct {
 		Error  string `json:"error"`
 		TxHash string `json:"txHash"`
@@ -319,7 +320,7 @@ func testPaymentIDPending(t *testing.T, tester *caddytest.Tester, buyer *ecdsa.P
 	if err := json.Unmarshal(b, &pending); err != nil || resp.StatusCode != http.StatusPaymentRequired || pending.Error != facilitator.ErrTextPending {
 		t.Fatalf("while the chain stalls: %d %s", resp.StatusCode, b)
 	}
-	resp, b = get(t, tester, siteURL+"/pid", map[string]string{"Payment-Signature": payWithID(t, buyer, o, id, nil)})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/pid", map[string]string{"Payment-Signature": payWithID(t, buyer, o, id, nil)})
 	if want := `{"x402Version":2,"error":"` + textPaymentIDConflict + `","paymentId":"` + id + `","retry":"` + retryPaymentIDConflict + "\"}\n"; resp.StatusCode != http.StatusConflict || string(b) != want {
 		t.Fatalf("a new authorization under a pending id: %d %s\nwant 409 %s", resp.StatusCode, b, want)
 	}
@@ -327,7 +328,7 @@ func testPaymentIDPending(t *testing.T, tester *caddytest.Tester, buyer *ecdsa.P
 
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		resp, b = get(t, tester, siteURL+"/pid", map[string]string{"Payment-Signature": header})
+		resp, b = testutil.Get(t, tester, testutil.SiteURL+"/pid", map[string]string{"Payment-Signature": header})
 		if resp.StatusCode == http.StatusOK {
 			break
 		}
@@ -339,12 +340,12 @@ func testPaymentIDPending(t *testing.T, tester *caddytest.Tester, buyer *ecdsa.P
 	if want := "resource tx=" + pending.TxHash; string(b) != want {
 		t.Errorf("served %q, want %q", b, want)
 	}
-	resp, b = get(t, tester, siteURL+"/pid", map[string]string{"Payment-Signature": header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/pid", map[string]string{"Payment-Signature": header})
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(b), `"error":"payment already delivered"`) ||
 		!strings.Contains(string(b), `"transaction":"`+pending.TxHash+`"`) {
 		t.Errorf("after delivery: %d %s", resp.StatusCode, b)
 	}
-	assertDelta(t, "seller", seller, balance(t, pidSeller), 21)
+	testutil.AssertDelta(t, "seller", seller, testutil.Balance(t, pidSeller), 21)
 }
 
 // testPaymentIDConcurrent sends eight authorizations under one id at
@@ -359,7 +360,7 @@ func testPaymentIDConcurrent(t *testing.T, tester *caddytest.Tester, buyer *ecds
 	for i := range headers {
 		headers[i] = payWithID(t, buyer, o, id, nil)
 	}
-	seller := balance(t, pidSeller)
+	seller := testutil.Balance(t, pidSeller)
 	var (
 		wg     sync.WaitGroup
 		mu     sync.Mutex
@@ -369,7 +370,7 @@ func testPaymentIDConcurrent(t *testing.T, tester *caddytest.Tester, buyer *ecds
 		wg.Add(1)
 		go func(h string) {
 			defer wg.Done()
-			resp, b := get(t, tester, siteURL+"/pid", map[string]string{"Payment-Signature": h})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+"/pid", map[string]string{"Payment-Signature": h})
 			var a paymentIDAnswer
 			_ = json.Unmarshal(b, &a)
 			mu.Lock()
@@ -381,5 +382,5 @@ func testPaymentIDConcurrent(t *testing.T, tester *caddytest.Tester, buyer *ecds
 	if counts["200 "] != 1 || counts["409 "+textPaymentIDBusy]+counts["409 "+textPaymentIDConflict] != copies-1 {
 		t.Errorf("answers %v: want one 200 and %d times 409", counts, copies-1)
 	}
-	assertDelta(t, "seller", seller, balance(t, pidSeller), 21)
+	testutil.AssertDelta(t, "seller", seller, testutil.Balance(t, pidSeller), 21)
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -109,7 +111,7 @@ func TestChooseOption(t *testing.T) {
 func TestOfferBody(t *testing.T) {
 	h := twoNetworkHandler(t, "0.25")
 	b := h.pricing.static.build("X-PAYMENT header is required", "", "http://shop.example/x")
-	var got body402
+	var got testutil.Body402
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v: %s", err, b)
 	}
@@ -248,8 +250,8 @@ func paymentRequiredV2(t *testing.T, resp *http.Response) x402.PaymentRequiredV2
 // refused with nothing moved.
 func TestSeveralNetworks(t *testing.T) {
 	base := secondChain(t)
-	up := echoUpstream(t)
-	tester := newTester(t, globalBlock(fmt.Sprintf(`settle_timeout 2s
+	up := testutil.EchoUpstream(t)
+	tester := testutil.NewTester(t, testutil.GlobalBlock(fmt.Sprintf(`settle_timeout 2s
 		network base-sepolia {
 			chain_id 84532
 			rpc %s
@@ -272,18 +274,18 @@ func TestSeveralNetworks(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, seller2Addr, seller2Addr, up.Listener.Addr()))
+`, testutil.SitePort, testutil.Seller2Addr, testutil.Seller2Addr, up.Listener.Addr()))
 
 	// Counters carry over config loads (and -count runs): compare with
 	// what they held before.
-	samples0 := scrape(t)
+	samples0 := testutil.Scrape(t)
 
 	// The 402: both options, the seller's order, each its own token.
-	resp, b := get(t, tester, siteURL+"/multi", nil)
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/multi", nil)
 	if resp.StatusCode != http.StatusPaymentRequired {
 		t.Fatalf("status %d: %s", resp.StatusCode, b)
 	}
-	var body body402
+	var body testutil.Body402
 	if err := json.Unmarshal(b, &body); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +295,7 @@ func TestSeveralNetworks(t *testing.T) {
 	wantV1 := []struct{ network, asset string }{{"cronos-testnet", devnet.TokenAddress.Hex()}, {"base-sepolia", baseSepoliaUSDC.Hex()}}
 	for i, w := range wantV1 {
 		a := body.Accepts[i]
-		if a.Network != w.network || a.Asset != w.asset || a.MaxAmountRequired != "10000" || a.PayTo != seller2Addr ||
+		if a.Network != w.network || a.Asset != w.asset || a.MaxAmountRequired != "10000" || a.PayTo != testutil.Seller2Addr ||
 			a.Extra == nil || a.Extra.Name != devnet.TokenName {
 			t.Errorf("accepts[%d] = %+v", i, a)
 		}
@@ -304,16 +306,16 @@ func TestSeveralNetworks(t *testing.T) {
 		t.Fatalf("PAYMENT-REQUIRED accepts %+v", pr.Accepts)
 	}
 	// The other route lists its networks in its own order.
-	resp, b = get(t, tester, siteURL+"/multi-after", nil)
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi-after", nil)
 	_ = json.Unmarshal(b, &body)
 	if resp.StatusCode != http.StatusPaymentRequired || len(body.Accepts) != 2 || body.Accepts[0].Network != "base-sepolia" ||
 		body.Accepts[1].Network != "cronos-testnet" || body.PaymentRequirements.Network != "base-sepolia" {
 		t.Fatalf("settle-after route's 402: %d %s", resp.StatusCode, b)
 	}
 
-	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
 	before := func() (cronos, baseSide *big.Int) {
-		return balance(t, seller2Addr), chainBalance(t, base, seller2Addr)
+		return testutil.Balance(t, testutil.Seller2Addr), chainBalance(t, base, testutil.Seller2Addr)
 	}
 
 	// v1 on the second network.
@@ -322,7 +324,7 @@ func TestSeveralNetworks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{"X-Payment": header})
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"X-Payment-Network":"base-sepolia"`) {
 		t.Fatalf("v1 payment on base-sepolia: %d %s", resp.StatusCode, b)
 	}
@@ -330,8 +332,8 @@ func TestSeveralNetworks(t *testing.T) {
 		t.Errorf("X-PAYMENT-RESPONSE %v", pr)
 	}
 	c1, b1 := before()
-	assertDelta(t, "seller on cronos", c0, c1, 0)
-	assertDelta(t, "seller on base-sepolia", b0, b1, 10000)
+	testutil.AssertDelta(t, "seller on cronos", c0, c1, 0)
+	testutil.AssertDelta(t, "seller on base-sepolia", b0, b1, 10000)
 
 	// v2 on the first network.
 	pr = paymentRequiredV2(t, mustGet(t, tester, "/multi"))
@@ -339,7 +341,7 @@ func TestSeveralNetworks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, b = get(t, tester, siteURL+"/multi", map[string]string{x402.HeaderPaymentSignature: header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{x402.HeaderPaymentSignature: header})
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"X-Payment-Network":"cronos-testnet"`) {
 		t.Fatalf("v2 payment on eip155:338: %d %s", resp.StatusCode, b)
 	}
@@ -348,8 +350,8 @@ func TestSeveralNetworks(t *testing.T) {
 		t.Errorf("PAYMENT-RESPONSE %+v, %v", sr, err)
 	}
 	c2, b2 := before()
-	assertDelta(t, "seller on cronos", c1, c2, 10000)
-	assertDelta(t, "seller on base-sepolia", b1, b2, 0)
+	testutil.AssertDelta(t, "seller on cronos", c1, c2, 10000)
+	testutil.AssertDelta(t, "seller on base-sepolia", b1, b2, 0)
 
 	// v2 on the second network with a payment id: the same id again is
 	// answered 409 with the second network's CAIP-2 id.
@@ -362,18 +364,18 @@ func TestSeveralNetworks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp, b = get(t, tester, siteURL+"/multi", map[string]string{x402.HeaderPaymentSignature: header}); resp.StatusCode != http.StatusOK {
+	if resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{x402.HeaderPaymentSignature: header}); resp.StatusCode != http.StatusOK {
 		t.Fatalf("v2 payment on eip155:84532: %d %s", resp.StatusCode, b)
 	}
-	resp, b = get(t, tester, siteURL+"/multi", map[string]string{x402.HeaderPaymentSignature: header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{x402.HeaderPaymentSignature: header})
 	var conflict paymentIDAnswer
 	_ = json.Unmarshal(b, &conflict)
 	if resp.StatusCode != http.StatusConflict || conflict.Error != textPaymentIDDelivered || conflict.Network != "eip155:84532" || conflict.TxHash == "" {
 		t.Errorf("the same id again: %d %s", resp.StatusCode, b)
 	}
 	c3, b3 := before()
-	assertDelta(t, "seller on cronos", c2, c3, 0)
-	assertDelta(t, "seller on base-sepolia", b2, b3, 10000)
+	testutil.AssertDelta(t, "seller on cronos", c2, c3, 0)
+	testutil.AssertDelta(t, "seller on base-sepolia", b2, b3, 10000)
 
 	// Refused, nothing moved: the first option's token on the second
 	// network (v2 and v1), a network the route does not list.
@@ -383,7 +385,7 @@ func TestSeveralNetworks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, b = get(t, tester, siteURL+"/multi", map[string]string{x402.HeaderPaymentSignature: header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{x402.HeaderPaymentSignature: header})
 	_ = json.Unmarshal(b, &body)
 	if resp.StatusCode != http.StatusPaymentRequired || body.InvalidReason != "Unsupported asset: "+devnet.TokenAddress.Hex() {
 		t.Errorf("the first option's asset on the second network (v2): %d %s", resp.StatusCode, b)
@@ -394,7 +396,7 @@ func TestSeveralNetworks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{"X-Payment": header})
 	_ = json.Unmarshal(b, &body)
 	if resp.StatusCode != http.StatusPaymentRequired || body.InvalidReason != "Unsupported asset: "+devnet.TokenAddress.Hex() {
 		t.Errorf("the first option's asset on the second network (v1): %d %s", resp.StatusCode, b)
@@ -405,14 +407,14 @@ func TestSeveralNetworks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{"X-Payment": header})
 	_ = json.Unmarshal(b, &body)
 	if resp.StatusCode != http.StatusPaymentRequired || body.InvalidReason != "Unsupported network: avalanche-fuji" {
 		t.Errorf("a network not listed: %d %s", resp.StatusCode, b)
 	}
 	c4, b4 := before()
-	assertDelta(t, "seller on cronos", c3, c4, 0)
-	assertDelta(t, "seller on base-sepolia", b3, b4, 0)
+	testutil.AssertDelta(t, "seller on cronos", c3, c4, 0)
+	testutil.AssertDelta(t, "seller on base-sepolia", b3, b4, 0)
 
 	// Exactly once on the second network: a settlement still pending
 	// when settle_timeout runs out is answered pending, the same header
@@ -424,7 +426,7 @@ func TestSeveralNetworks(t *testing.T) {
 		t.Fatal(err)
 	}
 	base.PauseMining()
-	resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{"X-Payment": header})
 	base.ResumeMining()
 	_ = json.Unmarshal(b, &body)
 	if resp.StatusCode != http.StatusPaymentRequired || body.Error != facilitator.ErrTextPending {
@@ -435,7 +437,7 @@ func TestSeveralNetworks(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+		resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{"X-Payment": header})
 		if resp.StatusCode != http.StatusPaymentRequired || time.Now().After(deadline) {
 			break
 		}
@@ -444,14 +446,14 @@ func TestSeveralNetworks(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"X-Payment-Network":"base-sepolia"`) {
 		t.Fatalf("the retry after pending: %d %s", resp.StatusCode, b)
 	}
-	resp, b = get(t, tester, siteURL+"/multi", map[string]string{"X-Payment": header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{"X-Payment": header})
 	_ = json.Unmarshal(b, &body)
 	if resp.StatusCode != http.StatusPaymentRequired || body.Error != facilitator.ErrTextAlreadyUsed {
 		t.Errorf("the same header after delivery: %d %s", resp.StatusCode, b)
 	}
 	c5, b5 := before()
-	assertDelta(t, "seller on cronos", c4, c5, 0)
-	assertDelta(t, "seller on base-sepolia", b4, b5, 10000)
+	testutil.AssertDelta(t, "seller on cronos", c4, c5, 0)
+	testutil.AssertDelta(t, "seller on base-sepolia", b4, b5, 10000)
 
 	// Settle after, on the route's second network (cronos), then its
 	// first (base-sepolia).
@@ -462,17 +464,17 @@ func TestSeveralNetworks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp, b = get(t, tester, siteURL+"/multi-after", map[string]string{"X-Payment": header})
+		resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi-after", map[string]string{"X-Payment": header})
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"X-Payment-Network":"`+want+`"`) {
 			t.Fatalf("settle after on %s: %d %s", want, resp.StatusCode, b)
 		}
 	}
 	c6, b6 := before()
-	assertDelta(t, "seller on cronos", c5, c6, 20000)
-	assertDelta(t, "seller on base-sepolia", b5, b6, 20000)
+	testutil.AssertDelta(t, "seller on cronos", c5, c6, 20000)
+	testutil.AssertDelta(t, "seller on base-sepolia", b5, b6, 20000)
 
 	// Metrics per network.
-	samples := scrape(t)
+	samples := testutil.Scrape(t)
 	for _, tt := range []struct {
 		network, route, outcome, reason string
 		want                            float64
@@ -486,15 +488,15 @@ func TestSeveralNetworks(t *testing.T) {
 		{"base-sepolia", "multi-network-after", OutcomeSettled, "", 1},
 	} {
 		labels := map[string]string{"network": tt.network, "route": tt.route, "outcome": tt.outcome, "reason": tt.reason}
-		got, _ := sample(samples, "x402_payments_total", labels)
-		was, _ := sample(samples0, "x402_payments_total", labels)
+		got, _ := testutil.Sample(samples, "x402_payments_total", labels)
+		was, _ := testutil.Sample(samples0, "x402_payments_total", labels)
 		if got -= was; got != tt.want {
 			t.Errorf("x402_payments_total{network=%q,route=%q,outcome=%q,reason=%q} = %v, want %v", tt.network, tt.route, tt.outcome, tt.reason, got, tt.want)
 		}
 	}
-	revenue := map[string]string{"network": "base-sepolia", "asset": strings.ToLower(baseSepoliaUSDC.Hex()), "pay_to": strings.ToLower(seller2Addr)}
-	got, _ := sample(samples, "x402_revenue_smallest_units_total", revenue)
-	was, _ := sample(samples0, "x402_revenue_smallest_units_total", revenue)
+	revenue := map[string]string{"network": "base-sepolia", "asset": strings.ToLower(baseSepoliaUSDC.Hex()), "pay_to": strings.ToLower(testutil.Seller2Addr)}
+	got, _ := testutil.Sample(samples, "x402_revenue_smallest_units_total", revenue)
+	was, _ := testutil.Sample(samples0, "x402_revenue_smallest_units_total", revenue)
 	if got-was != 50000 {
 		t.Errorf("revenue on base-sepolia grew by %v, want 50000", got-was)
 	}
@@ -503,18 +505,18 @@ func TestSeveralNetworks(t *testing.T) {
 // body402Accepts fetches a route's 402 and returns its v1 accepts.
 func body402Accepts(t *testing.T, tester *caddytest.Tester, path string) []facilitator.PaymentRequirements {
 	t.Helper()
-	return require402(t, tester, siteURL+path).Accepts
+	return testutil.Require402(t, tester, testutil.SiteURL+path).Accepts
 }
 
 func mustGet(t *testing.T, tester *caddytest.Tester, path string) *http.Response {
 	t.Helper()
-	resp, _ := get(t, tester, siteURL+path, nil)
+	resp, _ := testutil.Get(t, tester, testutil.SiteURL+path, nil)
 	return resp
 }
 
 func decodeXPaymentResponse(t *testing.T, resp *http.Response) map[string]any {
 	t.Helper()
-	raw, err := base64.StdEncoding.DecodeString(resp.Header.Get(HeaderPaymentResponse))
+	raw, err := base64.StdEncoding.DecodeString(resp.Header.Get(httpx.HeaderPaymentResponse))
 	if err != nil {
 		t.Fatalf("X-PAYMENT-RESPONSE: %v", err)
 	}
@@ -533,8 +535,8 @@ func decodeXPaymentResponse(t *testing.T, resp *http.Response) map[string]any {
 // answer 500 naming the route and the value: nothing charged, the
 // upstream not run.
 func TestPricePerRequest(t *testing.T) {
-	up := echoUpstream(t)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	up := testutil.EchoUpstream(t)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	map {path} {x402_price} {
 		/api/lookup 0.01
@@ -558,11 +560,11 @@ func TestPricePerRequest(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, sellerAddr, up.Listener.Addr()))
+`, testutil.SitePort, testutil.SellerAddr, testutil.SellerAddr, up.Listener.Addr()))
 
 	for path, want := range map[string]string{"/api/lookup": "10000", "/api/search": "50000"} {
-		resp, b := get(t, tester, siteURL+path, nil)
-		var body body402
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+path, nil)
+		var body testutil.Body402
 		_ = json.Unmarshal(b, &body)
 		if resp.StatusCode != http.StatusPaymentRequired || body.PaymentRequirements.MaxAmountRequired != want || body.Accepts[0].MaxAmountRequired != want {
 			t.Errorf("%s: %d %s, want a 402 for %s", path, resp.StatusCode, b, want)
@@ -572,45 +574,45 @@ func TestPricePerRequest(t *testing.T) {
 		}
 	}
 
-	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
 	payer := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	seller0, buyer0 := balance(t, sellerAddr), balance(t, payer)
+	seller0, buyer0 := testutil.Balance(t, testutil.SellerAddr), testutil.Balance(t, payer)
 
 	// The lookup's price (0.01) on the search (0.05): refused.
-	cheap := require402(t, tester, siteURL+"/api/lookup").PaymentRequirements
-	header := pay(t, buyer, cheap)
-	resp, b := get(t, tester, siteURL+"/api/search", map[string]string{"X-Payment": header})
-	var body body402
+	cheap := testutil.Require402(t, tester, testutil.SiteURL+"/api/lookup").PaymentRequirements
+	header := testutil.Pay(t, buyer, cheap)
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/api/search", map[string]string{"X-Payment": header})
+	var body testutil.Body402
 	_ = json.Unmarshal(b, &body)
 	if resp.StatusCode != http.StatusPaymentRequired || body.InvalidReason != "Invalid amount: 10000" || body.PaymentRequirements.MaxAmountRequired != "50000" {
 		t.Fatalf("the cheaper price on the dearer path: %d %s", resp.StatusCode, b)
 	}
-	assertDelta(t, "seller", seller0, balance(t, sellerAddr), 0)
+	testutil.AssertDelta(t, "seller", seller0, testutil.Balance(t, testutil.SellerAddr), 0)
 
 	// The same payment where it is the price: served (the refusal at the
 	// other price is not remembered here).
-	resp, b = get(t, tester, siteURL+"/api/lookup", map[string]string{"X-Payment": header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/api/lookup", map[string]string{"X-Payment": header})
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"X-Payment-Value":"10000"`) {
 		t.Fatalf("the payment on its own path: %d %s", resp.StatusCode, b)
 	}
-	seller1, buyer1 := balance(t, sellerAddr), balance(t, payer)
-	assertDelta(t, "seller", seller0, seller1, 10000)
-	assertDelta(t, "buyer", buyer0, buyer1, -10000)
+	seller1, buyer1 := testutil.Balance(t, testutil.SellerAddr), testutil.Balance(t, payer)
+	testutil.AssertDelta(t, "seller", seller0, seller1, 10000)
+	testutil.AssertDelta(t, "buyer", buyer0, buyer1, -10000)
 
 	// The dearer path at its own price.
-	header = pay(t, buyer, require402(t, tester, siteURL+"/api/search").PaymentRequirements)
-	if resp, b = get(t, tester, siteURL+"/api/search", map[string]string{"X-Payment": header}); resp.StatusCode != http.StatusOK {
+	header = testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+"/api/search").PaymentRequirements)
+	if resp, b = testutil.Get(t, tester, testutil.SiteURL+"/api/search", map[string]string{"X-Payment": header}); resp.StatusCode != http.StatusOK {
 		t.Fatalf("search at its price: %d %s", resp.StatusCode, b)
 	}
-	seller2, buyer2 := balance(t, sellerAddr), balance(t, payer)
-	assertDelta(t, "seller", seller1, seller2, 50000)
+	seller2, buyer2 := testutil.Balance(t, testutil.SellerAddr), testutil.Balance(t, payer)
+	testutil.AssertDelta(t, "seller", seller1, seller2, 50000)
 
 	// A mapped value that is no price: 500, with or without a payment
 	// (one for the default price), nothing charged.
 	def := cheap
 	def.MaxAmountRequired = "20000"
-	for _, hdr := range []map[string]string{nil, {"X-Payment": pay(t, buyer, def)}} {
-		resp, b = get(t, tester, siteURL+"/api/bad", hdr)
+	for _, hdr := range []map[string]string{nil, {"X-Payment": testutil.Pay(t, buyer, def)}} {
+		resp, b = testutil.Get(t, tester, testutil.SiteURL+"/api/bad", hdr)
 		want := `500 x402: the route's price "{x402_price}" resolved to "cheap" for this request, which is not a valid price: price "cheap" is not a positive decimal number`
 		if resp.StatusCode != http.StatusInternalServerError || string(b) != want {
 			t.Errorf("a bad mapped price: %d %q, want 500 %q", resp.StatusCode, b, want)
@@ -618,17 +620,17 @@ func TestPricePerRequest(t *testing.T) {
 	}
 	// An amount from a header an earlier handler should have set, absent:
 	// 500, nothing charged; set, it is the price.
-	resp, b = get(t, tester, siteURL+"/api/plan", nil)
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/api/plan", nil)
 	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(b), `resolved to "" for this request`) {
 		t.Errorf("an unset header price: %d %q", resp.StatusCode, b)
 	}
-	resp, b = get(t, tester, siteURL+"/api/plan", map[string]string{"X-Plan-Amount": "777"})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/api/plan", map[string]string{"X-Plan-Amount": "777"})
 	_ = json.Unmarshal(b, &body)
 	if resp.StatusCode != http.StatusPaymentRequired || body.PaymentRequirements.MaxAmountRequired != "777" {
 		t.Errorf("a header price: %d %s", resp.StatusCode, b)
 	}
-	assertDelta(t, "seller", seller2, balance(t, sellerAddr), 0)
-	assertDelta(t, "buyer", buyer2, balance(t, payer), 0)
+	testutil.AssertDelta(t, "seller", seller2, testutil.Balance(t, testutil.SellerAddr), 0)
+	testutil.AssertDelta(t, "buyer", buyer2, testutil.Balance(t, payer), 0)
 }
 
 // TestMissingFromSupported: a remote facilitator must list each of the
@@ -686,7 +688,7 @@ func TestPerRequestPriceUnit(t *testing.T) {
 	}
 	for price, want := range map[string]string{"0.01": "10000", "0.5": "500000"} {
 		w, err, _ := serve(price, nil)
-		var body body402
+		var body testutil.Body402
 		_ = json.Unmarshal(w.Body.Bytes(), &body)
 		if err != nil || w.Code != http.StatusPaymentRequired || body.Accepts[0].MaxAmountRequired != want || body.Accepts[1].MaxAmountRequired != want {
 			t.Errorf("price %s: %d %v %s", price, w.Code, err, w.Body)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
@@ -499,7 +499,6 @@ const (
 	retryStoreDown      = "send the same request again shortly"
 	textPaidUnrecorded  = "the payment settled, but the payment store cannot be reached to record it, so the resource is not served yet"
 	retryPaidUnrecorded = "send the same request again with the same payment header shortly: you get the resource without paying again"
-	retryAfterClaimBusy = "2"
 )
 
 // inFlight answers a payment whose authorization (payer and nonce) a
@@ -517,7 +516,7 @@ func (h *Handler) inFlight(w http.ResponseWriter, r *http.Request, reason, holde
 	case holder != fp:
 		text, retry = textOtherAuthBusy, retryOtherAuthBusy
 	}
-	return writeRetryJSON(w, http.StatusConflict, text, retry)
+	return httpx.WriteRetryJSON(w, http.StatusConflict, text, retry)
 }
 
 // recordedAuth is the authFingerprint in an authorization's redemption
@@ -537,7 +536,7 @@ func (h *Handler) storeUnavailable(w http.ResponseWriter, r *http.Request, err e
 	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
 	h.logger.Error("the payment store cannot be reached; paid requests are answered 503 until it is back", zap.Error(err))
 	// Nothing was verified or settled for this request.
-	return writeRetryJSON(w, http.StatusServiceUnavailable, textStoreDown, retryStoreDown)
+	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textStoreDown, retryStoreDown)
 }
 
 // paidUnrecorded answers a payment that moved money when its record cannot
@@ -548,24 +547,5 @@ func (h *Handler) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash 
 	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
 	h.logger.Error("a payment settled but its redemption record could not be written; the buyer's retry with the same header gets the resource",
 		zap.String("tx_hash", txHash), zap.Error(err))
-	return writeRetryJSON(w, http.StatusServiceUnavailable, textPaidUnrecorded, retryPaidUnrecorded, "txHash", txHash)
-}
-
-// writeRetryJSON writes a JSON answer that tells the buyer to send the
-// request again after Retry-After seconds.
-func writeRetryJSON(w http.ResponseWriter, status int, text, retry string, extra ...string) error {
-	fields := map[string]any{"x402Version": 1, "error": text, "retry": retry, "retryAfterSeconds": 2}
-	for i := 0; i+1 < len(extra); i += 2 {
-		fields[extra[i]] = extra[i+1]
-	}
-	body, _ := json.Marshal(fields)
-	body = append(body, '\n')
-	hdr := w.Header()
-	hdr["Content-Type"] = jsonContentType
-	hdr["Cache-Control"] = noStore
-	hdr["Retry-After"] = []string{retryAfterClaimBusy}
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
-	w.WriteHeader(status)
-	_, werr := w.Write(body)
-	return werr
+	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textPaidUnrecorded, retryPaidUnrecorded, "txHash", txHash)
 }

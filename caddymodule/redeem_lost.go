@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 )
 
@@ -90,7 +91,7 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeFailed, "")
 		h.logger.Error("a payment used on chain has no record here, and the chain could not be asked which transaction used it; the buyer may retry",
 			zap.String("id", lp.id), zap.Error(err))
-		return true, writeRetryJSON(w, http.StatusServiceUnavailable, textLostUnknown, retryLostUnknown)
+		return true, httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textLostUnknown, retryLostUnknown)
 	case sr.Error == facilitator.ErrTextPending:
 		return true, h.pending(w, r, sr.TxHash)
 	case !sr.Settled():

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -26,7 +27,7 @@ import (
 // used, truly, and the upstream does not run.
 func TestLostRecordDeliveredFromChain(t *testing.T) {
 	up, ran := countingUpstream(t, 0)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402_facilitator {
 		rate_limit off
@@ -46,15 +47,15 @@ func TestLostRecordDeliveredFromChain(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, sellerAddr, sellerAddr, up.Listener.Addr()))
-	buyer := buyerKey(t, devnet.Buyer4PrivateKey)
+`, testutil.SitePort, testutil.SellerAddr, testutil.SellerAddr, testutil.SellerAddr, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	fac := activeFacilitator(t)
+	fac := testutil.ActiveFacilitator(t)
 
 	refused := func(t *testing.T, path, header string) {
 		t.Helper()
-		resp, b := get(t, tester, siteURL+path, map[string]string{"X-Payment": header})
-		var out body402
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{"X-Payment": header})
+		var out testutil.Body402
 		if resp.StatusCode != http.StatusPaymentRequired || json.Unmarshal(b, &out) != nil || out.Error != facilitator.ErrTextAlreadyUsed {
 			t.Errorf("GET %s: %d %s; want 402 %q", path, resp.StatusCode, b, facilitator.ErrTextAlreadyUsed)
 		}
@@ -62,17 +63,17 @@ func TestLostRecordDeliveredFromChain(t *testing.T) {
 
 	for _, path := range []string{"/a", "/after"} {
 		t.Run("settled here "+path, func(t *testing.T) {
-			reqs := require402(t, tester, siteURL+path).PaymentRequirements
-			header := pay(t, buyer, reqs)
+			reqs := testutil.Require402(t, tester, testutil.SiteURL+path).PaymentRequirements
+			header := testutil.Pay(t, buyer, reqs)
 			// The embedded facilitator settles it, and the paywall has no
 			// record of it.
 			s, err := fac.Settle(context.Background(), &facilitator.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: reqs})
 			if err != nil || !s.Settled() {
 				t.Fatalf("settle = %+v, %v", s, err)
 			}
-			buyerBefore, sellerBefore, runs := balance(t, buyerAddr), balance(t, sellerAddr), ran.Load()
+			buyerBefore, sellerBefore, runs := testutil.Balance(t, buyerAddr), testutil.Balance(t, testutil.SellerAddr), ran.Load()
 
-			resp, b := get(t, tester, siteURL+path, map[string]string{"X-Payment": header})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{"X-Payment": header})
 			if resp.StatusCode != http.StatusOK || string(b) != "resource tx="+s.TxHash {
 				t.Fatalf("GET %s with a payment settled on chain and no record here: %d %s; want 200 from tx %s", path, resp.StatusCode, b, s.TxHash)
 			}
@@ -84,18 +85,18 @@ func TestLostRecordDeliveredFromChain(t *testing.T) {
 			if got := ran.Load() - runs; got != 1 {
 				t.Errorf("the upstream ran %d times; want 1", got)
 			}
-			assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), 0)
-			assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 0)
+			testutil.AssertDelta(t, "buyer", buyerBefore, testutil.Balance(t, buyerAddr), 0)
+			testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), 0)
 		})
 	}
 
 	// Settled through the facilitator's HTTP routes, as for a paywall
 	// elsewhere on the same pay_to, which may have delivered it: refused.
 	t.Run("settled through the facilitator routes", func(t *testing.T) {
-		reqs := require402(t, tester, siteURL+"/a").PaymentRequirements
-		header := pay(t, buyer, reqs)
+		reqs := testutil.Require402(t, tester, testutil.SiteURL+"/a").PaymentRequirements
+		header := testutil.Pay(t, buyer, reqs)
 		body, _ := json.Marshal(facilitator.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: reqs})
-		resp, err := http.Post(siteURL+"/v2/x402/settle", "application/json", bytes.NewReader(body))
+		resp, err := http.Post(testutil.SiteURL+"/v2/x402/settle", "application/json", bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,8 +114,8 @@ func TestLostRecordDeliveredFromChain(t *testing.T) {
 	})
 
 	t.Run("settled by someone else", func(t *testing.T) {
-		reqs := require402(t, tester, siteURL+"/a").PaymentRequirements
-		header := pay(t, buyer, reqs)
+		reqs := testutil.Require402(t, tester, testutil.SiteURL+"/a").PaymentRequirements
+		header := testutil.Pay(t, buyer, reqs)
 		spendOnChain(t, header)
 		runs := ran.Load()
 		refused(t, "/a", header)

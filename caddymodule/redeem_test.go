@@ -25,6 +25,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -38,7 +40,7 @@ func countingUpstream(t *testing.T, hold time.Duration) (*httptest.Server, *atom
 		if hold > 0 {
 			time.Sleep(hold)
 		}
-		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(HeaderTxHash))
+		fmt.Fprintf(w, "resource tx=%s", r.Header.Get(httpx.HeaderTxHash))
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &n
@@ -48,21 +50,11 @@ func countingUpstream(t *testing.T, hold time.Duration) (*httptest.Server, *atom
 func paymentResponseOf(t *testing.T, resp *http.Response) paymentResponse {
 	t.Helper()
 	var pr paymentResponse
-	raw, err := facilitator.DecodeBase64(resp.Header.Get(HeaderPaymentResponse))
+	raw, err := facilitator.DecodeBase64(resp.Header.Get(httpx.HeaderPaymentResponse))
 	if err != nil || json.Unmarshal(raw, &pr) != nil {
-		t.Fatalf("X-PAYMENT-RESPONSE %q is not Base64 JSON", resp.Header.Get(HeaderPaymentResponse))
+		t.Fatalf("X-PAYMENT-RESPONSE %q is not Base64 JSON", resp.Header.Get(httpx.HeaderPaymentResponse))
 	}
 	return pr
-}
-
-// activeChain is the devnet of the running config.
-func activeChain(t *testing.T) *devnet.Chain {
-	t.Helper()
-	app, err := caddyActiveApp()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return app.Chain()
 }
 
 // TestPaidMeansDelivered stalls the chain so that settlements outlast
@@ -73,7 +65,7 @@ func activeChain(t *testing.T) *devnet.Chain {
 func TestPaidMeansDelivered(t *testing.T) {
 	const buyers = 8
 	up, ran := countingUpstream(t, 0)
-	tester := newTester(t, globalBlock("settle_timeout 1s")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("settle_timeout 1s")+fmt.Sprintf(`
 :%d {
 	x402 /a {
 		pay_to %s
@@ -85,18 +77,18 @@ func TestPaidMeansDelivered(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, sellerAddr, up.Listener.Addr()))
+`, testutil.SitePort, testutil.SellerAddr, testutil.SellerAddr, up.Listener.Addr()))
 
-	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	reqs := require402(t, tester, siteURL+"/a").PaymentRequirements
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/a").PaymentRequirements
 	headers := make([]string, buyers+1)
 	for i := range headers {
-		headers[i] = pay(t, buyer, reqs)
+		headers[i] = testutil.Pay(t, buyer, reqs)
 	}
-	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+	buyerBefore, sellerBefore := testutil.Balance(t, buyerAddr), testutil.Balance(t, testutil.SellerAddr)
 
-	chain := activeChain(t)
+	chain := testutil.ActiveChain(t)
 	chain.PauseMining()
 	defer chain.ResumeMining()
 
@@ -108,7 +100,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			resp, b := get(t, tester, siteURL+"/a", map[string]string{"X-Payment": headers[i]})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+"/a", map[string]string{"X-Payment": headers[i]})
 			var out struct {
 				Error  string `json:"error"`
 				TxHash string `json:"txHash"`
@@ -130,7 +122,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 	// One more buyer hangs up before any answer.
 	hungUp := headers[buyers]
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, siteURL+"/a", nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, testutil.SiteURL+"/a", nil)
 	req.Header.Set("X-Payment", hungUp)
 	if resp, err := tester.Client.Do(req); err == nil {
 		resp.Body.Close()
@@ -143,7 +135,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 	}
 
 	// Reuse at another route is refused, pending or not.
-	resp, b := get(t, tester, siteURL+"/b", map[string]string{"X-Payment": headers[0]})
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/b", map[string]string{"X-Payment": headers[0]})
 	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+facilitator.ErrTextAlreadyUsed+`"`) {
 		t.Errorf("pending payment at another route: %d %s", resp.StatusCode, b)
 	}
@@ -163,7 +155,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 	for i, h := range headers {
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			resp, b := get(t, tester, siteURL+"/a", map[string]string{"X-Payment": h})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+"/a", map[string]string{"X-Payment": h})
 			if resp.StatusCode == http.StatusOK {
 				pr := paymentResponseOf(t, resp)
 				if !pr.Success || (i < buyers && pr.TxHash != txs[i]) || string(b) != "resource tx="+pr.TxHash {
@@ -183,7 +175,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 
 	// Delivered: the same header again, here or elsewhere, is refused.
 	for _, path := range []string{"/a", "/b"} {
-		resp, b := get(t, tester, siteURL+path, map[string]string{"X-Payment": headers[1]})
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{"X-Payment": headers[1]})
 		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+facilitator.ErrTextAlreadyUsed+`"`) {
 			t.Errorf("delivered payment again at %s: %d %s", path, resp.StatusCode, b)
 		}
@@ -191,8 +183,8 @@ func TestPaidMeansDelivered(t *testing.T) {
 	if got := ran.Load(); got != buyers+1 {
 		t.Errorf("the upstream ran %d times for %d payments", got, buyers+1)
 	}
-	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -13*(buyers+1))
-	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 13*(buyers+1))
+	testutil.AssertDelta(t, "buyer", buyerBefore, testutil.Balance(t, buyerAddr), -13*(buyers+1))
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), 13*(buyers+1))
 }
 
 // TestSettleAfterReservesFirst sends many copies of one X-PAYMENT at once
@@ -202,7 +194,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 func TestSettleAfterReservesFirst(t *testing.T) {
 	const copies = 40
 	up, ran := countingUpstream(t, 300*time.Millisecond)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 {
 		pay_to %s
@@ -211,11 +203,11 @@ func TestSettleAfterReservesFirst(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, up.Listener.Addr()))
-	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+`, testutil.SitePort, testutil.SellerAddr, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	header := pay(t, buyer, require402(t, tester, siteURL+"/x").PaymentRequirements)
-	before := balance(t, buyerAddr)
+	header := testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+"/x").PaymentRequirements)
+	before := testutil.Balance(t, buyerAddr)
 
 	var ok, refused atomic.Int32
 	var wg sync.WaitGroup
@@ -223,7 +215,7 @@ func TestSettleAfterReservesFirst(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, b := get(t, tester, siteURL+"/x", map[string]string{"X-Payment": header})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+"/x", map[string]string{"X-Payment": header})
 			switch {
 			case resp.StatusCode == http.StatusOK:
 				ok.Add(1)
@@ -240,7 +232,7 @@ func TestSettleAfterReservesFirst(t *testing.T) {
 		t.Errorf("%d copies: %d got the resource, %d refused, upstream ran %d times; want 1, %d, 1",
 			copies, ok.Load(), refused.Load(), ran.Load(), copies-1)
 	}
-	assertDelta(t, "buyer", before, balance(t, buyerAddr), -17)
+	testutil.AssertDelta(t, "buyer", before, testutil.Balance(t, buyerAddr), -17)
 }
 
 // TestSettleAfterPayerReservations: a payer who can afford one payment
@@ -252,7 +244,7 @@ func TestSettleAfterReservesFirst(t *testing.T) {
 func TestSettleAfterPayerReservations(t *testing.T) {
 	const n, price = 30, 17
 	up, ran := countingUpstream(t, 0)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 {
 		pay_to %s
@@ -261,8 +253,8 @@ func TestSettleAfterPayerReservations(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, price, up.Listener.Addr()))
-	chain := activeChain(t)
+`, testutil.SitePort, testutil.SellerAddr, price, up.Listener.Addr()))
+	chain := testutil.ActiveChain(t)
 	ctx := context.Background()
 	buyer, err := crypto.GenerateKey()
 	if err != nil {
@@ -272,14 +264,14 @@ func TestSettleAfterPayerReservations(t *testing.T) {
 	if err := chain.Mint(ctx, buyerAddr, big.NewInt(price)); err != nil {
 		t.Fatal(err)
 	}
-	reqs := require402(t, tester, siteURL+"/x").PaymentRequirements
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/x").PaymentRequirements
 	headers := make([]string, n)
 	for i := range headers {
-		headers[i] = pay(t, buyer, reqs)
+		headers[i] = testutil.Pay(t, buyer, reqs)
 	}
-	sellerBefore := balance(t, sellerAddr)
-	balance(t, sellerAddr) // dials chainClient
-	sent0, err := chainClient.NonceAt(ctx, chain.Signer().Address, nil)
+	sellerBefore := testutil.Balance(t, testutil.SellerAddr)
+	testutil.Balance(t, testutil.SellerAddr) // dials testutil.ChainClient
+	sent0, err := testutil.ChainClient.NonceAt(ctx, chain.Signer().Address, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +280,7 @@ func TestSettleAfterPayerReservations(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			resp, b := get(t, tester, siteURL+"/x", map[string]string{"X-Payment": headers[i]})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+"/x", map[string]string{"X-Payment": headers[i]})
 			switch {
 			case resp.StatusCode == http.StatusOK:
 				ok.Add(1)
@@ -304,12 +296,12 @@ func TestSettleAfterPayerReservations(t *testing.T) {
 		t.Errorf("%d authorizations from a payer who can afford one: %d served, %d refused, upstream ran %d times; want 1, %d, 1",
 			n, ok.Load(), refused.Load(), ran.Load(), n-1)
 	}
-	sent, err := chainClient.NonceAt(ctx, chain.Signer().Address, nil)
+	sent, err := testutil.ChainClient.NonceAt(ctx, chain.Signer().Address, nil)
 	if err != nil || sent-sent0 != 1 {
 		t.Errorf("the facilitator broadcast %d transactions (%v), want 1", sent-sent0, err)
 	}
-	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), price)
-	if got := balance(t, buyerAddr.Hex()); got.Sign() != 0 {
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), price)
+	if got := testutil.Balance(t, buyerAddr.Hex()); got.Sign() != 0 {
 		t.Errorf("buyer balance %s, want 0", got)
 	}
 }
@@ -350,7 +342,7 @@ func TestSettleAfterUpgrade(t *testing.T) {
 		}
 	}))
 	t.Cleanup(backend.Close)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 {
 		pay_to %s
@@ -361,21 +353,21 @@ func TestSettleAfterUpgrade(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, backend.Listener.Addr()))
-	reqs := require402(t, tester, siteURL+"/ws").PaymentRequirements
-	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+`, testutil.SitePort, testutil.SellerAddr, backend.Listener.Addr()))
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/ws").PaymentRequirements
+	buyer := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
 
 	// upgrade asks for an upgrade and, without waiting for the answer,
 	// sends the first bytes meant for the tunnel, as a client that
 	// expects the upgrade to succeed may.
 	upgrade := func(header string) (string, string) {
-		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", sitePort))
+		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", testutil.SitePort))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer conn.Close()
 		conn.SetDeadline(time.Now().Add(10 * time.Second))
-		fmt.Fprintf(conn, "GET /ws HTTP/1.1\r\nHost: localhost:%d\r\nConnection: Upgrade\r\nUpgrade: echo\r\nX-Payment: %s\r\n\r\nping", sitePort, header)
+		fmt.Fprintf(conn, "GET /ws HTTP/1.1\r\nHost: localhost:%d\r\nConnection: Upgrade\r\nUpgrade: echo\r\nX-Payment: %s\r\n\r\nping", testutil.SitePort, header)
 		br := bufio.NewReader(conn)
 		resp, err := http.ReadResponse(br, nil)
 		if err != nil {
@@ -392,13 +384,13 @@ func TestSettleAfterUpgrade(t *testing.T) {
 
 	// Settled: the tunnel opens.
 	spoil <- false
-	if status, echo := upgrade(pay(t, buyer, reqs)); !strings.HasPrefix(status, "101") || echo != "ping" {
+	if status, echo := upgrade(testutil.Pay(t, buyer, reqs)); !strings.HasPrefix(status, "101") || echo != "ping" {
 		t.Errorf("paid upgrade: status %q, echo %q; want 101 and ping", status, echo)
 	}
 	before := tunnelled.Load()
 	// Settle fails: 402, and the tunnel never opens.
 	spoil <- true
-	if status, echo := upgrade(pay(t, buyer, reqs)); !strings.HasPrefix(status, "402") || echo != "" {
+	if status, echo := upgrade(testutil.Pay(t, buyer, reqs)); !strings.HasPrefix(status, "402") || echo != "" {
 		t.Errorf("upgrade whose settle failed: status %q, echo %q; want 402 and nothing", status, echo)
 	}
 	time.Sleep(300 * time.Millisecond)
@@ -419,7 +411,7 @@ func spendOnChain(t *testing.T, header string) {
 		t.Errorf("decoding the payment to spend it: %v", err)
 		return
 	}
-	balance(t, sellerAddr) // dials chainClient
+	testutil.Balance(t, testutil.SellerAddr) // dials testutil.ChainClient
 	key, err := facilitator.ParseKey(devnet.MinterPrivateKey)
 	if err != nil {
 		t.Fatal(err)
@@ -429,14 +421,14 @@ func spendOnChain(t *testing.T, header string) {
 		t.Fatal(err)
 	}
 	a := &p.Authorization
-	tx, err := chainToken.TransferWithAuthorization(opts, a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, p.Signature)
+	tx, err := testutil.ChainToken.TransferWithAuthorization(opts, a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, p.Signature)
 	if err != nil {
 		t.Errorf("spending the authorization on chain: %v", err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if rc, err := bind.WaitMined(ctx, chainClient, tx); err != nil || rc.Status != 1 {
+	if rc, err := bind.WaitMined(ctx, testutil.ChainClient, tx); err != nil || rc.Status != 1 {
 		t.Errorf("spending the authorization on chain: %v %+v", err, rc)
 	}
 }
@@ -462,7 +454,7 @@ func TestReloadOneEngine(t *testing.T) {
 // of upstream, with extra in the x402 app's global options.
 func reloadSite(amount int, upstream string) func(extra string) string {
 	return func(extra string) string {
-		return globalBlock(extra) + fmt.Sprintf(`
+		return testutil.GlobalBlock(extra) + fmt.Sprintf(`
 :%d {
 	x402 {
 		pay_to %s
@@ -470,7 +462,7 @@ func reloadSite(amount int, upstream string) func(extra string) string {
 	}
 	reverse_proxy %s
 }
-`, sitePort, sellerAddr, amount, upstream)
+`, testutil.SitePort, testutil.SellerAddr, amount, upstream)
 	}
 }
 
@@ -478,24 +470,24 @@ func testReloadOneEngine(t *testing.T, before, after string) {
 	const burst = 24
 	up, ran := countingUpstream(t, 0)
 	site := reloadSite(23, up.Listener.Addr().String())
-	tester := newTester(t, site(before))
-	first := activeFacilitator(t)
-	chain := activeChain(t)
+	tester := testutil.NewTester(t, site(before))
+	first := testutil.ActiveFacilitator(t)
+	chain := testutil.ActiveChain(t)
 	signer := chain.Signer().Address
 	_, nonceBefore, err := chain.NonceAt(context.Background(), signer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	reqs := require402(t, tester, siteURL+"/r").PaymentRequirements
-	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/r").PaymentRequirements
+	buyerBefore, sellerBefore := testutil.Balance(t, buyerAddr), testutil.Balance(t, testutil.SellerAddr)
 
 	txs := make([]string, burst)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := 0; i < burst; i++ {
-		header := pay(t, buyer, reqs)
+		header := testutil.Pay(t, buyer, reqs)
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
@@ -503,7 +495,7 @@ func testReloadOneEngine(t *testing.T, before, after string) {
 			time.Sleep(time.Duration(i) * 25 * time.Millisecond) // spread over the reload
 			deadline := time.Now().Add(30 * time.Second)
 			for time.Now().Before(deadline) {
-				req, _ := http.NewRequest(http.MethodGet, siteURL+"/r", nil)
+				req, _ := http.NewRequest(http.MethodGet, testutil.SiteURL+"/r", nil)
 				req.Header.Set("X-Payment", header)
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
@@ -529,10 +521,10 @@ func testReloadOneEngine(t *testing.T, before, after string) {
 	}
 	close(start)
 	time.Sleep(250 * time.Millisecond)
-	loadConfig(t, site(after))
+	testutil.LoadConfig(t, site(after))
 	wg.Wait()
 
-	if second := activeFacilitator(t); second == first {
+	if second := testutil.ActiveFacilitator(t); second == first {
 		t.Errorf("the reload kept the facilitator; it should start one with the new config that joins the running engine")
 	}
 	if got := ran.Load(); got != burst {
@@ -547,7 +539,7 @@ func testReloadOneEngine(t *testing.T, before, after string) {
 		if h == "" {
 			continue
 		}
-		tx, _, err := chainClient.TransactionByHash(context.Background(), common.HexToHash(h))
+		tx, _, err := testutil.ChainClient.TransactionByHash(context.Background(), common.HexToHash(h))
 		if err != nil {
 			t.Fatalf("payment %d: transaction %s: %v", i, h, err)
 		}
@@ -564,8 +556,8 @@ func testReloadOneEngine(t *testing.T, before, after string) {
 	if nonceAfter != nonceBefore+burst {
 		t.Errorf("the signer sent %d transactions for %d payments", nonceAfter-nonceBefore, burst)
 	}
-	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -23*burst)
-	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 23*burst)
+	testutil.AssertDelta(t, "buyer", buyerBefore, testutil.Balance(t, buyerAddr), -23*burst)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), 23*burst)
 }
 
 // TestReloadWhileStalled reloads the config, with other networks, while
@@ -579,28 +571,28 @@ func TestReloadWhileStalled(t *testing.T) {
 	const buyers = 6
 	up, ran := countingUpstream(t, 0)
 	site := reloadSite(29, up.Listener.Addr().String())
-	tester := newTester(t, site("settle_timeout 30s"))
-	chain := activeChain(t)
+	tester := testutil.NewTester(t, site("settle_timeout 30s"))
+	chain := testutil.ActiveChain(t)
 	signer := chain.Signer().Address
 	_, nonce0, err := chain.NonceAt(context.Background(), signer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	buyer := buyerKey(t, devnet.Buyer3PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer3PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	reqs := require402(t, tester, siteURL+"/s").PaymentRequirements
-	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/s").PaymentRequirements
+	buyerBefore, sellerBefore := testutil.Balance(t, buyerAddr), testutil.Balance(t, testutil.SellerAddr)
 
 	chain.PauseMining()
 	defer chain.ResumeMining()
 	codes := make([]int, buyers)
 	var wg sync.WaitGroup
 	for i := range buyers {
-		header := pay(t, buyer, reqs)
+		header := testutil.Pay(t, buyer, reqs)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, _ := http.NewRequest(http.MethodGet, siteURL+"/s", nil)
+			req, _ := http.NewRequest(http.MethodGet, testutil.SiteURL+"/s", nil)
 			req.Header.Set("X-Payment", header)
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -624,7 +616,7 @@ func TestReloadWhileStalled(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	loadConfig(t, site("settle_timeout 30s\n\t\tnetwork cronos-testnet {\n\t\t\talias devchain\n\t\t}"))
+	testutil.LoadConfig(t, site("settle_timeout 30s\n\t\tnetwork cronos-testnet {\n\t\t\talias devchain\n\t\t}"))
 	time.Sleep(300 * time.Millisecond) // the old config is gone
 	chain.ResumeMining()
 	wg.Wait()
@@ -636,32 +628,8 @@ func TestReloadWhileStalled(t *testing.T) {
 	if err != nil || latest != nonce0+buyers || pending != latest {
 		t.Errorf("the signer sent %d transactions (%d pending) for %d payments (%v)", latest-nonce0, pending-latest, buyers, err)
 	}
-	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -29*buyers)
-	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 29*buyers)
-}
-
-// loadConfig loads a Caddyfile into the running Caddy through the admin
-// API, as a reload does.
-func loadConfig(t *testing.T, caddyfile string) {
-	t.Helper()
-	if status, b := postLoad(t, caddyfile, "text/caddyfile"); status != http.StatusOK {
-		t.Fatalf("reload: %d %s", status, b)
-	}
-}
-
-// postLoad posts a config of contentType to the admin API's /load and
-// returns the answer.
-func postLoad(t *testing.T, config, contentType string) (int, []byte) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", adminPort), strings.NewReader(config))
-	req.Header.Set("Content-Type", contentType)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	testutil.AssertDelta(t, "buyer", buyerBefore, testutil.Balance(t, buyerAddr), -29*buyers)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), 29*buyers)
 }
 
 func caddyActiveApp() (*App, error) {
@@ -687,7 +655,7 @@ func activeFacilitatorOf() *facilitator.Facilitator {
 func TestPaidMeansDeliveredRemote(t *testing.T) {
 	const buyers = 3
 	up, ran := countingUpstream(t, 0)
-	tester := newTester(t, globalBlock("settle_timeout 1s")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("settle_timeout 1s")+fmt.Sprintf(`
 :%d {
 	x402_facilitator {
 		rate_limit off
@@ -702,22 +670,22 @@ func TestPaidMeansDeliveredRemote(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, facPort, sitePort, sellerAddr, facPort, up.Listener.Addr()))
-	buyer := buyerKey(t, devnet.Buyer5PrivateKey)
+`, testutil.FacPort, testutil.SitePort, testutil.SellerAddr, testutil.FacPort, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	reqs := require402(t, tester, siteURL+"/remote").PaymentRequirements
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/remote").PaymentRequirements
 	headers := make([]string, buyers)
 	for i := range headers {
-		headers[i] = pay(t, buyer, reqs)
+		headers[i] = testutil.Pay(t, buyer, reqs)
 	}
-	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
+	buyerBefore, sellerBefore := testutil.Balance(t, buyerAddr), testutil.Balance(t, testutil.SellerAddr)
 
-	chain := activeChain(t)
+	chain := testutil.ActiveChain(t)
 	chain.PauseMining()
 	defer chain.ResumeMining()
 	txs := make([]string, buyers)
 	for i, h := range headers {
-		resp, b := get(t, tester, siteURL+"/remote", map[string]string{"X-Payment": h})
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/remote", map[string]string{"X-Payment": h})
 		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+facilitator.ErrTextPending+`"`) {
 			t.Fatalf("payment %d during the stall: %d %s", i, resp.StatusCode, b)
 		}
@@ -729,7 +697,7 @@ func TestPaidMeansDeliveredRemote(t *testing.T) {
 	chain.ResumeMining()
 	for i, h := range headers {
 		for end := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-			resp, b := get(t, tester, siteURL+"/remote", map[string]string{"X-Payment": h})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+"/remote", map[string]string{"X-Payment": h})
 			if resp.StatusCode == http.StatusOK {
 				if got := paymentResponseOf(t, resp).TxHash; got != txs[i] || string(b) != "resource tx="+txs[i] {
 					t.Errorf("payment %d: delivered with tx %s, body %s; pending tx was %s", i, got, b, txs[i])
@@ -740,7 +708,7 @@ func TestPaidMeansDeliveredRemote(t *testing.T) {
 				t.Fatalf("payment %d: retry answered %d %s", i, resp.StatusCode, b)
 			}
 		}
-		if resp, b := get(t, tester, siteURL+"/remote", map[string]string{"X-Payment": h}); resp.StatusCode != http.StatusPaymentRequired ||
+		if resp, b := testutil.Get(t, tester, testutil.SiteURL+"/remote", map[string]string{"X-Payment": h}); resp.StatusCode != http.StatusPaymentRequired ||
 			!strings.Contains(string(b), facilitator.ErrTextAlreadyUsed) {
 			t.Errorf("payment %d after delivery: %d %s", i, resp.StatusCode, b)
 		}
@@ -748,8 +716,8 @@ func TestPaidMeansDeliveredRemote(t *testing.T) {
 	if got := ran.Load(); got != buyers {
 		t.Errorf("the upstream ran %d times for %d payments", got, buyers)
 	}
-	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -31*buyers)
-	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 31*buyers)
+	testutil.AssertDelta(t, "buyer", buyerBefore, testutil.Balance(t, buyerAddr), -31*buyers)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), 31*buyers)
 }
 
 // TestReloadMovingJournalRefused reloads to a config that keeps the signer
@@ -761,20 +729,20 @@ func TestPaidMeansDeliveredRemote(t *testing.T) {
 func TestReloadMovingJournalRefused(t *testing.T) {
 	dir := t.TempDir()
 	site := func(journal string) string {
-		return globalBlock("journal "+filepath.Join(dir, journal)) +
-			fmt.Sprintf(":%d {\n\tx402 {\n\t\tpay_to %s\n\t\tamount 37\n\t}\n\trespond \"paid\"\n}\n", sitePort, sellerAddr)
+		return testutil.GlobalBlock("journal "+filepath.Join(dir, journal)) +
+			fmt.Sprintf(":%d {\n\tx402 {\n\t\tpay_to %s\n\t\tamount 37\n\t}\n\trespond \"paid\"\n}\n", testutil.SitePort, testutil.SellerAddr)
 	}
 	// The configs of the other tests run the key on the devnet's journal
 	// in memory: this test starts, and the next one goes on, once no such
 	// config runs (a config without the x402 app in between).
 	noX402 := fmt.Sprintf("{\n\tadmin localhost:%d\n\thttp_port %d\n\thttps_port %d\n\tgrace_period 1s\n}\n:%d {\n\trespond ok\n}\n",
-		adminPort, sitePort, httpsPort, sitePort)
-	newTester(t, noX402)
-	t.Cleanup(func() { loadConfig(t, noX402) })
-	tester := newTester(t, site("a.db"))
-	first := activeFacilitator(t)
+		testutil.AdminPort, testutil.SitePort, testutil.HTTPSPort, testutil.SitePort)
+	testutil.NewTester(t, noX402)
+	t.Cleanup(func() { testutil.LoadConfig(t, noX402) })
+	tester := testutil.NewTester(t, site("a.db"))
+	first := testutil.ActiveFacilitator(t)
 
-	status, b := postLoad(t, site("b.db"), "text/caddyfile")
+	status, b := testutil.PostLoad(t, site("b.db"), "text/caddyfile")
 	for _, want := range []string{
 		"a signer key of this config runs with another settlement journal (signer 0x",
 		filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db"),
@@ -784,7 +752,7 @@ func TestReloadMovingJournalRefused(t *testing.T) {
 			t.Fatalf("reload moving the journal: %d %s; want a refusal saying %q", status, b, want)
 		}
 	}
-	if activeFacilitator(t) != first {
+	if testutil.ActiveFacilitator(t) != first {
 		t.Fatal("the refused reload replaced the running facilitator")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "b.db")); !errors.Is(err, fs.ErrNotExist) {
@@ -792,11 +760,11 @@ func TestReloadMovingJournalRefused(t *testing.T) {
 	}
 
 	// The running config still takes payments, on its journal.
-	buyer := buyerKey(t, devnet.Buyer4PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	reqs := require402(t, tester, siteURL+"/j").PaymentRequirements
-	buyerBefore, sellerBefore := balance(t, buyerAddr), balance(t, sellerAddr)
-	presp, pb := get(t, tester, siteURL+"/j", map[string]string{"X-Payment": pay(t, buyer, reqs)})
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/j").PaymentRequirements
+	buyerBefore, sellerBefore := testutil.Balance(t, buyerAddr), testutil.Balance(t, testutil.SellerAddr)
+	presp, pb := testutil.Get(t, tester, testutil.SiteURL+"/j", map[string]string{"X-Payment": testutil.Pay(t, buyer, reqs)})
 	if presp.StatusCode != http.StatusOK || string(pb) != "paid" {
 		t.Fatalf("paid request after the refused reload: %d %s", presp.StatusCode, pb)
 	}
@@ -804,6 +772,6 @@ func TestReloadMovingJournalRefused(t *testing.T) {
 	if rec, err := first.Settlement(tx); err != nil || rec.Event != facilitator.EventSettled {
 		t.Errorf("the running facilitator's journal has %s as %+v, %v", tx, rec, err)
 	}
-	assertDelta(t, "buyer", buyerBefore, balance(t, buyerAddr), -37)
-	assertDelta(t, "seller", sellerBefore, balance(t, sellerAddr), 37)
+	testutil.AssertDelta(t, "buyer", buyerBefore, testutil.Balance(t, buyerAddr), -37)
+	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), 37)
 }

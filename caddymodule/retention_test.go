@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
@@ -57,7 +58,7 @@ func TestCompactedSettlementsDeliver(t *testing.T) {
 			{"handler":"x402_facilitator","no_rate_limits":true},
 			{"handler":"x402","pay_to":%q,"amount":"29"},
 			{"handler":"reverse_proxy","upstreams":[{"dial":%q}]}]}]}}}}}`,
-			chain.RPCURL(), retention, filepath.Join(dir, "journal.db"), filepath.Join(dir, "redemptions.db"), port, sellerAddr, up.Listener.Addr().String())
+			chain.RPCURL(), retention, filepath.Join(dir, "journal.db"), filepath.Join(dir, "redemptions.db"), port, testutil.SellerAddr, up.Listener.Addr().String())
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 			t.Fatal(err)
@@ -69,7 +70,7 @@ func TestCompactedSettlementsDeliver(t *testing.T) {
 	c.start()
 	t.Cleanup(c.kill)
 
-	buyer, reqs, balances := paidRoute(t, chain, sellerAddr)
+	buyer, reqs, balances := paidRoute(t, chain, testutil.SellerAddr)
 	client := &http.Client{Timeout: 60 * time.Second}
 	fetch := func(u, header string) (int, string) {
 		req, _ := http.NewRequest(http.MethodGet, u, nil)
@@ -88,7 +89,7 @@ func TestCompactedSettlementsDeliver(t *testing.T) {
 
 	headers := make([]string, payments)
 	for i := range headers {
-		headers[i] = pay(t, buyer, reqs)
+		headers[i] = testutil.Pay(t, buyer, reqs)
 	}
 	buyerBefore, sellerBefore := balances()
 
@@ -155,6 +156,6 @@ func TestCompactedSettlementsDeliver(t *testing.T) {
 		t.Errorf("the upstream ran %d times; want %d (once per payment)", n, payments)
 	}
 	buyerAfter, sellerAfter := balances()
-	assertDelta(t, "buyer", buyerBefore, buyerAfter, -29*payments)
-	assertDelta(t, "seller", sellerBefore, sellerAfter, 29*payments)
+	testutil.AssertDelta(t, "buyer", buyerBefore, buyerAfter, -29*payments)
+	testutil.AssertDelta(t, "seller", sellerBefore, sellerAfter, 29*payments)
 }

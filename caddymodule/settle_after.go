@@ -14,6 +14,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 )
 
@@ -33,9 +34,9 @@ func (h *Handler) deliverThenSettle(w http.ResponseWriter, r *http.Request, next
 	if res != nil {
 		defer res.Release() // nothing settled (an upstream error): nothing moved
 	}
-	r.Header.Set(HeaderFrom, payment.Authorization.From.Hex())
-	r.Header.Set(HeaderValue, payment.Authorization.Value.String())
-	r.Header.Set(HeaderNetwork, h.pricing.saleOf(r).network())
+	r.Header.Set(httpx.HeaderFrom, payment.Authorization.From.Hex())
+	r.Header.Set(httpx.HeaderValue, payment.Authorization.Value.String())
+	r.Header.Set(httpx.HeaderNetwork, h.pricing.saleOf(r).network())
 
 	sw := &settleWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, req: req, res: res,
 		id: id, rec: pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment), ValidBefore: payment.Authorization.ValidBefore.String()})}

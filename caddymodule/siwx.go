@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -172,8 +173,8 @@ const (
 // returns the grant it proves, or why not. An error means the grants could
 // not be read or written: nothing can be said.
 func (a *accessGate) signIn(r *http.Request, header, route string, now time.Time) (*store.Grant, *siwxRefusal, error) {
-	if len(header) > MaxPaymentHeaderBytes {
-		return nil, refuse("invalid_siwx_header", "Invalid SIWX header: larger than %d KiB", MaxPaymentHeaderBytes>>10), nil
+	if len(header) > httpx.MaxPaymentHeaderBytes {
+		return nil, refuse("invalid_siwx_header", "Invalid SIWX header: larger than %d KiB", httpx.MaxPaymentHeaderBytes>>10), nil
 	}
 	p, err := x402.ParseSIWxHeader(header)
 	if err != nil {

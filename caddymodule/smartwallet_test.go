@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
@@ -21,7 +22,7 @@ import (
 // signature, which the embedded facilitator deploys because the network
 // lists the devnet factory. The money leaves the wallets, not buyer1.
 func TestPaySmartWallet(t *testing.T) {
-	newTester(t, globalBlock(fmt.Sprintf(`network cronos-testnet {
+	testutil.NewTester(t, testutil.GlobalBlock(fmt.Sprintf(`network cronos-testnet {
 			smart_wallet_factories %s
 		}`, devnet.FactoryAddress.Hex()))+fmt.Sprintf(`
 :%d {
@@ -31,8 +32,8 @@ func TestPaySmartWallet(t *testing.T) {
 	}
 	respond /wallet "wallet content"
 }
-`, sitePort, seller2Addr))
-	owner := crypto.PubkeyToAddress(buyerKey(t, devnet.Buyer1PrivateKey).PublicKey)
+`, testutil.SitePort, testutil.Seller2Addr))
+	owner := crypto.PubkeyToAddress(testutil.BuyerKey(t, devnet.Buyer1PrivateKey).PublicKey)
 	deployed := token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.DeployedWalletSalt)).Hex()
 	undeployed := token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.UndeployedWalletSalt)).Hex()
 
@@ -46,11 +47,11 @@ func TestPaySmartWallet(t *testing.T) {
 		{"ERC-6492", payOptions{undeployed: "1"}, undeployed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			walletBefore, ownerBefore, sellerBefore := balance(t, tc.wallet), balance(t, owner.Hex()), balance(t, seller2Addr)
+			walletBefore, ownerBefore, sellerBefore := testutil.Balance(t, tc.wallet), testutil.Balance(t, owner.Hex()), testutil.Balance(t, testutil.Seller2Addr)
 			o := tc.o
 			o.key, o.method, o.timeout = devnet.Buyer1PrivateKey, "GET", 30*time.Second
 			var stdout, stderr bytes.Buffer
-			if err := runPay(context.Background(), siteURL+"/wallet", o, &stdout, &stderr); err != nil {
+			if err := runPay(context.Background(), testutil.SiteURL+"/wallet", o, &stdout, &stderr); err != nil {
 				t.Fatalf("runPay: %v\nstderr: %s", err, stderr.String())
 			}
 			if stdout.String() != "wallet content" {
@@ -59,16 +60,16 @@ func TestPaySmartWallet(t *testing.T) {
 			if !strings.Contains(stderr.String(), "from "+tc.wallet) {
 				t.Errorf("stderr does not name the wallet %s as payer: %s", tc.wallet, stderr.String())
 			}
-			assertDelta(t, "wallet", walletBefore, balance(t, tc.wallet), -20000)
-			assertDelta(t, "seller", sellerBefore, balance(t, seller2Addr), 20000)
-			assertDelta(t, "owner", ownerBefore, balance(t, owner.Hex()), 0)
+			testutil.AssertDelta(t, "wallet", walletBefore, testutil.Balance(t, tc.wallet), -20000)
+			testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.Seller2Addr), 20000)
+			testutil.AssertDelta(t, "owner", ownerBefore, testutil.Balance(t, owner.Hex()), 0)
 		})
 	}
-	code, err := chainClient.CodeAt(context.Background(), crypto.PubkeyToAddress(buyerKey(t, devnet.Buyer1PrivateKey).PublicKey), nil)
+	code, err := testutil.ChainClient.CodeAt(context.Background(), crypto.PubkeyToAddress(testutil.BuyerKey(t, devnet.Buyer1PrivateKey).PublicKey), nil)
 	if err != nil || len(code) != 0 {
 		t.Fatalf("owner has code %x, %v", code, err)
 	}
-	code, err = chainClient.CodeAt(context.Background(), token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.UndeployedWalletSalt)), nil)
+	code, err = testutil.ChainClient.CodeAt(context.Background(), token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.UndeployedWalletSalt)), nil)
 	if err != nil || string(code) != string(token.WalletRuntimeCode()) {
 		t.Fatalf("the undeployed wallet has %d bytes of code after paying, %v", len(code), err)
 	}

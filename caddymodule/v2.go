@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -58,7 +59,7 @@ func (h *Handler) paymentHeader(r *http.Request) (string, bool) {
 	if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" && h.v2.on {
 		return v, true
 	}
-	return r.Header.Get(HeaderPayment), false
+	return r.Header.Get(httpx.HeaderPayment), false
 }
 
 // setPaymentRequired adds the v2 PAYMENT-REQUIRED header to a 402.
@@ -114,7 +115,7 @@ func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr 
 		}
 		return
 	}
-	w.Header().Set(HeaderPaymentResponse, encodePaymentResponse(sr, network))
+	w.Header().Set(httpx.HeaderPaymentResponse, encodePaymentResponse(sr, network))
 }
 
 // setFailedResponse adds PAYMENT-RESPONSE with the failed settlement to a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -19,7 +20,7 @@ import (
 // the money moved once, and a replay refused.
 func TestPaidRequestV2(t *testing.T) {
 	const seller = "0x5e33e5e33e5e33e5e33e5e33e5e33e5e33e5e333"
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 /v2paid {
 		pay_to %s
@@ -29,9 +30,9 @@ func TestPaidRequestV2(t *testing.T) {
 	}
 	respond /v2paid "paid v2"
 }
-`, sitePort, seller))
+`, testutil.SitePort, seller))
 
-	resp, b := get(t, tester, siteURL+"/v2paid", nil)
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/v2paid", nil)
 	if resp.StatusCode != http.StatusPaymentRequired {
 		t.Fatalf("unpaid: %d %s", resp.StatusCode, b)
 	}
@@ -43,7 +44,7 @@ func TestPaidRequestV2(t *testing.T) {
 		t.Fatalf("PAYMENT-REQUIRED: %v", err)
 	}
 	if pr.X402Version != 2 || pr.Error != "PAYMENT-SIGNATURE header is required" || pr.Resource == nil ||
-		pr.Resource.URL != siteURL+"/v2paid" || pr.Resource.Description != "v2 test" || len(pr.Accepts) != 1 {
+		pr.Resource.URL != testutil.SiteURL+"/v2paid" || pr.Resource.Description != "v2 test" || len(pr.Accepts) != 1 {
 		t.Fatalf("PAYMENT-REQUIRED = %+v", pr)
 	}
 	acc := pr.Accepts[0]
@@ -55,14 +56,14 @@ func TestPaidRequestV2(t *testing.T) {
 		t.Errorf("the v1 body lost its v1 network name: %s", b)
 	}
 
-	buyer := buyerKey(t, devnet.Buyer4PrivateKey)
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 	header, _, err := facilitator.CreatePaymentV2(buyer, acc, pr.Resource, facilitator.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := balance(t, seller)
-	resp, b = get(t, tester, siteURL+"/v2paid", map[string]string{"Payment-Signature": header})
+	before := testutil.Balance(t, seller)
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/v2paid", map[string]string{"Payment-Signature": header})
 	if resp.StatusCode != http.StatusOK || string(b) != "paid v2" {
 		t.Fatalf("paid: %d %s", resp.StatusCode, b)
 	}
@@ -76,20 +77,20 @@ func TestPaidRequestV2(t *testing.T) {
 	if !sr.Success || sr.Network != "eip155:338" || len(sr.Transaction) != 66 || !strings.EqualFold(sr.Payer, buyerAddr) || sr.Amount != "12345" {
 		t.Fatalf("PAYMENT-RESPONSE = %+v", sr)
 	}
-	if got := new(big.Int).Sub(balance(t, seller), before); got.Int64() != 12345 {
+	if got := new(big.Int).Sub(testutil.Balance(t, seller), before); got.Int64() != 12345 {
 		t.Fatalf("seller received %s, want 12345", got)
 	}
 
-	resp, b = get(t, tester, siteURL+"/v2paid", map[string]string{"Payment-Signature": header})
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/v2paid", map[string]string{"Payment-Signature": header})
 	if resp.StatusCode != http.StatusPaymentRequired {
 		t.Fatalf("replay: %d %s", resp.StatusCode, b)
 	}
-	if got := new(big.Int).Sub(balance(t, seller), before); got.Int64() != 12345 {
+	if got := new(big.Int).Sub(testutil.Balance(t, seller), before); got.Int64() != 12345 {
 		t.Fatalf("seller received %s after the replay, want 12345", got)
 	}
 
 	// A CORS preflight is not charged: it goes to the next handler.
-	req, _ := http.NewRequest(http.MethodOptions, siteURL+"/v2paid", nil)
+	req, _ := http.NewRequest(http.MethodOptions, testutil.SiteURL+"/v2paid", nil)
 	req.Header.Set("Origin", "https://app.example")
 	req.Header.Set("Access-Control-Request-Method", "GET")
 	pre, err := tester.Client.Do(req)

@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -40,7 +41,7 @@ func TestLyingWalletSettleAfter(t *testing.T) {
 		fmt.Fprint(w, "lying content")
 	}))
 	t.Cleanup(upstream.Close)
-	tester := newTester(t, globalBlock("")+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
 	x402 /lying {
 		pay_to %s
@@ -50,13 +51,13 @@ func TestLyingWalletSettleAfter(t *testing.T) {
 	}
 	reverse_proxy %s
 }
-`, sitePort, seller2Addr, upstream.Listener.Addr()))
+`, testutil.SitePort, testutil.Seller2Addr, upstream.Listener.Addr()))
 
-	owner := buyerKey(t, devnet.Buyer3PrivateKey)
+	owner := testutil.BuyerKey(t, devnet.Buyer3PrivateKey)
 	wallet := deployLying(t, owner, 100_000)
-	reqs := require402(t, tester, siteURL+"/lying").PaymentRequirements
-	signer := crypto.PubkeyToAddress(buyerKey(t, devnet.SignerPrivateKey).PublicKey)
-	nonce0, err := chainClient.NonceAt(context.Background(), signer, nil)
+	reqs := testutil.Require402(t, tester, testutil.SiteURL+"/lying").PaymentRequirements
+	signer := crypto.PubkeyToAddress(testutil.BuyerKey(t, devnet.SignerPrivateKey).PublicKey)
+	nonce0, err := testutil.ChainClient.NonceAt(context.Background(), signer, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestLyingWalletSettleAfter(t *testing.T) {
 		error  string
 	}
 	send := func(header string) answer {
-		resp, b := get(t, tester, siteURL+"/lying", map[string]string{"X-Payment": header})
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/lying", map[string]string{"X-Payment": header})
 		var body struct {
 			Error string `json:"error"`
 		}
@@ -127,8 +128,8 @@ func TestLyingWalletSettleAfter(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		latest, err := chainClient.NonceAt(context.Background(), signer, nil)
-		pending, perr := chainClient.PendingNonceAt(context.Background(), signer)
+		latest, err := testutil.ChainClient.NonceAt(context.Background(), signer, nil)
+		pending, perr := testutil.ChainClient.PendingNonceAt(context.Background(), signer)
 		if err == nil && perr == nil && latest == pending {
 			if latest-nonce0 != 1 {
 				t.Fatalf("%d transactions broadcast, want 1", latest-nonce0)
@@ -140,11 +141,11 @@ func TestLyingWalletSettleAfter(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	m := scrape(t)
+	m := testutil.Scrape(t)
 	net := map[string]string{"network": "cronos-testnet"}
 	for name, atLeast := range map[string]float64{"x402_settlements_reverted_total": 1, "x402_settlement_revert_gas_total": 21_000,
 		"x402_settlement_revert_fee_wei_total": 1, "x402_smart_wallet_cool_offs_total": 1, "x402_smart_wallet_cooling_off_refusals_total": 3} {
-		if v, ok := sample(m, name, net); !ok || v < atLeast {
+		if v, ok := testutil.Sample(m, name, net); !ok || v < atLeast {
 			t.Errorf("%s = %v, %v; want at least %v", name, v, ok, atLeast)
 		}
 	}
@@ -154,29 +155,29 @@ func TestLyingWalletSettleAfter(t *testing.T) {
 // the devnet and mints it tokens.
 func deployLying(t *testing.T, owner *ecdsa.PrivateKey, tokens int64) common.Address {
 	t.Helper()
-	balance(t, sellerAddr) // dials chainClient
+	testutil.Balance(t, testutil.SellerAddr) // dials testutil.ChainClient
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	opts, err := bind.NewKeyedTransactorWithChainID(owner, big.NewInt(devnet.ChainID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr, tx, _, err := token.DeployLyingWallet(opts, chainClient, crypto.PubkeyToAddress(owner.PublicKey))
+	addr, tx, _, err := token.DeployLyingWallet(opts, testutil.ChainClient, crypto.PubkeyToAddress(owner.PublicKey))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := bind.WaitMined(ctx, chainClient, tx); err != nil || r.Status != types.ReceiptStatusSuccessful {
+	if r, err := bind.WaitMined(ctx, testutil.ChainClient, tx); err != nil || r.Status != types.ReceiptStatusSuccessful {
 		t.Fatalf("deploying the LyingWallet: %v %+v", err, r)
 	}
-	mopts, err := bind.NewKeyedTransactorWithChainID(buyerKey(t, devnet.MinterPrivateKey), big.NewInt(devnet.ChainID))
+	mopts, err := bind.NewKeyedTransactorWithChainID(testutil.BuyerKey(t, devnet.MinterPrivateKey), big.NewInt(devnet.ChainID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mtx, err := chainToken.Mint(mopts, addr, big.NewInt(tokens))
+	mtx, err := testutil.ChainToken.Mint(mopts, addr, big.NewInt(tokens))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := bind.WaitMined(ctx, chainClient, mtx); err != nil || r.Status != types.ReceiptStatusSuccessful {
+	if r, err := bind.WaitMined(ctx, testutil.ChainClient, mtx); err != nil || r.Status != types.ReceiptStatusSuccessful {
 		t.Fatalf("minting to the LyingWallet: %v %+v", err, r)
 	}
 	return addr

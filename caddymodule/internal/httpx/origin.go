@@ -1,4 +1,4 @@
-package caddymodule
+package httpx
 
 import (
 	"net/http"
@@ -18,10 +18,10 @@ import (
 // Sign-In-With-X challenge and its check, the route identity of grants
 // and the access cookie's Secure flag all use it.
 
-// requestOrigin is the scheme ("http" or "https") and host the buyer
+// RequestOrigin is the scheme ("http" or "https") and host the buyer
 // addressed: the request's own, or those a trusted proxy forwarded.
 // A forwarded value that is not a scheme or a host name is ignored.
-func requestOrigin(r *http.Request) (scheme, host string) {
+func RequestOrigin(r *http.Request) (scheme, host string) {
 	scheme, host = "http", r.Host
 	if r.TLS != nil {
 		scheme = "https"
@@ -38,10 +38,10 @@ func requestOrigin(r *http.Request) (scheme, host string) {
 	return scheme, host
 }
 
-// secureRequest reports whether the buyer reached the site over TLS, here
+// SecureRequest reports whether the buyer reached the site over TLS, here
 // or at a trusted proxy.
-func secureRequest(r *http.Request) bool {
-	scheme, _ := requestOrigin(r)
+func SecureRequest(r *http.Request) bool {
+	scheme, _ := RequestOrigin(r)
 	return scheme == "https"
 }
 
