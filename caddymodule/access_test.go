@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
+	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"io"
 	"net/http"
 	"regexp"
@@ -23,6 +24,13 @@ import (
 )
 
 const accessSeller = "0x5eacce55e5eacce55e5eacce55e5eacce55e5eac"
+
+// The challenge's statement and time format, as package access writes
+// them.
+const (
+	siwxStatement = "Sign in with the wallet that paid, to use the access it bought."
+	isoMillis     = "2006-01-02T15:04:05.000Z"
+)
 
 // accessClient talks to the site with no cookie jar: each test sends the
 // cookies it means to.
@@ -109,7 +117,7 @@ func payV2At(t *testing.T, tester *caddytest.Tester, url string, key *ecdsa.Priv
 // accessCookieOf is the access cookie a response sets, nil for none.
 func accessCookieOf(resp *http.Response) *http.Cookie {
 	for _, c := range resp.Cookies() {
-		if strings.HasPrefix(c.Name, accessCookiePrefix) {
+		if strings.HasPrefix(c.Name, access.CookiePrefix) {
 			return c
 		}
 	}
@@ -200,7 +208,7 @@ func TestAccess(t *testing.T) {
 
 	// Signing in before paying: 402, no grant.
 	c = challengeOf(t, testutil.SiteURL+"/acc/a")
-	resp, b := accessGet(t, testutil.SiteURL+"/acc/a", map[string]string{headerSIWx: signIn(t, c, buyer, nil)})
+	resp, b := accessGet(t, testutil.SiteURL+"/acc/a", map[string]string{x402.HeaderSignInWithX: signIn(t, c, buyer, nil)})
 	if want := c.refusal("No access grant for " + buyerAddr + " on this route: pay for access"); resp.StatusCode != 402 || string(b) != want {
 		t.Fatalf("sign-in before paying: %d %s\nwant 402 %s", resp.StatusCode, b, want)
 	}
@@ -236,12 +244,12 @@ func TestAccess(t *testing.T) {
 	sellerBefore = testutil.Balance(t, accessSeller)
 	c = challengeOf(t, testutil.SiteURL+"/acc/b")
 	captured := signIn(t, c, buyer, nil)
-	resp, b = accessGet(t, testutil.SiteURL+"/acc/b", map[string]string{headerSIWx: captured})
+	resp, b = accessGet(t, testutil.SiteURL+"/acc/b", map[string]string{x402.HeaderSignInWithX: captured})
 	if resp.StatusCode != 200 {
 		t.Fatalf("sign-in with a grant: %d %s", resp.StatusCode, b)
 	}
 	saw = upstreamSaw(t, b)
-	want := map[string]string{httpx.HeaderFrom: buyerAddr, httpx.HeaderAccessUntil: until.UTC().Format(time.RFC3339), httpx.HeaderAccessVia: AccessViaSIWx,
+	want := map[string]string{httpx.HeaderFrom: buyerAddr, httpx.HeaderAccessUntil: until.UTC().Format(time.RFC3339), httpx.HeaderAccessVia: access.ViaSIWx,
 		httpx.HeaderTxHash: "", httpx.HeaderValue: "", httpx.HeaderNetwork: "", httpx.HeaderBlockNumber: "", httpx.HeaderPayment: ""}
 	for k, v := range want {
 		if saw[k] != v {
@@ -258,19 +266,19 @@ func TestAccess(t *testing.T) {
 	}
 
 	// The same header again: its nonce is spent.
-	resp, b = accessGet(t, testutil.SiteURL+"/acc/b", map[string]string{headerSIWx: captured})
-	if want := c.refusal(textSIWxNonceReplayed); resp.StatusCode != 402 || string(b) != want {
+	resp, b = accessGet(t, testutil.SiteURL+"/acc/b", map[string]string{x402.HeaderSignInWithX: captured})
+	if want := c.refusal(access.TextSIWxNonceReplayed); resp.StatusCode != 402 || string(b) != want {
 		t.Fatalf("replayed sign-in: %d %s\nwant 402 %s", resp.StatusCode, b, want)
 	}
 	// Another wallet, with a valid signature of its own: no grant.
 	c = challengeOf(t, testutil.SiteURL+"/acc/b")
-	resp, b = accessGet(t, testutil.SiteURL+"/acc/b", map[string]string{headerSIWx: signIn(t, c, other, nil)})
+	resp, b = accessGet(t, testutil.SiteURL+"/acc/b", map[string]string{x402.HeaderSignInWithX: signIn(t, c, other, nil)})
 	if want := c.refusal("No access grant for " + otherAddr + " on this route: pay for access"); resp.StatusCode != 402 || string(b) != want {
 		t.Fatalf("another wallet: %d %s\nwant 402 %s", resp.StatusCode, b, want)
 	}
 	// Another route of the site: the grant does not open it.
 	c = challengeOf(t, testutil.SiteURL+"/other/x")
-	resp, b = accessGet(t, testutil.SiteURL+"/other/x", map[string]string{headerSIWx: signIn(t, c, buyer, nil)})
+	resp, b = accessGet(t, testutil.SiteURL+"/other/x", map[string]string{x402.HeaderSignInWithX: signIn(t, c, buyer, nil)})
 	if want := c.refusal("No access grant for " + buyerAddr + " on this route: pay for access"); resp.StatusCode != 402 || string(b) != want {
 		t.Fatalf("another route: %d %s\nwant 402 %s", resp.StatusCode, b, want)
 	}
@@ -315,10 +323,10 @@ func TestAccess(t *testing.T) {
 		}, "Message expired"},
 		{"nonce not ours", func(c challenge) string {
 			return signIn(t, c, buyer, func(i *x402.SIWxInfo, _ *x402.SIWxChain) { i.Nonce = strings.Repeat("ab", 24) })
-		}, textSIWxNonceUnknown},
+		}, access.TextSIWxNonceUnknown},
 		{"nonce of another issuedAt", func(c challenge) string {
 			return signIn(t, c, buyer, func(i *x402.SIWxInfo, _ *x402.SIWxChain) { i.IssuedAt = stamp(-time.Minute) })
-		}, textSIWxNonceUnknown},
+		}, access.TextSIWxNonceUnknown},
 		{"another key signed", func(c challenge) string {
 			p, _, err := x402.SignSIWx(c.decl.Info, c.decl.SupportedChains[0], other)
 			if err != nil {
@@ -327,10 +335,10 @@ func TestAccess(t *testing.T) {
 			p.Address = buyerAddr
 			h, _ := x402.EncodeBase64JSON(p)
 			return h
-		}, textSIWxSignature},
+		}, access.TextSIWxSignature},
 	} {
 		c := challengeOf(t, testutil.SiteURL+"/acc/c")
-		resp, b := accessGet(t, testutil.SiteURL+"/acc/c", map[string]string{headerSIWx: tc.header(c)})
+		resp, b := accessGet(t, testutil.SiteURL+"/acc/c", map[string]string{x402.HeaderSignInWithX: tc.header(c)})
 		if want := c.refusal(tc.reason); resp.StatusCode != 402 || string(b) != want {
 			t.Errorf("%s: %d %s\nwant 402 %s", tc.name, resp.StatusCode, b, want)
 		}
@@ -339,7 +347,7 @@ func TestAccess(t *testing.T) {
 	// The cookie: a reload is served; another route's name, a tampered or
 	// foreign value is ignored.
 	resp, b = accessGet(t, testutil.SiteURL+"/acc/z", nil, ck)
-	if resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderAccessVia] != AccessViaCookie || upstreamSaw(t, b)[httpx.HeaderFrom] != buyerAddr {
+	if resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderAccessVia] != access.ViaCookie || upstreamSaw(t, b)[httpx.HeaderFrom] != buyerAddr {
 		t.Fatalf("reload with the cookie: %d %s", resp.StatusCode, b)
 	}
 	// Another route's cookie (another buyer paid there) carries another
@@ -392,7 +400,7 @@ func TestAccess(t *testing.T) {
 		t.Errorf("expired cookie: %d %s", resp.StatusCode, b)
 	}
 	c = challengeOf(t, testutil.SiteURL+"/short/b")
-	resp, b = accessGet(t, testutil.SiteURL+"/short/b", map[string]string{headerSIWx: signIn(t, c, buyer, nil)})
+	resp, b = accessGet(t, testutil.SiteURL+"/short/b", map[string]string{x402.HeaderSignInWithX: signIn(t, c, buyer, nil)})
 	if want := c.refusal("The access grant of " + buyerAddr + " on this route ended at " + end.UTC().Format(time.RFC3339) + ": pay again for access"); resp.StatusCode != 402 || string(b) != want {
 		t.Errorf("after the window: %d %s\nwant 402 %s", resp.StatusCode, b, want)
 	}
@@ -412,10 +420,10 @@ func TestAccess(t *testing.T) {
 		want   float64
 	}{
 		{"x402_access_grants_total", map[string]string{"network": "cronos-testnet", "route": "acc"}, 1},
-		{"x402_access_requests_total", map[string]string{"network": "cronos-testnet", "route": "acc", "via": AccessViaSIWx, "outcome": "served", "reason": ""}, 1},
-		{"x402_access_requests_total", map[string]string{"network": "cronos-testnet", "route": "acc", "via": AccessViaCookie, "outcome": "served", "reason": ""}, 1},
-		{"x402_access_requests_total", map[string]string{"network": "cronos-testnet", "route": "acc", "via": AccessViaSIWx, "outcome": "refused", "reason": "invalid_siwx_nonce"}, 3},
-		{"x402_access_requests_total", map[string]string{"network": "cronos-testnet", "route": "acc", "via": AccessViaSIWx, "outcome": "refused", "reason": "no_access_grant"}, 2},
+		{"x402_access_requests_total", map[string]string{"network": "cronos-testnet", "route": "acc", "via": access.ViaSIWx, "outcome": "served", "reason": ""}, 1},
+		{"x402_access_requests_total", map[string]string{"network": "cronos-testnet", "route": "acc", "via": access.ViaCookie, "outcome": "served", "reason": ""}, 1},
+		{"x402_access_requests_total", map[string]string{"network": "cronos-testnet", "route": "acc", "via": access.ViaSIWx, "outcome": "refused", "reason": "invalid_siwx_nonce"}, 3},
+		{"x402_access_requests_total", map[string]string{"network": "cronos-testnet", "route": "acc", "via": access.ViaSIWx, "outcome": "refused", "reason": "no_access_grant"}, 2},
 		{"x402_payments_total", map[string]string{"network": "cronos-testnet", "route": "acc", "outcome": "settled", "reason": ""}, 1},
 	} {
 		if got := delta(m.name, m.labels); got != m.want {
@@ -436,7 +444,7 @@ func TestAccess(t *testing.T) {
 		t.Fatalf("the cookie after a reload: %d %s", resp.StatusCode, b)
 	}
 	c = challengeOf(t, testutil.SiteURL+"/acc/y")
-	if resp, b = accessGet(t, testutil.SiteURL+"/acc/y", map[string]string{headerSIWx: signIn(t, c, buyer, nil)}); resp.StatusCode != 200 {
+	if resp, b = accessGet(t, testutil.SiteURL+"/acc/y", map[string]string{x402.HeaderSignInWithX: signIn(t, c, buyer, nil)}); resp.StatusCode != 200 {
 		t.Fatalf("a sign-in after a reload: %d %s", resp.StatusCode, b)
 	}
 }
@@ -482,7 +490,7 @@ func TestPaySignsIn(t *testing.T) {
 	}
 	saw := upstreamSaw(t, []byte(stdout.String()))
 	want = "x402: signed in as " + addr + " with Sign-In-With-X (access until " + saw[httpx.HeaderAccessUntil] + "): served without a new payment\n"
-	if stderr.String() != want || saw[httpx.HeaderAccessVia] != AccessViaSIWx || saw[httpx.HeaderTxHash] != "" {
+	if stderr.String() != want || saw[httpx.HeaderAccessVia] != access.ViaSIWx || saw[httpx.HeaderTxHash] != "" {
 		t.Fatalf("second run: stderr %q\nwant %q\nupstream saw %v", stderr.String(), want, saw)
 	}
 	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, accessSeller), 17)

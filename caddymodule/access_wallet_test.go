@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"fmt"
+	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"math/big"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	}
 	saw := upstreamSaw(t, []byte(stdout.String()))
 	want = "x402: signed in as " + wallet + " with Sign-In-With-X (access until " + saw[httpx.HeaderAccessUntil] + "): served without a new payment\n"
-	if stderr.String() != want || saw[httpx.HeaderAccessVia] != AccessViaSIWx || saw[httpx.HeaderFrom] != wallet || saw[httpx.HeaderTxHash] != "" {
+	if stderr.String() != want || saw[httpx.HeaderAccessVia] != access.ViaSIWx || saw[httpx.HeaderFrom] != wallet || saw[httpx.HeaderTxHash] != "" {
 		t.Fatalf("signing in as the wallet: stderr %q\nwant %q\nupstream saw %v", stderr.String(), want, saw)
 	}
 	if n := calls() - before; n != 1 {
@@ -100,7 +101,7 @@ func TestAccessSmartWallet(t *testing.T) {
 		t.Fatal(err)
 	}
 	before = calls()
-	resp, b := accessGet(t, testutil.SiteURL+"/sw/c", map[string]string{headerSIWx: wrong})
+	resp, b := accessGet(t, testutil.SiteURL+"/sw/c", map[string]string{x402.HeaderSignInWithX: wrong})
 	reason := "Signature verification failed: the contract wallet " + wallet + " on eip155:338 does not accept it (EIP-1271 isValidSignature)"
 	if want := c.refusal(reason); resp.StatusCode != 402 || string(b) != want {
 		t.Fatalf("a stranger's signature for the wallet: %d %s\nwant 402 %s", resp.StatusCode, b, want)
@@ -113,11 +114,11 @@ func TestAccessSmartWallet(t *testing.T) {
 	// without asking the chain.
 	c = challengeOf(t, testutil.SiteURL+"/sw/d")
 	_, good, _ := x402.SignSIWxAs(c.decl.Info, c.decl.SupportedChains[0], owner, common.HexToAddress(wallet), nil)
-	if resp, b = accessGet(t, testutil.SiteURL+"/sw/d", map[string]string{headerSIWx: good}); resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderFrom] != wallet {
+	if resp, b = accessGet(t, testutil.SiteURL+"/sw/d", map[string]string{x402.HeaderSignInWithX: good}); resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderFrom] != wallet {
 		t.Fatalf("the owner's signature for the wallet: %d %s", resp.StatusCode, b)
 	}
 	before = calls()
-	if resp, b = accessGet(t, testutil.SiteURL+"/sw/d", map[string]string{headerSIWx: good}); resp.StatusCode != 402 || string(b) != c.refusal(textSIWxNonceReplayed) {
+	if resp, b = accessGet(t, testutil.SiteURL+"/sw/d", map[string]string{x402.HeaderSignInWithX: good}); resp.StatusCode != 402 || string(b) != c.refusal(access.TextSIWxNonceReplayed) {
 		t.Fatalf("the same sign-in again: %d %s", resp.StatusCode, b)
 	}
 	// A contract wallet without a grant (buyer2's): refused before the
@@ -125,7 +126,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	other := token.WalletAddress(devnet.FactoryAddress, crypto.PubkeyToAddress(stranger.PublicKey), big.NewInt(devnet.DeployedWalletSalt)).Hex()
 	c = challengeOf(t, testutil.SiteURL+"/sw/e")
 	_, h, _ := x402.SignSIWxAs(c.decl.Info, c.decl.SupportedChains[0], stranger, common.HexToAddress(other), nil)
-	if resp, b = accessGet(t, testutil.SiteURL+"/sw/e", map[string]string{headerSIWx: h}); resp.StatusCode != 402 ||
+	if resp, b = accessGet(t, testutil.SiteURL+"/sw/e", map[string]string{x402.HeaderSignInWithX: h}); resp.StatusCode != 402 ||
 		string(b) != c.refusal("No access grant for "+other+" on this route: pay for access") {
 		t.Fatalf("a wallet without a grant: %d %s", resp.StatusCode, b)
 	}
@@ -140,7 +141,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	_, h, _ = x402.SignSIWxAs(c.decl.Info, c.decl.SupportedChains[0], owner, common.HexToAddress(wallet),
 		func(sig []byte) []byte { return evm.WrapERC6492(devnet.FactoryAddress, deploy, sig) })
 	before = calls()
-	if resp, b = accessGet(t, testutil.SiteURL+"/sw/f", map[string]string{headerSIWx: h}); resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderFrom] != wallet {
+	if resp, b = accessGet(t, testutil.SiteURL+"/sw/f", map[string]string{x402.HeaderSignInWithX: h}); resp.StatusCode != 200 || upstreamSaw(t, b)[httpx.HeaderFrom] != wallet {
 		t.Fatalf("an ERC-6492 sign-in: %d %s", resp.StatusCode, b)
 	}
 	if n := calls() - before; n != 1 {
@@ -154,7 +155,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	}
 	c = challengeOf(t, testutil.SiteURL+"/sw/h")
 	before = calls()
-	if resp, b = accessGet(t, testutil.SiteURL+"/sw/h", map[string]string{headerSIWx: signIn(t, c, stranger, nil)}); resp.StatusCode != 200 {
+	if resp, b = accessGet(t, testutil.SiteURL+"/sw/h", map[string]string{x402.HeaderSignInWithX: signIn(t, c, stranger, nil)}); resp.StatusCode != 200 {
 		t.Fatalf("buyer2 signs in: %d %s", resp.StatusCode, b)
 	}
 	if n := calls() - before; n != 0 {

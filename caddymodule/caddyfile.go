@@ -668,7 +668,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		case "access", "access_cookie":
-			if err := h.AccessWindow.UnmarshalOption(d, opt, v); err != nil {
+			if err := h.Window.UnmarshalOption(d, opt, v); err != nil {
 				return err
 			}
 		case "input_schema", "input_example", "output_schema", "output_example", "body_type", "discovery":

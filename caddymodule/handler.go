@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,7 +37,7 @@ var upstreamHeaders = []string{httpx.HeaderTxHash, httpx.HeaderFrom, httpx.Heade
 
 // paymentHeaders are the buyer's payment headers, which the next handler
 // does not see unless forward_payment_header is set.
-var paymentHeaders = []string{httpx.HeaderPayment, x402.HeaderPaymentSignature, headerSIWx}
+var paymentHeaders = []string{httpx.HeaderPayment, x402.HeaderPaymentSignature, x402.HeaderSignInWithX}
 
 // Settlement orders.
 const (
@@ -191,9 +192,9 @@ type Handler struct {
 	// paywall_template and explorer.
 	PaywallPage
 
-	// AccessWindow is the access a payment buys: access and
-	// access_cookie (access.go).
-	AccessWindow
+	// Window is the access a payment buys: access and access_cookie
+	// (package access).
+	access.Window
 
 	// Discovery is what the route declares for discovery: input_schema,
 	// input_example, body_type, output_schema, output_example and
@@ -203,7 +204,7 @@ type Handler struct {
 	client      facilitator.Client
 	app         *App // the x402 app, when configured
 	attempts    *attempts
-	gate        *accessGate // nil without access
+	gate        *access.Gate // nil without access
 	metrics     routeMetrics
 	outcomes    outcomeLookup
 	redeem      *redeemer
@@ -513,7 +514,7 @@ func (h *Handler) Validate() error {
 	if err := h.validateDiscovery(); err != nil {
 		return err
 	}
-	return h.AccessWindow.Validate()
+	return h.Window.Validate()
 }
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"net/http"
 	"time"
 
@@ -10,20 +11,20 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 )
 
-// The paywall's side of access (access.go): it builds the route's gate,
+// The paywall's side of access (package access): it builds the route's gate,
 // lets it serve requests without payment and answers its refusals, and
 // hands it each settled payment (settled).
 
 // provisionAccess builds the route's gate, once its payment options, the
 // attempt limit and the redemption store are known: nil without access.
 func (h *Handler) provisionAccess(ctx caddy.Context) error {
-	route := accessRoute{Label: h.Label, MetricsLabel: h.metrics.label}
+	route := access.Route{Label: h.Label, MetricsLabel: h.metrics.label}
 	for _, o := range h.pricing.options {
-		route.Options = append(route.Options, accessOption{Network: o.reqs.Network, CAIP2: o.caip2, PayTo: o.reqs.PayTo,
+		route.Options = append(route.Options, access.Option{Network: o.reqs.Network, CAIP2: o.caip2, PayTo: o.reqs.PayTo,
 			Asset: o.reqs.Asset, Description: o.reqs.Description, MimeType: o.reqs.MimeType})
 	}
 	attempts := h.attempts
-	deps := accessDeps{Allow: func(r *http.Request) (bool, time.Duration) { return attempts.allow(httpx.ClientIP(r)) }}
+	deps := access.Deps{Allow: func(r *http.Request) (bool, time.Duration) { return attempts.allow(httpx.ClientIP(r)) }}
 	if h.redeem != nil {
 		deps.Store = h.redeem.store
 	}
@@ -39,7 +40,7 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 			}
 		}
 	}
-	gate, err := provisionGate(ctx, h.AccessWindow, route, deps, h.logger)
+	gate, err := access.Provision(ctx, h.Window, route, deps, h.logger)
 	h.gate = gate
 	return err
 }
@@ -62,7 +63,7 @@ func (h *Handler) serveAccess(w http.ResponseWriter, r *http.Request, next caddy
 	if h.gate == nil || paymentHeader != "" {
 		return false, nil
 	}
-	handled, refusal, err := h.gate.Serve(w, r, next, h.accessPrice(r))
+	handled, refusal, err := h.gate.Serve(w, r, next, h.accessPrice(r), resourceURL(r))
 	switch {
 	case refusal == nil:
 		return handled, err

@@ -111,7 +111,7 @@ func TestForwardedOrigin(t *testing.T) {
 
 	// Sign in for the public origin, through the proxy: served.
 	c := challenge{decl: look(trustedURL).decl}
-	resp, b = accessGet(t, trustedURL, map[string]string{headerSIWx: signIn(t, c, buyer, nil), "X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"})
+	resp, b = accessGet(t, trustedURL, map[string]string{x402.HeaderSignInWithX: signIn(t, c, buyer, nil), "X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"})
 	if resp.StatusCode != http.StatusOK || upstreamSaw(t, b)[httpx.HeaderFrom] != buyerAddr {
 		t.Errorf("sign-in behind the trusted proxy: %d %s, want 200 for %s", resp.StatusCode, b, buyerAddr)
 	}
@@ -122,7 +122,7 @@ func TestForwardedOrigin(t *testing.T) {
 	// The same sign-in at the site that trusts no proxy: its origin is its
 	// own, so a message for shop.example is refused.
 	c = challenge{decl: look(trustedURL).decl}
-	resp, b = accessGet(t, plainURL, map[string]string{headerSIWx: signIn(t, c, buyer, nil), "X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"})
+	resp, b = accessGet(t, plainURL, map[string]string{x402.HeaderSignInWithX: signIn(t, c, buyer, nil), "X-Forwarded-Proto": "https", "X-Forwarded-Host": "shop.example"})
 	var refused testutil.Body402
 	_ = json.Unmarshal(b, &refused)
 	if want := fmt.Sprintf("Domain mismatch: expected %q, got %q", plainHost, "shop.example"); resp.StatusCode != http.StatusPaymentRequired || refused.Error != want {

@@ -216,3 +216,19 @@ func provisionRedeemer(path, memName string) (*redeemer, string, error) {
 func defaultRedemptionsPath() string {
 	return filepath.Join(caddy.AppDataDir(), "x402", "redemptions.db")
 }
+
+// pruneGrants removes the grants that ended and the sign-in nonces past
+// their use, beside the redemption records.
+func (rd *redeemer) pruneGrants() {
+	g := store.GrantsOf(rd.store)
+	if g == nil {
+		return
+	}
+	n, err := g.PruneGrants(time.Now())
+	switch {
+	case err != nil:
+		caddy.Log().Named("x402").Error("pruning ended access grants failed; it is tried again in an hour", zap.Error(err))
+	case n > 0:
+		caddy.Log().Named("x402").Info("pruned ended access grants and used sign-in nonces", zap.Int("removed", n))
+	}
+}

@@ -1,9 +1,8 @@
-package caddymodule
+package access
 
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,49 +11,24 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/certmagic"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
-func TestMatcherPathPrefix(t *testing.T) {
-	for _, c := range []struct {
-		matcher, want string
-	}{
-		{`{"path":["/api/*"]}`, "/api/"},
-		{`{"path":["/article"]}`, "/article"},
-		{`{"path":["/api*"]}`, "/"},
-		{`{"path":["/a/b*"]}`, "/a/"},
-		{`{"path":["*"]}`, ""},
-		{`{"path":["/a/*/b"]}`, ""},
-		{`{"path":["/a/*","/b/*"]}`, ""},
-		{`{"path":["/api/*"],"method":["GET"]}`, "/api/"},
-		{`{"method":["GET"]}`, ""},
-	} {
-		var ms caddy.ModuleMap
-		if err := json.Unmarshal([]byte(c.matcher), &ms); err != nil {
-			t.Fatal(err)
-		}
-		if got := matcherPathPrefix(ms); got != c.want {
-			t.Errorf("matcherPathPrefix(%s) = %q, want %q", c.matcher, got, c.want)
-		}
-	}
-}
-
 // TestAccessCookieValue: a cookie is honoured for its route until its end;
 // another route, another key, an edit or the end make it nothing.
 func TestAccessCookieValue(t *testing.T) {
-	h := &accessGate{keys: fixedKeyring(t, []byte("k"))}
+	h := &Gate{keys: fixedKeyring(t, []byte("k"))}
 	now := time.Unix(1_800_000_000, 0)
 	g := &store.Grant{Route: strings.Repeat("ab", 16), Payer: "0x94E3F6Ec28A2D73543E60b9442c3ebEEEB63c70c", End: now.Add(time.Hour)}
 	v := h.cookieValue(g)
 	if got := h.parseCookie(v, g.Route, now); got == nil || got.Payer != strings.ToLower(g.Payer) || !got.End.Equal(g.End) {
 		t.Fatalf("parseCookie = %+v", got)
 	}
-	other := &accessGate{keys: fixedKeyring(t, []byte("another key"))}
+	other := &Gate{keys: fixedKeyring(t, []byte("another key"))}
 	for name, c := range map[string]struct {
-		h     *accessGate
+		h     *Gate
 		value string
 		route string
 		now   time.Time

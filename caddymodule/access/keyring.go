@@ -1,4 +1,4 @@
-package caddymodule
+package access
 
 import (
 	"context"
@@ -68,15 +68,16 @@ func (k *accessKey) honoured(now time.Time, life time.Duration) bool {
 	return k.retired.IsZero() || now.Before(k.retired.Add(accessKeySlack()+life))
 }
 
-// keySource is where the generations of the server key live.
-type keySource interface {
-	// versions lists them, oldest first, making the first when there is
+// KeySource is where the generations of the server key live:
+// PostgresKeys or StorageKeys.
+type KeySource interface {
+	// Versions lists them, oldest first, making the first when there is
 	// none.
-	versions(ctx context.Context) ([]store.SecretVersion, error)
-	// rotate adds a new generation and removes the old ones keep refuses.
-	rotate(ctx context.Context, keep func(v store.SecretVersion, retired time.Time) bool) (store.SecretVersion, []store.SecretVersion, error)
-	// where names the storage for logs and the command's output.
-	where() string
+	Versions(ctx context.Context) ([]store.SecretVersion, error)
+	// Rotate adds a new generation and removes the old ones keep refuses.
+	Rotate(ctx context.Context, keep func(v store.SecretVersion, retired time.Time) bool) (store.SecretVersion, []store.SecretVersion, error)
+	// Where names the storage for logs and the command's output.
+	Where() string
 }
 
 // newKey is 32 random bytes.
@@ -86,13 +87,24 @@ func newKey() ([]byte, error) {
 	return k, err
 }
 
+// PostgresKeys is the server key in PostgreSQL (x402_secrets) at place
+// (the store's Where, for logs).
+func PostgresKeys(s store.RotatingSecrets, place string) KeySource { return pgKeys{s: s, place: place} }
+
+// StorageKeys is the server key in Caddy's storage s.
+func StorageKeys(s certmagic.Storage) KeySource { return storageKeys{s: s} }
+
+// keyrings holds the keyrings of the storages in use, one per storage in
+// the process, kept across config reloads.
+var keyrings = caddy.NewUsagePool()
+
 // pgKeys is the server key in PostgreSQL (x402_secrets).
 type pgKeys struct {
 	s     store.RotatingSecrets
 	place string
 }
 
-func (p pgKeys) versions(ctx context.Context) ([]store.SecretVersion, error) {
+func (p pgKeys) Versions(ctx context.Context) ([]store.SecretVersion, error) {
 	vs, err := p.s.SecretVersions(ctx, accessSecretName)
 	if err != nil || len(vs) > 0 {
 		return vs, err
@@ -104,11 +116,11 @@ func (p pgKeys) versions(ctx context.Context) ([]store.SecretVersion, error) {
 	return p.s.SecretVersions(ctx, accessSecretName)
 }
 
-func (p pgKeys) rotate(ctx context.Context, keep func(store.SecretVersion, time.Time) bool) (store.SecretVersion, []store.SecretVersion, error) {
+func (p pgKeys) Rotate(ctx context.Context, keep func(store.SecretVersion, time.Time) bool) (store.SecretVersion, []store.SecretVersion, error) {
 	return p.s.RotateSecret(ctx, accessSecretName, newKey, keep)
 }
 
-func (p pgKeys) where() string {
+func (p pgKeys) Where() string {
 	return "PostgreSQL " + p.place + " (x402_secrets " + accessSecretName + ")"
 }
 
@@ -131,7 +143,7 @@ type storedKey struct {
 	Created time.Time `json:"created"`
 }
 
-func (s storageKeys) versions(ctx context.Context) ([]store.SecretVersion, error) {
+func (s storageKeys) Versions(ctx context.Context) ([]store.SecretVersion, error) {
 	b, err := s.s.Load(ctx, accessKeysPath)
 	switch {
 	case err == nil:
@@ -170,10 +182,10 @@ func parseStoredKeys(b []byte) ([]store.SecretVersion, error) {
 	return out, nil
 }
 
-// rotate writes the generations with a new one under the storage's lock
+// Rotate writes the generations with a new one under the storage's lock
 // (the one under which the first key is made), then the newest as the
 // plain key. With no key yet, it makes the first.
-func (s storageKeys) rotate(ctx context.Context, keep func(store.SecretVersion, time.Time) bool) (store.SecretVersion, []store.SecretVersion, error) {
+func (s storageKeys) Rotate(ctx context.Context, keep func(store.SecretVersion, time.Time) bool) (store.SecretVersion, []store.SecretVersion, error) {
 	if err := s.s.Lock(ctx, accessSecretPath); err != nil {
 		return store.SecretVersion{}, nil, fmt.Errorf("locking %s in Caddy's storage: %w", accessSecretPath, err)
 	}
@@ -240,7 +252,7 @@ func (s storageKeys) rotate(ctx context.Context, keep func(store.SecretVersion, 
 	return added, dropped, nil
 }
 
-func (s storageKeys) where() string {
+func (s storageKeys) Where() string {
 	return fmt.Sprintf("Caddy's storage %v (%s)", s.s, accessKeysPath)
 }
 
@@ -248,7 +260,7 @@ func (s storageKeys) where() string {
 // them, shared (in the usage pool) by the routes on one storage, read
 // again every accessKeyPoll and on a miss.
 type accessKeyring struct {
-	src    keySource
+	src    KeySource
 	logger *zap.Logger
 
 	mu       sync.RWMutex
@@ -262,7 +274,7 @@ type accessKeyring struct {
 }
 
 // newAccessKeyring reads the keys and starts polling.
-func newAccessKeyring(ctx context.Context, src keySource, logger *zap.Logger) (*accessKeyring, error) {
+func newAccessKeyring(ctx context.Context, src KeySource, logger *zap.Logger) (*accessKeyring, error) {
 	k := &accessKeyring{src: src, logger: logger, stop: make(chan struct{}), done: make(chan struct{})}
 	if err := k.read(ctx); err != nil {
 		return nil, err
@@ -303,7 +315,7 @@ func (k *accessKeyring) read(ctx context.Context) error {
 
 func (k *accessKeyring) readLocked(ctx context.Context) error {
 	k.lastRead = time.Now()
-	vs, err := k.src.versions(ctx)
+	vs, err := k.src.Versions(ctx)
 	if err != nil {
 		return err
 	}
@@ -330,7 +342,7 @@ func (k *accessKeyring) readLocked(ctx context.Context) error {
 	k.mu.Unlock()
 	if prev != 0 && keys[0].gen != prev {
 		k.logger.Info("the access server key was rotated: signing with the new generation, honouring the older ones until what they signed expires",
-			zap.Int("generation", keys[0].gen), zap.Int("previous", prev), zap.String("storage", k.src.where()))
+			zap.Int("generation", keys[0].gen), zap.Int("previous", prev), zap.String("storage", k.src.Where()))
 	}
 	return nil
 }
@@ -347,9 +359,9 @@ func (k *accessKeyring) readLogged(ctx context.Context) {
 	switch {
 	case first:
 		k.logger.Warn("reading the access server keys failed; the keys read before stay in use (a rotation reaches this instance once the storage answers)",
-			zap.String("storage", k.src.where()), zap.Error(err))
+			zap.String("storage", k.src.Where()), zap.Error(err))
 	case back:
-		k.logger.Info("the access server keys can be read again", zap.String("storage", k.src.where()))
+		k.logger.Info("the access server keys can be read again", zap.String("storage", k.src.Where()))
 	}
 }
 
@@ -383,8 +395,8 @@ func (k *accessKeyring) missed() bool {
 
 // provisionKeyring gets the keyring of the route's storage from the usage
 // pool (one per storage in the process, kept across reloads).
-func (a *accessGate) provisionKeyring(ctx caddy.Context, st store.Redemptions) (*accessKeyring, error) {
-	var src keySource
+func (a *Gate) provisionKeyring(ctx caddy.Context, st store.Redemptions) (*accessKeyring, error) {
+	var src KeySource
 	if s := store.SecretsOf(st); s != nil {
 		rs, ok := s.(store.RotatingSecrets)
 		if !ok {
@@ -398,9 +410,9 @@ func (a *accessGate) provisionKeyring(ctx caddy.Context, st store.Redemptions) (
 	} else {
 		src = storageKeys{s: ctx.Storage()}
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%T %p %s", src, st, src.where())))
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%T %p %s", src, st, src.Where())))
 	key := "access-keys:" + hex.EncodeToString(sum[:])
-	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+	val, _, err := keyrings.LoadOrNew(key, func() (caddy.Destructor, error) {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		return newAccessKeyring(cctx, src, a.logger)
@@ -413,13 +425,13 @@ func (a *accessGate) provisionKeyring(ctx caddy.Context, st store.Redemptions) (
 }
 
 // signingKey is the key that signs now: the newest.
-func (a *accessGate) signingKey() *accessKey { return a.keys.current()[0] }
+func (a *Gate) signingKey() *accessKey { return a.keys.current()[0] }
 
 // verifyWith runs ok with each key honoured at now for what lives life
 // after it was signed, newest first, until one verifies; when none does,
 // it reads the keys again (a newer generation may have signed) and tries
 // once more.
-func (a *accessGate) verifyWith(now time.Time, life time.Duration, ok func(*accessKey) bool) bool {
+func (a *Gate) verifyWith(now time.Time, life time.Duration, ok func(*accessKey) bool) bool {
 	try := func() bool {
 		for _, k := range a.keys.current() {
 			if k.honoured(now, life) && ok(k) {
@@ -431,9 +443,9 @@ func (a *accessGate) verifyWith(now time.Time, life time.Duration, ok func(*acce
 	return try() || (a.keys.missed() && try())
 }
 
-// keepAccessKey is the rotation's rule: a generation stays while a
+// KeepKey is the rotation's rule: a generation stays while a
 // route's window (the longest, window) may still honour it.
-func keepAccessKey(now time.Time, window time.Duration) func(store.SecretVersion, time.Time) bool {
+func KeepKey(now time.Time, window time.Duration) func(store.SecretVersion, time.Time) bool {
 	life := max(window, siwxMaxAge+siwxSkew)
 	return func(_ store.SecretVersion, retired time.Time) bool {
 		return now.Before(retired.Add(accessKeySlack() + life))

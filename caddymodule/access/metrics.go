@@ -1,4 +1,4 @@
-package caddymodule
+package access
 
 import (
 	"sync"
@@ -44,14 +44,14 @@ func initAccessMetrics(reg *prometheus.Registry) error {
 }
 
 // observeGrant counts a grant issued (or extended) by a payment on network.
-func (a *accessGate) observeGrant(network string) {
+func (a *Gate) observeGrant(network string) {
 	if m := &accessMetrics; m.grants != nil {
 		m.grants.WithLabelValues(network, a.route.MetricsLabel).Inc()
 	}
 }
 
 // observeAccess counts a request without payment on a route with access.
-func (a *accessGate) observeAccess(via, outcome, reason string) {
+func (a *Gate) observeAccess(via, outcome, reason string) {
 	if m := &accessMetrics; m.requests != nil {
 		m.requests.WithLabelValues(a.firstNetwork(), a.route.MetricsLabel, via, outcome, reason).Inc()
 	}

@@ -1,4 +1,4 @@
-package caddymodule
+package access
 
 import (
 	"context"
@@ -30,19 +30,19 @@ import (
 //
 // signed with a key derived from the server key, which every instance
 // sharing the storage has (its newest generation; an older one verifies
-// while the route honours it: access_keys.go). A cookie for another route, tampered with, or
+// while the route honours it: keyring.go). A cookie for another route, tampered with, or
 // expired is ignored: the request is answered as any other (402).
 
-// accessCookiePrefix starts the name of every access cookie.
-const accessCookiePrefix = "x402_access_"
+// CookiePrefix starts the name of every access cookie.
+const CookiePrefix = "x402_access_"
 
 // cookieName is the access cookie's name on a route: one per route, so
 // that two routes on one path do not overwrite each other's.
-func cookieName(route string) string { return accessCookiePrefix + route[:12] }
+func cookieName(route string) string { return CookiePrefix + route[:12] }
 
 // cookieValue is the signed value that carries g, signed with the newest
 // server key.
-func (a *accessGate) cookieValue(g *store.Grant) string {
+func (a *Gate) cookieValue(g *store.Grant) string {
 	payload := "1." + g.Route + "." + strings.ToLower(g.Payer) + "." + strconv.FormatInt(g.End.Unix(), 10)
 	return payload + "." + cookieMAC(a.signingKey(), payload)
 }
@@ -55,7 +55,7 @@ func cookieMAC(k *accessKey, payload string) string {
 
 // setAccessCookie gives the buyer the access cookie of g, unless cookies
 // are off or nothing of the grant is left.
-func (a *accessGate) setAccessCookie(w http.ResponseWriter, r *http.Request, g *store.Grant, now time.Time) {
+func (a *Gate) setAccessCookie(w http.ResponseWriter, r *http.Request, g *store.Grant, now time.Time) {
 	if a.cookieOff {
 		return
 	}
@@ -77,7 +77,7 @@ func (a *accessGate) setAccessCookie(w http.ResponseWriter, r *http.Request, g *
 // cookieGrant is the grant the request's access cookie for route carries,
 // if it is signed by this server, for this route, and not ended at now;
 // nil otherwise.
-func (a *accessGate) cookieGrant(r *http.Request, route string, now time.Time) *store.Grant {
+func (a *Gate) cookieGrant(r *http.Request, route string, now time.Time) *store.Grant {
 	if a.cookieOff {
 		return nil
 	}
@@ -93,7 +93,7 @@ func (a *accessGate) cookieGrant(r *http.Request, route string, now time.Time) *
 	return nil
 }
 
-func (a *accessGate) parseCookie(v, route string, now time.Time) *store.Grant {
+func (a *Gate) parseCookie(v, route string, now time.Time) *store.Grant {
 	i := strings.LastIndexByte(v, '.')
 	if i < 0 {
 		return nil

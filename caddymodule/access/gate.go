@@ -1,11 +1,10 @@
-package caddymodule
+package access
 
 import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,146 +12,63 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
-
-// Pay once, come back: with access set, a settled payment grants its
-// payer access to the route (the directive's scope) from its settlement
-// until settlement + access. The grant is kept in the redemption store's
-// storage (durable; in PostgreSQL, on every instance) and pruned after it
-// ends. A request with a live grant is served without payment, shown
-// either way:
-//
-//	SIGN-IN-WITH-X  the x402 sign-in-with-x extension: every 402 declares a
-//	                challenge, the buyer signs it with the wallet that paid
-//	                (siwx.go)
-//	a cookie        every paid response (and every sign-in) sets an
-//	                HttpOnly cookie that carries the grant, signed with a
-//	                server key (access_cookie.go), so a browser's reload
-//	                shows the content without the wallet
-//
-// The upstream of a request served by a grant gets X-Payment-From (the
-// payer), X-Payment-Access-Until (the grant's end, RFC 3339) and
-// X-Payment-Access-Via (sign-in-with-x or cookie), and no settlement
-// headers: no new payment was made.
 
 // How a request was served by a grant (X-Payment-Access-Via, and the via
 // label of x402_access_requests_total).
 const (
-	AccessViaSIWx   = "sign-in-with-x"
-	AccessViaCookie = "cookie"
+	ViaSIWx   = "sign-in-with-x"
+	ViaCookie = "cookie"
 )
 
-// AccessWindow is the access a payment buys on a route (the x402
-// directive's access and access_cookie options).
-type AccessWindow struct {
-	// Access, when set, makes a settled payment grant its payer access to
-	// this route for this long from the settlement: requests that sign in
-	// with the paying wallet (the x402 sign-in-with-x extension, declared
-	// in every 402) or carry the access cookie are served without paying.
-	// Default: off, every request pays.
-	Access caddy.Duration `json:"access,omitempty"`
-
-	// AccessCookieOff stops paid responses from setting the access cookie
-	// (browsers then pay, or sign in, on every visit).
-	AccessCookieOff bool `json:"access_cookie_off,omitempty"`
-
-	// AccessPath is the route's path prefix: the access cookie's Path,
-	// and part of the route's identity for grants (two directives of one
-	// site with the same requirements but other paths hold other grants).
-	// The Caddyfile sets it from the directive's path matcher (/api/*
-	// gives /api/, /article gives /article); default /.
-	AccessPath string `json:"access_path,omitempty"`
-}
-
-// minAccess is the shortest access window.
-const minAccess = time.Second
-
-// Validate checks the access settings.
-func (w *AccessWindow) Validate() error {
-	if w.Access < 0 || (w.Access > 0 && time.Duration(w.Access) < minAccess) {
-		return fmt.Errorf("x402: access must be a duration of at least %s, such as 1h, got %s", minAccess, time.Duration(w.Access))
-	}
-	if w.Access == 0 && (w.AccessCookieOff || w.AccessPath != "") {
-		return errors.New("x402: access_cookie and access_path need access <duration>")
-	}
-	if w.AccessPath != "" && !strings.HasPrefix(w.AccessPath, "/") {
-		return fmt.Errorf("x402: access_path %q must start with /", w.AccessPath)
-	}
-	return nil
-}
-
-// UnmarshalOption reads access <duration> and access_cookie on|off.
-func (w *AccessWindow) UnmarshalOption(d *caddyfile.Dispenser, opt, v string) error {
-	switch opt {
-	case "access":
-		dur, err := caddy.ParseDuration(v)
-		if err != nil || dur < minAccess {
-			return d.Errf("x402: access %q is not a duration of at least %s, such as 1h or 24h", v, minAccess)
-		}
-		w.Access = caddy.Duration(dur)
-	case "access_cookie":
-		switch v {
-		case "on":
-			w.AccessCookieOff = false
-		case "off":
-			w.AccessCookieOff = true
-		default:
-			return d.Errf("x402: access_cookie takes on or off, got %q", v)
-		}
-	}
-	return nil
-}
-
-// accessRoute is what a gate knows of its route: the payment options that
+// Route is what a gate knows of its route: the payment options that
 // identify it for grants and name its sign-in chains, and its labels.
-type accessRoute struct {
+type Route struct {
 	// Options are the route's payment options, in the seller's order.
-	Options []accessOption
+	Options []Option
 	// Label is the directive's label, part of the route's identity.
 	Label string
 	// MetricsLabel is the route label of the metrics.
 	MetricsLabel string
 }
 
-// accessOption is one payment option of a route, as grants know it.
-type accessOption struct {
+// Option is one payment option of a route, as grants know it.
+type Option struct {
 	Network, CAIP2, PayTo, Asset, Description, MimeType string
 }
 
-// accessDeps is what a gate borrows from the paywall: the store of its
+// Deps is what a gate borrows from the paywall: the store of its
 // grants, the contract wallet check and the attempt limit.
-type accessDeps struct {
+type Deps struct {
 	// Store holds the grants and, in PostgreSQL, the server key (else
 	// Caddy's storage does). nil: access cannot be provisioned.
 	Store store.Redemptions
 	// WalletCheck asks a contract wallet about a sign-in on the networks
 	// of WalletNetworks; nil: externally owned accounts only.
-	WalletCheck    contractWalletCheck
+	WalletCheck    WalletCheck
 	WalletNetworks map[string]bool
 	// Allow counts a contract wallet's sign-in against the client's
 	// attempt limit: false with the wait when over it.
 	Allow func(r *http.Request) (bool, time.Duration)
 }
 
-// accessGate is a route's access at run time: it serves the requests a
+// Gate is a route's access at run time: it serves the requests a
 // live grant lets through, records the grants payments buy, and declares
 // the sign-in challenge in 402s. It never answers a refusal itself: it
 // returns it, and the paywall answers.
-type accessGate struct {
+type Gate struct {
 	window    time.Duration
 	path      string // the cookie's Path
 	cookieOff bool
-	route     accessRoute
+	route     Route
 	grants    store.Grants
 	keys      *accessKeyring // the server key's generations: sign cookies and nonces
 	poolKey   string         // the keyring's usage pool key, released by cleanup
@@ -160,22 +76,22 @@ type accessGate struct {
 	// does not recover to it, on walletNets (the route's networks that
 	// the x402 app serves, so has an RPC for). nil: externally owned
 	// accounts only.
-	walletCheck contractWalletCheck
+	walletCheck WalletCheck
 	walletNets  map[string]bool
 	allow       func(r *http.Request) (bool, time.Duration)
 	logger      *zap.Logger
 }
 
-// contractWalletCheck reports what wallet (a contract on network) says of
+// WalletCheck reports what wallet (a contract on network) says of
 // sig over the EIP-191 hash of a sign-in message (EIP-1271
 // isValidSignature; ERC-6492 for one not deployed yet), in one eth_call:
 // the embedded facilitator's WalletSignature. An error means the chain
 // could not be asked.
-type contractWalletCheck func(ctx context.Context, network string, wallet common.Address, hash common.Hash, sig []byte) (evm.WalletVerdict, error)
+type WalletCheck func(ctx context.Context, network string, wallet common.Address, hash common.Hash, sig []byte) (evm.WalletVerdict, error)
 
 // canAskWallet reports whether a contract wallet's sign-in on network can
 // be checked.
-func (g *accessGate) canAskWallet(network string) bool {
+func (g *Gate) canAskWallet(network string) bool {
 	return g.walletCheck != nil && g.walletNets[network]
 }
 
@@ -186,16 +102,16 @@ const (
 	accessSecretPath = "x402/access.key"
 )
 
-// provisionGate prepares a route with access: the grants (in the
+// Provision prepares a route with access: the grants (in the
 // redemption store's storage) and the server key, which is made once and
 // shared by every instance that shares the storage, and rotated there
-// (access_keys.go). nil without access. On an error the gate returned, if
+// (keyring.go). nil without access. On an error the gate returned, if
 // any, holds what Cleanup releases.
-func provisionGate(ctx caddy.Context, w AccessWindow, route accessRoute, deps accessDeps, logger *zap.Logger) (*accessGate, error) {
+func Provision(ctx caddy.Context, w Window, route Route, deps Deps, logger *zap.Logger) (*Gate, error) {
 	if w.Access == 0 {
 		return nil, nil
 	}
-	g := &accessGate{window: time.Duration(w.Access), path: w.AccessPath, cookieOff: w.AccessCookieOff,
+	g := &Gate{window: time.Duration(w.Access), path: w.AccessPath, cookieOff: w.AccessCookieOff,
 		route: route, allow: deps.Allow, logger: logger}
 	if g.path == "" {
 		g.path = "/"
@@ -221,13 +137,13 @@ func provisionGate(ctx caddy.Context, w AccessWindow, route accessRoute, deps ac
 }
 
 // Cleanup releases the gate's hold on its keyring.
-func (g *accessGate) Cleanup() error {
+func (g *Gate) Cleanup() error {
 	if g == nil || g.poolKey == "" {
 		return nil
 	}
 	key := g.poolKey
 	g.poolKey = ""
-	_, err := pool.Delete(key)
+	_, err := keyrings.Delete(key)
 	return err
 }
 
@@ -246,7 +162,7 @@ func deriveKey(key []byte, use string) []byte {
 // (the host the buyer addressed: requestOrigin), the route's path prefix
 // and label. A grant for one route opens no other route of the site, nor
 // of another site on this server.
-func (g *accessGate) grantRoute(r *http.Request, price string) string {
+func (g *Gate) grantRoute(r *http.Request, price string) string {
 	s := sha256.New()
 	s.Write([]byte("x402 access grant\x00"))
 	for _, o := range g.route.Options {
@@ -263,10 +179,10 @@ func (g *accessGate) grantRoute(r *http.Request, price string) string {
 	return hex.EncodeToString(s.Sum(nil)[:16])
 }
 
-// accessRefusal is a sign-in the gate refused, for the paywall to answer:
+// Refusal is a sign-in the gate refused, for the paywall to answer:
 // 402 with Text as the error (and the route's requirements with a fresh
 // challenge), 429 after Wait, or 503 with Text and Retry.
-type accessRefusal struct {
+type Refusal struct {
 	Status int
 	Text   string
 	Retry  string
@@ -275,46 +191,55 @@ type accessRefusal struct {
 
 // Serve serves a request without payment that a live grant lets through:
 // by its access cookie or its SIGN-IN-WITH-X header; price is the
-// route's price for grants (grantRoute). A sign-in that does not hold is returned as
+// route's price for grants (grantRoute), resource the URL the buyer asked
+// for (at the origin it addressed), which a sign-in names. A sign-in that does not hold is returned as
 // a refusal, not answered. It reports handled false when the request is
 // to be answered as any other.
-func (g *accessGate) Serve(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, price string) (bool, *accessRefusal, error) {
+func (g *Gate) Serve(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, price, resource string) (bool, *Refusal, error) {
 	route := g.grantRoute(r, price)
 	if gr := g.cookieGrant(r, route, time.Now()); gr != nil {
-		return true, nil, g.serveGrant(w, r, next, gr, AccessViaCookie)
+		return true, nil, g.serveGrant(w, r, next, gr, ViaCookie)
 	}
 	header := r.Header.Get(headerSIWx)
 	if header == "" || len(g.siwxChains()) == 0 {
 		return false, nil, nil
 	}
-	gr, refusal, err := g.signIn(r, header, route, time.Now())
+	gr, refusal, err := g.signIn(r, header, route, resource, time.Now())
 	switch {
 	case err != nil:
-		g.observeAccess(AccessViaSIWx, accessRefused, reasonStoreUnavailable)
+		g.observeAccess(ViaSIWx, accessRefused, reasonStoreUnavailable)
 		g.logger.Error("the access store cannot be reached; sign-ins are answered 503 until it is back", zap.Error(err))
-		return true, &accessRefusal{Status: http.StatusServiceUnavailable, Text: textAccessStoreDown, Retry: retryStoreDown}, nil
+		return true, &Refusal{Status: http.StatusServiceUnavailable, Text: textAccessStoreDown, Retry: retryStoreDown}, nil
 	case refusal != nil && refusal.status == http.StatusTooManyRequests:
-		g.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
-		return true, &accessRefusal{Status: http.StatusTooManyRequests, Wait: refusal.retry}, nil
+		g.observeAccess(ViaSIWx, accessRefused, refusal.code)
+		return true, &Refusal{Status: http.StatusTooManyRequests, Wait: refusal.retry}, nil
 	case refusal != nil && refusal.status == http.StatusServiceUnavailable:
-		g.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
-		return true, &accessRefusal{Status: http.StatusServiceUnavailable, Text: refusal.text, Retry: retrySIWxFresh}, nil
+		g.observeAccess(ViaSIWx, accessRefused, refusal.code)
+		return true, &Refusal{Status: http.StatusServiceUnavailable, Text: refusal.text, Retry: retrySIWxFresh}, nil
 	case refusal != nil:
-		g.observeAccess(AccessViaSIWx, accessRefused, refusal.code)
-		return true, &accessRefusal{Status: http.StatusPaymentRequired, Text: refusal.text}, nil
+		g.observeAccess(ViaSIWx, accessRefused, refusal.code)
+		return true, &Refusal{Status: http.StatusPaymentRequired, Text: refusal.text}, nil
 	}
-	return true, nil, g.serveGrant(w, r, next, gr, AccessViaSIWx)
+	return true, nil, g.serveGrant(w, r, next, gr, ViaSIWx)
 }
 
 // retrySIWxFresh is the retry advice of a sign-in that could not be
 // checked on chain: its nonce is used, so a fresh challenge is signed.
 const retrySIWxFresh = "sign the challenge of a fresh 402 and send it shortly"
 
+// reasonStoreUnavailable is the reason of a sign-in refused because the
+// grants cannot be read, in x402_access_requests_total.
+const reasonStoreUnavailable = "store_unavailable"
+
+// retryStoreDown is the retry advice of a sign-in refused because the
+// grants cannot be read.
+const retryStoreDown = "send the same request again shortly"
+
 // textAccessStoreDown answers a sign-in when the grants cannot be read.
 const textAccessStoreDown = "the access store cannot be reached, so the sign-in could not be checked: nothing was charged"
 
 // serveGrant runs the upstream for a request a grant lets through.
-func (g *accessGate) serveGrant(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, gr *store.Grant, via string) error {
+func (g *Gate) serveGrant(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, gr *store.Grant, via string) error {
 	from := common.HexToAddress(gr.Payer).Hex()
 	until := gr.End.UTC().Format(time.RFC3339)
 	r.Header.Set(httpx.HeaderFrom, from)
@@ -324,7 +249,7 @@ func (g *accessGate) serveGrant(w http.ResponseWriter, r *http.Request, next cad
 	setAccessVars(r, [][2]string{{"from", from}, {"access_until", until}, {"access_via", via},
 		{"tx_hash", ""}, {"to", ""}, {"value", ""}, {"network", ""}, {"block_number", ""}})
 	w.Header().Set(httpx.HeaderAccessUntil, until)
-	if via == AccessViaSIWx {
+	if via == ViaSIWx {
 		g.setAccessCookie(w, r, gr, time.Now())
 	}
 	g.observeAccess(via, accessServed, "")
@@ -351,7 +276,7 @@ func setAccessVars(r *http.Request, vals [][2]string) {
 // the access cookie. It is called for every delivery of the payment (a
 // retry after a hang-up too): the grant runs from the settlement, so
 // writing it again changes nothing.
-func (g *accessGate) Grant(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse, price, network string) {
+func (g *Gate) Grant(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse, price, network string) {
 	if !sr.Settled() || !common.IsHexAddress(sr.From) {
 		return
 	}
@@ -381,7 +306,7 @@ func (g *accessGate) Grant(w http.ResponseWriter, r *http.Request, sr *facilitat
 
 // settledAt is when a payment settled: the settle answer's timestamp,
 // within reason (never in the future), else now. Whole seconds.
-func settledAt(sr *facilitator.SettleResponse, now time.Time) time.Time {
+func settledAt(sr *x402.SettleResponse, now time.Time) time.Time {
 	t, err := time.Parse(time.RFC3339Nano, sr.Timestamp)
 	if err != nil || t.After(now) {
 		t = now
@@ -389,81 +314,9 @@ func settledAt(sr *facilitator.SettleResponse, now time.Time) time.Time {
 	return t.UTC().Truncate(time.Second)
 }
 
-// parseHandlerRoute is the x402 directive: as a handler directive (its
-// matcher wraps it in a route), and with access, the path of its path
-// matcher as the route's AccessPath when none is given. With a matcher, it
-// adds an unscoped x402_path_guard route beside its own.
-func parseHandlerRoute(h httpcaddyfile.Helper) ([]httpcaddyfile.ConfigValue, error) {
-	if !h.Next() {
-		return nil, h.ArgErr()
-	}
-	matcherSet, err := h.ExtractMatcherSet()
-	if err != nil {
-		return nil, err
-	}
-	val, err := parseHandler(h)
-	if err != nil {
-		return nil, err
-	}
-	if m, ok := val.(*Handler); ok && m.Access > 0 && m.AccessPath == "" {
-		m.AccessPath = matcherPathPrefix(matcherSet)
-	}
-	routes := h.NewRoute(matcherSet, val)
-	if len(matcherSet) > 0 {
-		// A path the matcher does not match may still name a resource
-		// behind it to the upstream (/api;x/premium beside x402 /api/*):
-		// refuse such spellings on every request of the block (paths.go).
-		routes = append(routes, h.NewRoute(nil, new(PathGuard))...)
-	}
-	return routes, nil
-}
-
-// matcherPathPrefix is the path prefix of a matcher set whose path
-// matcher has one pattern: /api/* gives /api/, /article gives /article,
-// /api* gives / (a cookie's Path matches whole segments). "" when there is
-// no such prefix.
-func matcherPathPrefix(ms caddy.ModuleMap) string {
-	raw, ok := ms["path"]
-	if !ok {
-		return ""
-	}
-	var paths []string
-	if json.Unmarshal(raw, &paths) != nil || len(paths) != 1 {
-		return ""
-	}
-	p := paths[0]
-	if !strings.HasPrefix(p, "/") {
-		return ""
-	}
-	body := strings.TrimSuffix(p, "*")
-	if strings.ContainsAny(body, "*?[%") {
-		return ""
-	}
-	if body == p {
-		return p // an exact path
-	}
-	return body[:strings.LastIndexByte(body, '/')+1]
-}
-
-// pruneGrants removes the grants that ended and the sign-in nonces past
-// their use, beside the redemption records.
-func (rd *redeemer) pruneGrants() {
-	g := store.GrantsOf(rd.store)
-	if g == nil {
-		return
-	}
-	n, err := g.PruneGrants(time.Now())
-	switch {
-	case err != nil:
-		caddy.Log().Named("x402").Error("pruning ended access grants failed; it is tried again in an hour", zap.Error(err))
-	case n > 0:
-		caddy.Log().Named("x402").Info("pruned ended access grants and used sign-in nonces", zap.Int("removed", n))
-	}
-}
-
 // siwxChains are the CAIP-2 ids of the route's networks whose chain id is
 // known, in the seller's order: the chains a buyer may sign in on.
-func (g *accessGate) siwxChains() []string {
+func (g *Gate) siwxChains() []string {
 	var out []string
 	for _, o := range g.route.Options {
 		if o.CAIP2 != "" {
@@ -475,7 +328,7 @@ func (g *accessGate) siwxChains() []string {
 
 // siwxNetwork is the route's network of a sign-in's chain ("" when the
 // route has no such chain).
-func (g *accessGate) siwxNetwork(chain string) string {
+func (g *Gate) siwxNetwork(chain string) string {
 	for _, o := range g.route.Options {
 		if o.CAIP2 == chain {
 			return o.Network
@@ -486,7 +339,7 @@ func (g *accessGate) siwxNetwork(chain string) string {
 
 // firstNetwork is the route's first network, the label of what concerns
 // the route rather than one payment.
-func (g *accessGate) firstNetwork() string {
+func (g *Gate) firstNetwork() string {
 	if len(g.route.Options) == 0 {
 		return ""
 	}

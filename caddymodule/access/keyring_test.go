@@ -1,11 +1,10 @@
-package caddymodule
+package access
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,17 +26,17 @@ type memKeys struct {
 	vs []store.SecretVersion
 }
 
-func (m *memKeys) versions(context.Context) ([]store.SecretVersion, error) {
+func (m *memKeys) Versions(context.Context) ([]store.SecretVersion, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]store.SecretVersion(nil), m.vs...), nil
 }
 
-func (m *memKeys) rotate(context.Context, func(store.SecretVersion, time.Time) bool) (store.SecretVersion, []store.SecretVersion, error) {
+func (m *memKeys) Rotate(context.Context, func(store.SecretVersion, time.Time) bool) (store.SecretVersion, []store.SecretVersion, error) {
 	panic("not used")
 }
 
-func (m *memKeys) where() string { return "memory" }
+func (m *memKeys) Where() string { return "memory" }
 
 // keyOf is a 32-byte key named by s.
 func keyOf(s string) []byte {
@@ -61,9 +60,9 @@ func memKeyring(t *testing.T, vs ...store.SecretVersion) *accessKeyring {
 	return k
 }
 
-// accessGateOf is a route's gate with access window and keys.
-func accessGateOf(window time.Duration, keys *accessKeyring) *accessGate {
-	return &accessGate{window: window, keys: keys, path: "/"}
+// gateOf is a route's gate with access window and keys.
+func gateOf(window time.Duration, keys *accessKeyring) *Gate {
+	return &Gate{window: window, keys: keys, path: "/"}
 }
 
 // forgeCookie is a cookie for g signed with the key of generation value.
@@ -83,7 +82,7 @@ func TestAccessKeyHorizon(t *testing.T) {
 	retired := t0.Add(24 * time.Hour) // generation 2 stored
 	old, cur := keyOf("one"), keyOf("two")
 	const window = time.Hour
-	h := accessGateOf(window, memKeyring(t,
+	h := gateOf(window, memKeyring(t,
 		store.SecretVersion{Gen: 1, Value: old, Created: t0},
 		store.SecretVersion{Gen: 2, Value: cur, Created: retired}))
 	slack := accessKeySlack()
@@ -128,7 +127,7 @@ func TestAccessKeyHorizon(t *testing.T) {
 }
 
 // TestRotateKeyStorage: instances on one Caddy storage (a shared data
-// directory), rotated by "caddy x402 rotate-key --config". A cookie and a
+// directory), rotated as "caddy x402 rotate-key --config" does. A cookie and a
 // challenge made before the rotation are still honoured after it at every
 // instance; a cookie of the new key made at one instance is honoured at
 // the others at once (they read the keys on the miss); each signs with the
@@ -140,34 +139,13 @@ func TestRotateKeyStorage(t *testing.T) {
 	t.Cleanup(func() { accessKeyMissGap = oldGap })
 	dir := t.TempDir()
 	const window = 2 * time.Hour
-	config := filepath.Join(t.TempDir(), "Caddyfile")
-	if err := os.WriteFile(config, []byte(fmt.Sprintf(`{
-	storage file_system %s
-}
-:8080 {
-	x402 /a/* {
-		pay_to 0x5eacce55e5eacce55e5eacce55e5eacce55e5eac
-		amount 1
-		access 30m
-	}
-	handle /b/* {
-		x402 {
-			pay_to 0x5eacce55e5eacce55e5eacce55e5eacce55e5eac
-			amount 1
-			access 2h
-		}
-	}
-}
-`, dir)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	instance := func() *accessGate {
+	instance := func() *Gate {
 		k, err := newAccessKeyring(context.Background(), storageKeys{s: &certmagic.FileStorage{Path: dir}}, zap.NewNop())
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { k.Destruct() })
-		return accessGateOf(window, k)
+		return gateOf(window, k)
 	}
 	a, b := instance(), instance()
 	now := time.Now()
@@ -179,7 +157,12 @@ func TestRotateKeyStorage(t *testing.T) {
 	ch := a.siwxChallenge("https://shop.example/a", now)
 
 	var out strings.Builder
-	if err := runRotateKey(context.Background(), config, "", &out); err != nil {
+	// The config's routes have access 30m and 2h (caddymodule's
+	// TestRotateKeyConfig reads them from a Caddyfile).
+	rotate := func() error {
+		return RotateKey(context.Background(), StorageKeys(&certmagic.FileStorage{Path: dir}), window, 2, &out)
+	}
+	if err := rotate(); err != nil {
 		t.Fatal(err)
 	}
 	if want := "x402: the access server key is now generation 2 in Caddy's storage"; !strings.HasPrefix(out.String(), want) ||
@@ -191,7 +174,7 @@ func TestRotateKeyStorage(t *testing.T) {
 	if after == before {
 		t.Fatal("the instance started after the rotation signs with the old key")
 	}
-	for name, h := range map[string]*accessGate{"A": a, "B": b, "C": c} {
+	for name, h := range map[string]*Gate{"A": a, "B": b, "C": c} {
 		if h.parseCookie(before, g.Route, now) == nil {
 			t.Errorf("%s refuses the cookie made before the rotation", name)
 		}
@@ -208,14 +191,14 @@ func TestRotateKeyStorage(t *testing.T) {
 
 	// The old key's horizon: a cookie it signed claiming a later end is
 	// refused everywhere once retirement + slack + the window has passed.
-	vs, err := storageKeys{s: &certmagic.FileStorage{Path: dir}}.versions(context.Background())
+	vs, err := storageKeys{s: &certmagic.FileStorage{Path: dir}}.Versions(context.Background())
 	if err != nil || len(vs) != 2 {
 		t.Fatalf("versions %v, %v", vs, err)
 	}
 	late := &store.Grant{Route: g.Route, Payer: g.Payer, End: vs[1].Created.Add(window * 3)}
 	forged := forgeCookie(vs[0].Value, late)
 	horizon := vs[1].Created.Add(accessKeySlack() + window)
-	for name, h := range map[string]*accessGate{"A": a, "B": b, "C": c} {
+	for name, h := range map[string]*Gate{"A": a, "B": b, "C": c} {
 		if h.parseCookie(forged, g.Route, horizon.Add(-time.Second)) == nil {
 			t.Errorf("%s refuses an old-key cookie before the horizon", name)
 		}
@@ -239,14 +222,14 @@ func TestRotateKeyStorage(t *testing.T) {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if err := runRotateKey(context.Background(), config, "", &out); err != nil {
+	if err := rotate(); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "now generation 3") || !strings.Contains(out.String(), "Removed generation 1: nothing it signed is honoured any more.") ||
 		strings.Contains(out.String(), "Removed generation 2") {
 		t.Fatalf("the second rotation said:\n%s", out.String())
 	}
-	if vs, err = (storageKeys{s: &certmagic.FileStorage{Path: dir}}).versions(context.Background()); err != nil || len(vs) != 2 || vs[0].Gen != 2 || vs[1].Gen != 3 {
+	if vs, err = (storageKeys{s: &certmagic.FileStorage{Path: dir}}).Versions(context.Background()); err != nil || len(vs) != 2 || vs[0].Gen != 2 || vs[1].Gen != 3 {
 		t.Fatalf("after pruning: %+v, %v", vs, err)
 	}
 	plain, _ := os.ReadFile(filepath.Join(dir, accessSecretPath))

@@ -1,4 +1,4 @@
-package caddymodule
+package access
 
 import (
 	"context"
@@ -76,7 +76,7 @@ const siwxNonceRandom = 12
 
 // Declare is a 402's extensions: the route's (exts), plus a fresh
 // sign-in-with-x challenge for resource.
-func (a *accessGate) Declare(exts map[string]any, resource string) map[string]any {
+func (a *Gate) Declare(exts map[string]any, resource string) map[string]any {
 	if len(a.siwxChains()) == 0 {
 		return exts
 	}
@@ -100,7 +100,7 @@ func siwxTarget(resource string) (domain, origin, uri string) {
 }
 
 // siwxChallenge is the declaration of a fresh challenge for resource.
-func (a *accessGate) siwxChallenge(resource string, now time.Time) x402.SIWxDeclaration {
+func (a *Gate) siwxChallenge(resource string, now time.Time) x402.SIWxDeclaration {
 	domain, _, uri := siwxTarget(resource)
 	issued := now.UTC().Format(isoMillis)
 	rnd := make([]byte, siwxNonceRandom)
@@ -133,7 +133,7 @@ func siwxNonceMAC(k *accessKey, rnd []byte, issued, domain, uri string) string {
 // issuedHere reports whether nonce is one this site's challenges carry for
 // issued, domain and uri: under the newest server key, or an older one
 // while its challenges may live.
-func (a *accessGate) issuedHere(nonce, issued, domain, uri string, now time.Time) bool {
+func (a *Gate) issuedHere(nonce, issued, domain, uri string, now time.Time) bool {
 	if len(nonce) != 4*siwxNonceRandom {
 		return false
 	}
@@ -162,17 +162,18 @@ func refuse(code, format string, args ...any) *siwxRefusal {
 	return &siwxRefusal{code: code, text: fmt.Sprintf(format, args...)}
 }
 
-// Texts of the sign-in refusals that do not vary.
+// Texts of the sign-in refusals that do not vary (the 402's error).
 const (
-	textSIWxNonceReplayed = "Nonce validation failed (possible replay attack)"
-	textSIWxNonceUnknown  = "Nonce not issued by this site: sign the challenge of a fresh 402"
-	textSIWxSignature     = "Signature verification failed"
+	TextSIWxNonceReplayed = "Nonce validation failed (possible replay attack)"
+	TextSIWxNonceUnknown  = "Nonce not issued by this site: sign the challenge of a fresh 402"
+	TextSIWxSignature     = "Signature verification failed"
 )
 
-// signIn checks a SIGN-IN-WITH-X header for this request at now and
+// signIn checks a SIGN-IN-WITH-X header for this request (for resource,
+// its URL at the origin the buyer addressed) at now and
 // returns the grant it proves, or why not. An error means the grants could
 // not be read or written: nothing can be said.
-func (a *accessGate) signIn(r *http.Request, header, route string, now time.Time) (*store.Grant, *siwxRefusal, error) {
+func (a *Gate) signIn(r *http.Request, header, route, resource string, now time.Time) (*store.Grant, *siwxRefusal, error) {
 	if len(header) > httpx.MaxPaymentHeaderBytes {
 		return nil, refuse("invalid_siwx_header", "Invalid SIWX header: larger than %d KiB", httpx.MaxPaymentHeaderBytes>>10), nil
 	}
@@ -187,7 +188,7 @@ func (a *accessGate) signIn(r *http.Request, header, route string, now time.Time
 		return nil, refuse("invalid_siwx_unsupported_chain", "Unsupported chain: this route signs in on %s (%s), not %s (%s)",
 			strings.Join(a.siwxChains(), ", "), x402.SIWxTypeEIP191, x402.Clip(p.ChainID, x402.MaxEchoBytes), x402.Clip(p.Type, x402.MaxEchoBytes)), nil
 	}
-	domain, origin, uri := siwxTarget(resourceURL(r))
+	domain, origin, uri := siwxTarget(resource)
 	if !strings.EqualFold(p.Domain, domain) {
 		return nil, refuse("invalid_siwx_domain_mismatch", "Domain mismatch: expected %q, got %q", domain, p.Domain), nil
 	}
@@ -230,7 +231,7 @@ func (a *accessGate) signIn(r *http.Request, header, route string, now time.Time
 		}
 	}
 	if !a.issuedHere(p.Nonce, p.IssuedAt, p.Domain, p.URI, now) {
-		return nil, refuse("invalid_siwx_nonce", textSIWxNonceUnknown), nil
+		return nil, refuse("invalid_siwx_nonce", TextSIWxNonceUnknown), nil
 	}
 	wallet, err := p.SIWxAddress()
 	if err != nil {
@@ -247,7 +248,7 @@ func (a *accessGate) signIn(r *http.Request, header, route string, now time.Time
 	var sig []byte
 	if !byKey {
 		if sig, err = hexutil.Decode(p.Signature); err != nil || len(sig) == 0 || !a.canAskWallet(network) {
-			return nil, refuse("invalid_siwx_signature", textSIWxSignature), nil
+			return nil, refuse("invalid_siwx_signature", TextSIWxSignature), nil
 		}
 	}
 	g, err := a.grants.Grant(route, wallet.Hex())
@@ -270,7 +271,7 @@ func (a *accessGate) signIn(r *http.Request, header, route string, now time.Time
 	case err != nil:
 		return nil, nil, err
 	case !fresh:
-		return nil, refuse("invalid_siwx_nonce", textSIWxNonceReplayed), nil
+		return nil, refuse("invalid_siwx_nonce", TextSIWxNonceReplayed), nil
 	}
 	if !byKey {
 		if refusal := a.contractSignIn(r, p, network, wallet, sig); refusal != nil {
@@ -284,10 +285,10 @@ func (a *accessGate) signIn(r *http.Request, header, route string, now time.Time
 // (EIP-1271 isValidSignature of the message's EIP-191 hash, ERC-6492 for a
 // wallet not deployed on this chain): one eth_call on the network of the
 // sign-in's chain. nil when it did.
-func (a *accessGate) contractSignIn(r *http.Request, p *x402.SIWxPayload, network string, wallet common.Address, sig []byte) *siwxRefusal {
+func (a *Gate) contractSignIn(r *http.Request, p *x402.SIWxPayload, network string, wallet common.Address, sig []byte) *siwxRefusal {
 	msg, err := p.Message()
 	if err != nil {
-		return refuse("invalid_siwx_signature", textSIWxSignature)
+		return refuse("invalid_siwx_signature", TextSIWxSignature)
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), siwxWalletTimeout)
 	defer cancel()
@@ -301,7 +302,7 @@ func (a *accessGate) contractSignIn(r *http.Request, p *x402.SIWxPayload, networ
 	case verdict == evm.WalletAccepted:
 		return nil
 	case verdict == evm.WalletNoCode:
-		return refuse("invalid_siwx_signature", textSIWxSignature)
+		return refuse("invalid_siwx_signature", TextSIWxSignature)
 	}
 	return refuse("invalid_siwx_signature", "Signature verification failed: the contract wallet %s on %s does not accept it (EIP-1271 isValidSignature)", wallet.Hex(), p.ChainID)
 }
