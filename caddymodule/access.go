@@ -110,10 +110,10 @@ func (a *accessState) canAskWallet(network string) bool {
 func (h *Handler) provisionWalletCheck() {
 	a := &h.access
 	a.walletCheck, a.walletNets = nil, map[string]bool{}
-	if h.app == nil || h.app.fac == nil {
+	if h.app == nil || h.app.Facilitator() == nil {
 		return
 	}
-	fac := h.app.fac
+	fac := h.app.Facilitator()
 	for i := range h.options {
 		if _, ok := fac.NetworkInfo(h.options[i].reqs.Network); ok {
 			a.walletNets[h.options[i].reqs.Network] = true
@@ -161,10 +161,10 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 	if a.path == "" {
 		a.path = "/"
 	}
-	if h.redeem == nil || store.GrantsOf(h.redeem.store) == nil {
+	if h.redeem == nil || store.GrantsOf(h.redeem.Store()) == nil {
 		return errors.New("x402: access needs a redemption store that keeps grants")
 	}
-	a.grants = store.GrantsOf(h.redeem.store)
+	a.grants = store.GrantsOf(h.redeem.Store())
 	keys, err := h.provisionKeyring(ctx)
 	if err != nil {
 		return fmt.Errorf("x402: access: the server key of access cookies and sign-ins: %w", err)
@@ -413,22 +413,6 @@ func matcherPathPrefix(ms caddy.ModuleMap) string {
 		return p // an exact path
 	}
 	return body[:strings.LastIndexByte(body, '/')+1]
-}
-
-// pruneGrants removes the grants that ended and the sign-in nonces past
-// their use, beside the redemption records.
-func (rd *redeemer) pruneGrants() {
-	g := store.GrantsOf(rd.store)
-	if g == nil {
-		return
-	}
-	n, err := g.PruneGrants(time.Now())
-	switch {
-	case err != nil:
-		caddy.Log().Named("x402").Error("pruning ended access grants failed; it is tried again in an hour", zap.Error(err))
-	case n > 0:
-		caddy.Log().Named("x402").Info("pruned ended access grants and used sign-in nonces", zap.Int("removed", n))
-	}
 }
 
 // siwxChains are the CAIP-2 ids of the route's networks whose chain id is

@@ -381,11 +381,14 @@ func (k *accessKeyring) missed() bool {
 	return k.current()[0].gen != before
 }
 
+// keyrings holds the access keyrings of the running configs.
+var keyrings = caddy.NewUsagePool()
+
 // provisionKeyring gets the keyring of the route's storage from the usage
 // pool (one per storage in the process, kept across reloads).
 func (h *Handler) provisionKeyring(ctx caddy.Context) (*accessKeyring, error) {
 	var src keySource
-	if s := store.SecretsOf(h.redeem.store); s != nil {
+	if s := store.SecretsOf(h.redeem.Store()); s != nil {
 		rs, ok := s.(store.RotatingSecrets)
 		if !ok {
 			return nil, fmt.Errorf("the redemption store's secrets (%T) cannot be rotated", s)
@@ -398,9 +401,9 @@ func (h *Handler) provisionKeyring(ctx caddy.Context) (*accessKeyring, error) {
 	} else {
 		src = storageKeys{s: ctx.Storage()}
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%T %p %s", src, h.redeem.store, src.where())))
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%T %p %s", src, h.redeem.Store(), src.where())))
 	key := "access-keys:" + hex.EncodeToString(sum[:])
-	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+	val, _, err := keyrings.LoadOrNew(key, func() (caddy.Destructor, error) {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		return newAccessKeyring(cctx, src, h.logger)
@@ -408,7 +411,7 @@ func (h *Handler) provisionKeyring(ctx caddy.Context) (*accessKeyring, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.poolKeys = append(h.poolKeys, key)
+	h.releases = append(h.releases, func() error { _, err := keyrings.Delete(key); return err })
 	return val.(*accessKeyring), nil
 }
 

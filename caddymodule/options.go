@@ -315,8 +315,8 @@ func (s *sale) v2Network() string {
 // and CAIP-2 id match), else eip155:<chainId> for a name whose chain is
 // known, else the name in lower case.
 func (h *Handler) canonNetwork(name string) string {
-	if h.app != nil && h.app.fac != nil {
-		if info, ok := h.app.fac.NetworkInfo(name); ok {
+	if h.app != nil && h.app.Facilitator() != nil {
+		if info, ok := h.app.Facilitator().NetworkInfo(name); ok {
 			return strings.ToLower(info.Name)
 		}
 	}
