@@ -10,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 )
@@ -115,7 +116,7 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("x402_facilitator: getting the x402 app: %w", err)
 	}
-	f := appIface.(*App).fac
+	f := appIface.(*app.App).Facilitator()
 	if f == nil {
 		return errors.New("x402_facilitator: the x402 app has no facilitator")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -202,15 +203,15 @@ type Handler struct {
 	Discovery
 
 	client      facilitator.Client
-	app         *App // the x402 app, when configured
+	app         *app.App // the x402 app, when configured
 	attempts    *attempts
 	gate        *access.Gate // nil without access
 	metrics     routeMetrics
 	outcomes    outcomeLookup
-	redeem      *redeemer
-	poolKeys    []string      // usage pool keys held, released in Cleanup
-	settleWait  time.Duration // the x402 app's settle_timeout, with the embedded facilitator
-	pricing     pricing       // the payment options and the offers of the route's prices
+	redeem      *app.Deliveries
+	releases    []func() error // what the handler holds in usage pools, let go in Cleanup
+	settleWait  time.Duration  // the x402 app's settle_timeout, with the embedded facilitator
+	pricing     pricing        // the payment options and the offers of the route's prices
 	settleAfter bool
 	v2          v2State
 	disc        discoveryState
@@ -242,7 +243,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	var fac *facilitator.Facilitator
 	if h.app != nil {
-		fac = h.app.fac
+		fac = h.app.Facilitator()
 	}
 	h.pricing = newPricing(h.Price, h.Amount, fac)
 	seen := map[string]string{}
@@ -287,7 +288,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.pricing.options = append(h.pricing.options, opt)
 	}
 	h.initV2()
-	if h.Facilitator != "" && !validating() {
+	if h.Facilitator != "" && !app.Validating() {
 		h.checkRemoteNetworks()
 	}
 	if h.pricing.perRequest() {
@@ -338,12 +339,12 @@ func (h *Handler) Cleanup() error {
 	if err := h.gate.Cleanup(); err != nil {
 		errs = append(errs, err)
 	}
-	for _, k := range h.poolKeys {
-		if _, err := pool.Delete(k); err != nil {
+	for _, release := range h.releases {
+		if err := release(); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	h.poolKeys = nil
+	h.releases = nil
 	return errors.Join(errs...)
 }
 
@@ -369,9 +370,9 @@ func (h *Handler) provisionClient(ctx caddy.Context) error {
 		if err != nil {
 			return fmt.Errorf("x402: getting the x402 app: %w", err)
 		}
-		app := appIface.(*App)
+		app := appIface.(*app.App)
 		h.app = app
-		h.client, h.outcomes, h.redeem, h.settleWait = app.fac, localOutcomes{app.fac}, app.redeem, app.settleWait()
+		h.client, h.outcomes, h.redeem, h.settleWait = app.Facilitator(), localOutcomes{app.Facilitator()}, app.Deliveries(), app.SettleWait()
 		return nil
 	}
 	remote, err := h.remoteClient()
@@ -383,17 +384,17 @@ func (h *Handler) provisionClient(ctx caddy.Context) error {
 	// A configured x402 app knows its networks best (their domains may
 	// have been read on chain); a remote facilitator does not tell.
 	if appIface, err := ctx.AppIfConfigured("x402"); err == nil {
-		h.app = appIface.(*App)
-		h.redeem = h.app.redeem
+		h.app = appIface.(*app.App)
+		h.redeem = h.app.Deliveries()
 	} else if !errors.Is(err, caddy.ErrNotConfigured) {
 		return fmt.Errorf("x402: getting the x402 app: %w", err)
 	}
 	if h.redeem == nil {
-		rd, key, err := provisionRedeemer(defaultRedemptionsPath(), "")
+		rd, release, err := app.OpenDeliveries(app.DefaultRedemptionsPath(), "")
 		if err != nil {
 			return fmt.Errorf("x402: %w", err)
 		}
-		h.redeem, h.poolKeys = rd, append(h.poolKeys, key)
+		h.redeem, h.releases = rd, append(h.releases, release)
 	}
 	return nil
 }
@@ -403,10 +404,10 @@ func (h *Handler) provisionClient(ctx caddy.Context) error {
 // route's asset, decimals and eip712_* settings.
 func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, error) {
 	if h.Facilitator == "" {
-		fac, info, ok := h.app.facilitatorFor(network)
+		fac, info, ok := h.app.Network(network)
 		if !ok || fac == nil {
 			return networkFacts{}, fmt.Errorf("x402: network %q is not configured in the x402 app (configured: %s); add it to the x402 global option or set facilitator to a remote one",
-				network, strings.Join(h.app.servedNetworks(), ", "))
+				network, strings.Join(h.app.ServedNetworks(), ", "))
 		}
 		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}, nil
 	}
@@ -414,7 +415,7 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 	var facts networkFacts
 	found := false
 	if h.app != nil {
-		if _, info, ok := h.app.facilitatorFor(network); ok {
+		if _, info, ok := h.app.Network(network); ok {
 			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}
 			found = true
 		}

@@ -26,13 +26,13 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 	attempts := h.attempts
 	deps := access.Deps{Allow: func(r *http.Request) (bool, time.Duration) { return attempts.allow(httpx.ClientIP(r)) }}
 	if h.redeem != nil {
-		deps.Store = h.redeem.store
+		deps.Store = h.redeem.Store()
 	}
 	// Contract wallets sign in on the route's networks that the x402 app
 	// serves (with the embedded facilitator, all of them; with a remote
 	// one, those configured in the app too).
-	if h.app != nil && h.app.fac != nil {
-		fac := h.app.fac
+	if h.app != nil && h.app.Facilitator() != nil {
+		fac := h.app.Facilitator()
 		deps.WalletCheck, deps.WalletNetworks = fac.WalletSignature, map[string]bool{}
 		for _, o := range h.pricing.options {
 			if _, ok := fac.NetworkInfo(o.reqs.Network); ok {

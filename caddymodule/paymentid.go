@@ -117,7 +117,7 @@ func (pid *paymentID) busyKey() string { return "payment-id:" + pid.key }
 // handled false when the id is new, or is this very payment not yet
 // delivered (the redemption record takes it from there).
 func (h *Handler) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, pid *paymentID) (bool, error) {
-	_, rec, err := h.redeem.store.ByPaymentID(pid.key)
+	_, rec, err := h.redeem.Store().ByPaymentID(pid.key)
 	switch {
 	case err != nil:
 		return true, caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: reading the redemption store: %w", err))

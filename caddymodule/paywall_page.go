@@ -15,6 +15,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	paywallpage "github.com/caddy-x402/caddy-x402/caddymodule/paywall"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
@@ -97,15 +98,8 @@ func (p *PaywallPage) validatePage() error {
 	if p.Paywall == PaywallOff && p.PaywallTemplate != "" {
 		return errors.New("x402: paywall_template has no use with paywall off")
 	}
-	if err := checkExplorer(p.Explorer); err != nil {
+	if err := app.CheckExplorer(p.Explorer); err != nil {
 		return fmt.Errorf("x402: %w", err)
-	}
-	return nil
-}
-
-func checkExplorer(u string) error {
-	if u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") {
-		return fmt.Errorf("explorer %q must be an http:// or https:// URL", u)
 	}
 	return nil
 }
@@ -275,20 +269,20 @@ func pageChainFacts(ctx caddy.Context, network string) chainFacts {
 	if err != nil {
 		return f
 	}
-	app, ok := appIface.(*App)
-	if !ok || app.fac == nil {
+	app, ok := appIface.(*app.App)
+	if !ok || app.Facilitator() == nil {
 		return f
 	}
-	info, ok := app.fac.NetworkInfo(network)
+	info, ok := app.Facilitator().NetworkInfo(network)
 	if !ok {
 		return f
 	}
 	if info.ChainID != nil && info.ChainID.IsInt64() {
 		f.ChainID = info.ChainID.Int64()
 	}
-	if app.chain != nil && strings.EqualFold(info.Name, devnet.Network) {
+	if app.Chain() != nil && strings.EqualFold(info.Name, devnet.Network) {
 		f.Name = "Cronos devnet"
-		f.RPCURLs = []string{app.chain.RPCURL()}
+		f.RPCURLs = []string{app.Chain().RPCURL()}
 	}
 	for _, n := range app.Networks {
 		if n == nil {

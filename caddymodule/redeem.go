@@ -81,7 +81,7 @@ const (
 // settling or pending, asks the facilitator what became of it. The caller
 // holds the authorization (acquire).
 func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payment) (redeemCase, *redemption, error) {
-	rec, err := h.redeem.store.Get(id)
+	rec, err := h.redeem.Store().Get(id)
 	if err != nil {
 		return redeemUnknown, nil, fmt.Errorf("reading the redemption store: %w", err)
 	}
@@ -108,7 +108,7 @@ func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payme
 		// an authorization it does not know moved no money: start over.
 		// (Without a lookup by authorization, start over too: verify and
 		// the facilitator refuse an authorization already used.)
-		if err := h.redeem.store.Delete(id); err != nil {
+		if err := h.redeem.Store().Delete(id); err != nil {
 			return redeemUnknown, rec, err
 		}
 		return redeemNew, nil, nil
@@ -117,20 +117,20 @@ func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payme
 	case sr.Settled():
 		h.metrics.revenue(h.pricing.saleOf(r), sr)
 		setSettled(rec, redeemPaid, sr)
-		if err := h.redeem.store.Put(id, rec); err != nil {
+		if err := h.redeem.Store().Put(id, rec); err != nil {
 			return redeemUnknown, rec, fmt.Errorf("writing the redemption store: %w", err)
 		}
 		return redeemDeliver, rec, nil
 	case sr.Error == facilitator.ErrTextPending:
 		if sr.TxHash != "" && sr.TxHash != rec.TxHash {
 			rec.TxHash, rec.State, rec.Updated = sr.TxHash, redeemPending, time.Now()
-			_ = h.redeem.store.Put(id, rec)
+			_ = h.redeem.Store().Put(id, rec)
 		}
 		return redeemPendingAgain, rec, nil
 	default:
 		// Failed for good: nothing moved. Forget it; the authorization is
 		// checked afresh (and most likely refused by verify).
-		if err := h.redeem.store.Delete(id); err != nil {
+		if err := h.redeem.Store().Delete(id); err != nil {
 			return redeemUnknown, rec, err
 		}
 		return redeemNew, nil, nil
@@ -186,17 +186,17 @@ func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next cad
 func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
 	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte, pid *paymentID) error {
 	if pid != nil {
-		switch held, err := h.redeem.acquire(r.Context(), pid.busyKey()); {
+		switch held, err := h.redeem.Acquire(r.Context(), pid.busyKey()); {
 		case err != nil:
 			return h.storeUnavailable(w, r, err)
 		case held != store.Claimed:
 			return h.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDBusy, PaymentID: pid.id, Retry: retryPaymentIDBusy})
 		}
-		defer h.redeem.release(pid.busyKey())
+		defer h.redeem.Release(pid.busyKey())
 	}
 	id := authID(h.pricing.saleOf(r).network(), payment.Authorization.From, payment.Authorization.Nonce)
 	fp := authFingerprint(payment)
-	switch held, holder, err := h.redeem.acquireAuth(r.Context(), id, fp); {
+	switch held, holder, err := h.redeem.AcquireAuth(r.Context(), id, fp); {
 	case err != nil:
 		return h.storeUnavailable(w, r, err)
 	case held == store.HeldHere:
@@ -204,7 +204,7 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 	case held == store.HeldElsewhere:
 		return h.inFlight(w, r, reasonBusyElsewhere, h.recordedAuth(id), fp)
 	}
-	defer h.redeem.release(id)
+	defer h.redeem.Release(id)
 
 	if pid != nil {
 		if handled, err := h.earlierWithPaymentID(w, r, pid); handled {
@@ -237,7 +237,7 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 
 	rec := pid.bindTo(&redemption{Route: h.routeKey(r), State: redeemSettling, Authorization: authFingerprint(payment),
 		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()})
-	if err := h.redeem.store.Put(id, rec); err != nil {
+	if err := h.redeem.Store().Put(id, rec); err != nil {
 		return h.storeUnavailable(w, r, fmt.Errorf("writing the redemption store: %w", err))
 	}
 	sr, err := h.settle(r, req, nil)
@@ -249,7 +249,7 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 	case sr.Settled():
 		h.metrics.revenue(h.pricing.saleOf(r), sr)
 		setSettled(rec, redeemPaid, sr)
-		if err := h.redeem.store.Put(id, rec); err != nil {
+		if err := h.redeem.Store().Put(id, rec); err != nil {
 			// The money moved; the record still says settling, which the
 			// next retry resolves.
 			return h.paidUnrecorded(w, r, sr.TxHash, err)
@@ -257,10 +257,10 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 		return h.deliver(w, r, next, id, rec)
 	case sr.Error == facilitator.ErrTextPending:
 		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
-		_ = h.redeem.store.Put(id, rec)
+		_ = h.redeem.Store().Put(id, rec)
 		return h.pending(w, r, sr.TxHash)
 	default:
-		if err := h.redeem.store.Delete(id); err != nil {
+		if err := h.redeem.Store().Delete(id); err != nil {
 			h.logger.Error("removing a refused payment from the redemption store failed", zap.String("id", id), zap.Error(err))
 		}
 		return h.settleRefused(w, r, sr)
@@ -352,7 +352,7 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *facilita
 // "settling" and the next retry looks the outcome up.
 func (h *Handler) settleFailed(id string, err error) {
 	if notSent(err) {
-		if err := h.redeem.store.Delete(id); err != nil {
+		if err := h.redeem.Store().Delete(id); err != nil {
 			h.logger.Error("removing an unsent payment from the redemption store failed", zap.String("id", id), zap.Error(err))
 		}
 	}
@@ -439,7 +439,7 @@ func (dw *deliverWriter) begin(status int) {
 	dw.once.Do(func() {
 		rec := *dw.rec
 		rec.State, rec.Updated = redeemDelivered, time.Now()
-		if err := dw.h.redeem.store.Put(dw.id, &rec); err != nil {
+		if err := dw.h.redeem.Store().Put(dw.id, &rec); err != nil {
 			dw.h.logger.Error("marking a payment delivered failed; a retry could get the resource again",
 				zap.String("id", dw.id), zap.Error(err))
 		}
@@ -523,7 +523,7 @@ func (h *Handler) inFlight(w http.ResponseWriter, r *http.Request, reason, holde
 // record, "" when there is none (the request holding it has not written
 // it yet) or it cannot be read.
 func (h *Handler) recordedAuth(id string) string {
-	rec, err := h.redeem.store.Get(id)
+	rec, err := h.redeem.Store().Get(id)
 	if err != nil || rec == nil {
 		return ""
 	}

@@ -104,7 +104,7 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 	}
 	rec := lp.pid.bindTo(&redemption{Route: h.routeKey(r), ValidBefore: a.ValidBefore.String()})
 	setSettled(rec, redeemPaid, sr)
-	if err := h.redeem.store.Put(lp.id, rec); err != nil {
+	if err := h.redeem.Store().Put(lp.id, rec); err != nil {
 		return true, h.paidUnrecorded(w, r, sr.TxHash, err)
 	}
 	h.logger.Warn("delivering a payment settled on chain whose records were lost (did the store lose acknowledged writes? see synchronous_commit)",
@@ -125,10 +125,10 @@ func (h *Handler) paidElsewhere(r *http.Request, p *facilitator.Payment, sr *fac
 	case !common.IsHexAddress(sr.To) || !strings.EqualFold(common.HexToAddress(sr.To).Hex(), reqs.PayTo):
 		return "another pay_to: " + sr.To
 	}
-	if h.app == nil || h.app.fac == nil {
+	if h.app == nil || h.app.Facilitator() == nil {
 		return "no embedded facilitator to name the network's token"
 	}
-	if info, ok := h.app.fac.NetworkInfo(reqs.Network); !ok || !strings.EqualFold(info.Token.Hex(), reqs.Asset) {
+	if info, ok := h.app.Facilitator().NetworkInfo(reqs.Network); !ok || !strings.EqualFold(info.Token.Hex(), reqs.Asset) {
 		return "another asset than the route's " + reqs.Asset
 	}
 	paid, ok1 := new(big.Int).SetString(sr.Value, 10)

@@ -25,6 +25,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
@@ -632,12 +633,12 @@ func TestReloadWhileStalled(t *testing.T) {
 	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, testutil.SellerAddr), 29*buyers)
 }
 
-func caddyActiveApp() (*App, error) {
-	app, err := caddy.ActiveContext().App("x402")
+func caddyActiveApp() (*app.App, error) {
+	a, err := caddy.ActiveContext().App("x402")
 	if err != nil {
 		return nil, err
 	}
-	return app.(*App), nil
+	return a.(*app.App), nil
 }
 
 // activeFacilitatorOf is activeFacilitator for a goroutine with no t.

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/access"
+	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -66,7 +67,7 @@ func runRotateKey(ctx context.Context, configFile, adapter string, out io.Writer
 		StorageRaw json.RawMessage `json:"storage,omitempty"`
 		Apps       struct {
 			X402 struct {
-				Storage *StorageConfig `json:"storage,omitempty"`
+				Storage *app.StorageConfig `json:"storage,omitempty"`
 			} `json:"x402"`
 		} `json:"apps"`
 	}

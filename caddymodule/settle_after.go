@@ -104,7 +104,7 @@ func (sw *settleWriter) decide(status int) {
 	}
 	h, rec := sw.h, sw.rec
 	rec.State, rec.Updated = redeemSettling, time.Now()
-	if err := h.redeem.store.Put(sw.id, rec); err != nil {
+	if err := h.redeem.Store().Put(sw.id, rec); err != nil {
 		sw.state, sw.settleErr = stateSettleError, fmt.Errorf("x402: writing the redemption store: %w", err)
 		clearHeader(sw.ResponseWriter.Header())
 		return
@@ -119,7 +119,7 @@ func (sw *settleWriter) decide(status int) {
 		// The answer begins right here: paid and delivered at once.
 		h.metrics.revenue(h.pricing.saleOf(sw.r), sr)
 		setSettled(rec, redeemDelivered, sr)
-		if err := h.redeem.store.Put(sw.id, rec); err != nil {
+		if err := h.redeem.Store().Put(sw.id, rec); err != nil {
 			h.logger.Error("marking a payment delivered failed; a retry could get the resource again",
 				zap.String("id", sw.id), zap.Error(err))
 		}
@@ -130,12 +130,12 @@ func (sw *settleWriter) decide(status int) {
 		// The upstream's answer is dropped; a retry with the same header
 		// runs it again once the payment is in a block.
 		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
-		_ = h.redeem.store.Put(sw.id, rec)
+		_ = h.redeem.Store().Put(sw.id, rec)
 		sw.state = stateRefused
 		clearHeader(sw.ResponseWriter.Header())
 		_ = h.pending(sw.ResponseWriter, sw.r, sr.TxHash)
 	default:
-		_ = h.redeem.store.Delete(sw.id)
+		_ = h.redeem.Store().Delete(sw.id)
 		sw.state = stateRefused
 		clearHeader(sw.ResponseWriter.Header())
 		_ = h.settleRefused(sw.ResponseWriter, sw.r, sr)

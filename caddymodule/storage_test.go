@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
@@ -50,7 +51,7 @@ func TestSharedStoreAnswers(t *testing.T) {
 	handler := func(fc facilitator.Client) (*Handler, string) {
 		h, header := testHandler(t, &fakeClient{}, false)
 		h.client = fc
-		h.redeem = newSharedRedeemer(a.Redemptions(), a.Claims(), func() error { return nil })
+		h.redeem = app.NewSharedDeliveries(a.Redemptions(), a.Claims(), func() error { return nil })
 		t.Cleanup(func() { h.redeem.Destruct() })
 		return h, header
 	}

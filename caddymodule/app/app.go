@@ -1,8 +1,4 @@
-// Package caddymodule plugs x402 payments into Caddy: the x402 app (the
-// networks, signer keys and the embedded facilitator shared by a config),
-// the x402 paywall handler and the x402_facilitator handler that serves the
-// facilitator API.
-package caddymodule
+package app
 
 import (
 	"context"
@@ -108,7 +104,7 @@ type App struct {
 
 	fac    *facilitator.Facilitator
 	nets   []string // this config's network names
-	redeem *redeemer
+	redeem *Deliveries
 	chain  *devnet.Chain
 	keys   []string // pool keys held, released in Cleanup
 	logger *zap.Logger
@@ -293,7 +289,7 @@ func (a *App) validate() error {
 				return err
 			}
 		}
-		if err := checkExplorer(n.Explorer); err != nil {
+		if err := CheckExplorer(n.Explorer); err != nil {
 			return fmt.Errorf("network %s: %w", n.Name, err)
 		}
 	}
@@ -341,7 +337,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 
 	// The journal is pooled on its own, and shared by the facilitators of
-	// consecutive configs: their settlement engines are one (engine_pool.go).
+	// consecutive configs: their settlement engines are one (signers.go).
 	// A signer key that runs with another journal refuses the config before
 	// this one's journal is opened.
 	chainURL := ""
@@ -418,20 +414,20 @@ func (a *App) provisionRedemptions(shared *store.Postgres, sharedID string) erro
 	if shared != nil {
 		key := "redemptions:" + sharedID
 		val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
-			return newSharedRedeemer(shared.Redemptions(), shared.Claims(), func() error { return nil }), nil
+			return NewSharedDeliveries(shared.Redemptions(), shared.Claims(), func() error { return nil }), nil
 		})
 		if err != nil {
 			return fmt.Errorf("x402: %w", err)
 		}
 		a.keys = append(a.keys, key)
-		a.redeem = val.(*redeemer)
+		a.redeem = val.(*Deliveries)
 		return nil
 	}
 	redeemPath := a.Redemptions
 	if redeemPath == "" && a.Devnet == nil {
-		redeemPath = defaultRedemptionsPath()
+		redeemPath = DefaultRedemptionsPath()
 	}
-	rd, rkey, err := provisionRedeemer(redeemPath, "devnet")
+	rd, rkey, err := openDeliveries(redeemPath, "devnet")
 	if err != nil {
 		return fmt.Errorf("x402: %w", err)
 	}
@@ -440,20 +436,21 @@ func (a *App) provisionRedemptions(shared *store.Postgres, sharedID string) erro
 	return nil
 }
 
-// facilitatorFor returns the embedded facilitator if it serves network.
-func (a *App) facilitatorFor(network string) (*facilitator.Facilitator, facilitator.NetworkInfo, bool) {
+// Network returns the embedded facilitator if it serves network, with the
+// network's facts.
+func (a *App) Network(network string) (*facilitator.Facilitator, facilitator.NetworkInfo, bool) {
 	if info, ok := a.fac.NetworkInfo(network); ok {
 		return a.fac, info, true
 	}
 	return nil, facilitator.NetworkInfo{}, false
 }
 
-// servedNetworks lists this config's networks.
-func (a *App) servedNetworks() []string { return a.nets }
+// ServedNetworks lists this config's networks.
+func (a *App) ServedNetworks() []string { return a.nets }
 
-// settleWait is how long the paywall waits for a settlement to be in a
+// SettleWait is how long the paywall waits for a settlement to be in a
 // block before it answers pending.
-func (a *App) settleWait() time.Duration {
+func (a *App) SettleWait() time.Duration {
 	if a.SettleTimeout > 0 {
 		return time.Duration(a.SettleTimeout)
 	}
@@ -477,7 +474,7 @@ func (a *App) journalPath() string {
 // provisionJournal opens (or reuses) the settlement journal named id (see
 // journalID). It is pooled on its own, so that the facilitators of
 // consecutive configs share it, and with it their settlement engine
-// (engine_pool.go).
+// (signers.go).
 func (a *App) provisionJournal(id string) (facilitator.Journal, error) {
 	open := func() (facilitator.Journal, error) { return facilitator.NewMemoryJournal(), nil }
 	if path, ok := strings.CutPrefix(id, "file:"); ok {
@@ -513,10 +510,10 @@ func (a *App) journalID() (string, error) {
 	return "file:" + path, nil
 }
 
-// validating reports whether this process only checks a config (`caddy
+// Validating reports whether this process only checks a config (`caddy
 // validate`, `caddy adapt --validate`). Caddy then provisions the config
 // without starting it, and tells modules no other way.
-func validating() bool {
+func Validating() bool {
 	if len(os.Args) < 2 {
 		return false
 	}
@@ -536,7 +533,7 @@ func validating() bool {
 // provisionDevnet starts (or reuses) the development chain.
 func (a *App) provisionDevnet() error {
 	d := a.Devnet
-	if validating() {
+	if Validating() {
 		// A config check must not take the configured port (the devnet of
 		// a running Caddy may hold it) nor write info_file: it gets a
 		// throwaway chain on a free port, gone when the check ends.
@@ -740,10 +737,14 @@ func (a *App) Facilitator() *facilitator.Facilitator { return a.fac }
 // Chain returns the development chain, or nil when no devnet is configured.
 func (a *App) Chain() *devnet.Chain { return a.chain }
 
+// Deliveries returns the paywall's delivery records (the redemption
+// store) and claims, shared by every route of the process.
+func (a *App) Deliveries() *Deliveries { return a.redeem }
+
 // sharedFacilitator is a facilitator held in the usage pool.
 type sharedFacilitator struct {
 	f      *facilitator.Facilitator
-	claims []string // its signer keys (engine_pool.go)
+	claims []string // its signer keys (signers.go)
 }
 
 // Destruct closes the facilitator when the last config using it is gone.
