@@ -651,7 +651,7 @@ func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilit
 	}
 	h.metrics.timeSettle(h.pricing.saleOf(r), settleStart)
 	if err != nil {
-		h.metrics.payment(h.pricing.saleOf(r), OutcomeFailed, "")
+		h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, failedReason(err))
 		h.logger.Error("settle could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
 		return nil, err
 	}
