@@ -372,7 +372,7 @@ func (h *Handler) provisionClient(ctx caddy.Context) error {
 		}
 		app := appIface.(*app.App)
 		h.app = app
-		h.client, h.outcomes, h.redeem, h.settleWait = app.Facilitator(), localOutcomes{app.Facilitator()}, app.Deliveries(), app.SettleWait()
+		h.client, h.outcomes, h.redeem, h.settleWait = app.Facilitator(), localLookup{app.Facilitator()}, app.Deliveries(), app.SettleWait()
 		return nil
 	}
 	remote, err := h.remoteClient()
@@ -380,7 +380,7 @@ func (h *Handler) provisionClient(ctx caddy.Context) error {
 		return err
 	}
 	h.client = remote
-	h.outcomes = newRemoteOutcomes(h.Facilitator)
+	h.outcomes = newRemoteLookup(h.Facilitator)
 	// A configured x402 app knows its networks best (their domains may
 	// have been read on chain); a remote facilitator does not tell.
 	if appIface, err := ctx.AppIfConfigured("x402"); err == nil {

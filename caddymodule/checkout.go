@@ -1,23 +1,17 @@
 package caddymodule
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
@@ -374,151 +368,6 @@ func notSent(err error) bool {
 	return false
 }
 
-// pending answers a payment whose transaction is not in a block yet: 402
-// (spec 4.5 rule 4) with error "Settlement pending", the txHash in the body
-// and in X-PAYMENT-RESPONSE, and the advice to retry with the same header.
-func (h *Handler) pending(w http.ResponseWriter, r *http.Request, txHash string) error {
-	sl := h.pricing.saleOf(r)
-	sr := &facilitator.SettleResponse{Event: facilitator.EventFailed, TxHash: txHash, Network: sl.network(),
-		Error: facilitator.ErrTextPending, Timestamp: facilitator.Timestamp(time.Now())}
-	body := sl.offer.build(facilitator.ErrTextPending, "", resourceURL(r))
-	extra := `"txHash":` + string(appendJSONString(nil, txHash)) + `,"retry":` + string(appendJSONString(nil, textRetrySameHeader)) + ","
-	body = append([]byte("{"+extra), body[1:]...)
-	hdr := w.Header()
-	hdr["Content-Type"] = jsonContentType
-	hdr["Cache-Control"] = noStore
-	hdr.Set("Retry-After", retryAfterPending)
-	h.setPaymentResponse(w, r, sr, sl.network())
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
-	w.WriteHeader(http.StatusPaymentRequired)
-	_, err := w.Write(body)
-	return err
-}
-
-// deliver runs the upstream for a paid authorization and marks it
-// delivered once the upstream's answer begins with a status below 500. A
-// buyer who hung up before that, or an upstream that failed, leaves it
-// paid, so the next retry with the same header gets the resource.
-func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, id string, rec *redemption) error {
-	if r.Context().Err() != nil {
-		h.logger.Info("buyer hung up before the paid answer began; a retry with the same X-PAYMENT gets it",
-			zap.String("id", id), zap.String("tx_hash", rec.TxHash))
-		return nil
-	}
-	h.settled(w, r, settlementOf(rec))
-	dw := &deliverWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, id: id, rec: rec}
-	return next.ServeHTTP(dw, r)
-}
-
-// deliverWriter marks a paid redemption delivered when the answer begins.
-type deliverWriter struct {
-	*caddyhttp.ResponseWriterWrapper
-	h   *Handler
-	id  string
-	rec *redemption
-
-	once   sync.Once
-	status int // the final status written, 0 before WriteHeader
-}
-
-// written is the status the answer goes out with: the one WriteHeader
-// gave, or 200 when the body starts without one.
-func (dw *deliverWriter) written() int {
-	if dw.status != 0 {
-		return dw.status
-	}
-	return http.StatusOK
-}
-
-// begin records delivery for a status below 500 (and 101), before the
-// status goes out.
-func (dw *deliverWriter) begin(status int) {
-	if status >= 500 || (status >= 100 && status < 200 && status != http.StatusSwitchingProtocols) {
-		return
-	}
-	dw.once.Do(func() {
-		rec := *dw.rec
-		rec.State, rec.Updated = redeemDelivered, time.Now()
-		if err := dw.h.redeem.Store().Put(dw.id, &rec); err != nil {
-			dw.h.logger.Error("marking a payment delivered failed; a retry could get the resource again",
-				zap.String("id", dw.id), zap.Error(err))
-		}
-	})
-}
-
-func (dw *deliverWriter) WriteHeader(status int) {
-	if dw.status == 0 && (status >= 200 || status == http.StatusSwitchingProtocols) {
-		dw.status = status
-	}
-	dw.begin(status)
-	dw.ResponseWriterWrapper.WriteHeader(status)
-}
-
-func (dw *deliverWriter) Write(p []byte) (int, error) {
-	dw.begin(dw.written())
-	return dw.ResponseWriterWrapper.Write(p)
-}
-
-func (dw *deliverWriter) ReadFrom(src io.Reader) (int64, error) {
-	dw.begin(dw.written())
-	return dw.ResponseWriterWrapper.ReadFrom(src)
-}
-
-func (dw *deliverWriter) FlushError() error {
-	dw.begin(dw.written())
-	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Flush()
-}
-
-func (dw *deliverWriter) Flush() { _ = dw.FlushError() }
-
-func (dw *deliverWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	dw.begin(http.StatusSwitchingProtocols)
-	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Hijack()
-}
-
-// Reasons in x402_payments_total of the answers when no claim is decided:
-// busy in this instance (409), busy on another instance (409), or the
-// shared store out of reach (503).
-const (
-	reasonInFlight         = "in_flight"
-	reasonBusyElsewhere    = "busy_elsewhere"
-	reasonStoreUnavailable = "store_unavailable"
-)
-
-// Texts of the answers when no claim is decided, and of the refusal of
-// another authorization with a nonce already presented.
-const (
-	textInFlight        = "another request with this payment is being served"
-	retryInFlight       = "nothing more was charged for this request. Send the same payment header again in a moment: the first request's outcome is then known (if the instance serving it stopped, once its lease ran out, within seconds)"
-	textOtherAuthBusy   = "a different authorization with the same nonce from the same payer is being served; only one of them can be paid"
-	retryOtherAuthBusy  = "nothing was charged for this request. If the other authorization is paid, this one never can be (its nonce is used): sign a new payment. Send this one again in a moment to learn which"
-	textInFlightUnknown = "another request with this payment, or with a different authorization with the same nonce from the same payer, is being served"
-	textOtherAuthUsed   = facilitator.ErrTextAlreadyUsed + ": a different authorization with the same nonce from the same payer was presented before; sign a new payment"
-	textFailedOnChainTx = "%s: transaction %s did not transfer the payment, so nothing was charged"
-	textStoreDown       = "the payment store cannot be reached, so this payment was not taken: nothing was verified, settled or charged"
-	retryStoreDown      = "send the same request again shortly"
-	textPaidUnrecorded  = "the payment settled, but the payment store cannot be reached to record it, so the resource is not served yet"
-	retryPaidUnrecorded = "send the same request again with the same payment header shortly: you get the resource without paying again"
-)
-
-// inFlight answers a payment whose authorization (payer and nonce) a
-// request of this instance or of another is serving: 409 with
-// Retry-After, never a final refusal, since that request may be moving
-// the buyer's money. holder is the serving request's authFingerprint ("" if
-// not known), fp this request's: the text says whether it is this very
-// payment or a different authorization with the same nonce.
-func (h *Handler) inFlight(w http.ResponseWriter, r *http.Request, reason, holder, fp string) error {
-	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeRefused, reason)
-	text, retry := textInFlight, retryInFlight
-	switch {
-	case holder == "":
-		text = textInFlightUnknown
-	case holder != fp:
-		text, retry = textOtherAuthBusy, retryOtherAuthBusy
-	}
-	return httpx.WriteRetryJSON(w, http.StatusConflict, text, retry)
-}
-
 // recordedAuth is the authFingerprint in an authorization's redemption
 // record, "" when there is none (the request holding it has not written
 // it yet) or it cannot be read.
@@ -528,24 +377,4 @@ func (h *Handler) recordedAuth(id string) string {
 		return ""
 	}
 	return rec.Authorization
-}
-
-// storeUnavailable answers a payment when the shared store cannot be
-// reached: 503 with Retry-After; nothing was verified or broadcast.
-func (h *Handler) storeUnavailable(w http.ResponseWriter, r *http.Request, err error) error {
-	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
-	h.logger.Error("the payment store cannot be reached; paid requests are answered 503 until it is back", zap.Error(err))
-	// Nothing was verified or settled for this request.
-	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textStoreDown, retryStoreDown)
-}
-
-// paidUnrecorded answers a payment that moved money when its record cannot
-// be written: 503 with the transaction and Retry-After; the same header
-// again gets the resource (the record still says settling, and the retry
-// finds the settlement).
-func (h *Handler) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash string, err error) error {
-	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
-	h.logger.Error("a payment settled but its redemption record could not be written; the buyer's retry with the same header gets the resource",
-		zap.String("tx_hash", txHash), zap.Error(err))
-	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textPaidUnrecorded, retryPaidUnrecorded, "txHash", txHash)
 }

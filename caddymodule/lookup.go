@@ -32,8 +32,8 @@ type outcomeLookup interface {
 	byAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error)
 }
 
-// localOutcomes looks settlements up in the embedded facilitator.
-type localOutcomes struct{ f *facilitator.Facilitator }
+// localLookup looks settlements up in the embedded facilitator.
+type localLookup struct{ f *facilitator.Facilitator }
 
 // authorizationLookup is the embedded facilitator's lookup by
 // authorization, where it has one.
@@ -41,7 +41,7 @@ type authorizationLookup interface {
 	SettlementByAuthorization(network, from, nonce string) (*facilitator.SettleResponse, error)
 }
 
-func (l localOutcomes) byTx(_ context.Context, txHash string) (*facilitator.SettleResponse, error) {
+func (l localLookup) byTx(_ context.Context, txHash string) (*facilitator.SettleResponse, error) {
 	sr, err := l.f.Settlement(txHash)
 	if errors.Is(err, facilitator.ErrNotFound) {
 		return nil, errOutcomeNotFound
@@ -49,7 +49,7 @@ func (l localOutcomes) byTx(_ context.Context, txHash string) (*facilitator.Sett
 	return sr, err
 }
 
-func (l localOutcomes) byAuthorization(_ context.Context, network, from, nonce string) (*facilitator.SettleResponse, error) {
+func (l localLookup) byAuthorization(_ context.Context, network, from, nonce string) (*facilitator.SettleResponse, error) {
 	al, ok := any(l.f).(authorizationLookup)
 	if !ok {
 		return nil, errLookupUnsupported
@@ -61,28 +61,28 @@ func (l localOutcomes) byAuthorization(_ context.Context, network, from, nonce s
 	return sr, err
 }
 
-// remoteOutcomes looks settlements up through a remote facilitator's
+// remoteLookup looks settlements up through a remote facilitator's
 // settlements routes: GET /v2/x402/settlements/{txHash} and
 // GET /v2/x402/settlements?network=&from=&nonce=.
-type remoteOutcomes struct {
+type remoteLookup struct {
 	base string
 	http *http.Client
 }
 
-func newRemoteOutcomes(base string) *remoteOutcomes {
-	return &remoteOutcomes{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: 15 * time.Second}}
+func newRemoteLookup(base string) *remoteLookup {
+	return &remoteLookup{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: 15 * time.Second}}
 }
 
-func (o *remoteOutcomes) byTx(ctx context.Context, txHash string) (*facilitator.SettleResponse, error) {
+func (o *remoteLookup) byTx(ctx context.Context, txHash string) (*facilitator.SettleResponse, error) {
 	return o.get(ctx, o.base+facilitator.PathSettlements+url.PathEscape(txHash))
 }
 
-func (o *remoteOutcomes) byAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error) {
+func (o *remoteLookup) byAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error) {
 	q := url.Values{"network": {network}, "from": {from}, "nonce": {nonce}}
 	return o.get(ctx, o.base+strings.TrimSuffix(facilitator.PathSettlements, "/")+"?"+q.Encode())
 }
 
-func (o *remoteOutcomes) get(ctx context.Context, u string) (*facilitator.SettleResponse, error) {
+func (o *remoteLookup) get(ctx context.Context, u string) (*facilitator.SettleResponse, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ type ownLookup interface {
 	ownByAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error)
 }
 
-func (l localOutcomes) ownByAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error) {
+func (l localLookup) ownByAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error) {
 	return l.f.OwnSettlementByAuthorization(ctx, network, from, nonce)
 }
 
