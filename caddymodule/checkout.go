@@ -378,3 +378,42 @@ func (h *Handler) recordedAuth(id string) string {
 	}
 	return rec.Authorization
 }
+
+// settle settles a verified payment (res, when the embedded facilitator
+// reserved it for settle after). A buyer who hangs up does not cancel
+// it: the transaction may already be broadcast, and the facilitator bounds
+// the wait itself.
+func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilitator.Reservation) (*facilitator.SettleResponse, error) {
+	ctx := context.WithoutCancel(r.Context())
+	if h.settleWait > 0 {
+		// The app's current settle_timeout, even when the facilitator was
+		// started by an earlier config with another one.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, h.settleWait)
+		defer cancel()
+	}
+	settleStart := time.Now()
+	var sr *facilitator.SettleResponse
+	var err error
+	if res != nil {
+		sr, err = res.Settle(ctx)
+	} else {
+		sr, err = h.client.Settle(ctx, req)
+	}
+	h.metrics.timeSettle(h.pricing.saleOf(r), settleStart)
+	if err != nil {
+		h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, failedReason(err))
+		h.logger.Error("settle could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
+		return nil, err
+	}
+	if !sr.Settled() {
+		outcome := OutcomeRefused
+		if sr.Error == facilitator.ErrTextPending {
+			outcome = OutcomePending
+		}
+		h.metrics.payment(h.pricing.saleOf(r), outcome, sr.Error)
+		h.logger.Info("payment not settled", zap.String("network", sr.Network),
+			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
+	}
+	return sr, nil
+}

@@ -1,14 +1,16 @@
+// handler.go is the x402 directive's handler: its config (the Handler's
+// fields, the directive's JSON, each documented: most of this file's
+// length), Provision, Validate, Cleanup and ServeHTTP. What a request goes
+// through lives beside it: pricing.go, attempts.go, checkout.go,
+// delivery.go, reply.go, handler_access.go (package access).
+
 package caddymodule
 
 import (
-	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
@@ -348,18 +351,6 @@ func (h *Handler) Cleanup() error {
 	return errors.Join(errs...)
 }
 
-// networkFacts is what the requirements need to know about a network.
-type networkFacts struct {
-	Name     string
-	Token    string
-	Decimals uint8
-	Domain   facilitator.DomainInfo
-	ChainID  int64 // 0 when unknown
-	// DecimalsKnown is false for a remote facilitator's network that is
-	// neither built in nor configured with decimals.
-	DecimalsKnown bool
-}
-
 // provisionClient picks the facilitator client (the x402 app's embedded
 // facilitator, or the remote one), the outcome lookups and the
 // redemption store.
@@ -397,57 +388,6 @@ func (h *Handler) provisionClient(ctx caddy.Context) error {
 		h.redeem, h.releases = rd, append(h.releases, release)
 	}
 	return nil
-}
-
-// networkInfo learns a network's facts: from the x402 app (embedded
-// facilitator), else (remote) from the app, the built-in networks or the
-// route's asset, decimals and eip712_* settings.
-func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, error) {
-	if h.Facilitator == "" {
-		fac, info, ok := h.app.Network(network)
-		if !ok || fac == nil {
-			return networkFacts{}, fmt.Errorf("x402: network %q is not configured in the x402 app (configured: %s); add it to the x402 global option or set facilitator to a remote one",
-				network, strings.Join(h.app.ServedNetworks(), ", "))
-		}
-		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}, nil
-	}
-
-	var facts networkFacts
-	found := false
-	if h.app != nil {
-		if _, info, ok := h.app.Network(network); ok {
-			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}
-			found = true
-		}
-	}
-	if !found {
-		if b, ok := facilitator.BuiltinNetwork(network); ok {
-			facts = networkFacts{Name: b.Name, Token: b.Token, Decimals: b.Decimals, ChainID: b.ChainID, DecimalsKnown: true,
-				Domain: facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version}}
-		} else {
-			facts = networkFacts{Name: network}
-			facts.ChainID, _ = x402.ChainIDOf(network)
-		}
-	}
-	// asset, decimals and eip712_* describe the token of a route's one
-	// network (Validate refuses them with several).
-	if h.Asset != "" {
-		facts.Token = h.Asset
-	}
-	if h.Decimals != nil {
-		facts.Decimals, facts.DecimalsKnown = *h.Decimals, true
-	}
-	if h.EIP712Name != "" {
-		facts.Domain.Name = h.EIP712Name
-	}
-	if h.EIP712Version != "" {
-		facts.Domain.Version = h.EIP712Version
-	}
-	if facts.Token == "" {
-		return networkFacts{}, fmt.Errorf("x402: network %q is neither built in (%s) nor in the x402 app, so with a remote facilitator it needs asset (the token address), and decimals if price is used",
-			network, strings.Join(facilitator.BuiltinNetworkNames(), ", "))
-	}
-	return facts, nil
 }
 
 // Validate checks the handler's own settings.
@@ -627,141 +567,6 @@ func (n withoutPaymentHeaders) ServeHTTP(w http.ResponseWriter, r *http.Request)
 	}
 	return n.next.ServeHTTP(w, up)
 }
-
-// settle settles a verified payment (res, when the embedded facilitator
-// reserved it for settle after). A buyer who hangs up does not cancel
-// it: the transaction may already be broadcast, and the facilitator bounds
-// the wait itself.
-func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilitator.Reservation) (*facilitator.SettleResponse, error) {
-	ctx := context.WithoutCancel(r.Context())
-	if h.settleWait > 0 {
-		// The app's current settle_timeout, even when the facilitator was
-		// started by an earlier config with another one.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.settleWait)
-		defer cancel()
-	}
-	settleStart := time.Now()
-	var sr *facilitator.SettleResponse
-	var err error
-	if res != nil {
-		sr, err = res.Settle(ctx)
-	} else {
-		sr, err = h.client.Settle(ctx, req)
-	}
-	h.metrics.timeSettle(h.pricing.saleOf(r), settleStart)
-	if err != nil {
-		h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, failedReason(err))
-		h.logger.Error("settle could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
-		return nil, err
-	}
-	if !sr.Settled() {
-		outcome := OutcomeRefused
-		if sr.Error == facilitator.ErrTextPending {
-			outcome = OutcomePending
-		}
-		h.metrics.payment(h.pricing.saleOf(r), outcome, sr.Error)
-		h.logger.Info("payment not settled", zap.String("network", sr.Network),
-			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
-	}
-	return sr, nil
-}
-
-// settled attaches a settlement to the request (for the upstream and for
-// placeholders) and to the response (X-PAYMENT-RESPONSE).
-func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) {
-	block := ""
-	if sr.BlockNumber != nil {
-		block = strconv.FormatUint(*sr.BlockNumber, 10)
-	}
-	network := sr.Network
-	if network == "" {
-		network = h.pricing.saleOf(r).network()
-	}
-	r.Header.Set(httpx.HeaderTxHash, sr.TxHash)
-	r.Header.Set(httpx.HeaderFrom, sr.From)
-	r.Header.Set(httpx.HeaderValue, sr.Value)
-	r.Header.Set(httpx.HeaderNetwork, network)
-	r.Header.Set(httpx.HeaderBlockNumber, block)
-
-	vals := [...][2]string{
-		{"tx_hash", sr.TxHash}, {"from", sr.From}, {"to", sr.To}, {"value", sr.Value},
-		{"network", network}, {"block_number", block},
-	}
-	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	for _, kv := range vals {
-		if repl != nil {
-			repl.Set("http.x402."+kv[0], kv[1])
-		}
-		caddyhttp.SetVar(r.Context(), "x402."+kv[0], kv[1])
-	}
-	h.setPaymentResponse(w, r, sr, network)
-	if h.gate != nil {
-		h.gate.Grant(w, r, sr, h.accessPrice(r), network)
-	}
-	h.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
-		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block))
-}
-
-// paymentResponse is the X-PAYMENT-RESPONSE body: the x402 reference
-// fields, then the settlement as the facilitator gave it.
-type paymentResponse struct {
-	Success     bool    `json:"success"`
-	Transaction string  `json:"transaction"`
-	Network     string  `json:"network"`
-	Payer       string  `json:"payer"`
-	Event       string  `json:"event"`
-	TxHash      string  `json:"txHash"`
-	From        string  `json:"from"`
-	To          string  `json:"to"`
-	Value       string  `json:"value"`
-	BlockNumber *uint64 `json:"blockNumber,omitempty"`
-	Timestamp   string  `json:"timestamp"`
-}
-
-func encodePaymentResponse(sr *facilitator.SettleResponse, network string) string {
-	b, _ := json.Marshal(paymentResponse{
-		Success: sr.Settled(), Transaction: sr.TxHash, Network: network, Payer: sr.From,
-		Event: sr.Event, TxHash: sr.TxHash, From: sr.From, To: sr.To, Value: sr.Value,
-		BlockNumber: sr.BlockNumber, Timestamp: sr.Timestamp,
-	})
-	return base64.StdEncoding.EncodeToString(b)
-}
-
-// paymentRequired answers 402 with the requirements. errText is the
-// "error" field; invalid, when set, is a verify reason and goes into both
-// "error" and "invalidReason".
-func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errText, invalid string) error {
-	// A reason may repeat the buyer's text (or a remote facilitator's):
-	// it is answered cut, as the refusal cache keeps it.
-	errText, invalid = clipReason(errText), clipReason(invalid)
-	body := h.pricing.saleOf(r).offer.build(errText, invalid, resourceURL(r))
-	hdr := w.Header()
-	if invalid != "" {
-		errText = invalid
-	}
-	h.setPaymentRequired(hdr, h.pricing.saleOf(r).offer, errText, resourceURL(r), r.Method)
-	var perRequest *offer
-	if h.pricing.static == nil {
-		perRequest = h.pricing.saleOf(r).offer
-	}
-	if served, err := h.servePage(w, r, perRequest, body); served {
-		return err
-	}
-	hdr["Content-Type"] = jsonContentType
-	hdr["Cache-Control"] = noStore
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
-	w.WriteHeader(http.StatusPaymentRequired)
-	_, err := w.Write(body)
-	return err
-}
-
-var (
-	jsonContentType = []string{"application/json"}
-	noStore         = []string{"no-store"}
-)
-
-func invalidReason(err error) string { return x402.ReasonOf(err) }
 
 // resourceURL is the full URL the buyer asked for, before any rewrite, at
 // the origin the buyer addressed (requestOrigin).

@@ -414,3 +414,66 @@ func (h *Handler) checkRemoteNetworks() {
 		}
 	}()
 }
+
+// networkFacts is what the requirements need to know about a network.
+type networkFacts struct {
+	Name     string
+	Token    string
+	Decimals uint8
+	Domain   facilitator.DomainInfo
+	ChainID  int64 // 0 when unknown
+	// DecimalsKnown is false for a remote facilitator's network that is
+	// neither built in nor configured with decimals.
+	DecimalsKnown bool
+}
+
+// networkInfo learns a network's facts: from the x402 app (embedded
+// facilitator), else (remote) from the app, the built-in networks or the
+// route's asset, decimals and eip712_* settings.
+func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, error) {
+	if h.Facilitator == "" {
+		fac, info, ok := h.app.Network(network)
+		if !ok || fac == nil {
+			return networkFacts{}, fmt.Errorf("x402: network %q is not configured in the x402 app (configured: %s); add it to the x402 global option or set facilitator to a remote one",
+				network, strings.Join(h.app.ServedNetworks(), ", "))
+		}
+		return networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}, nil
+	}
+
+	var facts networkFacts
+	found := false
+	if h.app != nil {
+		if _, info, ok := h.app.Network(network); ok {
+			facts = networkFacts{Name: info.Name, Token: info.Token.Hex(), Decimals: info.Decimals, Domain: info.Domain, ChainID: info.ChainID.Int64(), DecimalsKnown: true}
+			found = true
+		}
+	}
+	if !found {
+		if b, ok := facilitator.BuiltinNetwork(network); ok {
+			facts = networkFacts{Name: b.Name, Token: b.Token, Decimals: b.Decimals, ChainID: b.ChainID, DecimalsKnown: true,
+				Domain: facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version}}
+		} else {
+			facts = networkFacts{Name: network}
+			facts.ChainID, _ = x402.ChainIDOf(network)
+		}
+	}
+	// asset, decimals and eip712_* describe the token of a route's one
+	// network (Validate refuses them with several).
+	if h.Asset != "" {
+		facts.Token = h.Asset
+	}
+	if h.Decimals != nil {
+		facts.Decimals, facts.DecimalsKnown = *h.Decimals, true
+	}
+	if h.EIP712Name != "" {
+		facts.Domain.Name = h.EIP712Name
+	}
+	if h.EIP712Version != "" {
+		facts.Domain.Version = h.EIP712Version
+	}
+	if facts.Token == "" {
+		return networkFacts{}, fmt.Errorf("x402: network %q is neither built in (%s) nor in the x402 app, so with a remote facilitator it needs asset (the token address), and decimals if price is used",
+			network, strings.Join(facilitator.BuiltinNetworkNames(), ", "))
+	}
+	return facts, nil
+}

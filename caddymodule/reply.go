@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
@@ -275,3 +277,99 @@ func (h *Handler) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash 
 		zap.String("tx_hash", txHash), zap.Error(err))
 	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textPaidUnrecorded, retryPaidUnrecorded, "txHash", txHash)
 }
+
+// settled attaches a settlement to the request (for the upstream and for
+// placeholders) and to the response (X-PAYMENT-RESPONSE).
+func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) {
+	block := ""
+	if sr.BlockNumber != nil {
+		block = strconv.FormatUint(*sr.BlockNumber, 10)
+	}
+	network := sr.Network
+	if network == "" {
+		network = h.pricing.saleOf(r).network()
+	}
+	r.Header.Set(httpx.HeaderTxHash, sr.TxHash)
+	r.Header.Set(httpx.HeaderFrom, sr.From)
+	r.Header.Set(httpx.HeaderValue, sr.Value)
+	r.Header.Set(httpx.HeaderNetwork, network)
+	r.Header.Set(httpx.HeaderBlockNumber, block)
+
+	vals := [...][2]string{
+		{"tx_hash", sr.TxHash}, {"from", sr.From}, {"to", sr.To}, {"value", sr.Value},
+		{"network", network}, {"block_number", block},
+	}
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	for _, kv := range vals {
+		if repl != nil {
+			repl.Set("http.x402."+kv[0], kv[1])
+		}
+		caddyhttp.SetVar(r.Context(), "x402."+kv[0], kv[1])
+	}
+	h.setPaymentResponse(w, r, sr, network)
+	if h.gate != nil {
+		h.gate.Grant(w, r, sr, h.accessPrice(r), network)
+	}
+	h.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
+		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block))
+}
+
+// paymentResponse is the X-PAYMENT-RESPONSE body: the x402 reference
+// fields, then the settlement as the facilitator gave it.
+type paymentResponse struct {
+	Success     bool    `json:"success"`
+	Transaction string  `json:"transaction"`
+	Network     string  `json:"network"`
+	Payer       string  `json:"payer"`
+	Event       string  `json:"event"`
+	TxHash      string  `json:"txHash"`
+	From        string  `json:"from"`
+	To          string  `json:"to"`
+	Value       string  `json:"value"`
+	BlockNumber *uint64 `json:"blockNumber,omitempty"`
+	Timestamp   string  `json:"timestamp"`
+}
+
+func encodePaymentResponse(sr *facilitator.SettleResponse, network string) string {
+	b, _ := json.Marshal(paymentResponse{
+		Success: sr.Settled(), Transaction: sr.TxHash, Network: network, Payer: sr.From,
+		Event: sr.Event, TxHash: sr.TxHash, From: sr.From, To: sr.To, Value: sr.Value,
+		BlockNumber: sr.BlockNumber, Timestamp: sr.Timestamp,
+	})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// paymentRequired answers 402 with the requirements. errText is the
+// "error" field; invalid, when set, is a verify reason and goes into both
+// "error" and "invalidReason".
+func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errText, invalid string) error {
+	// A reason may repeat the buyer's text (or a remote facilitator's):
+	// it is answered cut, as the refusal cache keeps it.
+	errText, invalid = clipReason(errText), clipReason(invalid)
+	body := h.pricing.saleOf(r).offer.build(errText, invalid, resourceURL(r))
+	hdr := w.Header()
+	if invalid != "" {
+		errText = invalid
+	}
+	h.setPaymentRequired(hdr, h.pricing.saleOf(r).offer, errText, resourceURL(r), r.Method)
+	var perRequest *offer
+	if h.pricing.static == nil {
+		perRequest = h.pricing.saleOf(r).offer
+	}
+	if served, err := h.servePage(w, r, perRequest, body); served {
+		return err
+	}
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusPaymentRequired)
+	_, err := w.Write(body)
+	return err
+}
+
+var (
+	jsonContentType = []string{"application/json"}
+	noStore         = []string{"no-store"}
+)
+
+func invalidReason(err error) string { return x402.ReasonOf(err) }
