@@ -134,6 +134,10 @@ func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string
 			log.Error("this instance's lease in the shared store does not hold (the database was out of reach); nothing was broadcast")
 			return nil, unavailable(textStoreUnreachable, err)
 		}
+		if errors.Is(err, store.ErrUnavailable) {
+			log.Error("the shared settlement store cannot be reached; nothing was broadcast")
+			return nil, unavailable(textStoreUnreachable, err)
+		}
 		log.Error("sending the settlement failed; nothing was broadcast")
 		return nil, unavailable(fmt.Sprintf("cannot send the transaction on network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
 	}
