@@ -18,6 +18,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -467,11 +468,11 @@ func TestPaySignsIn(t *testing.T) {
 `, testutil.SitePort, accessSeller, up.Listener.Addr()))
 	buyer := testutil.BuyerKey(t, devnet.Buyer3PrivateKey)
 	addr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	o := payOptions{key: devnet.Buyer3PrivateKey, maxAmount: "100", timeout: 30 * time.Second}
+	o := x402cmd.PayOptions{Key: devnet.Buyer3PrivateKey, MaxAmount: "100", Timeout: 30 * time.Second}
 	sellerBefore := testutil.Balance(t, accessSeller)
 
 	var stdout, stderr strings.Builder
-	if err := runPay(t.Context(), testutil.SiteURL+"/cli/a", o, &stdout, &stderr); err != nil {
+	if err := x402cmd.RunPay(t.Context(), testutil.SiteURL+"/cli/a", o, &stdout, &stderr); err != nil {
 		t.Fatalf("first run: %v\n%s", err, stderr.String())
 	}
 	want := "x402: signed in as " + addr + " with Sign-In-With-X, refused: No access grant for " + addr + " on this route: pay for access; paying\n"
@@ -485,7 +486,7 @@ func TestPaySignsIn(t *testing.T) {
 
 	stdout.Reset()
 	stderr.Reset()
-	if err := runPay(t.Context(), testutil.SiteURL+"/cli/b", o, &stdout, &stderr); err != nil {
+	if err := x402cmd.RunPay(t.Context(), testutil.SiteURL+"/cli/b", o, &stdout, &stderr); err != nil {
 		t.Fatalf("second run: %v\n%s", err, stderr.String())
 	}
 	saw := upstreamSaw(t, []byte(stdout.String()))
@@ -497,8 +498,8 @@ func TestPaySignsIn(t *testing.T) {
 
 	// --no-sign-in pays at once.
 	stderr.Reset()
-	o.noSignIn = true
-	if err := runPay(t.Context(), testutil.SiteURL+"/cli/c", o, &stdout, &stderr); err != nil || strings.Contains(stderr.String(), "Sign-In-With-X") {
+	o.NoSignIn = true
+	if err := x402cmd.RunPay(t.Context(), testutil.SiteURL+"/cli/c", o, &stdout, &stderr); err != nil || strings.Contains(stderr.String(), "Sign-In-With-X") {
 		t.Fatalf("--no-sign-in: %v\n%s", err, stderr.String())
 	}
 	testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, accessSeller), 34)

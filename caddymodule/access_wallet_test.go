@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -58,10 +59,10 @@ func TestAccessSmartWallet(t *testing.T) {
 
 	// Pay from the wallet: its sign-in is refused first (no grant, and
 	// the chain is not asked), then it pays.
-	o := payOptions{key: devnet.Buyer1PrivateKey, smartWallet: "devnet", maxAmount: "100", timeout: 30 * time.Second}
+	o := x402cmd.PayOptions{Key: devnet.Buyer1PrivateKey, SmartWallet: "devnet", MaxAmount: "100", Timeout: 30 * time.Second}
 	walletBefore, ownerBefore, sellerBefore := testutil.Balance(t, wallet), testutil.Balance(t, ownerAddr.Hex()), testutil.Balance(t, accessSeller)
 	var stdout, stderr strings.Builder
-	if err := runPay(t.Context(), testutil.SiteURL+"/sw/a", o, &stdout, &stderr); err != nil {
+	if err := x402cmd.RunPay(t.Context(), testutil.SiteURL+"/sw/a", o, &stdout, &stderr); err != nil {
 		t.Fatalf("paying from the wallet: %v\n%s", err, stderr.String())
 	}
 	want := "x402: signed in as " + wallet + " with Sign-In-With-X, refused: No access grant for " + wallet + " on this route: pay for access; paying\n"
@@ -79,7 +80,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	stdout.Reset()
 	stderr.Reset()
 	before := calls()
-	if err := runPay(t.Context(), testutil.SiteURL+"/sw/b", o, &stdout, &stderr); err != nil {
+	if err := x402cmd.RunPay(t.Context(), testutil.SiteURL+"/sw/b", o, &stdout, &stderr); err != nil {
 		t.Fatalf("signing in as the wallet: %v\n%s", err, stderr.String())
 	}
 	saw := upstreamSaw(t, []byte(stdout.String()))

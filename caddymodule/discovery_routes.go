@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/rewrite"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/facilitatorapi"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -163,6 +164,8 @@ func originURL(r *http.Request) string {
 	scheme, host := httpx.RequestOrigin(r)
 	return scheme + "://" + host
 }
+
+func init() { facilitatorapi.ListResources(ownResources) }
 
 // ownResources are the discovery list entries, ordered by URL, of every
 // discoverable x402 route of this Caddy that uses the embedded facilitator (the app's

@@ -1,9 +1,7 @@
 package caddymodule
 
 import (
-	"fmt"
 	"math/big"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -24,8 +22,7 @@ const (
 	OutcomeFailed      = "failed"       // the facilitator could not be asked: 500
 )
 
-// paywallMetrics are the collectors of the paywall and the facilitator
-// routes. They are made once per process and registered in the metrics
+// paywallMetrics are the collectors of the paywall. They are made once per process and registered in the metrics
 // registry of every config that uses them (Caddy makes a registry per
 // config), so counts carry over config reloads.
 var paywallMetrics struct {
@@ -34,7 +31,6 @@ var paywallMetrics struct {
 	revenue    *prometheus.CounterVec
 	verifyTime *prometheus.HistogramVec
 	settleTime *prometheus.HistogramVec
-	api        *prometheus.CounterVec
 }
 
 // latencyBuckets reach from a cached answer to a slow block.
@@ -59,12 +55,8 @@ func initMetrics(reg *prometheus.Registry) error {
 			Namespace: "x402", Name: "settle_duration_seconds",
 			Help: "Time the paywall waited for the facilitator's settle (to the block, or settle_timeout), by network.", Buckets: latencyBuckets,
 		}, []string{"network"})
-		m.api = prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "x402", Name: "facilitator_requests_total",
-			Help: "Requests to the facilitator API (x402_facilitator), by operation and HTTP status (429: rate limited).",
-		}, []string{"operation", "status"})
 	})
-	for _, c := range []prometheus.Collector{m.payments, m.revenue, m.verifyTime, m.settleTime, m.api} {
+	for _, c := range []prometheus.Collector{m.payments, m.revenue, m.verifyTime, m.settleTime} {
 		if err := httpx.Register(reg, c); err != nil {
 			return err
 		}
@@ -133,56 +125,5 @@ func (rm routeMetrics) timeVerify(sl *sale, start time.Time) {
 func (rm routeMetrics) timeSettle(sl *sale, start time.Time) {
 	if m := &paywallMetrics; m.settleTime != nil {
 		m.settleTime.WithLabelValues(sl.network()).Observe(time.Since(start).Seconds())
-	}
-}
-
-// apiOperation names a facilitator API path for the operation label.
-func apiOperation(path string) string {
-	switch {
-	case path == facilitator.PathHealth:
-		return "healthcheck"
-	case path == facilitator.PathSupported:
-		return "supported"
-	case path == facilitator.PathVerify:
-		return "verify"
-	case path == facilitator.PathSettle:
-		return "settle"
-	case strings.HasPrefix(path, facilitator.PathSettlements):
-		return "settlements"
-	}
-	return "other"
-}
-
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-// serveCounted serves a facilitator API request and counts it.
-func serveCounted(api http.Handler, w http.ResponseWriter, r *http.Request) {
-	rec := &statusRecorder{ResponseWriter: w}
-	api.ServeHTTP(rec, r)
-	if m := &paywallMetrics; m.api != nil {
-		if rec.status == 0 {
-			rec.status = http.StatusOK
-		}
-		m.api.WithLabelValues(apiOperation(r.URL.Path), fmt.Sprint(rec.status)).Inc()
 	}
 }

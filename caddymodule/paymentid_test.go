@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -269,8 +270,8 @@ func TestPaymentIdentifier(t *testing.T) {
 func testPaymentIDPay(t *testing.T) {
 	pay := func(id string) (string, error) {
 		var stdout, stderr strings.Builder
-		err := runPay(context.Background(), testutil.SiteURL+"/pid-required",
-			payOptions{key: devnet.Buyer3PrivateKey, method: http.MethodGet, timeout: 10 * time.Second, paymentID: id}, &stdout, &stderr)
+		err := x402cmd.RunPay(context.Background(), testutil.SiteURL+"/pid-required",
+			x402cmd.PayOptions{Key: devnet.Buyer3PrivateKey, Method: http.MethodGet, Timeout: 10 * time.Second, PaymentID: id}, &stdout, &stderr)
 		return stdout.String() + stderr.String(), err
 	}
 	seller := testutil.Balance(t, pidSeller)

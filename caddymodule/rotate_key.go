@@ -15,8 +15,11 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
+	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
+
+func init() { x402cmd.AddSubcommand(rotateKeyCommand) }
 
 // rotateKeyCommand is "caddy x402 rotate-key".
 func rotateKeyCommand() *cobra.Command {

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
@@ -39,20 +40,20 @@ func TestPaySmartWallet(t *testing.T) {
 
 	for _, tc := range []struct {
 		name   string
-		o      payOptions
+		o      x402cmd.PayOptions
 		wallet string
 	}{
-		{"EIP-1271 v1", payOptions{smartWallet: "devnet", protocol: "v1"}, deployed},
-		{"EIP-1271 v2", payOptions{smartWallet: deployed}, deployed},
-		{"ERC-6492", payOptions{undeployed: "1"}, undeployed},
+		{"EIP-1271 v1", x402cmd.PayOptions{SmartWallet: "devnet", Protocol: "v1"}, deployed},
+		{"EIP-1271 v2", x402cmd.PayOptions{SmartWallet: deployed}, deployed},
+		{"ERC-6492", x402cmd.PayOptions{Undeployed: "1"}, undeployed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			walletBefore, ownerBefore, sellerBefore := testutil.Balance(t, tc.wallet), testutil.Balance(t, owner.Hex()), testutil.Balance(t, testutil.Seller2Addr)
 			o := tc.o
-			o.key, o.method, o.timeout = devnet.Buyer1PrivateKey, "GET", 30*time.Second
+			o.Key, o.Method, o.Timeout = devnet.Buyer1PrivateKey, "GET", 30*time.Second
 			var stdout, stderr bytes.Buffer
-			if err := runPay(context.Background(), testutil.SiteURL+"/wallet", o, &stdout, &stderr); err != nil {
-				t.Fatalf("runPay: %v\nstderr: %s", err, stderr.String())
+			if err := x402cmd.RunPay(context.Background(), testutil.SiteURL+"/wallet", o, &stdout, &stderr); err != nil {
+				t.Fatalf("x402cmd.RunPay: %v\nstderr: %s", err, stderr.String())
 			}
 			if stdout.String() != "wallet content" {
 				t.Fatalf("stdout %q", stdout.String())
@@ -78,16 +79,16 @@ func TestPaySmartWallet(t *testing.T) {
 // TestPaySmartWalletFlags: the flags are checked before anything is sent.
 func TestPaySmartWalletFlags(t *testing.T) {
 	for _, tc := range []struct {
-		o    payOptions
+		o    x402cmd.PayOptions
 		want string
 	}{
-		{payOptions{smartWallet: "devnet", undeployed: "1"}, "give --smart-wallet or --smart-wallet-undeployed, not both"},
-		{payOptions{smartWallet: "0x12"}, `--smart-wallet "0x12" is not an address (0x and 40 hex digits) or devnet`},
-		{payOptions{undeployed: "-1"}, `--smart-wallet-undeployed "-1" is not a salt (a whole number)`},
+		{x402cmd.PayOptions{SmartWallet: "devnet", Undeployed: "1"}, "give --smart-wallet or --smart-wallet-undeployed, not both"},
+		{x402cmd.PayOptions{SmartWallet: "0x12"}, `--smart-wallet "0x12" is not an address (0x and 40 hex digits) or devnet`},
+		{x402cmd.PayOptions{Undeployed: "-1"}, `--smart-wallet-undeployed "-1" is not a salt (a whole number)`},
 	} {
-		tc.o.key = devnet.Buyer1PrivateKey
+		tc.o.Key = devnet.Buyer1PrivateKey
 		var stdout, stderr bytes.Buffer
-		if err := runPay(context.Background(), "http://127.0.0.1:1/", tc.o, &stdout, &stderr); err == nil || err.Error() != tc.want {
+		if err := x402cmd.RunPay(context.Background(), "http://127.0.0.1:1/", tc.o, &stdout, &stderr); err == nil || err.Error() != tc.want {
 			t.Errorf("%+v: %v, want %q", tc.o, err, tc.want)
 		}
 	}

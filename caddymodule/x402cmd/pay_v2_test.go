@@ -1,4 +1,4 @@
-package caddymodule
+package x402cmd
 
 import (
 	"bytes"
@@ -57,14 +57,14 @@ func TestPayV2(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		accepts   []x402.RequirementsV2
-		o         payOptions
+		o         PayOptions
 		wantErr   string
 		wantValue string
 	}{
-		{"first payable entry", []x402.RequirementsV2{solana, dear, cheap}, payOptions{}, "", "10000"},
-		{"above the default cap", []x402.RequirementsV2{dear}, payOptions{}, "5000000 smallest units is more than --max-amount 1000000", ""},
-		{"cap raised", []x402.RequirementsV2{dear}, payOptions{maxAmount: "5000000"}, "", "5000000"},
-		{"v1 forced", []x402.RequirementsV2{cheap}, payOptions{protocol: "v1"}, "", "v1"},
+		{"first payable entry", []x402.RequirementsV2{solana, dear, cheap}, PayOptions{}, "", "10000"},
+		{"above the default cap", []x402.RequirementsV2{dear}, PayOptions{}, "5000000 smallest units is more than --max-amount 1000000", ""},
+		{"cap raised", []x402.RequirementsV2{dear}, PayOptions{MaxAmount: "5000000"}, "", "5000000"},
+		{"v1 forced", []x402.RequirementsV2{cheap}, PayOptions{Protocol: "v1"}, "", "v1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, got := v2Seller(t, tc.accepts)
@@ -73,9 +73,9 @@ func TestPayV2(t *testing.T) {
 			if tc.wantValue == "v1" {
 				url = v1srv.URL // a v1-only seller behind the same flags
 			}
-			tc.o.key, tc.o.method, tc.o.timeout = testBuyerKey, "GET", 10*time.Second
+			tc.o.Key, tc.o.Method, tc.o.Timeout = testBuyerKey, "GET", 10*time.Second
 			var stdout, stderr bytes.Buffer
-			err := runPay(context.Background(), url, tc.o, &stdout, &stderr)
+			err := RunPay(context.Background(), url, tc.o, &stdout, &stderr)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || len(*got) != 0 {
 					t.Fatalf("err = %v (payments %d), want %q", err, len(*got), tc.wantErr)

@@ -1,4 +1,4 @@
-package caddymodule
+package facilitatorapi
 
 import (
 	"errors"
@@ -13,20 +13,21 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 func init() {
-	caddy.RegisterModule(FacilitatorRoutes{})
+	caddy.RegisterModule(Handler{})
 }
 
 // Interface guards.
 var (
-	_ caddy.Provisioner           = (*FacilitatorRoutes)(nil)
-	_ caddy.Validator             = (*FacilitatorRoutes)(nil)
-	_ caddyhttp.MiddlewareHandler = (*FacilitatorRoutes)(nil)
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 )
 
-// FacilitatorRoutes (http.handlers.x402_facilitator) serves the facilitator
+// Handler (http.handlers.x402_facilitator) serves the facilitator
 // API of the x402 app's embedded facilitator: GET /healthcheck,
 // GET /v2/x402/supported, POST /v2/x402/verify, POST /v2/x402/settle and
 // GET /v2/x402/settlements/{txHash} and
@@ -42,7 +43,7 @@ var (
 //
 // A site with only this handler and the x402 app is a standalone
 // facilitator for other sellers.
-type FacilitatorRoutes struct {
+type Handler struct {
 	// VerifyLimit limits verify requests per client IP. Default: 10 per
 	// minute.
 	VerifyLimit *httpx.RateLimit `json:"verify_limit,omitempty"`
@@ -86,15 +87,15 @@ type FacilitatorRoutes struct {
 }
 
 // CaddyModule returns the Caddy module information.
-func (FacilitatorRoutes) CaddyModule() caddy.ModuleInfo {
+func (Handler) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{
 		ID:  "http.handlers.x402_facilitator",
-		New: func() caddy.Module { return new(FacilitatorRoutes) },
+		New: func() caddy.Module { return new(Handler) },
 	}
 }
 
 // Validate checks the rate limits.
-func (fr *FacilitatorRoutes) Validate() error {
+func (fr *Handler) Validate() error {
 	for _, k := range fr.APIKeys {
 		if !httpx.KeyPlaceholder.MatchString(strings.TrimSpace(k)) {
 			return errors.New("x402_facilitator: api_key must be a placeholder, {env.NAME} or {file.PATH}, not the key itself: a key written in the config would be served by the admin API (GET /config/)")
@@ -111,7 +112,7 @@ func (fr *FacilitatorRoutes) Validate() error {
 }
 
 // Provision gets the x402 app's facilitator and builds its HTTP API.
-func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
+func (fr *Handler) Provision(ctx caddy.Context) error {
 	appIface, err := ctx.App("x402")
 	if err != nil {
 		return fmt.Errorf("x402_facilitator: getting the x402 app: %w", err)
@@ -144,8 +145,17 @@ func (fr *FacilitatorRoutes) Provision(ctx caddy.Context) error {
 	return initMetrics(ctx.GetMetricsRegistry())
 }
 
+// ownResources lists this Caddy's own discoverable x402 routes for GET
+// /v2/x402/discovery/resources; the paywall, which this package does not
+// import, sets it (ListResources).
+var ownResources func(*http.Request) []x402.DiscoveryItem
+
+// ListResources sets where the discovery list gets this Caddy's own
+// routes. The paywall calls it from its init.
+func ListResources(f func(*http.Request) []x402.DiscoveryItem) { ownResources = f }
+
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
-func (fr *FacilitatorRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+func (fr *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	switch r.URL.Path {
 	case facilitator.PathHealth, facilitator.PathSupported, facilitator.PathVerify, facilitator.PathSettle, facilitator.PathSettlementLookup,
 		facilitator.PathDiscoveryResources:

@@ -1,4 +1,4 @@
-package caddymodule
+package x402cmd
 
 import (
 	"crypto/ecdsa"
@@ -26,9 +26,9 @@ import (
 // Like the reference client, it signs only a challenge bound to the URL's
 // own host and origin. With --smart-wallet it signs in as the wallet that
 // paid (the key signs as its owner: EIP-1271).
-func signInFirst(rawURL string, resp *http.Response, data []byte, key *ecdsa.PrivateKey, o payOptions,
+func signInFirst(rawURL string, resp *http.Response, data []byte, key *ecdsa.PrivateKey, o PayOptions,
 	do func(string, string) (*http.Response, []byte, error), stdout, stderr io.Writer) (bool, *http.Response, []byte, error) {
-	if o.noSignIn || o.protocol == "v1" {
+	if o.NoSignIn || o.Protocol == "v1" {
 		return false, resp, data, nil
 	}
 	var pr x402.PaymentRequiredV2

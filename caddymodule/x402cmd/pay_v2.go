@@ -1,4 +1,4 @@
-package caddymodule
+package x402cmd
 
 import (
 	"context"
@@ -16,21 +16,21 @@ import (
 
 // payV2 is "caddy x402 pay" against a version 2 seller: it chooses from
 // accepts, signs, and sends PAYMENT-SIGNATURE.
-func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, maxAmount *big.Int, o payOptions,
+func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, maxAmount *big.Int, o PayOptions,
 	do func(string, string) (*http.Response, []byte, error), stdout, stderr io.Writer) error {
 	var pr x402.PaymentRequiredV2
 	if err := x402.DecodeBase64JSON(required, &pr); err != nil {
 		return fmt.Errorf("the PAYMENT-REQUIRED header is not Base64 JSON: %w", err)
 	}
-	accepted, value, err := chooseV2(pr.Accepts, maxAmount, o.chainID, o.network)
+	accepted, value, err := chooseV2(pr.Accepts, maxAmount, o.ChainID, o.Network)
 	if err != nil {
 		return err
 	}
 	opts := facilitator.PaymentOptions{Wallet: o.wallet, Deploy: o.deploy}
-	if o.chainID != 0 {
-		opts.ChainID = big.NewInt(o.chainID)
+	if o.ChainID != 0 {
+		opts.ChainID = big.NewInt(o.ChainID)
 	}
-	if opts.Extensions, err = paymentIDExtensions(pr.Extensions, o.paymentID, stderr); err != nil {
+	if opts.Extensions, err = paymentIDExtensions(pr.Extensions, o.PaymentID, stderr); err != nil {
 		return err
 	}
 	header, payment, err := facilitator.CreatePaymentV2(key, accepted, pr.Resource, opts)

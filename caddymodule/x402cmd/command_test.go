@@ -1,4 +1,4 @@
-package caddymodule
+package x402cmd
 
 import (
 	"bytes"
@@ -73,9 +73,9 @@ func acceptsBody(w http.ResponseWriter) {
 func TestPayAccepts(t *testing.T) {
 	srv, got := paywall(t, acceptsBody, "")
 	var stdout, stderr bytes.Buffer
-	o := payOptions{key: testBuyerKey, method: "GET", shape: "x402", timeout: 10 * time.Second}
-	if err := runPay(context.Background(), srv.URL+"/api", o, &stdout, &stderr); err != nil {
-		t.Fatalf("runPay: %v\nstderr: %s", err, stderr.String())
+	o := PayOptions{Key: testBuyerKey, Method: "GET", Shape: "x402", Timeout: 10 * time.Second}
+	if err := RunPay(context.Background(), srv.URL+"/api", o, &stdout, &stderr); err != nil {
+		t.Fatalf("RunPay: %v\nstderr: %s", err, stderr.String())
 	}
 	if stdout.String() != "paid content" {
 		t.Errorf("stdout = %q", stdout.String())
@@ -103,8 +103,8 @@ func TestPayRefused(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"x402Version": 1, "error": "X-PAYMENT header is required", "paymentRequirements": testReqs})
 	}, "ERC20: transfer amount exceeds balance")
 	var stdout, stderr bytes.Buffer
-	o := payOptions{key: testBuyerKey, method: "GET", timeout: 10 * time.Second}
-	err := runPay(context.Background(), srv.URL, o, &stdout, &stderr)
+	o := PayOptions{Key: testBuyerKey, Method: "GET", Timeout: 10 * time.Second}
+	err := RunPay(context.Background(), srv.URL, o, &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "ERC20: transfer amount exceeds balance") {
 		t.Fatalf("err = %v, want the refusal reason", err)
 	}
@@ -116,12 +116,12 @@ func TestPayRefused(t *testing.T) {
 func TestPayLimits(t *testing.T) {
 	srv, got := paywall(t, acceptsBody, "")
 	var stdout, stderr bytes.Buffer
-	o := payOptions{key: testBuyerKey, method: "GET", maxAmount: "9999", timeout: 10 * time.Second}
-	if err := runPay(context.Background(), srv.URL, o, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "--max-amount") {
+	o := PayOptions{Key: testBuyerKey, Method: "GET", MaxAmount: "9999", Timeout: 10 * time.Second}
+	if err := RunPay(context.Background(), srv.URL, o, &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "--max-amount") {
 		t.Fatalf("err = %v, want a --max-amount refusal", err)
 	}
-	o = payOptions{key: "0x1234", method: "GET", timeout: 10 * time.Second}
-	if err := runPay(context.Background(), srv.URL, o, &stdout, &stderr); err == nil || strings.Contains(err.Error(), "1234") {
+	o = PayOptions{Key: "0x1234", Method: "GET", Timeout: 10 * time.Second}
+	if err := RunPay(context.Background(), srv.URL, o, &stdout, &stderr); err == nil || strings.Contains(err.Error(), "1234") {
 		t.Fatalf("err = %v, want a key error that does not repeat the key", err)
 	}
 	if len(*got) != 0 {
@@ -138,8 +138,8 @@ func TestPayNotPaywalled(t *testing.T) {
 	}))
 	defer srv.Close()
 	var stdout, stderr bytes.Buffer
-	o := payOptions{key: testBuyerKey, method: "GET", timeout: 10 * time.Second}
-	if err := runPay(context.Background(), srv.URL, o, &stdout, &stderr); err != nil || stdout.String() != "free" {
+	o := PayOptions{Key: testBuyerKey, Method: "GET", Timeout: 10 * time.Second}
+	if err := RunPay(context.Background(), srv.URL, o, &stdout, &stderr); err != nil || stdout.String() != "free" {
 		t.Fatalf("err = %v, stdout = %q", err, stdout.String())
 	}
 }
@@ -195,7 +195,7 @@ func TestPaySaysWhetherMoneyMoved(t *testing.T) {
 			}))
 			defer srv.Close()
 			var stdout, stderr bytes.Buffer
-			err := runPay(context.Background(), srv.URL, payOptions{key: testBuyerKey, method: "GET", timeout: 10 * time.Second}, &stdout, &stderr)
+			err := RunPay(context.Background(), srv.URL, PayOptions{Key: testBuyerKey, Method: "GET", Timeout: 10 * time.Second}, &stdout, &stderr)
 			if err == nil {
 				t.Fatal("no error")
 			}

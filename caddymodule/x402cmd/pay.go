@@ -1,4 +1,4 @@
-package caddymodule
+package x402cmd
 
 import (
 	"bytes"
@@ -11,13 +11,10 @@ import (
 	"math/big"
 	"net/http"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/spf13/cobra"
@@ -28,165 +25,28 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
-// EnvBuyerKey is the environment variable "caddy x402 pay" reads the buyer's
-// private key from when --key is not given.
-const EnvBuyerKey = "X402_BUYER_KEY"
-
-func init() {
-	caddycmd.RegisterCommand(caddycmd.Command{
-		Name:  "x402",
-		Usage: "devnet|pay|rotate-key ...",
-		Short: "x402 tools: a development chain, a paying client, the access key's rotation",
-		Long: `
-Tools for x402 payments, beside the x402 app and handlers.
-
-  caddy x402 devnet   runs the in-process development chain (chain ID 338,
-                      a devUSDC.e test token, funded TEST-ONLY accounts) in
-                      the foreground until interrupted.
-  caddy x402 pay URL  fetches URL and, when it answers 402 Payment Required,
-                      signs the payment it asks for and fetches it again
-                      with an X-PAYMENT header.
-  caddy x402 rotate-key --config FILE
-                      makes a new server key for access cookies and
-                      sign-ins in the config's shared storage; running
-                      instances pick it up and honour the old one until
-                      what it signed expires.
-`,
-		CobraFunc: func(cmd *cobra.Command) {
-			cmd.AddCommand(devnetCommand(), payCommand(), rotateKeyCommand())
-		},
-	})
-}
-
-// devnetCommand is "caddy x402 devnet".
-func devnetCommand() *cobra.Command {
-	var (
-		listen    string
-		blockTime time.Duration
-		out       string
-		buyers    int
-		chain     devnet.Config
-		token     string
-	)
-	cmd := &cobra.Command{
-		Use:   "devnet [--listen 127.0.0.1:0] [--block-time 1s] [--out devnet.json] [--buyers 5] [--chain-id 338] [--network cronos-testnet] [--token 0x...]",
-		Short: "Run the development chain in the foreground",
-		Long: `
-Runs the in-process development chain on its own, until SIGINT or SIGTERM.
-
-The chain is a go-ethereum simulated backend with Cronos testnet's chain ID
-(338) and devUSDC.e token address, serving JSON-RPC over HTTP at --listen.
-Its genesis funds a facilitator signer, the token's minter and --buyers
-buyers (1,000 tokens each).
-
---chain-id, --network and --token run it as another chain: for example
---chain-id 84532 --network base-sepolia, so that the x402 v1 reference
-clients, which know no Cronos network, can pay on it.
-
---out writes the chain's facts as JSON (RPC URL, chain ID, token, and every
-account with its private key), file mode 0600.
-
-TEST ONLY: the account keys are public constants. Never send anything of
-value to their addresses on a real network.
-`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if token != "" {
-				if !facilitator.IsAddress(token) {
-					return fmt.Errorf("--token %q is not an address: want 0x followed by 40 hex digits", token)
-				}
-				chain.Token = common.HexToAddress(token)
-			}
-			return runDevnet(cmd.Context(), listen, blockTime, out, buyers, chain)
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&listen, "listen", "127.0.0.1:0", "host:port of the JSON-RPC server (port 0, the default: a free port, printed at start)")
-	f.DurationVar(&blockTime, "block-time", devnet.DefaultBlockTime, "interval between blocks")
-	f.StringVar(&out, "out", "", "write the chain's JSON info (with TEST-ONLY keys) to this file")
-	f.IntVar(&buyers, "buyers", devnet.DefaultBuyers, "number of funded buyer accounts")
-	f.Int64Var(&chain.ChainID, "chain-id", devnet.ChainID, "chain ID to run under")
-	f.StringVar(&chain.Network, "network", devnet.Network, "x402 network name the chain stands for")
-	f.StringVar(&token, "token", devnet.TokenAddress.Hex(), "address to deploy the token at")
-	return cmd
-}
-
-func runDevnet(ctx context.Context, listen string, blockTime time.Duration, out string, buyers int, cfg devnet.Config) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	if buyers < 1 {
-		return fmt.Errorf("--buyers must be at least 1")
-	}
-	if blockTime <= 0 {
-		return fmt.Errorf("--block-time must be positive")
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	if cfg.ChainID <= 0 {
-		return fmt.Errorf("--chain-id must be positive")
-	}
-	cfg.Listen, cfg.BlockTime, cfg.Buyers = listen, blockTime, buyers
-	chain, err := devnet.Start(cfg)
-	if err != nil {
-		return err
-	}
-	defer chain.Close()
-
-	if out != "" {
-		if err := chain.WriteInfo(out); err != nil {
-			return fmt.Errorf("writing %s: %w", out, err)
-		}
-	}
-	info := chain.Info()
-	w := os.Stderr
-	fmt.Fprintf(w, "x402 devnet running (TEST-ONLY keys: never use them on a real network)\n")
-	fmt.Fprintf(w, "  RPC URL:    %s\n", info.RPCURL)
-	fmt.Fprintf(w, "  chain ID:   %d (network %s)\n", info.ChainID, info.Network)
-	fmt.Fprintf(w, "  token:      %s %s (%d decimals, EIP-712 %q version %q)\n",
-		info.Token.Address.Hex(), info.Token.Symbol, info.Token.Decimals, info.Token.Name, info.Token.Version)
-	fmt.Fprintf(w, "  block time: %s\n", info.BlockTime)
-	fmt.Fprintf(w, "  signer:     %s (facilitator gas payer)\n", info.Signer.Address.Hex())
-	fmt.Fprintf(w, "  buyers:     %d, each with %s %s\n", len(info.Buyers),
-		facilitator.FormatAmount(devnet.BuyerTokens, devnet.TokenDecimals), info.Token.Symbol)
-	if len(info.Buyers) > 0 {
-		b := info.Buyers[0]
-		fmt.Fprintf(w, "  %s:     %s\n", b.Name, b.Address.Hex())
-		fmt.Fprintf(w, "  %s key: %s (TEST-ONLY)\n", b.Name, b.PrivateKey)
-	}
-	if out != "" {
-		fmt.Fprintf(w, "  info file:  %s (all accounts and TEST-ONLY keys)\n", out)
-	}
-	fmt.Fprintf(w, "Press Ctrl-C to stop.\n")
-
-	<-ctx.Done()
-	fmt.Fprintf(w, "x402 devnet stopping\n")
-	return chain.Close()
-}
-
-// payOptions are the flags of "caddy x402 pay".
-type payOptions struct {
-	key       string
-	keyFile   string
-	method    string
-	data      string
-	shape     string
-	headers   []string
-	chainID   int64
-	network   string
-	maxAmount string
-	protocol  string
-	timeout   time.Duration
-	paymentID string
-	// noSignIn is --no-sign-in: pay even when Sign-In-With-X is offered.
-	noSignIn bool
-	// smartWallet is --smart-wallet: the wallet to pay from ("devnet":
+// PayOptions are the flags of "caddy x402 pay".
+type PayOptions struct {
+	Key       string        // --key: the buyer's private key, hex
+	KeyFile   string        // --key-file: a file holding it
+	Method    string        // --method
+	Data      string        // --data: the request body; @FILE reads it from a file
+	Shape     string        // --shape: the X-PAYMENT payload shape, cronos (flat) or x402 (nested)
+	Headers   []string      // --header: extra request headers 'Name: value'
+	ChainID   int64         // --chain-id: the chain to sign for (0: the built-in network's)
+	Network   string        // --network: pay on this network only
+	MaxAmount string        // --max-amount: the most to pay, in smallest units
+	Protocol  string        // --protocol: auto, v1 or v2
+	Timeout   time.Duration // --timeout: of each HTTP request
+	PaymentID string        // --payment-id: the x402 v2 payment-identifier id
+	// NoSignIn is --no-sign-in: pay even when Sign-In-With-X is offered.
+	NoSignIn bool
+	// SmartWallet is --smart-wallet: the wallet to pay from ("devnet":
 	// the devnet factory's wallet of the key, salt 0).
-	smartWallet string
-	// undeployed is --smart-wallet-undeployed: the salt of the devnet
+	SmartWallet string
+	// Undeployed is --smart-wallet-undeployed: the salt of the devnet
 	// factory's wallet of the key, paid from with an ERC-6492 signature.
-	undeployed string
+	Undeployed string
 
 	// Resolved from the two above.
 	wallet *common.Address
@@ -195,24 +55,24 @@ type payOptions struct {
 
 // walletOptions resolves --smart-wallet and --smart-wallet-undeployed for
 // the key (the wallet's owner).
-func (o *payOptions) walletOptions(key *ecdsa.PrivateKey) error {
+func (o *PayOptions) walletOptions(key *ecdsa.PrivateKey) error {
 	owner := crypto.PubkeyToAddress(key.PublicKey)
 	switch {
-	case o.smartWallet != "" && o.undeployed != "":
+	case o.SmartWallet != "" && o.Undeployed != "":
 		return errors.New("give --smart-wallet or --smart-wallet-undeployed, not both")
-	case o.smartWallet == "devnet":
+	case o.SmartWallet == "devnet":
 		w := token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.DeployedWalletSalt))
 		o.wallet = &w
-	case o.smartWallet != "":
-		if !facilitator.IsAddress(o.smartWallet) {
-			return fmt.Errorf("--smart-wallet %q is not an address (0x and 40 hex digits) or devnet", o.smartWallet)
+	case o.SmartWallet != "":
+		if !facilitator.IsAddress(o.SmartWallet) {
+			return fmt.Errorf("--smart-wallet %q is not an address (0x and 40 hex digits) or devnet", o.SmartWallet)
 		}
-		w := common.HexToAddress(o.smartWallet)
+		w := common.HexToAddress(o.SmartWallet)
 		o.wallet = &w
-	case o.undeployed != "":
-		salt, ok := new(big.Int).SetString(o.undeployed, 10)
+	case o.Undeployed != "":
+		salt, ok := new(big.Int).SetString(o.Undeployed, 10)
 		if !ok || salt.Sign() < 0 || salt.BitLen() > 256 {
-			return fmt.Errorf("--smart-wallet-undeployed %q is not a salt (a whole number)", o.undeployed)
+			return fmt.Errorf("--smart-wallet-undeployed %q is not a salt (a whole number)", o.Undeployed)
 		}
 		w := token.WalletAddress(devnet.FactoryAddress, owner, salt)
 		o.wallet = &w
@@ -228,7 +88,7 @@ const DefaultPayMaxAmount = "1000000"
 
 // payCommand is "caddy x402 pay".
 func payCommand() *cobra.Command {
-	var o payOptions
+	var o PayOptions
 	cmd := &cobra.Command{
 		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--network NAME] [--payment-id ID]",
 		Short: "Fetch a URL, paying with x402 when it answers 402",
@@ -285,31 +145,33 @@ so on stderr; otherwise it pays as above. --no-sign-in pays at once.
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			return runPay(ctx, args[0], o, os.Stdout, os.Stderr)
+			return RunPay(ctx, args[0], o, os.Stdout, os.Stderr)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.key, "key", "", "buyer private key, hex (default: $"+EnvBuyerKey+")")
-	f.StringVar(&o.keyFile, "key-file", "", "file holding the buyer private key, hex")
-	f.StringVarP(&o.method, "method", "X", http.MethodGet, "HTTP method")
-	f.StringVarP(&o.data, "data", "d", "", "request body; @FILE reads it from a file")
-	f.StringVar(&o.shape, "shape", "cronos", "X-PAYMENT payload shape: cronos (flat) or x402 (nested authorization)")
-	f.StringArrayVarP(&o.headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
-	f.Int64Var(&o.chainID, "chain-id", 0, "chain ID to sign for (default: the built-in network's)")
-	f.StringVar(&o.network, "network", "", "pay on this network only (a name such as cronos-testnet or base-sepolia, or eip155:<chainId>; default: the first the seller offers that can be paid)")
-	f.StringVar(&o.maxAmount, "max-amount", DefaultPayMaxAmount, "refuse to pay more than this many smallest token units")
-	f.StringVar(&o.protocol, "protocol", "auto", "x402 version to pay with: auto (v2 when offered), v1 or v2")
-	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "timeout of each HTTP request (settling waits for a block)")
-	f.StringVar(&o.paymentID, "payment-id", "", "x402 v2 payment-identifier id to pay under (default: a new one when the seller requires it)")
-	f.StringVar(&o.smartWallet, "smart-wallet", "", "pay from this EIP-1271 smart-contract wallet, which the key owns (bare --smart-wallet: the devnet's wallet of the key)")
+	f.StringVar(&o.Key, "key", "", "buyer private key, hex (default: $"+EnvBuyerKey+")")
+	f.StringVar(&o.KeyFile, "key-file", "", "file holding the buyer private key, hex")
+	f.StringVarP(&o.Method, "method", "X", http.MethodGet, "HTTP method")
+	f.StringVarP(&o.Data, "data", "d", "", "request body; @FILE reads it from a file")
+	f.StringVar(&o.Shape, "shape", "cronos", "X-PAYMENT payload shape: cronos (flat) or x402 (nested authorization)")
+	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
+	f.Int64Var(&o.ChainID, "chain-id", 0, "chain ID to sign for (default: the built-in network's)")
+	f.StringVar(&o.Network, "network", "", "pay on this network only (a name such as cronos-testnet or base-sepolia, or eip155:<chainId>; default: the first the seller offers that can be paid)")
+	f.StringVar(&o.MaxAmount, "max-amount", DefaultPayMaxAmount, "refuse to pay more than this many smallest token units")
+	f.StringVar(&o.Protocol, "protocol", "auto", "x402 version to pay with: auto (v2 when offered), v1 or v2")
+	f.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "timeout of each HTTP request (settling waits for a block)")
+	f.StringVar(&o.PaymentID, "payment-id", "", "x402 v2 payment-identifier id to pay under (default: a new one when the seller requires it)")
+	f.StringVar(&o.SmartWallet, "smart-wallet", "", "pay from this EIP-1271 smart-contract wallet, which the key owns (bare --smart-wallet: the devnet's wallet of the key)")
 	f.Lookup("smart-wallet").NoOptDefVal = "devnet"
-	f.StringVar(&o.undeployed, "smart-wallet-undeployed", "", "pay from the devnet factory's wallet of the key for this salt, not deployed yet, with an ERC-6492 signature (bare flag: salt 1)")
+	f.StringVar(&o.Undeployed, "smart-wallet-undeployed", "", "pay from the devnet factory's wallet of the key for this salt, not deployed yet, with an ERC-6492 signature (bare flag: salt 1)")
 	f.Lookup("smart-wallet-undeployed").NoOptDefVal = strconv.Itoa(devnet.UndeployedWalletSalt)
-	f.BoolVar(&o.noSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
+	f.BoolVar(&o.NoSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }
 
-func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Writer) error {
+// RunPay is "caddy x402 pay URL": it fetches url and, when it answers 402,
+// pays and fetches it again. The body goes to stdout, what happened to stderr.
+func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Writer) error {
 	key, err := payKey(o)
 	if err != nil {
 		return err
@@ -318,48 +180,48 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 		return err
 	}
 	var shape facilitator.PayloadShape
-	switch strings.ToLower(o.shape) {
+	switch strings.ToLower(o.Shape) {
 	case "cronos", "":
 		shape = facilitator.ShapeCronos
 	case "x402":
 		shape = facilitator.ShapeX402
 	default:
-		return fmt.Errorf("--shape must be cronos or x402, not %q", o.shape)
+		return fmt.Errorf("--shape must be cronos or x402, not %q", o.Shape)
 	}
-	if o.maxAmount == "" {
-		o.maxAmount = DefaultPayMaxAmount
+	if o.MaxAmount == "" {
+		o.MaxAmount = DefaultPayMaxAmount
 	}
-	maxAmount, err := facilitator.ParseAmount(o.maxAmount)
+	maxAmount, err := facilitator.ParseAmount(o.MaxAmount)
 	if err != nil {
 		return fmt.Errorf("--max-amount: %w", err)
 	}
-	switch o.protocol {
+	switch o.Protocol {
 	case "", "auto", "v1", "v2":
 	default:
-		return fmt.Errorf("--protocol must be auto, v1 or v2, not %q", o.protocol)
+		return fmt.Errorf("--protocol must be auto, v1 or v2, not %q", o.Protocol)
 	}
-	if o.paymentID != "" && !x402.ValidPaymentID(o.paymentID) {
-		return fmt.Errorf("--payment-id %q: %s", o.paymentID, x402.ReasonPaymentIDFormat)
+	if o.PaymentID != "" && !x402.ValidPaymentID(o.PaymentID) {
+		return fmt.Errorf("--payment-id %q: %s", o.PaymentID, x402.ReasonPaymentIDFormat)
 	}
-	body, err := requestBody(o.data)
+	body, err := requestBody(o.Data)
 	if err != nil {
 		return err
 	}
 	header := make(http.Header)
-	for _, h := range o.headers {
+	for _, h := range o.Headers {
 		name, value, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(name) == "" {
 			return fmt.Errorf("--header %q: want 'Name: value'", h)
 		}
 		header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
-	client := &http.Client{Timeout: o.timeout}
+	client := &http.Client{Timeout: o.Timeout}
 	do := func(paymentHeader, payment string) (*http.Response, []byte, error) {
 		var rd io.Reader
 		if body != nil {
 			rd = bytes.NewReader(body)
 		}
-		req, err := http.NewRequestWithContext(ctx, strings.ToUpper(o.method), url, rd)
+		req, err := http.NewRequestWithContext(ctx, strings.ToUpper(o.Method), url, rd)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -398,30 +260,30 @@ func runPay(ctx context.Context, url string, o payOptions, stdout, stderr io.Wri
 	if done {
 		return err
 	}
-	if v2 := resp.Header.Get(x402.HeaderPaymentRequired); v2 != "" && o.protocol != "v1" {
+	if v2 := resp.Header.Get(x402.HeaderPaymentRequired); v2 != "" && o.Protocol != "v1" {
 		return payV2(ctx, url, v2, key, maxAmount, o, do, stdout, stderr)
 	}
-	if o.protocol == "v2" {
+	if o.Protocol == "v2" {
 		return fmt.Errorf("%s offers no x402 version 2 payment (no PAYMENT-REQUIRED header)", url)
 	}
-	if o.paymentID != "" {
+	if o.PaymentID != "" {
 		fmt.Fprintf(stderr, "x402: paying with x402 version 1, which has no payment-identifier: paying without --payment-id\n")
 	}
 	var pr facilitator.PaymentRequired
 	if err := json.Unmarshal(data, &pr); err != nil {
 		return fmt.Errorf("the 402 answer is not x402 JSON: %w", err)
 	}
-	reqs, value, err := chooseV1(&pr, maxAmount, o.network, o.chainID)
+	reqs, value, err := chooseV1(&pr, maxAmount, o.Network, o.ChainID)
 	if err != nil {
 		return err
 	}
 	opts := facilitator.PaymentOptions{Shape: shape, Wallet: o.wallet, Deploy: o.deploy}
-	if o.chainID != 0 {
-		opts.ChainID = big.NewInt(o.chainID)
+	if o.ChainID != 0 {
+		opts.ChainID = big.NewInt(o.ChainID)
 	}
 	paymentHeader, payment, err := facilitator.CreatePayment(key, reqs, opts)
 	if err != nil {
-		if _, builtin := facilitator.BuiltinNetwork(reqs.Network); !builtin && o.chainID == 0 {
+		if _, builtin := facilitator.BuiltinNetwork(reqs.Network); !builtin && o.ChainID == 0 {
 			return fmt.Errorf("signing the payment: %w (network %q is not built in: give --chain-id)", err, reqs.Network)
 		}
 		return fmt.Errorf("signing the payment: %w", err)
@@ -494,18 +356,18 @@ func writeBody(w io.Writer, body []byte) error {
 
 // payKey reads the buyer's key from --key, --key-file or the environment.
 // Its errors never repeat the key.
-func payKey(o payOptions) (*ecdsa.PrivateKey, error) {
+func payKey(o PayOptions) (*ecdsa.PrivateKey, error) {
 	switch {
-	case o.key != "" && o.keyFile != "":
+	case o.Key != "" && o.KeyFile != "":
 		return nil, errors.New("give --key or --key-file, not both")
-	case o.key != "":
-		k, err := facilitator.ParseKey(o.key)
+	case o.Key != "":
+		k, err := facilitator.ParseKey(o.Key)
 		if err != nil {
 			return nil, fmt.Errorf("--key: %w", err)
 		}
 		return k, nil
-	case o.keyFile != "":
-		return facilitator.KeyFromFile(o.keyFile)
+	case o.KeyFile != "":
+		return facilitator.KeyFromFile(o.KeyFile)
 	case os.Getenv(EnvBuyerKey) != "":
 		return facilitator.KeyFromEnv(EnvBuyerKey)
 	}
