@@ -13,8 +13,13 @@ import (
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/access"
+	"github.com/caddy-x402/caddy-x402/caddymodule/app"
+	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
+
+func init() { x402cmd.AddSubcommand(rotateKeyCommand) }
 
 // rotateKeyCommand is "caddy x402 rotate-key".
 func rotateKeyCommand() *cobra.Command {
@@ -65,7 +70,7 @@ func runRotateKey(ctx context.Context, configFile, adapter string, out io.Writer
 		StorageRaw json.RawMessage `json:"storage,omitempty"`
 		Apps       struct {
 			X402 struct {
-				Storage *StorageConfig `json:"storage,omitempty"`
+				Storage *app.StorageConfig `json:"storage,omitempty"`
 			} `json:"x402"`
 		} `json:"apps"`
 	}
@@ -76,7 +81,7 @@ func runRotateKey(ctx context.Context, configFile, adapter string, out io.Writer
 	}
 	window, routes := longestAccess(raw)
 
-	var src keySource
+	var src access.KeySource
 	if sc := cfg.Apps.X402.Storage; sc != nil && sc.Postgres != "" {
 		dsn, err := caddy.NewReplacer().ReplaceOrErr(strings.TrimSpace(sc.Postgres), true, true)
 		if err != nil || dsn == "" {
@@ -88,40 +93,16 @@ func runRotateKey(ctx context.Context, configFile, adapter string, out io.Writer
 			return err
 		}
 		defer s.Close()
-		src = pgKeys{s: s, place: s.Where()}
+		src = access.PostgresKeys(s, s.Where())
 	} else {
 		cctx, err := caddy.ProvisionContext(&caddy.Config{StorageRaw: cfg.StorageRaw})
 		if err != nil {
 			return fmt.Errorf("opening Caddy's storage: %w", err)
 		}
-		src = storageKeys{s: cctx.Storage()}
+		src = access.StorageKeys(cctx.Storage())
 	}
 
-	now := time.Now()
-	var keep func(store.SecretVersion, time.Time) bool
-	if routes > 0 {
-		keep = keepAccessKey(now, window)
-	}
-	added, dropped, err := src.rotate(ctx, keep)
-	if err != nil {
-		return fmt.Errorf("rotating the access server key in %s: %w", src.where(), err)
-	}
-	fmt.Fprintf(out, "x402: the access server key is now generation %d in %s.\n", added.Gen, src.where())
-	if added.Gen == 1 {
-		fmt.Fprintf(out, "There was none: instances make it at their start, and this is the one they will use.\n")
-		return nil
-	}
-	fmt.Fprintf(out, "Running instances sign with it within %s; they honour generation %d", accessKeyPoll, added.Gen-1)
-	if routes > 0 {
-		fmt.Fprintf(out, " until %s (the longest access window, %s, after its last signature).\n",
-			added.Created.Add(accessKeySlack()+max(window, siwxMaxAge+siwxSkew)).UTC().Format(time.RFC3339), window)
-	} else {
-		fmt.Fprintf(out, " until what it signed expires (no route of this config has access, so no key was removed).\n")
-	}
-	for _, v := range dropped {
-		fmt.Fprintf(out, "Removed generation %d: nothing it signed is honoured any more.\n", v.Gen)
-	}
-	return nil
+	return access.RotateKey(ctx, src, window, routes, out)
 }
 
 // longestAccess is the longest access window of the config's x402

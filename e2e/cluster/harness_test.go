@@ -37,7 +37,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/internal/tcpproxy"
 )
 
-// Texts the instances answer with (caddymodule/redeem.go, paymentid.go and
+// Texts the instances answer with (caddymodule/paywall/reply.go, paymentid.go and
 // the facilitator's reasons), compared exactly.
 const (
 	textBusyElsewhere = "another request with this payment is being served"

@@ -215,7 +215,7 @@ func storedKeys(t *testing.T, c *cluster) []storedKey {
 }
 
 // cookieMAC signs an access cookie's payload as the paywall does with the
-// server key key (caddymodule/access_cookie.go): HMAC-SHA256 under the
+// server key key (caddymodule/access/cookie.go): HMAC-SHA256 under the
 // key derived for cookies, Base64 URL without padding.
 func cookieMAC(key []byte, payload string) string {
 	d := hmac.New(sha256.New, key)

@@ -1,0 +1,181 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+)
+
+// Pruning of delivered records: every redeemPruneInterval, those whose
+// authorization expired more than redeemPruneMargin ago.
+const (
+	redeemPruneInterval = time.Hour
+	redeemPruneMargin   = time.Hour
+)
+
+// Deliveries is the store of delivery records (the redemption store) shared (through the usage pool) by every paywall
+// route and config of the process, with the claims that hold an
+// authorization (or a payment id) for one request at a time: in this
+// process, or with the shared PostgreSQL store, across every instance.
+type Deliveries struct {
+	store  store.Redemptions
+	claims store.Claims
+
+	mu      sync.Mutex
+	holders map[string]string // claimed key -> the holder's authFingerprint, in this process
+
+	stop chan struct{} // closed by Destruct: ends the pruning loop
+	done chan struct{} // closed when the pruning loop has ended
+	// closeStore closes what the Deliveries own at Destruct.
+	closeStore func() error
+}
+
+// NewDeliveries wraps a store of this process and starts pruning its
+// delivered records.
+func NewDeliveries(s store.Redemptions) *Deliveries {
+	return NewSharedDeliveries(s, store.NewLocalClaims(), s.Close)
+}
+
+// NewSharedDeliveries wraps a store with the claims that go with it; close
+// is called at Destruct.
+func NewSharedDeliveries(s store.Redemptions, c store.Claims, close func() error) *Deliveries {
+	rd := &Deliveries{store: s, claims: c, closeStore: close, holders: map[string]string{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go rd.pruneLoop()
+	return rd
+}
+
+// pruneLoop prunes the store at start and every redeemPruneInterval, so
+// that it does not grow with every payment ever delivered.
+func (rd *Deliveries) pruneLoop() {
+	defer close(rd.done)
+	t := time.NewTicker(redeemPruneInterval)
+	defer t.Stop()
+	for {
+		n, err := rd.store.Prune(time.Now().Add(-redeemPruneMargin).Unix())
+		switch {
+		case err != nil:
+			caddy.Log().Named("x402").Error("pruning delivered payments from the redemption store failed; it is tried again in an hour", zap.Error(err))
+		case n > 0:
+			caddy.Log().Named("x402").Info("pruned delivered payments whose authorizations expired from the redemption store", zap.Int("removed", n))
+		}
+		rd.pruneGrants()
+		select {
+		case <-rd.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Acquire claims an authorization (or a payment id) for one request:
+// Claimed, or HeldHere / HeldElsewhere when a request of this process or
+// of another instance holds it. An error means the shared store could not
+// be asked; nothing is held.
+func (rd *Deliveries) Acquire(ctx context.Context, id string) (store.ClaimResult, error) {
+	return rd.claims.Claim(ctx, id)
+}
+
+// AcquireAuth is Acquire for an authorization, noting which one (fp, its
+// authFingerprint) holds the claim in this process; holder is, when a
+// request of this process holds it, the holder's fingerprint ("" while
+// not known yet).
+func (rd *Deliveries) AcquireAuth(ctx context.Context, id, fp string) (res store.ClaimResult, holder string, err error) {
+	res, err = rd.claims.Claim(ctx, id)
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	switch {
+	case err != nil:
+	case res == store.Claimed:
+		rd.holders[id] = fp
+	case res == store.HeldHere:
+		holder = rd.holders[id]
+	}
+	return res, holder, err
+}
+
+// Release lets go of a claim of Acquire or AcquireAuth.
+func (rd *Deliveries) Release(id string) {
+	rd.mu.Lock()
+	delete(rd.holders, id)
+	rd.mu.Unlock()
+	rd.claims.Release(id)
+}
+
+// Destruct closes the store when the last config using it is gone.
+func (rd *Deliveries) Destruct() error {
+	close(rd.stop)
+	<-rd.done
+	return rd.closeStore()
+}
+
+// pruneGrants removes the grants that ended and the sign-in nonces past
+// their use, beside the redemption records.
+func (rd *Deliveries) pruneGrants() {
+	g := store.GrantsOf(rd.store)
+	if g == nil {
+		return
+	}
+	n, err := g.PruneGrants(time.Now())
+	switch {
+	case err != nil:
+		caddy.Log().Named("x402").Error("pruning ended access grants failed; it is tried again in an hour", zap.Error(err))
+	case n > 0:
+		caddy.Log().Named("x402").Info("pruned ended access grants and used sign-in nonces", zap.Int("removed", n))
+	}
+}
+
+// OpenDeliveries gets the delivery records from the usage pool, opening
+// them if no running config has them: the bbolt file at path, or, when
+// path is "", a store in memory named by memName. release lets go of them
+// (the last holder closes them).
+func OpenDeliveries(path, memName string) (d *Deliveries, release func() error, err error) {
+	d, key, err := openDeliveries(path, memName)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, func() error { _, err := pool.Delete(key); return err }, nil
+}
+
+// openDeliveries is OpenDeliveries returning the pool key to release at
+// cleanup.
+func openDeliveries(path, memName string) (*Deliveries, string, error) {
+	key := "redemptions:memory:" + memName
+	if path != "" {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("redemption store %q: %w", path, err)
+		}
+		path, key = abs, "redemptions:"+abs
+	}
+	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+		if path == "" {
+			return NewDeliveries(store.NewMemoryRedemptions()), nil
+		}
+		s, err := store.OpenBoltRedemptions(path)
+		if err != nil {
+			return nil, err
+		}
+		return NewDeliveries(s), nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return val.(*Deliveries), key, nil
+}
+
+// DefaultRedemptionsPath is the redemption store's default file, in
+// Caddy's data directory.
+func DefaultRedemptionsPath() string {
+	return filepath.Join(caddy.AppDataDir(), "x402", "redemptions.db")
+}
+
+// Store is the records themselves.
+func (rd *Deliveries) Store() store.Redemptions { return rd.store }

@@ -1,0 +1,94 @@
+package paywall
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+)
+
+// deliver runs the upstream for a paid authorization and marks it
+// delivered once the upstream's answer begins with a status below 500. A
+// buyer who hung up before that, or an upstream that failed, leaves it
+// paid, so the next retry with the same header gets the resource.
+func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, id string, rec *redemption) error {
+	if r.Context().Err() != nil {
+		h.logger.Info("buyer hung up before the paid answer began; a retry with the same X-PAYMENT gets it",
+			zap.String("id", id), zap.String("tx_hash", rec.TxHash))
+		return nil
+	}
+	h.settled(w, r, settlementOf(rec))
+	dw := &deliverWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, id: id, rec: rec}
+	return next.ServeHTTP(dw, r)
+}
+
+// deliverWriter marks a paid redemption delivered when the answer begins.
+type deliverWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+	h   *Handler
+	id  string
+	rec *redemption
+
+	once   sync.Once
+	status int // the final status written, 0 before WriteHeader
+}
+
+// written is the status the answer goes out with: the one WriteHeader
+// gave, or 200 when the body starts without one.
+func (dw *deliverWriter) written() int {
+	if dw.status != 0 {
+		return dw.status
+	}
+	return http.StatusOK
+}
+
+// begin records delivery for a status below 500 (and 101), before the
+// status goes out.
+func (dw *deliverWriter) begin(status int) {
+	if status >= 500 || (status >= 100 && status < 200 && status != http.StatusSwitchingProtocols) {
+		return
+	}
+	dw.once.Do(func() {
+		rec := *dw.rec
+		rec.State, rec.Updated = redeemDelivered, time.Now()
+		if err := dw.h.redeem.Store().Put(dw.id, &rec); err != nil {
+			dw.h.logger.Error("marking a payment delivered failed; a retry could get the resource again",
+				zap.String("id", dw.id), zap.Error(err))
+		}
+	})
+}
+
+func (dw *deliverWriter) WriteHeader(status int) {
+	if dw.status == 0 && (status >= 200 || status == http.StatusSwitchingProtocols) {
+		dw.status = status
+	}
+	dw.begin(status)
+	dw.ResponseWriterWrapper.WriteHeader(status)
+}
+
+func (dw *deliverWriter) Write(p []byte) (int, error) {
+	dw.begin(dw.written())
+	return dw.ResponseWriterWrapper.Write(p)
+}
+
+func (dw *deliverWriter) ReadFrom(src io.Reader) (int64, error) {
+	dw.begin(dw.written())
+	return dw.ResponseWriterWrapper.ReadFrom(src)
+}
+
+func (dw *deliverWriter) FlushError() error {
+	dw.begin(dw.written())
+	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Flush()
+}
+
+func (dw *deliverWriter) Flush() { _ = dw.FlushError() }
+
+func (dw *deliverWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	dw.begin(http.StatusSwitchingProtocols)
+	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Hijack()
+}

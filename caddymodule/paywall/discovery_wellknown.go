@@ -1,0 +1,141 @@
+package paywall
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// GET /.well-known/x402.json on every site with discoverable paid routes
+// (x402 PR #2646, a draft): the site's x402 routes as its configuration
+// charges them, answered by the x402 handler of a site-wide paywall or by
+// the x402_path_guard every scoped x402 directive adds to its block (and
+// that a site with the paywall inside handle blocks has at its top). A
+// site whose routes are all discovery off passes the request on.
+
+// wellKnownPath is the origin's discovery manifest.
+const wellKnownPath = "/.well-known/x402.json"
+
+// wellKnownManifest is the manifest, as PR #2646 shapes it.
+type wellKnownManifest struct {
+	// X402Version is 2.
+	X402Version int `json:"x402Version"`
+	// LastUpdated is when the configuration was loaded (Unix seconds).
+	LastUpdated int64 `json:"lastUpdated"`
+	// Items are the site's paid routes.
+	Items []wellKnownItem `json:"items"`
+}
+
+// wellKnownItem is one paid route of the manifest.
+type wellKnownItem struct {
+	// Resource is the route's URL (the site's origin and the route's path
+	// pattern) with its description and media type.
+	Resource x402.ResourceInfo `json:"resource"`
+	// Type is "http".
+	Type string `json:"type"`
+	// Accepts are the ways to pay it, as its 402 lists them.
+	Accepts []x402.DiscoveryAccept `json:"accepts"`
+	// DynamicPrice says that the price is set per request (the accepts
+	// carry no amount; the 402 of each request states it).
+	DynamicPrice bool `json:"dynamicPrice,omitempty"`
+	// Input is how to call it.
+	Input wellKnownInput `json:"input"`
+	// Output is what it answers, when declared.
+	Output *wellKnownOutput `json:"output,omitempty"`
+	// Requires names the extensions a buyer must use to pay it.
+	Requires []string `json:"requires,omitempty"`
+}
+
+// wellKnownInput is how to call a route.
+type wellKnownInput struct {
+	// Method is the HTTP method, when the route's matcher restricts them.
+	Method string `json:"method,omitempty"`
+	// RouteTemplate is the route's template when its path pattern has
+	// wildcard segments (/users/*/posts gives /users/:var1/posts).
+	RouteTemplate string `json:"routeTemplate,omitempty"`
+	// QueryParams is the JSON Schema of the query parameters.
+	QueryParams json.RawMessage `json:"queryParams,omitempty"`
+	// Body is the JSON Schema of the body.
+	Body json.RawMessage `json:"body,omitempty"`
+	// BodyType is the body's encoding.
+	BodyType string `json:"bodyType,omitempty"`
+}
+
+// wellKnownOutput is what a route answers.
+type wellKnownOutput struct {
+	MimeType string          `json:"mimeType,omitempty"`
+	Example  json.RawMessage `json:"example,omitempty"`
+	Schema   json.RawMessage `json:"schema,omitempty"`
+}
+
+// serveWellKnown answers GET /.well-known/x402.json when the site that
+// serves r has discoverable paid routes; false when r is another request.
+func serveWellKnown(w http.ResponseWriter, r *http.Request) (bool, error) {
+	if r.URL.Path != wellKnownPath || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		return false, nil
+	}
+	routes := siteRoutes(r)
+	if len(routes) == 0 {
+		return false, nil
+	}
+	m := wellKnownManifest{X402Version: x402.Version2, Items: []wellKnownItem{}}
+	origin := originURL(r)
+	for _, p := range routes {
+		if t := p.h.disc.at.Unix(); t > m.LastUpdated {
+			m.LastUpdated = t
+		}
+		m.Items = append(m.Items, p.h.wellKnownItems(origin+routePattern(p.path), routeTemplate(p.path), p.methods)...)
+	}
+	body, err := json.Marshal(&m)
+	if err != nil {
+		return true, err
+	}
+	body = append(body, '\n')
+	hdr := w.Header()
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Cache-Control", "max-age=60")
+	hdr.Set("Access-Control-Allow-Origin", "*")
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return true, nil
+	}
+	_, err = w.Write(body)
+	return true, err
+}
+
+// wellKnownItems are the route's manifest items at URL u, one per method
+// it is listed under.
+func (h *Handler) wellKnownItems(u, template string, methods []string) []wellKnownItem {
+	accepts, dynamic := h.discoveryAccepts()
+	if len(accepts) == 0 {
+		return nil
+	}
+	d := &h.Discovery
+	var out []wellKnownItem
+	for _, m := range listedMethods(methods) {
+		it := wellKnownItem{
+			Resource: x402.ResourceInfo{URL: u, Description: h.Description, MimeType: h.MimeType},
+			Type:     "http", Accepts: accepts, DynamicPrice: dynamic,
+			Input: wellKnownInput{Method: m, RouteTemplate: template},
+		}
+		if bodyMethod(m) || (m == "" && d.BodyType != "") {
+			it.Input.Body, it.Input.BodyType = d.InputSchema, d.BodyType
+			if it.Input.BodyType == "" {
+				it.Input.BodyType = "json"
+			}
+		} else {
+			it.Input.QueryParams = d.InputSchema
+		}
+		if len(d.OutputSchema) > 0 || len(d.OutputExample) > 0 {
+			it.Output = &wellKnownOutput{MimeType: h.MimeType, Example: d.OutputExample, Schema: d.OutputSchema}
+		}
+		if h.PaymentIdentifier == PaymentIDRequired {
+			it.Requires = []string{x402.ExtPaymentIdentifier}
+		}
+		out = append(out, it)
+	}
+	return out
+}

@@ -1,0 +1,375 @@
+package paywall
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/remote"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// The remote facilitator client is a facilitator.Client.
+var _ facilitator.Client = (*remote.Client)(nil)
+
+// The paywall speaks x402 version 1 and version 2 at once: a 402 carries
+// the v1 body and the v2 PAYMENT-REQUIRED header; a payment comes as
+// PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1, flat or nested) and its answer
+// goes back in the matching header.
+
+// exposedHeaders lets browser clients read the x402 headers.
+const exposedHeaders = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE"
+
+// v2State is what the paywall needs for version 2.
+type v2State struct {
+	on         bool           // some option's chain id is known: the 402 offers version 2
+	extensions map[string]any // the 402's extensions
+}
+
+// initV2 turns version 2 on when some option's chain id is known.
+func (h *Handler) initV2() {
+	h.v2 = v2State{}
+	for i := range h.pricing.options {
+		if h.pricing.options[i].caip2 != "" {
+			h.v2.on = true
+		}
+	}
+	if !h.v2.on {
+		return
+	}
+	h.v2.extensions = map[string]any{}
+	if h.declaresPaymentID() {
+		h.v2.extensions[x402.ExtPaymentIdentifier] = x402.DeclarePaymentIdentifier(h.PaymentIdentifier == PaymentIDRequired)
+	}
+}
+
+// isPreflight reports a CORS preflight: it is never charged.
+func isPreflight(r *http.Request) bool {
+	return r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+}
+
+// paymentHeader returns the buyer's payment header and whether it is v2.
+func (h *Handler) paymentHeader(r *http.Request) (string, bool) {
+	if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" && h.v2.on {
+		return v, true
+	}
+	return r.Header.Get(httpx.HeaderPayment), false
+}
+
+// setPaymentRequired adds the v2 PAYMENT-REQUIRED header to a 402.
+func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resource, method string) {
+	hdr.Set("Access-Control-Expose-Headers", exposedHeaders)
+	if !h.v2.on {
+		return
+	}
+	if errText == "X-PAYMENT header is required" {
+		errText = "PAYMENT-SIGNATURE header is required"
+	}
+	exts := h.v2.extensions
+	if h.gate != nil {
+		exts = h.gate.Declare(exts, resource)
+	}
+	pr := x402.PaymentRequiredV2{
+		X402Version: x402.Version2,
+		Error:       errText,
+		Resource:    &x402.ResourceInfo{URL: resource, Description: h.Description, MimeType: h.MimeType},
+		Accepts:     off.accepts(),
+		Extensions:  h.withBazaar(exts, method),
+	}
+	if v, err := x402.EncodeBase64JSON(pr); err == nil {
+		hdr.Set(x402.HeaderPaymentRequired, v)
+	}
+}
+
+// v2Request turns a v2 payment into the facilitator request for the
+// option it chose: the v1 requirements (for the embedded facilitator and
+// Cronos-flavour remotes) with the v2 ones beside them.
+func (h *Handler) v2Request(r *http.Request, header string, resource string) *facilitator.Request {
+	part := h.pricing.saleOf(r).part()
+	req := &facilitator.Request{
+		X402Version:         facilitator.X402Version,
+		PaymentHeader:       header,
+		PaymentRequirements: part.reqs,
+		Dialect:             x402.DialectV2,
+		Resource:            &x402.ResourceInfo{URL: resource, Description: h.Description, MimeType: h.MimeType},
+	}
+	if part.v2 != nil {
+		reqs := *part.v2
+		req.RequirementsV2 = &reqs
+	}
+	return req
+}
+
+// setPaymentResponse writes the settlement in the header matching the
+// payment's version.
+func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse, network string) {
+	if _, v2 := h.paymentHeader(r); v2 {
+		if v, err := x402.EncodeBase64JSON(sr.Reference(sr.From, h.pricing.saleOf(r).v2Network())); err == nil {
+			w.Header().Set(x402.HeaderPaymentResponseV2, v)
+		}
+		return
+	}
+	w.Header().Set(httpx.HeaderPaymentResponse, encodePaymentResponse(sr, network))
+}
+
+// setFailedResponse adds PAYMENT-RESPONSE with the failed settlement to a
+// v2 payment's 402, as the v2 transport does.
+func (h *Handler) setFailedResponse(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) {
+	if _, v2 := h.paymentHeader(r); v2 {
+		payer := ""
+		if p, err := facilitator.DecodePaymentHeader(r.Header.Get(x402.HeaderPaymentSignature)); err == nil && p.ParsePayload() == nil {
+			payer = p.Authorization.From.Hex()
+		}
+		if v, err := x402.EncodeBase64JSON(sr.Reference(payer, h.pricing.saleOf(r).v2Network())); err == nil {
+			w.Header().Set(x402.HeaderPaymentResponseV2, v)
+		}
+	}
+}
+
+// retryAfterFailed is the Retry-After of a facilitator failure, in seconds:
+// health is checked about once a second, RPC endpoints cool down for five.
+var retryAfterFailed = []string{"5"}
+
+// facilitatorFailed answers 500 with a JSON reason when verify or settle
+// could not be carried out (facilitator unreachable, refusing, rate
+// limiting): never an empty body, and no money moved that the buyer does
+// not know of (a pending settlement is an answer, not a failure). A fault
+// of the shared store is answered 503 instead (storeFault).
+func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error) error {
+	if handled, werr := h.storeFault(w, op, err); handled {
+		return werr
+	}
+	msg := fmt.Sprintf("the payment could not be %s: %s", op, facilitator.MessageOf(err))
+	if !strings.Contains(msg, "try again") && !strings.Contains(msg, "retry") {
+		// Say what to do, once: most facilitator texts already do.
+		msg += "; try again shortly"
+	}
+	body, _ := json.Marshal(map[string]any{
+		"x402Version": 1,
+		"error":       msg,
+	})
+	body = append(body, '\n')
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	hdr["Retry-After"] = retryAfterFailed
+	w.WriteHeader(http.StatusInternalServerError)
+	_, werr := w.Write(body)
+	return werr
+}
+
+// remoteClient builds the client of a remote facilitator with its dialect
+// and headers (placeholders resolved).
+func (h *Handler) remoteClient() (*remote.Client, error) {
+	opts := remote.Options{}
+	if h.FacilitatorDialect != "" {
+		d, err := x402.ParseDialect(h.FacilitatorDialect)
+		if err != nil {
+			return nil, fmt.Errorf("x402: facilitator_dialect: %w", err)
+		}
+		opts.Dialect = &d
+	}
+	if len(h.FacilitatorHeaders) > 0 {
+		repl := caddy.NewReplacer()
+		opts.Header = http.Header{}
+		for k, v := range h.FacilitatorHeaders {
+			val, err := repl.ReplaceOrErr(v, true, true)
+			if err != nil || val == "" {
+				return nil, fmt.Errorf("x402: facilitator_header %s: its value is empty or a placeholder in it cannot be resolved", k)
+			}
+			opts.Header.Set(k, val)
+		}
+	}
+	return remote.New(h.Facilitator, opts), nil
+}
+
+// pending answers a payment whose transaction is not in a block yet: 402
+// (spec 4.5 rule 4) with error "Settlement pending", the txHash in the body
+// and in X-PAYMENT-RESPONSE, and the advice to retry with the same header.
+func (h *Handler) pending(w http.ResponseWriter, r *http.Request, txHash string) error {
+	sl := h.pricing.saleOf(r)
+	sr := &facilitator.SettleResponse{Event: facilitator.EventFailed, TxHash: txHash, Network: sl.network(),
+		Error: facilitator.ErrTextPending, Timestamp: facilitator.Timestamp(time.Now())}
+	body := sl.offer.build(facilitator.ErrTextPending, "", resourceURL(r))
+	extra := `"txHash":` + string(appendJSONString(nil, txHash)) + `,"retry":` + string(appendJSONString(nil, textRetrySameHeader)) + ","
+	body = append([]byte("{"+extra), body[1:]...)
+	hdr := w.Header()
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr.Set("Retry-After", retryAfterPending)
+	h.setPaymentResponse(w, r, sr, sl.network())
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusPaymentRequired)
+	_, err := w.Write(body)
+	return err
+}
+
+// Reasons in x402_payments_total of the answers when no claim is decided:
+// busy in this instance (409), busy on another instance (409), or the
+// shared store out of reach (503).
+const (
+	reasonInFlight         = "in_flight"
+	reasonBusyElsewhere    = "busy_elsewhere"
+	reasonStoreUnavailable = "store_unavailable"
+)
+
+// Texts of the answers when no claim is decided, and of the refusal of
+// another authorization with a nonce already presented.
+const (
+	textInFlight        = "another request with this payment is being served"
+	retryInFlight       = "nothing more was charged for this request. Send the same payment header again in a moment: the first request's outcome is then known (if the instance serving it stopped, once its lease ran out, within seconds)"
+	textOtherAuthBusy   = "a different authorization with the same nonce from the same payer is being served; only one of them can be paid"
+	retryOtherAuthBusy  = "nothing was charged for this request. If the other authorization is paid, this one never can be (its nonce is used): sign a new payment. Send this one again in a moment to learn which"
+	textInFlightUnknown = "another request with this payment, or with a different authorization with the same nonce from the same payer, is being served"
+	textOtherAuthUsed   = facilitator.ErrTextAlreadyUsed + ": a different authorization with the same nonce from the same payer was presented before; sign a new payment"
+	textFailedOnChainTx = "%s: transaction %s did not transfer the payment, so nothing was charged"
+	textStoreDown       = "the payment store cannot be reached, so this payment was not taken: nothing was verified, settled or charged"
+	retryStoreDown      = "send the same request again shortly"
+	textPaidUnrecorded  = "the payment settled, but the payment store cannot be reached to record it, so the resource is not served yet"
+	retryPaidUnrecorded = "send the same request again with the same payment header shortly: you get the resource without paying again"
+)
+
+// inFlight answers a payment whose authorization (payer and nonce) a
+// request of this instance or of another is serving: 409 with
+// Retry-After, never a final refusal, since that request may be moving
+// the buyer's money. holder is the serving request's authFingerprint ("" if
+// not known), fp this request's: the text says whether it is this very
+// payment or a different authorization with the same nonce.
+func (h *Handler) inFlight(w http.ResponseWriter, r *http.Request, reason, holder, fp string) error {
+	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeRefused, reason)
+	text, retry := textInFlight, retryInFlight
+	switch {
+	case holder == "":
+		text = textInFlightUnknown
+	case holder != fp:
+		text, retry = textOtherAuthBusy, retryOtherAuthBusy
+	}
+	return httpx.WriteRetryJSON(w, http.StatusConflict, text, retry)
+}
+
+// storeUnavailable answers a payment when the shared store cannot be
+// reached: 503 with Retry-After; nothing was verified or broadcast.
+func (h *Handler) storeUnavailable(w http.ResponseWriter, r *http.Request, err error) error {
+	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
+	h.logger.Error("the payment store cannot be reached; paid requests are answered 503 until it is back", zap.Error(err))
+	// Nothing was verified or settled for this request.
+	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textStoreDown, retryStoreDown)
+}
+
+// paidUnrecorded answers a payment that moved money when its record cannot
+// be written: 503 with the transaction and Retry-After; the same header
+// again gets the resource (the record still says settling, and the retry
+// finds the settlement).
+func (h *Handler) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash string, err error) error {
+	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
+	h.logger.Error("a payment settled but its redemption record could not be written; the buyer's retry with the same header gets the resource",
+		zap.String("tx_hash", txHash), zap.Error(err))
+	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textPaidUnrecorded, retryPaidUnrecorded, "txHash", txHash)
+}
+
+// settled attaches a settlement to the request (for the upstream and for
+// placeholders) and to the response (X-PAYMENT-RESPONSE).
+func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) {
+	block := ""
+	if sr.BlockNumber != nil {
+		block = strconv.FormatUint(*sr.BlockNumber, 10)
+	}
+	network := sr.Network
+	if network == "" {
+		network = h.pricing.saleOf(r).network()
+	}
+	r.Header.Set(httpx.HeaderTxHash, sr.TxHash)
+	r.Header.Set(httpx.HeaderFrom, sr.From)
+	r.Header.Set(httpx.HeaderValue, sr.Value)
+	r.Header.Set(httpx.HeaderNetwork, network)
+	r.Header.Set(httpx.HeaderBlockNumber, block)
+
+	vals := [...][2]string{
+		{"tx_hash", sr.TxHash}, {"from", sr.From}, {"to", sr.To}, {"value", sr.Value},
+		{"network", network}, {"block_number", block},
+	}
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	for _, kv := range vals {
+		if repl != nil {
+			repl.Set("http.x402."+kv[0], kv[1])
+		}
+		caddyhttp.SetVar(r.Context(), "x402."+kv[0], kv[1])
+	}
+	h.setPaymentResponse(w, r, sr, network)
+	if h.gate != nil {
+		h.gate.Grant(w, r, sr, h.accessPrice(r), network)
+	}
+	h.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
+		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block))
+}
+
+// paymentResponse is the X-PAYMENT-RESPONSE body: the x402 reference
+// fields, then the settlement as the facilitator gave it.
+type paymentResponse struct {
+	Success     bool    `json:"success"`
+	Transaction string  `json:"transaction"`
+	Network     string  `json:"network"`
+	Payer       string  `json:"payer"`
+	Event       string  `json:"event"`
+	TxHash      string  `json:"txHash"`
+	From        string  `json:"from"`
+	To          string  `json:"to"`
+	Value       string  `json:"value"`
+	BlockNumber *uint64 `json:"blockNumber,omitempty"`
+	Timestamp   string  `json:"timestamp"`
+}
+
+func encodePaymentResponse(sr *facilitator.SettleResponse, network string) string {
+	b, _ := json.Marshal(paymentResponse{
+		Success: sr.Settled(), Transaction: sr.TxHash, Network: network, Payer: sr.From,
+		Event: sr.Event, TxHash: sr.TxHash, From: sr.From, To: sr.To, Value: sr.Value,
+		BlockNumber: sr.BlockNumber, Timestamp: sr.Timestamp,
+	})
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// paymentRequired answers 402 with the requirements. errText is the
+// "error" field; invalid, when set, is a verify reason and goes into both
+// "error" and "invalidReason".
+func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errText, invalid string) error {
+	// A reason may repeat the buyer's text (or a remote facilitator's):
+	// it is answered cut, as the refusal cache keeps it.
+	errText, invalid = clipReason(errText), clipReason(invalid)
+	body := h.pricing.saleOf(r).offer.build(errText, invalid, resourceURL(r))
+	hdr := w.Header()
+	if invalid != "" {
+		errText = invalid
+	}
+	h.setPaymentRequired(hdr, h.pricing.saleOf(r).offer, errText, resourceURL(r), r.Method)
+	var perRequest *offer
+	if h.pricing.static == nil {
+		perRequest = h.pricing.saleOf(r).offer
+	}
+	if served, err := h.servePage(w, r, perRequest, body); served {
+		return err
+	}
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusPaymentRequired)
+	_, err := w.Write(body)
+	return err
+}
+
+var (
+	jsonContentType = []string{"application/json"}
+	noStore         = []string{"no-store"}
+)
+
+func invalidReason(err error) string { return x402.ReasonOf(err) }

@@ -1,0 +1,497 @@
+package x402cmd
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/spf13/cobra"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// PayOptions are the flags of "caddy x402 pay".
+type PayOptions struct {
+	Key       string        // --key: the buyer's private key, hex
+	KeyFile   string        // --key-file: a file holding it
+	Method    string        // --method
+	Data      string        // --data: the request body; @FILE reads it from a file
+	Shape     string        // --shape: the X-PAYMENT payload shape, cronos (flat) or x402 (nested)
+	Headers   []string      // --header: extra request headers 'Name: value'
+	ChainID   int64         // --chain-id: the chain to sign for (0: the built-in network's)
+	Network   string        // --network: pay on this network only
+	MaxAmount string        // --max-amount: the most to pay, in smallest units
+	Protocol  string        // --protocol: auto, v1 or v2
+	Timeout   time.Duration // --timeout: of each HTTP request
+	PaymentID string        // --payment-id: the x402 v2 payment-identifier id
+	// NoSignIn is --no-sign-in: pay even when Sign-In-With-X is offered.
+	NoSignIn bool
+	// SmartWallet is --smart-wallet: the wallet to pay from ("devnet":
+	// the devnet factory's wallet of the key, salt 0).
+	SmartWallet string
+	// Undeployed is --smart-wallet-undeployed: the salt of the devnet
+	// factory's wallet of the key, paid from with an ERC-6492 signature.
+	Undeployed string
+
+	// Resolved from the two above.
+	wallet *common.Address
+	deploy *facilitator.WalletDeployment
+}
+
+// walletOptions resolves --smart-wallet and --smart-wallet-undeployed for
+// the key (the wallet's owner).
+func (o *PayOptions) walletOptions(key *ecdsa.PrivateKey) error {
+	owner := crypto.PubkeyToAddress(key.PublicKey)
+	switch {
+	case o.SmartWallet != "" && o.Undeployed != "":
+		return errors.New("give --smart-wallet or --smart-wallet-undeployed, not both")
+	case o.SmartWallet == "devnet":
+		w := token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.DeployedWalletSalt))
+		o.wallet = &w
+	case o.SmartWallet != "":
+		if !facilitator.IsAddress(o.SmartWallet) {
+			return fmt.Errorf("--smart-wallet %q is not an address (0x and 40 hex digits) or devnet", o.SmartWallet)
+		}
+		w := common.HexToAddress(o.SmartWallet)
+		o.wallet = &w
+	case o.Undeployed != "":
+		salt, ok := new(big.Int).SetString(o.Undeployed, 10)
+		if !ok || salt.Sign() < 0 || salt.BitLen() > 256 {
+			return fmt.Errorf("--smart-wallet-undeployed %q is not a salt (a whole number)", o.Undeployed)
+		}
+		w := token.WalletAddress(devnet.FactoryAddress, owner, salt)
+		o.wallet = &w
+		o.deploy = &facilitator.WalletDeployment{Factory: devnet.FactoryAddress, Calldata: token.CreateAccountCalldata(owner, salt)}
+	}
+	return nil
+}
+
+// DefaultPayMaxAmount is the most "caddy x402 pay" signs for without
+// --max-amount: 1,000,000 smallest units, one whole token of a 6-decimal
+// stablecoin such as USDC.e.
+const DefaultPayMaxAmount = "1000000"
+
+// payCommand is "caddy x402 pay".
+func payCommand() *cobra.Command {
+	var o PayOptions
+	cmd := &cobra.Command{
+		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--network NAME] [--payment-id ID]",
+		Short: "Fetch a URL, paying with x402 when it answers 402",
+		Long: `
+Fetches URL. When the answer is 402 Payment Required, picks what to pay:
+with x402 version 2 (a PAYMENT-REQUIRED header), the first entry of its
+accepts that is scheme exact on an eip155 network and within --max-amount;
+else from the version 1 JSON body, the first entry of "accepts" (or
+"paymentRequirements") that is scheme exact on a network whose chain ID
+is known and within --max-amount. --network NAME pays only on that
+network (a v1 name such as base-sepolia, or eip155:<chainId>): a seller
+that offers several networks is paid on the one given. It signs an EIP-3009 transferWithAuthorization for
+exactly the amount asked with the buyer's key and fetches URL again with
+the signed payment in PAYMENT-SIGNATURE (v2) or X-PAYMENT (v1).
+--protocol v1 or v2 forces one version.
+
+The response body goes to stdout; the settlement from the PAYMENT-RESPONSE
+or X-PAYMENT-RESPONSE header goes to stderr as JSON. When the payment is refused, the command
+exits with status 1 and the seller's reason.
+
+The key is --key, --key-file, or the environment variable X402_BUYER_KEY
+(64 hex digits, 0x optional). It is never printed.
+
+The chain ID comes from the network named in the requirements
+(cronos-testnet: 338, cronos-mainnet: 25); give --chain-id for others.
+--max-amount refuses to sign for more than that many smallest units; it
+defaults to ` + DefaultPayMaxAmount + ` (one whole token of a 6-decimal stablecoin), so a
+seller asking more is refused unless --max-amount says otherwise.
+
+--smart-wallet pays from a smart-contract wallet the key owns (EIP-1271:
+the wallet takes the key's signature as its own), such as the development
+chain's: a bare --smart-wallet is the devnet SmartWalletFactory's wallet of
+the key for salt 0 (buyer1's is deployed at genesis with 1,000 tokens).
+--smart-wallet-undeployed[=SALT] pays from the devnet factory's wallet of
+the key for SALT (default 1, buyer1's funded and undeployed wallet) with an
+ERC-6492 signature: the facilitator deploys it first if its network lists
+the factory in smart_wallet_factories.
+
+--payment-id sends an x402 version 2 payment-identifier id (16-128 letters,
+digits, - or _) with the payment, when the seller declares the extension;
+a seller that requires one gets a new id when none is given. The id is
+printed: if the answer to a payment is lost, run the command again with the
+same --payment-id, and a seller that took the first payment answers 409
+instead of charging a second time.
+
+When the 402 declares Sign-In-With-X (a seller's "access" window), the key
+first signs the seller's challenge and asks again with SIGN-IN-WITH-X: a
+key whose earlier payment bought access is served without paying, and says
+so on stderr; otherwise it pays as above. --no-sign-in pays at once.
+`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return RunPay(ctx, args[0], o, os.Stdout, os.Stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Key, "key", "", "buyer private key, hex (default: $"+EnvBuyerKey+")")
+	f.StringVar(&o.KeyFile, "key-file", "", "file holding the buyer private key, hex")
+	f.StringVarP(&o.Method, "method", "X", http.MethodGet, "HTTP method")
+	f.StringVarP(&o.Data, "data", "d", "", "request body; @FILE reads it from a file")
+	f.StringVar(&o.Shape, "shape", "cronos", "X-PAYMENT payload shape: cronos (flat) or x402 (nested authorization)")
+	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
+	f.Int64Var(&o.ChainID, "chain-id", 0, "chain ID to sign for (default: the built-in network's)")
+	f.StringVar(&o.Network, "network", "", "pay on this network only (a name such as cronos-testnet or base-sepolia, or eip155:<chainId>; default: the first the seller offers that can be paid)")
+	f.StringVar(&o.MaxAmount, "max-amount", DefaultPayMaxAmount, "refuse to pay more than this many smallest token units")
+	f.StringVar(&o.Protocol, "protocol", "auto", "x402 version to pay with: auto (v2 when offered), v1 or v2")
+	f.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "timeout of each HTTP request (settling waits for a block)")
+	f.StringVar(&o.PaymentID, "payment-id", "", "x402 v2 payment-identifier id to pay under (default: a new one when the seller requires it)")
+	f.StringVar(&o.SmartWallet, "smart-wallet", "", "pay from this EIP-1271 smart-contract wallet, which the key owns (bare --smart-wallet: the devnet's wallet of the key)")
+	f.Lookup("smart-wallet").NoOptDefVal = "devnet"
+	f.StringVar(&o.Undeployed, "smart-wallet-undeployed", "", "pay from the devnet factory's wallet of the key for this salt, not deployed yet, with an ERC-6492 signature (bare flag: salt 1)")
+	f.Lookup("smart-wallet-undeployed").NoOptDefVal = strconv.Itoa(devnet.UndeployedWalletSalt)
+	f.BoolVar(&o.NoSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
+	return cmd
+}
+
+// RunPay is "caddy x402 pay URL": it fetches url and, when it answers 402,
+// pays and fetches it again. The body goes to stdout, what happened to stderr.
+func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Writer) error {
+	key, err := payKey(o)
+	if err != nil {
+		return err
+	}
+	if err := o.walletOptions(key); err != nil {
+		return err
+	}
+	var shape facilitator.PayloadShape
+	switch strings.ToLower(o.Shape) {
+	case "cronos", "":
+		shape = facilitator.ShapeCronos
+	case "x402":
+		shape = facilitator.ShapeX402
+	default:
+		return fmt.Errorf("--shape must be cronos or x402, not %q", o.Shape)
+	}
+	if o.MaxAmount == "" {
+		o.MaxAmount = DefaultPayMaxAmount
+	}
+	maxAmount, err := facilitator.ParseAmount(o.MaxAmount)
+	if err != nil {
+		return fmt.Errorf("--max-amount: %w", err)
+	}
+	switch o.Protocol {
+	case "", "auto", "v1", "v2":
+	default:
+		return fmt.Errorf("--protocol must be auto, v1 or v2, not %q", o.Protocol)
+	}
+	if o.PaymentID != "" && !x402.ValidPaymentID(o.PaymentID) {
+		return fmt.Errorf("--payment-id %q: %s", o.PaymentID, x402.ReasonPaymentIDFormat)
+	}
+	body, err := requestBody(o.Data)
+	if err != nil {
+		return err
+	}
+	header := make(http.Header)
+	for _, h := range o.Headers {
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(name) == "" {
+			return fmt.Errorf("--header %q: want 'Name: value'", h)
+		}
+		header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	client := &http.Client{Timeout: o.Timeout}
+	do := func(paymentHeader, payment string) (*http.Response, []byte, error) {
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, strings.ToUpper(o.Method), url, rd)
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Header = header.Clone()
+		if payment != "" {
+			req.Header.Set(paymentHeader, payment)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading the response: %w", err)
+		}
+		return resp, data, nil
+	}
+
+	resp, data, err := do("", "")
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusPaymentRequired {
+		// Not a paywall: print the answer as it is.
+		if err := writeBody(stdout, data); err != nil {
+			return err
+		}
+		if resp.StatusCode >= 400 {
+			return fmt.Errorf("%s answered %s (no payment asked)", url, resp.Status)
+		}
+		return nil
+	}
+
+	done, resp, data, err := signInFirst(url, resp, data, key, o, do, stdout, stderr)
+	if done {
+		return err
+	}
+	if v2 := resp.Header.Get(x402.HeaderPaymentRequired); v2 != "" && o.Protocol != "v1" {
+		return payV2(ctx, url, v2, key, maxAmount, o, do, stdout, stderr)
+	}
+	if o.Protocol == "v2" {
+		return fmt.Errorf("%s offers no x402 version 2 payment (no PAYMENT-REQUIRED header)", url)
+	}
+	if o.PaymentID != "" {
+		fmt.Fprintf(stderr, "x402: paying with x402 version 1, which has no payment-identifier: paying without --payment-id\n")
+	}
+	var pr facilitator.PaymentRequired
+	if err := json.Unmarshal(data, &pr); err != nil {
+		return fmt.Errorf("the 402 answer is not x402 JSON: %w", err)
+	}
+	reqs, value, err := chooseV1(&pr, maxAmount, o.Network, o.ChainID)
+	if err != nil {
+		return err
+	}
+	opts := facilitator.PaymentOptions{Shape: shape, Wallet: o.wallet, Deploy: o.deploy}
+	if o.ChainID != 0 {
+		opts.ChainID = big.NewInt(o.ChainID)
+	}
+	paymentHeader, payment, err := facilitator.CreatePayment(key, reqs, opts)
+	if err != nil {
+		if _, builtin := facilitator.BuiltinNetwork(reqs.Network); !builtin && o.ChainID == 0 {
+			return fmt.Errorf("signing the payment: %w (network %q is not built in: give --chain-id)", err, reqs.Network)
+		}
+		return fmt.Errorf("signing the payment: %w", err)
+	}
+	amount := value.String() + " smallest units"
+	if n, ok := facilitator.BuiltinNetwork(reqs.Network); ok {
+		amount = facilitator.FormatAmount(value, n.Decimals) + " tokens (" + value.String() + " smallest units)"
+	}
+	fmt.Fprintf(stderr, "x402: paying %s of %s on %s from %s to %s\n",
+		amount, reqs.Asset, reqs.Network, payment.Authorization.From.Hex(), reqs.PayTo)
+
+	resp, data, err = do("X-PAYMENT", paymentHeader)
+	if err != nil {
+		return err
+	}
+	settlement := resp.Header.Get("X-PAYMENT-RESPONSE")
+	if settlement != "" {
+		fmt.Fprintf(stderr, "x402: settlement (X-PAYMENT-RESPONSE):\n%s\n", decodePaymentResponse(settlement))
+	}
+	moved, tx := settledIn(settlement)
+	if resp.StatusCode == http.StatusPaymentRequired {
+		var refused facilitator.PaymentRequired
+		reason := strings.TrimSpace(string(data))
+		if json.Unmarshal(data, &refused) == nil && refused.Error != "" {
+			reason = refused.Error
+		}
+		if reason == facilitator.ErrTextPending {
+			return fmt.Errorf("payment refused: %s: the transfer was broadcast and may still move the money%s; the seller did not deliver", reason, txNote(tx))
+		}
+		return fmt.Errorf("payment refused: %s (no money moved)", reason)
+	}
+	if err := writeBody(stdout, data); err != nil {
+		return err
+	}
+	if resp.StatusCode >= 400 {
+		if moved {
+			return fmt.Errorf("%s answered %s after the payment was settled: money moved%s", url, resp.Status, txNote(tx))
+		}
+		var failed struct {
+			Error string `json:"error"`
+		}
+		why := ""
+		if json.Unmarshal(data, &failed) == nil && failed.Error != "" {
+			why = ": " + failed.Error
+		}
+		return fmt.Errorf("%s answered %s%s; no settlement was reported, so no money moved (the signed authorization stays valid until %s: the seller could still use it)",
+			url, resp.Status, why, time.Unix(payment.Authorization.ValidBefore.Int64(), 0).UTC().Format(time.RFC3339))
+	}
+	if settlement == "" {
+		fmt.Fprintf(stderr, "x402: %s answered %s without an X-PAYMENT-RESPONSE header\n", url, resp.Status)
+	}
+	return nil
+}
+
+// writeBody writes a response body as it is, plus a final newline when it
+// lacks one and goes to a terminal, so that the shell prompt or the
+// settlement on stderr does not run into it.
+func writeBody(w io.Writer, body []byte) error {
+	if _, err := w.Write(body); err != nil {
+		return err
+	}
+	if f, ok := w.(*os.File); ok && len(body) > 0 && body[len(body)-1] != '\n' {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			_, err = io.WriteString(w, "\n")
+			return err
+		}
+	}
+	return nil
+}
+
+// payKey reads the buyer's key from --key, --key-file or the environment.
+// Its errors never repeat the key.
+func payKey(o PayOptions) (*ecdsa.PrivateKey, error) {
+	switch {
+	case o.Key != "" && o.KeyFile != "":
+		return nil, errors.New("give --key or --key-file, not both")
+	case o.Key != "":
+		k, err := facilitator.ParseKey(o.Key)
+		if err != nil {
+			return nil, fmt.Errorf("--key: %w", err)
+		}
+		return k, nil
+	case o.KeyFile != "":
+		return facilitator.KeyFromFile(o.KeyFile)
+	case os.Getenv(EnvBuyerKey) != "":
+		return facilitator.KeyFromEnv(EnvBuyerKey)
+	}
+	return nil, fmt.Errorf("no buyer key: give --key, --key-file or $%s", EnvBuyerKey)
+}
+
+// requestBody returns the --data body: nil for none, a file's contents for
+// @FILE.
+func requestBody(data string) ([]byte, error) {
+	if data == "" {
+		return nil, nil
+	}
+	if name, ok := strings.CutPrefix(data, "@"); ok {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("--data: %w", err)
+		}
+		return b, nil
+	}
+	return []byte(data), nil
+}
+
+// decodePaymentResponse renders an X-PAYMENT-RESPONSE header (Base64 JSON,
+// or plain JSON) as indented JSON, or returns it as it is.
+// settledIn reads an X-PAYMENT-RESPONSE header: whether it reports a
+// settlement, and its transaction hash.
+func settledIn(h string) (bool, string) {
+	if h == "" {
+		return false, ""
+	}
+	var pr struct {
+		Success     bool   `json:"success"`
+		Transaction string `json:"transaction"`
+		TxHash      string `json:"txHash"`
+	}
+	b, err := facilitator.DecodeBase64(h)
+	if err != nil || json.Unmarshal(b, &pr) != nil {
+		return false, ""
+	}
+	if pr.Transaction == "" {
+		pr.Transaction = pr.TxHash
+	}
+	return pr.Success, pr.Transaction
+}
+
+func txNote(tx string) string {
+	if tx == "" {
+		return ""
+	}
+	return " (transaction " + tx + ")"
+}
+
+func decodePaymentResponse(h string) string {
+	raw := []byte(h)
+	if b, err := facilitator.DecodeBase64(h); err == nil && json.Valid(b) {
+		raw = b
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		return h
+	}
+	return out.String()
+}
+
+// chooseV1 picks the first entry of a version 1 402 answer this buyer can
+// pay: scheme exact, on the network asked for (any, when none is), whose
+// chain ID is known (by its name, or --chain-id), with a valid amount
+// within maxAmount.
+func chooseV1(pr *facilitator.PaymentRequired, maxAmount *big.Int, network string, chainID int64) (facilitator.PaymentRequirements, *big.Int, error) {
+	entries := pr.Accepts
+	if len(entries) == 0 && pr.PaymentRequirements != nil {
+		entries = []facilitator.PaymentRequirements{*pr.PaymentRequirements}
+	}
+	if len(entries) == 0 {
+		_, err := pr.Requirements()
+		return facilitator.PaymentRequirements{}, nil, err
+	}
+	var why []string
+	for _, a := range entries {
+		id, known := networkChainID(a.Network)
+		value, err := facilitator.ParseAmount(a.MaxAmountRequired)
+		switch {
+		case a.Scheme != facilitator.SchemeExact:
+			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
+		case network != "" && !sameNetwork(a.Network, network):
+			why = append(why, fmt.Sprintf("%s: not --network %s", a.Network, network))
+		case chainID != 0 && known && id != chainID:
+			why = append(why, fmt.Sprintf("%s: not chain %d (--chain-id)", a.Network, chainID))
+		case chainID == 0 && !known:
+			why = append(why, fmt.Sprintf("%s: chain ID unknown; give --chain-id to pay on it", a.Network))
+		case err != nil:
+			why = append(why, fmt.Sprintf("%s: invalid amount %q", a.Network, a.MaxAmountRequired))
+		case value.Cmp(maxAmount) > 0:
+			why = append(why, fmt.Sprintf("%s: %s smallest units is more than --max-amount %s; give a larger --max-amount to pay it", a.Network, value, maxAmount))
+		default:
+			return a, value, nil
+		}
+	}
+	if len(entries) == 1 {
+		return facilitator.PaymentRequirements{}, nil, fmt.Errorf("refusing to pay: %s", why[0])
+	}
+	return facilitator.PaymentRequirements{}, nil, fmt.Errorf("refusing to pay: no acceptable way to pay (%s)", strings.Join(why, "; "))
+}
+
+// networkChainID is the chain ID a network name stands for: an
+// eip155:<chainId> id, a version 1 name, or a built-in network's.
+func networkChainID(name string) (int64, bool) {
+	if id, ok := x402.ChainIDOf(name); ok {
+		return id, true
+	}
+	if b, ok := facilitator.BuiltinNetwork(name); ok {
+		return b.ChainID, true
+	}
+	return 0, false
+}
+
+// sameNetwork reports whether an offered network is the one asked for:
+// the same name, or names of the same chain (base-sepolia and
+// eip155:84532).
+func sameNetwork(offered, wanted string) bool {
+	if strings.EqualFold(strings.TrimSpace(offered), strings.TrimSpace(wanted)) {
+		return true
+	}
+	a, okA := networkChainID(offered)
+	b, okB := networkChainID(wanted)
+	return okA && okB && a == b
+}

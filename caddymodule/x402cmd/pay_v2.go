@@ -1,0 +1,144 @@
+package x402cmd
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"strings"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// payV2 is "caddy x402 pay" against a version 2 seller: it chooses from
+// accepts, signs, and sends PAYMENT-SIGNATURE.
+func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, maxAmount *big.Int, o PayOptions,
+	do func(string, string) (*http.Response, []byte, error), stdout, stderr io.Writer) error {
+	var pr x402.PaymentRequiredV2
+	if err := x402.DecodeBase64JSON(required, &pr); err != nil {
+		return fmt.Errorf("the PAYMENT-REQUIRED header is not Base64 JSON: %w", err)
+	}
+	accepted, value, err := chooseV2(pr.Accepts, maxAmount, o.ChainID, o.Network)
+	if err != nil {
+		return err
+	}
+	opts := facilitator.PaymentOptions{Wallet: o.wallet, Deploy: o.deploy}
+	if o.ChainID != 0 {
+		opts.ChainID = big.NewInt(o.ChainID)
+	}
+	if opts.Extensions, err = paymentIDExtensions(pr.Extensions, o.PaymentID, stderr); err != nil {
+		return err
+	}
+	header, payment, err := facilitator.CreatePaymentV2(key, accepted, pr.Resource, opts)
+	if err != nil {
+		return fmt.Errorf("signing the payment: %w", err)
+	}
+	fmt.Fprintf(stderr, "x402: paying %s smallest units of %s on %s from %s to %s (x402 version 2)\n",
+		value, accepted.Asset, accepted.Network, payment.Authorization.From.Hex(), accepted.PayTo)
+	resp, data, err := do(x402.HeaderPaymentSignature, header)
+	if err != nil {
+		return err
+	}
+	settlement := resp.Header.Get(x402.HeaderPaymentResponseV2)
+	if settlement != "" {
+		fmt.Fprintf(stderr, "x402: settlement (PAYMENT-RESPONSE):\n%s\n", decodePaymentResponse(settlement))
+	}
+	if resp.StatusCode == http.StatusPaymentRequired {
+		reason := strings.TrimSpace(string(data))
+		var refused x402.PaymentRequiredV2
+		if x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &refused) == nil && refused.Error != "" {
+			reason = refused.Error
+		} else {
+			var v1 facilitator.PaymentRequired
+			if json.Unmarshal(data, &v1) == nil && v1.Error != "" {
+				reason = v1.Error
+			}
+		}
+		return fmt.Errorf("payment refused: %s", reason)
+	}
+	if err := writeBody(stdout, data); err != nil {
+		return err
+	}
+	if resp.StatusCode >= 400 {
+		var sr x402.ReferenceSettleResponse
+		if settlement != "" && x402.DecodeBase64JSON(settlement, &sr) == nil && sr.Success {
+			return fmt.Errorf("%s answered %s after the payment was settled: money moved%s", url, resp.Status, txNote(sr.Transaction))
+		}
+		var failed struct {
+			Error       string `json:"error"`
+			Transaction string `json:"transaction"`
+		}
+		why := ""
+		if json.Unmarshal(data, &failed) == nil && failed.Error != "" {
+			why = ": " + failed.Error
+			if failed.Transaction != "" {
+				why += " (earlier transaction " + failed.Transaction + ")"
+			}
+		}
+		return fmt.Errorf("%s answered %s%s; nothing was settled for this request", url, resp.Status, why)
+	}
+	if settlement == "" {
+		fmt.Fprintf(stderr, "x402: %s answered %s without a PAYMENT-RESPONSE header\n", url, resp.Status)
+	}
+	return nil
+}
+
+// paymentIDExtensions is the payment-identifier extension of a v2
+// payment: id under the seller's declaration, a new id when the seller
+// requires one and none is given, nil when the seller does not declare it.
+// It tells the buyer the id it pays under.
+func paymentIDExtensions(declared map[string]any, id string, stderr io.Writer) (map[string]any, error) {
+	ok, required := x402.PaymentIDDeclared(declared)
+	switch {
+	case !ok && id != "":
+		fmt.Fprintf(stderr, "x402: the seller does not declare payment-identifier: paying without --payment-id\n")
+		return nil, nil
+	case !ok:
+		return nil, nil
+	case id == "" && !required:
+		return nil, nil
+	case id == "":
+		id = x402.NewPaymentID()
+	}
+	ext, err := x402.WithPaymentID(declared, id)
+	if err != nil {
+		return nil, fmt.Errorf("--payment-id %q: %w", id, err)
+	}
+	fmt.Fprintf(stderr, "x402: payment id %s (if the answer is lost, run again with --payment-id %s: a payment that went through is not made twice)\n", id, id)
+	return ext, nil
+}
+
+// chooseV2 picks the first entry of accepts this buyer can pay: scheme
+// exact, an eip155 network (the given chain id's and network's, when they
+// are given), a valid amount within maxAmount.
+func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64, network string) (x402.RequirementsV2, *big.Int, error) {
+	var why []string
+	for _, a := range accepts {
+		id, ok := x402.ParseCAIP2(a.Network)
+		value, err := facilitator.ParseAmount(a.Amount)
+		switch {
+		case a.Scheme != facilitator.SchemeExact:
+			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
+		case !ok:
+			why = append(why, fmt.Sprintf("%s: not an eip155 network", a.Network))
+		case network != "" && !sameNetwork(a.Network, network):
+			why = append(why, fmt.Sprintf("%s: not --network %s", a.Network, network))
+		case chainID != 0 && id != chainID:
+			why = append(why, fmt.Sprintf("%s: not chain %d (--chain-id)", a.Network, chainID))
+		case err != nil:
+			why = append(why, fmt.Sprintf("%s: invalid amount %q", a.Network, a.Amount))
+		case value.Cmp(maxAmount) > 0:
+			why = append(why, fmt.Sprintf("%s: %s smallest units is more than --max-amount %s; give a larger --max-amount to pay it", a.Network, value, maxAmount))
+		default:
+			return a, value, nil
+		}
+	}
+	if len(why) == 0 {
+		return x402.RequirementsV2{}, nil, fmt.Errorf("the 402 answer accepts no payment")
+	}
+	return x402.RequirementsV2{}, nil, fmt.Errorf("refusing to pay: no acceptable way to pay (%s)", strings.Join(why, "; "))
+}
