@@ -30,7 +30,7 @@ import (
 // the wallet's answer as the reason; an ERC-6492 signature is checked too.
 func TestAccessSmartWallet(t *testing.T) {
 	up := testutil.EchoUpstream(t)
-	rpc := newRPCCounter(t, testutil.DevnetURL)
+	rpc := testutil.NewRPCCounter(t, testutil.DevnetURL)
 	t.Setenv("X402_TEST_SIGNER_KEY", devnet.SignerPrivateKey)
 	tester := testutil.NewTester(t, testutil.GlobalBlock(fmt.Sprintf(`network walletnet {
 			chain_id %d
@@ -55,7 +55,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	ownerAddr := crypto.PubkeyToAddress(owner.PublicKey)
 	wallet := token.WalletAddress(devnet.FactoryAddress, ownerAddr, big.NewInt(devnet.DeployedWalletSalt)).Hex()
 	stranger := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
-	calls := func() int { return rpc.count("eth_call") }
+	calls := func() int { return rpc.Count("eth_call") }
 
 	// Pay from the wallet: its sign-in is refused first (no grant, and
 	// the chain is not asked), then it pays.

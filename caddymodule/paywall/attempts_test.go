@@ -6,12 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -30,64 +26,13 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
 
-// rpcCounter is a reverse proxy in front of the devnet's JSON-RPC that
-// counts the calls going through it by method (batches count each call).
-type rpcCounter struct {
-	*httptest.Server
-	mu    sync.Mutex
-	calls map[string]int
-	down  atomic.Bool // connections are cut without an answer
-}
-
-func newRPCCounter(t testing.TB, target string) *rpcCounter {
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &rpcCounter{calls: map[string]int{}}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c.down.Load() {
-			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-				conn.Close()
-			}
-			return
-		}
-		// Credentials a provider would want in the URL go no further.
-		r.URL.Path, r.URL.RawQuery = "/", ""
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		var one struct{ Method string }
-		var batch []struct{ Method string }
-		c.mu.Lock()
-		if json.Unmarshal(body, &batch) == nil {
-			for _, m := range batch {
-				c.calls[m.Method]++
-			}
-		} else if json.Unmarshal(body, &one) == nil {
-			c.calls[one.Method]++
-		}
-		c.mu.Unlock()
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(c.Close)
-	return c
-}
-
-// count returns the calls of method so far.
-func (c *rpcCounter) count(method string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.calls[method]
-}
-
 // TestPaywallCostLimits measures the RPC calls a bogus payment costs the
 // seller: a validly signed authorization from a payer without tokens,
 // which verify refuses after simulating the transfer. The paywall's
 // network reaches the devnet through a counting proxy.
 func TestPaywallCostLimits(t *testing.T) {
-	rpc := newRPCCounter(t, testutil.DevnetURL)
-	tester := testutil.NewTester(t, testutil.GlobalBlock(meteredNetwork(rpc))+fmt.Sprintf(`
+	rpc := testutil.NewRPCCounter(t, testutil.DevnetURL)
+	tester := testutil.NewTester(t, testutil.GlobalBlock(testutil.MeteredNetwork(rpc))+fmt.Sprintf(`
 :%d {
 	x402 /unguarded {
 		pay_to %s
@@ -131,7 +76,7 @@ func TestPaywallCostLimits(t *testing.T) {
 	// of the first request and of each later one, on average.
 	perRequest := func(t *testing.T, path string) (first int, later float64) {
 		header := bogus(t, path)
-		before := rpc.count("eth_call")
+		before := rpc.Count("eth_call")
 		for i := 0; i < n; i++ {
 			resp, b := testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{"X-Payment": header})
 			var out testutil.Body402
@@ -140,10 +85,10 @@ func TestPaywallCostLimits(t *testing.T) {
 				t.Fatalf("bogus payment %d: status %d error %q, want 402 %q", i+1, resp.StatusCode, out.Error, facilitator.ErrTextInsufficientFunds)
 			}
 			if i == 0 {
-				first = rpc.count("eth_call") - before
+				first = rpc.Count("eth_call") - before
 			}
 		}
-		return first, float64(rpc.count("eth_call")-before-first) / (n - 1)
+		return first, float64(rpc.Count("eth_call")-before-first) / (n - 1)
 	}
 
 	firstOff, laterOff := perRequest(t, "/unguarded")
@@ -161,9 +106,9 @@ func TestPaywallCostLimits(t *testing.T) {
 	// facilitator, the third is refused with 429 at no RPC cost.
 	for i := 1; i <= 3; i++ {
 		header := bogus(t, "/limited")
-		before := rpc.count("eth_call")
+		before := rpc.Count("eth_call")
 		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/limited", map[string]string{"X-Payment": header})
-		cost := rpc.count("eth_call") - before
+		cost := rpc.Count("eth_call") - before
 		if i <= 2 {
 			if resp.StatusCode != http.StatusPaymentRequired || cost == 0 {
 				t.Errorf("attempt %d: status %d, %d eth_calls; want 402 after a verify", i, resp.StatusCode, cost)

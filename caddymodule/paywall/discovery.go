@@ -23,7 +23,7 @@ import (
 //   - GET /.well-known/x402.json on the route's site (x402 PR #2646):
 //     discovery_wellknown.go;
 //   - the embedded facilitator's GET /v2/x402/discovery/resources:
-//     facilitator_routes.go.
+//     facilitatorapi/handler.go (this Caddy's own routes: ownResources).
 
 // Discovery is what an x402 route declares for discovery (the x402
 // directive's input_schema, input_example, body_type, output_schema,

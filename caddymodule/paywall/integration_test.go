@@ -549,24 +549,8 @@ func TestProvisionErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assertLoadError(t, tt.config, "json", tt.want)
+			testutil.AssertLoadError(t, tt.config, "json", tt.want)
 		})
-	}
-}
-
-// assertLoadError loads a config into the test Caddy (started if need be)
-// and expects it refused with an error containing want. It stands in for
-// caddytest.AssertLoadError, which only knows caddytest's fixed admin port.
-func assertLoadError(t *testing.T, config, configType, want string) {
-	t.Helper()
-	testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(":%d {\n\trespond ok\n}\n", testutil.SitePort))
-	contentType := "text/" + configType
-	if configType == "json" {
-		contentType = "application/json"
-	}
-	status, b := testutil.PostLoad(t, config, contentType)
-	if status == http.StatusOK || !strings.Contains(string(b), want) {
-		t.Errorf("loading the config: status %d %s, want an error containing %q", status, b, want)
 	}
 }
 

@@ -97,3 +97,19 @@ func ActiveChain(t *testing.T) *devnet.Chain {
 	t.Helper()
 	return activeApp(t).(interface{ Chain() *devnet.Chain }).Chain()
 }
+
+// AssertLoadError loads a config into the test Caddy (started if need be)
+// and expects it refused with an error containing want. It stands in for
+// caddytest.AssertLoadError, which only knows caddytest's fixed admin port.
+func AssertLoadError(t *testing.T, config, configType, want string) {
+	t.Helper()
+	NewTester(t, GlobalBlock("")+fmt.Sprintf(":%d {\n\trespond ok\n}\n", SitePort))
+	contentType := "text/" + configType
+	if configType == "json" {
+		contentType = "application/json"
+	}
+	status, b := PostLoad(t, config, contentType)
+	if status == http.StatusOK || !strings.Contains(string(b), want) {
+		t.Errorf("loading the config: status %d %s, want an error containing %q", status, b, want)
+	}
+}

@@ -1,4 +1,4 @@
-package paywall
+package app_test
 
 import (
 	"encoding/json"
@@ -24,7 +24,7 @@ import (
 // and an outage answered with a 500, and greps every output: health
 // bodies, error bodies, the admin API's config and Caddy's log.
 func TestRPCCredentialsNeverLeave(t *testing.T) {
-	rpc := newRPCCounter(t, testutil.DevnetURL)
+	rpc := testutil.NewRPCCounter(t, testutil.DevnetURL)
 	secrets := []string{"alice", "pa55word", "pathtoken9", "querytoken7", "bobby", "s3cretpw", "pathtoken8", "querytoken6"}
 	dead := "http://alice:pa55word@127.0.0.1:1/v2/pathtoken9?apikey=querytoken7"
 	live := strings.Replace(rpc.URL, "http://", "http://bobby:s3cretpw@", 1) + "/v3/pathtoken8?apikey=querytoken6"
@@ -93,8 +93,8 @@ func TestRPCCredentialsNeverLeave(t *testing.T) {
 	}
 
 	// Down: every endpoint fails.
-	rpc.down.Store(true)
-	defer rpc.down.Store(false)
+	rpc.Down.Store(true)
+	defer rpc.Down.Store(false)
 	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/", map[string]string{"X-Payment": bogus()})
 	outputs = append(outputs, string(b))
 	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(b), `"error"`) {

@@ -1,4 +1,4 @@
-package paywall
+package app_test
 
 import (
 	"encoding/json"
@@ -20,8 +20,8 @@ import (
 // the paywall answers a JSON 500 with Retry-After; once the chain is back
 // a payment settles, with no restart. A wrong chain ID is still fatal.
 func TestDegradedStart(t *testing.T) {
-	rpc := newRPCCounter(t, testutil.DevnetURL)
-	rpc.down.Store(true)
+	rpc := testutil.NewRPCCounter(t, testutil.DevnetURL)
+	rpc.Down.Store(true)
 	t.Setenv("X402_TEST_SIGNER_KEY", devnet.SignerPrivateKey)
 	network := func(chainID int64) string {
 		return fmt.Sprintf(`network flaky {
@@ -78,7 +78,7 @@ func TestDegradedStart(t *testing.T) {
 	}
 
 	// The chain is back: no restart.
-	rpc.down.Store(false)
+	rpc.Down.Store(false)
 	if h := health(); !h.CanSettle {
 		t.Errorf("health with the chain back: %+v", h)
 	}
@@ -91,6 +91,6 @@ func TestDegradedStart(t *testing.T) {
 	testutil.AssertDelta(t, "buyer", before, testutil.Balance(t, buyerAddr), -4321)
 
 	// A wrong chain ID stays fatal.
-	rpc.down.Store(false)
-	assertLoadError(t, testutil.GlobalBlock(network(25))+site, "caddyfile", "reports chain ID 338")
+	rpc.Down.Store(false)
+	testutil.AssertLoadError(t, testutil.GlobalBlock(network(25))+site, "caddyfile", "reports chain ID 338")
 }

@@ -1,4 +1,4 @@
-package paywall
+package app_test
 
 import (
 	"encoding/json"
@@ -9,32 +9,19 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 )
-
-// meteredNetwork is an x402 app network option for the devnet reached
-// through rpc (a counting proxy), named metered.
-func meteredNetwork(rpc *rpcCounter) string {
-	return fmt.Sprintf(`network metered {
-			chain_id %d
-			rpc %s
-			token %s
-			eip712_name "%s"
-			eip712_version %s
-		}`, devnet.ChainID, rpc.URL, devnet.TokenAddress.Hex(), devnet.TokenName, devnet.TokenVersion)
-}
 
 // TestHealthIsCheap sends a burst of health requests: they are answered
 // from a snapshot, so the chain is asked at most once a second.
 func TestHealthIsCheap(t *testing.T) {
-	rpc := newRPCCounter(t, testutil.DevnetURL)
-	tester := testutil.NewTester(t, testutil.GlobalBlock(meteredNetwork(rpc))+fmt.Sprintf(`
+	rpc := testutil.NewRPCCounter(t, testutil.DevnetURL)
+	tester := testutil.NewTester(t, testutil.GlobalBlock(testutil.MeteredNetwork(rpc))+fmt.Sprintf(`
 :%d {
 	x402_facilitator
 }
 `, testutil.FacPort))
 	url := fmt.Sprintf("http://127.0.0.1:%d/healthcheck", testutil.FacPort)
-	before := rpc.count("eth_getBlockByNumber")
+	before := rpc.Count("eth_getBlockByNumber")
 	start := time.Now()
 	const n = 200
 	for i := 0; i < n; i++ {
@@ -50,7 +37,7 @@ func TestHealthIsCheap(t *testing.T) {
 		}
 	}
 	elapsed := time.Since(start)
-	calls := rpc.count("eth_getBlockByNumber") - before
+	calls := rpc.Count("eth_getBlockByNumber") - before
 	// One refresh per started second, plus the one a request may start
 	// at the end.
 	if allowed := int(elapsed/facilitator.HealthMaxAge) + 2; calls > allowed {

@@ -1,4 +1,4 @@
-package paywall
+package facilitatorapi_test
 
 import (
 	"fmt"
@@ -91,6 +91,6 @@ func TestFacilitatorAPIKeys(t *testing.T) {
 	if strings.Contains(string(b), key) || !strings.Contains(string(b), "{env.X402_TEST_API_KEY}") {
 		t.Errorf("GET /config/ shows the key, or lacks its placeholder: %s", b)
 	}
-	assertLoadError(t, testutil.GlobalBlock("")+fmt.Sprintf(":%d {\n\tx402_facilitator {\n\t\tapi_key literal-key\n\t}\n}\n", testutil.FacPort),
+	testutil.AssertLoadError(t, testutil.GlobalBlock("")+fmt.Sprintf(":%d {\n\tx402_facilitator {\n\t\tapi_key literal-key\n\t}\n}\n", testutil.FacPort),
 		"caddyfile", "api_key must be a placeholder")
 }
