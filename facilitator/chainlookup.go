@@ -118,22 +118,22 @@ func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (
 
 // settlementOn looks a transaction up on one network (see settlementOnChain)
 // and tells who sent it.
-func (f *Facilitator) settlementOn(ctx context.Context, n *network, hash common.Hash) (*SettleResponse, common.Address, error) {
+func (f *Facilitator) settlementOn(ctx context.Context, n *exactNetwork, hash common.Hash) (*SettleResponse, common.Address, error) {
 	var tx *chainTx
 	var rc *chainReceipt
 	elems := []rpc.BatchElem{
 		{Method: "eth_getTransactionByHash", Args: []any{hash}, Result: &tx},
 		{Method: "eth_getTransactionReceipt", Args: []any{hash}, Result: &rc},
 	}
-	err := n.rpc.Batch(ctx, elems)
+	err := n.Pool.Batch(ctx, elems)
 	if err == nil {
 		err = errors.Join(elems[0].Error, elems[1].Error)
 	}
 	if err != nil {
-		f.logger.Warn("looking a settlement up on chain failed", zap.String("network", n.cfg.Name), zap.String("tx", hash.Hex()), zap.Error(err))
-		return nil, common.Address{}, fmt.Errorf("network %s: %w: %w", n.cfg.Name, errChainUnreachable, err)
+		f.logger.Warn("looking a settlement up on chain failed", zap.String("network", n.Cfg.Name), zap.String("tx", hash.Hex()), zap.Error(err))
+		return nil, common.Address{}, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)
 	}
-	if tx == nil || rc == nil || tx.To == nil || *tx.To != n.token {
+	if tx == nil || rc == nil || tx.To == nil || *tx.To != n.Token {
 		return nil, common.Address{}, ErrSettlementNotFound
 	}
 	m, err := evm.TokenABI.MethodById(tx.Input)
@@ -151,7 +151,7 @@ func (f *Facilitator) settlementOn(ctx context.Context, n *network, hash common.
 		return nil, common.Address{}, ErrSettlementNotFound
 	}
 	block := uint64(rc.BlockNumber)
-	res := &SettleResponse{X402Version: X402Version, Network: n.cfg.Name, TxHash: hash.Hex(), Timestamp: Timestamp(f.blockTime(ctx, n, block))}
+	res := &SettleResponse{X402Version: X402Version, Network: n.Cfg.Name, TxHash: hash.Hex(), Timestamp: Timestamp(f.blockTime(ctx, n, block))}
 	if uint64(rc.Status) != types.ReceiptStatusSuccessful {
 		res.Event, res.Error = EventFailed, ErrTextFailedOnChain
 		return res, tx.From, nil
@@ -161,11 +161,11 @@ func (f *Facilitator) settlementOn(ctx context.Context, n *network, hash common.
 }
 
 // blockTime is the time of a block, or now when it cannot be read.
-func (f *Facilitator) blockTime(ctx context.Context, n *network, number uint64) time.Time {
+func (f *Facilitator) blockTime(ctx context.Context, n *exactNetwork, number uint64) time.Time {
 	var head *struct {
 		Time hexutil.Uint64 `json:"timestamp"`
 	}
-	if err := n.rpc.Call(ctx, &head, "eth_getBlockByNumber", hexutil.Uint64(number), false); err != nil || head == nil {
+	if err := n.Pool.Call(ctx, &head, "eth_getBlockByNumber", hexutil.Uint64(number), false); err != nil || head == nil {
 		return f.now()
 	}
 	return time.Unix(int64(head.Time), 0)
@@ -178,26 +178,26 @@ func (f *Facilitator) blockTime(ctx context.Context, n *network, number uint64) 
 // transaction, ErrSettledElsewhere. A chain that cannot be reached, or a
 // use whose transaction is not found, is an error that is not
 // ErrSettlementNotFound.
-func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
-	used, tx, err := n.eng.UsedBy(ctx, from, nonce)
+func (f *Facilitator) authorizationOnChain(ctx context.Context, n *exactNetwork, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
+	used, tx, err := n.Engine.UsedBy(ctx, from, nonce)
 	if err != nil {
-		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
-		return nil, fmt.Errorf("network %s: %w: %w", n.cfg.Name, errChainUnreachable, err)
+		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.Cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
+		return nil, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)
 	}
 	if !used {
-		return nil, fmt.Errorf("authorization unused on network %s: %w", n.cfg.Name, ErrSettlementNotFound)
+		return nil, fmt.Errorf("authorization unused on network %s: %w", n.Cfg.Name, ErrSettlementNotFound)
 	}
 	res, sender, err := f.settlementOn(ctx, n, tx)
 	if errors.Is(err, ErrSettlementNotFound) {
 		// The token logged the use: the transaction is on chain, if not
 		// one this facilitator reads (another contract's call, say).
 		if own {
-			return nil, fmt.Errorf("network %s: transaction %s, not a transferWithAuthorization to the token: %w", n.cfg.Name, tx.Hex(), ErrSettledElsewhere)
+			return nil, fmt.Errorf("network %s: transaction %s, not a transferWithAuthorization to the token: %w", n.Cfg.Name, tx.Hex(), ErrSettledElsewhere)
 		}
-		return nil, fmt.Errorf("network %s: authorization used by transaction %s, which is not a transferWithAuthorization to the token", n.cfg.Name, tx.Hex())
+		return nil, fmt.Errorf("network %s: authorization used by transaction %s, which is not a transferWithAuthorization to the token", n.Cfg.Name, tx.Hex())
 	}
-	if err == nil && own && !slices.Contains(n.eng.Signers(), sender) {
-		return nil, fmt.Errorf("network %s: transaction %s sent by %s: %w", n.cfg.Name, tx.Hex(), sender.Hex(), ErrSettledElsewhere)
+	if err == nil && own && !slices.Contains(n.Engine.Signers(), sender) {
+		return nil, fmt.Errorf("network %s: transaction %s sent by %s: %w", n.Cfg.Name, tx.Hex(), sender.Hex(), ErrSettledElsewhere)
 	}
 	return res, err
 }

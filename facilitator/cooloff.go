@@ -138,7 +138,7 @@ func (f *Facilitator) RevertStats() []RevertStats {
 		r.feeMu.Lock()
 		fee := new(big.Int).Set(&r.fee)
 		r.feeMu.Unlock()
-		out[i] = RevertStats{Network: n.cfg.Name, Reverted: r.reverted.Load(), GasUsed: r.gas.Load(), FeeWei: fee,
+		out[i] = RevertStats{Network: n.Cfg.Name, Reverted: r.reverted.Load(), GasUsed: r.gas.Load(), FeeWei: fee,
 			Strikes: r.strikes.Load(), CoolingOffRefusals: r.refused.Load(), BusyRefusals: r.busy.Load()}
 	}
 	return out
@@ -149,9 +149,9 @@ func (f *Facilitator) RevertStats() []RevertStats {
 // holds it.
 func (f *Facilitator) holdPayer(ctx context.Context, c *checked) (string, error) {
 	n, from := c.n, c.p.Authorization.From
-	ok, err := n.eng.HoldPayer(ctx, from)
+	ok, err := n.Engine.HoldPayer(ctx, from)
 	if err != nil {
-		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", n.cfg.Name), zap.Error(err))
+		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", n.Cfg.Name), zap.Error(err))
 		return "", unavailable(textStoreUnreachable, err)
 	}
 	if !ok {
@@ -167,7 +167,7 @@ func (f *Facilitator) holdPayer(ctx context.Context, c *checked) (string, error)
 func (c *checked) releasePayer() {
 	if c.payerHeld {
 		c.payerHeld = false
-		c.n.eng.ReleasePayer(c.p.Authorization.From)
+		c.n.Engine.ReleasePayer(c.p.Authorization.From)
 	}
 }
 
@@ -176,13 +176,13 @@ func (c *checked) releasePayer() {
 // the payment's checks read it.
 func (f *Facilitator) coolingOff(ctx context.Context, c *checked, ws *evm.WalletState) (string, error) {
 	n := c.n
-	keys := []string{payerCoolKey(n.cfg.ChainID, c.p.Authorization.From)}
+	keys := []string{payerCoolKey(n.Cfg.ChainID, c.p.Authorization.From)}
 	if ws.Deployed {
-		keys = append(keys, codeCoolKey(n.cfg.ChainID, ws.CodeIdentity))
+		keys = append(keys, codeCoolKey(n.Cfg.ChainID, ws.CodeIdentity))
 	}
 	co, err := f.cool.store.CoolingOff(ctx, keys, f.now())
 	if err != nil {
-		f.logger.Error("reading the cooling-offs of smart-contract wallets failed; the payment is not taken", zap.String("network", n.cfg.Name), zap.Error(err))
+		f.logger.Error("reading the cooling-offs of smart-contract wallets failed; the payment is not taken", zap.String("network", n.Cfg.Name), zap.Error(err))
 		return "", unavailable(textStoreUnreachable, err)
 	}
 	if co == nil {
@@ -197,7 +197,7 @@ func (f *Facilitator) coolingOff(ctx context.Context, c *checked, ws *evm.Wallet
 // authorization stayed unused, makes it cool off (in the background; the
 // payer's hold is given back once the cooling-off is stored, so that its
 // next payment sees it).
-func (f *Facilitator) onRevert(n *network) func(*engine.Revert) {
+func (f *Facilitator) onRevert(n *exactNetwork) func(*engine.Revert) {
 	return func(rv *engine.Revert) {
 		r := &n.reverts
 		r.reverted.Add(1)
@@ -248,17 +248,17 @@ func (f *Facilitator) strikeDone(ctx context.Context, id string, deadline time.T
 // settlement held it as one (PayerHeld; a wallet to deploy has no code
 // yet). Its code cools off too when the wallet held the payment's value
 // at that block (its signature check is what failed).
-func (f *Facilitator) strike(n *network, rv *engine.Revert) {
+func (f *Facilitator) strike(n *exactNetwork, rv *engine.Revert) {
 	rec := rv.Record
 	from := common.HexToAddress(rec.From)
-	log := f.logger.With(zap.String("network", n.cfg.Name), zap.String("payer", from.Hex()), zap.String("tx", rec.TxHash),
+	log := f.logger.With(zap.String("network", n.Cfg.Name), zap.String("payer", from.Hex()), zap.String("tx", rec.TxHash),
 		zap.Uint64("gas_used", rv.GasUsed))
 	ctx, cancel := context.WithTimeout(f.ctx, strikeTimeout)
 	defer cancel()
-	balEl, bal := evm.ViewCallAt(n.token, rec.BlockNumber, "balanceOf", from)
+	balEl, bal := evm.ViewCallAt(n.Token, rec.BlockNumber, "balanceOf", from)
 	idElems, identity := evm.WalletIdentityElems(from, hexutil.EncodeUint64(rec.BlockNumber))
 	elems := append([]rpc.BatchElem{balEl}, idElems...)
-	err := n.rpc.Gather(ctx, elems)
+	err := n.Pool.Gather(ctx, elems)
 	copy(idElems, elems[1:])
 	var code []byte
 	var id common.Hash
@@ -276,11 +276,11 @@ func (f *Facilitator) strike(n *network, rv *engine.Revert) {
 		log.Warn("a settlement reverted on chain though its simulation passed (the payer is not a contract); the facilitator paid the gas")
 		return
 	}
-	keys := []string{payerCoolKey(n.cfg.ChainID, from)}
+	keys := []string{payerCoolKey(n.Cfg.ChainID, from)}
 	value, ok := new(big.Int).SetString(rec.Value, 10)
 	if len(code) > 0 && ok && elems[0].Error == nil {
 		if v, err := evm.TokenABI.Unpack("balanceOf", *bal); err == nil && v[0].(*big.Int).Cmp(value) >= 0 {
-			keys = append(keys, codeCoolKey(n.cfg.ChainID, id))
+			keys = append(keys, codeCoolKey(n.Cfg.ChainID, id))
 		}
 	}
 	cs, err := f.cool.store.Strike(ctx, keys, rec.TxHash, f.now(), f.cool.base, f.cool.max)

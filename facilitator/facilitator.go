@@ -21,8 +21,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -92,8 +92,8 @@ type Config struct {
 
 // Facilitator verifies and settles x402 payments. It is safe for concurrent use.
 type Facilitator struct {
-	networks []*network
-	byName   map[string]*network
+	networks []*exactNetwork
+	byName   map[string]*exactNetwork
 	logger   *zap.Logger
 	started  time.Time
 
@@ -131,7 +131,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		return nil, errors.New("no network configured: add at least one, for example facilitator.BuiltinNetwork(\"cronos-testnet\")")
 	}
 	f := &Facilitator{
-		byName:        map[string]*network{},
+		byName:        map[string]*exactNetwork{},
 		logger:        cfg.Logger,
 		started:       time.Now(),
 		settleTimeout: orDefault(cfg.SettleTimeout, 30*time.Second),
@@ -178,8 +178,8 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		}
 		f.logger.Info("network ready",
 			zap.String("network", nc.Name), zap.Int64("chain_id", nc.ChainID),
-			zap.String("token", n.token.Hex()), zap.String("eip712_name", n.domain.Name),
-			zap.String("eip712_version", n.domain.Version), zap.Int("signers", len(n.eng.Signers())))
+			zap.String("token", n.Token.Hex()), zap.String("eip712_name", n.Domain.Name),
+			zap.String("eip712_version", n.Domain.Version), zap.Int("signers", len(n.Engine.Signers())))
 	}
 	recs, err := f.journal.Pending()
 	if err != nil {
@@ -192,7 +192,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		}
 	}
 	for _, n := range f.networks {
-		n.eng.Recover(ctx, recs)
+		n.Engine.Recover(ctx, recs)
 	}
 	f.startRetention(cfg.JournalRetention)
 	f.pruneCoolOffs()
@@ -207,8 +207,8 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*network, error) {
-	if err := nc.validate(); err != nil {
+func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*exactNetwork, error) {
+	if err := nc.Validate(); err != nil {
 		return nil, err
 	}
 	for _, name := range append([]string{nc.Name}, nc.Aliases...) {
@@ -219,96 +219,38 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 	// A signer's nonces are counted by the engine of one token: the same
 	// key on two tokens of one chain would have two counters.
 	for _, o := range f.networks {
-		if o.cfg.ChainID != nc.ChainID || strings.EqualFold(o.cfg.Token, nc.Token) {
+		if o.Cfg.ChainID != nc.ChainID || strings.EqualFold(o.Cfg.Token, nc.Token) {
 			continue
 		}
-		for _, a := range o.eng.Signers() {
+		for _, a := range o.Engine.Signers() {
 			for _, k := range nc.SignerKeys {
 				if crypto.PubkeyToAddress(k.PublicKey) == a {
 					return nil, fmt.Errorf("networks %s and %s are on chain %d with different tokens and share signer %s: give each its own signer key, so that one engine counts each key's nonces",
-						o.cfg.Name, nc.Name, nc.ChainID, a.Hex())
+						o.Cfg.Name, nc.Name, nc.ChainID, a.Hex())
 				}
 			}
 		}
 	}
-	n := &network{
-		cfg:     nc,
-		chainID: big.NewInt(nc.ChainID),
-		token:   common.HexToAddress(nc.Token),
-	}
-	pool, err := evm.NewPool(nc.Name, n.chainID, nc.RPCURLs, f.logger)
+	env := f.networkEnv()
+	nw, err := network.Open(ctx, nc, env)
 	if err != nil {
 		return nil, err
 	}
-	n.rpc = pool
-	if err := pool.CheckChainIDs(ctx); err != nil {
-		// A chain that is down is no reason not to start (a restart for
-		// crash recovery may come during an outage): the network serves
-		// as soon as an endpoint answers, if nothing must be read from
-		// the chain first. A wrong chain ID is always fatal.
-		if !errors.Is(err, evm.ErrNoEndpoint) || nc.EIP712Name == "" || nc.EIP712Version == "" || nc.Decimals == 0 {
-			pool.Close()
-			if errors.Is(err, evm.ErrNoEndpoint) {
-				return nil, fmt.Errorf("%w; to start while the chain is down, set the token's eip712_name, eip712_version and decimals", err)
-			}
-			return nil, err
-		}
-		f.logger.Error("starting without the chain: no RPC endpoint answers, so this network cannot verify or settle until one does; the health check shows when it is back",
-			zap.String("network", nc.Name), zap.Error(err))
-	}
-	n.domain = Domain{Name: nc.EIP712Name, Version: nc.EIP712Version, ChainID: n.chainID, VerifyingContract: n.token}
-	if n.domain.Name == "" {
-		if n.domain.Name, err = evm.ReadString(ctx, pool, n.token, "name"); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("network %s: reading the token's EIP-712 name: %w; set it in the configuration", nc.Name, err)
-		}
-	}
-	if n.domain.Version == "" {
-		if n.domain.Version, err = evm.ReadString(ctx, pool, n.token, "version"); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("network %s: reading the token's EIP-712 version: %w; set it in the configuration", nc.Name, err)
-		}
-	}
-	if n.cfg.Decimals == 0 {
-		// Never assume 6: a price in whole tokens would be off by powers of ten.
-		if n.cfg.Decimals, err = evm.ReadDecimals(ctx, pool, n.token); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("network %s: reading the token's decimals(): %w; set decimals in the configuration", nc.Name, err)
-		}
-	}
-	if n.hasher, err = evm.NewHasher(n.domain); err != nil {
-		pool.Close()
+	n := &exactNetwork{Network: nw}
+	if n.hasher, err = evm.NewHasher(n.Domain); err != nil {
+		nw.Close()
 		return nil, err
 	}
-	// A domain that differs from the token's makes every signature look
-	// invalid: refuse to start with it.
-	if sep, err := evm.ReadDomainSeparator(ctx, pool, n.token); err != nil {
-		f.logger.Warn("could not read the token's DOMAIN_SEPARATOR() to check the EIP-712 domain", zap.String("network", nc.Name), zap.Error(err))
-	} else if sep != n.hasher.Separator() {
-		pool.Close()
-		return nil, fmt.Errorf("network %s: the EIP-712 domain (name %q, version %q, chain ID %d, token %s) does not match the token's DOMAIN_SEPARATOR() %s; fix eip712Name / eip712Version, or leave them empty to read them from the token",
-			nc.Name, n.domain.Name, n.domain.Version, nc.ChainID, n.token.Hex(), sep.Hex())
-	}
-	n.smart = newSmartConfig(&n.cfg)
+	n.smart = newSmartConfig(&n.Cfg)
 	// Whether the token can settle smart-wallet signatures: a simulated
 	// call, now; asked again at the first such payment if the chain does
 	// not answer.
 	if _, err := n.probeOverload(ctx, f.logger); err != nil {
 		f.logger.Warn("could not ask the token whether it has transferWithAuthorization(..., bytes signature); asked again at the first smart-wallet payment", zap.String("network", nc.Name), zap.Error(err))
 	}
-	if n.eng, err = engine.New(engine.Config{
-		Network: nc.Name, ChainID: n.chainID, Token: n.token, Pool: pool, Keys: nc.SignerKeys,
-		Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, MaxFeeMultiple: f.maxFee, Serial: f.serial,
-		UseLogWindow: f.useLogWindow, Logger: f.logger, Now: f.now, Reverted: f.onRevert(n),
-	}); err != nil {
-		pool.Close()
+	if err := nw.StartEngine(ctx, env, f.onRevert(n)); err != nil {
+		nw.Close()
 		return nil, err
-	}
-	n.eng.Start()
-	n.eng.RefreshGas(ctx)
-	if len(nc.RPCURLs) > 1 {
-		pool.CheckLag(ctx)
-		f.every(f.lagInterval, func() { pool.CheckLag(f.ctx) }, false)
 	}
 	f.networks = append(f.networks, n)
 	for _, name := range append([]string{nc.Name}, nc.Aliases...) {
@@ -318,6 +260,14 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		f.byName[caip] = n // the v2 name, eip155:<chainId>
 	}
 	return n, nil
+}
+
+// networkEnv is what the facilitator lends each network.
+func (f *Facilitator) networkEnv() network.Env {
+	return network.Env{
+		Logger: f.logger, Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, MaxFee: f.maxFee,
+		Serial: f.serial, UseLogWindow: f.useLogWindow, Now: f.now, LagInterval: f.lagInterval, Every: f.every, Ctx: f.ctx,
+	}
 }
 
 // Close stops background work and closes the RPC connections. Settlements
@@ -330,8 +280,7 @@ func (f *Facilitator) Close() error {
 	f.cancel()
 	f.wg.Wait()
 	for _, n := range f.networks {
-		n.eng.Close()
-		n.rpc.Close()
+		n.Close()
 	}
 	if f.ownsJournal && f.journal != nil {
 		return f.journal.Close()
@@ -340,7 +289,7 @@ func (f *Facilitator) Close() error {
 }
 
 // network finds a configured network by name or alias, case-insensitively.
-func (f *Facilitator) network(name string) *network {
+func (f *Facilitator) network(name string) *exactNetwork {
 	return f.byName[strings.ToLower(name)]
 }
 
@@ -348,7 +297,7 @@ func (f *Facilitator) network(name string) *network {
 func (f *Facilitator) Networks() []string {
 	names := make([]string, len(f.networks))
 	for i, n := range f.networks {
-		names[i] = n.cfg.Name
+		names[i] = n.Cfg.Name
 	}
 	return names
 }
@@ -370,11 +319,11 @@ func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
 		return NetworkInfo{}, false
 	}
 	return NetworkInfo{
-		Name:     n.cfg.Name,
-		ChainID:  new(big.Int).Set(n.chainID),
-		Token:    n.token,
-		Decimals: n.cfg.Decimals,
-		Domain:   DomainInfo{Name: n.domain.Name, Version: n.domain.Version},
+		Name:     n.Cfg.Name,
+		ChainID:  new(big.Int).Set(n.ChainID),
+		Token:    n.Token,
+		Decimals: n.Cfg.Decimals,
+		Domain:   DomainInfo{Name: n.Domain.Name, Version: n.Domain.Version},
 	}, true
 }
 
@@ -385,12 +334,12 @@ func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
 func (f *Facilitator) Supported() *SupportedResponse {
 	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
-		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: SchemeExact, Network: n.cfg.Name})
+		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: SchemeExact, Network: n.Cfg.Name})
 	}
 	signers := []string{}
 	for _, n := range f.networks {
-		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: SchemeExact, Network: x402.CAIP2(n.cfg.ChainID)})
-		for _, s := range n.eng.Signers() {
+		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: SchemeExact, Network: x402.CAIP2(n.Cfg.ChainID)})
+		for _, s := range n.Engine.Signers() {
 			if !slices.Contains(signers, s.Hex()) {
 				signers = append(signers, s.Hex())
 			}
@@ -406,5 +355,5 @@ func (f *Facilitator) ChainName(name string) (string, bool) {
 	if n == nil {
 		return "", false
 	}
-	return x402.CAIP2(n.cfg.ChainID), true
+	return x402.CAIP2(n.Cfg.ChainID), true
 }

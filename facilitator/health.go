@@ -143,16 +143,16 @@ func (f *Facilitator) checkNetworks(ctx context.Context) []NetworkHealth {
 	return nets
 }
 
-func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkHealth) {
-	h = NetworkHealth{Network: n.cfg.Name, PendingSettlements: n.eng.Pending(), Signers: []SignerHealth{},
+func (f *Facilitator) networkHealth(ctx context.Context, n *exactNetwork) (h NetworkHealth) {
+	h = NetworkHealth{Network: n.Cfg.Name, PendingSettlements: n.Engine.Pending(), Signers: []SignerHealth{},
 		CheckedAt: time.Now().UnixMilli()}
-	defer func() { h.Endpoints = n.rpc.Health() }() // after this check's own RPC failures
+	defer func() { h.Endpoints = n.Pool.Health() }() // after this check's own RPC failures
 	var head struct {
 		Number hexutil.Uint64 `json:"number"`
 		Time   hexutil.Uint64 `json:"timestamp"`
 	}
 	elems := []rpc.BatchElem{{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &head}}
-	signers := n.eng.Signers()
+	signers := n.Engine.Signers()
 	balances := make([]hexutil.Big, len(signers))
 	for i, s := range signers {
 		elems = append(elems, rpc.BatchElem{Method: "eth_getBalance", Args: []any{s, "latest"}, Result: &balances[i]})
@@ -164,7 +164,7 @@ func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkH
 			rpc.BatchElem{Method: "eth_getTransactionCount", Args: []any{s, "pending"}, Result: &nonces[2*i]},
 			rpc.BatchElem{Method: "eth_getTransactionCount", Args: []any{s, "latest"}, Result: &nonces[2*i+1]})
 	}
-	if err := n.rpc.Batch(ctx, elems); err != nil || elems[0].Error != nil {
+	if err := n.Pool.Batch(ctx, elems); err != nil || elems[0].Error != nil {
 		if err == nil {
 			err = elems[0].Error
 		}

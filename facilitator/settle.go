@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -45,19 +45,19 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	deadline := time.Now().Add(f.settleTimeout)
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	network := req.PaymentRequirements.Network
+	requested := req.PaymentRequirements.Network
 	c, reason := f.checkOffchain(req)
 	if reason != "" {
-		return failed(network, settleText(reason)), nil
+		return failed(requested, settleText(reason)), nil
 	}
 	reason, err := f.hold(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	if reason != "" {
-		return failed(network, reason), nil
+		return failed(requested, reason), nil
 	}
-	return f.settleHeld(ctx, c, network, deadline)
+	return f.settleHeld(ctx, c, requested, deadline)
 }
 
 // hold holds a checked payment's authorization for a settle (engine Hold)
@@ -67,13 +67,13 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 // settlement holds the wallet.
 func (f *Facilitator) hold(ctx context.Context, c *checked) (string, error) {
 	n := c.n
-	if len(n.eng.Signers()) == 0 {
-		return "", unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", n.cfg.Name), nil)
+	if len(n.Engine.Signers()) == 0 {
+		return "", unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", n.Cfg.Name), nil)
 	}
 	a := &c.p.Authorization
-	held, err := n.eng.Hold(ctx, a.From, a.Nonce)
+	held, err := n.Engine.Hold(ctx, a.From, a.Nonce)
 	if err != nil {
-		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", n.cfg.Name), zap.Error(err))
+		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", n.Cfg.Name), zap.Error(err))
 		return "", unavailable(textStoreUnreachable, err)
 	}
 	if !held {
@@ -81,7 +81,7 @@ func (f *Facilitator) hold(ctx context.Context, c *checked) (string, error) {
 	}
 	if c.smart != nil {
 		if reason, err := f.holdPayer(ctx, c); reason != "" || err != nil {
-			n.eng.Release(a.From, a.Nonce)
+			n.Engine.Release(a.From, a.Nonce)
 			return reason, err
 		}
 	}
@@ -91,51 +91,51 @@ func (f *Facilitator) hold(ctx context.Context, c *checked) (string, error) {
 // settleHeld settles a held payment: it reserves the payment's value
 // against its payer (unless reserved already), broadcasts and waits for the
 // outcome until deadline. The hold is released when nothing is submitted.
-func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string, deadline time.Time) (*SettleResponse, error) {
+func (f *Facilitator) settleHeld(ctx context.Context, c *checked, requested string, deadline time.Time) (*SettleResponse, error) {
 	n, a := c.n, &c.p.Authorization
 	submitted := false
 	defer func() {
 		if !submitted {
-			n.eng.Release(a.From, a.Nonce)
+			n.Engine.Release(a.From, a.Nonce)
 			c.releasePayer()
 		}
 	}()
 
-	signer := n.eng.PickSigner()
+	signer := n.Engine.PickSigner()
 	fee, reason, err := f.prepare(ctx, c, signer)
 	if err != nil {
 		return nil, err
 	}
 	if reason != "" {
-		return failed(network, settleText(reason)), nil
+		return failed(requested, settleText(reason)), nil
 	}
-	job := &engine.Job{Requested: network, Via: viaOf(ctx), Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline,
+	job := &engine.Job{Requested: requested, Via: viaOf(ctx), Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline,
 		PayerHeld: c.payerHeld}
 	if c.deploy {
 		job.Calldata, job.Create = c.deployCode(), true
 	}
-	t, err := n.eng.Submit(job)
+	t, err := n.Engine.Submit(job)
 	var ns *engine.NotSentError
 	if errors.As(err, &ns) && ns.NoGas {
 		// Nothing was sent: another signer with gas money takes it.
-		if other, ok := n.eng.PickOtherSigner(signer); ok {
-			f.logger.Warn("signer cannot pay gas; settling from another signer", zap.String("network", n.cfg.Name), zap.String("signer", signer.Hex()), zap.String("other", other.Hex()))
+		if other, ok := n.Engine.PickOtherSigner(signer); ok {
+			f.logger.Warn("signer cannot pay gas; settling from another signer", zap.String("network", n.Cfg.Name), zap.String("signer", signer.Hex()), zap.String("other", other.Hex()))
 			signer, job.Signer = other, other
-			t, err = n.eng.Submit(job)
+			t, err = n.Engine.Submit(job)
 		}
 	}
 	if err != nil {
-		log := f.logger.With(zap.String("network", n.cfg.Name), zap.String("signer", signer.Hex()), zap.Error(err))
+		log := f.logger.With(zap.String("network", n.Cfg.Name), zap.String("signer", signer.Hex()), zap.Error(err))
 		if errors.As(err, &ns) && ns.NoGas {
 			log.Error("signer cannot pay gas; fund it")
-			return nil, unavailable(fmt.Sprintf("the facilitator's signer %s has too little gas money on network %s; nothing was sent, try again after the operator funds it", signer.Hex(), n.cfg.Name), err)
+			return nil, unavailable(fmt.Sprintf("the facilitator's signer %s has too little gas money on network %s; nothing was sent, try again after the operator funds it", signer.Hex(), n.Cfg.Name), err)
 		}
 		if errors.Is(err, store.ErrFenced) {
 			log.Error("this instance's lease in the shared store does not hold (the database was out of reach); nothing was broadcast")
 			return nil, unavailable(textStoreUnreachable, err)
 		}
 		log.Error("sending the settlement failed; nothing was broadcast")
-		return nil, unavailable(fmt.Sprintf("cannot send the transaction on network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
+		return nil, unavailable(fmt.Sprintf("cannot send the transaction on network %s; nothing was broadcast, try again shortly", n.Cfg.Name), err)
 	}
 	submitted = true // the engine releases the authorization when its outcome is known
 
@@ -158,7 +158,7 @@ func (f *Facilitator) settleHeld(ctx context.Context, c *checked, network string
 		// while the settlement engine, shared with the new one, follows
 		// the transaction; only an engine that stops answers pending.
 	}
-	res := failed(network, ErrTextPending)
+	res := failed(requested, ErrTextPending)
 	res.TxHash = t.TxHash().Hex()
 	f.logger.Warn("settlement not confirmed in time; answered pending", zap.String("tx", res.TxHash), zap.Duration("timeout", f.settleTimeout))
 	return res, nil
@@ -171,38 +171,38 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 	n := c.n
 	// The gas estimate runs the transfer as the signer would send it, so it
 	// is the simulation too: a revert fails it with the token's reason.
-	b := evm.NewBatchChecks(n.token, signer, &c.p.Authorization, nil)
+	b := evm.NewBatchChecks(n.Token, signer, &c.p.Authorization, nil)
 	var gas hexutil.Uint64
 	elems := append(b.Elems,
-		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: signer, To: n.token, Data: c.transferCalldata()}}, Result: &gas})
+		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: signer, To: n.Token, Data: c.transferCalldata()}}, Result: &gas})
 	// The gas prices are shared by the settles of a moment: read with one
 	// of them, at most every feeQuoteTTL; the settles that come while that
 	// read is on its way wait for it (below) rather than read their own.
-	q, fetch, wait := n.quotes.get()
-	var fr *feeRead
+	q, fetch, wait := n.Fees.Get()
+	var fr *network.FeeRead
 	if fetch {
-		fr = newFeeRead()
-		elems = append(elems, fr.elems...)
+		fr = network.NewFeeRead()
+		elems = append(elems, fr.Elems...)
 	}
 	var sp *smartPrepare
 	if c.smart != nil {
 		sp, elems = c.smartElems(signer, elems)
 	}
-	err := n.rpc.Gather(ctx, elems)
+	err := n.Pool.Gather(ctx, elems)
 	b.Elems = elems[:evm.ChecksElems] // the answered elements (appends may have moved them)
 	if fetch {
 		if err == nil {
-			q = fr.quote(elems[evm.ChecksElems+1:])
+			q = fr.Quote(elems[evm.ChecksElems+1:])
 		}
-		n.quotes.put(q)
+		n.Fees.Put(q)
 	}
 	if err != nil {
-		f.logger.Warn("settle: RPC unreachable before broadcast", zap.String("network", n.cfg.Name), zap.Error(err))
-		return nil, "", unavailable(fmt.Sprintf("cannot reach the chain of network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
+		f.logger.Warn("settle: RPC unreachable before broadcast", zap.String("network", n.Cfg.Name), zap.Error(err))
+		return nil, "", unavailable(fmt.Sprintf("cannot reach the chain of network %s; nothing was broadcast, try again shortly", n.Cfg.Name), err)
 	}
 	st, err := b.State()
 	if err != nil {
-		return nil, "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", n.cfg.Name), err)
+		return nil, "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", n.Cfg.Name), err)
 	}
 	if sp != nil {
 		if reason, err := f.smartTx(ctx, c, st, sp, elems, &elems[evm.ChecksElems], &gas); reason != "" || err != nil {
@@ -223,25 +223,25 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 		if r, ok := evm.RevertReason(err); ok {
 			return nil, verifyTextForRevert(r), nil
 		}
-		return nil, "", unavailable(fmt.Sprintf("gas estimation failed on network %s; nothing was broadcast, try again shortly", n.cfg.Name), err)
+		return nil, "", unavailable(fmt.Sprintf("gas estimation failed on network %s; nothing was broadcast, try again shortly", n.Cfg.Name), err)
 	}
 	if wait != nil {
-		q = n.quotes.await(ctx, wait, n.rpc)
+		q = n.Fees.Await(ctx, wait, n.Pool)
 	}
-	if q == nil || q.err != nil {
+	if q == nil || q.Err != nil {
 		var qerr error
 		if q != nil {
-			qerr = q.err
+			qerr = q.Err
 		}
-		return nil, "", unavailable(fmt.Sprintf("cannot read gas prices on network %s; nothing was broadcast, try again shortly", n.cfg.Name), qerr)
+		return nil, "", unavailable(fmt.Sprintf("cannot read gas prices on network %s; nothing was broadcast, try again shortly", n.Cfg.Name), qerr)
 	}
 	fe := &engine.Fees{GasLimit: uint64(gas) * (100 + gasMarginPercent) / 100}
-	if q.baseFee != nil {
-		fe.TipCap = new(big.Int).Set(q.tip)
+	if q.BaseFee != nil {
+		fe.TipCap = new(big.Int).Set(q.Tip)
 		// Twice the base fee leaves room for six full blocks of rises.
-		fe.FeeCap = new(big.Int).Add(new(big.Int).Mul(q.baseFee, big.NewInt(2)), fe.TipCap)
+		fe.FeeCap = new(big.Int).Add(new(big.Int).Mul(q.BaseFee, big.NewInt(2)), fe.TipCap)
 	} else {
-		fe.GasPrice = new(big.Int).Set(q.gasPrice)
+		fe.GasPrice = new(big.Int).Set(q.GasPrice)
 	}
 	return fe, "", nil
 }
@@ -251,151 +251,18 @@ func (f *Facilitator) prepare(ctx context.Context, c *checked, signer common.Add
 // when it does not fit beside the payer's other settlements in flight.
 func (f *Facilitator) reserve(ctx context.Context, c *checked, st *evm.ChainState) (reason string, err error) {
 	a := &c.p.Authorization
-	ok, err := c.n.eng.Reserve(ctx, a.From, a.Nonce, a.Value, st.Balance, st.Block)
+	ok, err := c.n.Engine.Reserve(ctx, a.From, a.Nonce, a.Value, st.Balance, st.Block)
 	if err != nil {
-		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", c.n.cfg.Name), zap.Error(err))
+		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", c.n.Cfg.Name), zap.Error(err))
 		return "", unavailable(textStoreUnreachable, err)
 	}
 	if !ok {
 		f.logger.Info("payment refused: the payer's settlements in flight already take its balance",
-			zap.String("network", c.n.cfg.Name), zap.String("from", a.From.Hex()), zap.String("value", a.Value.String()),
+			zap.String("network", c.n.Cfg.Name), zap.String("from", a.From.Hex()), zap.String("value", a.Value.String()),
 			zap.String("balance", st.Balance.String()))
 		return ErrTextInsufficientFunds, nil
 	}
 	return "", nil
-}
-
-// feeQuoteTTL is how long gas prices read for one settle serve the others.
-const feeQuoteTTL = time.Second
-
-// feeQuote is a network's gas prices at a moment.
-type feeQuote struct {
-	tip, baseFee *big.Int // EIP-1559 (baseFee nil on a legacy chain)
-	gasPrice     *big.Int // legacy
-	err          error    // why there are none
-	at           time.Time
-}
-
-// feeQuotes caches the gas prices of a network. One settle at a time reads
-// them, in its own batch; the settles that come while there is no good
-// quote and a read is on its way wait for that read rather than make their
-// own (on a cold start, a burst of settles makes one read, not one each).
-type feeQuotes struct {
-	mu sync.Mutex
-	q  *feeQuote
-	// reading is closed when the read on its way is put; nil when none is.
-	reading chan struct{}
-}
-
-// get returns the quote to use: a good one (fresh, or while a read of a
-// newer one is on its way). Else fetch is true when the caller is to read
-// a new one (and put it, whatever came of it), or wait is the read on its
-// way, whose quote await gives.
-func (c *feeQuotes) get() (q *feeQuote, fetch bool, wait <-chan struct{}) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	good := c.q != nil && c.q.err == nil
-	if good && (time.Since(c.q.at) < feeQuoteTTL || c.reading != nil) {
-		return c.q, false, nil
-	}
-	if c.reading != nil {
-		return nil, false, c.reading
-	}
-	c.reading = make(chan struct{})
-	return c.q, true, nil
-}
-
-// put ends the caller's read with its quote (nil or failed when the read
-// failed: a good quote read before stays).
-func (c *feeQuotes) put(q *feeQuote) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if q != nil && (q.err == nil || c.q == nil || c.q.err != nil) {
-		c.q = q
-	}
-	if c.reading != nil {
-		close(c.reading)
-		c.reading = nil
-	}
-}
-
-// await waits, within ctx, for the read wait (from get) and returns the
-// quote it brought. When it brought none (it failed, or its settle gave
-// up), the gas prices are read once more, by this settle or by another
-// that waits then, and that read's outcome is the answer. Nil when ctx
-// ends first or the read fails.
-func (c *feeQuotes) await(ctx context.Context, wait <-chan struct{}, pool *evm.Pool) *feeQuote {
-	if !waitFor(ctx, wait) {
-		return nil
-	}
-	q, fetch, next := c.get()
-	switch {
-	case fetch:
-		fr := newFeeRead()
-		err := pool.Gather(ctx, fr.elems)
-		if err == nil {
-			q = fr.quote(fr.elems)
-		}
-		c.put(q)
-		if err != nil {
-			return nil
-		}
-		return q
-	case next == nil:
-		return q
-	}
-	if !waitFor(ctx, next) {
-		return nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.q
-}
-
-// waitFor waits for ch to close; false when ctx ends first.
-func waitFor(ctx context.Context, ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// feeRead is the batch elements that read the gas prices.
-type feeRead struct {
-	elems   []rpc.BatchElem
-	tip, gp hexutil.Big
-	head    struct {
-		BaseFee *hexutil.Big `json:"baseFeePerGas"`
-	}
-}
-
-func newFeeRead() *feeRead {
-	r := &feeRead{}
-	r.elems = []rpc.BatchElem{
-		{Method: "eth_maxPriorityFeePerGas", Result: &r.tip},
-		{Method: "eth_gasPrice", Result: &r.gp},
-		{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &r.head},
-	}
-	return r
-}
-
-// quote reads the answered elements (the batch's copies of r.elems).
-func (r *feeRead) quote(el []rpc.BatchElem) *feeQuote {
-	q := &feeQuote{at: time.Now()}
-	switch {
-	case el[2].Error == nil && r.head.BaseFee != nil:
-		q.baseFee, q.tip = r.head.BaseFee.ToInt(), big.NewInt(0)
-		if el[0].Error == nil {
-			q.tip = r.tip.ToInt()
-		}
-	case el[1].Error == nil:
-		q.gasPrice = r.gp.ToInt()
-	default:
-		q.err = errors.Join(el[1].Error, el[2].Error)
-	}
-	return q
 }
 
 // Settlement reports a settlement by any of its transaction hashes, from
@@ -464,10 +331,10 @@ func (f *Facilitator) OwnSettlementByAuthorization(ctx context.Context, network,
 	return f.settlementByAuthorization(ctx, network, from, nonce, true)
 }
 
-func (f *Facilitator) settlementByAuthorization(ctx context.Context, network, from, nonce string, own bool) (*SettleResponse, error) {
-	n := f.network(network)
+func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, from, nonce string, own bool) (*SettleResponse, error) {
+	n := f.network(requested)
 	if n == nil {
-		return nil, badRequest("network %q is not served by this facilitator", network)
+		return nil, badRequest("network %q is not served by this facilitator", requested)
 	}
 	if !IsAddress(from) {
 		return nil, badRequest("from must be a 0x-prefixed 20-byte hex address, got %q", from)
@@ -476,7 +343,7 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, network, fr
 	if err != nil || len(nb) != 32 {
 		return nil, badRequest("nonce must be 0x and 64 hex digits, got %q", nonce)
 	}
-	rec, err := f.journal.ByID(engine.RecordID(n.cfg.Name, common.HexToAddress(from), [32]byte(nb)))
+	rec, err := f.journal.ByID(engine.RecordID(n.Cfg.Name, common.HexToAddress(from), [32]byte(nb)))
 	// A record that says failed, for a caller that asks because the
 	// authorization is used on chain, may be older than a settlement
 	// whose record was lost: the chain says which.

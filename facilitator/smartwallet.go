@@ -44,7 +44,7 @@ type smartPayment struct {
 // the payer's own ECDSA signature; a smartPayment when it may be a
 // smart-contract wallet's (decided on chain); a reason when it cannot be
 // valid.
-func (n *network) checkSignature(a *Authorization, sig []byte) (*smartPayment, string) {
+func (n *exactNetwork) checkSignature(a *Authorization, sig []byte) (*smartPayment, string) {
 	w, wrapped, err := evm.ParseERC6492(sig)
 	if err != nil {
 		return nil, ReasonInvalidSignature
@@ -106,7 +106,7 @@ func newSmartConfig(nc *NetworkConfig) *smartConfig {
 // probeOverload asks the token once whether it has the bytes overload,
 // and remembers the answer; a chain that cannot be asked leaves it
 // unknown, to be asked again at the next smart-wallet payment.
-func (n *network) probeOverload(ctx context.Context, logger *zap.Logger) (bool, error) {
+func (n *exactNetwork) probeOverload(ctx context.Context, logger *zap.Logger) (bool, error) {
 	switch n.smart.overload.Load() {
 	case probeYes:
 		return true, nil
@@ -118,7 +118,7 @@ func (n *network) probeOverload(ctx context.Context, logger *zap.Logger) (bool, 
 	if v := n.smart.overload.Load(); v != probeUnknown {
 		return v == probeYes, nil
 	}
-	has, err := evm.ProbeBytesOverload(ctx, n.rpc, n.token)
+	has, err := evm.ProbeBytesOverload(ctx, n.Pool, n.Token)
 	if err != nil {
 		return false, err
 	}
@@ -127,7 +127,7 @@ func (n *network) probeOverload(ctx context.Context, logger *zap.Logger) (bool, 
 	} else {
 		n.smart.overload.Store(probeNo)
 		logger.Warn("the network's token has no transferWithAuthorization(..., bytes signature): payments from smart-contract wallets (EIP-1271, ERC-6492) are refused",
-			zap.String("network", n.cfg.Name), zap.String("token", n.token.Hex()))
+			zap.String("network", n.Cfg.Name), zap.String("token", n.Token.Hex()))
 	}
 	return has, nil
 }
@@ -150,17 +150,17 @@ func (f *Facilitator) smartReason(ctx context.Context, c *checked, st *evm.Chain
 	}
 	has, err := n.probeOverload(ctx, f.logger)
 	if err != nil {
-		return "", unavailable("cannot reach the chain of network "+n.cfg.Name+" to check the payment; try again shortly", err)
+		return "", unavailable("cannot reach the chain of network "+n.Cfg.Name+" to check the payment; try again shortly", err)
 	}
 	if !has {
-		return x402.ReasonSmartWalletUnsupported(n.cfg.Name), nil
+		return x402.ReasonSmartWalletUnsupported(n.Cfg.Name), nil
 	}
 	if !ws.Deployed {
 		if !n.smart.factories[sp.wrap.Factory] {
-			return x402.ReasonFactoryNotAllowed(sp.wrap.Factory.Hex(), n.cfg.Name), nil
+			return x402.ReasonFactoryNotAllowed(sp.wrap.Factory.Hex(), n.Cfg.Name), nil
 		}
 		if value.Cmp(n.smart.floor) < 0 {
-			return x402.ReasonBelowDeploymentFloor(n.smart.floor.String(), n.cfg.Name), nil
+			return x402.ReasonBelowDeploymentFloor(n.smart.floor.String(), n.Cfg.Name), nil
 		}
 	}
 	if !ws.Valid {
@@ -173,7 +173,7 @@ func (f *Facilitator) smartReason(ctx context.Context, c *checked, st *evm.Chain
 		if r, ok := evm.RevertReason(sim); ok {
 			return verifyTextForRevert(r), nil
 		}
-		return "", unavailable("the node of network "+n.cfg.Name+" could not simulate the transfer; try again shortly", sim)
+		return "", unavailable("the node of network "+n.Cfg.Name+" could not simulate the transfer; try again shortly", sim)
 	}
 	return f.coolingOff(ctx, c, ws)
 }
@@ -181,7 +181,7 @@ func (f *Facilitator) smartReason(ctx context.Context, c *checked, st *evm.Chain
 // deployCode is the creation code of the transaction that deploys the
 // payer's wallet and makes the transfer.
 func (c *checked) deployCode() []byte {
-	return evm.DeployAndTransferCode(c.smart.wrap, c.p.Authorization.From, c.n.token, c.transferCalldata())
+	return evm.DeployAndTransferCode(c.smart.wrap, c.p.Authorization.From, c.n.Token, c.transferCalldata())
 }
 
 // checkSmartOnchain is checkOnchain for a smart-wallet payment: the
@@ -190,26 +190,26 @@ func (c *checked) deployCode() []byte {
 // code and the wallet's verdict on the signature, in one batch.
 func (f *Facilitator) checkSmartOnchain(ctx context.Context, c *checked) (string, *evm.ChainState, error) {
 	n := c.n
-	sender := n.simulationSender()
-	b := evm.NewBatchChecks(n.token, sender, &c.p.Authorization, nil)
-	sim := rpc.BatchElem{Method: "eth_call", Args: []any{evm.CallArgs{From: sender, To: n.token, Data: c.transferCalldata()}, "latest"}, Result: new(hexutil.Bytes)}
+	sender := n.SimulationSender()
+	b := evm.NewBatchChecks(n.Token, sender, &c.p.Authorization, nil)
+	sim := rpc.BatchElem{Method: "eth_call", Args: []any{evm.CallArgs{From: sender, To: n.Token, Data: c.transferCalldata()}, "latest"}, Result: new(hexutil.Bytes)}
 	if c.smart.wrap != nil {
 		sim.Args = []any{evm.CreateArgs{From: sender, Data: c.deployCode()}, "latest"}
 	}
 	w := evm.NewWalletChecks(c.p.Authorization.From, c.smart.digest, c.smart.full, c.smart.wrap != nil)
 	all := append(append(b.Elems[:evm.ChecksElems:evm.ChecksElems], sim), w.Elems...)
-	if err := n.rpc.Gather(ctx, all); err != nil {
-		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", n.cfg.Name), zap.Error(err))
-		return "", nil, unavailable("cannot reach the chain of network "+n.cfg.Name+" to check the payment; try again shortly", err)
+	if err := n.Pool.Gather(ctx, all); err != nil {
+		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", n.Cfg.Name), zap.Error(err))
+		return "", nil, unavailable("cannot reach the chain of network "+n.Cfg.Name+" to check the payment; try again shortly", err)
 	}
 	b.Elems, w.Elems = all[:evm.ChecksElems], all[evm.ChecksElems+1:]
 	st, err := b.State()
 	if err != nil {
-		return "", nil, unavailable("the chain of network "+n.cfg.Name+" gave an unreadable answer; try again shortly", err)
+		return "", nil, unavailable("the chain of network "+n.Cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
 	ws, err := w.State()
 	if err != nil {
-		return "", nil, unavailable("the chain of network "+n.cfg.Name+" gave an unreadable answer; try again shortly", err)
+		return "", nil, unavailable("the chain of network "+n.Cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
 	reason, err := f.smartReason(ctx, c, st, ws, all[evm.ChecksElems].Error)
 	return reason, st, err
@@ -241,7 +241,7 @@ func (f *Facilitator) smartTx(ctx context.Context, c *checked, st *evm.ChainStat
 	sp.w.Elems = elems[sp.at : sp.at+evm.WalletElems]
 	ws, err := sp.w.State()
 	if err != nil {
-		return "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", c.n.cfg.Name), err)
+		return "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", c.n.Cfg.Name), err)
 	}
 	sim := est.Error
 	if c.smart.wrap != nil && !ws.Deployed {
@@ -279,7 +279,7 @@ func (f *Facilitator) SmartWalletStats() []SmartWalletStats {
 		n.smart.feeMu.Lock()
 		fee := new(big.Int).Set(&n.smart.deploymentFee)
 		n.smart.feeMu.Unlock()
-		out[i] = SmartWalletStats{Network: n.cfg.Name, Payments: n.smart.walletPays.Load(), Deployments: n.smart.deployments.Load(),
+		out[i] = SmartWalletStats{Network: n.Cfg.Name, Payments: n.smart.walletPays.Load(), Deployments: n.smart.deployments.Load(),
 			DeploymentGas: n.smart.deploymentGas.Load(), DeploymentFeeWei: fee}
 	}
 	return out
@@ -306,7 +306,7 @@ func (f *Facilitator) countSmartSettled(c *checked, rec *Record) {
 		defer f.wg.Done()
 		ctx, cancel := context.WithTimeout(f.ctx, chainLookupTimeout)
 		defer cancel()
-		log := f.logger.With(zap.String("network", c.n.cfg.Name), zap.String("wallet", c.p.Authorization.From.Hex()), zap.String("tx", rec.TxHash))
+		log := f.logger.With(zap.String("network", c.n.Cfg.Name), zap.String("wallet", c.p.Authorization.From.Hex()), zap.String("tx", rec.TxHash))
 		var r *struct {
 			GasUsed hexutil.Uint64 `json:"gasUsed"`
 			Price   *hexutil.Big   `json:"effectiveGasPrice"`
@@ -314,7 +314,7 @@ func (f *Facilitator) countSmartSettled(c *checked, rec *Record) {
 				Topics []common.Hash `json:"topics"`
 			} `json:"logs"`
 		}
-		if err := c.n.rpc.Call(ctx, &r, "eth_getTransactionReceipt", common.HexToHash(rec.TxHash)); err != nil || r == nil {
+		if err := c.n.Pool.Call(ctx, &r, "eth_getTransactionReceipt", common.HexToHash(rec.TxHash)); err != nil || r == nil {
 			log.Warn("could not read the receipt of a smart-wallet deployment for its gas", zap.Error(err))
 			return
 		}
@@ -349,5 +349,5 @@ func (f *Facilitator) WalletSignature(ctx context.Context, network string, walle
 	if n == nil {
 		return evm.WalletRefused, fmt.Errorf("network %q is not configured", network)
 	}
-	return evm.WalletSignature(ctx, n.rpc, wallet, hash, sig)
+	return evm.WalletSignature(ctx, n.Pool, wallet, hash, sig)
 }

@@ -15,7 +15,7 @@ type NetworkRPCStats struct {
 func (f *Facilitator) RPCStats() []NetworkRPCStats {
 	out := make([]NetworkRPCStats, len(f.networks))
 	for i, n := range f.networks {
-		out[i] = NetworkRPCStats{Network: n.cfg.Name, Endpoints: n.rpc.Stats()}
+		out[i] = NetworkRPCStats{Network: n.Cfg.Name, Endpoints: n.Pool.Stats()}
 	}
 	return out
 }

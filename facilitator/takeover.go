@@ -26,7 +26,7 @@ func (f *Facilitator) startTakeOver() {
 	}
 	names := make([]string, len(f.networks))
 	for i, n := range f.networks {
-		names[i] = n.cfg.Name
+		names[i] = n.Cfg.Name
 	}
 	f.every(takeOverInterval, func() { f.takeOver(shared, names) }, false)
 }
@@ -46,6 +46,6 @@ func (f *Facilitator) takeOver(shared store.Shared, names []string) {
 	f.logger.Warn("took over the pending settlements of an instance whose lease ran out; following them to their blocks",
 		zap.Int("settlements", len(recs)), zap.String("instance", shared.Instance()))
 	for _, n := range f.networks {
-		n.eng.Adopt(ctx, recs)
+		n.Engine.Adopt(ctx, recs)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 // checked is a payment that passed the off-chain checks.
 type checked struct {
-	n        *network
+	n        *exactNetwork
 	p        *Payment
 	calldata []byte // transferWithAuthorization call, built on first use
 	// smart is set when the signature is not the payer's ECDSA one: a
@@ -103,13 +103,13 @@ func (f *Facilitator) checkOffchain(req *Request) (c *checked, reason string) {
 	if f.network(p.Network) != n {
 		return nil, ReasonUnsupportedNetwork(p.Network)
 	}
-	if !sameAddress(r.Asset, n.token) {
+	if !sameAddress(r.Asset, n.Token) {
 		return nil, ReasonUnsupportedAsset(r.Asset)
 	}
 	if err := p.ParsePayload(); err != nil {
 		return nil, reasonOf(err)
 	}
-	if p.Asset != "" && !sameAddress(p.Asset, n.token) {
+	if p.Asset != "" && !sameAddress(p.Asset, n.Token) {
 		return nil, ReasonUnsupportedAsset(p.Asset)
 	}
 	a := &p.Authorization
@@ -172,7 +172,7 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 	if reason != "" {
 		return Invalid(reason), nil
 	}
-	if c.n.cfg.SkipOnchainVerify {
+	if c.n.Cfg.SkipOnchainVerify {
 		if c.smart != nil {
 			// Only the chain can tell a smart-contract wallet's signature.
 			return Invalid(ReasonInvalidSignature), nil
@@ -192,11 +192,11 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 // Reservation is a verified payment held for a settle that comes later
 // (Reserve). Settle it or Release it; the first of the two counts.
 type Reservation struct {
-	f       *Facilitator
-	c       *checked
-	network string
-	mu      sync.Mutex
-	used    bool
+	f         *Facilitator
+	c         *checked
+	requested string
+	mu        sync.Mutex
+	used      bool
 }
 
 // Reserve verifies a payment as Verify does and, when it is valid, holds it
@@ -223,8 +223,8 @@ func (f *Facilitator) Reserve(ctx context.Context, req *Request) (*Reservation, 
 	if reason != "" {
 		return nil, Invalid(reason), nil
 	}
-	r := &Reservation{f: f, c: c, network: req.PaymentRequirements.Network}
-	if !c.n.cfg.SkipOnchainVerify {
+	r := &Reservation{f: f, c: c, requested: req.PaymentRequirements.Network}
+	if !c.n.Cfg.SkipOnchainVerify {
 		reason, st, err := f.checkOnchain(ctx, c)
 		if err == nil && reason == "" {
 			reason, err = f.reserve(ctx, c, st)
@@ -248,12 +248,12 @@ func (r *Reservation) Settle(ctx context.Context) (*SettleResponse, error) {
 	r.used = true
 	r.mu.Unlock()
 	if used {
-		return failed(r.network, ErrTextAlreadyUsed), nil
+		return failed(r.requested, ErrTextAlreadyUsed), nil
 	}
 	deadline := time.Now().Add(r.f.settleTimeout)
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	return r.f.settleHeld(ctx, r.c, r.network, deadline)
+	return r.f.settleHeld(ctx, r.c, r.requested, deadline)
 }
 
 // Release gives the reservation back unsettled; after Settle it does
@@ -265,7 +265,7 @@ func (r *Reservation) Release() {
 	r.mu.Unlock()
 	if !used {
 		a := &r.c.p.Authorization
-		r.c.n.eng.Release(a.From, a.Nonce)
+		r.c.n.Engine.Release(a.From, a.Nonce)
 		r.c.releasePayer()
 	}
 }
@@ -277,14 +277,14 @@ func (f *Facilitator) checkOnchain(ctx context.Context, c *checked) (reason stri
 	if c.smart != nil {
 		return f.checkSmartOnchain(ctx, c)
 	}
-	b := evm.NewBatchChecks(c.n.token, c.n.simulationSender(), &c.p.Authorization, c.transferCalldata())
-	if err := c.n.rpc.Gather(ctx, b.Elems); err != nil {
-		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", c.n.cfg.Name), zap.Error(err))
-		return "", nil, unavailable("cannot reach the chain of network "+c.n.cfg.Name+" to check the payment; try again shortly", err)
+	b := evm.NewBatchChecks(c.n.Token, c.n.SimulationSender(), &c.p.Authorization, c.transferCalldata())
+	if err := c.n.Pool.Gather(ctx, b.Elems); err != nil {
+		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", c.n.Cfg.Name), zap.Error(err))
+		return "", nil, unavailable("cannot reach the chain of network "+c.n.Cfg.Name+" to check the payment; try again shortly", err)
 	}
 	st, err = b.State()
 	if err != nil {
-		return "", nil, unavailable("the chain of network "+c.n.cfg.Name+" gave an unreadable answer; try again shortly", err)
+		return "", nil, unavailable("the chain of network "+c.n.Cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
 	if err := simulationError(c.n, st); err != nil {
 		return "", nil, err
@@ -295,14 +295,14 @@ func (f *Facilitator) checkOnchain(ctx context.Context, c *checked) (reason stri
 // simulationError is a StatusError 503 when the simulated transfer failed
 // for another reason than a revert (the node could not run it): that is
 // no verdict on the payment.
-func simulationError(n *network, st *evm.ChainState) error {
+func simulationError(n *exactNetwork, st *evm.ChainState) error {
 	if st.Simulation == nil || st.Used {
 		return nil
 	}
 	if _, ok := evm.RevertReason(st.Simulation); ok {
 		return nil
 	}
-	return unavailable("the node of network "+n.cfg.Name+" could not simulate the transfer; try again shortly", st.Simulation)
+	return unavailable("the node of network "+n.Cfg.Name+" could not simulate the transfer; try again shortly", st.Simulation)
 }
 
 // onchainReason turns on-chain facts into a verify reason ("" when all is well).
@@ -320,13 +320,4 @@ func onchainReason(st *evm.ChainState, value *big.Int) string {
 		return ReasonSimulationFailed(st.Simulation.Error())
 	}
 	return ""
-}
-
-// simulationSender is the msg.sender of simulated transfers: the signer
-// that would submit it, or the zero address on a verify-only network.
-func (n *network) simulationSender() common.Address {
-	if s := n.eng.Signers(); len(s) > 0 {
-		return s[0]
-	}
-	return common.Address{}
 }

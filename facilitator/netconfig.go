@@ -1,0 +1,35 @@
+package facilitator
+
+import (
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
+)
+
+// The network configuration lives in package network; these names are the
+// library's face for it.
+
+// Built-in network names (networks.md).
+const (
+	NetworkCronosTestnet = network.CronosTestnet
+	NetworkCronosMainnet = network.CronosMainnet
+)
+
+// NetworkConfig describes one EVM network with its EIP-3009 token
+// (network.Config).
+type NetworkConfig = network.Config
+
+// BuiltinNetwork returns the built-in configuration of a network by name or
+// alias (case-insensitive): cronos-testnet, cronos-mainnet, cronos.
+func BuiltinNetwork(name string) (NetworkConfig, bool) { return network.Builtin(name) }
+
+// BuiltinNetworkNames lists the names of the built-in networks.
+func BuiltinNetworkNames() []string { return network.BuiltinNames() }
+
+// exactNetwork is a configured network at run time, with the state of the
+// exact scheme on it.
+type exactNetwork struct {
+	*network.Network
+	hasher  *evm.Hasher
+	smart   *smartConfig
+	reverts revertStats // reverted settlements and cooling-off refusals (cooloff.go)
+}
