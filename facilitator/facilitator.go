@@ -248,7 +248,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*exactN
 	if _, err := n.probeOverload(ctx, f.logger); err != nil {
 		f.logger.Warn("could not ask the token whether it has transferWithAuthorization(..., bytes signature); asked again at the first smart-wallet payment", zap.String("network", nc.Name), zap.Error(err))
 	}
-	if err := nw.StartEngine(ctx, env, f.onRevert(n)); err != nil {
+	if err := nw.StartEngine(ctx, env, eip3009Spent{token: n.Token}, f.onRevert(n)); err != nil {
 		nw.Close()
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	return f.settleHeld(ctx, c, requested, deadline)
 }
 
-// hold holds a checked payment's authorization for a settle (engine Hold)
+// hold holds a checked payment's authorization for a settle (engine Claim)
 // and, for a smart-contract wallet's payment, its payer (one settlement
 // at a time: holdPayer). A reason refuses it: ErrTextAlreadyUsed when
 // another settle holds the authorization, ReasonWalletBusy when another
@@ -71,7 +71,7 @@ func (f *Facilitator) hold(ctx context.Context, c *checked) (string, error) {
 		return "", unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", n.Cfg.Name), nil)
 	}
 	a := &c.p.Authorization
-	held, err := n.Engine.Hold(ctx, a.From, a.Nonce)
+	held, err := n.Engine.Claim(ctx, a.From, a.Nonce)
 	if err != nil {
 		f.logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", n.Cfg.Name), zap.Error(err))
 		return "", unavailable(textStoreUnreachable, err)

@@ -59,7 +59,7 @@ func TestCoreSharing(t *testing.T) {
 	var nonce [32]byte
 	from := common.HexToAddress("0xf")
 	held := func(e *Engine) bool {
-		ok, err := e.Hold(context.Background(), from, nonce)
+		ok, err := e.Claim(context.Background(), from, nonce)
 		if err != nil {
 			t.Fatal(err)
 		}

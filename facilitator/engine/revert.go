@@ -69,7 +69,7 @@ var payerHoldNonce = [32]byte(crypto.Keccak256([]byte("caddy-x402: one settlemen
 // (for a revert, by Revert.Release); otherwise the caller gives it back
 // with ReleasePayer.
 func (e *Engine) HoldPayer(ctx context.Context, from common.Address) (bool, error) {
-	return e.Hold(ctx, from, payerHoldNonce)
+	return e.Claim(ctx, from, payerHoldNonce)
 }
 
 // ReleasePayer gives back a payer held with HoldPayer whose settlement

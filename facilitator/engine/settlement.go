@@ -22,7 +22,7 @@ type settlement struct {
 	firstFee *Fees     // the first transaction's, for the fee ceiling
 	deadline time.Time // the caller's, for the first broadcast; zero = none
 	serial   bool      // it holds its signer's serial lock (a baseline)
-	// sharedHold is set when Hold took the authorization in the shared
+	// sharedHold is set when Claim took the authorization in the shared
 	// journal too, to be given back there with the outcome.
 	sharedHold bool
 	// payerHold is set when the settlement holds its payer (HoldPayer),
