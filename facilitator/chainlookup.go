@@ -15,7 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -47,21 +48,23 @@ var ErrSettledElsewhere = errors.New("the authorization was used on chain by a t
 // the settlement may exist there, so it is not ErrSettlementNotFound.
 var errChainUnreachable = errors.New("cannot reach the chain to look the settlement up")
 
-// viaKey is the context key of a settle's origin (Record.Via).
-type viaKey struct{}
-
 // viaAPI marks a settle asked for through the facilitator's HTTP routes:
 // its journal record says so (store.ViaAPI), and
 // OwnSettlementByAuthorization does not answer it, since the seller it
 // paid may be another paywall on the same pay_to, which delivered it.
-func viaAPI(ctx context.Context) context.Context {
-	return context.WithValue(ctx, viaKey{}, store.ViaAPI)
-}
+func viaAPI(ctx context.Context) context.Context { return scheme.WithVia(ctx, store.ViaAPI) }
 
-// viaOf is the origin viaAPI put in ctx, "" for an in-process settle.
-func viaOf(ctx context.Context) string {
-	v, _ := ctx.Value(viaKey{}).(string)
-	return v
+// recognize reads a mined transaction back through the schemes bound to
+// its network: payer, payee and value.
+func (f *Facilitator) recognize(n *network.Network, to common.Address, input []byte) (from, payee common.Address, value *big.Int, ok bool) {
+	for _, m := range scheme.All() {
+		if b := f.bound[boundKey{n, m.Name()}]; b != nil {
+			if from, payee, value, ok = b.Recognize(to, input); ok {
+				return from, payee, value, true
+			}
+		}
+	}
+	return common.Address{}, common.Address{}, nil, false
 }
 
 // chainTx is the part of eth_getTransactionByHash's answer the look-up reads.
@@ -118,7 +121,7 @@ func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (
 
 // settlementOn looks a transaction up on one network (see settlementOnChain)
 // and tells who sent it.
-func (f *Facilitator) settlementOn(ctx context.Context, n *exactNetwork, hash common.Hash) (*SettleResponse, common.Address, error) {
+func (f *Facilitator) settlementOn(ctx context.Context, n *network.Network, hash common.Hash) (*SettleResponse, common.Address, error) {
 	var tx *chainTx
 	var rc *chainReceipt
 	elems := []rpc.BatchElem{
@@ -133,21 +136,11 @@ func (f *Facilitator) settlementOn(ctx context.Context, n *exactNetwork, hash co
 		f.logger.Warn("looking a settlement up on chain failed", zap.String("network", n.Cfg.Name), zap.String("tx", hash.Hex()), zap.Error(err))
 		return nil, common.Address{}, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)
 	}
-	if tx == nil || rc == nil || tx.To == nil || *tx.To != n.Token {
+	if tx == nil || rc == nil || tx.To == nil {
 		return nil, common.Address{}, ErrSettlementNotFound
 	}
-	m, err := evm.TokenABI.MethodById(tx.Input)
-	if err != nil || m.RawName != "transferWithAuthorization" { // either overload
-		return nil, common.Address{}, ErrSettlementNotFound
-	}
-	args, err := m.Inputs.Unpack(tx.Input[4:])
-	if err != nil || len(args) < 3 {
-		return nil, common.Address{}, ErrSettlementNotFound
-	}
-	from, okFrom := args[0].(common.Address)
-	to, okTo := args[1].(common.Address)
-	value, okValue := args[2].(*big.Int)
-	if !okFrom || !okTo || !okValue {
+	from, to, value, ok := f.recognize(n, *tx.To, tx.Input)
+	if !ok {
 		return nil, common.Address{}, ErrSettlementNotFound
 	}
 	block := uint64(rc.BlockNumber)
@@ -161,7 +154,7 @@ func (f *Facilitator) settlementOn(ctx context.Context, n *exactNetwork, hash co
 }
 
 // blockTime is the time of a block, or now when it cannot be read.
-func (f *Facilitator) blockTime(ctx context.Context, n *exactNetwork, number uint64) time.Time {
+func (f *Facilitator) blockTime(ctx context.Context, n *network.Network, number uint64) time.Time {
 	var head *struct {
 		Time hexutil.Uint64 `json:"timestamp"`
 	}
@@ -178,7 +171,7 @@ func (f *Facilitator) blockTime(ctx context.Context, n *exactNetwork, number uin
 // transaction, ErrSettledElsewhere. A chain that cannot be reached, or a
 // use whose transaction is not found, is an error that is not
 // ErrSettlementNotFound.
-func (f *Facilitator) authorizationOnChain(ctx context.Context, n *exactNetwork, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
+func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
 	used, tx, err := n.Engine.UsedBy(ctx, from, nonce)
 	if err != nil {
 		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.Cfg.Name), zap.String("from", from.Hex()), zap.Error(err))

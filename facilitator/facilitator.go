@@ -21,8 +21,10 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -81,7 +83,7 @@ type Config struct {
 	Now func() time.Time
 	// RevertCoolOff is how long a smart-contract wallet is refused after
 	// a mined settlement of it reverted though its simulation had passed
-	// (and every wallet with its code, when it held the value: cooloff.go).
+	// (and every wallet with its code, when it held the value: exact/cooloff.go).
 	// Each further revert doubles it, up to RevertCoolOffMax. Zero means
 	// DefaultRevertCoolOff (15 minutes).
 	RevertCoolOff time.Duration
@@ -92,8 +94,9 @@ type Config struct {
 
 // Facilitator verifies and settles x402 payments. It is safe for concurrent use.
 type Facilitator struct {
-	networks []*exactNetwork
-	byName   map[string]*exactNetwork
+	networks []*network.Network
+	byName   map[string]*network.Network
+	bound    map[boundKey]scheme.Bound // the schemes bound to each network
 	logger   *zap.Logger
 	started  time.Time
 
@@ -111,7 +114,6 @@ type Facilitator struct {
 	journal     Journal
 	ownsJournal bool
 	cool        *coolOff // the cooling-offs of smart-contract wallets, beside the journal
-	striking    sync.Map // record ID -> chan closed when the strike of its revert is stored
 
 	health healthSnapshot // the last health check, refreshed at most once a second
 
@@ -131,7 +133,8 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		return nil, errors.New("no network configured: add at least one, for example facilitator.BuiltinNetwork(\"cronos-testnet\")")
 	}
 	f := &Facilitator{
-		byName:        map[string]*exactNetwork{},
+		byName:        map[string]*network.Network{},
+		bound:         map[boundKey]scheme.Bound{},
 		logger:        cfg.Logger,
 		started:       time.Now(),
 		settleTimeout: orDefault(cfg.SettleTimeout, 30*time.Second),
@@ -187,7 +190,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		return nil, fmt.Errorf("reading the settlement journal: %w", err)
 	}
 	for _, rec := range recs {
-		if f.network(rec.Network) == nil {
+		if f.networkNamed(rec.Network) == nil {
 			f.logger.Warn("journal holds a pending settlement for a network that is no longer configured; left as it is", zap.String("id", rec.ID))
 		}
 	}
@@ -207,7 +210,7 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*exactNetwork, error) {
+func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*network.Network, error) {
 	if err := nc.Validate(); err != nil {
 		return nil, err
 	}
@@ -232,24 +235,34 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*exactN
 		}
 	}
 	env := f.networkEnv()
-	nw, err := network.Open(ctx, nc, env)
+	n, err := network.Open(ctx, nc, env)
 	if err != nil {
 		return nil, err
 	}
-	n := &exactNetwork{Network: nw}
-	if n.hasher, err = evm.NewHasher(n.Domain); err != nil {
-		nw.Close()
-		return nil, err
+	// Each scheme of the network's family readies itself on it; the
+	// engine asks the first about authorizations on chain and tells it of
+	// reverted settlements.
+	var spent engine.Spent
+	var reverted func(*engine.Revert)
+	for _, m := range scheme.All() {
+		if m.Family() != n.Family() {
+			continue
+		}
+		b, err := m.Bind(ctx, n, f.schemeEnv())
+		if err != nil {
+			n.Close()
+			return nil, err
+		}
+		f.bound[boundKey{n, m.Name()}] = b
+		if spent == nil {
+			spent = b.Spent()
+			if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
+				reverted = rw.Reverted
+			}
+		}
 	}
-	n.smart = newSmartConfig(&n.Cfg)
-	// Whether the token can settle smart-wallet signatures: a simulated
-	// call, now; asked again at the first such payment if the chain does
-	// not answer.
-	if _, err := n.probeOverload(ctx, f.logger); err != nil {
-		f.logger.Warn("could not ask the token whether it has transferWithAuthorization(..., bytes signature); asked again at the first smart-wallet payment", zap.String("network", nc.Name), zap.Error(err))
-	}
-	if err := nw.StartEngine(ctx, env, eip3009Spent{token: n.Token}, f.onRevert(n)); err != nil {
-		nw.Close()
+	if err := n.StartEngine(ctx, env, spent, reverted); err != nil {
+		n.Close()
 		return nil, err
 	}
 	f.networks = append(f.networks, n)
@@ -260,6 +273,14 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*exactN
 		f.byName[caip] = n // the v2 name, eip155:<chainId>
 	}
 	return n, nil
+}
+
+// schemeEnv is what the facilitator lends each scheme on each network.
+func (f *Facilitator) schemeEnv() scheme.Env {
+	return scheme.Env{
+		Now: f.now, ExpiryMargin: f.expiryMargin, SettleTimeout: f.settleTimeout, Logger: f.logger, Ctx: f.ctx, WG: &f.wg,
+		CoolOffs: f.cool.store, RevertCoolOff: f.cool.base, RevertCoolOffMax: f.cool.max,
+	}
 }
 
 // networkEnv is what the facilitator lends each network.
@@ -288,8 +309,8 @@ func (f *Facilitator) Close() error {
 	return nil
 }
 
-// network finds a configured network by name or alias, case-insensitively.
-func (f *Facilitator) network(name string) *exactNetwork {
+// networkNamed finds a configured network by name or alias, case-insensitively.
+func (f *Facilitator) networkNamed(name string) *network.Network {
 	return f.byName[strings.ToLower(name)]
 }
 
@@ -314,7 +335,7 @@ type NetworkInfo struct {
 
 // NetworkInfo returns the facts of a configured network by name or alias.
 func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
-	n := f.network(name)
+	n := f.networkNamed(name)
 	if n == nil {
 		return NetworkInfo{}, false
 	}
@@ -334,11 +355,15 @@ func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
 func (f *Facilitator) Supported() *SupportedResponse {
 	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
-		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: SchemeExact, Network: n.Cfg.Name})
+		for _, name := range f.schemesOn(n) {
+			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: name, Network: n.Cfg.Name})
+		}
 	}
 	signers := []string{}
 	for _, n := range f.networks {
-		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: SchemeExact, Network: x402.CAIP2(n.Cfg.ChainID)})
+		for _, name := range f.schemesOn(n) {
+			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)})
+		}
 		for _, s := range n.Engine.Signers() {
 			if !slices.Contains(signers, s.Hex()) {
 				signers = append(signers, s.Hex())
@@ -349,11 +374,47 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	return out
 }
 
+// schemesOn lists the schemes bound to a network, in registration order.
+func (f *Facilitator) schemesOn(n *network.Network) []string {
+	var names []string
+	for _, m := range scheme.All() {
+		if f.bound[boundKey{n, m.Name()}] != nil {
+			names = append(names, m.Name())
+		}
+	}
+	return names
+}
+
+// boundsOf lists a scheme's Bound on each network it is bound to, in
+// configuration order.
+func (f *Facilitator) boundsOf(name string) []scheme.Bound {
+	var out []scheme.Bound
+	for _, n := range f.networks {
+		if b := f.bound[boundKey{n, name}]; b != nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // ChainName returns the CAIP-2 id of a configured network, by any of its names.
 func (f *Facilitator) ChainName(name string) (string, bool) {
-	n := f.network(name)
+	n := f.networkNamed(name)
 	if n == nil {
 		return "", false
 	}
 	return x402.CAIP2(n.Cfg.ChainID), true
+}
+
+// WalletSignature asks a contract wallet on network, in one eth_call,
+// whether it accepts sig over hash (EIP-1271 isValidSignature; for an
+// ERC-6492 signature, after a simulated deployment): for a message the
+// wallet signed, such as a Sign-In-With-X sign-in. An error means the
+// network is not configured or its chain could not be asked.
+func (f *Facilitator) WalletSignature(ctx context.Context, network string, wallet common.Address, hash common.Hash, sig []byte) (evm.WalletVerdict, error) {
+	n := f.networkNamed(network)
+	if n == nil {
+		return evm.WalletRefused, fmt.Errorf("network %q is not configured", network)
+	}
+	return evm.WalletSignature(ctx, n.Pool, wallet, hash, sig)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -143,7 +144,7 @@ func (f *Facilitator) checkNetworks(ctx context.Context) []NetworkHealth {
 	return nets
 }
 
-func (f *Facilitator) networkHealth(ctx context.Context, n *exactNetwork) (h NetworkHealth) {
+func (f *Facilitator) networkHealth(ctx context.Context, n *network.Network) (h NetworkHealth) {
 	h = NetworkHealth{Network: n.Cfg.Name, PendingSettlements: n.Engine.Pending(), Signers: []SignerHealth{},
 		CheckedAt: time.Now().UnixMilli()}
 	defer func() { h.Endpoints = n.Pool.Health() }() // after this check's own RPC failures

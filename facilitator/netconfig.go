@@ -1,7 +1,6 @@
 package facilitator
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 )
 
@@ -24,12 +23,3 @@ func BuiltinNetwork(name string) (NetworkConfig, bool) { return network.Builtin(
 
 // BuiltinNetworkNames lists the names of the built-in networks.
 func BuiltinNetworkNames() []string { return network.BuiltinNames() }
-
-// exactNetwork is a configured network at run time, with the state of the
-// exact scheme on it.
-type exactNetwork struct {
-	*network.Network
-	hasher  *evm.Hasher
-	smart   *smartConfig
-	reverts revertStats // reverted settlements and cooling-off refusals (cooloff.go)
-}

@@ -162,3 +162,7 @@ func (n *Network) SimulationSender() common.Address {
 	}
 	return common.Address{}
 }
+
+// Family is the CAIP-2 namespace of the network: every network here is an
+// EVM chain, "eip155".
+func (n *Network) Family() string { return "eip155" }

@@ -1,7 +1,8 @@
-package facilitator
+package exact
 
 import (
 	"fmt"
+	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -54,4 +55,27 @@ func (s eip3009Spent) UsedCalls(block uint64, payer common.Address, nonces [][32
 // UseLog is the token's AuthorizationUsed(payer, nonce) log.
 func (s eip3009Spent) UseLog(payer common.Address, nonce [32]byte) (common.Address, []any) {
 	return s.token, []any{authorizationUsedTopic, common.BytesToHash(payer.Bytes()), common.Hash(nonce)}
+}
+
+// Recognize reads a transferWithAuthorization to the token (either
+// overload) back: payer, payee and value.
+func (b *bound) Recognize(to common.Address, input []byte) (from, payee common.Address, value *big.Int, ok bool) {
+	if to != b.Token {
+		return common.Address{}, common.Address{}, nil, false
+	}
+	m, err := evm.TokenABI.MethodById(input)
+	if err != nil || m.RawName != "transferWithAuthorization" { // either overload
+		return common.Address{}, common.Address{}, nil, false
+	}
+	args, err := m.Inputs.Unpack(input[4:])
+	if err != nil || len(args) < 3 {
+		return common.Address{}, common.Address{}, nil, false
+	}
+	from, okFrom := args[0].(common.Address)
+	payee, okTo := args[1].(common.Address)
+	value, okValue := args[2].(*big.Int)
+	if !okFrom || !okTo || !okValue {
+		return common.Address{}, common.Address{}, nil, false
+	}
+	return from, payee, value, true
 }

@@ -1,0 +1,86 @@
+package facilitator
+
+import (
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// The cooling-offs of smart-contract wallets live beside the journal and
+// are shared by every network and scheme: the facilitator keeps the store
+// and its settings, and prunes it; the exact scheme decides when a wallet
+// cools off (exact/cooloff.go).
+
+// Defaults of the cooling-off.
+const (
+	// DefaultRevertCoolOff is the first cooling-off of a wallet whose
+	// settlement reverted.
+	DefaultRevertCoolOff = 15 * time.Minute
+	// DefaultRevertCoolOffMax is the longest cooling-off.
+	DefaultRevertCoolOffMax = 24 * time.Hour
+	// coolOffForget is how long a wallet's strikes are remembered after
+	// its cooling-off ended.
+	coolOffForget = 7 * 24 * time.Hour
+)
+
+// Cooling-off refusal texts (package x402).
+var (
+	// ReasonWalletBusy refuses a smart-contract wallet's payment while
+	// another payment of the wallet is being settled.
+	ReasonWalletBusy = x402.ReasonWalletBusy
+	// ReasonCoolingOff refuses a smart-contract wallet's payment while
+	// the wallet, or its code, cools off.
+	ReasonCoolingOff = x402.ReasonCoolingOff
+)
+
+// coolOff is the facilitator's cooling-off state: the store and its
+// settings.
+type coolOff struct {
+	store     store.CoolOffs
+	base, max time.Duration
+}
+
+// newCoolOff keeps the cooling-offs beside the journal (in memory for a
+// journal that keeps none).
+func newCoolOff(j Journal, first, longest time.Duration) *coolOff {
+	c := &coolOff{store: store.CoolOffsOf(j), base: orDefault(first, DefaultRevertCoolOff), max: orDefault(longest, DefaultRevertCoolOffMax)}
+	if c.store == nil {
+		c.store = store.NewMemoryCoolOffs()
+	}
+	c.max = max(c.max, c.base)
+	return c
+}
+
+// RevertStats are a network's settlements that were mined and reverted,
+// and the smart-contract wallet payments refused for it (exact.RevertStats).
+type RevertStats = exact.RevertStats
+
+// RevertStats returns every network's revert counts, for metrics.
+func (f *Facilitator) RevertStats() []RevertStats {
+	return exact.RevertCounts(f.boundsOf(x402.SchemeExact))
+}
+
+// SmartWalletStats are a network's smart-contract wallet settlements
+// since the facilitator started (exact.SmartWalletStats).
+type SmartWalletStats = exact.SmartWalletStats
+
+// SmartWalletStats returns every network's smart-wallet counts, for metrics.
+func (f *Facilitator) SmartWalletStats() []SmartWalletStats {
+	return exact.WalletStats(f.boundsOf(x402.SchemeExact))
+}
+
+// pruneCoolOffs drops, every compactEvery, the cooling-offs that ended
+// more than coolOffForget ago, with their strikes.
+func (f *Facilitator) pruneCoolOffs() {
+	f.every(compactEvery, func() {
+		if n, err := f.cool.store.PruneCoolOffs(f.now().Add(-coolOffForget)); err != nil {
+			f.logger.Warn("pruning the cooling-offs of smart-contract wallets failed; they stay until the next try", zap.Error(err))
+		} else if n > 0 {
+			f.logger.Info("cooling-offs of smart-contract wallets forgotten", zap.Int("removed", n))
+		}
+	}, false)
+}
