@@ -5,7 +5,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -53,24 +52,6 @@ func newCoolOff(j Journal, first, longest time.Duration) *coolOff {
 	}
 	c.max = max(c.max, c.base)
 	return c
-}
-
-// RevertStats are a network's settlements that were mined and reverted,
-// and the smart-contract wallet payments refused for it (exact.RevertStats).
-type RevertStats = exact.RevertStats
-
-// RevertStats returns every network's revert counts, for metrics.
-func (f *Facilitator) RevertStats() []RevertStats {
-	return exact.RevertCounts(f.boundsOf(x402.SchemeExact))
-}
-
-// SmartWalletStats are a network's smart-contract wallet settlements
-// since the facilitator started (exact.SmartWalletStats).
-type SmartWalletStats = exact.SmartWalletStats
-
-// SmartWalletStats returns every network's smart-wallet counts, for metrics.
-func (f *Facilitator) SmartWalletStats() []SmartWalletStats {
-	return exact.WalletStats(f.boundsOf(x402.SchemeExact))
 }
 
 // pruneCoolOffs drops, every compactEvery, the cooling-offs that ended

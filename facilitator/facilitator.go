@@ -203,13 +203,6 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	return f, nil
 }
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}
-
 func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*network.Network, error) {
 	if err := nc.Validate(); err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 package facilitator
 
 import (
+	"time"
+
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 )
 
@@ -23,3 +25,11 @@ func BuiltinNetwork(name string) (NetworkConfig, bool) { return network.Builtin(
 
 // BuiltinNetworkNames lists the names of the built-in networks.
 func BuiltinNetworkNames() []string { return network.BuiltinNames() }
+
+// orDefault is d, or def when d is not positive.
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}

@@ -1,11 +1,11 @@
 package exact
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -21,64 +21,136 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
-// payment is a payment that passed the off-chain checks (scheme.Payment).
-type payment struct {
-	b        *bound
-	p        *x402.Payment
-	calldata []byte // transferWithAuthorization call, built on first use
-	// smart is set when the signature is not the payer's ECDSA one: a
-	// smart-contract wallet's, to be checked on chain (wallet.go).
-	smart *walletSig
-	// deploy is set by settle when the transaction deploys the payer's
-	// wallet (ERC-6492) before the transfer.
-	deploy bool
-	// payerHeld is set while the payment holds its payer, a smart-contract
-	// wallet, for its settlement (cooloff.go).
-	payerHeld bool
+// The pipeline of an exact payment, from the core's Bound calls to the
+// chain: Check (off-chain) -> claim (engine Claim) -> read and decide
+// (prepare: one shared batch; checkOnchain for a verify) -> reserve
+// (engine Reserve) -> submit (engine Submit, from another signer on NoGas)
+// -> await (settleClaimed).
+
+// Check runs every check that needs no RPC, in the order of the reference
+// facilitators, after the core's scheme and network checks: asset,
+// payload, recipient, amount, window, signature. A non-empty reason is the
+// verify invalidReason.
+func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, string) {
+	r := &req.PaymentRequirements
+	if !sameAddress(r.Asset, b.Token) {
+		return nil, x402.ReasonUnsupportedAsset(r.Asset)
+	}
+	if err := p.ParsePayload(); err != nil {
+		return nil, x402.ReasonOf(err)
+	}
+	if p.Asset != "" && !sameAddress(p.Asset, b.Token) {
+		return nil, x402.ReasonUnsupportedAsset(p.Asset)
+	}
+	a := &p.Authorization
+	if !sameAddress(r.PayTo, a.To) {
+		return nil, x402.ReasonRecipient
+	}
+	want, err := x402.ParseAmount(r.MaxAmountRequired)
+	if err != nil {
+		return nil, x402.ReasonInvalidAmount(r.MaxAmountRequired)
+	}
+	if a.Value.Cmp(want) != 0 {
+		return nil, x402.ReasonInvalidAmount(p.Value)
+	}
+	if reason := b.checkWindow(a); reason != "" {
+		return nil, reason
+	}
+	smart, reason := b.checkSignature(a, p.Signature)
+	if reason != "" {
+		return nil, reason
+	}
+	return &payment{b: b, p: p, smart: smart}, ""
 }
 
-// transferCalldata is the transferWithAuthorization call: the (v, r, s)
-// form for an EOA's signature, the bytes form with the wallet's own
-// signature for a smart-contract wallet.
-func (c *payment) transferCalldata() []byte {
-	if c.calldata == nil && c.smart != nil {
-		c.calldata = evm.TransferCalldataBytes(&c.p.Authorization, c.smart.sig)
+// Verify runs the on-chain checks (unless the network skips them):
+// authorizationState, the payer's balance and a simulated transfer in one
+// RPC round trip, plus the wallet's verdict for a smart-contract wallet.
+func (b *bound) Verify(ctx context.Context, sp scheme.Payment) (string, error) {
+	c := sp.(*payment)
+	if b.Cfg.SkipOnchainVerify {
+		if c.smart != nil {
+			// Only the chain can tell a smart-contract wallet's signature.
+			return x402.ReasonInvalidSignature, nil
+		}
+		return "", nil
 	}
-	if c.calldata == nil {
-		var err error
-		if c.calldata, err = evm.TransferCalldata(&c.p.Authorization, c.p.Signature); err != nil {
-			panic(err) // every argument was parsed into its ABI type
+	reason, _, err := b.checkOnchain(ctx, c)
+	return reason, err
+}
+
+// Settle claims a checked payment and settles it (pipeline.go).
+func (b *bound) Settle(ctx context.Context, sp scheme.Payment, requested string, deadline time.Time) (*x402.SettleResponse, error) {
+	c := sp.(*payment)
+	reason, err := b.claim(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		return x402.Failed(requested, reason), nil
+	}
+	return b.settleClaimed(ctx, c, requested, deadline)
+}
+
+// Claim claims a checked payment's authorization and, unless the network
+// skips on-chain checks, verifies it on chain and reserves its value
+// against the payer's balance, for a settle that comes later.
+func (b *bound) Claim(ctx context.Context, sp scheme.Payment, requested string) (scheme.Claim, string, error) {
+	c := sp.(*payment)
+	reason, err := b.claim(ctx, c)
+	if err != nil || reason != "" {
+		return nil, reason, err
+	}
+	cl := &claim{b: b, c: c, requested: requested}
+	if !b.Cfg.SkipOnchainVerify {
+		reason, st, err := b.checkOnchain(ctx, c)
+		if err == nil && reason == "" {
+			reason, err = b.reserve(ctx, c, st)
+		}
+		if err != nil || reason != "" {
+			cl.Release()
+			return nil, reason, err
 		}
 	}
-	return c.calldata
+	return cl, "", nil
 }
 
-// sameAddress compares two hex addresses case-insensitively.
-func sameAddress(a string, b common.Address) bool {
-	addr, ok := x402.ParseAddress(a)
-	return ok && addr == b
+// claim is a verified payment held for a settle that comes later
+// (scheme.Claim).
+type claim struct {
+	b         *bound
+	c         *payment
+	requested string
+	mu        sync.Mutex
+	used      bool
 }
 
-// checkWindow applies validAfter and validBefore (Unix seconds) to the
-// current time as the token does (strictly: valid when validAfter < now <
-// validBefore), with the expiry margin before validBefore.
-func (b *bound) checkWindow(a *x402.Authorization) string {
-	now := b.env.Now()
-	if cmpInt64(a.ValidBefore, now.Add(b.env.ExpiryMargin).Unix()) <= 0 {
-		return x402.ErrTextExpired
+// Settle settles the claimed payment within the settle timeout from now.
+func (r *claim) Settle(ctx context.Context) (*x402.SettleResponse, error) {
+	r.mu.Lock()
+	used := r.used
+	r.used = true
+	r.mu.Unlock()
+	if used {
+		return x402.Failed(r.requested, x402.ErrTextAlreadyUsed), nil
 	}
-	if cmpInt64(a.ValidAfter, now.Unix()) >= 0 {
-		return x402.ErrTextNotYetValid
-	}
-	return ""
+	deadline := time.Now().Add(r.b.env.SettleTimeout)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	return r.b.settleClaimed(ctx, r.c, r.requested, deadline)
 }
 
-// cmpInt64 is x.Cmp(big.NewInt(y)) without allocating.
-func cmpInt64(x *big.Int, y int64) int {
-	if !x.IsInt64() {
-		return x.Sign()
+// Release gives the claim back unsettled; after Settle it does nothing.
+func (r *claim) Release() {
+	r.mu.Lock()
+	used := r.used
+	r.used = true
+	r.mu.Unlock()
+	if !used {
+		a := &r.c.p.Authorization
+		r.b.Engine.Release(a.From, a.Nonce)
+		r.c.releasePayer()
 	}
-	return cmp.Compare(x.Int64(), y)
 }
 
 // checkOnchain reads the authorization state and balance and simulates the
@@ -102,39 +174,6 @@ func (b *bound) checkOnchain(ctx context.Context, c *payment) (reason string, st
 	}
 	return onchainReason(st, c.p.Authorization.Value), st, nil
 }
-
-// simulationError is a StatusError 503 when the simulated transfer failed
-// for another reason than a revert (the node could not run it): that is
-// no verdict on the payment.
-func simulationError(n *bound, st *evm.ChainState) error {
-	if st.Simulation == nil || st.Used {
-		return nil
-	}
-	if _, ok := evm.RevertReason(st.Simulation); ok {
-		return nil
-	}
-	return scheme.Unavailable("the node of network "+n.Cfg.Name+" could not simulate the transfer; try again shortly", st.Simulation)
-}
-
-// onchainReason turns on-chain facts into a verify reason ("" when all is well).
-func onchainReason(st *evm.ChainState, value *big.Int) string {
-	if st.Used {
-		return x402.ErrTextAlreadyUsed
-	}
-	if st.Balance.Cmp(value) < 0 {
-		return x402.ErrTextInsufficientFunds
-	}
-	if st.Simulation != nil {
-		if r, ok := evm.RevertReason(st.Simulation); ok {
-			return verifyTextForRevert(r)
-		}
-		return x402.ReasonSimulationFailed(st.Simulation.Error())
-	}
-	return ""
-}
-
-// gasMarginPercent is added to eth_estimateGas's figure.
-const gasMarginPercent = 25
 
 // claim holds a checked payment's authorization for a settle (engine Claim)
 // and, for a smart-contract wallet's payment, its payer (one settlement
