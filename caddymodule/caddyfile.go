@@ -78,7 +78,9 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //		journal <path>
 //		journal_retention <duration> | off
 //		redemptions <path>
-//		storage postgres <connection string>
+//		storage postgres <connection string> {
+//			lease <duration>
+//		}
 //	}
 //
 // network may repeat, and signer_key and rpc within it. A built-in network
@@ -152,6 +154,18 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			a.Storage = &StorageConfig{Postgres: v}
+			for nesting := d.Nesting(); d.NextBlock(nesting); {
+				switch d.Val() {
+				case "lease":
+					dur, err := durationArg(d)
+					if err != nil {
+						return err
+					}
+					a.Storage.Lease = dur
+				default:
+					return d.Errf("unrecognized storage postgres option %q; expected lease", d.Val())
+				}
+			}
 		default:
 			return d.Errf("unrecognized x402 option %q; expected network, devnet, settle_timeout, journal, journal_retention, redemptions or storage", d.Val())
 		}

@@ -663,7 +663,7 @@ func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilit
 	}
 	h.timeSettle(r, settleStart)
 	if err != nil {
-		h.observePayment(r, OutcomeFailed, "")
+		h.observePaymentCode(r, OutcomeFailed, failedReason(err))
 		h.logger.Error("settle could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
 		return nil, err
 	}

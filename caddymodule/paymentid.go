@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -120,7 +118,7 @@ func (h *Handler) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, p
 	_, rec, err := h.redeem.store.ByPaymentID(pid.key)
 	switch {
 	case err != nil:
-		return true, caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("x402: reading the redemption store: %w", err))
+		return true, h.storeUnavailable(w, r, fmt.Errorf("reading the redemption store: %w", err))
 	case rec == nil:
 		return false, nil
 	case rec.Fingerprint != pid.fingerprint:

@@ -326,7 +326,7 @@ func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *fa
 func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte,
 	vr *facilitator.VerifyResponse, err error, lost *lostPayment) (bool, error) {
 	if err != nil {
-		h.observePayment(r, OutcomeFailed, "")
+		h.observePaymentCode(r, OutcomeFailed, failedReason(err))
 		h.logger.Error("verify could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
 		return false, h.facilitatorFailed(w, "verified", err)
 	}

@@ -29,7 +29,23 @@ type StorageConfig struct {
 	// connection string with a password is refused. The instance creates
 	// and migrates its own tables (x402_*) in the existing database.
 	Postgres string `json:"postgres,omitempty"`
+	// Lease is how long an instance's lease in PostgreSQL lasts without
+	// renewal (default 5s): an instance that cannot renew it for that
+	// long (killed, paused, cut off) is taken for dead, and a live one
+	// takes over its pending settlements. It is renewed every fifth of
+	// it, on a connection of its own, so it holds while the database's
+	// round trips take up to about a third of it; it also bounds each
+	// statement (twice the lease, at least 5s). Longer rides out a slower
+	// or more distant database; shorter fails over sooner. Every instance
+	// on the database should have the same.
+	Lease caddy.Duration `json:"lease,omitempty"`
 }
+
+// Bounds of the storage lease.
+const (
+	minStorageLease = time.Second
+	maxStorageLease = 10 * time.Minute
+)
 
 // validate checks the storage settings that need no connection.
 func (s *StorageConfig) validate(a *App) error {
@@ -38,6 +54,9 @@ func (s *StorageConfig) validate(a *App) error {
 	}
 	if a.Journal != "" || a.Redemptions != "" {
 		return errors.New("journal and redemptions name the embedded bbolt files of one instance; with storage postgres the journal and the redemption records live in PostgreSQL, so remove them")
+	}
+	if l := time.Duration(s.Lease); l != 0 && (l < minStorageLease || l > maxStorageLease) {
+		return fmt.Errorf("storage postgres lease %v is out of range: give %v to %v (the default is 5s)", l, minStorageLease, maxStorageLease)
 	}
 	if !strings.Contains(s.Postgres, "{") && dsnHasPassword(s.Postgres) {
 		return fmt.Errorf("storage postgres %s holds a password in the config (which the admin API serves): give it as a placeholder such as {env.X402_DATABASE_URL}", store.RedactDSN(s.Postgres))
@@ -84,7 +103,7 @@ func (a *App) provisionPostgres() (*store.Postgres, string, error) {
 	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		p, err := store.OpenPostgres(ctx, dsn, store.PostgresOptions{Logger: a.logger.Named("storage")})
+		p, err := store.OpenPostgres(ctx, dsn, store.PostgresOptions{Lease: time.Duration(a.Storage.Lease), Logger: a.logger.Named("storage")})
 		if err != nil {
 			return nil, err
 		}

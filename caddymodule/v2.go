@@ -134,8 +134,12 @@ var retryAfterFailed = []string{"5"}
 // facilitatorFailed answers 500 with a JSON reason when verify or settle
 // could not be carried out (facilitator unreachable, refusing, rate
 // limiting): never an empty body, and no money moved that the buyer does
-// not know of (a pending settlement is an answer, not a failure).
+// not know of (a pending settlement is an answer, not a failure). A fault
+// of the shared store is answered 503 instead (storeFault).
 func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error) error {
+	if handled, werr := h.storeFault(w, op, err); handled {
+		return werr
+	}
 	msg := fmt.Sprintf("the payment could not be %s: %s", op, facilitator.MessageOf(err))
 	if !strings.Contains(msg, "try again") && !strings.Contains(msg, "retry") {
 		// Say what to do, once: most facilitator texts already do.

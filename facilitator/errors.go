@@ -1,7 +1,12 @@
 package facilitator
 
 import (
+	"errors"
+	"net/http"
+	"strings"
+
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -21,3 +26,18 @@ func StatusOf(err error) int { return x402.StatusOf(err) }
 
 // MessageOf returns the caller-facing message of err.
 func MessageOf(err error) string { return x402.MessageOf(err) }
+
+// IsStoreUnavailable reports whether err says that the facilitator's
+// shared store (PostgreSQL) could not be reached, or its lease did not
+// hold, so nothing was done that the same call cannot do shortly: a
+// settle or reservation refused with nothing broadcast, or a look-up that
+// could not read the journal. It knows the errors of this process's
+// facilitator (store.ErrUnavailable, store.ErrFenced) and a remote one's
+// 503 with this facilitator's text.
+func IsStoreUnavailable(err error) bool {
+	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrFenced) {
+		return true
+	}
+	var se *StatusError
+	return errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && strings.HasSuffix(se.Message, scheme.TextStoreUnreachable)
+}

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net/http"
@@ -220,5 +221,53 @@ func TestSharedStoreDown(t *testing.T) {
 	}
 	if n, _, _ := chain.NonceAt(ctx, signer); n != nonce0+1 {
 		t.Fatalf("signer nonce %d, want %d", n, nonce0+1)
+	}
+}
+
+// unreachableNonces is a shared journal whose nonce hand-out fails as a
+// store out of reach does (store.ErrUnavailable): the hold and the
+// reservation before it pass.
+type unreachableNonces struct{ *store.PostgresJournal }
+
+func (unreachableNonces) Nonces(context.Context, string, string, uint64, int) (uint64, error) {
+	return 0, fmt.Errorf("%w: read tcp 127.0.0.1:5432: i/o timeout", store.ErrUnavailable)
+}
+
+// TestSharedSendStoreFault: a settle whose send the shared store could not
+// take (its nonces out of reach, after the hold and the reservation) is
+// the 503 of an unreachable store, which the paywall answers as one
+// (facilitator.IsStoreUnavailable), not "cannot send the transaction";
+// nothing is broadcast.
+func TestSharedSendStoreFault(t *testing.T) {
+	dsn := pgtest.Shared(t).DSN(t)
+	key := newSignerKey(t, chain)
+	signer := crypto.PubkeyToAddress(key.PublicKey)
+	p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	nc := testnetConfig()
+	nc.SignerKeys = []*ecdsa.PrivateKey{key}
+	f, err := facilitator.New(context.Background(), facilitator.Config{
+		Networks: []facilitator.NetworkConfig{nc}, Journal: unreachableNonces{p.Journal()}, SettleTimeout: 30 * time.Second, Logger: testLogger(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx := context.Background()
+	_, bodies := payments(t, newBuyer(t, chain, 10_000), requirements(newSeller(t), "1000"), 1)
+	r, _ := requestOf(bodies[0])
+	nonce0, _, _ := chain.NonceAt(ctx, signer)
+	_, err = f.Settle(ctx, r)
+	var se *facilitator.StatusError
+	if !errors.As(err, &se) || se.Status != 503 || se.Message != "the facilitator's settlement store (PostgreSQL) cannot be reached; nothing was broadcast, try again shortly" ||
+		!facilitator.IsStoreUnavailable(err) {
+		t.Fatalf("settle with the store's nonces out of reach: %v, want the 503 of an unreachable store", err)
+	}
+	time.Sleep(time.Second)
+	if n, pending, _ := chain.NonceAt(ctx, signer); n != nonce0 || pending != nonce0 {
+		t.Fatalf("the signer's nonce moved (%d, pending %d, was %d): something was broadcast", n, pending, nonce0)
 	}
 }

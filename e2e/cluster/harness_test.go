@@ -34,6 +34,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
+	"github.com/caddy-x402/caddy-x402/internal/tcpproxy"
 )
 
 // Texts the instances answer with (caddymodule/redeem.go, paymentid.go and
@@ -125,6 +126,10 @@ type options struct {
 	pg *pgtest.Server
 	// dontStart leaves the instances to the test (start).
 	dontStart bool
+	// storeProxy puts a TCP proxy (internal/tcpproxy) between the
+	// instances and PostgreSQL, so that the test can slow the store
+	// (cluster.proxy.SetDelay) or cut its connections.
+	storeProxy bool
 }
 
 // cluster is a PostgreSQL database, a development chain, an upstream and
@@ -139,6 +144,11 @@ type cluster struct {
 	config string // the Caddyfile's path
 	nodes  []*instance
 	tok    *token.EIP3009TokenCaller
+	// proxy is between the instances and PostgreSQL (options.storeProxy);
+	// dsn goes through it, the test's own connections (connect) do not.
+	proxy *tcpproxy.Proxy
+	// direct is the database's connection string without the proxy.
+	direct string
 }
 
 // newCluster starts PostgreSQL (pgtest: skips without its binaries), the
@@ -155,6 +165,16 @@ func newCluster(t *testing.T, o options) *cluster {
 	bin := caddyBinary(t)
 	if !noSharedStore {
 		c.dsn = c.pg.DSN(t)
+		c.direct = c.dsn
+		if o.storeProxy {
+			px, err := tcpproxy.Start(fmt.Sprintf("127.0.0.1:%d", c.pg.Port()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { px.Close() })
+			c.proxy = px
+			c.dsn = strings.Replace(c.dsn, fmt.Sprintf("127.0.0.1:%d/", c.pg.Port()), px.Addr()+"/", 1)
+		}
 	}
 	chain, err := devnet.Start(devnet.Config{BlockTime: time.Second, Buyers: 20})
 	if err != nil {
@@ -1043,7 +1063,7 @@ func (c *cluster) connect() *pgx.Conn {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(bg, 10*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, c.dsn)
+	conn, err := pgx.Connect(ctx, c.direct)
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -249,6 +249,10 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, requested string,
 			log.Error("this instance's lease in the shared store does not hold (the database was out of reach); nothing was broadcast")
 			return nil, scheme.Unavailable(scheme.TextStoreUnreachable, err)
 		}
+		if errors.Is(err, store.ErrUnavailable) {
+			log.Error("the shared settlement store cannot be reached; nothing was broadcast")
+			return nil, scheme.Unavailable(scheme.TextStoreUnreachable, err)
+		}
 		log.Error("sending the settlement failed; nothing was broadcast")
 		return nil, scheme.Unavailable(fmt.Sprintf("cannot send the transaction on network %s; nothing was broadcast, try again shortly", n.Cfg.Name), err)
 	}

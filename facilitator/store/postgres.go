@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -23,7 +21,11 @@ type PostgresOptions struct {
 	// Lease is how long an instance's lease lasts without renewal: after
 	// it runs out, the instance is taken for dead, its pending settlements
 	// are taken over by a live one and its claims may be taken. It is
-	// renewed every fifth of it. Zero means 5 s.
+	// renewed every fifth of it, on a connection of its own, each renewal
+	// given as long as the lease lasts, so a store whose round trips take
+	// up to about a third of the lease keeps it. It also bounds the store:
+	// a statement is given twice the lease (at least 5 s), a new
+	// connection the lease. Zero means 5 s.
 	Lease time.Duration
 	// MaxConns bounds the connections to the database. Zero means 16.
 	MaxConns int32
@@ -37,12 +39,20 @@ type PostgresOptions struct {
 // of instances. It creates and migrates its own tables (prefixed x402_) in
 // an existing database. Journal, Redemptions and Claims are its views.
 type Postgres struct {
-	pool   *pgxpool.Pool
-	logger *zap.Logger
-	dsn    string
-	where  string // the redacted DSN
-	lease  time.Duration
-	host   string
+	pool    *pgxpool.Pool
+	logger  *zap.Logger
+	dsn     string
+	where   string // the redacted DSN
+	lease   time.Duration
+	timeout time.Duration // a statement's budget (ctx)
+	host    string
+
+	// leaseCfg and leaseConn are the lease's own connection, used by
+	// register and keepLease only (one at a time), so that its renewal
+	// never waits for the pool, nor is cut by another statement's budget.
+	leaseCfg  *pgx.ConnConfig
+	leaseConn *pgx.Conn
+	loops     sync.WaitGroup // keepLease, keepReleasing
 
 	mu        sync.Mutex
 	instance  string    // the current lease's instance ID
@@ -74,12 +84,13 @@ func OpenPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Postg
 		opts.Lease = 5 * time.Second
 	}
 	cfg.MaxConns = opts.MaxConns
-	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	tune(cfg, dsn, opts.Lease)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the PostgreSQL storage %s: %s", where, scrub(err, dsn))
 	}
 	p := &Postgres{pool: pool, logger: opts.Logger, dsn: dsn, where: where, lease: opts.Lease,
+		timeout: max(5*time.Second, 2*opts.Lease), leaseCfg: cfg.ConnConfig.Copy(),
 		claims: map[string]struct{}{}, unclaim: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
 	if p.logger == nil {
 		p.logger = zap.NewNop()
@@ -96,10 +107,14 @@ func OpenPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Postg
 	}
 	checkDurability(ctx, pool, p.logger, where)
 	if err := p.register(ctx); err != nil {
+		p.closeLeaseConn()
 		pool.Close()
 		return nil, fmt.Errorf("registering this instance in the PostgreSQL storage %s: %s", where, scrub(err, dsn))
 	}
+	p.loops.Add(2)
 	go p.keepLease()
+	go p.keepReleasing()
+	go func() { p.loops.Wait(); close(p.done) }()
 	return p, nil
 }
 
@@ -120,9 +135,7 @@ func (p *Postgres) Close() error {
 	p.closeOnce.Do(func() {
 		close(p.stop)
 		<-p.done
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_, _ = p.pool.Exec(ctx, `UPDATE x402_instances SET expires_at = clock_timestamp() WHERE id = $1`, p.Instance())
+		p.endLease()
 		p.pool.Close()
 	})
 	return nil
@@ -135,81 +148,15 @@ func (p *Postgres) Instance() string {
 	return p.instance
 }
 
-// Live implements Shared.
-func (p *Postgres) Live() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return time.Now().Before(p.liveUntil)
-}
-
-// register starts a lease under a new instance ID.
-func (p *Postgres) register(ctx context.Context) error {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
-	sent := time.Now()
-	if _, err := p.pool.Exec(ctx, `INSERT INTO x402_instances (id, host, expires_at) VALUES ($1, $2, clock_timestamp() + $3::interval)`,
-		id, p.host, p.lease.String()); err != nil {
-		return err
-	}
-	p.mu.Lock()
-	old := p.instance
-	p.instance, p.liveUntil = id, sent.Add(p.lease)
-	p.claims = map[string]struct{}{} // held under the old lease: others may take them now
-	p.mu.Unlock()
-	if old != "" {
-		p.logger.Warn("this instance's lease in the shared store had run out (it was paused, or cut off from the database); it holds a new one and carries on, its earlier settlements are taken over like a dead instance's",
-			zap.String("old_instance", old), zap.String("instance", id))
-	}
-	return nil
-}
-
-// keepLease renews the lease every fifth of its length and retries the
-// releases of claims that failed.
-func (p *Postgres) keepLease() {
-	defer close(p.done)
-	t := time.NewTicker(p.lease / 5)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), p.lease/2)
-		p.renew(ctx)
-		p.retryReleases(ctx)
-		cancel()
-	}
-}
-
-// renew extends the lease; one that ran out is not extended (another
-// instance may have taken over), so the instance registers anew.
-func (p *Postgres) renew(ctx context.Context) {
-	id := p.Instance()
-	sent := time.Now()
-	tag, err := p.pool.Exec(ctx, `UPDATE x402_instances SET expires_at = clock_timestamp() + $2::interval
-		WHERE id = $1 AND expires_at > clock_timestamp()`, id, p.lease.String())
-	switch {
-	case err != nil:
-		p.logger.Warn("renewing this instance's lease in the PostgreSQL storage failed; paid requests are refused with 503 until the database answers again",
-			zap.String("storage", p.where), zap.Error(err))
-	case tag.RowsAffected() == 1:
-		p.mu.Lock()
-		p.liveUntil = sent.Add(p.lease)
-		p.mu.Unlock()
-	default:
-		p.mu.Lock()
-		p.liveUntil = time.Time{}
-		p.mu.Unlock()
-		if err := p.register(ctx); err != nil {
-			p.logger.Warn("registering this instance in the PostgreSQL storage failed; tried again shortly", zap.String("storage", p.where), zap.Error(err))
-		}
-	}
-}
-
-// pgError maps the store's own SQL errors to this package's.
+// pgError maps the store's own SQL errors to this package's, and marks
+// with ErrUnavailable an error that is not the database's answer (a
+// connection that failed or was cut, a budget that ran out): the store
+// could not be reached, and the same call may succeed shortly. Nil stays
+// nil.
 func pgError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
@@ -218,8 +165,12 @@ func pgError(err error) error {
 		case "XF002":
 			return fmt.Errorf("%w: %s", ErrFollowedElsewhere, pe.Message)
 		}
+		return err
 	}
-	return err
+	if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrUnavailable, err)
 }
 
 // RedactDSN cuts the credentials, path and options of a connection
@@ -280,9 +231,12 @@ func scrub(err error, dsn string) string {
 	return s
 }
 
-// query runs one statement with a bound on its time.
+// ctx bounds one statement (or one batch, one round trip) of a method
+// that takes no context: twice the lease, so that a slow store is waited
+// for (a statement cut short costs its connection, and a new one costs a
+// round trip more) while one that does not answer is given up on.
 func (p *Postgres) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 5*time.Second)
+	return context.WithTimeout(context.Background(), p.timeout)
 }
 
 // rows collects the JSON records a query returns.

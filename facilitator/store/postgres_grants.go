@@ -29,7 +29,7 @@ func (s *PostgresRedemptions) Secrets() Secrets { return &PostgresGrants{s.p} }
 func (g *PostgresGrants) PutGrant(gr *Grant) (bool, error) {
 	payer, err := gr.check()
 	if err != nil {
-		return false, err
+		return false, pgError(err)
 	}
 	ctx, cancel := g.p.ctx()
 	defer cancel()
@@ -39,7 +39,7 @@ func (g *PostgresGrants) PutGrant(gr *Grant) (bool, error) {
 			tx_hash = excluded.tx_hash, network = excluded.network
 		WHERE g.end_at < excluded.end_at`, gr.Route, payer, gr.Start, gr.End, gr.TxHash, gr.Network)
 	if err != nil {
-		return false, err
+		return false, pgError(err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -56,7 +56,7 @@ func (g *PostgresGrants) Grant(route, payer string) (*Grant, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	if tx != nil {
 		out.TxHash = *tx
@@ -73,7 +73,7 @@ func (g *PostgresGrants) UseNonce(nonce string, expires time.Time) (bool, error)
 	defer cancel()
 	tag, err := g.p.pool.Exec(ctx, `INSERT INTO x402_siwx_nonces (nonce, expires_at) VALUES ($1, $2) ON CONFLICT (nonce) DO NOTHING`, nonce, expires)
 	if err != nil {
-		return false, err
+		return false, pgError(err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -86,7 +86,7 @@ func (g *PostgresGrants) PruneGrants(t time.Time) (int, error) {
 	err := g.p.pool.QueryRow(ctx, `WITH a AS (DELETE FROM x402_grants WHERE end_at < $1 RETURNING 1),
 		b AS (DELETE FROM x402_siwx_nonces WHERE expires_at < $1 RETURNING 1)
 		SELECT (SELECT count(*) FROM a) + (SELECT count(*) FROM b)`, t).Scan(&n)
-	return n, err
+	return n, pgError(err)
 }
 
 // Secret implements Secrets: the first instance to store the secret wins
@@ -100,17 +100,17 @@ func (g *PostgresGrants) Secret(ctx context.Context, name string, gen func() ([]
 		return v, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
-		return nil, err
+		return nil, pgError(err)
 	}
 	fresh, err := gen()
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	if _, err := g.p.pool.Exec(ctx, `INSERT INTO x402_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, fresh); err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	err = g.p.pool.QueryRow(ctx, `SELECT value FROM x402_secrets WHERE name = $1`, name).Scan(&v)
-	return v, err
+	return v, pgError(err)
 }
 
 // DSN is the connection string of the store the grants live in, for tests

@@ -88,7 +88,7 @@ func (j *PostgresJournal) one(sql string, arg string) (*Record, error) {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, ErrNotFound
 		}
-		return nil, err
+		return nil, pgError(err)
 	}
 	return r, nil
 }
@@ -100,11 +100,11 @@ func (j *PostgresJournal) Pending() ([]*Record, error) {
 	defer cancel()
 	rows, err := j.p.pool.Query(ctx, `SELECT record FROM x402_settlements WHERE status = 'pending' AND owner = $1`, j.p.Instance())
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	out, err := collectRecords(rows)
 	sortByNonce(out)
-	return out, err
+	return out, pgError(err)
 }
 
 // PendingAt implements Shared.
@@ -112,7 +112,7 @@ func (j *PostgresJournal) PendingAt(ctx context.Context, signer string, nonce ui
 	rows, err := j.p.pool.Query(ctx, `SELECT record FROM x402_settlements WHERE status = 'pending' AND signer = $1 AND tx_nonce = $2`,
 		strings.ToLower(signer), int64(nonce))
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	return collectRecords(rows)
 }
@@ -122,7 +122,7 @@ func (j *PostgresJournal) Compact(cutoff time.Time) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	tag, err := j.p.pool.Exec(ctx, `DELETE FROM x402_settlements WHERE status <> 'pending' AND updated_at < $1`, cutoff)
-	return int(tag.RowsAffected()), err
+	return int(tag.RowsAffected()), pgError(err)
 }
 
 // Close implements Journal; the store stays open.
@@ -153,7 +153,7 @@ func (j *PostgresJournal) GiveBack(ctx context.Context, chain, signer string, fi
 	tag, err := j.p.pool.Exec(ctx, `UPDATE x402_nonces SET next = $3 WHERE chain = $1 AND signer = $2 AND next = $4`,
 		chain, strings.ToLower(signer), int64(first), int64(end))
 	if err != nil {
-		return false, err
+		return false, pgError(err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -174,7 +174,7 @@ func (j *PostgresJournal) HoldSettlement(ctx context.Context, id string) (bool, 
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
-	return err == nil, err
+	return err == nil, pgError(err)
 }
 
 // ReserveSettlement implements Shared (x402_reserve, one round trip).
@@ -214,7 +214,7 @@ func (j *PostgresJournal) Reservations(ctx context.Context, payer string) ([]str
 	rows, err := j.p.pool.Query(ctx, `SELECT substr(key, 8) FROM x402_claims
 		WHERE payer = $1 AND (spent_at IS NULL OR spent_at > clock_timestamp() - interval '1 minute')`, strings.ToLower(payer))
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
@@ -237,39 +237,42 @@ func (j *PostgresJournal) ReleaseSettlements(rels ...Release) {
 	j.p.releaseSpent(keys, spent, blocks)
 }
 
-// TakeOver implements Shared: in one transaction, the leases that ran out
-// are ended, the pending settlements on networks of their instances (and
-// of any instance no longer registered) become this instance's, and the
-// claims of instances no longer registered go.
+// TakeOver implements Shared: in one round trip and one transaction (a
+// batch: the statements before one Sync, all or none), the leases that
+// ran out are ended, the pending settlements on networks of their
+// instances (and of any instance no longer registered) become this
+// instance's, and the claims of instances no longer registered go.
 func (j *PostgresJournal) TakeOver(ctx context.Context, networks []string) ([]*Record, error) {
 	inst := j.p.Instance()
-	tx, err := j.p.pool.Begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `SELECT x402_fence($1)`, inst); err != nil {
-		return nil, pgError(err)
-	}
-	if _, err := tx.Exec(ctx, `DELETE FROM x402_instances WHERE expires_at < clock_timestamp()`); err != nil {
-		return nil, err
-	}
-	rows, err := tx.Query(ctx, `UPDATE x402_settlements SET owner = $1
+	b := &pgx.Batch{}
+	b.Queue(`SELECT x402_fence($1)`, inst)
+	b.Queue(`DELETE FROM x402_instances WHERE expires_at < clock_timestamp()`)
+	b.Queue(`UPDATE x402_settlements SET owner = $1
 		WHERE status = 'pending' AND network = ANY($2) AND owner <> $1
 		AND NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = x402_settlements.owner)
 		RETURNING record`, inst, networks)
+	b.Queue(`DELETE FROM x402_claims c WHERE NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner)
+		OR c.spent_at < clock_timestamp() - interval '1 minute'`)
+	br := j.p.pool.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return nil, pgError(err)
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, pgError(err)
+	}
+	rows, err := br.Query()
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	recs, err := collectRecords(rows)
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM x402_claims c WHERE NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner)
-		OR c.spent_at < clock_timestamp() - interval '1 minute'`); err != nil {
-		return nil, err
+	if _, err := br.Exec(); err != nil {
+		return nil, pgError(err)
 	}
-	if err := tx.Commit(ctx); err != nil {
+	if err := br.Close(); err != nil {
 		return nil, pgError(err)
 	}
 	sortByNonce(recs)

@@ -33,7 +33,7 @@ func (s *PostgresRedemptions) Get(id string) (*Redemption, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, pgError(err)
 	}
 	return r, nil
 }
@@ -57,12 +57,12 @@ func (s *PostgresRedemptions) Put(id string, r *Redemption) error {
 	_, err = s.p.pool.Exec(ctx, `INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
 		VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (id) DO UPDATE SET state = excluded.state, valid_before = excluded.valid_before,
-			payment_id = excluded.payment_id, record = excluded.record`, id, r.State, vb, pid, data)
+			payment_id = excluded.payment_id, record = excluded.record`, id, r.State, vb, pid, string(data)) // text: []byte is sent as bytea
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "x402_redemptions_payment_id_key" {
 		return ErrPaymentIDTaken
 	}
-	return err
+	return pgError(err)
 }
 
 // Delete implements Redemptions.
@@ -70,7 +70,7 @@ func (s *PostgresRedemptions) Delete(id string) error {
 	ctx, cancel := s.p.ctx()
 	defer cancel()
 	_, err := s.p.pool.Exec(ctx, `DELETE FROM x402_redemptions WHERE id = $1`, id)
-	return err
+	return pgError(err)
 }
 
 // ByPaymentID implements Redemptions.
@@ -84,7 +84,7 @@ func (s *PostgresRedemptions) ByPaymentID(key string) (string, *Redemption, erro
 		return "", nil, nil
 	}
 	if err != nil {
-		return "", nil, err
+		return "", nil, pgError(err)
 	}
 	return id, r, nil
 }
@@ -94,7 +94,7 @@ func (s *PostgresRedemptions) Prune(expiredBefore int64) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tag, err := s.p.pool.Exec(ctx, `DELETE FROM x402_redemptions WHERE state = $1 AND valid_before < $2`, RedeemDelivered, expiredBefore)
-	return int(tag.RowsAffected()), err
+	return int(tag.RowsAffected()), pgError(err)
 }
 
 // Close implements Redemptions; the store stays open.
@@ -141,7 +141,7 @@ func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, er
 	if errors.Is(err, pgx.ErrNoRows) {
 		return HeldElsewhere, nil
 	}
-	return HeldElsewhere, err
+	return HeldElsewhere, pgError(err)
 }
 
 // Release implements Claims.

@@ -82,6 +82,13 @@ type Release struct {
 // it must not send with its keys until it holds a lease again.
 var ErrFenced = errors.New("this instance's lease in the shared store ran out (paused, or cut off from the database); it sends nothing until it holds a lease again")
 
+// ErrUnavailable is in the chain (errors.Is) of an error of the shared
+// store that is not the database's answer: it could not be reached, or
+// did not answer within its budget (a write may then have been committed
+// or not). The same call may succeed shortly. (ErrFenced, the lease not
+// holding, is the other error that says to try again.)
+var ErrUnavailable = errors.New("the shared store (PostgreSQL) could not be reached")
+
 // ErrFollowedElsewhere is the error of a journal write for a settlement
 // that another instance follows, or that is settled: such a record is never
 // overwritten, so an authorization that moved money is never sent again.
