@@ -3,8 +3,6 @@ package facilitator
 import (
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -52,16 +50,4 @@ func newCoolOff(j Journal, first, longest time.Duration) *coolOff {
 	}
 	c.max = max(c.max, c.base)
 	return c
-}
-
-// pruneCoolOffs drops, every compactEvery, the cooling-offs that ended
-// more than coolOffForget ago, with their strikes.
-func (f *Facilitator) pruneCoolOffs() {
-	f.every(compactEvery, func() {
-		if n, err := f.cool.store.PruneCoolOffs(f.now().Add(-coolOffForget)); err != nil {
-			f.logger.Warn("pruning the cooling-offs of smart-contract wallets failed; they stay until the next try", zap.Error(err))
-		} else if n > 0 {
-			f.logger.Info("cooling-offs of smart-contract wallets forgotten", zap.Int("removed", n))
-		}
-	}, false)
 }

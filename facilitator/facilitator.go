@@ -199,7 +199,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	}
 	f.startRetention(cfg.JournalRetention)
 	f.pruneCoolOffs()
-	f.startTakeOver()
+	f.startAdoptingOrphans()
 	return f, nil
 }
 
