@@ -6,7 +6,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -42,7 +41,7 @@ func (f *Facilitator) startRetention(retention time.Duration) {
 	if retention == 0 {
 		retention = DefaultJournalRetention
 	}
-	c, ok := f.journal.(engine.Compacter)
+	c, ok := f.journal.(store.Compacter)
 	if !ok {
 		return
 	}

@@ -48,7 +48,7 @@ type Config struct {
 	Keys []*ecdsa.PrivateKey
 	// Journal records the settlements; it is shared by the networks and
 	// not closed by the engine.
-	Journal Journal
+	Journal store.Journal
 	// PollInterval is how often the head is polled while settlements
 	// wait. Zero means 50 ms.
 	PollInterval time.Duration
@@ -410,7 +410,7 @@ func (t *Ticket) Done() <-chan struct{} { return t.st.done }
 func (t *Ticket) Stopped() <-chan struct{} { return t.stopped }
 
 // Record is a copy of the settlement's record as it stands.
-func (t *Ticket) Record() *Record { return t.st.snapshot() }
+func (t *Ticket) Record() *store.Record { return t.st.snapshot() }
 
 // TxHash is the newest transaction's hash.
 func (t *Ticket) TxHash() common.Hash { return t.st.current().Hash() }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Reverted settlements, and one settlement in flight per payer.
@@ -25,7 +27,7 @@ import (
 type Revert struct {
 	// Record is the settlement's final record (TxHash and BlockNumber
 	// name the reverted transaction).
-	Record *Record
+	Record *store.Record
 	// GasUsed is the gas the transaction used, and GasPrice what each unit
 	// cost (the receipt's effectiveGasPrice; nil when the node gave none).
 	GasUsed  uint64

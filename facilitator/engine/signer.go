@@ -15,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // signer is one gas-paying key of a network. Its send loop hands out
@@ -212,7 +214,7 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 			refuseAll(reqs, err)
 			break
 		}
-		recs := make([]*Record, len(reqs))
+		recs := make([]*store.Record, len(reqs))
 		var signErr error
 		for i, r := range reqs {
 			to := &e.cfg.Token
@@ -491,10 +493,10 @@ func (s *signer) refuse(e *Engine, refused []*sendReq) {
 	if len(refused) == 0 {
 		return
 	}
-	var recs []*Record
+	var recs []*store.Record
 	for _, r := range refused {
 		if r.journaled {
-			r.st.finish(StatusFailed, "", 0, "not broadcast: "+r.err.Error(), e.now())
+			r.st.finish(store.StatusFailed, "", 0, "not broadcast: "+r.err.Error(), e.now())
 			recs = append(recs, r.st.rec)
 		}
 	}
@@ -509,7 +511,7 @@ func (s *signer) refuse(e *Engine, refused []*sendReq) {
 					if r.jtx != nil && r.st.current() != r.jtx {
 						r.st.setFirstTx(r.jtx, e.now())
 					}
-					r.st.finish(StatusPending, "", 0, "", e.now())
+					r.st.finish(store.StatusPending, "", 0, "", e.now())
 					r.done <- nil
 				} else {
 					r.done <- r.err

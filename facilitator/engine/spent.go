@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -69,7 +70,7 @@ func (w *watcher) nonceTaken(ctx context.Context, st *settlement, head uint64) {
 			}
 		}
 	}
-	st.finish(StatusFailed, "", 0, msg, w.e().now())
+	st.finish(store.StatusFailed, "", 0, msg, w.e().now())
 	st.s.resync.Store(true)
 	w.log().Warn("a settlement's nonce was taken by another transaction", zap.String("id", st.rec.ID), zap.Uint64("tx_nonce", st.rec.TxNonce), zap.Bool("authorization_used", used))
 	w.done(st)

@@ -1,11 +1,10 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math/big"
-
-	"context"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -519,18 +519,18 @@ func (w *watcher) resolve(ctx context.Context, st *settlement, r *receipt) {
 	if st.isCancel(r.TxHash) {
 		// The zero-value transfer that freed an expired authorization's
 		// nonce: nothing moved.
-		st.finish(StatusFailed, "", 0, x402.ErrTextExpired, w.e().now())
+		st.finish(store.StatusFailed, "", 0, x402.ErrTextExpired, w.e().now())
 		return
 	}
 	if uint64(r.Status) == types.ReceiptStatusSuccessful {
-		st.finish(StatusSettled, r.TxHash.Hex(), uint64(r.BlockNumber), "", w.e().now())
+		st.finish(store.StatusSettled, r.TxHash.Hex(), uint64(r.BlockNumber), "", w.e().now())
 	} else {
 		msg := x402.ErrTextFailedOnChain
 		used, err := w.e().used(ctx, st.key)
 		if err == nil && used {
 			msg = x402.ErrTextAlreadyUsed
 		}
-		st.finish(StatusFailed, r.TxHash.Hex(), uint64(r.BlockNumber), msg, w.e().now())
+		st.finish(store.StatusFailed, r.TxHash.Hex(), uint64(r.BlockNumber), msg, w.e().now())
 		st.revert = revertOf(r, err == nil && used)
 	}
 }
@@ -541,7 +541,7 @@ func (w *watcher) done(sts ...*settlement) {
 	if len(sts) == 0 {
 		return
 	}
-	recs := make([]*Record, len(sts))
+	recs := make([]*store.Record, len(sts))
 	for i, st := range sts {
 		recs[i] = st.rec
 	}
@@ -564,7 +564,7 @@ func (w *watcher) done(sts ...*settlement) {
 	logger := w.log()
 	for _, st := range sts {
 		log := logger.With(zap.String("id", st.rec.ID), zap.String("tx", st.rec.TxHash), zap.Uint64("block", st.rec.BlockNumber))
-		if st.rec.Status == StatusSettled {
+		if st.rec.Status == store.StatusSettled {
 			log.Info("payment settled", zap.String("value", st.rec.Value))
 		} else {
 			log.Warn("settlement failed", zap.String("error", st.rec.Error))
