@@ -1,7 +1,6 @@
 package facilitator
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -38,6 +37,3 @@ func OpenJournal(path string) (Journal, error) { return store.OpenBoltJournal(pa
 
 // NewMemoryJournal returns a journal that lives in memory only.
 func NewMemoryJournal() Journal { return store.NewMemoryJournal() }
-
-// responseOf is the settle answer for a record (engine.ResponseOf).
-var responseOf = engine.ResponseOf

@@ -220,7 +220,7 @@ func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := responseOf(rec)
+	res := engine.ResponseOf(rec)
 	if res.TxHash == "" {
 		res.TxHash = txHash
 	}
@@ -287,5 +287,5 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, 
 	if own && rec.Via == store.ViaAPI {
 		return nil, fmt.Errorf("settled through the facilitator's HTTP routes, for a seller there: %w", ErrSettledElsewhere)
 	}
-	return responseOf(rec), nil
+	return engine.ResponseOf(rec), nil
 }
