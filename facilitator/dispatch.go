@@ -6,6 +6,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -42,6 +43,12 @@ func validateRequest(req *Request) error {
 	}
 	return nil
 }
+
+// viaAPI marks a settle asked for through the facilitator's HTTP routes:
+// its journal record says so (store.ViaAPI), and
+// OwnSettlementByAuthorization does not answer it, since the seller it
+// paid may be another paywall on the same pay_to, which delivered it.
+func viaAPI(ctx context.Context) context.Context { return scheme.WithVia(ctx, store.ViaAPI) }
 
 // boundKey names a scheme on a network.
 type boundKey struct {

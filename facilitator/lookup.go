@@ -49,12 +49,6 @@ var ErrSettledElsewhere = errors.New("the authorization was used on chain by a t
 // the settlement may exist there, so it is not ErrSettlementNotFound.
 var errChainUnreachable = errors.New("cannot reach the chain to look the settlement up")
 
-// viaAPI marks a settle asked for through the facilitator's HTTP routes:
-// its journal record says so (store.ViaAPI), and
-// OwnSettlementByAuthorization does not answer it, since the seller it
-// paid may be another paywall on the same pay_to, which delivered it.
-func viaAPI(ctx context.Context) context.Context { return scheme.WithVia(ctx, store.ViaAPI) }
-
 // recognize reads a mined transaction back through the schemes bound to
 // its network: payer, payee and value.
 func (f *Facilitator) recognize(n *network.Network, to common.Address, input []byte) (from, payee common.Address, value *big.Int, ok bool) {

@@ -182,7 +182,7 @@ func (b *bound) strike(rv *engine.Revert) {
 	balEl, bal := evm.ViewCallAt(n.Token, rec.BlockNumber, "balanceOf", from)
 	idElems, identity := evm.WalletIdentityElems(from, hexutil.EncodeUint64(rec.BlockNumber))
 	elems := append([]rpc.BatchElem{balEl}, idElems...)
-	err := n.Pool.Gather(ctx, elems)
+	err := n.Pool.BatchShared(ctx, elems)
 	copy(idElems, elems[1:])
 	var code []byte
 	var id common.Hash

@@ -155,13 +155,13 @@ func (r *claim) Release() {
 
 // checkOnchain reads the authorization state and balance and simulates the
 // transfer, in one batched round trip shared with the other verifies and
-// settles of the moment (Pool.Gather).
+// settles of the moment (Pool.BatchShared).
 func (b *bound) checkOnchain(ctx context.Context, c *payment) (reason string, st *evm.ChainState, err error) {
 	if c.smart != nil {
 		return b.checkSmartOnchain(ctx, c)
 	}
 	bc := evm.NewBatchChecks(c.b.Token, c.b.SimulationSender(), &c.p.Authorization, c.transferCalldata())
-	if err := c.b.Pool.Gather(ctx, bc.Elems); err != nil {
+	if err := c.b.Pool.BatchShared(ctx, bc.Elems); err != nil {
 		b.env.Logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", c.b.Cfg.Name), zap.Error(err))
 		return "", nil, scheme.Unavailable("cannot reach the chain of network "+c.b.Cfg.Name+" to check the payment; try again shortly", err)
 	}
@@ -285,7 +285,7 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, requested string,
 
 // prepare runs the on-chain checks and reads what the transaction needs
 // (gas estimate, fees), all in one batched round trip, shared with the
-// other settles and verifies of the moment (Pool.Gather).
+// other settles and verifies of the moment (Pool.BatchShared).
 func (b *bound) prepare(ctx context.Context, c *payment, signer common.Address) (*engine.Fees, string, error) {
 	n := c.b
 	// The gas estimate runs the transfer as the signer would send it, so it
@@ -307,7 +307,7 @@ func (b *bound) prepare(ctx context.Context, c *payment, signer common.Address) 
 	if c.smart != nil {
 		sp, elems = c.smartElems(signer, elems)
 	}
-	err := n.Pool.Gather(ctx, elems)
+	err := n.Pool.BatchShared(ctx, elems)
 	bc.Elems = elems[:evm.ChecksElems] // the answered elements (appends may have moved them)
 	if fetch {
 		if err == nil {

@@ -202,7 +202,7 @@ func (b *bound) checkSmartOnchain(ctx context.Context, c *payment) (string, *evm
 	}
 	w := evm.NewWalletChecks(c.p.Authorization.From, c.smart.digest, c.smart.full, c.smart.wrap != nil)
 	all := append(append(bc.Elems[:evm.ChecksElems:evm.ChecksElems], sim), w.Elems...)
-	if err := n.Pool.Gather(ctx, all); err != nil {
+	if err := n.Pool.BatchShared(ctx, all); err != nil {
 		b.env.Logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", n.Cfg.Name), zap.Error(err))
 		return "", nil, scheme.Unavailable("cannot reach the chain of network "+n.Cfg.Name+" to check the payment; try again shortly", err)
 	}

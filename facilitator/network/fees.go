@@ -80,7 +80,7 @@ func (c *FeeQuotes) Await(ctx context.Context, wait <-chan struct{}, pool *evm.P
 	switch {
 	case fetch:
 		fr := NewFeeRead()
-		err := pool.Gather(ctx, fr.Elems)
+		err := pool.BatchShared(ctx, fr.Elems)
 		if err == nil {
 			q = fr.Quote(fr.Elems)
 		}
