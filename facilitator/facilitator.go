@@ -409,5 +409,5 @@ func (f *Facilitator) WalletSignature(ctx context.Context, network string, walle
 	if n == nil {
 		return evm.WalletRefused, fmt.Errorf("network %q is not configured", network)
 	}
-	return evm.WalletSignature(ctx, n.Pool, wallet, hash, sig)
+	return n.WalletSignature(ctx, wallet, hash, sig)
 }
