@@ -5,6 +5,13 @@
 // It is usable from any Go program: New builds a Facilitator from a Config,
 // Verify and Settle are its operations, and Handler serves the HTTP API of
 // the facilitator interface specification.
+//
+// The core knows payments only through package scheme: each request is
+// routed (dispatch.go) to the scheme bound to its network, registered by
+// its package (schemes.go imports them; `exact` on EVM is
+// facilitator/exact). What every scheme shares stays here: the networks
+// (their runtime is facilitator/network), the journal, look-ups
+// (lookup.go), health, the cooling-offs and upkeep.
 package facilitator
 
 import (
