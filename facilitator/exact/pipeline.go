@@ -79,7 +79,7 @@ func (b *bound) Verify(ctx context.Context, sp scheme.Payment) (string, error) {
 	return reason, err
 }
 
-// Settle claims a checked payment and settles it (pipeline.go).
+// Settle claims a checked payment and settles it.
 func (b *bound) Settle(ctx context.Context, sp scheme.Payment, requested string, deadline time.Time) (*x402.SettleResponse, error) {
 	c := sp.(*payment)
 	reason, err := b.claim(ctx, c)
@@ -101,7 +101,7 @@ func (b *bound) Claim(ctx context.Context, sp scheme.Payment, requested string) 
 	if err != nil || reason != "" {
 		return nil, reason, err
 	}
-	cl := &claim{b: b, c: c, requested: requested}
+	cl := &claimed{b: b, c: c, requested: requested}
 	if !b.Cfg.SkipOnchainVerify {
 		reason, st, err := b.checkOnchain(ctx, c)
 		if err == nil && reason == "" {
@@ -115,9 +115,9 @@ func (b *bound) Claim(ctx context.Context, sp scheme.Payment, requested string) 
 	return cl, "", nil
 }
 
-// claim is a verified payment held for a settle that comes later
+// claimed is a verified payment held for a settle that comes later
 // (scheme.Claim).
-type claim struct {
+type claimed struct {
 	b         *bound
 	c         *payment
 	requested string
@@ -126,7 +126,7 @@ type claim struct {
 }
 
 // Settle settles the claimed payment within the settle timeout from now.
-func (r *claim) Settle(ctx context.Context) (*x402.SettleResponse, error) {
+func (r *claimed) Settle(ctx context.Context) (*x402.SettleResponse, error) {
 	r.mu.Lock()
 	used := r.used
 	r.used = true
@@ -141,7 +141,7 @@ func (r *claim) Settle(ctx context.Context) (*x402.SettleResponse, error) {
 }
 
 // Release gives the claim back unsettled; after Settle it does nothing.
-func (r *claim) Release() {
+func (r *claimed) Release() {
 	r.mu.Lock()
 	used := r.used
 	r.used = true
