@@ -1,3 +1,8 @@
+// signer.go is past 500 lines on purpose: a signer's send loop, its
+// nonce counter (local or from a shared journal), its refusals and the
+// gap fills after them are one state machine over the signer's nonces;
+// broadcasting itself is in broadcast.go.
+
 package engine
 
 import (

@@ -1,3 +1,10 @@
+// watcher.go is past 500 lines on purpose: the poll loop (poll, ~250
+// lines) reads heads, receipts and nonces for every pending settlement in
+// one pass, and replace/fillGaps/sendAgain act on what that pass found;
+// split across files they would call back and forth. The look-ups of
+// spent nonces (nonceTaken, UsedBy) are in spent.go, broadcasting in
+// broadcast.go.
+
 package engine
 
 import (
