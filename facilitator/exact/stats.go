@@ -2,6 +2,7 @@ package exact
 
 import (
 	"math/big"
+	"sync"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 )
@@ -52,16 +53,10 @@ type RevertStats struct {
 // exact among bounds, for metrics.
 func WalletStats(bounds []scheme.Bound) []SmartWalletStats {
 	var out []SmartWalletStats
-	for _, sb := range bounds {
-		n, ok := sb.(*bound)
-		if !ok {
-			continue
-		}
-		n.smart.feeMu.Lock()
-		fee := new(big.Int).Set(&n.smart.deploymentFee)
-		n.smart.feeMu.Unlock()
-		out = append(out, SmartWalletStats{Network: n.Cfg.Name, Payments: n.smart.walletPays.Load(), Deployments: n.smart.deployments.Load(),
-			DeploymentGas: n.smart.deploymentGas.Load(), DeploymentFeeWei: fee})
+	for _, n := range exactOnly(bounds) {
+		w := n.smart
+		out = append(out, SmartWalletStats{Network: n.Cfg.Name, Payments: w.walletPays.Load(), Deployments: w.deployments.Load(),
+			DeploymentGas: w.deploymentGas.Load(), DeploymentFeeWei: copyLocked(&w.feeMu, &w.deploymentFee)})
 	}
 	return out
 }
@@ -70,17 +65,28 @@ func WalletStats(bounds []scheme.Bound) []SmartWalletStats {
 // among bounds, for metrics.
 func RevertCounts(bounds []scheme.Bound) []RevertStats {
 	var out []RevertStats
-	for _, sb := range bounds {
-		n, ok := sb.(*bound)
-		if !ok {
-			continue
-		}
+	for _, n := range exactOnly(bounds) {
 		r := &n.reverts
-		r.feeMu.Lock()
-		fee := new(big.Int).Set(&r.fee)
-		r.feeMu.Unlock()
-		out = append(out, RevertStats{Network: n.Cfg.Name, Reverted: r.reverted.Load(), GasUsed: r.gas.Load(), FeeWei: fee,
+		out = append(out, RevertStats{Network: n.Cfg.Name, Reverted: r.reverted.Load(), GasUsed: r.gas.Load(), FeeWei: copyLocked(&r.feeMu, &r.fee),
 			Strikes: r.strikes.Load(), CoolingOffRefusals: r.refused.Load(), BusyRefusals: r.busy.Load()})
 	}
 	return out
+}
+
+// exactOnly keeps exact's own among bounds, in their order.
+func exactOnly(bounds []scheme.Bound) []*bound {
+	var out []*bound
+	for _, sb := range bounds {
+		if b, ok := sb.(*bound); ok {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// copyLocked copies v under mu.
+func copyLocked(mu *sync.Mutex, v *big.Int) *big.Int {
+	mu.Lock()
+	defer mu.Unlock()
+	return new(big.Int).Set(v)
 }
