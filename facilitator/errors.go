@@ -2,10 +2,10 @@ package facilitator
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -15,20 +15,11 @@ import (
 // facilitator cannot do its job right now (503). See x402.StatusError.
 type StatusError = x402.StatusError
 
-func badRequest(format string, args ...any) *StatusError {
-	for i, a := range args {
-		// The caller's own text is echoed cut (x402.Clip), so that an
-		// answer never carries kilobytes of the sender's choosing.
-		if s, ok := a.(string); ok {
-			args[i] = x402.Clip(s, x402.MaxEchoBytes)
-		}
-	}
-	return &StatusError{Status: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
-}
-
-func unavailable(msg string, err error) *StatusError {
-	return &StatusError{Status: http.StatusServiceUnavailable, Message: msg, Err: err}
-}
+// badRequest and unavailable are the 400 and 503 errors (package scheme).
+var (
+	badRequest  = scheme.BadRequest
+	unavailable = scheme.Unavailable
+)
 
 // StatusOf returns the HTTP status that fits err: a StatusError's own, or 500.
 func StatusOf(err error) int { return x402.StatusOf(err) }
@@ -48,5 +39,5 @@ func IsStoreUnavailable(err error) bool {
 		return true
 	}
 	var se *StatusError
-	return errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && strings.HasSuffix(se.Message, textStoreUnreachable)
+	return errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && strings.HasSuffix(se.Message, scheme.TextStoreUnreachable)
 }

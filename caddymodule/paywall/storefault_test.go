@@ -31,7 +31,7 @@ func (f failingOutcome) byAuthorization(context.Context, string, string, string)
 // was done and what to do (never 500), and its record goes when nothing
 // was broadcast; a fault that is not the store's stays a 500.
 func TestStoreFaultAnswers(t *testing.T) {
-	// What the embedded facilitator returns (facilitator/settle.go), and
+	// What the embedded facilitator returns (facilitator/scheme/errors.go), and
 	// what a remote one's client makes of its answer.
 	const facilitatorText = "the facilitator's settlement store (PostgreSQL) cannot be reached; nothing was broadcast, try again shortly"
 	unreachable := &facilitator.StatusError{Status: 503, Message: facilitatorText, Err: fmt.Errorf("%w: dial tcp: i/o timeout", store.ErrUnavailable)}
