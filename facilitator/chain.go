@@ -1,9 +1,5 @@
 package facilitator
 
-// Chain access lives in package evm; these names keep the facilitator's
-// callers compiling, and the texts below turn chain facts into the
-// spec's reasons.
-
 import (
 	"crypto/ecdsa"
 
@@ -12,6 +8,10 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
+
+// Chain access lives in package evm; these names keep the facilitator's
+// callers compiling, and the texts below turn chain facts into the
+// spec's reasons.
 
 // Domain is a token's EIP-712 domain (evm.Domain).
 type Domain = evm.Domain
@@ -42,29 +42,3 @@ func KeyFromEnv(name string) (*ecdsa.PrivateKey, error) { return evm.KeyFromEnv(
 // KeyFromFile reads a private key (hex, surrounding white space ignored)
 // from a file.
 func KeyFromFile(path string) (*ecdsa.PrivateKey, error) { return evm.KeyFromFile(path) }
-
-// verifyTextForRevert is the verify invalidReason for a simulation revert.
-func verifyTextForRevert(reason string) string {
-	switch evm.ClassifyRevert(reason) {
-	case evm.RevertUsed:
-		return ErrTextAlreadyUsed
-	case evm.RevertExpired:
-		return ErrTextExpired
-	case evm.RevertNotYetValid:
-		return ErrTextNotYetValid
-	case evm.RevertSignature:
-		return ReasonInvalidSignature
-	case evm.RevertBalance:
-		return ErrTextInsufficientFunds
-	}
-	return ReasonSimulationFailed(reason)
-}
-
-// settleText turns a verify reason into the settle error text: the
-// signature failure has a settle wording of its own.
-func settleText(verifyReason string) string {
-	if verifyReason == ReasonInvalidSignature {
-		return ErrTextInvalidSignature
-	}
-	return verifyReason
-}

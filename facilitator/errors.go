@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -14,11 +15,11 @@ import (
 // facilitator cannot do its job right now (503). See x402.StatusError.
 type StatusError = x402.StatusError
 
-func badRequest(format string, args ...any) *StatusError { return x402.BadRequest(format, args...) }
-
-func unavailable(msg string, err error) *StatusError {
-	return &StatusError{Status: http.StatusServiceUnavailable, Message: msg, Err: err}
-}
+// badRequest and unavailable are the 400 and 503 errors (package scheme).
+var (
+	badRequest  = scheme.BadRequest
+	unavailable = scheme.Unavailable
+)
 
 // StatusOf returns the HTTP status that fits err: a StatusError's own, or 500.
 func StatusOf(err error) int { return x402.StatusOf(err) }
@@ -38,5 +39,5 @@ func IsStoreUnavailable(err error) bool {
 		return true
 	}
 	var se *StatusError
-	return errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && strings.HasSuffix(se.Message, textStoreUnreachable)
+	return errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && strings.HasSuffix(se.Message, scheme.TextStoreUnreachable)
 }

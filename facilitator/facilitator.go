@@ -5,6 +5,13 @@
 // It is usable from any Go program: New builds a Facilitator from a Config,
 // Verify and Settle are its operations, and Handler serves the HTTP API of
 // the facilitator interface specification.
+//
+// The core knows payments only through package scheme: each request is
+// routed (dispatch.go) to the scheme bound to its network, registered by
+// its package (schemes.go imports them; `exact` on EVM is
+// facilitator/exact). What every scheme shares stays here: the networks
+// (their runtime is facilitator/network), the journal, look-ups
+// (lookup.go), health, the cooling-offs and upkeep.
 package facilitator
 
 import (
@@ -24,6 +31,8 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/limit"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -82,7 +91,7 @@ type Config struct {
 	Now func() time.Time
 	// RevertCoolOff is how long a smart-contract wallet is refused after
 	// a mined settlement of it reverted though its simulation had passed
-	// (and every wallet with its code, when it held the value: cooloff.go).
+	// (and every wallet with its code, when it held the value: exact/cooloff.go).
 	// Each further revert doubles it, up to RevertCoolOffMax. Zero means
 	// DefaultRevertCoolOff (15 minutes).
 	RevertCoolOff time.Duration
@@ -93,8 +102,9 @@ type Config struct {
 
 // Facilitator verifies and settles x402 payments. It is safe for concurrent use.
 type Facilitator struct {
-	networks []*network
-	byName   map[string]*network
+	networks []*network.Network
+	byName   map[string]*network.Network
+	bound    map[boundKey]scheme.Bound // the schemes bound to each network
 	logger   *zap.Logger
 	started  time.Time
 
@@ -112,7 +122,6 @@ type Facilitator struct {
 	journal     Journal
 	ownsJournal bool
 	cool        *coolOff // the cooling-offs of smart-contract wallets, beside the journal
-	striking    sync.Map // record ID -> chan closed when the strike of its revert is stored
 
 	health healthSnapshot // the last health check, refreshed at most once a second
 
@@ -131,7 +140,8 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		return nil, errors.New("no network configured: add at least one, for example facilitator.BuiltinNetwork(\"cronos-testnet\")")
 	}
 	f := &Facilitator{
-		byName:        map[string]*network{},
+		byName:        map[string]*network.Network{},
+		bound:         map[boundKey]scheme.Bound{},
 		logger:        cfg.Logger,
 		started:       time.Now(),
 		settleTimeout: orDefault(cfg.SettleTimeout, 30*time.Second),
@@ -178,8 +188,8 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		}
 		f.logger.Info("network ready",
 			zap.String("network", nc.Name), zap.Int64("chain_id", nc.ChainID),
-			zap.String("token", n.token.Hex()), zap.String("eip712_name", n.domain.Name),
-			zap.String("eip712_version", n.domain.Version), zap.Int("signers", len(n.eng.Signers())))
+			zap.String("token", n.Token.Hex()), zap.String("eip712_name", n.Domain.Name),
+			zap.String("eip712_version", n.Domain.Version), zap.Int("signers", len(n.Engine.Signers())))
 	}
 	recs, err := f.journal.Pending()
 	if err != nil {
@@ -187,28 +197,21 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		return nil, fmt.Errorf("reading the settlement journal: %w", err)
 	}
 	for _, rec := range recs {
-		if f.network(rec.Network) == nil {
+		if f.networkNamed(rec.Network) == nil {
 			f.logger.Warn("journal holds a pending settlement for a network that is no longer configured; left as it is", zap.String("id", rec.ID))
 		}
 	}
 	for _, n := range f.networks {
-		n.eng.Recover(ctx, recs)
+		n.Engine.Recover(ctx, recs)
 	}
 	f.startRetention(cfg.JournalRetention)
 	f.pruneCoolOffs()
-	f.startTakeOver()
+	f.startAdoptingOrphans()
 	return f, nil
 }
 
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}
-
-func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*network, error) {
-	if err := nc.validate(); err != nil {
+func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*network.Network, error) {
+	if err := nc.Validate(); err != nil {
 		return nil, err
 	}
 	for _, name := range append([]string{nc.Name}, nc.Aliases...) {
@@ -219,96 +222,48 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 	// A signer's nonces are counted by the engine of one token: the same
 	// key on two tokens of one chain would have two counters.
 	for _, o := range f.networks {
-		if o.cfg.ChainID != nc.ChainID || strings.EqualFold(o.cfg.Token, nc.Token) {
+		if o.Cfg.ChainID != nc.ChainID || strings.EqualFold(o.Cfg.Token, nc.Token) {
 			continue
 		}
-		for _, a := range o.eng.Signers() {
+		for _, a := range o.Engine.Signers() {
 			for _, k := range nc.SignerKeys {
 				if crypto.PubkeyToAddress(k.PublicKey) == a {
 					return nil, fmt.Errorf("networks %s and %s are on chain %d with different tokens and share signer %s: give each its own signer key, so that one engine counts each key's nonces",
-						o.cfg.Name, nc.Name, nc.ChainID, a.Hex())
+						o.Cfg.Name, nc.Name, nc.ChainID, a.Hex())
 				}
 			}
 		}
 	}
-	n := &network{
-		cfg:     nc,
-		chainID: big.NewInt(nc.ChainID),
-		token:   common.HexToAddress(nc.Token),
-	}
-	pool, err := evm.NewPool(nc.Name, n.chainID, nc.RPCURLs, f.logger)
+	env := f.networkEnv()
+	n, err := network.Open(ctx, nc, env)
 	if err != nil {
 		return nil, err
 	}
-	n.rpc = pool
-	if err := pool.CheckChainIDs(ctx); err != nil {
-		// A chain that is down is no reason not to start (a restart for
-		// crash recovery may come during an outage): the network serves
-		// as soon as an endpoint answers, if nothing must be read from
-		// the chain first. A wrong chain ID is always fatal.
-		if !errors.Is(err, evm.ErrNoEndpoint) || nc.EIP712Name == "" || nc.EIP712Version == "" || nc.Decimals == 0 {
-			pool.Close()
-			if errors.Is(err, evm.ErrNoEndpoint) {
-				return nil, fmt.Errorf("%w; to start while the chain is down, set the token's eip712_name, eip712_version and decimals", err)
-			}
+	// Each scheme of the network's family readies itself on it; the
+	// engine asks the first about authorizations on chain and tells it of
+	// reverted settlements.
+	var spent engine.Spent
+	var reverted func(*engine.Revert)
+	for _, m := range scheme.All() {
+		if m.Family() != n.Family() {
+			continue
+		}
+		b, err := m.Bind(ctx, n, f.schemeEnv())
+		if err != nil {
+			n.Close()
 			return nil, err
 		}
-		f.logger.Error("starting without the chain: no RPC endpoint answers, so this network cannot verify or settle until one does; the health check shows when it is back",
-			zap.String("network", nc.Name), zap.Error(err))
-	}
-	n.domain = Domain{Name: nc.EIP712Name, Version: nc.EIP712Version, ChainID: n.chainID, VerifyingContract: n.token}
-	if n.domain.Name == "" {
-		if n.domain.Name, err = evm.ReadString(ctx, pool, n.token, "name"); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("network %s: reading the token's EIP-712 name: %w; set it in the configuration", nc.Name, err)
+		f.bound[boundKey{n, m.Name()}] = b
+		if spent == nil {
+			spent = b.Spent()
+			if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
+				reverted = rw.Reverted
+			}
 		}
 	}
-	if n.domain.Version == "" {
-		if n.domain.Version, err = evm.ReadString(ctx, pool, n.token, "version"); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("network %s: reading the token's EIP-712 version: %w; set it in the configuration", nc.Name, err)
-		}
-	}
-	if n.cfg.Decimals == 0 {
-		// Never assume 6: a price in whole tokens would be off by powers of ten.
-		if n.cfg.Decimals, err = evm.ReadDecimals(ctx, pool, n.token); err != nil {
-			pool.Close()
-			return nil, fmt.Errorf("network %s: reading the token's decimals(): %w; set decimals in the configuration", nc.Name, err)
-		}
-	}
-	if n.hasher, err = evm.NewHasher(n.domain); err != nil {
-		pool.Close()
+	if err := n.StartEngine(ctx, env, spent, reverted); err != nil {
+		n.Close()
 		return nil, err
-	}
-	// A domain that differs from the token's makes every signature look
-	// invalid: refuse to start with it.
-	if sep, err := evm.ReadDomainSeparator(ctx, pool, n.token); err != nil {
-		f.logger.Warn("could not read the token's DOMAIN_SEPARATOR() to check the EIP-712 domain", zap.String("network", nc.Name), zap.Error(err))
-	} else if sep != n.hasher.Separator() {
-		pool.Close()
-		return nil, fmt.Errorf("network %s: the EIP-712 domain (name %q, version %q, chain ID %d, token %s) does not match the token's DOMAIN_SEPARATOR() %s; fix eip712Name / eip712Version, or leave them empty to read them from the token",
-			nc.Name, n.domain.Name, n.domain.Version, nc.ChainID, n.token.Hex(), sep.Hex())
-	}
-	n.smart = newSmartConfig(&n.cfg)
-	// Whether the token can settle smart-wallet signatures: a simulated
-	// call, now; asked again at the first such payment if the chain does
-	// not answer.
-	if _, err := n.probeOverload(ctx, f.logger); err != nil {
-		f.logger.Warn("could not ask the token whether it has transferWithAuthorization(..., bytes signature); asked again at the first smart-wallet payment", zap.String("network", nc.Name), zap.Error(err))
-	}
-	if n.eng, err = engine.New(engine.Config{
-		Network: nc.Name, ChainID: n.chainID, Token: n.token, Pool: pool, Keys: nc.SignerKeys,
-		Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, MaxFeeMultiple: f.maxFee, Serial: f.serial,
-		UseLogWindow: f.useLogWindow, Logger: f.logger, Now: f.now, Reverted: f.onRevert(n),
-	}); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	n.eng.Start()
-	n.eng.RefreshGas(ctx)
-	if len(nc.RPCURLs) > 1 {
-		pool.CheckLag(ctx)
-		f.every(f.lagInterval, func() { pool.CheckLag(f.ctx) }, false)
 	}
 	f.networks = append(f.networks, n)
 	for _, name := range append([]string{nc.Name}, nc.Aliases...) {
@@ -318,6 +273,22 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		f.byName[caip] = n // the v2 name, eip155:<chainId>
 	}
 	return n, nil
+}
+
+// schemeEnv is what the facilitator lends each scheme on each network.
+func (f *Facilitator) schemeEnv() scheme.Env {
+	return scheme.Env{
+		Now: f.now, ExpiryMargin: f.expiryMargin, SettleTimeout: f.settleTimeout, Logger: f.logger, Ctx: f.ctx, WG: &f.wg,
+		CoolOffs: f.cool.store, RevertCoolOff: f.cool.base, RevertCoolOffMax: f.cool.max,
+	}
+}
+
+// networkEnv is what the facilitator lends each network.
+func (f *Facilitator) networkEnv() network.Env {
+	return network.Env{
+		Logger: f.logger, Journal: f.journal, PollInterval: f.pollInterval, ReplaceAfter: f.replaceAfter, MaxFee: f.maxFee,
+		Serial: f.serial, UseLogWindow: f.useLogWindow, Now: f.now, LagInterval: f.lagInterval, Every: f.every, Ctx: f.ctx,
+	}
 }
 
 // Close stops background work and closes the RPC connections. Settlements
@@ -330,8 +301,7 @@ func (f *Facilitator) Close() error {
 	f.cancel()
 	f.wg.Wait()
 	for _, n := range f.networks {
-		n.eng.Close()
-		n.rpc.Close()
+		n.Close()
 	}
 	if f.ownsJournal && f.journal != nil {
 		return f.journal.Close()
@@ -339,8 +309,8 @@ func (f *Facilitator) Close() error {
 	return nil
 }
 
-// network finds a configured network by name or alias, case-insensitively.
-func (f *Facilitator) network(name string) *network {
+// networkNamed finds a configured network by name or alias, case-insensitively.
+func (f *Facilitator) networkNamed(name string) *network.Network {
 	return f.byName[strings.ToLower(name)]
 }
 
@@ -348,7 +318,7 @@ func (f *Facilitator) network(name string) *network {
 func (f *Facilitator) Networks() []string {
 	names := make([]string, len(f.networks))
 	for i, n := range f.networks {
-		names[i] = n.cfg.Name
+		names[i] = n.Cfg.Name
 	}
 	return names
 }
@@ -365,16 +335,16 @@ type NetworkInfo struct {
 
 // NetworkInfo returns the facts of a configured network by name or alias.
 func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
-	n := f.network(name)
+	n := f.networkNamed(name)
 	if n == nil {
 		return NetworkInfo{}, false
 	}
 	return NetworkInfo{
-		Name:     n.cfg.Name,
-		ChainID:  new(big.Int).Set(n.chainID),
-		Token:    n.token,
-		Decimals: n.cfg.Decimals,
-		Domain:   DomainInfo{Name: n.domain.Name, Version: n.domain.Version},
+		Name:     n.Cfg.Name,
+		ChainID:  new(big.Int).Set(n.ChainID),
+		Token:    n.Token,
+		Decimals: n.Cfg.Decimals,
+		Domain:   DomainInfo{Name: n.Domain.Name, Version: n.Domain.Version},
 	}, true
 }
 
@@ -385,12 +355,16 @@ func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
 func (f *Facilitator) Supported() *SupportedResponse {
 	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
-		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: SchemeExact, Network: n.cfg.Name})
+		for _, name := range f.schemesOn(n) {
+			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: name, Network: n.Cfg.Name})
+		}
 	}
 	signers := []string{}
 	for _, n := range f.networks {
-		out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: SchemeExact, Network: x402.CAIP2(n.cfg.ChainID)})
-		for _, s := range n.eng.Signers() {
+		for _, name := range f.schemesOn(n) {
+			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)})
+		}
+		for _, s := range n.Engine.Signers() {
 			if !slices.Contains(signers, s.Hex()) {
 				signers = append(signers, s.Hex())
 			}
@@ -400,11 +374,47 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	return out
 }
 
+// schemesOn lists the schemes bound to a network, in registration order.
+func (f *Facilitator) schemesOn(n *network.Network) []string {
+	var names []string
+	for _, m := range scheme.All() {
+		if f.bound[boundKey{n, m.Name()}] != nil {
+			names = append(names, m.Name())
+		}
+	}
+	return names
+}
+
+// boundsOf lists a scheme's Bound on each network it is bound to, in
+// configuration order.
+func (f *Facilitator) boundsOf(name string) []scheme.Bound {
+	var out []scheme.Bound
+	for _, n := range f.networks {
+		if b := f.bound[boundKey{n, name}]; b != nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 // ChainName returns the CAIP-2 id of a configured network, by any of its names.
 func (f *Facilitator) ChainName(name string) (string, bool) {
-	n := f.network(name)
+	n := f.networkNamed(name)
 	if n == nil {
 		return "", false
 	}
-	return x402.CAIP2(n.cfg.ChainID), true
+	return x402.CAIP2(n.Cfg.ChainID), true
+}
+
+// WalletSignature asks a contract wallet on network, in one eth_call,
+// whether it accepts sig over hash (EIP-1271 isValidSignature; for an
+// ERC-6492 signature, after a simulated deployment): for a message the
+// wallet signed, such as a Sign-In-With-X sign-in. An error means the
+// network is not configured or its chain could not be asked.
+func (f *Facilitator) WalletSignature(ctx context.Context, network string, wallet common.Address, hash common.Hash, sig []byte) (evm.WalletVerdict, error) {
+	n := f.networkNamed(network)
+	if n == nil {
+		return evm.WalletRefused, fmt.Errorf("network %q is not configured", network)
+	}
+	return n.WalletSignature(ctx, wallet, hash, sig)
 }

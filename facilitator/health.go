@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -143,16 +144,16 @@ func (f *Facilitator) checkNetworks(ctx context.Context) []NetworkHealth {
 	return nets
 }
 
-func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkHealth) {
-	h = NetworkHealth{Network: n.cfg.Name, PendingSettlements: n.eng.Pending(), Signers: []SignerHealth{},
+func (f *Facilitator) networkHealth(ctx context.Context, n *network.Network) (h NetworkHealth) {
+	h = NetworkHealth{Network: n.Cfg.Name, PendingSettlements: n.Engine.Pending(), Signers: []SignerHealth{},
 		CheckedAt: time.Now().UnixMilli()}
-	defer func() { h.Endpoints = n.rpc.Health() }() // after this check's own RPC failures
+	defer func() { h.Endpoints = n.Pool.Health() }() // after this check's own RPC failures
 	var head struct {
 		Number hexutil.Uint64 `json:"number"`
 		Time   hexutil.Uint64 `json:"timestamp"`
 	}
 	elems := []rpc.BatchElem{{Method: "eth_getBlockByNumber", Args: []any{"latest", false}, Result: &head}}
-	signers := n.eng.Signers()
+	signers := n.Engine.Signers()
 	balances := make([]hexutil.Big, len(signers))
 	for i, s := range signers {
 		elems = append(elems, rpc.BatchElem{Method: "eth_getBalance", Args: []any{s, "latest"}, Result: &balances[i]})
@@ -164,7 +165,7 @@ func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkH
 			rpc.BatchElem{Method: "eth_getTransactionCount", Args: []any{s, "pending"}, Result: &nonces[2*i]},
 			rpc.BatchElem{Method: "eth_getTransactionCount", Args: []any{s, "latest"}, Result: &nonces[2*i+1]})
 	}
-	if err := n.rpc.Batch(ctx, elems); err != nil || elems[0].Error != nil {
+	if err := n.Pool.Batch(ctx, elems); err != nil || elems[0].Error != nil {
 		if err == nil {
 			err = elems[0].Error
 		}
@@ -211,4 +212,54 @@ func (f *Facilitator) networkHealth(ctx context.Context, n *network) (h NetworkH
 	}
 	h.CanSettle = funded > 0 && age <= staleHead
 	return h
+}
+
+// HealthMaxAge is the age past which the health snapshot is refreshed: the
+// chain is asked at most once per HealthMaxAge, whatever the traffic on
+// /healthcheck.
+const HealthMaxAge = time.Second
+
+// healthSnapshot is the last health check of every network.
+type healthSnapshot struct {
+	mu         sync.Mutex
+	nets       []NetworkHealth // never changed once stored
+	at         time.Time
+	refreshing bool
+	done       chan struct{} // closed when the running refresh ends
+}
+
+// healthNetworks returns the networks' health facts: the snapshot, with a
+// refresh started in the background when it is older than HealthMaxAge.
+// With no snapshot yet, it waits for the first check (or ctx).
+func (f *Facilitator) healthNetworks(ctx context.Context) []NetworkHealth {
+	s := &f.health
+	s.mu.Lock()
+	stale := time.Since(s.at) > HealthMaxAge
+	if stale && !s.refreshing {
+		s.refreshing = true
+		s.done = make(chan struct{})
+		go f.refreshHealth()
+	}
+	nets, done := s.nets, s.done
+	s.mu.Unlock()
+	if nets == nil {
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+		s.mu.Lock()
+		nets = s.nets
+		s.mu.Unlock()
+	}
+	return append([]NetworkHealth(nil), nets...)
+}
+
+// refreshHealth checks every network and stores the result.
+func (f *Facilitator) refreshHealth() {
+	nets := f.checkNetworks(f.ctx)
+	s := &f.health
+	s.mu.Lock()
+	s.nets, s.at, s.refreshing = nets, time.Now(), false
+	close(s.done)
+	s.mu.Unlock()
 }

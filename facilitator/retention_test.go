@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -77,7 +77,7 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 	}
 	_, unused := pay(t, b, req, facilitator.PaymentOptions{})
 
-	n, err := j.(engine.Compacter).Compact(time.Now().Add(time.Hour))
+	n, err := j.(store.Compacter).Compact(time.Now().Add(time.Hour))
 	if err != nil || n != 1 {
 		t.Fatalf("Compact = %d, %v; want 1 record removed", n, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // One engine per signer key.
@@ -27,7 +29,7 @@ import (
 // coreKey identifies a core: the journal (by identity), the chain and the
 // token.
 type coreKey struct {
-	journal Journal
+	journal store.Journal
 	chainID string
 	token   common.Address
 }

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"crypto/ecdsa"
 	"math/big"
@@ -10,6 +8,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // TestCoreSharing: engines on the same journal, chain and token share one
@@ -21,7 +21,7 @@ func TestCoreSharing(t *testing.T) {
 	key2, _ := crypto.GenerateKey()
 	j1, j2 := store.NewMemoryJournal(), store.NewMemoryJournal()
 	tokA, tokB := common.HexToAddress("0xa"), common.HexToAddress("0xb")
-	mk := func(j Journal, chain int64, tok common.Address, keys ...*ecdsa.PrivateKey) *Engine {
+	mk := func(j store.Journal, chain int64, tok common.Address, keys ...*ecdsa.PrivateKey) *Engine {
 		t.Helper()
 		e, err := New(Config{Network: "n", ChainID: big.NewInt(chain), Token: tok, Journal: j, Keys: keys})
 		if err != nil {
@@ -59,7 +59,7 @@ func TestCoreSharing(t *testing.T) {
 	var nonce [32]byte
 	from := common.HexToAddress("0xf")
 	held := func(e *Engine) bool {
-		ok, err := e.Hold(context.Background(), from, nonce)
+		ok, err := e.Claim(context.Background(), from, nonce)
 		if err != nil {
 			t.Fatal(err)
 		}

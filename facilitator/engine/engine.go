@@ -35,15 +35,20 @@ type Config struct {
 	Network string
 	// ChainID is the chain's ID, for signing.
 	ChainID *big.Int
-	// Token is the EIP-3009 token the transactions call.
+	// Token is the token the transactions pay in: the engine reads
+	// payers' balanceOf on it, and one core serves one journal, chain
+	// and token.
 	Token common.Address
+	// Spent says how the payment scheme's authorizations are read on
+	// chain (used or not, and the log of their use). Required to settle.
+	Spent Spent
 	// Pool is the network's RPC pool.
 	Pool *evm.Pool
 	// Keys are the signer keys that pay the gas.
 	Keys []*ecdsa.PrivateKey
 	// Journal records the settlements; it is shared by the networks and
 	// not closed by the engine.
-	Journal Journal
+	Journal store.Journal
 	// PollInterval is how often the head is polled while settlements
 	// wait. Zero means 50 ms.
 	PollInterval time.Duration
@@ -254,13 +259,13 @@ func (e *Engine) signerByAddress(a common.Address) *signer {
 	return nil
 }
 
-// Hold reserves an authorization (from, nonce) for a settle; false means
+// Claim reserves an authorization (from, nonce) for a settle; false means
 // another settle holds it: of this process, or with a shared journal, of
 // another instance (which may also be following a pending settlement of
 // it). An error means that the shared journal could not be asked; nothing
 // is held then. The engine releases the hold when the outcome is final; a
-// caller that does not Submit after Hold must Release.
-func (e *Engine) Hold(ctx context.Context, from common.Address, nonce [32]byte) (bool, error) {
+// caller that does not Submit after Claim must Release.
+func (e *Engine) Claim(ctx context.Context, from common.Address, nonce [32]byte) (bool, error) {
 	k := authKey{from, nonce}
 	if !e.core.settling.acquire(k) {
 		return false, nil
@@ -275,7 +280,42 @@ func (e *Engine) Hold(ctx context.Context, from common.Address, nonce [32]byte) 
 	return ok, err
 }
 
-// Release gives back a hold taken with Hold that was not submitted, and
+// Reserve reserves the value of an authorization held with Claim against
+// its payer's balance on the token (read at block atBlock or later): true
+// when it fits beside the payer's other settlements in flight, of this
+// process and, with a shared journal, of every instance. One that does not
+// fit at first sight is checked again exactly at block atBlock (see the
+// package comment above) before the answer is false. The reservation ends
+// with the hold (the engine's outcome, or Release). An authorization
+// reserved already stays reserved (true). An error means the chain or the
+// shared journal could not be asked; nothing is reserved then.
+func (e *Engine) Reserve(ctx context.Context, from common.Address, nonce [32]byte, value, balance *big.Int, atBlock uint64) (bool, error) {
+	k := authKey{from, nonce}
+	if ok, err := e.reserveIn(ctx, k, value, balance, nil); ok || err != nil {
+		return ok, err
+	}
+	var nonces [][32]byte
+	if e.shared != nil {
+		ids, err := e.shared.Reservations(ctx, e.payerKey(from))
+		if err != nil {
+			return false, err
+		}
+		for _, id := range ids {
+			if f, n, ok := recordIDAuthorization(id); ok && f == from {
+				nonces = append(nonces, n)
+			}
+		}
+	} else {
+		nonces = e.core.payers.nonces(from)
+	}
+	exact, inBalance, err := e.balanceAt(ctx, from, nonces, atBlock)
+	if err != nil {
+		return false, err
+	}
+	return e.reserveIn(ctx, k, value, exact, inBalance)
+}
+
+// Release gives back a claim taken with Claim that was not submitted, and
 // its reservation (Reserve): nothing moved.
 func (e *Engine) Release(from common.Address, nonce [32]byte) {
 	if e.shared != nil {
@@ -370,7 +410,7 @@ func (t *Ticket) Done() <-chan struct{} { return t.st.done }
 func (t *Ticket) Stopped() <-chan struct{} { return t.stopped }
 
 // Record is a copy of the settlement's record as it stands.
-func (t *Ticket) Record() *Record { return t.st.snapshot() }
+func (t *Ticket) Record() *store.Record { return t.st.snapshot() }
 
 // TxHash is the newest transaction's hash.
 func (t *Ticket) TxHash() common.Hash { return t.st.current().Hash() }

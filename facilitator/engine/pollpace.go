@@ -1,6 +1,8 @@
 package engine
 
-import "time"
+import (
+	"time"
+)
 
 // pollPace times the watcher's head polls. A poll every interval finds a
 // new block half an interval after it appeared, on average (25 ms at the

@@ -8,6 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Recover reconciles this network's pending records of the journal with
@@ -21,7 +23,7 @@ import (
 // engine that joined a running core (Start) under a name the core has
 // recovered already recovers nothing, as the core has followed every
 // record written since.
-func (e *Engine) Recover(ctx context.Context, recs []*Record) {
+func (e *Engine) Recover(ctx context.Context, recs []*store.Record) {
 	if !e.core.firstRecovery(e.cfg.Network) {
 		return
 	}
@@ -31,13 +33,13 @@ func (e *Engine) Recover(ctx context.Context, recs []*Record) {
 // Adopt follows this network's pending settlements that the shared journal
 // handed over from an instance that died (TakeOver), as Recover follows the
 // journal's at start: to their blocks, with their transactions sent again.
-func (e *Engine) Adopt(ctx context.Context, recs []*Record) {
+func (e *Engine) Adopt(ctx context.Context, recs []*store.Record) {
 	e.follow(ctx, recs)
 }
 
 // follow holds the records' authorizations, hands them to the watcher and
 // broadcasts their newest transactions again, in nonce order.
-func (e *Engine) follow(ctx context.Context, recs []*Record) {
+func (e *Engine) follow(ctx context.Context, recs []*store.Record) {
 	for _, rec := range recs {
 		if rec.Network != e.cfg.Network {
 			continue
@@ -85,7 +87,7 @@ func (e *Engine) follow(ctx context.Context, recs []*Record) {
 }
 
 // recordAuthorization reads back a record's (from, nonce).
-func recordAuthorization(r *Record) (common.Address, [32]byte, bool) {
+func recordAuthorization(r *store.Record) (common.Address, [32]byte, bool) {
 	var nonce [32]byte
 	b, err := hexutil.Decode(r.Nonce)
 	if err != nil || len(b) != 32 || !common.IsHexAddress(r.From) {

@@ -33,7 +33,7 @@ import (
 // first check counts every reservation, those in flight and those mined in
 // the last spentKeep: an authorization that fits then fits for sure. One
 // that does not is checked again exactly before it is refused: the balance
-// and the authorizationState of each of the payer's reservations are read
+// and whether each of the payer's reservations is used (Spent) are read
 // at one block, and a reservation whose authorization is used there is in
 // that balance and not counted. A refusal is thus always true.
 
@@ -159,41 +159,6 @@ func (l *ledger) reserved(from common.Address) *big.Int {
 	return sum
 }
 
-// Reserve reserves the value of an authorization held with Hold against
-// its payer's balance on the token (read at block atBlock or later): true
-// when it fits beside the payer's other settlements in flight, of this
-// process and, with a shared journal, of every instance. One that does not
-// fit at first sight is checked again exactly at block atBlock (see the
-// package comment above) before the answer is false. The reservation ends
-// with the hold (the engine's outcome, or Release). An authorization
-// reserved already stays reserved (true). An error means the chain or the
-// shared journal could not be asked; nothing is reserved then.
-func (e *Engine) Reserve(ctx context.Context, from common.Address, nonce [32]byte, value, balance *big.Int, atBlock uint64) (bool, error) {
-	k := authKey{from, nonce}
-	if ok, err := e.reserveIn(ctx, k, value, balance, nil); ok || err != nil {
-		return ok, err
-	}
-	var nonces [][32]byte
-	if e.shared != nil {
-		ids, err := e.shared.Reservations(ctx, e.payerKey(from))
-		if err != nil {
-			return false, err
-		}
-		for _, id := range ids {
-			if f, n, ok := recordIDAuthorization(id); ok && f == from {
-				nonces = append(nonces, n)
-			}
-		}
-	} else {
-		nonces = e.core.payers.nonces(from)
-	}
-	exact, inBalance, err := e.balanceAt(ctx, from, nonces, atBlock)
-	if err != nil {
-		return false, err
-	}
-	return e.reserveIn(ctx, k, value, exact, inBalance)
-}
-
 // reserveIn reserves in the ledger, or with a shared journal in the
 // store.
 func (e *Engine) reserveIn(ctx context.Context, k authKey, value, balance *big.Int, inBalance map[[32]byte]bool) (bool, error) {
@@ -214,13 +179,8 @@ func (e *Engine) reserveIn(ctx context.Context, k authKey, value, balance *big.I
 // given authorizations are used (so in that balance), in one round trip.
 func (e *Engine) balanceAt(ctx context.Context, from common.Address, nonces [][32]byte, block uint64) (*big.Int, map[[32]byte]bool, error) {
 	balEl, bal := evm.ViewCallAt(e.cfg.Token, block, "balanceOf", from)
-	elems := []rpc.BatchElem{balEl}
-	outs := make([]*[]byte, len(nonces))
-	for i, n := range nonces {
-		el, out := evm.ViewCallAt(e.cfg.Token, block, "authorizationState", from, n)
-		elems = append(elems, el)
-		outs[i] = (*[]byte)(out)
-	}
+	usedElems, readUsed := e.cfg.Spent.UsedCalls(block, from, nonces)
+	elems := append([]rpc.BatchElem{balEl}, usedElems...)
 	if err := e.cfg.Pool.Batch(ctx, elems); err != nil {
 		return nil, nil, fmt.Errorf("reading the payer's balance and authorizations at block %d: %w", block, err)
 	}
@@ -233,13 +193,13 @@ func (e *Engine) balanceAt(ctx context.Context, from common.Address, nonces [][3
 	if err != nil {
 		return nil, nil, fmt.Errorf("balanceOf at block %d: %w", block, err)
 	}
+	us, err := readUsed()
+	if err != nil {
+		return nil, nil, err
+	}
 	used := map[[32]byte]bool{}
 	for i, n := range nonces {
-		u, err := evm.TokenABI.Unpack("authorizationState", *outs[i])
-		if err != nil {
-			return nil, nil, fmt.Errorf("authorizationState at block %d: %w", block, err)
-		}
-		if u[0].(bool) {
+		if us[i] {
 			used[n] = true
 		}
 	}

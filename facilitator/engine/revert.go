@@ -7,6 +7,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Reverted settlements, and one settlement in flight per payer.
@@ -25,7 +27,7 @@ import (
 type Revert struct {
 	// Record is the settlement's final record (TxHash and BlockNumber
 	// name the reverted transaction).
-	Record *Record
+	Record *store.Record
 	// GasUsed is the gas the transaction used, and GasPrice what each unit
 	// cost (the receipt's effectiveGasPrice; nil when the node gave none).
 	GasUsed  uint64
@@ -69,7 +71,7 @@ var payerHoldNonce = [32]byte(crypto.Keccak256([]byte("caddy-x402: one settlemen
 // (for a revert, by Revert.Release); otherwise the caller gives it back
 // with ReleasePayer.
 func (e *Engine) HoldPayer(ctx context.Context, from common.Address) (bool, error) {
-	return e.Hold(ctx, from, payerHoldNonce)
+	return e.Claim(ctx, from, payerHoldNonce)
 }
 
 // ReleasePayer gives back a payer held with HoldPayer whose settlement

@@ -8,6 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // settlement is one authorization on its way to the chain: its journal
@@ -22,7 +24,7 @@ type settlement struct {
 	firstFee *Fees     // the first transaction's, for the fee ceiling
 	deadline time.Time // the caller's, for the first broadcast; zero = none
 	serial   bool      // it holds its signer's serial lock (a baseline)
-	// sharedHold is set when Hold took the authorization in the shared
+	// sharedHold is set when Claim took the authorization in the shared
 	// journal too, to be given back there with the outcome.
 	sharedHold bool
 	// payerHold is set when the settlement holds its payer (HoldPayer),
@@ -38,7 +40,7 @@ type settlement struct {
 	unclear atomic.Bool
 
 	mu       sync.Mutex
-	rec      *Record
+	rec      *store.Record
 	txs      []*types.Transaction
 	sentHead uint64 // head block when the newest transaction went out; 0 = not yet seen
 
@@ -53,7 +55,7 @@ func newSettlement(e *Engine, job *Job, s *signer) *settlement {
 	return &settlement{
 		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, create: job.Create, fee: job.Fees, firstFee: job.Fees, serial: e.cfg.Serial,
 		done: make(chan struct{}),
-		rec: &Record{
+		rec: &store.Record{
 			ID:               RecordID(e.cfg.Network, a.From, a.Nonce),
 			Network:          e.cfg.Network,
 			RequestedNetwork: job.Requested,
@@ -66,7 +68,7 @@ func newSettlement(e *Engine, job *Job, s *signer) *settlement {
 			Nonce:            hexutil.Encode(a.Nonce[:]),
 			Signature:        hexutil.Encode(job.Signature),
 			Signer:           s.addr.Hex(),
-			Status:           StatusPending,
+			Status:           store.StatusPending,
 			CreatedAt:        now,
 			UpdatedAt:        now,
 		},
@@ -80,7 +82,7 @@ func (st *settlement) setFirstTx(tx *types.Transaction, now time.Time) {
 	defer st.mu.Unlock()
 	st.txs = []*types.Transaction{tx}
 	st.rec.TxNonce = tx.Nonce()
-	st.rec.Txs = []JournalTx{journalTx(tx, now)}
+	st.rec.Txs = []store.JournalTx{journalTx(tx, now)}
 	st.rec.UpdatedAt = now
 }
 
@@ -125,9 +127,9 @@ func (st *settlement) has(h common.Hash) bool {
 	return false
 }
 
-func journalTx(tx *types.Transaction, now time.Time) JournalTx {
+func journalTx(tx *types.Transaction, now time.Time) store.JournalTx {
 	raw, _ := tx.MarshalBinary()
-	return JournalTx{Hash: tx.Hash().Hex(), Raw: hexutil.Encode(raw), SentAt: now}
+	return store.JournalTx{Hash: tx.Hash().Hex(), Raw: hexutil.Encode(raw), SentAt: now}
 }
 
 // current is the newest transaction.
@@ -163,11 +165,11 @@ func (st *settlement) finish(status, txHash string, block uint64, errText string
 }
 
 // snapshot is a copy of the record.
-func (st *settlement) snapshot() *Record {
+func (st *settlement) snapshot() *store.Record {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	r := *st.rec
-	r.Txs = append([]JournalTx(nil), st.rec.Txs...)
+	r.Txs = append([]store.JournalTx(nil), st.rec.Txs...)
 	return &r
 }
 
@@ -184,7 +186,7 @@ func (st *settlement) missedBlock(head uint64) bool {
 func (st *settlement) movedAt() uint64 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.rec.Status == StatusSettled {
+	if st.rec.Status == store.StatusSettled {
 		return st.rec.BlockNumber
 	}
 	return 0

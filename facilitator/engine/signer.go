@@ -1,3 +1,8 @@
+// signer.go is past 500 lines on purpose: a signer's send loop, its
+// nonce counter (local or from a shared journal), its refusals and the
+// gap fills after them are one state machine over the signer's nonces;
+// broadcasting itself is in broadcast.go.
+
 package engine
 
 import (
@@ -6,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,10 +19,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // signer is one gas-paying key of a network. Its send loop hands out
@@ -216,7 +219,7 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 			refuseAll(reqs, err)
 			break
 		}
-		recs := make([]*Record, len(reqs))
+		recs := make([]*store.Record, len(reqs))
 		var signErr error
 		for i, r := range reqs {
 			to := &e.cfg.Token
@@ -495,10 +498,10 @@ func (s *signer) refuse(e *Engine, refused []*sendReq) {
 	if len(refused) == 0 {
 		return
 	}
-	var recs []*Record
+	var recs []*store.Record
 	for _, r := range refused {
 		if r.journaled {
-			r.st.finish(StatusFailed, "", 0, "not broadcast: "+r.err.Error(), e.now())
+			r.st.finish(store.StatusFailed, "", 0, "not broadcast: "+r.err.Error(), e.now())
 			recs = append(recs, r.st.rec)
 		}
 	}
@@ -513,7 +516,7 @@ func (s *signer) refuse(e *Engine, refused []*sendReq) {
 					if r.jtx != nil && r.st.current() != r.jtx {
 						r.st.setFirstTx(r.jtx, e.now())
 					}
-					r.st.finish(StatusPending, "", 0, "", e.now())
+					r.st.finish(store.StatusPending, "", 0, "", e.now())
 					r.done <- nil
 				} else {
 					r.done <- r.err
@@ -525,133 +528,6 @@ func (s *signer) refuse(e *Engine, refused []*sendReq) {
 	for _, r := range refused {
 		r.done <- r.err
 	}
-}
-
-// Broadcast results.
-type sendResult int
-
-const (
-	sentOK    sendResult = iota // the node has the transaction
-	sentMaybe                   // the node may have it: an answer was lost
-	sentNot                     // the node certainly does not have it
-)
-
-// broadcast sends a signed transaction, within the send timeout. Once an
-// attempt may have delivered it (a transport failure after connecting),
-// every later answer may be about that delivery ("nonce too low" once it
-// is mined, "invalid nonce" on Ethermint), so the result is sentMaybe
-// unless the node says it has the transaction.
-func (e *Engine) broadcast(ctx context.Context, tx *types.Transaction) (sendResult, sendClass, error) {
-	return e.broadcastBy(ctx, tx, time.Time{})
-}
-
-// minSendTime is the least time a broadcast is given, however close its
-// deadline.
-const minSendTime = 250 * time.Millisecond
-
-// broadcastBy is broadcast cut at deadline (when set), but never given
-// less than minSendTime.
-func (e *Engine) broadcastBy(ctx context.Context, tx *types.Transaction, deadline time.Time) (sendResult, sendClass, error) {
-	raw, err := tx.MarshalBinary()
-	if err != nil {
-		return sentNot, sendRejected, err
-	}
-	timeout := e.cfg.SendTimeout
-	if !deadline.IsZero() {
-		timeout = min(timeout, max(time.Until(deadline), minSendTime))
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var reached bool
-	err = e.cfg.Pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
-		err := c.CallContext(ctx, nil, "eth_sendRawTransaction", hexutil.Bytes(raw))
-		if err != nil && evm.IsTransportError(err) && !isDialError(err) {
-			reached = true
-		}
-		return err
-	})
-	if err == nil {
-		return sentOK, sendRejected, nil
-	}
-	class := classifySend(err)
-	switch {
-	case class == sendDuplicate:
-		return sentOK, class, nil
-	case reached:
-		return sentMaybe, class, err
-	}
-	return sentNot, class, err
-}
-
-// sendOutcome is the fate of one transaction of a batch.
-type sendOutcome struct {
-	res   sendResult
-	class sendClass
-	err   error
-}
-
-// maxSendBatch bounds the transactions sent in one JSON-RPC batch.
-const maxSendBatch = 256
-
-// broadcastAll sends signed transactions in nonce order, in JSON-RPC
-// batches (a node runs a batch's calls in order), within the send timeout
-// (cut at deadline when set). Each result is read as broadcast reads a
-// single one.
-func (e *Engine) broadcastAll(ctx context.Context, txs []*types.Transaction, deadline time.Time) []sendOutcome {
-	out := make([]sendOutcome, len(txs))
-	timeout := e.cfg.SendTimeout
-	if !deadline.IsZero() {
-		timeout = min(timeout, max(time.Until(deadline), minSendTime))
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for lo := 0; lo < len(txs); lo += maxSendBatch {
-		chunk := txs[lo:min(lo+maxSendBatch, len(txs))]
-		elems := make([]rpc.BatchElem, len(chunk))
-		hashes := make([]common.Hash, len(chunk)) // the node's answers, read but not needed
-		for i, tx := range chunk {
-			raw, err := tx.MarshalBinary()
-			if err != nil {
-				raw = nil
-			}
-			// A batch element needs a result to decode into: without one,
-			// go-ethereum reports every answer as an unmarshal error.
-			elems[i] = rpc.BatchElem{Method: "eth_sendRawTransaction", Args: []any{hexutil.Bytes(raw)}, Result: &hashes[i]}
-		}
-		var reached bool
-		err := e.cfg.Pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
-			for i := range elems {
-				elems[i].Error = nil
-			}
-			err := c.BatchCallContext(ctx, elems)
-			if err != nil && evm.IsTransportError(err) && !isDialError(err) {
-				reached = true
-			}
-			return err
-		})
-		for i := range chunk {
-			o := &out[lo+i]
-			switch {
-			case err != nil && reached:
-				o.res, o.err = sentMaybe, err
-			case err != nil:
-				o.res, o.err = sentNot, err
-			case elems[i].Error == nil:
-				o.res = sentOK
-			default:
-				o.err, o.class = elems[i].Error, classifySend(elems[i].Error)
-				switch {
-				case o.class == sendDuplicate:
-					o.res = sentOK
-				case reached || evm.IsTransportError(elems[i].Error):
-					o.res = sentMaybe
-				default:
-					o.res = sentNot
-				}
-			}
-		}
-	}
-	return out
 }
 
 // fillGap fills a nonce the node does not hold, below transactions it
@@ -764,9 +640,4 @@ func (s *signer) resendJournaled(ctx context.Context, e *Engine, nonce uint64) (
 		return true, nil
 	}
 	return false, nil
-}
-
-func isDialError(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
 }

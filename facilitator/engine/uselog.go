@@ -11,9 +11,10 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
-// The transaction that used an authorization is found by the token's
-// AuthorizationUsed(authorizer, nonce) log, whose two arguments are both
-// indexed: eth_getLogs with the event's three topics, over useLogChunk
+// The transaction that used an authorization is found by the log of its
+// use (Spent.UseLog; EIP-3009: the token's AuthorizationUsed(authorizer,
+// nonce), whose two arguments are both indexed): eth_getLogs with its
+// address and topics, over useLogChunk
 // blocks at a time, backwards from the head, stopping at the first chunk
 // that holds the log, or once a chunk begins before the look-up window
 // (Config.UseLogWindow, the journal retention), or at block 0. Each chunk
@@ -63,7 +64,7 @@ type blockHead struct {
 	Time   hexutil.Uint64 `json:"timestamp"`
 }
 
-// useLog is the part of an AuthorizationUsed log a scan reads.
+// useLog is the part of a use log a scan reads.
 type useLog struct {
 	TxHash  common.Hash `json:"transactionHash"`
 	Removed bool        `json:"removed"`
@@ -72,11 +73,12 @@ type useLog struct {
 // useLogFilter is the eth_getLogs filter for an authorization's use in
 // blocks from..to.
 func (e *Engine) useLogFilter(k authKey, from, to uint64) map[string]any {
+	addr, topics := e.cfg.Spent.UseLog(k.from, k.nonce)
 	return map[string]any{
-		"address":   e.cfg.Token,
+		"address":   addr,
 		"fromBlock": hexutil.Uint64(from),
 		"toBlock":   hexutil.Uint64(to),
-		"topics":    []any{authorizationUsedTopic, common.BytesToHash(k.from.Bytes()), common.Hash(k.nonce)},
+		"topics":    topics,
 	}
 }
 

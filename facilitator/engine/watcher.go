@@ -1,13 +1,17 @@
+// watcher.go is past 500 lines on purpose: the poll loop (poll, ~250
+// lines) reads heads, receipts and nonces for every pending settlement in
+// one pass, and replace/fillGaps/sendAgain act on what that pass found;
+// split across files they would call back and forth. The look-ups of
+// spent nonces (nonceTaken, UsedBy) are in spent.go, broadcasting in
+// broadcast.go.
+
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"github.com/ethereum/go-ethereum/crypto"
 	"math/big"
-
-	"context"
 	"sort"
 	"strings"
 	"sync"
@@ -20,7 +24,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -522,18 +526,18 @@ func (w *watcher) resolve(ctx context.Context, st *settlement, r *receipt) {
 	if st.isCancel(r.TxHash) {
 		// The zero-value transfer that freed an expired authorization's
 		// nonce: nothing moved.
-		st.finish(StatusFailed, "", 0, x402.ErrTextExpired, w.e().now())
+		st.finish(store.StatusFailed, "", 0, x402.ErrTextExpired, w.e().now())
 		return
 	}
 	if uint64(r.Status) == types.ReceiptStatusSuccessful {
-		st.finish(StatusSettled, r.TxHash.Hex(), uint64(r.BlockNumber), "", w.e().now())
+		st.finish(store.StatusSettled, r.TxHash.Hex(), uint64(r.BlockNumber), "", w.e().now())
 	} else {
 		msg := x402.ErrTextFailedOnChain
-		used, err := w.e().authorizationUsed(ctx, st.key)
+		used, err := w.e().used(ctx, st.key)
 		if err == nil && used {
 			msg = x402.ErrTextAlreadyUsed
 		}
-		st.finish(StatusFailed, r.TxHash.Hex(), uint64(r.BlockNumber), msg, w.e().now())
+		st.finish(store.StatusFailed, r.TxHash.Hex(), uint64(r.BlockNumber), msg, w.e().now())
 		st.revert = revertOf(r, err == nil && used)
 	}
 }
@@ -544,7 +548,7 @@ func (w *watcher) done(sts ...*settlement) {
 	if len(sts) == 0 {
 		return
 	}
-	recs := make([]*Record, len(sts))
+	recs := make([]*store.Record, len(sts))
 	for i, st := range sts {
 		recs[i] = st.rec
 	}
@@ -567,7 +571,7 @@ func (w *watcher) done(sts ...*settlement) {
 	logger := w.log()
 	for _, st := range sts {
 		log := logger.With(zap.String("id", st.rec.ID), zap.String("tx", st.rec.TxHash), zap.Uint64("block", st.rec.BlockNumber))
-		if st.rec.Status == StatusSettled {
+		if st.rec.Status == store.StatusSettled {
 			log.Info("payment settled", zap.String("value", st.rec.Value))
 		} else {
 			log.Warn("settlement failed", zap.String("error", st.rec.Error))
@@ -679,92 +683,6 @@ func (w *watcher) follows(s *signer, nonce uint64) bool {
 	return false
 }
 
-// nonceTaken concludes a settlement whose nonce is spent with none of its
-// transactions found mined at the last poll.
-func (w *watcher) nonceTaken(ctx context.Context, st *settlement, head uint64) {
-	// Receipts once more, in case of a race with the block just read.
-	if r, err := w.receiptOfAny(ctx, st); err == nil && r != nil {
-		w.resolve(ctx, st, r)
-		w.done(st)
-		return
-	}
-	used, err := w.e().authorizationUsed(ctx, st.key)
-	if err != nil {
-		return // asked again at the next poll
-	}
-	msg := x402.ErrTextFailedOnChain
-	if used {
-		msg = x402.ErrTextAlreadyUsed
-		// Which transaction used it: if one of ours, its receipt decides.
-		if h, err := w.e().usedBy(ctx, st.key, head); err == nil && st.has(h) {
-			var r *receipt
-			if err := w.e().cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err == nil && r != nil {
-				w.resolve(ctx, st, r)
-				w.done(st)
-				return
-			}
-		}
-	}
-	st.finish(StatusFailed, "", 0, msg, w.e().now())
-	st.s.resync.Store(true)
-	w.log().Warn("a settlement's nonce was taken by another transaction", zap.String("id", st.rec.ID), zap.Uint64("tx_nonce", st.rec.TxNonce), zap.Bool("authorization_used", used))
-	w.done(st)
-}
-
-// authorizationUsedTopic is the token's AuthorizationUsed(address,bytes32) event.
-var authorizationUsedTopic = crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
-
-// usedByLookback is how many blocks back usedBy searches: one chunk of a
-// scan (findUse), enough for a settlement the watcher just saw.
-const usedByLookback = useLogChunk
-
-// errNoUseLog: the token has no AuthorizationUsed log of the
-// authorization within the blocks searched.
-var errNoUseLog = errors.New("no AuthorizationUsed log found")
-
-// UsedBy reads whether an authorization is used on chain and, when it is,
-// finds the transaction that used it from the token's AuthorizationUsed
-// log, scanning back from the head over the look-up window
-// (Config.UseLogWindow; see findUse). An authorization used whose log is
-// not found within the window is an error, as is a chain that cannot be
-// reached.
-func (e *Engine) UsedBy(ctx context.Context, from common.Address, nonce [32]byte) (used bool, tx common.Hash, err error) {
-	k := authKey{from: from, nonce: nonce}
-	if used, err = e.authorizationUsed(ctx, k); err != nil || !used {
-		return used, common.Hash{}, err
-	}
-	tx, err = e.findUse(ctx, k)
-	if err != nil {
-		return true, common.Hash{}, fmt.Errorf("authorization used on chain, but its transaction is not found: %w", err)
-	}
-	return true, tx, nil
-}
-
-// usedBy finds the transaction that used an authorization, from the
-// token's AuthorizationUsed log.
-func (e *Engine) usedBy(ctx context.Context, k authKey, head uint64) (common.Hash, error) {
-	from := uint64(0)
-	if head > usedByLookback {
-		from = head - usedByLookback
-	}
-	var logs []struct {
-		TxHash common.Hash `json:"transactionHash"`
-	}
-	q := map[string]any{
-		"address":   e.cfg.Token,
-		"fromBlock": hexutil.Uint64(from),
-		"toBlock":   "latest",
-		"topics":    []any{authorizationUsedTopic, common.BytesToHash(k.from.Bytes()), common.Hash(k.nonce)},
-	}
-	if err := e.cfg.Pool.Call(ctx, &logs, "eth_getLogs", q); err != nil {
-		return common.Hash{}, err
-	}
-	if len(logs) == 0 {
-		return common.Hash{}, errNoUseLog
-	}
-	return logs[0].TxHash, nil
-}
-
 func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*receipt, error) {
 	for _, h := range st.hashes() {
 		var r *receipt
@@ -776,17 +694,4 @@ func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*receipt, e
 		}
 	}
 	return nil, nil
-}
-
-// authorizationUsed reads authorizationState(from, nonce) on chain.
-func (e *Engine) authorizationUsed(ctx context.Context, k authKey) (bool, error) {
-	el, out := evm.ViewCall(e.cfg.Token, "authorizationState", k.from, k.nonce)
-	if err := e.cfg.Pool.Call(ctx, out, el.Method, el.Args...); err != nil {
-		return false, err
-	}
-	vals, err := evm.TokenABI.Unpack("authorizationState", *out)
-	if err != nil {
-		return false, err
-	}
-	return vals[0].(bool), nil
 }

@@ -28,7 +28,7 @@ type Pool struct {
 	endpoints []*endpoint
 	logger    *zap.Logger
 	coolDown  time.Duration
-	gather    gatherer        // calls of Gather waiting to share a batch
+	gather    gatherer        // calls of BatchShared waiting to share a batch
 	transport *http.Transport // the endpoints' HTTP connections
 }
 

@@ -113,3 +113,12 @@ func ReasonCoolingOff(until time.Time, tx string, sameCode bool) string {
 	return ReasonSmartWalletPrefix + "refused until " + until.UTC().Format(time.RFC3339) + ", as " + whose +
 		" payment reverted on chain in transaction " + tx + " though its simulation passed"
 }
+
+// SettleText turns a verify reason into the settle error text: the
+// signature failure has a settle wording of its own.
+func SettleText(verifyReason string) string {
+	if verifyReason == ReasonInvalidSignature {
+		return ErrTextInvalidSignature
+	}
+	return verifyReason
+}

@@ -21,7 +21,7 @@ const (
 	maxGatherInFlight = 4
 )
 
-// gatherer queues the calls of Pool.Gather.
+// gatherer queues the calls of Pool.BatchShared.
 type gatherer struct {
 	mu       sync.Mutex
 	queue    []*gatherCall
@@ -34,15 +34,15 @@ type gatherCall struct {
 	done  chan error // buffered: the sender never waits for the caller
 }
 
-// Gather is Batch, with the elements sent in one JSON-RPC batch together
-// with those of other Gather calls made at the same moment. Per-element
+// BatchShared is Batch, with the elements sent in one JSON-RPC batch together
+// with those of other BatchShared calls made at the same moment. Per-element
 // errors are left in each element's Error; an error of the shared round
 // trip is every caller's error.
 //
-// Gather returns when the batch is answered or ctx ends. After an error
+// BatchShared returns when the batch is answered or ctx ends. After an error
 // (ctx's included) the elements and their results may still be written
 // until the shared batch is over: the caller must not read or reuse them.
-func (p *Pool) Gather(ctx context.Context, elems []rpc.BatchElem) error {
+func (p *Pool) BatchShared(ctx context.Context, elems []rpc.BatchElem) error {
 	if len(elems) == 0 {
 		return nil
 	}

@@ -60,7 +60,7 @@ func testNode(t *testing.T) (*Pool, *testService) {
 	return p, svc
 }
 
-// TestGatherShares runs 200 concurrent Gather calls of two elements (one
+// TestGatherShares runs 200 concurrent BatchShared calls of two elements (one
 // that answers, one that fails): each gets its own results and errors, and
 // they reach the node in far fewer round trips than calls.
 func TestGatherShares(t *testing.T) {
@@ -77,7 +77,7 @@ func TestGatherShares(t *testing.T) {
 				{Method: "test_square", Args: []any{i}, Result: &sq},
 				{Method: "test_fail", Args: []any{i}, Result: &failed},
 			}
-			if err := p.Gather(context.Background(), elems); err != nil {
+			if err := p.BatchShared(context.Background(), elems); err != nil {
 				t.Errorf("caller %d: %v", i, err)
 				return
 			}
@@ -108,12 +108,12 @@ func TestGatherContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var sq int
-	err := p.Gather(ctx, []rpc.BatchElem{{Method: "test_square", Args: []any{3}, Result: &sq}})
+	err := p.BatchShared(ctx, []rpc.BatchElem{{Method: "test_square", Args: []any{3}, Result: &sq}})
 	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Gather with an ended context = %v, want context.Canceled", err)
+		t.Fatalf("BatchShared with an ended context = %v, want context.Canceled", err)
 	}
-	if err := p.Gather(context.Background(), []rpc.BatchElem{{Method: "test_square", Args: []any{4}, Result: &sq}}); err != nil || sq != 16 {
-		t.Fatalf("Gather = %d, %v; want 16", sq, err)
+	if err := p.BatchShared(context.Background(), []rpc.BatchElem{{Method: "test_square", Args: []any{4}, Result: &sq}}); err != nil || sq != 16 {
+		t.Fatalf("BatchShared = %d, %v; want 16", sq, err)
 	}
 	time.Sleep(10 * time.Millisecond)
 	if got := svc.calls.Load(); got > 1 {

@@ -1,4 +1,8 @@
-package facilitator
+// Package network is the facilitator's per-network runtime: a network's
+// configuration (Config, the built-in networks), its RPC pool, token facts
+// and EIP-712 domain check (Open), its settlement engine (StartEngine) and
+// the gas prices shared by the settles of every scheme on it (FeeQuotes).
+package network
 
 import (
 	"crypto/ecdsa"
@@ -6,22 +10,18 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/ethereum/go-ethereum/common"
-
-	"github.com/caddy-x402/caddy-x402/facilitator/engine"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Built-in network names (networks.md).
 const (
-	NetworkCronosTestnet = "cronos-testnet"
-	NetworkCronosMainnet = "cronos-mainnet"
+	CronosTestnet = "cronos-testnet"
+	CronosMainnet = "cronos-mainnet"
 )
 
-// NetworkConfig describes one EVM network with its EIP-3009 token. Any EVM
+// Config describes one EVM network with its EIP-3009 token. Any EVM
 // chain with such a token can be added by configuration alone.
-type NetworkConfig struct {
+type Config struct {
 	// Name is the network string buyers and sellers use, for example "cronos-testnet".
 	Name string `json:"name"`
 	// Aliases are other spellings of Name (for example "cronos" for "cronos-mainnet").
@@ -62,9 +62,9 @@ type NetworkConfig struct {
 
 // builtinNetworks are the networks of networks.md, without RPC URLs
 // overridden or signer keys.
-var builtinNetworks = []NetworkConfig{
+var builtinNetworks = []Config{
 	{
-		Name:          NetworkCronosTestnet,
+		Name:          CronosTestnet,
 		ChainID:       338,
 		RPCURLs:       []string{"https://evm-t3.cronos.org"},
 		Token:         "0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0",
@@ -73,7 +73,7 @@ var builtinNetworks = []NetworkConfig{
 		EIP712Version: "1",
 	},
 	{
-		Name:       NetworkCronosMainnet,
+		Name:       CronosMainnet,
 		Aliases:    []string{"cronos"},
 		ChainID:    25,
 		RPCURLs:    []string{"https://evm.cronos.org"},
@@ -86,9 +86,9 @@ var builtinNetworks = []NetworkConfig{
 	},
 }
 
-// BuiltinNetwork returns the built-in configuration of a network by name or
+// Builtin returns the built-in configuration of a network by name or
 // alias (case-insensitive): cronos-testnet, cronos-mainnet, cronos.
-func BuiltinNetwork(name string) (NetworkConfig, bool) {
+func Builtin(name string) (Config, bool) {
 	for _, n := range builtinNetworks {
 		if n.matches(name) {
 			n.Aliases = append([]string(nil), n.Aliases...)
@@ -96,11 +96,11 @@ func BuiltinNetwork(name string) (NetworkConfig, bool) {
 			return n, true
 		}
 	}
-	return NetworkConfig{}, false
+	return Config{}, false
 }
 
-// BuiltinNetworkNames lists the names of the built-in networks.
-func BuiltinNetworkNames() []string {
+// BuiltinNames lists the names of the built-in networks.
+func BuiltinNames() []string {
 	names := make([]string, len(builtinNetworks))
 	for i, n := range builtinNetworks {
 		names[i] = n.Name
@@ -108,7 +108,7 @@ func BuiltinNetworkNames() []string {
 	return names
 }
 
-func (n *NetworkConfig) matches(name string) bool {
+func (n *Config) matches(name string) bool {
 	if strings.EqualFold(n.Name, name) {
 		return true
 	}
@@ -123,10 +123,10 @@ func (n *NetworkConfig) matches(name string) bool {
 	return false
 }
 
-// validate checks a configuration before anything is dialled.
-func (n *NetworkConfig) validate() error {
+// Validate checks a configuration before anything is dialled.
+func (n *Config) Validate() error {
 	if n.Name == "" {
-		return fmt.Errorf("network without a name: give every network a name such as %q", NetworkCronosTestnet)
+		return fmt.Errorf("network without a name: give every network a name such as %q", CronosTestnet)
 	}
 	if n.ChainID <= 0 {
 		return fmt.Errorf("network %s: chain ID must be positive, got %d", n.Name, n.ChainID)
@@ -134,11 +134,11 @@ func (n *NetworkConfig) validate() error {
 	if len(n.RPCURLs) == 0 {
 		return fmt.Errorf("network %s: no RPC URL configured", n.Name)
 	}
-	if !IsAddress(n.Token) {
+	if !x402.IsAddress(n.Token) {
 		return fmt.Errorf("network %s: token %q is not a 0x-prefixed 20-byte hex address", n.Name, n.Token)
 	}
 	for _, a := range n.SmartWalletFactories {
-		if !IsAddress(a) {
+		if !x402.IsAddress(a) {
 			return fmt.Errorf("network %s: smart wallet factory %q is not a 0x-prefixed 20-byte hex address", n.Name, a)
 		}
 	}
@@ -151,18 +151,4 @@ func (n *NetworkConfig) validate() error {
 		}
 	}
 	return nil
-}
-
-// network is a configured network at run time.
-type network struct {
-	cfg     NetworkConfig
-	chainID *big.Int
-	token   common.Address
-	domain  Domain
-	hasher  *evm.Hasher
-	rpc     *evm.Pool
-	eng     *engine.Engine
-	quotes  feeQuotes // gas prices shared by settles
-	smart   *smartConfig
-	reverts revertStats // reverted settlements and cooling-off refusals (cooloff.go)
 }

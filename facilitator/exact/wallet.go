@@ -1,4 +1,4 @@
-package facilitator
+package exact
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -13,6 +14,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -27,8 +31,8 @@ import (
 // then the transfer, evm.DeployAndTransferCode), only for factories the
 // operator listed and payments at or above the network's floor.
 
-// smartPayment is a payment signed otherwise than by the payer's ECDSA key.
-type smartPayment struct {
+// walletSig is a payment signed otherwise than by the payer's ECDSA key.
+type walletSig struct {
 	// sig is the wallet's own signature: the payment's, or the one inside
 	// its ERC-6492 wrapper.
 	sig []byte
@@ -41,13 +45,13 @@ type smartPayment struct {
 }
 
 // checkSignature checks a payment's signature off-chain: nil and "" for
-// the payer's own ECDSA signature; a smartPayment when it may be a
+// the payer's own ECDSA signature; a walletSig when it may be a
 // smart-contract wallet's (decided on chain); a reason when it cannot be
 // valid.
-func (n *network) checkSignature(a *Authorization, sig []byte) (*smartPayment, string) {
+func (n *bound) checkSignature(a *x402.Authorization, sig []byte) (*walletSig, string) {
 	w, wrapped, err := evm.ParseERC6492(sig)
 	if err != nil {
-		return nil, ReasonInvalidSignature
+		return nil, x402.ReasonInvalidSignature
 	}
 	if !wrapped {
 		if signer, err := n.hasher.Recover(a, sig); err == nil && signer == a.From {
@@ -56,17 +60,17 @@ func (n *network) checkSignature(a *Authorization, sig []byte) (*smartPayment, s
 	}
 	d, err := n.hasher.Digest(a)
 	if err != nil {
-		return nil, ReasonInvalidSignature
+		return nil, x402.ReasonInvalidSignature
 	}
-	sp := &smartPayment{sig: sig, full: sig, wrap: w, digest: d}
+	sp := &walletSig{sig: sig, full: sig, wrap: w, digest: d}
 	if w != nil {
 		sp.sig = w.Signature
 	}
 	return sp, ""
 }
 
-// smartConfig is a network's smart-wallet settings and state.
-type smartConfig struct {
+// walletPolicy is a network's smart-wallet settings and state.
+type walletPolicy struct {
 	factories map[common.Address]bool
 	floor     *big.Int // the smallest payment that pays for a deployment
 
@@ -86,9 +90,9 @@ const (
 	probeNo
 )
 
-// newSmartConfig reads the configuration (validated before).
-func newSmartConfig(nc *NetworkConfig) *smartConfig {
-	s := &smartConfig{factories: map[common.Address]bool{}}
+// newWalletPolicy reads the configuration (validated before).
+func newWalletPolicy(nc *network.Config) *walletPolicy {
+	s := &walletPolicy{factories: map[common.Address]bool{}}
 	for _, f := range nc.SmartWalletFactories {
 		s.factories[common.HexToAddress(f)] = true
 	}
@@ -106,7 +110,7 @@ func newSmartConfig(nc *NetworkConfig) *smartConfig {
 // probeOverload asks the token once whether it has the bytes overload,
 // and remembers the answer; a chain that cannot be asked leaves it
 // unknown, to be asked again at the next smart-wallet payment.
-func (n *network) probeOverload(ctx context.Context, logger *zap.Logger) (bool, error) {
+func (n *bound) probeOverload(ctx context.Context, logger *zap.Logger) (bool, error) {
 	switch n.smart.overload.Load() {
 	case probeYes:
 		return true, nil
@@ -118,7 +122,7 @@ func (n *network) probeOverload(ctx context.Context, logger *zap.Logger) (bool, 
 	if v := n.smart.overload.Load(); v != probeUnknown {
 		return v == probeYes, nil
 	}
-	has, err := evm.ProbeBytesOverload(ctx, n.rpc, n.token)
+	has, err := evm.ProbeBytesOverload(ctx, n.Pool, n.Token)
 	if err != nil {
 		return false, err
 	}
@@ -127,7 +131,7 @@ func (n *network) probeOverload(ctx context.Context, logger *zap.Logger) (bool, 
 	} else {
 		n.smart.overload.Store(probeNo)
 		logger.Warn("the network's token has no transferWithAuthorization(..., bytes signature): payments from smart-contract wallets (EIP-1271, ERC-6492) are refused",
-			zap.String("network", n.cfg.Name), zap.String("token", n.token.Hex()))
+			zap.String("network", n.Cfg.Name), zap.String("token", n.Token.Hex()))
 	}
 	return has, nil
 }
@@ -140,93 +144,93 @@ func (n *network) probeOverload(ctx context.Context, logger *zap.Logger) (bool, 
 // below the floor); a signature the wallet refuses; the balance; the
 // simulated transfer; a cooling-off of the wallet or its code (a mined
 // settlement of it reverted though its simulation passed: cooloff.go).
-func (f *Facilitator) smartReason(ctx context.Context, c *checked, st *evm.ChainState, ws *evm.WalletState, sim error) (string, error) {
-	n, sp, value := c.n, c.smart, c.p.Authorization.Value
+func (b *bound) smartReason(ctx context.Context, c *payment, st *evm.ChainState, ws *evm.WalletState, sim error) (string, error) {
+	n, sp, value := c.b, c.smart, c.p.Authorization.Value
 	if st.Used {
-		return ErrTextAlreadyUsed, nil
+		return x402.ErrTextAlreadyUsed, nil
 	}
 	if !ws.Deployed && sp.wrap == nil {
-		return ReasonInvalidSignature, nil
+		return x402.ReasonInvalidSignature, nil
 	}
-	has, err := n.probeOverload(ctx, f.logger)
+	has, err := n.probeOverload(ctx, b.env.Logger)
 	if err != nil {
-		return "", unavailable("cannot reach the chain of network "+n.cfg.Name+" to check the payment; try again shortly", err)
+		return "", scheme.Unavailable("cannot reach the chain of network "+n.Cfg.Name+" to check the payment; try again shortly", err)
 	}
 	if !has {
-		return x402.ReasonSmartWalletUnsupported(n.cfg.Name), nil
+		return x402.ReasonSmartWalletUnsupported(n.Cfg.Name), nil
 	}
 	if !ws.Deployed {
 		if !n.smart.factories[sp.wrap.Factory] {
-			return x402.ReasonFactoryNotAllowed(sp.wrap.Factory.Hex(), n.cfg.Name), nil
+			return x402.ReasonFactoryNotAllowed(sp.wrap.Factory.Hex(), n.Cfg.Name), nil
 		}
 		if value.Cmp(n.smart.floor) < 0 {
-			return x402.ReasonBelowDeploymentFloor(n.smart.floor.String(), n.cfg.Name), nil
+			return x402.ReasonBelowDeploymentFloor(n.smart.floor.String(), n.Cfg.Name), nil
 		}
 	}
 	if !ws.Valid {
-		return ReasonInvalidSignature, nil
+		return x402.ReasonInvalidSignature, nil
 	}
 	if st.Balance.Cmp(value) < 0 {
-		return ErrTextInsufficientFunds, nil
+		return x402.ErrTextInsufficientFunds, nil
 	}
 	if sim != nil {
 		if r, ok := evm.RevertReason(sim); ok {
 			return verifyTextForRevert(r), nil
 		}
-		return "", unavailable("the node of network "+n.cfg.Name+" could not simulate the transfer; try again shortly", sim)
+		return "", scheme.Unavailable("the node of network "+n.Cfg.Name+" could not simulate the transfer; try again shortly", sim)
 	}
-	return f.coolingOff(ctx, c, ws)
+	return b.coolingOff(ctx, c, ws)
 }
 
 // deployCode is the creation code of the transaction that deploys the
 // payer's wallet and makes the transfer.
-func (c *checked) deployCode() []byte {
-	return evm.DeployAndTransferCode(c.smart.wrap, c.p.Authorization.From, c.n.token, c.transferCalldata())
+func (c *payment) deployCode() []byte {
+	return evm.DeployAndTransferCode(c.smart.wrap, c.p.Authorization.From, c.b.Token, c.transferCalldata())
 }
 
 // checkSmartOnchain is checkOnchain for a smart-wallet payment: the
 // authorization state, the balance, the simulated transfer (for an
 // ERC-6492 signature, the simulated deployment and transfer), the payer's
 // code and the wallet's verdict on the signature, in one batch.
-func (f *Facilitator) checkSmartOnchain(ctx context.Context, c *checked) (string, *evm.ChainState, error) {
-	n := c.n
-	sender := n.simulationSender()
-	b := evm.NewBatchChecks(n.token, sender, &c.p.Authorization, nil)
-	sim := rpc.BatchElem{Method: "eth_call", Args: []any{evm.CallArgs{From: sender, To: n.token, Data: c.transferCalldata()}, "latest"}, Result: new(hexutil.Bytes)}
+func (b *bound) checkSmartOnchain(ctx context.Context, c *payment) (string, *evm.ChainState, error) {
+	n := c.b
+	sender := n.SimulationSender()
+	bc := evm.NewBatchChecks(n.Token, sender, &c.p.Authorization, nil)
+	sim := rpc.BatchElem{Method: "eth_call", Args: []any{evm.CallArgs{From: sender, To: n.Token, Data: c.transferCalldata()}, "latest"}, Result: new(hexutil.Bytes)}
 	if c.smart.wrap != nil {
 		sim.Args = []any{evm.CreateArgs{From: sender, Data: c.deployCode()}, "latest"}
 	}
 	w := evm.NewWalletChecks(c.p.Authorization.From, c.smart.digest, c.smart.full, c.smart.wrap != nil)
-	all := append(append(b.Elems[:evm.ChecksElems:evm.ChecksElems], sim), w.Elems...)
-	if err := n.rpc.Gather(ctx, all); err != nil {
-		f.logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", n.cfg.Name), zap.Error(err))
-		return "", nil, unavailable("cannot reach the chain of network "+n.cfg.Name+" to check the payment; try again shortly", err)
+	all := append(append(bc.Elems[:evm.ChecksElems:evm.ChecksElems], sim), w.Elems...)
+	if err := n.Pool.BatchShared(ctx, all); err != nil {
+		b.env.Logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", n.Cfg.Name), zap.Error(err))
+		return "", nil, scheme.Unavailable("cannot reach the chain of network "+n.Cfg.Name+" to check the payment; try again shortly", err)
 	}
-	b.Elems, w.Elems = all[:evm.ChecksElems], all[evm.ChecksElems+1:]
-	st, err := b.State()
+	bc.Elems, w.Elems = all[:evm.ChecksElems], all[evm.ChecksElems+1:]
+	st, err := bc.State()
 	if err != nil {
-		return "", nil, unavailable("the chain of network "+n.cfg.Name+" gave an unreadable answer; try again shortly", err)
+		return "", nil, scheme.Unavailable("the chain of network "+n.Cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
 	ws, err := w.State()
 	if err != nil {
-		return "", nil, unavailable("the chain of network "+n.cfg.Name+" gave an unreadable answer; try again shortly", err)
+		return "", nil, scheme.Unavailable("the chain of network "+n.Cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
-	reason, err := f.smartReason(ctx, c, st, ws, all[evm.ChecksElems].Error)
+	reason, err := b.smartReason(ctx, c, st, ws, all[evm.ChecksElems].Error)
 	return reason, st, err
 }
 
-// smartPrepare is the part of settle's batch that a smart-wallet payment
+// walletReads is the part of settle's batch that a smart-wallet payment
 // adds: the wallet checks and, for an ERC-6492 signature, the gas
 // estimate of the deploying transaction.
-type smartPrepare struct {
+type walletReads struct {
 	w         *evm.WalletChecks
 	deployGas hexutil.Uint64
 	at        int // index of the first element in the batch
 }
 
-// smartElems appends the elements of smartPrepare to a batch.
-func (c *checked) smartElems(signer common.Address, elems []rpc.BatchElem) (*smartPrepare, []rpc.BatchElem) {
-	sp := &smartPrepare{w: evm.NewWalletChecks(c.p.Authorization.From, c.smart.digest, c.smart.full, c.smart.wrap != nil), at: len(elems)}
+// smartElems appends the elements of walletReads to a batch.
+func (c *payment) smartElems(signer common.Address, elems []rpc.BatchElem) (*walletReads, []rpc.BatchElem) {
+	sp := &walletReads{w: evm.NewWalletChecks(c.p.Authorization.From, c.smart.digest, c.smart.full, c.smart.wrap != nil), at: len(elems)}
 	elems = append(elems, sp.w.Elems...)
 	if c.smart.wrap != nil {
 		elems = append(elems, rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CreateArgs{From: signer, Data: c.deployCode()}}, Result: &sp.deployGas})
@@ -237,11 +241,11 @@ func (c *checked) smartElems(signer common.Address, elems []rpc.BatchElem) (*sma
 // smartTx reads the answers of a smart-wallet settle's batch: the verify
 // reason, and for a wallet to deploy, the deploying transaction's gas
 // (c.deploy is then set). est is the transfer's own gas estimate element.
-func (f *Facilitator) smartTx(ctx context.Context, c *checked, st *evm.ChainState, sp *smartPrepare, elems []rpc.BatchElem, est *rpc.BatchElem, gas *hexutil.Uint64) (string, error) {
+func (b *bound) smartTx(ctx context.Context, c *payment, st *evm.ChainState, sp *walletReads, elems []rpc.BatchElem, est *rpc.BatchElem, gas *hexutil.Uint64) (string, error) {
 	sp.w.Elems = elems[sp.at : sp.at+evm.WalletElems]
 	ws, err := sp.w.State()
 	if err != nil {
-		return "", unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", c.n.cfg.Name), err)
+		return "", scheme.Unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", c.b.Cfg.Name), err)
 	}
 	sim := est.Error
 	if c.smart.wrap != nil && !ws.Deployed {
@@ -249,64 +253,34 @@ func (f *Facilitator) smartTx(ctx context.Context, c *checked, st *evm.ChainStat
 		sim = elems[sp.at+evm.WalletElems].Error
 		*gas = sp.deployGas
 	}
-	return f.smartReason(ctx, c, st, ws, sim)
+	return b.smartReason(ctx, c, st, ws, sim)
 }
 
-// SmartWalletStats are a network's smart-contract wallet settlements
-// since the facilitator started, as this instance answered them.
-type SmartWalletStats struct {
-	// Network is the network's name.
-	Network string
-	// Payments are settled payments from wallets that had code before
-	// their transaction (EIP-1271).
-	Payments uint64
-	// Deployments are settled ERC-6492 payments whose transaction
-	// deployed the wallet. Their gas is read from the receipt in the
-	// background, shortly after the settle answer.
-	Deployments uint64
-	// DeploymentGas is the gas used by those transactions (the deployment
-	// and the transfer, which are one transaction), paid by the
-	// facilitator.
-	DeploymentGas uint64
-	// DeploymentFeeWei is what those transactions cost, in wei.
-	DeploymentFeeWei *big.Int
-}
+// receiptTimeout bounds the read of a deploying transaction's receipt.
+const receiptTimeout = 30 * time.Second
 
-// SmartWalletStats returns every network's smart-wallet counts, for metrics.
-func (f *Facilitator) SmartWalletStats() []SmartWalletStats {
-	out := make([]SmartWalletStats, len(f.networks))
-	for i, n := range f.networks {
-		n.smart.feeMu.Lock()
-		fee := new(big.Int).Set(&n.smart.deploymentFee)
-		n.smart.feeMu.Unlock()
-		out[i] = SmartWalletStats{Network: n.cfg.Name, Payments: n.smart.walletPays.Load(), Deployments: n.smart.deployments.Load(),
-			DeploymentGas: n.smart.deploymentGas.Load(), DeploymentFeeWei: fee}
-	}
-	return out
-}
-
-// countSmartSettled counts a settled smart-wallet payment. For one sent
+// countWalletSettled counts a settled smart-wallet payment. For one sent
 // as a deploying transaction, its receipt is read in the background: the
 // deployer's WalletDeployed log says whether it deployed the wallet (an
 // earlier transaction of the same moment may have), and its gas and price
 // are what the deployment cost.
-func (f *Facilitator) countSmartSettled(c *checked, rec *Record) {
-	if rec.Status != StatusSettled {
+func (b *bound) countWalletSettled(c *payment, rec *store.Record) {
+	if rec.Status != store.StatusSettled {
 		return
 	}
 	if !c.deploy {
-		c.n.smart.walletPays.Add(1)
+		c.b.smart.walletPays.Add(1)
 		return
 	}
-	if f.ctx.Err() != nil {
+	if b.env.Ctx.Err() != nil {
 		return
 	}
-	f.wg.Add(1)
+	b.env.WG.Add(1)
 	go func() {
-		defer f.wg.Done()
-		ctx, cancel := context.WithTimeout(f.ctx, chainLookupTimeout)
+		defer b.env.WG.Done()
+		ctx, cancel := context.WithTimeout(b.env.Ctx, receiptTimeout)
 		defer cancel()
-		log := f.logger.With(zap.String("network", c.n.cfg.Name), zap.String("wallet", c.p.Authorization.From.Hex()), zap.String("tx", rec.TxHash))
+		log := b.env.Logger.With(zap.String("network", c.b.Cfg.Name), zap.String("wallet", c.p.Authorization.From.Hex()), zap.String("tx", rec.TxHash))
 		var r *struct {
 			GasUsed hexutil.Uint64 `json:"gasUsed"`
 			Price   *hexutil.Big   `json:"effectiveGasPrice"`
@@ -314,7 +288,7 @@ func (f *Facilitator) countSmartSettled(c *checked, rec *Record) {
 				Topics []common.Hash `json:"topics"`
 			} `json:"logs"`
 		}
-		if err := c.n.rpc.Call(ctx, &r, "eth_getTransactionReceipt", common.HexToHash(rec.TxHash)); err != nil || r == nil {
+		if err := c.b.Pool.Call(ctx, &r, "eth_getTransactionReceipt", common.HexToHash(rec.TxHash)); err != nil || r == nil {
 			log.Warn("could not read the receipt of a smart-wallet deployment for its gas", zap.Error(err))
 			return
 		}
@@ -325,29 +299,16 @@ func (f *Facilitator) countSmartSettled(c *checked, rec *Record) {
 			}
 		}
 		if !deployed {
-			c.n.smart.walletPays.Add(1)
+			c.b.smart.walletPays.Add(1)
 			return
 		}
-		c.n.smart.deployments.Add(1)
-		c.n.smart.deploymentGas.Add(uint64(r.GasUsed))
+		c.b.smart.deployments.Add(1)
+		c.b.smart.deploymentGas.Add(uint64(r.GasUsed))
 		if r.Price != nil {
-			c.n.smart.feeMu.Lock()
-			c.n.smart.deploymentFee.Add(&c.n.smart.deploymentFee, new(big.Int).Mul(r.Price.ToInt(), new(big.Int).SetUint64(uint64(r.GasUsed))))
-			c.n.smart.feeMu.Unlock()
+			c.b.smart.feeMu.Lock()
+			c.b.smart.deploymentFee.Add(&c.b.smart.deploymentFee, new(big.Int).Mul(r.Price.ToInt(), new(big.Int).SetUint64(uint64(r.GasUsed))))
+			c.b.smart.feeMu.Unlock()
 		}
 		log.Info("deployed a smart-contract wallet to settle its payment (ERC-6492); the facilitator paid the gas", zap.Uint64("gas_used", uint64(r.GasUsed)))
 	}()
-}
-
-// WalletSignature asks a contract wallet on network, in one eth_call,
-// whether it accepts sig over hash (EIP-1271 isValidSignature; for an
-// ERC-6492 signature, after a simulated deployment): for a message the
-// wallet signed, such as a Sign-In-With-X sign-in. An error means the
-// network is not configured or its chain could not be asked.
-func (f *Facilitator) WalletSignature(ctx context.Context, network string, wallet common.Address, hash common.Hash, sig []byte) (evm.WalletVerdict, error) {
-	n := f.network(network)
-	if n == nil {
-		return evm.WalletRefused, fmt.Errorf("network %q is not configured", network)
-	}
-	return evm.WalletSignature(ctx, n.rpc, wallet, hash, sig)
 }

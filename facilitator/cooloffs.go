@@ -1,0 +1,53 @@
+package facilitator
+
+import (
+	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// The cooling-offs of smart-contract wallets live beside the journal and
+// are shared by every network and scheme: the facilitator keeps the store
+// and its settings, and prunes it; the exact scheme decides when a wallet
+// cools off (exact/cooloff.go).
+
+// Defaults of the cooling-off.
+const (
+	// DefaultRevertCoolOff is the first cooling-off of a wallet whose
+	// settlement reverted.
+	DefaultRevertCoolOff = 15 * time.Minute
+	// DefaultRevertCoolOffMax is the longest cooling-off.
+	DefaultRevertCoolOffMax = 24 * time.Hour
+	// coolOffForget is how long a wallet's strikes are remembered after
+	// its cooling-off ended.
+	coolOffForget = 7 * 24 * time.Hour
+)
+
+// Cooling-off refusal texts (package x402).
+var (
+	// ReasonWalletBusy refuses a smart-contract wallet's payment while
+	// another payment of the wallet is being settled.
+	ReasonWalletBusy = x402.ReasonWalletBusy
+	// ReasonCoolingOff refuses a smart-contract wallet's payment while
+	// the wallet, or its code, cools off.
+	ReasonCoolingOff = x402.ReasonCoolingOff
+)
+
+// coolOff is the facilitator's cooling-off state: the store and its
+// settings.
+type coolOff struct {
+	store     store.CoolOffs
+	base, max time.Duration
+}
+
+// newCoolOff keeps the cooling-offs beside the journal (in memory for a
+// journal that keeps none).
+func newCoolOff(j Journal, first, longest time.Duration) *coolOff {
+	c := &coolOff{store: store.CoolOffsOf(j), base: orDefault(first, DefaultRevertCoolOff), max: orDefault(longest, DefaultRevertCoolOffMax)}
+	if c.store == nil {
+		c.store = store.NewMemoryCoolOffs()
+	}
+	c.max = max(c.max, c.base)
+	return c
+}

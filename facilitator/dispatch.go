@@ -1,0 +1,156 @@
+package facilitator
+
+import (
+	"context"
+	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// Dispatch: a request is validated, its payment envelope decoded, and it
+// goes to the scheme bound to its network (package scheme), which checks,
+// verifies, settles or claims it.
+
+// validateRequest rejects requests that are malformed as requests (HTTP
+// 400); see x402.ValidateRequest.
+func validateRequest(req *Request) error { return x402.ValidateRequest(req) }
+
+// ViaAPI marks a settle asked for through the facilitator's HTTP routes:
+// its journal record says so (store.ViaAPI), and
+// OwnSettlementByAuthorization does not answer it, since the seller it
+// paid may be another paywall on the same pay_to, which delivered it.
+func ViaAPI(ctx context.Context) context.Context { return scheme.WithVia(ctx, store.ViaAPI) }
+
+// boundKey names a scheme on a network.
+type boundKey struct {
+	n      *network.Network
+	scheme string
+}
+
+// route decodes a request's payment and finds the scheme bound to its
+// network, then runs the scheme's off-chain checks, in the order of the
+// reference facilitators: scheme, network, then the scheme's own. A
+// non-empty reason is the verify invalidReason.
+func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string) {
+	r := &req.PaymentRequirements
+	p, err := DecodePaymentHeader(req.PaymentHeader)
+	if err != nil {
+		return nil, nil, x402.ReasonOf(err)
+	}
+	if !scheme.Known(r.Scheme) {
+		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
+	}
+	if p.Scheme != r.Scheme {
+		return nil, nil, ReasonUnsupportedScheme(p.Scheme)
+	}
+	n := f.networkNamed(r.Network)
+	if n == nil {
+		return nil, nil, ReasonUnsupportedNetwork(r.Network)
+	}
+	if f.networkNamed(p.Network) != n {
+		return nil, nil, ReasonUnsupportedNetwork(p.Network)
+	}
+	b := f.bound[boundKey{n, r.Scheme}]
+	if b == nil {
+		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
+	}
+	c, reason := b.Check(req, p)
+	return b, c, reason
+}
+
+// Verify checks a payment against the seller's requirements: the off-chain
+// checks, then (unless the network skips them) authorizationState, the
+// payer's balance and a simulated transfer in one RPC round trip.
+//
+// The answer's IsValid and InvalidReason are the verdict. An error is
+// returned only when there is no verdict: a malformed request (StatusError
+// 400) or an unreachable chain (StatusError 503).
+func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse, error) {
+	if err := validateRequest(req); err != nil {
+		return nil, err
+	}
+	b, c, reason := f.route(req)
+	if reason != "" {
+		return Invalid(reason), nil
+	}
+	reason, err := b.Verify(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		return Invalid(reason), nil
+	}
+	return Valid(), nil
+}
+
+// Settle re-checks a payment as Verify does, submits transferWithAuthorization
+// from one of the network's signer keys, waits until the transaction is in a
+// block and answers payment.settled, or payment.failed with the reason.
+// Every settlement is journaled before its transaction is broadcast.
+//
+// When the transaction is not in a block within the settle timeout, the
+// answer is payment.failed with "Settlement pending" and the txHash; the
+// outcome is then found with Settlement.
+//
+// An error is returned only when there is no settlement result to give: a
+// malformed request (StatusError 400), or a chain or signer that cannot be
+// used right now with nothing broadcast (StatusError 503).
+func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse, error) {
+	if err := validateRequest(req); err != nil {
+		return nil, err
+	}
+	// The settle timeout bounds the whole call: checks, send and confirmation.
+	deadline := time.Now().Add(f.settleTimeout)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	requested := req.PaymentRequirements.Network
+	b, c, reason := f.route(req)
+	if reason != "" {
+		return failed(requested, x402.SettleText(reason)), nil
+	}
+	return b.Settle(ctx, c, requested, deadline)
+}
+
+// Reservation is a verified payment held for a settle that comes later
+// (Reserve). Settle it or Release it; the first of the two counts.
+type Reservation struct {
+	c scheme.Claim
+}
+
+// Reserve verifies a payment as Verify does and, when it is valid, holds it
+// for a settle that comes later (a seller that settles after its upstream
+// answered): its authorization, so that no other settle takes it, and its
+// value against the payer's balance beside the payer's settlements in
+// flight, so that a payer's payments accepted at once never exceed what it
+// holds. A payment that does not fit is invalid with the token's
+// "ERC20: transfer amount exceeds balance". The Reservation comes with a
+// valid answer only; a copy of a held authorization is invalid as
+// "Authorization already used".
+func (f *Facilitator) Reserve(ctx context.Context, req *Request) (*Reservation, *VerifyResponse, error) {
+	if err := validateRequest(req); err != nil {
+		return nil, nil, err
+	}
+	b, c, reason := f.route(req)
+	if reason != "" {
+		return nil, Invalid(reason), nil
+	}
+	cl, reason, err := b.Claim(ctx, c, req.PaymentRequirements.Network)
+	if err != nil {
+		return nil, nil, err
+	}
+	if reason != "" {
+		return nil, Invalid(reason), nil
+	}
+	return &Reservation{c: cl}, Valid(), nil
+}
+
+// Settle settles the reserved payment as Facilitator.Settle does, within
+// the settle timeout from now.
+func (r *Reservation) Settle(ctx context.Context) (*SettleResponse, error) { return r.c.Settle(ctx) }
+
+// Release gives the reservation back unsettled; after Settle it does
+// nothing.
+func (r *Reservation) Release() { r.c.Release() }
