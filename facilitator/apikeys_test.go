@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // clientFrom is an HTTP client whose connections come from a loopback
@@ -42,7 +44,7 @@ func TestUnknownAPIKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	srv := httptest.NewServer(f.Handler(facilitator.HandlerConfig{APIKeys: []string{key}, NoRateLimits: true}))
+	srv := httptest.NewServer(httpapi.New(f, httpapi.Config{APIKeys: []string{key}, NoRateLimits: true}))
 	t.Cleanup(srv.Close)
 	guesser, seller := clientFrom(t, "127.0.0.1"), clientFrom(t, "127.0.0.2")
 
@@ -74,7 +76,7 @@ func TestUnknownAPIKeys(t *testing.T) {
 	start := time.Now()
 	unauthorized, first429 := 0, -1
 	for i := 0; i < guesses; i++ {
-		status, retry, b := call(guesser, facilitator.PathVerify, fmt.Sprintf("Bearer guess-%d", i))
+		status, retry, b := call(guesser, x402.PathVerify, fmt.Sprintf("Bearer guess-%d", i))
 		switch {
 		case status == http.StatusUnauthorized && b == body401:
 			unauthorized++
@@ -105,12 +107,12 @@ func TestUnknownAPIKeys(t *testing.T) {
 		body       string // %[1]s: Retry-After, %[2]s: the answer's timestamp
 		wantRetry  bool
 	}{
-		{"the right key from another IP", seller, facilitator.PathVerify, "Bearer " + key, http.StatusOK, valid, false},
-		{"no key from the guessing IP", guesser, facilitator.PathVerify, "", http.StatusOK, valid, false},
-		{"the right key from the guessing IP", guesser, facilitator.PathVerify, "Bearer " + key, http.StatusTooManyRequests, body429, true},
-		{"a wrong key to settle from the guessing IP", guesser, facilitator.PathSettle, "Bearer guess", http.StatusTooManyRequests,
+		{"the right key from another IP", seller, x402.PathVerify, "Bearer " + key, http.StatusOK, valid, false},
+		{"no key from the guessing IP", guesser, x402.PathVerify, "", http.StatusOK, valid, false},
+		{"the right key from the guessing IP", guesser, x402.PathVerify, "Bearer " + key, http.StatusTooManyRequests, body429, true},
+		{"a wrong key to settle from the guessing IP", guesser, x402.PathSettle, "Bearer guess", http.StatusTooManyRequests,
 			`{"x402Version":1,"event":"payment.failed","network":"","timestamp":"%[2]s","error":"Too many requests with an unknown API key from this client IP; retry in %[1]s s"}` + "\n", true},
-		{"a wrong key from another IP", seller, facilitator.PathVerify, "Bearer guess", http.StatusUnauthorized, body401, false},
+		{"a wrong key from another IP", seller, x402.PathVerify, "Bearer guess", http.StatusUnauthorized, body401, false},
 	}
 	for _, tt := range tests {
 		status, retry, b := call(tt.client, tt.path, tt.auth)

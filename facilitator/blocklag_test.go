@@ -20,6 +20,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -110,7 +111,7 @@ func BenchmarkBlockLag(b *testing.B) {
 					go func() {
 						defer wg.Done()
 						var s facilitator.SettleResponse
-						status := postWithURL(b, client, facs[i%len(facs)].url+facilitator.PathSettle, bodies[i], &s)
+						status := postWithURL(b, client, facs[i%len(facs)].url+x402.PathSettle, bodies[i], &s)
 						at := time.Now()
 						if status != 200 || !s.Settled() {
 							b.Errorf("settle %d = %d %+v", i, status, s)

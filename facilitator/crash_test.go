@@ -21,7 +21,9 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // The crash test runs the facilitator as a child process (this test
@@ -79,7 +81,7 @@ func runChild() int {
 		return 1
 	}
 	fmt.Printf("READY http://%s\n", ln.Addr())
-	_ = http.Serve(ln, f.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	_ = http.Serve(ln, httpapi.New(f, httpapi.Config{NoRateLimits: true}))
 	return 0
 }
 
@@ -197,7 +199,7 @@ func crashRecovery(t *testing.T, killAt uint64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, err := http.Post(c1.url+facilitator.PathSettle, "application/json", strings.NewReader(string(bodies[i])))
+			r, err := http.Post(c1.url+x402.PathSettle, "application/json", strings.NewReader(string(bodies[i])))
 			if err == nil {
 				r.Body.Close()
 			}
@@ -241,7 +243,7 @@ func crashRecovery(t *testing.T, killAt uint64) {
 	for range 3 {
 		h, _ := pay(t, b, req, facilitator.PaymentOptions{})
 		var s facilitator.SettleResponse
-		if status := postWithURL(t, http.DefaultClient, c2.url+facilitator.PathSettle, body(h, req), &s); status != 200 || !s.Settled() {
+		if status := postWithURL(t, http.DefaultClient, c2.url+x402.PathSettle, body(h, req), &s); status != 200 || !s.Settled() {
 			t.Fatalf("settle after restart = %d %+v", status, s)
 		}
 	}
@@ -252,7 +254,7 @@ func crashRecovery(t *testing.T, killAt uint64) {
 		go func() {
 			defer wg.Done()
 			var s facilitator.SettleResponse
-			status := postWithURL(t, http.DefaultClient, c2.url+facilitator.PathSettle, bd, &s)
+			status := postWithURL(t, http.DefaultClient, c2.url+x402.PathSettle, bd, &s)
 			switch {
 			case status == 200 && s.Settled():
 				mu.Lock()

@@ -218,8 +218,8 @@ func TestSettlePendingDialects(t *testing.T) {
 
 	chain.PauseMining()
 	var c, v map[string]any
-	cs := postWithURL(t, http.DefaultClient, tf.url+facilitator.PathSettle, body(cronosHeader, r), &c)
-	vs := postWithURL(t, http.DefaultClient, tf.url+facilitator.PathSettle, v2Body, &v)
+	cs := postWithURL(t, http.DefaultClient, tf.url+x402.PathSettle, body(cronosHeader, r), &c)
+	vs := postWithURL(t, http.DefaultClient, tf.url+x402.PathSettle, v2Body, &v)
 	chain.ResumeMining()
 	if tx, _ := c["txHash"].(string); cs != 200 || c["event"] != "payment.failed" || c["error"] != "Settlement pending" ||
 		c["errorReason"] != "settlement_pending" || len(tx) != 66 || c["transaction"] != tx {
@@ -241,12 +241,12 @@ func TestV2BadRequests(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var v map[string]any
-			if st := post(t, facilitator.PathVerify, []byte(tc.body), &v); st != 400 || v["isValid"] != false ||
+			if st := post(t, x402.PathVerify, []byte(tc.body), &v); st != 400 || v["isValid"] != false ||
 				v["invalidReason"] != "invalid_payload" || v["invalidMessage"] != tc.message {
 				t.Fatalf("verify = %d %v", st, v)
 			}
 			var s map[string]any
-			if st := post(t, facilitator.PathSettle, []byte(tc.body), &s); st != 400 || s["success"] != false || s["errorReason"] != "invalid_payload" {
+			if st := post(t, x402.PathSettle, []byte(tc.body), &s); st != 400 || s["success"] != false || s["errorReason"] != "invalid_payload" {
 				t.Fatalf("settle = %d %v", st, s)
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -72,7 +73,7 @@ func TestDiscoveryCatalog(t *testing.T) {
 	start := time.Now().Add(-time.Second)
 	own := x402.DiscoveryItem{Resource: "https://own.example/paid", Type: "http", X402Version: 2, LastUpdated: "1999-01-01T00:00:00Z",
 		Accepts: []x402.DiscoveryAccept{{Scheme: "exact", Network: "eip155:338", Amount: "5", Asset: "0xA", PayTo: "0x00000000000000000000000000000000000000aa", MaxTimeoutSeconds: 60}}}
-	srv := httptest.NewServer(tf.f.Handler(facilitator.HandlerConfig{NoRateLimits: true,
+	srv := httptest.NewServer(httpapi.New(tf.f, httpapi.Config{NoRateLimits: true,
 		Resources: func(*http.Request) []x402.DiscoveryItem { return []x402.DiscoveryItem{own} }}))
 	defer srv.Close()
 
@@ -93,7 +94,7 @@ func TestDiscoveryCatalog(t *testing.T) {
 			payload["extensions"] = map[string]any{"bazaar": json.RawMessage(decl)}
 		}
 		b, _ := json.Marshal(map[string]any{"x402Version": 2, "paymentPayload": payload, "paymentRequirements": acc})
-		resp, err := http.Post(srv.URL+facilitator.PathSettle, "application/json", strings.NewReader(string(b)))
+		resp, err := http.Post(srv.URL+x402.PathSettle, "application/json", strings.NewReader(string(b)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +132,7 @@ func TestDiscoveryCatalog(t *testing.T) {
 	}
 
 	get := func(query string) (int, string) {
-		resp, err := http.Get(srv.URL + facilitator.PathDiscoveryResources + query)
+		resp, err := http.Get(srv.URL + x402.PathDiscoveryResources + query)
 		if err != nil {
 			t.Fatal(err)
 		}

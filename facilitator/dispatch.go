@@ -15,40 +15,14 @@ import (
 // verifies, settles or claims it.
 
 // validateRequest rejects requests that are malformed as requests (HTTP
-// 400): wrong protocol version, missing fields, a payTo that is no address.
-func validateRequest(req *Request) error {
-	if req == nil {
-		return badRequest("request body is required")
-	}
-	if req.X402Version != X402Version && (req.Dialect != x402.DialectV2 || req.X402Version != x402.Version2) {
-		return badRequest("x402Version must be 1, got %d", req.X402Version)
-	}
-	if req.PaymentHeader == "" {
-		return badRequest("paymentHeader is required")
-	}
-	r := &req.PaymentRequirements
-	for _, f := range []struct{ name, val string }{
-		{"scheme", r.Scheme}, {"network", r.Network}, {"payTo", r.PayTo},
-		{"asset", r.Asset}, {"maxAmountRequired", r.MaxAmountRequired},
-	} {
-		if f.val == "" {
-			return badRequest("paymentRequirements.%s is required", f.name)
-		}
-	}
-	if !IsAddress(r.PayTo) {
-		return badRequest("paymentRequirements.payTo must be a 0x-prefixed 20-byte hex address, got %q", r.PayTo)
-	}
-	if r.MaxTimeoutSeconds < 0 {
-		return badRequest("paymentRequirements.maxTimeoutSeconds must not be negative")
-	}
-	return nil
-}
+// 400); see x402.ValidateRequest.
+func validateRequest(req *Request) error { return x402.ValidateRequest(req) }
 
-// viaAPI marks a settle asked for through the facilitator's HTTP routes:
+// ViaAPI marks a settle asked for through the facilitator's HTTP routes:
 // its journal record says so (store.ViaAPI), and
 // OwnSettlementByAuthorization does not answer it, since the seller it
 // paid may be another paywall on the same pay_to, which delivered it.
-func viaAPI(ctx context.Context) context.Context { return scheme.WithVia(ctx, store.ViaAPI) }
+func ViaAPI(ctx context.Context) context.Context { return scheme.WithVia(ctx, store.ViaAPI) }
 
 // boundKey names a scheme on a network.
 type boundKey struct {

@@ -23,6 +23,9 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/limit"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // The end-to-end tests run the facilitator's HTTP API against a real EVM:
@@ -66,7 +69,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer fac.Close()
-	api = httptest.NewServer(fac.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	api = httptest.NewServer(httpapi.New(fac, httpapi.Config{NoRateLimits: true}))
 	defer api.Close()
 	return m.Run()
 }
@@ -165,13 +168,13 @@ func postWithURL(t testing.TB, client *http.Client, url string, b []byte, out an
 func verify(t *testing.T, b []byte) (int, facilitator.VerifyResponse) {
 	t.Helper()
 	var v facilitator.VerifyResponse
-	return post(t, facilitator.PathVerify, b, &v), v
+	return post(t, x402.PathVerify, b, &v), v
 }
 
 func settle(t *testing.T, b []byte) (int, facilitator.SettleResponse) {
 	t.Helper()
 	var s facilitator.SettleResponse
-	return post(t, facilitator.PathSettle, b, &s), s
+	return post(t, x402.PathSettle, b, &s), s
 }
 
 func balance(t *testing.T, a common.Address) *big.Int {
@@ -215,7 +218,7 @@ func TestSettleSuccessBothShapes(t *testing.T) {
 			}
 			// The wire form of a valid answer has invalidReason null.
 			var raw map[string]any
-			post(t, facilitator.PathVerify, body(h, req), &raw)
+			post(t, x402.PathVerify, body(h, req), &raw)
 			if r, ok := raw["invalidReason"]; !ok || r != nil {
 				t.Fatalf("valid verify answer %v, want invalidReason null", raw)
 			}
@@ -385,7 +388,7 @@ func TestBadRequests(t *testing.T) {
 	}
 
 	t.Run("X402-Version header", func(t *testing.T) {
-		r, _ := http.NewRequest(http.MethodPost, api.URL+facilitator.PathVerify, strings.NewReader(valid))
+		r, _ := http.NewRequest(http.MethodPost, api.URL+x402.PathVerify, strings.NewReader(valid))
 		r.Header.Set("X402-Version", "2")
 		resp, err := http.DefaultClient.Do(r)
 		if err != nil {
@@ -397,7 +400,7 @@ func TestBadRequests(t *testing.T) {
 		wantInvalid(t, resp.StatusCode, v, 400, `X402-Version header must be 1, got "2"`)
 	})
 	t.Run("wrong method", func(t *testing.T) {
-		resp, err := http.Get(api.URL + facilitator.PathSettle)
+		resp, err := http.Get(api.URL + x402.PathSettle)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -458,10 +461,10 @@ func TestHealthAndSupported(t *testing.T) {
 }
 
 func TestRateLimits(t *testing.T) {
-	srv := httptest.NewServer(fac.Handler(facilitator.HandlerConfig{
-		VerifyLimit: facilitator.RateLimit{Requests: 3, Window: time.Minute},
-		SettleLimit: facilitator.RateLimit{Requests: 2, Window: time.Minute},
-		LookupLimit: facilitator.RateLimit{Requests: 4, Window: time.Minute},
+	srv := httptest.NewServer(httpapi.New(fac, httpapi.Config{
+		VerifyLimit: limit.RateLimit{Requests: 3, Window: time.Minute},
+		SettleLimit: limit.RateLimit{Requests: 2, Window: time.Minute},
+		LookupLimit: limit.RateLimit{Requests: 4, Window: time.Minute},
 	}))
 	defer srv.Close()
 	for _, tc := range []struct {
@@ -469,11 +472,11 @@ func TestRateLimits(t *testing.T) {
 		limit        int
 		msg          string
 	}{
-		{"POST", facilitator.PathVerify, 3, "Rate limit exceeded: verify requests are limited to 3 per 1m0s per client IP; retry in 20 s"},
-		{"POST", facilitator.PathSettle, 2, "Rate limit exceeded: settle requests are limited to 2 per 1m0s per client IP; retry in 30 s"},
+		{"POST", x402.PathVerify, 3, "Rate limit exceeded: verify requests are limited to 3 per 1m0s per client IP; retry in 20 s"},
+		{"POST", x402.PathSettle, 2, "Rate limit exceeded: settle requests are limited to 2 per 1m0s per client IP; retry in 30 s"},
 		// Both look-up routes share one limit: two of each, then 429.
-		{"GET", facilitator.PathSettlements + "0x12", 2, ""},
-		{"GET", facilitator.PathSettlementLookup, 2, "Rate limit exceeded: settlement look-up requests are limited to 4 per 1m0s per client IP; retry in 15 s"},
+		{"GET", x402.PathSettlements + "0x12", 2, ""},
+		{"GET", x402.PathSettlementLookup, 2, "Rate limit exceeded: settlement look-up requests are limited to 4 per 1m0s per client IP; retry in 15 s"},
 	} {
 		for i := 0; i <= tc.limit; i++ {
 			if tc.msg == "" && i == tc.limit {
@@ -502,11 +505,11 @@ func TestRateLimits(t *testing.T) {
 // TestEchoClipped: a text the caller sent is echoed in an error answer cut
 // to 80 bytes, not whole.
 func TestEchoClipped(t *testing.T) {
-	srv := httptest.NewServer(fac.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	srv := httptest.NewServer(httpapi.New(fac, httpapi.Config{NoRateLimits: true}))
 	defer srv.Close()
 	long := strings.Repeat("n", 10_000)
 	for _, tc := range []struct{ path, want string }{
-		{facilitator.PathSettlementLookup + "?network=" + long + "&from=0x1&nonce=0x2",
+		{x402.PathSettlementLookup + "?network=" + long + "&from=0x1&nonce=0x2",
 			`{"error":"network \"` + long[:80] + `…\" is not served by this facilitator"}`},
 		{"/v2/x402/" + long, `{"error":"no such endpoint: /v2/x402/` + long[:80-len("/v2/x402/")] + `…"}`},
 	} {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -120,7 +121,7 @@ func TestSettleStorm(t *testing.T) {
 				defer wg.Done()
 				<-start
 				var s facilitator.SettleResponse
-				status := postWith(t, client, facilitator.PathSettle, bodies[i], &s)
+				status := postWith(t, client, x402.PathSettle, bodies[i], &s)
 				results <- result{i, status, s}
 			}()
 		}
@@ -270,7 +271,7 @@ func BenchmarkSettleBurst(b *testing.B) {
 					go func() {
 						defer wg.Done()
 						var s facilitator.SettleResponse
-						status := postWithURL(b, client, facs[i%len(facs)].url+facilitator.PathSettle, bodies[i], &s)
+						status := postWithURL(b, client, facs[i%len(facs)].url+x402.PathSettle, bodies[i], &s)
 						lat[i] = time.Since(t0)
 						if status != 200 || !s.Settled() {
 							b.Errorf("settle %d = %d %+v", i, status, s)

@@ -18,8 +18,10 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // authorizationUsed reads the token's authorizationState on the dev chain.
@@ -51,7 +53,7 @@ func startFacilitator(t *testing.T, key *ecdsa.PrivateKey, url, journal string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(f.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	srv := httptest.NewServer(httpapi.New(f, httpapi.Config{NoRateLimits: true}))
 	var once sync.Once
 	stop = func() { once.Do(func() { srv.Close(); f.Close() }) }
 	t.Cleanup(stop)
@@ -109,7 +111,7 @@ func TestRefusedNeverMoves(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				codes[i] = postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, bodies[i], &answers[i])
+				codes[i] = postWithURL(t, http.DefaultClient, api+x402.PathSettle, bodies[i], &answers[i])
 			}
 		}()
 	}
@@ -210,7 +212,7 @@ func TestJournaledRefusalNeverMoves(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i] = postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, bodies[i], &answers[i])
+			codes[i] = postWithURL(t, http.DefaultClient, api+x402.PathSettle, bodies[i], &answers[i])
 		}()
 	}
 	wg.Wait()
@@ -383,7 +385,7 @@ func TestVerifyWindowEdges(t *testing.T) {
 			t.Fatalf("validAfter %s, want %d", p.Authorization.ValidAfter, tc.validAfter.Unix())
 		}
 		var v facilitator.VerifyResponse
-		status := postWithURL(t, http.DefaultClient, tf.url+facilitator.PathVerify, body(h, req), &v)
+		status := postWithURL(t, http.DefaultClient, tf.url+x402.PathVerify, body(h, req), &v)
 		reason := ""
 		if v.InvalidReason != nil {
 			reason = *v.InvalidReason
@@ -504,7 +506,7 @@ func TestExpiredSettlementFreesNonce(t *testing.T) {
 	}
 	c.PauseMining()
 	var s facilitator.SettleResponse
-	if status := postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, body(h, req), &s); status != 200 || s.Error != facilitator.ErrTextPending {
+	if status := postWithURL(t, http.DefaultClient, api+x402.PathSettle, body(h, req), &s); status != 200 || s.Error != facilitator.ErrTextPending {
 		t.Fatalf("settle with mining paused = %d %+v", status, s)
 	}
 	// Until validBefore has passed, every block is sealed empty: whatever
@@ -562,7 +564,7 @@ func TestExpiredSettlementFreesNonce(t *testing.T) {
 	c.ResumeMining()
 	h2, _, _ := facilitator.CreatePayment(c.Buyers()[0].Key, req, facilitator.PaymentOptions{ChainID: c.ChainID()})
 	for range 20 {
-		if status := postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, body(h2, req), &s); status == 200 && s.Settled() {
+		if status := postWithURL(t, http.DefaultClient, api+x402.PathSettle, body(h2, req), &s); status == 200 && s.Settled() {
 			return
 		}
 		if s.Error != facilitator.ErrTextPending && s.Error != facilitator.ErrTextAlreadyUsed {
@@ -665,7 +667,7 @@ func foreignHoldsNonce(t *testing.T, nonceOffset uint64) {
 		go func() {
 			defer wg.Done()
 			var s facilitator.SettleResponse
-			codes[i] = postWithURL(t, http.DefaultClient, tf.url+facilitator.PathSettle, body(hb, req), &s)
+			codes[i] = postWithURL(t, http.DefaultClient, tf.url+x402.PathSettle, body(hb, req), &s)
 			chans[i] <- s
 		}()
 	}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/limit"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -124,8 +125,7 @@ type Facilitator struct {
 
 	health healthSnapshot // the last health check, refreshed at most once a second
 
-	limitersMu sync.Mutex
-	limiters   map[string]*Limiter // by operation and limit, shared by handlers
+	limiters limit.Set // by operation and limit, shared by handlers
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc

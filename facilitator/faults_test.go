@@ -18,7 +18,9 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // testFacilitator is a facilitator of its own on the shared dev chain,
@@ -55,7 +57,7 @@ func newTestFacilitator(t *testing.T, key *ecdsa.PrivateKey, edit func(*facilita
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(f.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	srv := httptest.NewServer(httpapi.New(f, httpapi.Config{NoRateLimits: true}))
 	t.Cleanup(func() { srv.Close(); f.Close() })
 	return &testFacilitator{f: f, url: srv.URL, signer: crypto.PubkeyToAddress(key.PublicKey)}
 }
@@ -63,7 +65,7 @@ func newTestFacilitator(t *testing.T, key *ecdsa.PrivateKey, edit func(*facilita
 func (tf *testFacilitator) settle(t *testing.T, b []byte) (int, facilitator.SettleResponse) {
 	t.Helper()
 	var s facilitator.SettleResponse
-	return postWithURL(t, http.DefaultClient, tf.url+facilitator.PathSettle, b, &s), s
+	return postWithURL(t, http.DefaultClient, tf.url+x402.PathSettle, b, &s), s
 }
 
 func (tf *testFacilitator) health(t *testing.T) facilitator.NetworkHealth {
@@ -78,7 +80,7 @@ func networkHealth(t *testing.T, url string) facilitator.NetworkHealth {
 	since := time.Now().UnixMilli()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		resp, err := http.Get(url + facilitator.PathHealth)
+		resp, err := http.Get(url + x402.PathHealth)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +161,7 @@ func TestRPCOutage(t *testing.T) {
 		t.Fatalf("settle with the node down = %d %+v", status, s)
 	}
 	var v facilitator.VerifyResponse
-	if status := postWithURL(t, http.DefaultClient, tf.url+facilitator.PathVerify, body(h1, req), &v); status != 503 || v.IsValid {
+	if status := postWithURL(t, http.DefaultClient, tf.url+x402.PathVerify, body(h1, req), &v); status != 503 || v.IsValid {
 		t.Fatalf("verify with the node down = %d %+v", status, v)
 	}
 	if hl := tf.health(t); hl.RPCReachable || hl.CanSettle {
@@ -270,21 +272,21 @@ func TestSettlePending(t *testing.T) {
 	if status, s2 := tf.settle(t, body(h, req)); status != 200 || s2.Error != facilitator.ErrTextAlreadyUsed {
 		t.Fatalf("settle of a pending authorization = %d %+v", status, s2)
 	}
-	getPath := func(path string) (int, facilitator.SettlementStatus) {
+	getPath := func(path string) (int, httpapi.SettlementStatus) {
 		resp, err := http.Get(tf.url + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var st facilitator.SettlementStatus
+		var st httpapi.SettlementStatus
 		_ = json.NewDecoder(resp.Body).Decode(&st)
 		return resp.StatusCode, st
 	}
-	get := func(hash string) (int, facilitator.SettlementStatus) {
-		return getPath(facilitator.PathSettlements + hash)
+	get := func(hash string) (int, httpapi.SettlementStatus) {
+		return getPath(x402.PathSettlements + hash)
 	}
-	lookup := func(q string) (int, facilitator.SettlementStatus) {
-		return getPath(facilitator.PathSettlementLookup + q)
+	lookup := func(q string) (int, httpapi.SettlementStatus) {
+		return getPath(x402.PathSettlementLookup + q)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -413,7 +415,7 @@ func TestStartChecks(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New with the chain down and the domain configured: %v", err)
 	}
-	api := httptest.NewServer(f.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	api := httptest.NewServer(httpapi.New(f, httpapi.Config{NoRateLimits: true}))
 	if hl := networkHealth(t, api.URL); hl.CanSettle || hl.RPCReachable || hl.RPCError == "" {
 		t.Errorf("health with the chain down: %+v", hl)
 	}

@@ -14,7 +14,9 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestHandoverOneEngine replaces a running facilitator with another on the
@@ -57,7 +59,7 @@ func TestHandoverOneEngine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return f, httptest.NewServer(f.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+		return f, httptest.NewServer(httpapi.New(f, httpapi.Config{NoRateLimits: true}))
 	}
 
 	seller := newSeller(t)
@@ -92,7 +94,7 @@ func TestHandoverOneEngine(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i] = postWithURL(t, http.DefaultClient, url+facilitator.PathSettle, bodies[i], &answers[i])
+			codes[i] = postWithURL(t, http.DefaultClient, url+x402.PathSettle, bodies[i], &answers[i])
 		}()
 	}
 	for i := range first {

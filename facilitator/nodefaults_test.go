@@ -23,6 +23,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // postRaw posts a verify or settle body and returns the status and the
@@ -150,10 +151,10 @@ func TestNodeErrorIsNoVerdict(t *testing.T) {
 	} {
 		before := len(proxy.Failed())
 		tc.arm()
-		status, got := postRaw(t, tf.url+facilitator.PathVerify, raw)
+		status, got := postRaw(t, tf.url+x402.PathVerify, raw)
 		wantAnswer(t, tc.name+": verify", status, got, http.StatusServiceUnavailable,
 			`{"isValid":false,"invalidReason":"`+tc.verify+`","payer":"`+payer+`"}`)
-		status, got = postRaw(t, tf.url+facilitator.PathSettle, raw)
+		status, got = postRaw(t, tf.url+x402.PathSettle, raw)
 		wantAnswer(t, tc.name+": settle", status, got, http.StatusServiceUnavailable,
 			`{"x402Version":1,"event":"payment.failed","network":"cronos-testnet","timestamp":"T","error":"`+tc.settle+`",`+
 				`"success":false,"transaction":"","payer":"`+payer+`","errorReason":"unexpected_settle_error"}`)
@@ -175,7 +176,7 @@ func TestNodeErrorIsNoVerdict(t *testing.T) {
 	}
 
 	// The node answers again: the same payment is valid and settles once.
-	status, got := postRaw(t, tf.url+facilitator.PathVerify, raw)
+	status, got := postRaw(t, tf.url+x402.PathVerify, raw)
 	wantAnswer(t, "verify after the node recovered", status, got, http.StatusOK,
 		`{"isValid":true,"invalidReason":null,"payer":"`+payer+`"}`)
 	sStatus, s := tf.settle(t, raw)
@@ -291,7 +292,7 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				codes[i] = postWithURL(t, http.DefaultClient, tf.url+facilitator.PathSettle, bodies[i], &answers[i])
+				codes[i] = postWithURL(t, http.DefaultClient, tf.url+x402.PathSettle, bodies[i], &answers[i])
 			}()
 		}
 		// Every settle has run its checks and the first broadcast waits

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestJournalRetention starts a facilitator on a journal holding an old
@@ -70,7 +72,7 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 	b := newBuyer(t, chain, 20)
 	h, p := pay(t, b, req, facilitator.PaymentOptions{})
 	var s facilitator.SettleResponse
-	if status := postWithURL(t, http.DefaultClient, api+facilitator.PathSettle, body(h, req), &s); status != http.StatusOK || !s.Settled() || s.BlockNumber == nil {
+	if status := postWithURL(t, http.DefaultClient, api+x402.PathSettle, body(h, req), &s); status != http.StatusOK || !s.Settled() || s.BlockNumber == nil {
 		t.Fatalf("settle = %d %+v", status, s)
 	}
 	_, unused := pay(t, b, req, facilitator.PaymentOptions{})
@@ -99,7 +101,7 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 	want(t, "SettlementByAuthorization", got, err)
 
 	byTx := func(tx string) (int, string) {
-		resp, err := http.Get(api + facilitator.PathSettlements + tx)
+		resp, err := http.Get(api + x402.PathSettlements + tx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +111,7 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 	}
 	byAuth := func(p *facilitator.Payment) (int, string) {
 		q := url.Values{"network": {"cronos-testnet"}, "from": {p.Authorization.From.Hex()}, "nonce": {hexNonce(p)}}
-		resp, err := http.Get(api + strings.TrimSuffix(facilitator.PathSettlements, "/") + "?" + q.Encode())
+		resp, err := http.Get(api + strings.TrimSuffix(x402.PathSettlements, "/") + "?" + q.Encode())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +124,7 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 		"by authorization": func() (int, string) { return byAuth(p) },
 	} {
 		status, raw := get()
-		var st facilitator.SettlementStatus
+		var st httpapi.SettlementStatus
 		if status != http.StatusOK || json.Unmarshal([]byte(raw), &st) != nil || st.Status != facilitator.StatusSettled || st.SettleResponse == nil {
 			t.Fatalf("GET settlement %s = %d %s; want 200 settled", name, status, raw)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // BenchmarkBurstRSS measures the facilitator's resident memory around a
@@ -63,7 +64,7 @@ func BenchmarkBurstRSS(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				var s facilitator.SettleResponse
-				if status := postWithURL(b, client, f.url+facilitator.PathSettle, bodies[i], &s); status != 200 || !s.Settled() {
+				if status := postWithURL(b, client, f.url+x402.PathSettle, bodies[i], &s); status != 200 || !s.Settled() {
 					b.Errorf("settle %d = %d %+v", i, status, s)
 				}
 			}()

@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
@@ -174,7 +175,7 @@ func TestSharedStoreDown(t *testing.T) {
 	key := newSignerKey(t, chain)
 	signer := crypto.PubkeyToAddress(key.PublicKey)
 	in := startInstance(t, dsn, key, 30*time.Second)
-	api := httptest.NewServer(in.f.Handler(facilitator.HandlerConfig{NoRateLimits: true}))
+	api := httptest.NewServer(httpapi.New(in.f, httpapi.Config{NoRateLimits: true}))
 	defer api.Close()
 	ctx := context.Background()
 	req := requirements(newSeller(t), "1000")

@@ -12,7 +12,8 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/limit"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -67,7 +68,7 @@ type Handler struct {
 	// KeySettleLimit) instead of per IP, so a seller's paywall does not
 	// share one IP's limit among all its buyers; an unknown key is
 	// answered 401, and a client IP that sends too many unknown keys gets
-	// 429 for a while (facilitator.DefaultUnknownKeyLimit). Callers
+	// 429 for a while (httpapi.DefaultUnknownKeyLimit). Callers
 	// without a key (the Cronos clients) are served as before.
 	APIKeys []string `json:"api_keys,omitempty"`
 
@@ -121,16 +122,16 @@ func (fr *Handler) Provision(ctx caddy.Context) error {
 	if f == nil {
 		return errors.New("x402_facilitator: the x402 app has no facilitator")
 	}
-	cfg := facilitator.HandlerConfig{NoRateLimits: fr.NoRateLimits, ClientIP: httpx.ClientIP, Resources: ownResources}
+	cfg := httpapi.Config{NoRateLimits: fr.NoRateLimits, ClientIP: httpx.ClientIP, Resources: ownResources}
 	for _, l := range []struct {
 		from *httpx.RateLimit
-		to   *facilitator.RateLimit
+		to   *limit.RateLimit
 	}{
 		{fr.VerifyLimit, &cfg.VerifyLimit}, {fr.SettleLimit, &cfg.SettleLimit}, {fr.LookupLimit, &cfg.LookupLimit},
 		{fr.KeyVerifyLimit, &cfg.KeyVerifyLimit}, {fr.KeySettleLimit, &cfg.KeySettleLimit}, {fr.KeyLookupLimit, &cfg.KeyLookupLimit},
 	} {
 		if l.from != nil {
-			*l.to = facilitator.RateLimit{Requests: l.from.Requests, Window: time.Duration(l.from.Window)}
+			*l.to = limit.RateLimit{Requests: l.from.Requests, Window: time.Duration(l.from.Window)}
 		}
 	}
 	repl := caddy.NewReplacer()
@@ -141,7 +142,7 @@ func (fr *Handler) Provision(ctx caddy.Context) error {
 		}
 		cfg.APIKeys = append(cfg.APIKeys, v)
 	}
-	fr.api = f.Handler(cfg)
+	fr.api = httpapi.New(f, cfg)
 	return initMetrics(ctx.GetMetricsRegistry())
 }
 
@@ -157,12 +158,12 @@ func ListResources(f func(*http.Request) []x402.DiscoveryItem) { ownResources = 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (fr *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	switch r.URL.Path {
-	case facilitator.PathHealth, facilitator.PathSupported, facilitator.PathVerify, facilitator.PathSettle, facilitator.PathSettlementLookup,
-		facilitator.PathDiscoveryResources:
+	case x402.PathHealth, x402.PathSupported, x402.PathVerify, x402.PathSettle, x402.PathSettlementLookup,
+		x402.PathDiscoveryResources:
 		serveCounted(fr.api, w, r)
 		return nil
 	}
-	if strings.HasPrefix(r.URL.Path, facilitator.PathSettlements) {
+	if strings.HasPrefix(r.URL.Path, x402.PathSettlements) {
 		serveCounted(fr.api, w, r)
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // apiMetrics are the collectors of the facilitator API. They are made once
@@ -35,15 +35,15 @@ func initMetrics(reg *prometheus.Registry) error {
 // apiOperation names a facilitator API path for the operation label.
 func apiOperation(path string) string {
 	switch {
-	case path == facilitator.PathHealth:
+	case path == x402.PathHealth:
 		return "healthcheck"
-	case path == facilitator.PathSupported:
+	case path == x402.PathSupported:
 		return "supported"
-	case path == facilitator.PathVerify:
+	case path == x402.PathVerify:
 		return "verify"
-	case path == facilitator.PathSettle:
+	case path == x402.PathSettle:
 		return "settle"
-	case strings.HasPrefix(path, facilitator.PathSettlements):
+	case strings.HasPrefix(path, x402.PathSettlements):
 		return "settlements"
 	}
 	return "other"

@@ -475,7 +475,7 @@ func TestPaySignsIn(t *testing.T) {
 	if err := x402cmd.RunPay(t.Context(), testutil.SiteURL+"/cli/a", o, &stdout, &stderr); err != nil {
 		t.Fatalf("first run: %v\n%s", err, stderr.String())
 	}
-	want := "x402: signed in as " + addr + " with Sign-In-With-X, refused: No access grant for " + addr + " on this route: pay for access; paying\n"
+	want := "x402: no access grant for " + addr + " on this route yet (Sign-In-With-X: No access grant for " + addr + " on this route: pay for access); paying\n"
 	if !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), "x402: paying 17 smallest units") {
 		t.Fatalf("first run's stderr:\n%s\nwant it to start with\n%s", stderr.String(), want)
 	}

@@ -65,7 +65,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	if err := x402cmd.RunPay(t.Context(), testutil.SiteURL+"/sw/a", o, &stdout, &stderr); err != nil {
 		t.Fatalf("paying from the wallet: %v\n%s", err, stderr.String())
 	}
-	want := "x402: signed in as " + wallet + " with Sign-In-With-X, refused: No access grant for " + wallet + " on this route: pay for access; paying\n"
+	want := "x402: no access grant for " + wallet + " on this route yet (Sign-In-With-X: No access grant for " + wallet + " on this route: pay for access); paying\n"
 	if !strings.HasPrefix(stderr.String(), want) {
 		t.Fatalf("first run's stderr:\n%s\nwant it to start with\n%s", stderr.String(), want)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/limit"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -21,7 +22,7 @@ var (
 	// DefaultAttemptLimit is how many payment attempts one client may send
 	// on to the facilitator: each costs RPC calls (a simulated transfer)
 	// whether or not the payment is good.
-	DefaultAttemptLimit = facilitator.RateLimit{Requests: 60, Window: time.Minute}
+	DefaultAttemptLimit = limit.RateLimit{Requests: 60, Window: time.Minute}
 	// DefaultRefusalTTL is how long a refused authorization is answered
 	// from memory, without asking the facilitator (or the chain) again.
 	DefaultRefusalTTL = 30 * time.Second
@@ -57,7 +58,7 @@ const (
 // on payment attempts that reach the facilitator, and the cache of
 // refused authorizations. A nil part is off.
 type attempts struct {
-	limiter *facilitator.Limiter
+	limiter *limit.Limiter
 	refused *refusalCache
 }
 
@@ -66,9 +67,9 @@ func newAttempts(h *Handler) *attempts {
 	if !h.NoAttemptLimit {
 		l := DefaultAttemptLimit
 		if h.AttemptLimit != nil {
-			l = facilitator.RateLimit{Requests: h.AttemptLimit.Requests, Window: time.Duration(h.AttemptLimit.Window)}
+			l = limit.RateLimit{Requests: h.AttemptLimit.Requests, Window: time.Duration(h.AttemptLimit.Window)}
 		}
-		g.limiter = facilitator.NewLimiter(l)
+		g.limiter = limit.New(l)
 	}
 	if !h.NoRefusalCache {
 		ttl := DefaultRefusalTTL

@@ -152,7 +152,7 @@ type Handler struct {
 	// AttemptLimit limits the payment attempts one client (Caddy's client
 	// IP) may send on to the facilitator: every attempt costs RPC calls,
 	// good payment or not. Over it, the answer is 429 with Retry-After.
-	// Default: 60 per minute. At most facilitator.MaxLimiterKeys client
+	// Default: 60 per minute. At most limit.MaxKeys client
 	// IPs are tracked per route; one idle for a whole window is forgotten.
 	AttemptLimit *httpx.RateLimit `json:"attempt_limit,omitempty"`
 

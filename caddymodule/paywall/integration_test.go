@@ -21,6 +21,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 func TestPaywall402Body(t *testing.T) {
@@ -435,7 +436,7 @@ func TestFacilitatorRateLimits(t *testing.T) {
 	for _, c := range []struct {
 		path string
 		n    int
-	}{{facilitator.PathVerify, 2}, {facilitator.PathSettle, 1}} {
+	}{{x402.PathVerify, 2}, {x402.PathSettle, 1}} {
 		for i := 0; i < c.n; i++ {
 			if resp := post(c.path); resp.StatusCode != http.StatusBadRequest {
 				t.Errorf("%s request %d: status %d, want 400 (empty request)", c.path, i+1, resp.StatusCode)

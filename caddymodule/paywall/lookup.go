@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Errors of an outcome lookup.
@@ -74,12 +75,12 @@ func newRemoteLookup(base string) *remoteLookup {
 }
 
 func (o *remoteLookup) byTx(ctx context.Context, txHash string) (*facilitator.SettleResponse, error) {
-	return o.get(ctx, o.base+facilitator.PathSettlements+url.PathEscape(txHash))
+	return o.get(ctx, o.base+x402.PathSettlements+url.PathEscape(txHash))
 }
 
 func (o *remoteLookup) byAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error) {
 	q := url.Values{"network": {network}, "from": {from}, "nonce": {nonce}}
-	return o.get(ctx, o.base+strings.TrimSuffix(facilitator.PathSettlements, "/")+"?"+q.Encode())
+	return o.get(ctx, o.base+strings.TrimSuffix(x402.PathSettlements, "/")+"?"+q.Encode())
 }
 
 func (o *remoteLookup) get(ctx context.Context, u string) (*facilitator.SettleResponse, error) {

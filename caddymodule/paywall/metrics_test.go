@@ -15,6 +15,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestMetrics makes real payments, a replay and a rate-limited facilitator
@@ -57,7 +58,7 @@ func TestMetrics(t *testing.T) {
 		facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 	testutil.Get(t, tester, testutil.SiteURL+"/weather", map[string]string{"X-Payment": bogus})
 	for i := 0; i < 2; i++ { // the second is over the limit
-		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", testutil.FacPort, facilitator.PathVerify), strings.NewReader("{}"))
+		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", testutil.FacPort, x402.PathVerify), strings.NewReader("{}"))
 		req.Header.Set("Content-Type", "application/json")
 		if resp, err := tester.Client.Do(req); err == nil {
 			resp.Body.Close()

@@ -18,6 +18,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestCompactedSettlementsDeliver is issue 17, item 3: payments answered
@@ -123,7 +124,7 @@ func TestCompactedSettlementsDeliver(t *testing.T) {
 	// Wait until the journal holds every settlement as settled.
 	for i, tx := range txs {
 		for {
-			status, body := fetch(base+facilitator.PathSettlements+tx, "")
+			status, body := fetch(base+x402.PathSettlements+tx, "")
 			if status == http.StatusOK && strings.Contains(body, `"status":"settled"`) {
 				break
 			}

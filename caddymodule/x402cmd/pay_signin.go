@@ -85,7 +85,12 @@ func signInFirst(rawURL string, resp *http.Response, data []byte, key *ecdsa.Pri
 		} else if json.Unmarshal(d2, &v1) == nil && v1.Error != "" {
 			reason = v1.Error
 		}
-		fmt.Fprintf(stderr, "x402: signed in as %s with Sign-In-With-X, refused: %s; paying\n", p.Address, reason)
+		if strings.HasPrefix(reason, "No access grant for ") {
+			// The first visit: nothing was refused that the buyer did wrong.
+			fmt.Fprintf(stderr, "x402: no access grant for %s on this route yet (Sign-In-With-X: %s); paying\n", p.Address, reason)
+		} else {
+			fmt.Fprintf(stderr, "x402: Sign-In-With-X refused (%s); paying\n", reason)
+		}
 		return false, r2, d2, nil
 	}
 	until := ""

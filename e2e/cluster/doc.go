@@ -1,5 +1,5 @@
 // Package cluster is the multi-instance suite of caddy-x402: it proves the
-// promises of `storage postgres` (README, "Several instances") with real
+// promises of `storage postgres` (docs/cluster.md, "Several instances") with real
 // processes. Each test starts a throwaway PostgreSQL server
 // (internal/pgtest), an in-process development chain (facilitator/devnet)
 // and several `caddy run` processes of the caddy binary built from this

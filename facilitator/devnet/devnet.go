@@ -55,6 +55,10 @@
 // Never use them, or this package, outside a development chain.
 package devnet
 
+// This file is the Chain: its Config, Start (genesis and the backend), the block loop and the
+// controls the fault tests use. Over 500 lines because it is one type with one lock; the fixed
+// facts are in accounts.go, the simulated backend in backend.go.
+
 import (
 	"context"
 	"crypto/ecdsa"
@@ -66,103 +70,17 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
-	"github.com/ethereum/go-ethereum/node"
-	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
-)
-
-// ChainID is the chain id of Cronos testnet, which the development chain
-// uses too.
-const ChainID = 338
-
-// Network is the x402 network name of the chain the devnet replicates.
-const Network = "cronos-testnet"
-
-// TokenAddress is the address of devUSDC.e on Cronos testnet, where the
-// devnet places its token.
-var TokenAddress = common.HexToAddress("0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0")
-
-// FactoryAddress is where the devnet places its SmartWalletFactory:
-// the last 20 bytes of keccak256("caddy-x402 devnet smart wallet factory").
-var FactoryAddress = common.BytesToAddress(crypto.Keccak256([]byte("caddy-x402 devnet smart wallet factory")))
-
-// The canonical addresses where the devnet places Permit2 and the x402
-// Permit2 proxies (package evm's).
-var (
-	Permit2Address           = evm.Permit2Address
-	ExactPermit2ProxyAddress = evm.ExactPermit2ProxyAddress
-	UptoPermit2ProxyAddress  = evm.UptoPermit2ProxyAddress
-)
-
-// Salts of buyer1's smart-contract wallets.
-const (
-	// DeployedWalletSalt is the salt of buyer1's deployed wallet.
-	DeployedWalletSalt = 0
-	// UndeployedWalletSalt is the salt of buyer1's wallet that has tokens
-	// but no code yet.
-	UndeployedWalletSalt = 1
-)
-
-// The token's metadata; name and version make up its EIP-712 domain.
-const (
-	TokenName     = "Bridged USDC (Stargate)"
-	TokenSymbol   = "devUSDC.e"
-	TokenVersion  = "1"
-	TokenDecimals = 6
-)
-
-// TEST-ONLY private keys of the genesis accounts (see the package comment).
-// Each is keccak256 of the string in its comment.
-const (
-	// SignerPrivateKey is the facilitator's gas payer:
-	// keccak256("caddy-x402 devnet signer"), address
-	// 0xBdBCA70E4Ef5738f447dE847944162095dAb17cD.
-	SignerPrivateKey = "0x4484399f9ff44c15830151ab53cfff61a32dd4037ee9db7b2b7d7373de7e59dd"
-	// MinterPrivateKey is the token's minter:
-	// keccak256("caddy-x402 devnet minter"), address
-	// 0xA92298c47882F7006D39649D4Da570213dA824b6.
-	MinterPrivateKey = "0x7580746ead67e8856251abfa18ec220f50e1bba46519382bad25ef58432ab9f1"
-	// Buyer1PrivateKey is keccak256("caddy-x402 devnet buyer 1"), address
-	// 0x94E3F6Ec28A2D73543E60b9442c3ebEEEB63c70c.
-	Buyer1PrivateKey = "0x087e13a36a752a4b4ba7494f24e1e3c9a17bfb2c82d0c65928855c87cee45bb4"
-	// Buyer2PrivateKey is keccak256("caddy-x402 devnet buyer 2"), address
-	// 0x3944750Df39989e7ADf241a27cF7F53a5Ede6010.
-	Buyer2PrivateKey = "0xb4ab404df18071790bd868ed2c249447bb5109c57fad7cb327e829f600070871"
-	// Buyer3PrivateKey is keccak256("caddy-x402 devnet buyer 3"), address
-	// 0xf1571cE813EF62a4c616B6f13F92186035fc992D.
-	Buyer3PrivateKey = "0x30f4e601e37ac8befdfce20c8ef9289b04f923cabb5fea84d0fe28edbfb2bb6b"
-	// Buyer4PrivateKey is keccak256("caddy-x402 devnet buyer 4"), address
-	// 0xFEA963a230FDEEE8258346C9336294985888cC5f.
-	Buyer4PrivateKey = "0x3425f600590a0377f0ab1cb19672c62a9ebf391ba528e6d75c8047bf7e79fe28"
-	// Buyer5PrivateKey is keccak256("caddy-x402 devnet buyer 5"), address
-	// 0x3b0eDb120Cdc97047880d85AA160B9D6127b4100.
-	Buyer5PrivateKey = "0xe26ac5a484673f83d3f905fc8f74869d1784bb41b671fd71a75fd21526d19e71"
-)
-
-// Genesis amounts.
-var (
-	// SignerGas is the signer's genesis balance in wei (1e24).
-	SignerGas = new(big.Int).Exp(big.NewInt(10), big.NewInt(24), nil)
-	// AccountGas is the genesis balance in wei of the minter and of each
-	// buyer (1e21).
-	AccountGas = new(big.Int).Exp(big.NewInt(10), big.NewInt(21), nil)
-	// BuyerTokens is each buyer's genesis token balance in the token's
-	// smallest unit (1,000 tokens).
-	BuyerTokens = big.NewInt(1_000_000_000)
 )
 
 // DefaultBlockTime is the block time used when Config.BlockTime is 0.
@@ -434,104 +352,6 @@ func placePermit2(alloc types.GenesisAlloc) error {
 		alloc[addr] = types.Account{Code: g.Code, Storage: g.Storage, Balance: new(big.Int)}
 	}
 	return nil
-}
-
-// splitListen parses Config.Listen; port 0 means "pick a free one".
-func splitListen(listen string) (host string, port int, err error) {
-	if listen == "" {
-		return "127.0.0.1", 0, nil
-	}
-	h, p, err := net.SplitHostPort(listen)
-	if err != nil {
-		return "", 0, fmt.Errorf("devnet: listen address %q: %w", listen, err)
-	}
-	if h == "" {
-		h = "127.0.0.1"
-	}
-	port, err = strconv.Atoi(p)
-	if err != nil || port < 0 || port > 65535 {
-		return "", 0, fmt.Errorf("devnet: listen address %q: bad port", listen)
-	}
-	return h, port, nil
-}
-
-// newBackend starts the simulated backend with its HTTP server on host:port;
-// port 0 picks a free port (the node cannot report a port chosen by the
-// kernel through the simulated backend), retrying if it is taken meanwhile.
-func newBackend(alloc types.GenesisAlloc, genesisTime uint64, host string, port int, chainID int64) (*simulated.Backend, int, error) {
-	const tries = 8
-	for i := 0; ; i++ {
-		p := port
-		if p == 0 {
-			var err error
-			if p, err = freePort(host); err != nil {
-				return nil, 0, err
-			}
-		}
-		sim, err := tryBackend(alloc, genesisTime, host, p, chainID)
-		if err == nil {
-			return sim, p, nil
-		}
-		if port != 0 || i+1 == tries || !errors.Is(err, syscall.EADDRINUSE) {
-			return nil, 0, fmt.Errorf("devnet: start chain on %s: %w", net.JoinHostPort(host, strconv.Itoa(p)), err)
-		}
-	}
-}
-
-func freePort(host string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return 0, fmt.Errorf("devnet: find a free port on %s: %w", host, err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tryBackend calls simulated.NewBackend, which panics when the node fails
-// to start (for example when the port is taken), and returns that as an
-// error.
-func tryBackend(alloc types.GenesisAlloc, genesisTime uint64, host string, port int, chainID int64) (sim *simulated.Backend, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if e, ok := r.(error); ok {
-				err = e
-			} else {
-				err = fmt.Errorf("%v", r)
-			}
-		}
-	}()
-	return simulated.NewBackend(alloc, func(nodeConf *node.Config, ethConf *ethconfig.Config) {
-		// The dev chain config enables every fork, including Amsterdam
-		// and Bogota, whose gas schedule makes an EIP-3009 transfer cost
-		// about three times what it costs on Cronos. Copy the config
-		// rather than mutating the global.
-		chainConf := *params.AllDevChainProtocolChanges
-		chainConf.ChainID = big.NewInt(chainID)
-		chainConf.AmsterdamTime = nil
-		chainConf.BogotaTime = nil
-		ethConf.Genesis.Config = &chainConf
-		ethConf.Genesis.Timestamp = genesisTime
-		ethConf.NetworkId = uint64(chainID)
-
-		nodeConf.HTTPHost = host
-		nodeConf.HTTPPort = port
-		nodeConf.HTTPModules = []string{"eth", "net", "web3", "txpool"}
-		nodeConf.HTTPVirtualHosts = []string{"*"}
-		nodeConf.HTTPCors = []string{"*"}
-	}), nil
-}
-
-func deriveAccount(name, seed string) (Account, error) {
-	k, err := crypto.ToECDSA(crypto.Keccak256([]byte(seed)))
-	if err != nil {
-		return Account{}, fmt.Errorf("devnet: key %s: %w", name, err)
-	}
-	return Account{
-		Name:       name,
-		Address:    crypto.PubkeyToAddress(k.PublicKey),
-		PrivateKey: hexutil.Encode(crypto.FromECDSA(k)),
-		Key:        k,
-	}, nil
 }
 
 // loop seals blocks until Close.

@@ -2,7 +2,6 @@ package scheme
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -12,12 +11,7 @@ import (
 // The caller's own strings among args are echoed cut (x402.Clip), so that
 // an answer never carries kilobytes of the sender's choosing.
 func BadRequest(format string, args ...any) *x402.StatusError {
-	for i, a := range args {
-		if s, ok := a.(string); ok {
-			args[i] = x402.Clip(s, x402.MaxEchoBytes)
-		}
-	}
-	return &x402.StatusError{Status: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
+	return x402.BadRequest(format, args...)
 }
 
 // Unavailable is the error of a facilitator that cannot do its job right

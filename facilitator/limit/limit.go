@@ -1,4 +1,7 @@
-package facilitator
+// Package limit holds the token-bucket rate limiter of the facilitator's HTTP API and of the
+// paywall's attempt limit: a bucket per key (client IP, API key), bounded in memory, and a Set
+// that keeps limiters across handlers (a Caddy config reload keeps the counts).
+package limit
 
 import (
 	"crypto/sha256"
@@ -19,36 +22,26 @@ type RateLimit struct {
 	Window time.Duration `json:"window,omitempty"`
 }
 
-// Spec limits (spec part 8).
-var (
-	DefaultVerifyLimit = RateLimit{Requests: 10, Window: time.Minute}
-	DefaultSettleLimit = RateLimit{Requests: 5, Window: time.Minute}
-	// DefaultLookupLimit is HandlerConfig.LookupLimit's default: a
-	// settlement look-up that the journal cannot answer is read from the
-	// chain (two RPC calls per network), so look-ups are limited too.
-	DefaultLookupLimit = RateLimit{Requests: 60, Window: time.Minute}
-)
-
 func (l RateLimit) String() string {
 	return fmt.Sprintf("%d per %s", l.Requests, l.Window)
 }
 
 // Bounds of a Limiter's memory. Its keys come from unauthenticated
 // requests (a client IP, of which an IPv6 attacker has billions), so it
-// holds at most MaxLimiterKeys buckets of at most maxLimiterKeyBytes of key
+// holds at most MaxKeys buckets of at most maxKeyBytes of key
 // each: about 3 MB.
 const (
-	// MaxLimiterKeys is how many keys (client IPs, API keys) one Limiter
+	// MaxKeys is how many keys (client IPs, API keys) one Limiter
 	// tracks at once. When a new key comes to a full limiter, the buckets
 	// of keys idle for a whole window are dropped, and if that is not
 	// enough, arbitrary ones (whose clients start afresh with a full
 	// bucket).
-	MaxLimiterKeys = 20_000
-	// maxLimiterKeyBytes bounds a key as stored: a longer one is kept as
+	MaxKeys = 20_000
+	// maxKeyBytes bounds a key as stored: a longer one is kept as
 	// its SHA-256.
-	maxLimiterKeyBytes = 64
-	// minLimiterSweep is the shortest interval of the sweep timer.
-	minLimiterSweep = time.Second
+	maxKeyBytes = 64
+	// minSweep is the shortest interval of the sweep timer.
+	minSweep = time.Second
 )
 
 // Limiter is a token bucket per key (a client IP, an API key): Requests
@@ -56,7 +49,7 @@ const (
 // bucket idle for a whole window is full again and is forgotten by a
 // sweep that runs on a timer while the limiter holds buckets (every
 // Window, at least every second), so idle keys are gone within two
-// windows without any new request; at most MaxLimiterKeys are held. A nil
+// windows without any new request; at most MaxKeys are held. A nil
 // *Limiter allows everything. It is safe for concurrent use.
 type Limiter struct {
 	limit   RateLimit
@@ -69,9 +62,9 @@ type Limiter struct {
 	sweeping bool // a sweep timer is pending
 }
 
-// NewLimiter returns a limiter for l, or nil (no limit) when l has no
+// New returns a limiter for l, or nil (no limit) when l has no
 // positive Requests and Window.
-func NewLimiter(l RateLimit) *Limiter { return newLimiter(l, time.Now) }
+func New(l RateLimit) *Limiter { return newLimiter(l, time.Now) }
 
 func newLimiter(l RateLimit, now func() time.Time) *Limiter {
 	if l.Requests <= 0 || l.Window <= 0 {
@@ -81,10 +74,13 @@ func newLimiter(l RateLimit, now func() time.Time) *Limiter {
 		limit:   l,
 		every:   rate.Every(l.Window / time.Duration(l.Requests)),
 		now:     now,
-		maxKeys: MaxLimiterKeys,
+		maxKeys: MaxKeys,
 		buckets: map[string]*rate.Limiter{},
 	}
 }
+
+// Limit is the limit l applies.
+func (l *Limiter) Limit() RateLimit { return l.limit }
 
 // Allow takes a token for key. When none is left it returns false and how
 // long until one is.
@@ -150,9 +146,9 @@ func (l *Limiter) bucket(key string, now time.Time) *rate.Limiter {
 }
 
 // sweepInterval is how often the timer sweeps: every window, at least
-// every minLimiterSweep.
+// every minSweep.
 func (l *Limiter) sweepInterval() time.Duration {
-	return max(l.limit.Window, minLimiterSweep)
+	return max(l.limit.Window, minSweep)
 }
 
 // sweepTimer sweeps, and runs again while buckets are left.
@@ -182,29 +178,11 @@ func (l *Limiter) sweepLocked(now time.Time) {
 }
 
 // limiterKey is key as a limiter stores it: as it is, or its SHA-256 when
-// it is longer than maxLimiterKeyBytes.
+// it is longer than maxKeyBytes.
 func limiterKey(key string) string {
-	if len(key) <= maxLimiterKeyBytes {
+	if len(key) <= maxKeyBytes {
 		return key
 	}
 	h := sha256.Sum256([]byte(key))
 	return string(h[:])
-}
-
-// limiter returns the facilitator's limiter for an operation and limit,
-// creating it on first use. Handlers built with the same limits share one,
-// so a new Handler (a Caddy config reload) keeps the counts.
-func (f *Facilitator) limiter(op string, l RateLimit) *Limiter {
-	f.limitersMu.Lock()
-	defer f.limitersMu.Unlock()
-	key := op + " " + l.String()
-	if lim, ok := f.limiters[key]; ok {
-		return lim
-	}
-	lim := newLimiter(l, time.Now)
-	if f.limiters == nil {
-		f.limiters = map[string]*Limiter{}
-	}
-	f.limiters[key] = lim
-	return lim
 }

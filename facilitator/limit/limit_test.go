@@ -1,4 +1,4 @@
-package facilitator
+package limit
 
 import (
 	"fmt"
@@ -38,13 +38,13 @@ func TestLimiter(t *testing.T) {
 		t.Errorf("%d buckets kept, want at most 2", n)
 	}
 	var none *Limiter
-	if ok, _ := none.Allow("x"); !ok || NewLimiter(RateLimit{}) != nil {
+	if ok, _ := none.Allow("x"); !ok || New(RateLimit{}) != nil {
 		t.Errorf("a zero limit must allow everything")
 	}
 }
 
 // TestLimiterBounded floods a limiter with keys, as an attacker with an
-// IPv6 prefix can: at most MaxLimiterKeys buckets are held, a long key is
+// IPv6 prefix can: at most MaxKeys buckets are held, a long key is
 // held as its hash, and a client over its limit stays limited while others
 // come and go below the bound.
 func TestLimiterBounded(t *testing.T) {
@@ -53,7 +53,7 @@ func TestLimiterBounded(t *testing.T) {
 	if ok, _ := l.Allow("limited"); !ok {
 		t.Fatal("first request refused")
 	}
-	for i := 0; i < 5*MaxLimiterKeys; i++ {
+	for i := 0; i < 5*MaxKeys; i++ {
 		key := fmt.Sprintf("2001:db8:%x:%x::1", i>>16, i&0xffff)
 		if i%2 == 1 {
 			key = strings.Repeat("k", 10_000) + key
@@ -68,18 +68,18 @@ func TestLimiterBounded(t *testing.T) {
 		longest = max(longest, len(k))
 	}
 	l.mu.Unlock()
-	if n > MaxLimiterKeys || longest > maxLimiterKeyBytes {
-		t.Errorf("%d buckets held, longest key %d bytes; want at most %d and %d", n, longest, MaxLimiterKeys, maxLimiterKeyBytes)
+	if n > MaxKeys || longest > maxKeyBytes {
+		t.Errorf("%d buckets held, longest key %d bytes; want at most %d and %d", n, longest, MaxKeys, maxKeyBytes)
 	}
 
 	// Below the bound nothing is dropped: a limited client stays limited.
 	small := newLimiter(RateLimit{Requests: 1, Window: time.Hour}, func() time.Time { return now })
 	small.Allow("limited")
-	for i := 0; i < MaxLimiterKeys-1; i++ {
+	for i := 0; i < MaxKeys-1; i++ {
 		small.Allow(fmt.Sprint(i))
 	}
 	if ok, wait := small.Allow("limited"); ok || wait != time.Hour {
-		t.Errorf("limited client after %d others: Allow = %v, %s; want false, 1h", MaxLimiterKeys-1, ok, wait)
+		t.Errorf("limited client after %d others: Allow = %v, %s; want false, 1h", MaxKeys-1, ok, wait)
 	}
 }
 
@@ -88,7 +88,7 @@ func TestLimiterBounded(t *testing.T) {
 // bucket full again, so the bucket is gone within two windows; the bound
 // below leaves room for a loaded machine.
 func TestLimiterSweepTimer(t *testing.T) {
-	l := NewLimiter(RateLimit{Requests: 2, Window: time.Second})
+	l := New(RateLimit{Requests: 2, Window: time.Second})
 	for i := 0; i < 1000; i++ {
 		l.Allow(fmt.Sprint("client ", i))
 	}

@@ -1,4 +1,4 @@
-package facilitator
+package x402
 
 import "testing"
 

@@ -1,4 +1,4 @@
-package facilitator
+package httpapi
 
 import (
 	"encoding/json"
@@ -12,24 +12,20 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Discovery (x402 specs/extensions/bazaar.md): GET
 // /v2/x402/discovery/resources lists the resources this facilitator's own
-// sellers offer (HandlerConfig.Resources, from their configuration), then
+// sellers offer (Config.Resources, from their configuration), then
 // the resources of other sellers it cataloged from the bazaar declarations
 // their paying clients echoed in settle requests: validated
 // (ValidateBazaar), only once the payment settled (so that every entry
 // cost its writer a payment), keyed by URL, tool and payee (a payment to
 // one payee never replaces another's entry), and kept in the journal's
 // storage (store.CatalogOf), bounded in bytes.
-
-// PathDiscoveryResources is the discovery list. The reference client
-// (@x402/extensions withBazaar) given the facilitator URL
-// https://host/v2/x402 appends /discovery/resources.
-const PathDiscoveryResources = "/v2/x402/discovery/resources"
 
 // Defaults of the discovery list and catalog.
 const (
@@ -72,7 +68,7 @@ func parseDiscoveryQuery(v url.Values) (discoveryQuery, error) {
 	if q.Type != "" && q.Type != "http" && q.Type != "mcp" {
 		return q, fmt.Errorf("type must be http or mcp, got %q", x402.Clip(q.Type, 32))
 	}
-	if q.PayTo != "" && !IsAddress(q.PayTo) {
+	if q.PayTo != "" && !x402.IsAddress(q.PayTo) {
 		return q, fmt.Errorf("payTo must be an address (0x followed by 40 hex digits), got %q", x402.Clip(q.PayTo, 64))
 	}
 	if len(q.Network) > 128 || len(q.Scheme) > 64 {
@@ -118,7 +114,7 @@ func itemMatches(q *discoveryQuery, it *x402.DiscoveryItem) bool {
 
 // discoveryResources answers GET /v2/x402/discovery/resources: the
 // configured resources first, then the catalog, paged as one list.
-func (h *apiHandler) discoveryResources(w http.ResponseWriter, r *http.Request) {
+func (h *handler) discoveryResources(w http.ResponseWriter, r *http.Request) {
 	q, err := parseDiscoveryQuery(r.URL.Query())
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
@@ -146,7 +142,7 @@ func (h *apiHandler) discoveryResources(w http.ResponseWriter, r *http.Request) 
 		cq.Offset, cq.Limit = max(0, q.Offset-len(own)), q.Limit-len(items)
 		entries, n, err := c.Entries(cq)
 		if err != nil {
-			h.f.logger.Error("reading the discovery catalog failed", zap.Error(err))
+			h.f.Logger().Error("reading the discovery catalog failed", zap.Error(err))
 			w.Header().Set("Retry-After", "2")
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "reading the discovery catalog failed; try again shortly"})
 			return
@@ -160,20 +156,16 @@ func (h *apiHandler) discoveryResources(w http.ResponseWriter, r *http.Request) 
 		Pagination: x402.Pagination{Limit: q.Limit, Offset: q.Offset, Total: total}})
 }
 
-// Catalog is the discovery catalog kept beside the journal, or nil when
-// the journal keeps none.
-func (f *Facilitator) Catalog() store.Catalog { return store.CatalogOf(f.journal) }
-
 // catalogSettled catalogs the bazaar declaration a settled v2 payment
 // echoed, and sets EXTENSION-RESPONSES with the outcome.
-func (h *apiHandler) catalogSettled(w http.ResponseWriter, r *http.Request, req *Request) {
+func (h *handler) catalogSettled(w http.ResponseWriter, r *http.Request, req *x402.Request) {
 	res := h.catalog(r, req)
 	if v, err := x402.EncodeBase64JSON(map[string]BazaarResponse{x402.ExtBazaar: res}); err == nil {
 		w.Header().Set(HeaderExtensionResponses, v)
 	}
 }
 
-func (h *apiHandler) catalog(r *http.Request, req *Request) BazaarResponse {
+func (h *handler) catalog(r *http.Request, req *x402.Request) BazaarResponse {
 	rejected := func(why string) BazaarResponse { return BazaarResponse{Status: BazaarRejected, RejectedReason: why} }
 	if h.catalogBytes < 0 {
 		return rejected("this facilitator catalogs no resources")
@@ -182,7 +174,7 @@ func (h *apiHandler) catalog(r *http.Request, req *Request) BazaarResponse {
 	if c == nil {
 		return rejected("this facilitator keeps no discovery catalog")
 	}
-	decl, in, err := ValidateBazaar(req.Bazaar)
+	decl, in, err := facilitator.ValidateBazaar(req.Bazaar)
 	if err != nil {
 		return rejected(err.Error())
 	}
@@ -190,7 +182,7 @@ func (h *apiHandler) catalog(r *http.Request, req *Request) BazaarResponse {
 	if req.Resource != nil {
 		resource = req.Resource.URL
 	}
-	u, err := CatalogURL(resource, decl.RouteTemplate)
+	u, err := facilitator.CatalogURL(resource, decl.RouteTemplate)
 	if err != nil {
 		return rejected(err.Error())
 	}
@@ -208,7 +200,7 @@ func (h *apiHandler) catalog(r *http.Request, req *Request) BazaarResponse {
 	item := x402.DiscoveryItem{
 		Resource: u, Type: in.Type, X402Version: x402.Version2,
 		Accepts:       []x402.DiscoveryAccept{x402.AcceptOf(reqs.V2(reqs.Network))},
-		LastUpdated:   h.f.now().UTC().Format(time.RFC3339),
+		LastUpdated:   h.f.Now().UTC().Format(time.RFC3339),
 		RouteTemplate: decl.RouteTemplate,
 		Extensions:    map[string]any{x402.ExtBazaar: decl},
 	}
@@ -220,14 +212,14 @@ func (h *apiHandler) catalog(r *http.Request, req *Request) BazaarResponse {
 		return rejected("the bazaar declaration could not be encoded")
 	}
 	e := &store.CatalogEntry{Key: u + " " + in.Tool + " " + payTo, Type: in.Type, PayTo: payTo,
-		Networks: []string{reqs.Network}, Schemes: []string{reqs.Scheme}, Data: data, Updated: h.f.now()}
+		Networks: []string{reqs.Network}, Schemes: []string{reqs.Scheme}, Data: data, Updated: h.f.Now()}
 	max := h.catalogBytes
 	if max == 0 {
 		max = DefaultCatalogBytes
 	}
 	err = c.PutEntry(e, max)
 	if errors.Is(err, store.ErrCatalogFull) {
-		if n, perr := c.PruneCatalog(h.f.now().Add(-CatalogStaleAfter)); perr == nil && n > 0 {
+		if n, perr := c.PruneCatalog(h.f.Now().Add(-CatalogStaleAfter)); perr == nil && n > 0 {
 			err = c.PutEntry(e, max)
 		}
 	}
@@ -237,7 +229,7 @@ func (h *apiHandler) catalog(r *http.Request, req *Request) BazaarResponse {
 	case errors.Is(err, store.ErrBadCatalogEntry):
 		return rejected(fmt.Sprintf("the catalog entry would be %d bytes, over %d KiB", len(data), store.MaxCatalogEntryBytes>>10))
 	case err != nil:
-		h.f.logger.Warn("writing the discovery catalog failed", zap.Error(err))
+		h.f.Logger().Warn("writing the discovery catalog failed", zap.Error(err))
 		return rejected("the discovery catalog could not be written; it is cataloged with the next payment")
 	}
 	return BazaarResponse{Status: BazaarSuccess}
