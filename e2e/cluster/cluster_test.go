@@ -684,6 +684,8 @@ func TestPostgresDown(t *testing.T) {
 		case a.status == http.StatusServiceUnavailable && j.Error == textStoreDown && a.header.Get("Retry-After") == "2":
 		case a.status == http.StatusServiceUnavailable && j.Error == textPaidUnrecorded && a.header.Get("Retry-After") == "2" && len(j.TxHash) == 66:
 			unresolved++ // settled, not recorded: the same header delivers it later
+		case a.status == http.StatusServiceUnavailable && (j.Error == textStoreNotSettled || j.Error == textStoreNotConfirmed) && a.header.Get("Retry-After") == "2":
+			unresolved++ // the store failed at the settle or at an earlier attempt's look-up: the same header later
 		case a.status == http.StatusPaymentRequired && j.Error == textPending, a.status == http.StatusInternalServerError:
 			unresolved++
 			t.Logf("payment %d: answered while PostgreSQL stopped: %v", i, a)

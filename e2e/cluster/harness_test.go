@@ -46,6 +46,8 @@ const (
 	textBusyUnknown        = "another request with this payment, or with a different authorization with the same nonce from the same payer, is being served"
 	textStoreDown          = "the payment store cannot be reached, so this payment was not taken: nothing was verified, settled or charged"
 	textPaidUnrecorded     = "the payment settled, but the payment store cannot be reached to record it, so the resource is not served yet"
+	textStoreNotSettled    = "the payment store cannot be reached, so this payment was not settled: nothing was broadcast or charged"
+	textStoreNotConfirmed  = "the payment store cannot be reached, so the outcome of an earlier attempt with this payment cannot be read now: nothing more was charged for this request"
 	textPaymentIDDelivered = "payment already delivered"
 	textPaymentIDConflict  = "payment identifier already used with a different payload"
 	textPending            = facilitator.ErrTextPending

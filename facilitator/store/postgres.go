@@ -165,12 +165,28 @@ func pgError(err error) error {
 		case "XF002":
 			return fmt.Errorf("%w: %s", ErrFollowedElsewhere, pe.Message)
 		}
+		if serverGone(pe.Code) {
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
 		return err
 	}
 	if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, ErrUnavailable) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrUnavailable, err)
+}
+
+// serverGone says whether a SQLSTATE is the server going away or refusing
+// work for now rather than an answer to the statement: a connection
+// exception (class 08), the server shut down or restarting (57P01
+// admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now), too
+// many connections (53300). The same call may succeed shortly.
+func serverGone(code string) bool {
+	switch code {
+	case "57P01", "57P02", "57P03", "53300":
+		return true
+	}
+	return strings.HasPrefix(code, "08")
 }
 
 // RedactDSN cuts the credentials, path and options of a connection
