@@ -148,3 +148,30 @@ func TestCaddyfileErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestExamplesAdapt adapts every Caddyfile of the repository's examples
+// (and Caddyfile.example) as `caddy adapt` does, with the environment
+// their header comments export, so that an example that stops parsing
+// fails here and not in a reader's hands. .ci/adapt-snapshot compares
+// their JSON across changes.
+func TestExamplesAdapt(t *testing.T) {
+	t.Setenv("RPC_A", "http://127.0.0.1:18545") // examples/networks-devnet.Caddyfile
+	t.Setenv("RPC_B", "http://127.0.0.1:18546")
+	files, err := filepath.Glob("../examples/*.Caddyfile")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	files = append(files, "../Caddyfile.example", "../examples/cluster/Caddyfile", "../examples/cluster/balancer.Caddyfile")
+	for _, file := range files {
+		t.Run(strings.TrimPrefix(file, "../"), func(t *testing.T) {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, warn, err := caddyconfig.GetAdapter("caddyfile").Adapt(src, map[string]any{"filename": file})
+			if err != nil || len(warn) > 0 || !json.Valid(out) {
+				t.Fatalf("adapting %s: %v, warnings %v", file, err, warn)
+			}
+		})
+	}
+}

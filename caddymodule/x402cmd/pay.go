@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/spf13/cobra"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -41,6 +43,10 @@ type PayOptions struct {
 	PaymentID string        // --payment-id: the x402 v2 payment-identifier id
 	// NoSignIn is --no-sign-in: pay even when Sign-In-With-X is offered.
 	NoSignIn bool
+	// CookieJar is --cookie-jar FILE: cookies kept between runs (JSON,
+	// mode 0600), such as a seller's access cookie: those for the URL are
+	// sent, those the answers set are saved.
+	CookieJar string
 	// SmartWallet is --smart-wallet: the wallet to pay from ("devnet":
 	// the devnet factory's wallet of the key, salt 0).
 	SmartWallet string
@@ -48,9 +54,10 @@ type PayOptions struct {
 	// factory's wallet of the key, paid from with an ERC-6492 signature.
 	Undeployed string
 
-	// Resolved from the two above.
+	// Resolved from the options above.
 	wallet *common.Address
 	deploy *facilitator.WalletDeployment
+	jar    *cookieJar
 }
 
 // walletOptions resolves --smart-wallet and --smart-wallet-undeployed for
@@ -90,7 +97,7 @@ const DefaultPayMaxAmount = "1000000"
 func payCommand() *cobra.Command {
 	var o PayOptions
 	cmd := &cobra.Command{
-		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--network NAME] [--payment-id ID]",
+		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--network NAME] [--payment-id ID] [--cookie-jar FILE]",
 		Short: "Fetch a URL, paying with x402 when it answers 402",
 		Long: `
 Fetches URL. When the answer is 402 Payment Required, picks what to pay:
@@ -138,6 +145,13 @@ When the 402 declares Sign-In-With-X (a seller's "access" window), the key
 first signs the seller's challenge and asks again with SIGN-IN-WITH-X: a
 key whose earlier payment bought access is served without paying, and says
 so on stderr; otherwise it pays as above. --no-sign-in pays at once.
+
+A paid answer that sets the seller's access cookie (x402_access_...) is
+reported on stderr with the end of its window. --cookie-jar FILE keeps
+cookies between runs (JSON, written with mode 0600, read when it exists):
+the cookies it holds for the URL's host and path are sent, and those the
+answers set are saved, so a run within an access window is served by the
+cookie without paying or signing in.
 `,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -165,6 +179,7 @@ so on stderr; otherwise it pays as above. --no-sign-in pays at once.
 	f.Lookup("smart-wallet").NoOptDefVal = "devnet"
 	f.StringVar(&o.Undeployed, "smart-wallet-undeployed", "", "pay from the devnet factory's wallet of the key for this salt, not deployed yet, with an ERC-6492 signature (bare flag: salt 1)")
 	f.Lookup("smart-wallet-undeployed").NoOptDefVal = strconv.Itoa(devnet.UndeployedWalletSalt)
+	f.StringVar(&o.CookieJar, "cookie-jar", "", "keep cookies (the seller's access cookie) in this JSON file, mode 0600: sent when they match the URL, saved when set")
 	f.BoolVar(&o.NoSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }
@@ -215,6 +230,11 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 		}
 		header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
+	if o.CookieJar != "" {
+		if o.jar, err = loadCookieJar(o.CookieJar); err != nil {
+			return err
+		}
+	}
 	client := &http.Client{Timeout: o.Timeout}
 	do := func(paymentHeader, payment string) (*http.Response, []byte, error) {
 		var rd io.Reader
@@ -229,11 +249,19 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 		if payment != "" {
 			req.Header.Set(paymentHeader, payment)
 		}
+		if o.jar != nil {
+			o.jar.addTo(req, time.Now())
+		}
 		resp, err := client.Do(req)
 		if err != nil {
 			return nil, nil, err
 		}
 		defer resp.Body.Close()
+		if o.jar != nil && o.jar.keep(req.URL, resp, time.Now()) {
+			if err := o.jar.save(); err != nil {
+				fmt.Fprintf(stderr, "x402: could not save the cookies in --cookie-jar %s: %v\n", o.CookieJar, err)
+			}
+		}
 		data, err := io.ReadAll(resp.Body)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading the response: %w", err)
@@ -241,12 +269,22 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 		return resp, data, nil
 	}
 
+	var sentCookie *jarCookie
+	if o.jar != nil {
+		if u, err := neturl.Parse(url); err == nil {
+			sentCookie = o.jar.sentAccess(u, time.Now())
+		}
+	}
 	resp, data, err := do("", "")
 	if err != nil {
 		return err
 	}
 	if resp.StatusCode != http.StatusPaymentRequired {
-		// Not a paywall: print the answer as it is.
+		// Not a paywall, or served by the access cookie of the jar: print
+		// the answer as it is.
+		if until := resp.Header.Get(httpx.HeaderAccessUntil); sentCookie != nil && until != "" && resp.StatusCode < 400 {
+			fmt.Fprintf(stderr, "x402: served by the access cookie %s from %s (access until %s): no new payment\n", sentCookie.Name, o.CookieJar, until)
+		}
 		if err := writeBody(stdout, data); err != nil {
 			return err
 		}
@@ -332,6 +370,7 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 		return fmt.Errorf("%s answered %s%s; no settlement was reported, so no money moved (the signed authorization stays valid until %s: the seller could still use it)",
 			url, resp.Status, why, time.Unix(payment.Authorization.ValidBefore.Int64(), 0).UTC().Format(time.RFC3339))
 	}
+	reportAccessCookie(resp, o.jar, stderr)
 	if settlement == "" {
 		fmt.Fprintf(stderr, "x402: %s answered %s without an X-PAYMENT-RESPONSE header\n", url, resp.Status)
 	}
@@ -430,68 +469,4 @@ func decodePaymentResponse(h string) string {
 		return h
 	}
 	return out.String()
-}
-
-// chooseV1 picks the first entry of a version 1 402 answer this buyer can
-// pay: scheme exact, on the network asked for (any, when none is), whose
-// chain ID is known (by its name, or --chain-id), with a valid amount
-// within maxAmount.
-func chooseV1(pr *facilitator.PaymentRequired, maxAmount *big.Int, network string, chainID int64) (facilitator.PaymentRequirements, *big.Int, error) {
-	entries := pr.Accepts
-	if len(entries) == 0 && pr.PaymentRequirements != nil {
-		entries = []facilitator.PaymentRequirements{*pr.PaymentRequirements}
-	}
-	if len(entries) == 0 {
-		_, err := pr.Requirements()
-		return facilitator.PaymentRequirements{}, nil, err
-	}
-	var why []string
-	for _, a := range entries {
-		id, known := networkChainID(a.Network)
-		value, err := facilitator.ParseAmount(a.MaxAmountRequired)
-		switch {
-		case a.Scheme != facilitator.SchemeExact:
-			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
-		case network != "" && !sameNetwork(a.Network, network):
-			why = append(why, fmt.Sprintf("%s: not --network %s", a.Network, network))
-		case chainID != 0 && known && id != chainID:
-			why = append(why, fmt.Sprintf("%s: not chain %d (--chain-id)", a.Network, chainID))
-		case chainID == 0 && !known:
-			why = append(why, fmt.Sprintf("%s: chain ID unknown; give --chain-id to pay on it", a.Network))
-		case err != nil:
-			why = append(why, fmt.Sprintf("%s: invalid amount %q", a.Network, a.MaxAmountRequired))
-		case value.Cmp(maxAmount) > 0:
-			why = append(why, fmt.Sprintf("%s: %s smallest units is more than --max-amount %s; give a larger --max-amount to pay it", a.Network, value, maxAmount))
-		default:
-			return a, value, nil
-		}
-	}
-	if len(entries) == 1 {
-		return facilitator.PaymentRequirements{}, nil, fmt.Errorf("refusing to pay: %s", why[0])
-	}
-	return facilitator.PaymentRequirements{}, nil, fmt.Errorf("refusing to pay: no acceptable way to pay (%s)", strings.Join(why, "; "))
-}
-
-// networkChainID is the chain ID a network name stands for: an
-// eip155:<chainId> id, a version 1 name, or a built-in network's.
-func networkChainID(name string) (int64, bool) {
-	if id, ok := x402.ChainIDOf(name); ok {
-		return id, true
-	}
-	if b, ok := facilitator.BuiltinNetwork(name); ok {
-		return b.ChainID, true
-	}
-	return 0, false
-}
-
-// sameNetwork reports whether an offered network is the one asked for:
-// the same name, or names of the same chain (base-sepolia and
-// eip155:84532).
-func sameNetwork(offered, wanted string) bool {
-	if strings.EqualFold(strings.TrimSpace(offered), strings.TrimSpace(wanted)) {
-		return true
-	}
-	a, okA := networkChainID(offered)
-	b, okB := networkChainID(wanted)
-	return okA && okB && a == b
 }

@@ -81,6 +81,7 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 		}
 		return fmt.Errorf("%s answered %s%s; nothing was settled for this request", url, resp.Status, why)
 	}
+	reportAccessCookie(resp, o.jar, stderr)
 	if settlement == "" {
 		fmt.Fprintf(stderr, "x402: %s answered %s without a PAYMENT-RESPONSE header\n", url, resp.Status)
 	}
@@ -110,35 +111,4 @@ func paymentIDExtensions(declared map[string]any, id string, stderr io.Writer) (
 	}
 	fmt.Fprintf(stderr, "x402: payment id %s (if the answer is lost, run again with --payment-id %s: a payment that went through is not made twice)\n", id, id)
 	return ext, nil
-}
-
-// chooseV2 picks the first entry of accepts this buyer can pay: scheme
-// exact, an eip155 network (the given chain id's and network's, when they
-// are given), a valid amount within maxAmount.
-func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64, network string) (x402.RequirementsV2, *big.Int, error) {
-	var why []string
-	for _, a := range accepts {
-		id, ok := x402.ParseCAIP2(a.Network)
-		value, err := facilitator.ParseAmount(a.Amount)
-		switch {
-		case a.Scheme != facilitator.SchemeExact:
-			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
-		case !ok:
-			why = append(why, fmt.Sprintf("%s: not an eip155 network", a.Network))
-		case network != "" && !sameNetwork(a.Network, network):
-			why = append(why, fmt.Sprintf("%s: not --network %s", a.Network, network))
-		case chainID != 0 && id != chainID:
-			why = append(why, fmt.Sprintf("%s: not chain %d (--chain-id)", a.Network, chainID))
-		case err != nil:
-			why = append(why, fmt.Sprintf("%s: invalid amount %q", a.Network, a.Amount))
-		case value.Cmp(maxAmount) > 0:
-			why = append(why, fmt.Sprintf("%s: %s smallest units is more than --max-amount %s; give a larger --max-amount to pay it", a.Network, value, maxAmount))
-		default:
-			return a, value, nil
-		}
-	}
-	if len(why) == 0 {
-		return x402.RequirementsV2{}, nil, fmt.Errorf("the 402 answer accepts no payment")
-	}
-	return x402.RequirementsV2{}, nil, fmt.Errorf("refusing to pay: no acceptable way to pay (%s)", strings.Join(why, "; "))
 }
