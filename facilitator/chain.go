@@ -3,9 +3,6 @@ package facilitator
 import (
 	"crypto/ecdsa"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/signer/core/apitypes"
-
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
@@ -18,19 +15,6 @@ type Domain = evm.Domain
 
 // EndpointHealth is one RPC endpoint's state (evm.EndpointHealth).
 type EndpointHealth = evm.EndpointHealth
-
-// TypedData returns the EIP-712 typed data of an authorization, as a wallet
-// would be asked to sign it (eth_signTypedData_v4).
-func TypedData(d Domain, a Authorization) apitypes.TypedData { return evm.TypedData(d, a) }
-
-// Digest returns the EIP-712 hash of an authorization under a domain.
-func Digest(d Domain, a Authorization) (common.Hash, error) { return evm.Digest(d, a) }
-
-// SignAuthorization signs an authorization with the buyer's key and returns
-// the 65-byte signature with v as 27 or 28, as wallets produce it.
-func SignAuthorization(key *ecdsa.PrivateKey, d Domain, a Authorization) ([]byte, error) {
-	return evm.SignAuthorization(key, d, a)
-}
 
 // ParseKey parses a secp256k1 private key written as 64 hex digits, with or
 // without 0x. The error never repeats the key.

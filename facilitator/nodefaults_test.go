@@ -23,6 +23,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -338,7 +339,7 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 
 	// The answers: the refused transaction's payment 503, the rest settled.
 	for i, p := range pays {
-		calldata, err := evm.TransferCalldata(&p.Authorization, p.Signature)
+		calldata, err := exact.TransferCalldata(&p.Authorization, p.Signature)
 		if err != nil {
 			t.Fatal(err)
 		}

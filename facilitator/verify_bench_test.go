@@ -13,6 +13,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 )
 
 // verifyFixture is a facilitator with on-chain checks switched off (its
@@ -42,7 +43,7 @@ func verifyFixtureRecovery(b *testing.B) (f *facilitator.Facilitator, r *facilit
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := evm.Digest(evm.Domain{Name: nc.EIP712Name, Version: nc.EIP712Version, ChainID: big.NewInt(devnet.ChainID), VerifyingContract: common.HexToAddress(req.Asset)}, p.Authorization)
+	d, err := exact.Digest(evm.Domain{Name: nc.EIP712Name, Version: nc.EIP712Version, ChainID: big.NewInt(devnet.ChainID), VerifyingContract: common.HexToAddress(req.Asset)}, p.Authorization)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
 
@@ -70,7 +71,7 @@ func waitMined(t *testing.T, cl *ethclient.Client, h common.Hash) *types.Receipt
 // r||s||v signature.
 func signTransfer(t *testing.T, k *ecdsa.PrivateKey, from, to common.Address, value, validAfter, validBefore *big.Int, nonce [32]byte) []byte {
 	t.Helper()
-	sig, err := facilitator.SignAuthorization(k,
+	sig, err := exact.SignAuthorization(k,
 		facilitator.Domain{Name: TokenName, Version: TokenVersion, ChainID: big.NewInt(ChainID), VerifyingContract: TokenAddress},
 		facilitator.Authorization{From: from, To: to, Value: value, ValidAfter: validAfter, ValidBefore: validBefore, Nonce: nonce})
 	if err != nil {

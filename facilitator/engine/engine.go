@@ -14,14 +14,11 @@ import (
 	"errors"
 	"math/big"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
@@ -195,91 +192,6 @@ func (e *Engine) pickSigner(not common.Address) common.Address {
 	return s.addr
 }
 
-// minGasUnits is the gas a signer must be able to pay for at the current
-// gas price to count as funded: one transfer with room to spare.
-const minGasUnits = 150_000
-
-// RefreshGas reads every signer's balance and the gas price in one round
-// trip and marks the signers that cannot pay for one settlement, so that
-// they are skipped. A send refused for lack of funds marks its signer too;
-// the marks are read again every gasCheckInterval while any is set.
-func (e *Engine) RefreshGas(ctx context.Context) {
-	if len(e.signers) == 0 {
-		return
-	}
-	var price hexutil.Big
-	bals := make([]hexutil.Big, len(e.signers))
-	elems := []rpc.BatchElem{{Method: "eth_gasPrice", Result: &price}}
-	for i, s := range e.signers {
-		elems = append(elems, rpc.BatchElem{Method: "eth_getBalance", Args: []any{s.addr, "latest"}, Result: &bals[i]})
-	}
-	if err := e.cfg.Pool.Batch(ctx, elems); err != nil || elems[0].Error != nil {
-		return
-	}
-	need := new(big.Int).Mul((*big.Int)(&price), big.NewInt(minGasUnits))
-	for i, s := range e.signers {
-		if elems[i+1].Error != nil {
-			continue
-		}
-		low := (*big.Int)(&bals[i]).Cmp(need) < 0
-		if s.noGas.Swap(low) != low {
-			e.logger.Warn("signer gas money", zap.String("signer", s.addr.Hex()), zap.Bool("too_low_to_settle", low), zap.String("balance_wei", (*big.Int)(&bals[i]).String()))
-		}
-	}
-}
-
-// gasCheckInterval is how often signers marked as without gas money are
-// checked again.
-const gasCheckInterval = 5 * time.Second
-
-func (c *core) watchGas(ctx context.Context) {
-	t := time.NewTicker(gasCheckInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			for _, s := range c.allSigners() {
-				if s.noGas.Load() {
-					c.active().RefreshGas(ctx)
-					break
-				}
-			}
-		}
-	}
-}
-
-func (e *Engine) signerByAddress(a common.Address) *signer {
-	for _, s := range e.signers {
-		if s.addr == a {
-			return s
-		}
-	}
-	return nil
-}
-
-// Claim reserves an authorization (from, nonce) for a settle; false means
-// another settle holds it: of this process, or with a shared journal, of
-// another instance (which may also be following a pending settlement of
-// it). An error means that the shared journal could not be asked; nothing
-// is held then. The engine releases the hold when the outcome is final; a
-// caller that does not Submit after Claim must Release.
-func (e *Engine) Claim(ctx context.Context, from common.Address, nonce [32]byte) (bool, error) {
-	k := authKey{from, nonce}
-	if !e.core.settling.acquire(k) {
-		return false, nil
-	}
-	if e.shared == nil {
-		return true, nil
-	}
-	ok, err := e.shared.HoldSettlement(ctx, RecordID(e.cfg.Network, from, nonce))
-	if !ok || err != nil {
-		e.core.settling.release(k)
-	}
-	return ok, err
-}
-
 // Reserve reserves the value of an authorization held with Claim against
 // its payer's balance on the token (read at block atBlock or later): true
 // when it fits beside the payer's other settlements in flight, of this
@@ -313,42 +225,6 @@ func (e *Engine) Reserve(ctx context.Context, from common.Address, nonce [32]byt
 		return false, err
 	}
 	return e.reserveIn(ctx, k, value, exact, inBalance)
-}
-
-// Release gives back a claim taken with Claim that was not submitted, and
-// its reservation (Reserve): nothing moved.
-func (e *Engine) Release(from common.Address, nonce [32]byte) {
-	if e.shared != nil {
-		e.shared.ReleaseSettlements(store.Release{ID: RecordID(e.cfg.Network, from, nonce)})
-	}
-	k := authKey{from, nonce}
-	e.core.payers.release(k, false, e.now())
-	e.core.settling.release(k)
-}
-
-// release gives back the holds and reservations of finished settlements:
-// in the shared journal, in one round trip, those taken there, then in
-// this process. A settled one keeps its reservation as spent at its block
-// (reserve.go).
-func (e *Engine) release(sts []*settlement) {
-	if e.shared != nil {
-		var rels []store.Release
-		for _, st := range sts {
-			if st.sharedHold {
-				rels = append(rels, store.Release{ID: st.rec.ID, MinedAt: st.movedAt()})
-			}
-		}
-		e.shared.ReleaseSettlements(rels...)
-	}
-	now := e.now()
-	for _, st := range sts {
-		e.core.payers.release(st.key, st.movedAt() != 0, now)
-		e.core.settling.release(st.key)
-		if st.payerHold && st.revert == nil {
-			// A revert hands the payer's hold to its Revert (revert.go).
-			e.ReleasePayer(st.key.from)
-		}
-	}
 }
 
 // Job is what to settle: a signed authorization, the transaction's
@@ -438,9 +314,4 @@ func (e *Engine) Submit(job *Job) (*Ticket, error) {
 	e.core.watch.add(st)
 	e.logger.Debug("settlement broadcast", zap.String("id", st.rec.ID), zap.String("tx", st.current().Hash().Hex()), zap.Uint64("tx_nonce", st.rec.TxNonce))
 	return &Ticket{st: st, stopped: e.core.ctx.Done()}, nil
-}
-
-// RecordID is the journal ID of an authorization on a network.
-func RecordID(network string, from common.Address, nonce [32]byte) string {
-	return strings.ToLower(network + "/" + from.Hex() + "/" + hexutil.Encode(nonce[:]))
 }

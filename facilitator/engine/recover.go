@@ -97,14 +97,6 @@ func recordAuthorization(r *store.Record) (common.Address, [32]byte, bool) {
 	return common.HexToAddress(r.From), nonce, true
 }
 
-// feesOf reads back the fee parameters of a signed transaction.
-func feesOf(tx *types.Transaction) *Fees {
-	if tx.Type() == types.LegacyTxType {
-		return &Fees{GasLimit: tx.Gas(), GasPrice: tx.GasPrice()}
-	}
-	return &Fees{GasLimit: tx.Gas(), TipCap: tx.GasTipCap(), FeeCap: tx.GasFeeCap()}
-}
-
 // reserveFollowed reserves a followed record's value against its payer, as
 // its settle did before it was broadcast: the reservations of settlements in
 // flight are rebuilt from the journal (reserve.go).

@@ -1,12 +1,8 @@
 package engine
 
 import (
-	"context"
 	"math/big"
 	"sync"
-
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
@@ -55,31 +51,6 @@ func (r *Revert) Release() {
 	}
 }
 
-// payerHoldNonce is the authorization nonce under which a payer's one
-// settlement in flight is held (HoldPayer): a hold like an
-// authorization's, in this process and in the shared journal, so that it
-// holds across instances and goes with a dead instance's lease. A buyer
-// who signs an authorization with this very nonce can only delay its own
-// payments.
-var payerHoldNonce = [32]byte(crypto.Keccak256([]byte("caddy-x402: one settlement in flight per payer")))
-
-// HoldPayer holds the payer for one settlement: false when another
-// settlement of the payer holds it (in this process or, with a shared
-// journal, at another instance). An error means the shared journal could
-// not be asked; nothing is held then. A payer held for a Job that is
-// submitted (Job.PayerHeld) is given back with the settlement's outcome
-// (for a revert, by Revert.Release); otherwise the caller gives it back
-// with ReleasePayer.
-func (e *Engine) HoldPayer(ctx context.Context, from common.Address) (bool, error) {
-	return e.Claim(ctx, from, payerHoldNonce)
-}
-
-// ReleasePayer gives back a payer held with HoldPayer whose settlement
-// was not submitted.
-func (e *Engine) ReleasePayer(from common.Address) {
-	e.Release(from, payerHoldNonce)
-}
-
 // revertOf is the Revert of a settlement whose transaction r reverted.
 func revertOf(r *receipt, used bool) *Revert {
 	rv := &Revert{GasUsed: uint64(r.GasUsed), AuthorizationUsed: used}
@@ -87,28 +58,4 @@ func revertOf(r *receipt, used bool) *Revert {
 		rv.GasPrice = r.EffectiveGasPrice.ToInt()
 	}
 	return rv
-}
-
-// reverted tells the active engine's Config.Reverted of the reverted
-// settlements among sts, once their outcomes are journaled. A settlement
-// that held its payer hands the hold over to the Revert (without a
-// receiver, it is given back at once).
-func (w *watcher) reverted(sts []*settlement) {
-	e := w.e()
-	for _, st := range sts {
-		rv := st.revert
-		if rv == nil {
-			continue
-		}
-		rv.Record = st.snapshot()
-		if st.payerHold {
-			from := st.key.from
-			rv.PayerHeld, rv.release = true, func() { e.ReleasePayer(from) }
-		}
-		if e.cfg.Reverted == nil {
-			rv.Release()
-			continue
-		}
-		e.cfg.Reverted(rv)
-	}
 }

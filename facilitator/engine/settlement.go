@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -190,4 +191,9 @@ func (st *settlement) movedAt() uint64 {
 		return st.rec.BlockNumber
 	}
 	return 0
+}
+
+// RecordID is the journal ID of an authorization on a network.
+func RecordID(network string, from common.Address, nonce [32]byte) string {
+	return strings.ToLower(network + "/" + from.Hex() + "/" + hexutil.Encode(nonce[:]))
 }

@@ -641,3 +641,11 @@ func (s *signer) resendJournaled(ctx context.Context, e *Engine, nonce uint64) (
 	}
 	return false, nil
 }
+
+// feesOf reads back the fee parameters of a signed transaction.
+func feesOf(tx *types.Transaction) *Fees {
+	if tx.Type() == types.LegacyTxType {
+		return &Fees{GasLimit: tx.Gas(), GasPrice: tx.GasPrice()}
+	}
+	return &Fees{GasLimit: tx.Gas(), TipCap: tx.GasTipCap(), FeeCap: tx.GasFeeCap()}
+}

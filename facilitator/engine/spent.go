@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
-	"go.uber.org/zap"
-
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Spent is what the engine asks a payment scheme about its authorizations
@@ -42,38 +39,6 @@ func (e *Engine) used(ctx context.Context, k authKey) (bool, error) {
 		return false, err
 	}
 	return used[0], nil
-}
-
-// nonceTaken concludes a settlement whose nonce is spent with none of its
-// transactions found mined at the last poll.
-func (w *watcher) nonceTaken(ctx context.Context, st *settlement, head uint64) {
-	// Receipts once more, in case of a race with the block just read.
-	if r, err := w.receiptOfAny(ctx, st); err == nil && r != nil {
-		w.resolve(ctx, st, r)
-		w.done(st)
-		return
-	}
-	used, err := w.e().used(ctx, st.key)
-	if err != nil {
-		return // asked again at the next poll
-	}
-	msg := x402.ErrTextFailedOnChain
-	if used {
-		msg = x402.ErrTextAlreadyUsed
-		// Which transaction used it: if one of ours, its receipt decides.
-		if h, err := w.e().usedBy(ctx, st.key, head); err == nil && st.has(h) {
-			var r *receipt
-			if err := w.e().cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err == nil && r != nil {
-				w.resolve(ctx, st, r)
-				w.done(st)
-				return
-			}
-		}
-	}
-	st.finish(store.StatusFailed, "", 0, msg, w.e().now())
-	st.s.resync.Store(true)
-	w.log().Warn("a settlement's nonce was taken by another transaction", zap.String("id", st.rec.ID), zap.Uint64("tx_nonce", st.rec.TxNonce), zap.Bool("authorization_used", used))
-	w.done(st)
 }
 
 // usedByLookback is how many blocks back usedBy searches: one chunk of a
@@ -126,4 +91,127 @@ func (e *Engine) usedBy(ctx context.Context, k authKey, head uint64) (common.Has
 		return common.Hash{}, errNoUseLog
 	}
 	return logs[0].TxHash, nil
+}
+
+// The transaction that used an authorization is found by the log of its
+// use (Spent.UseLog; EIP-3009: the token's AuthorizationUsed(authorizer,
+// nonce), whose two arguments are both indexed): eth_getLogs with its
+// address and topics, over useLogChunk
+// blocks at a time, backwards from the head, stopping at the first chunk
+// that holds the log, or once a chunk begins before the look-up window
+// (Config.UseLogWindow, the journal retention), or at block 0. Each chunk
+// is one JSON-RPC batch of two calls: the logs of the chunk and the header
+// of its first block, whose timestamp says whether the window is covered.
+//
+// The cost of a full window: window / (useLogChunk × block time) round
+// trips, plus one for the head. 30 days at Cronos's 0.4 s blocks (6.48
+// million blocks) is 649 round trips of 2 calls (1,297 calls); a
+// settlement a few minutes old is found in the first.
+
+// useLogChunk is the block range of one eth_getLogs. 10,000 is what
+// Ethermint nodes, Cronos's among them, accept by default (json-rpc
+// block-range-cap = 10000; a wider range is refused, not truncated) and
+// what hosted providers commonly allow for a filtered query; with an
+// address and three topics the answer is at most one log, so a chunk costs
+// the node a bloom-filter pass over its headers, not a large answer.
+const useLogChunk = 10_000
+
+// scanMinBlockTime bounds a scan's chunks whatever the chain's pace: at
+// most window / (useLogChunk × scanMinBlockTime) chunks, so a chain whose
+// timestamps stand still (or a node that lies about them) cannot make a
+// scan read the whole chain. Half of Cronos's 0.4 s leaves room.
+const scanMinBlockTime = 200 * time.Millisecond
+
+// DefaultUseLogWindow is the look-up window when Config.UseLogWindow is 0:
+// 30 days, the default journal retention.
+const DefaultUseLogWindow = 30 * 24 * time.Hour
+
+// useLogWindow is the window a scan covers.
+func (e *Engine) useLogWindow() time.Duration {
+	if e.cfg.UseLogWindow > 0 {
+		return e.cfg.UseLogWindow
+	}
+	return DefaultUseLogWindow
+}
+
+// maxScanChunks is the most chunks one scan reads for a window.
+func maxScanChunks(window time.Duration) int {
+	per := time.Duration(useLogChunk) * scanMinBlockTime
+	return max(1, int((window+per-1)/per))
+}
+
+// blockHead is the part of a block header a scan reads.
+type blockHead struct {
+	Number hexutil.Uint64 `json:"number"`
+	Time   hexutil.Uint64 `json:"timestamp"`
+}
+
+// useLog is the part of a use log a scan reads.
+type useLog struct {
+	TxHash  common.Hash `json:"transactionHash"`
+	Removed bool        `json:"removed"`
+}
+
+// useLogFilter is the eth_getLogs filter for an authorization's use in
+// blocks from..to.
+func (e *Engine) useLogFilter(k authKey, from, to uint64) map[string]any {
+	addr, topics := e.cfg.Spent.UseLog(k.from, k.nonce)
+	return map[string]any{
+		"address":   addr,
+		"fromBlock": hexutil.Uint64(from),
+		"toBlock":   hexutil.Uint64(to),
+		"topics":    topics,
+	}
+}
+
+// scanResult says how far a scan went, for its error.
+type scanResult struct {
+	chunks int    // round trips of chunks read
+	oldest uint64 // the lowest block read
+}
+
+// findUse scans for the transaction that used an authorization (see the
+// top of this file). A use not found in the window is errNoUseLog; a chain
+// that cannot be reached (or a context that ends) is another error.
+func (e *Engine) findUse(ctx context.Context, k authKey) (common.Hash, error) {
+	var head *blockHead
+	if err := e.cfg.Pool.Call(ctx, &head, "eth_getBlockByNumber", "latest", false); err != nil {
+		return common.Hash{}, err
+	}
+	if head == nil {
+		return common.Hash{}, errors.New("the node has no latest block")
+	}
+	window := e.useLogWindow()
+	// The window is measured on the chain's clock: the head's timestamp
+	// minus the window.
+	cutoff := int64(head.Time) - int64(window/time.Second)
+	limit := maxScanChunks(window)
+	var res scanResult
+	hi := uint64(head.Number)
+	for res.chunks < limit {
+		lo := hi - min(hi, useLogChunk-1)
+		var logs []useLog
+		var low *blockHead
+		elems := []rpc.BatchElem{
+			{Method: "eth_getLogs", Args: []any{e.useLogFilter(k, lo, hi)}, Result: &logs},
+			{Method: "eth_getBlockByNumber", Args: []any{hexutil.Uint64(lo), false}, Result: &low},
+		}
+		if err := e.cfg.Pool.Batch(ctx, elems); err != nil {
+			return common.Hash{}, err
+		}
+		if err := errors.Join(elems[0].Error, elems[1].Error); err != nil {
+			return common.Hash{}, fmt.Errorf("reading blocks %d to %d: %w", lo, hi, err)
+		}
+		res.chunks, res.oldest = res.chunks+1, lo
+		for i := len(logs) - 1; i >= 0; i-- {
+			if !logs[i].Removed {
+				return logs[i].TxHash, nil
+			}
+		}
+		if lo == 0 || low == nil || int64(low.Time) < cutoff {
+			return common.Hash{}, fmt.Errorf("%w in blocks %d to %d (the look-up window of %s, %d round trips)", errNoUseLog, lo, uint64(head.Number), window, res.chunks)
+		}
+		hi = lo - 1
+	}
+	return common.Hash{}, fmt.Errorf("%w in blocks %d to %d (%d round trips, the most one look-up reads for a window of %s)", errNoUseLog, res.oldest, uint64(head.Number), res.chunks, window)
 }

@@ -1,9 +1,11 @@
 // watcher.go is past 500 lines on purpose: the poll loop (poll, ~250
 // lines) reads heads, receipts and nonces for every pending settlement in
 // one pass, and replace/fillGaps/sendAgain act on what that pass found;
-// split across files they would call back and forth. The look-ups of
-// spent nonces (nonceTaken, UsedBy) are in spent.go, broadcasting in
-// broadcast.go.
+// split across files they would call back and forth, and so would
+// nonceTaken and reverted, which act on a settlement the poll found (spent
+// or reverted) with the watcher's own methods. What the watcher calls lies
+// below it: signer.go, claim.go, spent.go (asking Spent), revert.go,
+// settlement.go, core.go; broadcasting is in broadcast.go.
 
 package engine
 
@@ -694,4 +696,60 @@ func (w *watcher) receiptOfAny(ctx context.Context, st *settlement) (*receipt, e
 		}
 	}
 	return nil, nil
+}
+
+// nonceTaken concludes a settlement whose nonce is spent with none of its
+// transactions found mined at the last poll.
+func (w *watcher) nonceTaken(ctx context.Context, st *settlement, head uint64) {
+	// Receipts once more, in case of a race with the block just read.
+	if r, err := w.receiptOfAny(ctx, st); err == nil && r != nil {
+		w.resolve(ctx, st, r)
+		w.done(st)
+		return
+	}
+	used, err := w.e().used(ctx, st.key)
+	if err != nil {
+		return // asked again at the next poll
+	}
+	msg := x402.ErrTextFailedOnChain
+	if used {
+		msg = x402.ErrTextAlreadyUsed
+		// Which transaction used it: if one of ours, its receipt decides.
+		if h, err := w.e().usedBy(ctx, st.key, head); err == nil && st.has(h) {
+			var r *receipt
+			if err := w.e().cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err == nil && r != nil {
+				w.resolve(ctx, st, r)
+				w.done(st)
+				return
+			}
+		}
+	}
+	st.finish(store.StatusFailed, "", 0, msg, w.e().now())
+	st.s.resync.Store(true)
+	w.log().Warn("a settlement's nonce was taken by another transaction", zap.String("id", st.rec.ID), zap.Uint64("tx_nonce", st.rec.TxNonce), zap.Bool("authorization_used", used))
+	w.done(st)
+}
+
+// reverted tells the active engine's Config.Reverted of the reverted
+// settlements among sts, once their outcomes are journaled. A settlement
+// that held its payer hands the hold over to the Revert (without a
+// receiver, it is given back at once).
+func (w *watcher) reverted(sts []*settlement) {
+	e := w.e()
+	for _, st := range sts {
+		rv := st.revert
+		if rv == nil {
+			continue
+		}
+		rv.Record = st.snapshot()
+		if st.payerHold {
+			from := st.key.from
+			rv.PayerHeld, rv.release = true, func() { e.ReleasePayer(from) }
+		}
+		if e.cfg.Reverted == nil {
+			rv.Release()
+			continue
+		}
+		e.cfg.Reverted(rv)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
@@ -15,8 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
-
-	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Smart-contract wallets: EIP-1271 signatures of deployed wallets and
@@ -268,36 +265,6 @@ var walletABI = func() abi.ABI {
 	}
 	return a
 }()
-
-// ProbeBytesOverload tells whether token has the bytes-signature overload
-// of transferWithAuthorization (FiatToken v2.2), by simulating a call of it
-// with an authorization that expired at time 0: a token that has it
-// reverts with a reason of its own ("FiatTokenV2: authorization is
-// expired", or a pause or blacklist reason); one that has not reverts with
-// no reason (no such function, no fallback). An error means the chain
-// could not be asked.
-func ProbeBytesOverload(ctx context.Context, pool *Pool, token common.Address) (bool, error) {
-	zero := big.NewInt(0)
-	a := &x402.Authorization{From: common.Address{1}, To: common.Address{2}, Value: zero, ValidAfter: zero, ValidBefore: zero}
-	var out hexutil.Bytes
-	err := pool.Call(ctx, &out, "eth_call", CallArgs{To: token, Data: TransferCalldataBytes(a, make([]byte, 65))}, "latest")
-	if err == nil {
-		return true, nil
-	}
-	var de rpc.DataError
-	if errors.As(err, &de) {
-		if s, ok := de.ErrorData().(string); ok {
-			if data, derr := hexutil.Decode(s); derr == nil {
-				_, uerr := abi.UnpackRevert(data)
-				return uerr == nil, nil
-			}
-		}
-	}
-	if r, reverted := RevertReason(err); reverted {
-		return r != "execution reverted", nil // a reason of its own, or none
-	}
-	return false, err
-}
 
 // WalletVerdict is what a wallet answered about a signature of a message
 // (not a payment): WalletSignature.

@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
-
-	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TokenABI is the part of an EIP-3009 (FiatToken-style) token the
@@ -46,35 +43,6 @@ var TokenABI = func() abi.ABI {
 	return a
 }()
 
-// TransferCalldata encodes transferWithAuthorization for a payment.
-func TransferCalldata(a *x402.Authorization, sig []byte) ([]byte, error) {
-	if len(sig) != 65 {
-		return nil, errors.New("signature is not 65 bytes")
-	}
-	v := sig[64]
-	if v < 27 {
-		v += 27
-	}
-	var r, s [32]byte
-	copy(r[:], sig[:32])
-	copy(s[:], sig[32:64])
-	return TokenABI.Pack("transferWithAuthorization", a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, v, r, s)
-}
-
-// TransferCalldataBytes encodes the bytes-signature overload of
-// transferWithAuthorization (FiatToken v2.2), through which a
-// smart-contract wallet's signature of any length is checked (EIP-1271).
-func TransferCalldataBytes(a *x402.Authorization, sig []byte) []byte {
-	data, err := TokenABI.Pack(methodTransferBytes, a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, sig)
-	if err != nil {
-		panic(err) // every argument is of its ABI type
-	}
-	return data
-}
-
-// methodTransferBytes is the parsed ABI's name of the bytes overload.
-const methodTransferBytes = "transferWithAuthorization0"
-
 // CallArgs is the eth_call / eth_estimateGas argument object.
 type CallArgs struct {
 	From common.Address `json:"from"`
@@ -104,87 +72,6 @@ func ViewCallAt(token common.Address, block uint64, method string, args ...any) 
 	return el, out
 }
 
-// ChainState is what one batched round trip tells about a payment.
-type ChainState struct {
-	// Used is authorizationState(from, nonce).
-	Used bool
-	// Balance is the payer's token balance.
-	Balance *big.Int
-	// Simulation is the simulated transfer's error (a revert), if any.
-	Simulation error
-	// Block is a block number at or below the block the balance was read
-	// at (eth_blockNumber, asked before balanceOf in the same batch, which
-	// a node answers in order): a transfer mined at this block or before
-	// is in Balance.
-	Block uint64
-}
-
-// BatchChecks are the reads of verify: the head's number,
-// authorizationState, balanceOf and the simulated transfer from the
-// facilitator's signer.
-type BatchChecks struct {
-	// Elems are the batch elements: eth_blockNumber, authorizationState,
-	// balanceOf and the simulated transfer, in that order (ChecksElems of
-	// them without the simulation).
-	Elems   []rpc.BatchElem
-	block   *hexutil.Uint64
-	used    *hexutil.Bytes
-	balance *hexutil.Bytes
-}
-
-// ChecksElems is the number of batch elements of BatchChecks without a
-// simulation.
-const ChecksElems = 3
-
-// NewBatchChecks prepares the reads of verify for an authorization, the
-// transfer simulated from sender; without calldata, no simulation (a gas
-// estimate simulates it too).
-func NewBatchChecks(token, sender common.Address, a *x402.Authorization, calldata []byte) *BatchChecks {
-	b := &BatchChecks{block: new(hexutil.Uint64)}
-	var usedEl, balEl rpc.BatchElem
-	usedEl, b.used = ViewCall(token, "authorizationState", a.From, a.Nonce)
-	balEl, b.balance = ViewCall(token, "balanceOf", a.From)
-	b.Elems = []rpc.BatchElem{{Method: "eth_blockNumber", Result: b.block}, usedEl, balEl}
-	if calldata != nil {
-		b.Elems = append(b.Elems, rpc.BatchElem{
-			Method: "eth_call",
-			Args:   []any{CallArgs{From: sender, To: token, Data: calldata}, "latest"},
-			Result: new(hexutil.Bytes),
-		})
-	}
-	return b
-}
-
-// State interprets the answers. An element that failed for another reason
-// than a revert is an error: the chain could not be read.
-func (b *BatchChecks) State() (*ChainState, error) {
-	st := &ChainState{}
-	if err := b.Elems[0].Error; err != nil {
-		return nil, fmt.Errorf("eth_blockNumber: %w", err)
-	}
-	st.Block = uint64(*b.block)
-	if err := b.Elems[1].Error; err != nil {
-		return nil, fmt.Errorf("authorizationState: %w", err)
-	}
-	used, err := TokenABI.Unpack("authorizationState", *b.used)
-	if err != nil {
-		return nil, fmt.Errorf("authorizationState: %w", err)
-	}
-	st.Used = used[0].(bool)
-	if err := b.Elems[2].Error; err != nil {
-		return nil, fmt.Errorf("balanceOf: %w", err)
-	}
-	bal, err := TokenABI.Unpack("balanceOf", *b.balance)
-	if err != nil {
-		return nil, fmt.Errorf("balanceOf: %w", err)
-	}
-	st.Balance = bal[0].(*big.Int)
-	if len(b.Elems) > ChecksElems {
-		st.Simulation = b.Elems[ChecksElems].Error
-	}
-	return st, nil
-}
-
 // RevertReason extracts the revert reason from a JSON-RPC error answer of
 // eth_call or eth_estimateGas; ok is false when err is not a revert.
 func RevertReason(err error) (reason string, ok bool) {
@@ -207,37 +94,6 @@ func RevertReason(err error) (reason string, ok bool) {
 		return msg, true
 	}
 	return "", false
-}
-
-// RevertKind is the outcome kind of a revert, independent of the verify/settle wording.
-type RevertKind int
-
-// Revert kinds.
-const (
-	RevertOther RevertKind = iota
-	RevertUsed
-	RevertExpired
-	RevertNotYetValid
-	RevertSignature
-	RevertBalance
-)
-
-// ClassifyRevert maps FiatToken-style revert reasons to their kind.
-func ClassifyRevert(reason string) RevertKind {
-	r := strings.ToLower(reason)
-	switch {
-	case strings.Contains(r, "authorization is used"), strings.Contains(r, "authorization is used or canceled"):
-		return RevertUsed
-	case strings.Contains(r, "authorization is expired"):
-		return RevertExpired
-	case strings.Contains(r, "authorization is not yet valid"):
-		return RevertNotYetValid
-	case strings.Contains(r, "invalid signature"):
-		return RevertSignature
-	case strings.Contains(r, "transfer amount exceeds balance"):
-		return RevertBalance
-	}
-	return RevertOther
 }
 
 // ReadString calls a string-returning view function (name, version) of a token.

@@ -129,7 +129,7 @@ func CreatePayment(key *ecdsa.PrivateKey, req x402.PaymentRequirements, opts Pay
 	}
 	p.Value = value.String()
 	domain := evm.Domain{Name: dom.Name, Version: dom.Version, ChainID: chainID, VerifyingContract: common.HexToAddress(req.Asset)}
-	if p.Signature, err = evm.SignAuthorization(key, domain, p.Authorization); err != nil {
+	if p.Signature, err = SignAuthorization(key, domain, p.Authorization); err != nil {
 		return "", nil, err
 	}
 	if opts.Deploy != nil {

@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -35,7 +34,7 @@ func (mechanism) Family() string { return "eip155" }
 func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (scheme.Bound, error) {
 	b := &bound{Network: n, env: env}
 	var err error
-	if b.hasher, err = evm.NewHasher(n.Domain); err != nil {
+	if b.hasher, err = NewHasher(n.Domain); err != nil {
 		return nil, err
 	}
 	b.smart = newWalletPolicy(&n.Cfg)
@@ -49,7 +48,7 @@ func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (
 type bound struct {
 	*network.Network
 	env      scheme.Env
-	hasher   *evm.Hasher
+	hasher   *Hasher
 	smart    *walletPolicy
 	reverts  revertStats // reverted settlements and cooling-off refusals (cooloff.go)
 	striking sync.Map    // record ID -> chan closed when the strike of its revert is stored

@@ -156,11 +156,11 @@ func (r *claimed) Release() {
 // checkOnchain reads the authorization state and balance and simulates the
 // transfer, in one batched round trip shared with the other verifies and
 // settles of the moment (Pool.BatchShared).
-func (b *bound) checkOnchain(ctx context.Context, c *payment) (reason string, st *evm.ChainState, err error) {
+func (b *bound) checkOnchain(ctx context.Context, c *payment) (reason string, st *ChainState, err error) {
 	if c.smart != nil {
 		return b.checkSmartOnchain(ctx, c)
 	}
-	bc := evm.NewBatchChecks(c.b.Token, c.b.SimulationSender(), &c.p.Authorization, c.transferCalldata())
+	bc := NewBatchChecks(c.b.Token, c.b.SimulationSender(), &c.p.Authorization, c.transferCalldata())
 	if err := c.b.Pool.BatchShared(ctx, bc.Elems); err != nil {
 		b.env.Logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", c.b.Cfg.Name), zap.Error(err))
 		return "", nil, scheme.Unavailable("cannot reach the chain of network "+c.b.Cfg.Name+" to check the payment; try again shortly", err)
@@ -290,7 +290,7 @@ func (b *bound) prepare(ctx context.Context, c *payment, signer common.Address) 
 	n := c.b
 	// The gas estimate runs the transfer as the signer would send it, so it
 	// is the simulation too: a revert fails it with the token's reason.
-	bc := evm.NewBatchChecks(n.Token, signer, &c.p.Authorization, nil)
+	bc := NewBatchChecks(n.Token, signer, &c.p.Authorization, nil)
 	var gas hexutil.Uint64
 	elems := append(bc.Elems,
 		rpc.BatchElem{Method: "eth_estimateGas", Args: []any{evm.CallArgs{From: signer, To: n.Token, Data: c.transferCalldata()}}, Result: &gas})
@@ -308,10 +308,10 @@ func (b *bound) prepare(ctx context.Context, c *payment, signer common.Address) 
 		sp, elems = c.smartElems(signer, elems)
 	}
 	err := n.Pool.BatchShared(ctx, elems)
-	bc.Elems = elems[:evm.ChecksElems] // the answered elements (appends may have moved them)
+	bc.Elems = elems[:ChecksElems] // the answered elements (appends may have moved them)
 	if fetch {
 		if err == nil {
-			q = fr.Quote(elems[evm.ChecksElems+1:])
+			q = fr.Quote(elems[ChecksElems+1:])
 		}
 		n.Fees.Put(q)
 	}
@@ -324,7 +324,7 @@ func (b *bound) prepare(ctx context.Context, c *payment, signer common.Address) 
 		return nil, "", scheme.Unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", n.Cfg.Name), err)
 	}
 	if sp != nil {
-		if reason, err := b.smartTx(ctx, c, st, sp, elems, &elems[evm.ChecksElems], &gas); reason != "" || err != nil {
+		if reason, err := b.smartTx(ctx, c, st, sp, elems, &elems[ChecksElems], &gas); reason != "" || err != nil {
 			return nil, reason, err
 		}
 	} else {
@@ -338,7 +338,7 @@ func (b *bound) prepare(ctx context.Context, c *payment, signer common.Address) 
 	if reason, err := b.reserve(ctx, c, st); reason != "" || err != nil {
 		return nil, reason, err
 	}
-	if err := elems[evm.ChecksElems].Error; err != nil && !c.deploy {
+	if err := elems[ChecksElems].Error; err != nil && !c.deploy {
 		if r, ok := evm.RevertReason(err); ok {
 			return nil, verifyTextForRevert(r), nil
 		}
@@ -368,7 +368,7 @@ func (b *bound) prepare(ctx context.Context, c *payment, signer common.Address) 
 // reserve reserves a held payment's value against its payer's balance as
 // read in st (engine Reserve): the token's own "exceeds balance" reason
 // when it does not fit beside the payer's other settlements in flight.
-func (b *bound) reserve(ctx context.Context, c *payment, st *evm.ChainState) (reason string, err error) {
+func (b *bound) reserve(ctx context.Context, c *payment, st *ChainState) (reason string, err error) {
 	a := &c.p.Authorization
 	ok, err := c.b.Engine.Reserve(ctx, a.From, a.Nonce, a.Value, st.Balance, st.Block)
 	if err != nil {

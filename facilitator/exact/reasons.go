@@ -10,16 +10,16 @@ import (
 
 // verifyTextForRevert is the verify invalidReason for a simulation revert.
 func verifyTextForRevert(reason string) string {
-	switch evm.ClassifyRevert(reason) {
-	case evm.RevertUsed:
+	switch ClassifyRevert(reason) {
+	case RevertUsed:
 		return x402.ErrTextAlreadyUsed
-	case evm.RevertExpired:
+	case RevertExpired:
 		return x402.ErrTextExpired
-	case evm.RevertNotYetValid:
+	case RevertNotYetValid:
 		return x402.ErrTextNotYetValid
-	case evm.RevertSignature:
+	case RevertSignature:
 		return x402.ReasonInvalidSignature
-	case evm.RevertBalance:
+	case RevertBalance:
 		return x402.ErrTextInsufficientFunds
 	}
 	return x402.ReasonSimulationFailed(reason)
@@ -28,7 +28,7 @@ func verifyTextForRevert(reason string) string {
 // simulationError is a StatusError 503 when the simulated transfer failed
 // for another reason than a revert (the node could not run it): that is
 // no verdict on the payment.
-func simulationError(n *bound, st *evm.ChainState) error {
+func simulationError(n *bound, st *ChainState) error {
 	if st.Simulation == nil || st.Used {
 		return nil
 	}
@@ -39,7 +39,7 @@ func simulationError(n *bound, st *evm.ChainState) error {
 }
 
 // onchainReason turns on-chain facts into a verify reason ("" when all is well).
-func onchainReason(st *evm.ChainState, value *big.Int) string {
+func onchainReason(st *ChainState, value *big.Int) string {
 	if st.Used {
 		return x402.ErrTextAlreadyUsed
 	}

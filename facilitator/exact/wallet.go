@@ -2,12 +2,14 @@ package exact
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
@@ -122,7 +124,7 @@ func (n *bound) probeOverload(ctx context.Context, logger *zap.Logger) (bool, er
 	if v := n.smart.overload.Load(); v != probeUnknown {
 		return v == probeYes, nil
 	}
-	has, err := evm.ProbeBytesOverload(ctx, n.Pool, n.Token)
+	has, err := ProbeBytesOverload(ctx, n.Pool, n.Token)
 	if err != nil {
 		return false, err
 	}
@@ -144,7 +146,7 @@ func (n *bound) probeOverload(ctx context.Context, logger *zap.Logger) (bool, er
 // below the floor); a signature the wallet refuses; the balance; the
 // simulated transfer; a cooling-off of the wallet or its code (a mined
 // settlement of it reverted though its simulation passed: cooloff.go).
-func (b *bound) smartReason(ctx context.Context, c *payment, st *evm.ChainState, ws *evm.WalletState, sim error) (string, error) {
+func (b *bound) smartReason(ctx context.Context, c *payment, st *ChainState, ws *evm.WalletState, sim error) (string, error) {
 	n, sp, value := c.b, c.smart, c.p.Authorization.Value
 	if st.Used {
 		return x402.ErrTextAlreadyUsed, nil
@@ -192,21 +194,21 @@ func (c *payment) deployCode() []byte {
 // authorization state, the balance, the simulated transfer (for an
 // ERC-6492 signature, the simulated deployment and transfer), the payer's
 // code and the wallet's verdict on the signature, in one batch.
-func (b *bound) checkSmartOnchain(ctx context.Context, c *payment) (string, *evm.ChainState, error) {
+func (b *bound) checkSmartOnchain(ctx context.Context, c *payment) (string, *ChainState, error) {
 	n := c.b
 	sender := n.SimulationSender()
-	bc := evm.NewBatchChecks(n.Token, sender, &c.p.Authorization, nil)
+	bc := NewBatchChecks(n.Token, sender, &c.p.Authorization, nil)
 	sim := rpc.BatchElem{Method: "eth_call", Args: []any{evm.CallArgs{From: sender, To: n.Token, Data: c.transferCalldata()}, "latest"}, Result: new(hexutil.Bytes)}
 	if c.smart.wrap != nil {
 		sim.Args = []any{evm.CreateArgs{From: sender, Data: c.deployCode()}, "latest"}
 	}
 	w := evm.NewWalletChecks(c.p.Authorization.From, c.smart.digest, c.smart.full, c.smart.wrap != nil)
-	all := append(append(bc.Elems[:evm.ChecksElems:evm.ChecksElems], sim), w.Elems...)
+	all := append(append(bc.Elems[:ChecksElems:ChecksElems], sim), w.Elems...)
 	if err := n.Pool.BatchShared(ctx, all); err != nil {
 		b.env.Logger.Warn("on-chain checks failed: RPC unreachable", zap.String("network", n.Cfg.Name), zap.Error(err))
 		return "", nil, scheme.Unavailable("cannot reach the chain of network "+n.Cfg.Name+" to check the payment; try again shortly", err)
 	}
-	bc.Elems, w.Elems = all[:evm.ChecksElems], all[evm.ChecksElems+1:]
+	bc.Elems, w.Elems = all[:ChecksElems], all[ChecksElems+1:]
 	st, err := bc.State()
 	if err != nil {
 		return "", nil, scheme.Unavailable("the chain of network "+n.Cfg.Name+" gave an unreadable answer; try again shortly", err)
@@ -215,7 +217,7 @@ func (b *bound) checkSmartOnchain(ctx context.Context, c *payment) (string, *evm
 	if err != nil {
 		return "", nil, scheme.Unavailable("the chain of network "+n.Cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
-	reason, err := b.smartReason(ctx, c, st, ws, all[evm.ChecksElems].Error)
+	reason, err := b.smartReason(ctx, c, st, ws, all[ChecksElems].Error)
 	return reason, st, err
 }
 
@@ -241,7 +243,7 @@ func (c *payment) smartElems(signer common.Address, elems []rpc.BatchElem) (*wal
 // smartTx reads the answers of a smart-wallet settle's batch: the verify
 // reason, and for a wallet to deploy, the deploying transaction's gas
 // (c.deploy is then set). est is the transfer's own gas estimate element.
-func (b *bound) smartTx(ctx context.Context, c *payment, st *evm.ChainState, sp *walletReads, elems []rpc.BatchElem, est *rpc.BatchElem, gas *hexutil.Uint64) (string, error) {
+func (b *bound) smartTx(ctx context.Context, c *payment, st *ChainState, sp *walletReads, elems []rpc.BatchElem, est *rpc.BatchElem, gas *hexutil.Uint64) (string, error) {
 	sp.w.Elems = elems[sp.at : sp.at+evm.WalletElems]
 	ws, err := sp.w.State()
 	if err != nil {
@@ -311,4 +313,34 @@ func (b *bound) countWalletSettled(c *payment, rec *store.Record) {
 		}
 		log.Info("deployed a smart-contract wallet to settle its payment (ERC-6492); the facilitator paid the gas", zap.Uint64("gas_used", uint64(r.GasUsed)))
 	}()
+}
+
+// ProbeBytesOverload tells whether token has the bytes-signature overload
+// of transferWithAuthorization (FiatToken v2.2), by simulating a call of it
+// with an authorization that expired at time 0: a token that has it
+// reverts with a reason of its own ("FiatTokenV2: authorization is
+// expired", or a pause or blacklist reason); one that has not reverts with
+// no reason (no such function, no fallback). An error means the chain
+// could not be asked.
+func ProbeBytesOverload(ctx context.Context, pool *evm.Pool, token common.Address) (bool, error) {
+	zero := big.NewInt(0)
+	a := &x402.Authorization{From: common.Address{1}, To: common.Address{2}, Value: zero, ValidAfter: zero, ValidBefore: zero}
+	var out hexutil.Bytes
+	err := pool.Call(ctx, &out, "eth_call", evm.CallArgs{To: token, Data: TransferCalldataBytes(a, make([]byte, 65))}, "latest")
+	if err == nil {
+		return true, nil
+	}
+	var de rpc.DataError
+	if errors.As(err, &de) {
+		if s, ok := de.ErrorData().(string); ok {
+			if data, derr := hexutil.Decode(s); derr == nil {
+				_, uerr := abi.UnpackRevert(data)
+				return uerr == nil, nil
+			}
+		}
+	}
+	if r, reverted := evm.RevertReason(err); reverted {
+		return r != "execution reverted", nil // a reason of its own, or none
+	}
+	return false, err
 }

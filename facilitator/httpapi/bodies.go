@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -66,4 +67,15 @@ func writeSettle(w http.ResponseWriter, req *x402.Request, network string, res *
 		ref.ErrorReason = x402.CodeInvalidPayload
 	}
 	writeJSON(w, status, ref)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the response failed"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
 }

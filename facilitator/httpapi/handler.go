@@ -5,7 +5,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -287,15 +286,4 @@ func ReadRequest(r *http.Request) (*x402.Request, error) {
 		return nil, x402.BadRequest("X402-Version header must be 1, got %q", v)
 	}
 	return req, err
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the response failed"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
 }

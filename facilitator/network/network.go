@@ -105,7 +105,7 @@ func Open(ctx context.Context, nc Config, env Env) (*Network, error) {
 			return nil, fmt.Errorf("network %s: reading the token's decimals(): %w; set decimals in the configuration", nc.Name, err)
 		}
 	}
-	hasher, err := evm.NewHasher(n.Domain)
+	want, err := evm.DomainSeparator(n.Domain)
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -114,7 +114,7 @@ func Open(ctx context.Context, nc Config, env Env) (*Network, error) {
 	// invalid: refuse to start with it.
 	if sep, err := evm.ReadDomainSeparator(ctx, pool, n.Token); err != nil {
 		env.Logger.Warn("could not read the token's DOMAIN_SEPARATOR() to check the EIP-712 domain", zap.String("network", nc.Name), zap.Error(err))
-	} else if sep != hasher.Separator() {
+	} else if sep != want {
 		pool.Close()
 		return nil, fmt.Errorf("network %s: the EIP-712 domain (name %q, version %q, chain ID %d, token %s) does not match the token's DOMAIN_SEPARATOR() %s; fix eip712Name / eip712Version, or leave them empty to read them from the token",
 			nc.Name, n.Domain.Name, n.Domain.Version, nc.ChainID, n.Token.Hex(), sep.Hex())

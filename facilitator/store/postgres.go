@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
 )
@@ -141,54 +139,6 @@ func (p *Postgres) Close() error {
 	return nil
 }
 
-// Instance implements Shared.
-func (p *Postgres) Instance() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.instance
-}
-
-// pgError maps the store's own SQL errors to this package's, and marks
-// with ErrUnavailable an error that is not the database's answer (a
-// connection that failed or was cut, a budget that ran out): the store
-// could not be reached, and the same call may succeed shortly. Nil stays
-// nil.
-func pgError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		switch pe.Code {
-		case "XF001":
-			return ErrFenced
-		case "XF002":
-			return fmt.Errorf("%w: %s", ErrFollowedElsewhere, pe.Message)
-		}
-		if serverGone(pe.Code) {
-			return fmt.Errorf("%w: %w", ErrUnavailable, err)
-		}
-		return err
-	}
-	if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, ErrUnavailable) {
-		return err
-	}
-	return fmt.Errorf("%w: %w", ErrUnavailable, err)
-}
-
-// serverGone says whether a SQLSTATE is the server going away or refusing
-// work for now rather than an answer to the statement: a connection
-// exception (class 08), the server shut down or restarting (57P01
-// admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now), too
-// many connections (53300). The same call may succeed shortly.
-func serverGone(code string) bool {
-	switch code {
-	case "57P01", "57P02", "57P03", "53300":
-		return true
-	}
-	return strings.HasPrefix(code, "08")
-}
-
 // RedactDSN cuts the credentials, path and options of a connection
 // string, as the RPC URLs are shown: postgres://user:pass@host:5432/db?x
 // shows as postgres://…@host:5432/…?…. A key=value string shows only its
@@ -245,14 +195,6 @@ func scrub(err error, dsn string) string {
 		}
 	}
 	return s
-}
-
-// ctx bounds one statement (or one batch, one round trip) of a method
-// that takes no context: twice the lease, so that a slow store is waited
-// for (a statement cut short costs its connection, and a new one costs a
-// round trip more) while one that does not answer is given up on.
-func (p *Postgres) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), p.timeout)
 }
 
 // rows collects the JSON records a query returns.

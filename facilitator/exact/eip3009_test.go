@@ -1,4 +1,4 @@
-package evm
+package exact
 
 import (
 	"bytes"
@@ -10,10 +10,11 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
-var testDomain = Domain{
+var testDomain = evm.Domain{
 	Name:              "Bridged USDC (Stargate)",
 	Version:           "1",
 	ChainID:           big.NewInt(338),
@@ -42,7 +43,7 @@ func TestDigestMatchesTypedData(t *testing.T) {
 	big1.ValidBefore = new(big.Int).Set(x402.MaxUint256)
 	for _, tc := range []struct {
 		name string
-		d    Domain
+		d    evm.Domain
 		a    x402.Authorization
 	}{
 		{"testnet", testDomain, testAuthorization()},
