@@ -208,7 +208,12 @@ func SignAuthorization(key *ecdsa.PrivateKey, d evm.Domain, a x402.Authorization
 	if err != nil {
 		return nil, err
 	}
-	return evm.SignDigest(key, digest)
+	sig, err := crypto.Sign(digest[:], key)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return sig, nil
 }
 
 // The token calls of EIP-3009: the transfer, and the reads of verify.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 // Protocol versions.
@@ -333,10 +335,21 @@ func (a *AnyVerifyAnswer) Normalize() (*VerifyResponse, error) {
 // PaymentPayload (the PAYMENT-SIGNATURE header), paying accepted, with the
 // buyer's extensions (nil for none; they are not signed).
 func EncodePaymentV2(p *Payment, accepted RequirementsV2, resource *ResourceInfo, extensions map[string]any) (string, error) {
-	if err := checkComplete(p); err != nil {
-		return "", err
+	a := p.Authorization
+	if a.Value == nil || a.ValidAfter == nil || a.ValidBefore == nil {
+		return "", errors.New("authorization is missing value, validAfter or validBefore")
 	}
-	payload, err := json.Marshal(exactPayload(p))
+	payload, err := json.Marshal(map[string]any{
+		"signature": hexutil.Encode(p.Signature),
+		"authorization": map[string]any{
+			"from":        a.From.Hex(),
+			"to":          a.To.Hex(),
+			"value":       a.Value.String(),
+			"validAfter":  a.ValidAfter.String(),
+			"validBefore": a.ValidBefore.String(),
+			"nonce":       hexutil.Encode(a.Nonce[:]),
+		},
+	})
 	if err != nil {
 		return "", err
 	}
