@@ -177,6 +177,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			h.ForwardPaymentHeader = true
 			continue
+		case "mcp_tool", "mcp_max_body", "mcp_max_answer":
+			if err := h.unmarshalMCPOption(d, opt); err != nil {
+				return err
+			}
+			continue
 		case "refusal_cache":
 			if !d.NextArg() || d.CountRemainingArgs() > 0 {
 				return d.Err("x402: refusal_cache takes one duration (such as 30s), or off")
