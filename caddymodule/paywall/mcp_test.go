@@ -1,0 +1,420 @@
+package paywall
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2/caddytest"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// mcpServer is a small MCP server (streamable HTTP): it answers in JSON,
+// or as an event stream (a progress notification, then the response)
+// under a path with sse/. It keeps every request body and header it got.
+type mcpServer struct {
+	mu      sync.Mutex
+	bodies  []string
+	headers []http.Header
+	calls   map[string]int // tools/call by tool name
+}
+
+func newMCPServer(t *testing.T) (*mcpServer, *httptest.Server) {
+	s := &mcpServer{calls: map[string]int{}}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return s, srv
+}
+
+func (s *mcpServer) called(tool string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[tool]
+}
+
+func (s *mcpServer) last() (string, http.Header) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bodies[len(s.bodies)-1], s.headers[len(s.headers)-1]
+}
+
+func (s *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		fmt.Fprintf(w, "%s passed", r.Method)
+		return
+	}
+	b, _ := io.ReadAll(r.Body)
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(b, &msg)
+	s.mu.Lock()
+	s.bodies = append(s.bodies, string(b))
+	s.headers = append(s.headers, r.Header.Clone())
+	if msg.Method == "tools/call" {
+		s.calls[msg.Params.Name]++
+	}
+	s.mu.Unlock()
+	w.Header().Set("Mcp-Session-Id", "sess-1")
+	w.Header().Set("X-Saw-Session", r.Header.Get("Mcp-Session-Id"))
+	var result string
+	switch msg.Method {
+	case "initialize":
+		result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"test","version":"1"}}`
+	case "tools/list":
+		result = `{"tools":[{"name":"weather","description":"Weather by city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},` +
+			`{"name":"broken","inputSchema":{"type":"object"}},{"name":"echo","inputSchema":{"type":"object"}}]}`
+	case "tools/call":
+		switch msg.Params.Name {
+		case "weather":
+			result = fmt.Sprintf(`{"content":[{"type":"text","text":"sunny in %v"}]}`, msg.Params.Arguments["city"])
+		case "broken":
+			result = `{"content":[{"type":"text","text":"the weather service is down"}],"isError":true}`
+		default:
+			result = `{"content":[{"type":"text","text":"free"}]}`
+		}
+	default:
+		w.WriteHeader(http.StatusAccepted) // a notification
+		return
+	}
+	resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, msg.ID, result)
+	if strings.Contains(r.URL.Path, "sse/") {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n")
+		w.(http.Flusher).Flush()
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", resp)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprint(w, resp)
+}
+
+// mcpPost posts a JSON-RPC body and returns the answer and the JSON-RPC
+// response in it (from the event stream when the answer is one).
+func mcpPost(t *testing.T, tester *caddytest.Tester, url, body string, hdr map[string]string) (*http.Response, []byte, map[string]json.RawMessage) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := tester.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	raw := b
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		raw = nil
+		for _, line := range strings.Split(string(b), "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok && (strings.Contains(d, `"result"`) || strings.Contains(d, `"error"`)) {
+				raw = []byte(d)
+			}
+		}
+	}
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &m)
+	return resp, b, m
+}
+
+func toolCall(id int, tool string, args string, meta string) string {
+	p := fmt.Sprintf(`{"name":%q,"arguments":%s`, tool, args)
+	if meta != "" {
+		p += `,"_meta":` + meta
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}}`, id, p)
+}
+
+// mcpResult is a tool result as the tests read it.
+type mcpResult struct {
+	IsError           bool            `json:"isError"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	Content           []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	Meta map[string]json.RawMessage `json:"_meta"`
+}
+
+func resultOf(t *testing.T, m map[string]json.RawMessage, raw []byte) mcpResult {
+	t.Helper()
+	var r mcpResult
+	if err := json.Unmarshal(m["result"], &r); err != nil || m["result"] == nil {
+		t.Fatalf("no JSON-RPC result in %s", raw)
+	}
+	return r
+}
+
+// mcpPaymentRequired checks an unpaid or refused call's result: isError,
+// structuredContent the PaymentRequired with errText, content[0].text
+// the same JSON. It returns the PaymentRequired.
+func mcpPaymentRequired(t *testing.T, resp *http.Response, raw []byte, m map[string]json.RawMessage, payTo, amount, errText string) x402.PaymentRequiredV2 {
+	t.Helper()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, want 200: %s", resp.StatusCode, raw)
+	}
+	r := resultOf(t, m, raw)
+	if !r.IsError || len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != string(r.StructuredContent) {
+		t.Fatalf("not a PaymentRequired result (isError, content[0].text = structuredContent): %s", raw)
+	}
+	var pr x402.PaymentRequiredV2
+	if err := json.Unmarshal(r.StructuredContent, &pr); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf(`{"x402Version":2,"error":%q,"resource":{"url":"mcp://tool/weather","description":"Weather by city","mimeType":"application/json"},`+
+		`"accepts":[{"scheme":"exact","network":"eip155:338","amount":"%s","asset":"%s","payTo":"%s","maxTimeoutSeconds":300,"extra":{"name":"%s","version":"%s"}}]`,
+		errText, amount, devnet.TokenAddress.Hex(), payTo, devnet.TokenName, devnet.TokenVersion)
+	if !strings.HasPrefix(string(r.StructuredContent), want) {
+		t.Errorf("PaymentRequired:\n got %s\nwant %s...", r.StructuredContent, want)
+	}
+	var ext struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	_ = json.Unmarshal(r.StructuredContent, &ext)
+	if _, _, err := facilitator.ValidateBazaar(ext.Extensions[x402.ExtBazaar]); err != nil {
+		t.Errorf("the bazaar declaration is not valid: %v: %s", err, ext.Extensions[x402.ExtBazaar])
+	}
+	return pr
+}
+
+// mcpPay signs the PaymentRequired's first option and returns the
+// PaymentPayload's JSON.
+func mcpPay(t *testing.T, pr x402.PaymentRequiredV2, buyer string) string {
+	t.Helper()
+	header, _, err := facilitator.CreatePaymentV2(testutil.BuyerKey(t, buyer), pr.Accepts[0], pr.Resource, facilitator.PaymentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := x402.DecodeBase64(header)
+	return string(raw)
+}
+
+// TestMCP charges per tool call in front of an MCP server (JSON and event
+// stream answers, settle before and after) through a real Caddy and the
+// devnet: the unpaid call gets the PaymentRequired result, the paid one
+// the tool's result with the settlement in _meta and the price moved
+// once, the server never sees the payment; the same payment again, and a
+// failed tool after, move nothing; free methods and tools are free; a
+// body too large and a batch with a priced call are refused clearly.
+func TestMCP(t *testing.T) {
+	server, up := newMCPServer(t)
+	const payBefore, payAfter = "0x3c9e3c9e3c9e3c9e3c9e3c9e3c9e3c9e3c9e3c91", "0x3c9e3c9e3c9e3c9e3c9e3c9e3c9e3c9e3c9e3c92"
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
+:%d {
+	@before path /json/* /sse/*
+	x402 @before {
+		pay_to %[2]s
+		network eip155:338
+		mcp_tool weather 0.01
+		mcp_tool broken 0.02
+		mcp_max_body 4KiB
+	}
+	@after path /after-json/* /after-sse/*
+	x402 @after {
+		pay_to %[3]s
+		network eip155:338
+		settle after
+		mcp_tool weather 0.01
+		mcp_tool broken 0.02
+	}
+	reverse_proxy %[4]s
+}
+`, testutil.SitePort, payBefore, payAfter, up.URL))
+
+	// tools/list passes free, with each priced tool's accepts in its
+	// _meta, and teaches the route the tools' descriptions and schemas.
+	for _, path := range []string{"/json/mcp", "/sse/mcp", "/after-json/mcp"} {
+		resp, raw, m := mcpPost(t, tester, testutil.SiteURL+path, `{"jsonrpc":"2.0","id":"l","method":"tools/list"}`, nil)
+		var list struct {
+			Tools []struct {
+				Name string                     `json:"name"`
+				Meta map[string]json.RawMessage `json:"_meta"`
+			} `json:"tools"`
+		}
+		if resp.StatusCode != 200 || json.Unmarshal(m["result"], &list) != nil || len(list.Tools) != 3 {
+			t.Fatalf("tools/list %s: %d %s", path, resp.StatusCode, raw)
+		}
+		payTo := payBefore
+		if strings.HasPrefix(path, "/after") {
+			payTo = payAfter
+		}
+		wantAccepts := fmt.Sprintf(`[{"scheme":"exact","network":"eip155:338","amount":"10000","asset":"%s","payTo":"%s","maxTimeoutSeconds":300,"extra":{"name":"%s","version":"%s"}}]`,
+			devnet.TokenAddress.Hex(), payTo, devnet.TokenName, devnet.TokenVersion)
+		if got := string(list.Tools[0].Meta[mcpMetaAccepts]); got != wantAccepts {
+			t.Errorf("tools/list %s: weather's _meta[x402/accepts] = %s, want %s", path, got, wantAccepts)
+		}
+		if list.Tools[2].Meta != nil {
+			t.Errorf("tools/list %s: the free tool got _meta %v", path, list.Tools[2].Meta)
+		}
+	}
+
+	buyer := devnet.Buyer3PrivateKey
+	buyerAddr := crypto.PubkeyToAddress(testutil.BuyerKey(t, buyer).PublicKey).Hex()
+	for _, c := range []struct {
+		path, payTo string
+		after       bool
+	}{
+		{"/json/mcp", payBefore, false},
+		{"/sse/mcp", payBefore, false},
+		{"/after-json/mcp", payAfter, true},
+		{"/after-sse/mcp", payAfter, true},
+	} {
+		t.Run(strings.ReplaceAll(c.path, "/", "_"), func(t *testing.T) {
+			url := testutil.SiteURL + c.path
+			ran := server.called("weather")
+			before := testutil.Balance(t, c.payTo)
+
+			// Unpaid: the PaymentRequired result, HTTP 200; the tool does not run.
+			resp, raw, m := mcpPost(t, tester, url, toolCall(1, "weather", `{"city":"Oslo"}`, ""), nil)
+			pr := mcpPaymentRequired(t, resp, raw, m, c.payTo, "10000", textMCPPaymentRequired)
+			if string(m["id"]) != "1" || server.called("weather") != ran {
+				t.Fatalf("unpaid call: id %s, tool ran %d times", m["id"], server.called("weather")-ran)
+			}
+
+			// Paid in _meta (beside another _meta key): the tool's result
+			// with the settlement; the server never sees the payment.
+			payment := mcpPay(t, pr, buyer)
+			resp, raw, m = mcpPost(t, tester, url, toolCall(2, "weather", `{"city":"Oslo"}`, `{"progressToken":7,"x402/payment":`+payment+`}`),
+				map[string]string{"Mcp-Session-Id": "sess-1"})
+			r := resultOf(t, m, raw)
+			if resp.StatusCode != 200 || r.IsError || len(r.Content) != 1 || r.Content[0].Text != "sunny in Oslo" {
+				t.Fatalf("paid call: %d %s", resp.StatusCode, raw)
+			}
+			var sr x402.ReferenceSettleResponse
+			if err := json.Unmarshal(r.Meta[mcpMetaPaymentResponse], &sr); err != nil || !sr.Success || sr.Network != "eip155:338" ||
+				!strings.EqualFold(sr.Payer, buyerAddr) || len(sr.Transaction) != 66 || sr.Amount != "10000" {
+				t.Errorf("_meta[x402/payment-response] = %s", r.Meta[mcpMetaPaymentResponse])
+			}
+			if resp.Header.Get("Payment-Response") == "" || resp.Header.Get("X-Saw-Session") != "sess-1" || resp.Header.Get("Mcp-Session-Id") != "sess-1" {
+				t.Errorf("headers of the paid answer: %v", resp.Header)
+			}
+			if strings.Contains(c.path, "sse/") {
+				if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" || !strings.Contains(string(raw), "notifications/progress") {
+					t.Errorf("the event stream was not passed on as one: %s %s", ct, raw)
+				}
+			}
+			body, hdr := server.last()
+			if strings.Contains(body, "x402/payment") || !strings.Contains(body, `"_meta":{"progressToken":7}`) ||
+				hdr.Get("Payment-Signature") != "" || hdr.Get("X-Payment") != "" {
+				t.Errorf("the server saw the payment: %s %v", body, hdr)
+			}
+			testutil.AssertDelta(t, "seller", before, testutil.Balance(t, c.payTo), 10000)
+
+			// The same payment again moves nothing, and runs nothing.
+			ran = server.called("weather")
+			resp, raw, m = mcpPost(t, tester, url, toolCall(3, "weather", `{"city":"Oslo"}`, `{"x402/payment":`+payment+`}`), nil)
+			mcpPaymentRequired(t, resp, raw, m, c.payTo, "10000", facilitator.ErrTextAlreadyUsed)
+			if server.called("weather") != ran {
+				t.Errorf("the same payment ran the tool again")
+			}
+			testutil.AssertDelta(t, "seller", before, testutil.Balance(t, c.payTo), 10000)
+
+			// A tool that fails: settled before it ran (settle before), or
+			// not at all (settle after); its result goes back either way.
+			resp, raw, m = mcpPost(t, tester, url, toolCall(4, "broken", `{}`, ""), nil)
+			r = resultOf(t, m, raw)
+			var prBroken x402.PaymentRequiredV2
+			_ = json.Unmarshal(r.StructuredContent, &prBroken)
+			if len(prBroken.Accepts) != 1 || prBroken.Accepts[0].Amount != "20000" {
+				t.Fatalf("broken's PaymentRequired: %s", raw)
+			}
+			resp, raw, m = mcpPost(t, tester, url, toolCall(5, "broken", `{}`, `{"x402/payment":`+mcpPay(t, prBroken, buyer)+`}`), nil)
+			r = resultOf(t, m, raw)
+			if resp.StatusCode != 200 || !r.IsError || r.Content[0].Text != "the weather service is down" {
+				t.Fatalf("failed tool: %d %s", resp.StatusCode, raw)
+			}
+			want := int64(10000 + 20000)
+			if c.after {
+				want = 10000
+				if r.Meta[mcpMetaPaymentResponse] != nil {
+					t.Errorf("a failed tool after got a payment response: %s", raw)
+				}
+			} else if r.Meta[mcpMetaPaymentResponse] == nil {
+				t.Errorf("a failed tool paid before has no payment response: %s", raw)
+			}
+			testutil.AssertDelta(t, "seller", before, testutil.Balance(t, c.payTo), want)
+
+			// Free: other tools, initialize, notifications.
+			free := []string{toolCall(6, "echo", `{}`, ""), `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}`,
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"weather"}}`}
+			for _, b := range free {
+				resp, raw, _ := mcpPost(t, tester, url, b, nil)
+				if resp.StatusCode != 200 && resp.StatusCode != 202 {
+					t.Errorf("free %s: %d %s", b, resp.StatusCode, raw)
+				}
+			}
+			testutil.AssertDelta(t, "seller", before, testutil.Balance(t, c.payTo), want)
+		})
+	}
+
+	// The payment in the PAYMENT-SIGNATURE header works too (clients of
+	// servers that answer 402 on the MCP POST).
+	before := testutil.Balance(t, payBefore)
+	resp, raw, m := mcpPost(t, tester, testutil.SiteURL+"/json/mcp", toolCall(8, "weather", `{"city":"Rome"}`, ""), nil)
+	pr := mcpPaymentRequired(t, resp, raw, m, payBefore, "10000", textMCPPaymentRequired)
+	header, _, err := facilitator.CreatePaymentV2(testutil.BuyerKey(t, buyer), pr.Accepts[0], pr.Resource, facilitator.PaymentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, raw, m = mcpPost(t, tester, testutil.SiteURL+"/json/mcp", toolCall(9, "weather", `{"city":"Rome"}`, ""), map[string]string{x402.HeaderPaymentSignature: header})
+	if r := resultOf(t, m, raw); r.IsError || r.Content[0].Text != "sunny in Rome" || r.Meta[mcpMetaPaymentResponse] == nil || resp.Header.Get("Payment-Response") == "" {
+		t.Errorf("paid by header: %s", raw)
+	}
+	testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
+
+	// GET (the server's stream) and DELETE (the end of a session) pass.
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		req, _ := http.NewRequest(method, testutil.SiteURL+"/json/mcp", nil)
+		resp, err := tester.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(b) != method+" passed" {
+			t.Errorf("%s: %d %s", method, resp.StatusCode, b)
+		}
+	}
+
+	// Refused clearly: a body over mcp_max_body, a batch with a priced
+	// call, a body that is not JSON.
+	refusals := []struct {
+		name, body string
+		status     int
+		want       string
+	}{
+		{"too large", toolCall(10, "weather", `{"city":"`+strings.Repeat("x", 5000)+`"}`, ""), 413,
+			`{"error":{"code":-32600,"message":"the request body exceeds 4.0 KiB (mcp_max_body of this server): send a smaller request"},"id":null,"jsonrpc":"2.0"}`},
+		{"batch", "[" + toolCall(11, "echo", `{}`, "") + "," + toolCall(12, "weather", `{}`, "") + "]", 400,
+			`{"error":{"code":-32600,"message":"a JSON-RPC batch must not call a priced tool: send each paid tools/call as a request of its own"},"id":null,"jsonrpc":"2.0"}`},
+		{"not JSON", `{"jsonrpc":`, 400,
+			`{"error":{"code":-32700,"message":"parse error: the body is not a JSON-RPC message: unexpected end of JSON input"},"id":null,"jsonrpc":"2.0"}`},
+	}
+	for _, c := range refusals {
+		resp, raw, _ := mcpPost(t, tester, testutil.SiteURL+"/json/mcp", c.body, nil)
+		if resp.StatusCode != c.status || string(raw) != c.want {
+			t.Errorf("%s: %d %s\nwant %d %s", c.name, resp.StatusCode, raw, c.status, c.want)
+		}
+	}
+	// A batch of free calls passes.
+	if resp, raw, _ := mcpPost(t, tester, testutil.SiteURL+"/json/mcp", "["+toolCall(13, "echo", `{}`, "")+"]", nil); resp.StatusCode != 202 {
+		t.Errorf("free batch: %d %s", resp.StatusCode, raw)
+	}
+}
