@@ -232,8 +232,12 @@ func TestMCP(t *testing.T) {
 		network eip155:338
 		settle after
 		mcp_tool weather 0.01
-		mcp_tool broken 0.02
+		mcp_tool broken 0.02 {
+			description "Always fails"
+			input_schema `+"`"+`{"type":"object","properties":{"day":{"type":"string"}}}`+"`"+`
+		}
 	}
+	x402_facilitator
 	reverse_proxy %[4]s
 }
 `, testutil.SitePort, payBefore, payAfter, up.URL))
@@ -390,6 +394,52 @@ func TestMCP(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 200 || string(b) != method+" passed" {
 			t.Errorf("%s: %d %s", method, resp.StatusCode, b)
+		}
+	}
+
+	// Discovery lists each priced tool with its price and schema.
+	_, b := testutil.Get(t, tester, testutil.SiteURL+"/.well-known/x402.json", nil)
+	var manifest struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(b, &manifest); err != nil || len(manifest.Items) != 8 {
+		t.Fatalf("/.well-known/x402.json: %s", b)
+	}
+	wantItem := `{"resource":{"url":"` + testutil.SiteURL + `/after-json/*","description":"Always fails","mimeType":"application/json"},"type":"mcp",` +
+		`"accepts":[{"scheme":"exact","network":"eip155:338","amount":"20000","asset":"` + devnet.TokenAddress.Hex() + `","payTo":"` + payAfter + `","maxTimeoutSeconds":300,"extra":{"name":"` + devnet.TokenName + `","version":"` + devnet.TokenVersion + `"}}],` +
+		`"input":{"toolName":"broken","transport":"streamable-http","inputSchema":{"properties":{"day":{"type":"string"}},"type":"object"}}}`
+	if got := string(manifest.Items[5]); got != wantItem {
+		t.Errorf("/.well-known/x402.json item 5 =\n%s\nwant\n%s", got, wantItem)
+	}
+	_, b = testutil.Get(t, tester, testutil.SiteURL+"/v2/x402/discovery/resources?type=mcp", nil)
+	var list struct {
+		Items []x402.DiscoveryItem `json:"items"`
+	}
+	if err := json.Unmarshal(b, &list); err != nil || len(list.Items) != 8 {
+		t.Fatalf("discovery list: %s", b)
+	}
+	var got []string
+	for _, it := range list.Items {
+		decl, _ := json.Marshal(it.Extensions[x402.ExtBazaar])
+		_, in, err := facilitator.ValidateBazaar(decl)
+		got = append(got, fmt.Sprintf("%s %s %s %s %v", strings.TrimPrefix(it.Resource, testutil.SiteURL), it.Type, in.Tool, it.Accepts[0].Amount, err))
+	}
+	if want := "/after-json/* mcp weather 10000 <nil>,/after-json/* mcp broken 20000 <nil>,/after-sse/* mcp weather 10000 <nil>,/after-sse/* mcp broken 20000 <nil>," +
+		"/json/* mcp weather 10000 <nil>,/json/* mcp broken 20000 <nil>,/sse/* mcp weather 10000 <nil>,/sse/* mcp broken 20000 <nil>"; strings.Join(got, ",") != want {
+		t.Errorf("discovery list:\n%s\nwant\n%s", strings.Join(got, ","), want)
+	}
+
+	// Metrics per tool (only configured tools' names).
+	samples := testutil.Scrape(t)
+	for _, c := range []struct {
+		tool, outcome string
+		want          float64
+	}{
+		{"weather", mcpOutcomePaid, 3}, {"weather", mcpOutcomePaymentRequired, 3}, {"weather", mcpOutcomeRefused, 2},
+		{"broken", mcpOutcomeToolError, 2},
+	} {
+		if v, _ := testutil.Sample(samples, "x402_mcp_tool_calls_total", map[string]string{"tool": c.tool, "outcome": c.outcome, "route": "10000 to " + payBefore}); v != c.want {
+			t.Errorf("x402_mcp_tool_calls_total{tool=%s,outcome=%s} = %v, want %v", c.tool, c.outcome, v, c.want)
 		}
 	}
 
