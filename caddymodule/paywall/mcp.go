@@ -303,6 +303,12 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		return writeRPCError(w, http.StatusBadRequest, nil, rpcParseError, "parse error: the body is not a JSON-RPC message: "+x402.Clip(err.Error(), 128), nil)
 	}
 	if t := h.pricedTool(msg); t != nil {
+		if _, ok := msg["id"]; !ok {
+			// A notification gets no answer to carry the price or the
+			// result: a server that ran it would give the tool away.
+			return writeRPCError(w, http.StatusBadRequest, nil, rpcInvalidRequest,
+				fmt.Sprintf("tools/call of %q is priced, so it must be a request with an id, not a notification", t.cfg.Name), nil)
+		}
 		return h.serveMCPCall(w, r, next, msg, t)
 	}
 	if method, _ := msg.method(); method == "tools/list" {
@@ -355,9 +361,6 @@ func (m rpcMessage) params() map[string]json.RawMessage {
 func (h *Handler) pricedTool(m rpcMessage) *mcpTool {
 	if method, _ := m.method(); method != "tools/call" {
 		return nil
-	}
-	if _, ok := m["id"]; !ok {
-		return nil // a notification gets no answer, and runs no tool
 	}
 	var name string
 	if json.Unmarshal(m.params()["name"], &name) != nil {

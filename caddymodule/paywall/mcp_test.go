@@ -357,7 +357,7 @@ func TestMCP(t *testing.T) {
 
 			// Free: other tools, initialize, notifications.
 			free := []string{toolCall(6, "echo", `{}`, ""), `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}`,
-				`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"weather"}}`}
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`}
 			for _, b := range free {
 				resp, raw, _ := mcpPost(t, tester, url, b, nil)
 				if resp.StatusCode != 200 && resp.StatusCode != 202 {
@@ -454,6 +454,8 @@ func TestMCP(t *testing.T) {
 			`{"error":{"code":-32600,"message":"the request body exceeds 4.0 KiB (mcp_max_body of this server): send a smaller request"},"id":null,"jsonrpc":"2.0"}`},
 		{"batch", "[" + toolCall(11, "echo", `{}`, "") + "," + toolCall(12, "weather", `{}`, "") + "]", 400,
 			`{"error":{"code":-32600,"message":"a JSON-RPC batch must not call a priced tool: send each paid tools/call as a request of its own"},"id":null,"jsonrpc":"2.0"}`},
+		{"priced notification", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"weather"}}`, 400,
+			`{"error":{"code":-32600,"message":"tools/call of \"weather\" is priced, so it must be a request with an id, not a notification"},"id":null,"jsonrpc":"2.0"}`},
 		{"not JSON", `{"jsonrpc":`, 400,
 			`{"error":{"code":-32700,"message":"parse error: the body is not a JSON-RPC message: unexpected end of JSON input"},"id":null,"jsonrpc":"2.0"}`},
 	}
