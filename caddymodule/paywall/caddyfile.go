@@ -84,9 +84,12 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		output_schema <file or JSON>
 //		output_example <file or JSON>
 //		discovery on|off
+//		mcp_tool <name> <price> [{ description <text>; input_schema <JSON or file> }]
+//		mcp_max_body <size>
+//		mcp_max_answer <size>
 //	}
 //
-// pay_to and exactly one of price or amount are required; price and
+// pay_to and exactly one of price or amount (or mcp_tool lines) are required; price and
 // amount may hold placeholders ({vars.price}, a map's output), resolved
 // per request. network defaults to cronos-testnet; several networks
 // offer one payment option each, in the order given; max_timeout to 300s, settle to before. asset,

@@ -400,6 +400,10 @@ func (h *Handler) mcpPaywallAnswer(w http.ResponseWriter, mw *mcpWriter) error {
 	}
 	pr.Extensions[x402.ExtBazaar] = c.tool.bazaar()
 	prJSON, _ := json.Marshal(pr)
+	// The header says the same, for clients that read it.
+	if v, err := x402.EncodeBase64JSON(json.RawMessage(prJSON)); err == nil {
+		hdr.Set(x402.HeaderPaymentRequired, v)
+	}
 	result := map[string]any{
 		"isError":           true,
 		"structuredContent": json.RawMessage(prJSON),

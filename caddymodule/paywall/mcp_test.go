@@ -1,6 +1,8 @@
 package paywall
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,11 +11,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/caddytest"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -383,6 +387,22 @@ func TestMCP(t *testing.T) {
 	}
 	testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
 
+	// caddy x402 pay --mcp-tool calls and pays a tool.
+	before = testutil.Balance(t, payBefore)
+	var out, errOut bytes.Buffer
+	o := x402cmd.PayOptions{Key: devnet.Buyer3PrivateKey, MaxAmount: "10000", Timeout: 30 * time.Second, MCPTool: "weather", MCPArgs: `{"city":"Lima"}`}
+	if err := x402cmd.RunPay(context.Background(), testutil.SiteURL+"/sse/mcp", o, &out, &errOut); err != nil {
+		t.Fatalf("pay --mcp-tool: %v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), `"content":[{"type":"text","text":"sunny in Lima"}]`) || !strings.Contains(errOut.String(), `"success":true`) {
+		t.Errorf("pay --mcp-tool printed %s / %s", out.String(), errOut.String())
+	}
+	testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
+	o.MaxAmount = "9999" // never signs for more than --max-amount
+	if err := x402cmd.RunPay(context.Background(), testutil.SiteURL+"/sse/mcp", o, &out, &errOut); err == nil || !strings.Contains(err.Error(), "9999") {
+		t.Errorf("pay --mcp-tool over --max-amount: %v", err)
+	}
+
 	// GET (the server's stream) and DELETE (the end of a session) pass.
 	for _, method := range []string{http.MethodGet, http.MethodDelete} {
 		req, _ := http.NewRequest(method, testutil.SiteURL+"/json/mcp", nil)
@@ -429,13 +449,16 @@ func TestMCP(t *testing.T) {
 		t.Errorf("discovery list:\n%s\nwant\n%s", strings.Join(got, ","), want)
 	}
 
-	// Metrics per tool (only configured tools' names).
+	// Metrics per tool (only configured tools' names), on the settle
+	// before route: paid in json, sse, by header and by pay --mcp-tool;
+	// unpaid in json, sse, before the header payment and twice by pay
+	// (the second over --max-amount); the same payment again in json and sse.
 	samples := testutil.Scrape(t)
 	for _, c := range []struct {
 		tool, outcome string
 		want          float64
 	}{
-		{"weather", mcpOutcomePaid, 3}, {"weather", mcpOutcomePaymentRequired, 3}, {"weather", mcpOutcomeRefused, 2},
+		{"weather", mcpOutcomePaid, 4}, {"weather", mcpOutcomePaymentRequired, 5}, {"weather", mcpOutcomeRefused, 2},
 		{"broken", mcpOutcomeToolError, 2},
 	} {
 		if v, _ := testutil.Sample(samples, "x402_mcp_tool_calls_total", map[string]string{"tool": c.tool, "outcome": c.outcome, "route": "10000 to " + payBefore}); v != c.want {
