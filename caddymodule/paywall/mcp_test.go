@@ -449,6 +449,29 @@ func TestMCP(t *testing.T) {
 		t.Errorf("discovery list:\n%s\nwant\n%s", strings.Join(got, ","), want)
 	}
 
+	// The search finds tools by the words of their names and descriptions.
+	_, b = testutil.Get(t, tester, testutil.SiteURL+"/v2/x402/discovery/search?query=always+fails+weather&type=mcp&limit=3", nil)
+	var found struct {
+		Resources  []x402.DiscoveryItem `json:"resources"`
+		Partial    bool                 `json:"partialResults"`
+		Pagination struct {
+			Limit  int     `json:"limit"`
+			Cursor *string `json:"cursor"`
+		} `json:"pagination"`
+	}
+	if err := json.Unmarshal(b, &found); err != nil || len(found.Resources) != 3 || found.Pagination.Cursor == nil || *found.Pagination.Cursor != "3" {
+		t.Fatalf("search: %s", b)
+	}
+	for i, want := range []string{"/after-json/* Always fails", "/after-sse/* Always fails", "/after-json/* Weather by city"} {
+		if got := strings.TrimPrefix(found.Resources[i].Resource, testutil.SiteURL) + " " + found.Resources[i].Description; got != want {
+			t.Errorf("search result %d = %q, want %q (best first)", i, got, want)
+		}
+	}
+	if resp, b := testutil.Get(t, tester, testutil.SiteURL+"/v2/x402/discovery/search?type=mcp", nil); resp.StatusCode != 400 ||
+		strings.TrimSpace(string(b)) != `{"error":"query is required: the words to search for, such as query=weather"}` {
+		t.Errorf("search without a query: %d %s", resp.StatusCode, b)
+	}
+
 	// Metrics per tool (only configured tools' names), on the settle
 	// before route: paid in json, sse, by header and by pay --mcp-tool;
 	// unpaid in json, sse, before the header payment and twice by pay

@@ -185,7 +185,7 @@ for (const mode of [{ path: "/json/mcp", payTo: () => payJSON, after: false }, {
   });
 }
 
-test("@x402/extensions' listResources and /.well-known/x402.json list the tools", async () => {
+test("@x402/extensions' listResources, search and /.well-known/x402.json list the tools", async () => {
   const bazaar = withBazaar(new HTTPFacilitatorClient({ url: caddy.url + "/v2/x402" })).extensions.bazaar;
   const list = await bazaar.listResources({ type: "mcp" });
   assert.deepEqual(list.items.map((i) => [i.resource.slice(caddy.url.length), i.type, i.extensions.bazaar.info.input.toolName, i.accepts[0].amount]),
@@ -193,6 +193,12 @@ test("@x402/extensions' listResources and /.well-known/x402.json list the tools"
   // Learnt from the tools/list answers that passed through.
   assert.deepEqual(list.items[0].extensions.bazaar.info.input.inputSchema, tools[0].inputSchema);
   assert.equal(list.items[0].description, "Weather by city");
+
+  // bazaar.search: the tools whose words match, best first.
+  const found = await bazaar.search({ query: "always fails", type: "mcp" });
+  assert.deepEqual(found.resources.map((i) => [i.resource.slice(caddy.url.length), i.extensions.bazaar.info.input.toolName]),
+    [["/json/*", "broken"], ["/sse/*", "broken"]]);
+  assert.equal(found.pagination.cursor, null);
 
   const manifest = await (await fetch(caddy.url + "/.well-known/x402.json")).json();
   assert.deepEqual(manifest.items.map((i) => [i.resource.url, i.type, i.input.toolName, i.accepts]),
