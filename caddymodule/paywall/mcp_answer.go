@@ -359,6 +359,10 @@ func mcpSettlementOf(hdr http.Header) json.RawMessage {
 // textMCPPaymentRequired is the error of an unpaid call's PaymentRequired.
 const textMCPPaymentRequired = `Payment required to access this tool: call it again with the payment in params._meta["x402/payment"]`
 
+// textMCPSettleFailed begins the error of a settle that failed after the
+// tool ran (settle after): its result is withheld, nothing was charged.
+const textMCPSettleFailed = "Payment settlement failed, so the tool's result is withheld and nothing was charged: "
+
 // mcpPaywallAnswer turns what the paywall answered itself into JSON-RPC:
 // a 402 into the PaymentRequired result the MCP transport defines, any
 // other status into a JSON-RPC error whose data is the paywall's answer.
@@ -384,10 +388,16 @@ func (h *Handler) mcpPaywallAnswer(w http.ResponseWriter, mw *mcpWriter) error {
 		body["status"] = mw.status
 		return writeRPCError(w, http.StatusOK, c.id, rpcPaymentFailed, text, body)
 	}
-	if text == "X-PAYMENT header is required" {
+	switch {
+	case text == "X-PAYMENT header is required":
 		text = textMCPPaymentRequired
 		h.mcpMetric(c, mcpOutcomePaymentRequired)
-	} else {
+	case c.sent != 0 && text != facilitator.ErrTextPending:
+		// The tool ran (settle after) and its settle failed: the buyer
+		// gets the payment error only, as the transport says.
+		text = textMCPSettleFailed + text
+		h.mcpMetric(c, mcpOutcomeRefused)
+	default:
 		h.mcpMetric(c, mcpOutcomeRefused)
 	}
 	pr := x402.PaymentRequiredV2{X402Version: x402.Version2, Error: text, Resource: c.tool.resource(),

@@ -13,7 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"crypto/ecdsa"
+	"math/big"
+
 	"github.com/caddyserver/caddy/v2/caddytest"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
@@ -31,6 +36,7 @@ type mcpServer struct {
 	bodies  []string
 	headers []http.Header
 	calls   map[string]int // tools/call by tool name
+	hook    func()         // run by the next tools/call, then cleared
 }
 
 func newMCPServer(t *testing.T) (*mcpServer, *httptest.Server) {
@@ -70,10 +76,15 @@ func (s *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.bodies = append(s.bodies, string(b))
 	s.headers = append(s.headers, r.Header.Clone())
+	hook := s.hook
 	if msg.Method == "tools/call" {
 		s.calls[msg.Params.Name]++
+		s.hook = nil
 	}
 	s.mu.Unlock()
+	if hook != nil && msg.Method == "tools/call" {
+		hook()
+	}
 	w.Header().Set("Mcp-Session-Id", "sess-1")
 	w.Header().Set("X-Saw-Session", r.Header.Get("Mcp-Session-Id"))
 	var result string
@@ -386,6 +397,46 @@ func TestMCP(t *testing.T) {
 		t.Errorf("paid by header: %s", raw)
 	}
 	testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
+
+	// Settle after, and the settle fails once the tool has run (the buyer
+	// moved its tokens away meanwhile): only the payment error comes back,
+	// never the tool's content, and nothing moves.
+	t.Run("settle fails after the tool ran", func(t *testing.T) {
+		url := testutil.SiteURL + "/after-json/mcp"
+		drained := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
+		keeper := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+		balance := testutil.Balance(t, crypto.PubkeyToAddress(drained.PublicKey).Hex())
+		sellerBefore := testutil.Balance(t, payAfter)
+		resp, raw, m := mcpPost(t, tester, url, toolCall(20, "weather", `{"city":"Oslo"}`, ""), nil)
+		pr := mcpPaymentRequired(t, resp, raw, m, payAfter, "10000", textMCPPaymentRequired)
+		payment := mcpPay(t, pr, devnet.Buyer5PrivateKey)
+		moveTokens := func(from *ecdsa.PrivateKey, to common.Address, value *big.Int) {
+			opts, _ := bind.NewKeyedTransactorWithChainID(from, big.NewInt(devnet.ChainID))
+			tx, err := testutil.ChainToken.Transfer(opts, to, value)
+			if err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				_, err = bind.WaitMined(ctx, testutil.ChainClient, tx)
+			}
+			if err != nil {
+				t.Errorf("moving tokens: %v", err)
+			}
+		}
+		server.mu.Lock()
+		server.hook = func() { moveTokens(drained, crypto.PubkeyToAddress(keeper.PublicKey), balance) }
+		server.mu.Unlock()
+		ran := server.called("weather")
+		resp, raw, m = mcpPost(t, tester, url, toolCall(21, "weather", `{"city":"Oslo"}`, `{"x402/payment":`+payment+`}`), nil)
+		moveTokens(keeper, crypto.PubkeyToAddress(drained.PublicKey), balance) // give them back
+		if server.called("weather") != ran+1 {
+			t.Fatalf("the tool did not run once")
+		}
+		if strings.Contains(string(raw), "sunny") {
+			t.Errorf("the tool's content went out although the settle failed: %s", raw)
+		}
+		mcpPaymentRequired(t, resp, raw, m, payAfter, "10000", textMCPSettleFailed+"ERC20: transfer amount exceeds balance")
+		testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, payAfter), 0)
+	})
 
 	// caddy x402 pay --mcp-tool calls and pays a tool.
 	before = testutil.Balance(t, payBefore)
