@@ -84,9 +84,13 @@ func (m *mcpWriter) Flush() {}
 
 // mcpUpstream runs the MCP server for a priced call, reads its answer
 // whole and writes it on to the paywall's writer with a status that
-// decides settle after: the server's own 2xx for a tool result that is
-// not isError; 502 for anything else (isError, a JSON-RPC error, no
-// answer for the call, an answer too large), which settles nothing.
+// decides what the payment becomes: the server's own 2xx for a tool
+// result that is not isError (settled after; delivered); 424 for an
+// isError result (not settled after; delivered before: the tool ran and
+// answered); 502 for an answer without a tool result (a JSON-RPC error,
+// an HTTP error, no response for the call, one too large), which settles
+// nothing after and, before, leaves the payment paid but not delivered,
+// so that the same payment again calls the tool again without paying.
 type mcpUpstream struct {
 	h    *Handler
 	next caddyhttp.Handler
@@ -115,16 +119,16 @@ func (u mcpUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 		c.raw = false
 		c.origStatus = -1 // mcpFinish answers a JSON-RPC error
 	case status < 200 || status > 299:
-		c.raw, c.failed = true, true
-		if status < 400 {
-			c.sent = http.StatusBadGateway
-		}
+		c.raw, c.failed, c.sent = true, true, http.StatusBadGateway
 	default:
 		c.ans = parseMCPAnswer(bw.header.Get("Content-Type"), bw.body.Bytes(), c.id)
-		if c.ans == nil {
+		switch {
+		case c.ans == nil:
 			c.raw, c.failed, c.sent = true, true, http.StatusBadGateway
-		} else if c.ans.failed() {
+		case c.ans.msg["error"] != nil:
 			c.failed, c.sent = true, http.StatusBadGateway
+		case c.ans.failed():
+			c.failed, c.sent = true, http.StatusFailedDependency
 		}
 	}
 	hdr := w.Header()
@@ -255,6 +259,31 @@ func (a *mcpAnswer) setResultMeta(key string, v json.RawMessage) {
 	a.msg["result"], _ = json.Marshal(res)
 }
 
+// setErrorData sets data[key] of a JSON-RPC error whose data is absent or
+// an object (a paid call that got no tool result: the buyer learns that
+// it paid, and that the same payment again calls the tool again).
+func (a *mcpAnswer) setErrorData(key string, v json.RawMessage) {
+	var e map[string]json.RawMessage
+	if json.Unmarshal(a.msg["error"], &e) != nil || e == nil {
+		return
+	}
+	var data map[string]json.RawMessage
+	if d, ok := e["data"]; ok && (json.Unmarshal(d, &data) != nil || data == nil) {
+		return
+	}
+	if data == nil {
+		data = map[string]json.RawMessage{}
+	}
+	data[key] = v
+	data["retry"], _ = json.Marshal(textMCPRetryPaid)
+	e["data"], _ = json.Marshal(data)
+	a.msg["error"], _ = json.Marshal(e)
+}
+
+// textMCPRetryPaid tells a buyer whose paid call got no tool result what
+// to do.
+const textMCPRetryPaid = "this call is paid and the tool gave no result: call it again with the same payment to get one without paying again"
+
 // encode is the answer again, with its response as it is now.
 func (a *mcpAnswer) encode() []byte {
 	b, _ := json.Marshal(a.msg)
@@ -325,6 +354,7 @@ func (h *Handler) mcpServerAnswer(w http.ResponseWriter, mw *mcpWriter) error {
 	}
 	if pr != nil {
 		c.ans.setResultMeta(mcpMetaPaymentResponse, pr)
+		c.ans.setErrorData(mcpMetaPaymentResponse, pr)
 	}
 	switch {
 	case c.failed:

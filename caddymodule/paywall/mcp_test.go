@@ -98,6 +98,12 @@ func (s *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch msg.Params.Name {
 		case "weather":
 			result = fmt.Sprintf(`{"content":[{"type":"text","text":"sunny in %v"}]}`, msg.Params.Arguments["city"])
+		case "flaky":
+			if s.calls["flaky"] == 1 {
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"temporarily unavailable"}}`, msg.ID)
+				return
+			}
+			result = `{"content":[{"type":"text","text":"flaky ok"}]}`
 		case "broken":
 			result = `{"content":[{"type":"text","text":"the weather service is down"}],"isError":true}`
 		default:
@@ -182,6 +188,16 @@ func resultOf(t *testing.T, m map[string]json.RawMessage, raw []byte) mcpResult 
 // the same JSON. It returns the PaymentRequired.
 func mcpPaymentRequired(t *testing.T, resp *http.Response, raw []byte, m map[string]json.RawMessage, payTo, amount, errText string) x402.PaymentRequiredV2 {
 	t.Helper()
+	return mcpPaymentRequiredFor(t, resp, raw, m, "weather", "Weather by city", payTo, amount, errText)
+}
+
+// mcpPaymentRequiredFor is mcpPaymentRequired for any tool; description
+// "" is the default one ("Tool: <name>").
+func mcpPaymentRequiredFor(t *testing.T, resp *http.Response, raw []byte, m map[string]json.RawMessage, tool, description, payTo, amount, errText string) x402.PaymentRequiredV2 {
+	t.Helper()
+	if description == "" {
+		description = "Tool: " + tool
+	}
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d, want 200: %s", resp.StatusCode, raw)
 	}
@@ -193,9 +209,9 @@ func mcpPaymentRequired(t *testing.T, resp *http.Response, raw []byte, m map[str
 	if err := json.Unmarshal(r.StructuredContent, &pr); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf(`{"x402Version":2,"error":%q,"resource":{"url":"mcp://tool/weather","description":"Weather by city","mimeType":"application/json"},`+
+	want := fmt.Sprintf(`{"x402Version":2,"error":%q,"resource":{"url":"mcp://tool/%s","description":%q,"mimeType":"application/json"},`+
 		`"accepts":[{"scheme":"exact","network":"eip155:338","amount":"%s","asset":"%s","payTo":"%s","maxTimeoutSeconds":300,"extra":{"name":"%s","version":"%s"}}]`,
-		errText, amount, devnet.TokenAddress.Hex(), payTo, devnet.TokenName, devnet.TokenVersion)
+		errText, tool, description, amount, devnet.TokenAddress.Hex(), payTo, devnet.TokenName, devnet.TokenVersion)
 	if !strings.HasPrefix(string(r.StructuredContent), want) {
 		t.Errorf("PaymentRequired:\n got %s\nwant %s...", r.StructuredContent, want)
 	}
@@ -239,6 +255,7 @@ func TestMCP(t *testing.T) {
 		network eip155:338
 		mcp_tool weather 0.01
 		mcp_tool broken 0.02
+		mcp_tool flaky 0.01
 		mcp_max_body 4KiB
 	}
 	@after path /after-json/* /after-sse/*
@@ -398,6 +415,39 @@ func TestMCP(t *testing.T) {
 	}
 	testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
 
+	// Settle before, and the server answers a JSON-RPC error, no tool
+	// result: the buyer is told it paid, and the same payment again calls
+	// the tool again without paying (paid, not delivered).
+	t.Run("paid call without a result", func(t *testing.T) {
+		url := testutil.SiteURL + "/json/mcp"
+		before := testutil.Balance(t, payBefore)
+		resp, raw, m := mcpPost(t, tester, url, toolCall(30, "flaky", `{}`, ""), nil)
+		var pr x402.PaymentRequiredV2
+		_ = json.Unmarshal(resultOf(t, m, raw).StructuredContent, &pr)
+		payment := mcpPay(t, pr, buyer)
+		resp, raw, m = mcpPost(t, tester, url, toolCall(31, "flaky", `{}`, `{"x402/payment":`+payment+`}`), nil)
+		var rpcErr struct {
+			Code    int                        `json:"code"`
+			Message string                     `json:"message"`
+			Data    map[string]json.RawMessage `json:"data"`
+		}
+		if resp.StatusCode != 200 || json.Unmarshal(m["error"], &rpcErr) != nil || rpcErr.Code != -32603 || rpcErr.Message != "temporarily unavailable" ||
+			rpcErr.Data[mcpMetaPaymentResponse] == nil || string(rpcErr.Data["retry"]) != `"`+textMCPRetryPaid+`"` {
+			t.Fatalf("paid call answered a JSON-RPC error: %d %s", resp.StatusCode, raw)
+		}
+		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
+		resp, raw, m = mcpPost(t, tester, url, toolCall(32, "flaky", `{}`, `{"x402/payment":`+payment+`}`), nil)
+		if r := resultOf(t, m, raw); r.IsError || r.Content[0].Text != "flaky ok" || r.Meta[mcpMetaPaymentResponse] == nil {
+			t.Errorf("the same payment again: %s", raw)
+		}
+		resp, raw, m = mcpPost(t, tester, url, toolCall(33, "flaky", `{}`, `{"x402/payment":`+payment+`}`), nil)
+		mcpPaymentRequiredFor(t, resp, raw, m, "flaky", "", payBefore, "10000", facilitator.ErrTextAlreadyUsed)
+		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
+		if n := server.called("flaky"); n != 2 {
+			t.Errorf("flaky ran %d times, want 2", n)
+		}
+	})
+
 	// Settle after, and the settle fails once the tool has run (the buyer
 	// moved its tokens away meanwhile): only the payment error comes back,
 	// never the tool's content, and nothing moves.
@@ -473,20 +523,20 @@ func TestMCP(t *testing.T) {
 	var manifest struct {
 		Items []json.RawMessage `json:"items"`
 	}
-	if err := json.Unmarshal(b, &manifest); err != nil || len(manifest.Items) != 8 {
+	if err := json.Unmarshal(b, &manifest); err != nil || len(manifest.Items) != 10 {
 		t.Fatalf("/.well-known/x402.json: %s", b)
 	}
 	wantItem := `{"resource":{"url":"` + testutil.SiteURL + `/after-json/*","description":"Always fails","mimeType":"application/json"},"type":"mcp",` +
 		`"accepts":[{"scheme":"exact","network":"eip155:338","amount":"20000","asset":"` + devnet.TokenAddress.Hex() + `","payTo":"` + payAfter + `","maxTimeoutSeconds":300,"extra":{"name":"` + devnet.TokenName + `","version":"` + devnet.TokenVersion + `"}}],` +
 		`"input":{"toolName":"broken","transport":"streamable-http","inputSchema":{"properties":{"day":{"type":"string"}},"type":"object"}}}`
-	if got := string(manifest.Items[5]); got != wantItem {
-		t.Errorf("/.well-known/x402.json item 5 =\n%s\nwant\n%s", got, wantItem)
+	if got := string(manifest.Items[7]); got != wantItem {
+		t.Errorf("/.well-known/x402.json item 7 =\n%s\nwant\n%s", got, wantItem)
 	}
 	_, b = testutil.Get(t, tester, testutil.SiteURL+"/v2/x402/discovery/resources?type=mcp", nil)
 	var list struct {
 		Items []x402.DiscoveryItem `json:"items"`
 	}
-	if err := json.Unmarshal(b, &list); err != nil || len(list.Items) != 8 {
+	if err := json.Unmarshal(b, &list); err != nil || len(list.Items) != 10 {
 		t.Fatalf("discovery list: %s", b)
 	}
 	var got []string
@@ -496,7 +546,7 @@ func TestMCP(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %s %s %v", strings.TrimPrefix(it.Resource, testutil.SiteURL), it.Type, in.Tool, it.Accepts[0].Amount, err))
 	}
 	if want := "/after-json/* mcp weather 10000 <nil>,/after-json/* mcp broken 20000 <nil>,/after-sse/* mcp weather 10000 <nil>,/after-sse/* mcp broken 20000 <nil>," +
-		"/json/* mcp weather 10000 <nil>,/json/* mcp broken 20000 <nil>,/sse/* mcp weather 10000 <nil>,/sse/* mcp broken 20000 <nil>"; strings.Join(got, ",") != want {
+		"/json/* mcp weather 10000 <nil>,/json/* mcp broken 20000 <nil>,/json/* mcp flaky 10000 <nil>,/sse/* mcp weather 10000 <nil>,/sse/* mcp broken 20000 <nil>,/sse/* mcp flaky 10000 <nil>"; strings.Join(got, ",") != want {
 		t.Errorf("discovery list:\n%s\nwant\n%s", strings.Join(got, ","), want)
 	}
 
