@@ -16,6 +16,7 @@ import (
 	"crypto/ecdsa"
 	"math/big"
 
+	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddytest"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
@@ -98,6 +99,8 @@ func (s *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch msg.Params.Name {
 		case "weather":
 			result = fmt.Sprintf(`{"content":[{"type":"text","text":"sunny in %v"}]}`, msg.Params.Arguments["city"])
+		case "huge":
+			result = `{"content":[{"type":"text","text":"` + strings.Repeat("x", 5000) + `"}]}`
 		case "flaky":
 			if s.calls["flaky"] == 1 {
 				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"temporarily unavailable"}}`, msg.ID)
@@ -268,6 +271,8 @@ func TestMCP(t *testing.T) {
 			description "Always fails"
 			input_schema `+"`"+`{"type":"object","properties":{"day":{"type":"string"}}}`+"`"+`
 		}
+		mcp_tool huge 0.01
+		mcp_max_answer 2KiB
 	}
 	x402_facilitator
 	reverse_proxy %[4]s
@@ -448,6 +453,21 @@ func TestMCP(t *testing.T) {
 		}
 	})
 
+	// An answer over mcp_max_answer is not delivered, and not settled after.
+	t.Run("answer too large", func(t *testing.T) {
+		url := testutil.SiteURL + "/after-json/mcp"
+		before := testutil.Balance(t, payAfter)
+		_, raw, m := mcpPost(t, tester, url, toolCall(40, "huge", `{}`, ""), nil)
+		var pr x402.PaymentRequiredV2
+		_ = json.Unmarshal(resultOf(t, m, raw).StructuredContent, &pr)
+		resp, raw, _ := mcpPost(t, tester, url, toolCall(41, "huge", `{}`, `{"x402/payment":`+mcpPay(t, pr, buyer)+`}`), nil)
+		want := `{"error":{"code":-32603,"message":"the tool's answer exceeds the size this gateway reads (mcp_max_answer), so it is not delivered; nothing was charged"},"id":41,"jsonrpc":"2.0"}`
+		if resp.StatusCode != 200 || string(raw) != want {
+			t.Errorf("answer too large: %d %s\nwant %s", resp.StatusCode, raw, want)
+		}
+		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payAfter), 0)
+	})
+
 	// Settle after, and the settle fails once the tool has run (the buyer
 	// moved its tokens away meanwhile): only the payment error comes back,
 	// never the tool's content, and nothing moves.
@@ -523,7 +543,7 @@ func TestMCP(t *testing.T) {
 	var manifest struct {
 		Items []json.RawMessage `json:"items"`
 	}
-	if err := json.Unmarshal(b, &manifest); err != nil || len(manifest.Items) != 10 {
+	if err := json.Unmarshal(b, &manifest); err != nil || len(manifest.Items) != 12 {
 		t.Fatalf("/.well-known/x402.json: %s", b)
 	}
 	wantItem := `{"resource":{"url":"` + testutil.SiteURL + `/after-json/*","description":"Always fails","mimeType":"application/json"},"type":"mcp",` +
@@ -536,7 +556,7 @@ func TestMCP(t *testing.T) {
 	var list struct {
 		Items []x402.DiscoveryItem `json:"items"`
 	}
-	if err := json.Unmarshal(b, &list); err != nil || len(list.Items) != 10 {
+	if err := json.Unmarshal(b, &list); err != nil || len(list.Items) != 12 {
 		t.Fatalf("discovery list: %s", b)
 	}
 	var got []string
@@ -545,7 +565,8 @@ func TestMCP(t *testing.T) {
 		_, in, err := facilitator.ValidateBazaar(decl)
 		got = append(got, fmt.Sprintf("%s %s %s %s %v", strings.TrimPrefix(it.Resource, testutil.SiteURL), it.Type, in.Tool, it.Accepts[0].Amount, err))
 	}
-	if want := "/after-json/* mcp weather 10000 <nil>,/after-json/* mcp broken 20000 <nil>,/after-sse/* mcp weather 10000 <nil>,/after-sse/* mcp broken 20000 <nil>," +
+	if want := "/after-json/* mcp weather 10000 <nil>,/after-json/* mcp broken 20000 <nil>,/after-json/* mcp huge 10000 <nil>," +
+		"/after-sse/* mcp weather 10000 <nil>,/after-sse/* mcp broken 20000 <nil>,/after-sse/* mcp huge 10000 <nil>," +
 		"/json/* mcp weather 10000 <nil>,/json/* mcp broken 20000 <nil>,/json/* mcp flaky 10000 <nil>,/sse/* mcp weather 10000 <nil>,/sse/* mcp broken 20000 <nil>,/sse/* mcp flaky 10000 <nil>"; strings.Join(got, ",") != want {
 		t.Errorf("discovery list:\n%s\nwant\n%s", strings.Join(got, ","), want)
 	}
@@ -615,5 +636,32 @@ func TestMCP(t *testing.T) {
 	// A batch of free calls passes.
 	if resp, raw, _ := mcpPost(t, tester, testutil.SiteURL+"/json/mcp", "["+toolCall(13, "echo", `{}`, "")+"]", nil); resp.StatusCode != 202 {
 		t.Errorf("free batch: %d %s", resp.StatusCode, raw)
+	}
+}
+
+// TestMCPConfigErrors: MCP settings the Caddyfile adapter refuses, each
+// with a text that says what to change.
+func TestMCPConfigErrors(t *testing.T) {
+	site := func(body string) string {
+		return ":8080 {\nx402 {\n pay_to 0x1111111111111111111111111111111111111111\n" + body + "\n}\n}\n"
+	}
+	for _, tc := range []struct{ name, caddyfile, want string }{
+		{"route price too", site("price 1\nmcp_tool a 0.01"), "x402: an MCP route (mcp_tool) is priced per tool: remove price and amount (every other method and tool is free)"},
+		{"no price", site("mcp_tool a"), "x402: mcp_tool takes a tool name and its price in whole tokens, such as: mcp_tool get_weather 0.01"},
+		{"bad price", site("mcp_tool a ten"), `x402: mcp_tool "a": price "ten" is not a positive decimal number; write the price in whole tokens, such as 0.01`},
+		{"placeholder price", site("mcp_tool a {vars.p}"), `x402: mcp_tool "a" needs a fixed price in whole tokens, such as 0.01`},
+		{"twice", site("mcp_tool a 0.01\nmcp_tool a 0.02"), `x402: mcp_tool "a" is listed twice`},
+		{"schema not an object", site("mcp_tool a 0.01 {\ninput_schema `[1]`\n}"), `x402: mcp_tool "a": input_schema must be a JSON object (the tool's JSON Schema)`},
+		{"unknown sub-option", site("mcp_tool a 0.01 {\nprice 2\n}"), `x402: mcp_tool: unrecognized option "price" (description, input_schema)`},
+		{"bounds without tools", site("price 1\nmcp_max_body 1KiB"), "x402: mcp_max_body and mcp_max_answer need mcp_tool lines: they bound an MCP route"},
+		{"bad size", site("mcp_tool a 0.01\nmcp_max_answer lots"), `x402: mcp_max_answer: "lots" is not a size such as 1MiB`},
+		{"access window", site("mcp_tool a 0.01\naccess 1h"), "x402: access windows are not supported on an MCP route (mcp_tool): each tool call is paid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(tc.caddyfile), nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Adapt = %v, want %q", err, tc.want)
+			}
+		})
 	}
 }
