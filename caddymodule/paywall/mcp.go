@@ -377,6 +377,8 @@ func (h *Handler) serveMCPCall(w http.ResponseWriter, r *http.Request, next cadd
 	call := &mcpCall{tool: t, id: msg["id"]}
 	r2 := r.WithContext(context.WithValue(r.Context(), mcpCallCtxKey{}, call))
 	r2.Header = r.Header.Clone()
+	// The answer is read here: asked for without compression.
+	r2.Header.Del("Accept-Encoding")
 	params := msg.params()
 	var meta map[string]json.RawMessage
 	if json.Unmarshal(params["_meta"], &meta) == nil {
@@ -390,9 +392,8 @@ func (h *Handler) serveMCPCall(w http.ResponseWriter, r *http.Request, next cadd
 			msg["params"], _ = json.Marshal(params)
 			body, _ := json.Marshal(msg)
 			setBody(r2, body)
-			for _, k := range paymentHeaders[:2] {
-				r2.Header.Del(k)
-			}
+			r2.Header.Del(httpx.HeaderPayment)
+			r2.Header.Del(x402.HeaderPaymentSignature)
 			if !bytes.Equal(bytes.TrimSpace(pay), []byte("null")) {
 				var v struct {
 					X402Version int `json:"x402Version"`

@@ -121,7 +121,9 @@ func (u mcpUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 	case status < 200 || status > 299:
 		c.raw, c.failed, c.sent = true, true, http.StatusBadGateway
 	default:
-		c.ans = parseMCPAnswer(bw.header.Get("Content-Type"), bw.body.Bytes(), c.id)
+		if enc := bw.header.Get("Content-Encoding"); enc == "" || strings.EqualFold(enc, "identity") {
+			c.ans = parseMCPAnswer(bw.header.Get("Content-Type"), bw.body.Bytes(), c.id)
+		}
 		switch {
 		case c.ans == nil:
 			c.raw, c.failed, c.sent = true, true, http.StatusBadGateway
@@ -160,7 +162,8 @@ func parseMCPAnswer(contentType string, body []byte, id json.RawMessage) *mcpAns
 		a.events = splitEvents(body)
 		for i, ev := range a.events {
 			if m := eventMessage(ev); m != nil && isResponseTo(m, id) {
-				a.msg, a.at = m, i
+				a.msg, a.at = m, i // the first, as a client takes it
+				break
 			}
 		}
 		if a.at < 0 {
@@ -345,6 +348,22 @@ func (h *Handler) mcpServerAnswer(w http.ResponseWriter, mw *mcpWriter) error {
 			text += "; nothing was charged"
 		}
 		return writeRPCError(w, http.StatusOK, c.id, rpcInternalError, text, nil)
+	case c.raw && c.origStatus >= 200 && c.origStatus <= 299:
+		// A 2xx answer in which no response to the call can be read: it
+		// does not go out, since a client might read a result in it that
+		// was not paid for (settle after).
+		h.mcpMetric(c, mcpOutcomeToolError)
+		for k := range hdr {
+			delete(hdr, k)
+		}
+		text := "the MCP server's answer holds no response to this call that this gateway can read (JSON, or an event stream, without Content-Encoding)"
+		var data any
+		if pr != nil {
+			data = map[string]any{mcpMetaPaymentResponse: pr, "retry": textMCPRetryPaid}
+		} else {
+			text += "; nothing was charged"
+		}
+		return writeRPCError(w, http.StatusOK, c.id, rpcInternalError, text, data)
 	case c.raw:
 		h.mcpMetric(c, mcpOutcomeToolError)
 		hdr.Set("Content-Length", strconv.Itoa(mw.body.Len()))
@@ -496,6 +515,7 @@ func (t *mcpTool) bazaar() map[string]any {
 // descriptions and input schemas are learnt for discovery.
 func (h *Handler) serveMCPList(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, msg rpcMessage) error {
 	bw := &bufferWriter{header: http.Header{}, limit: h.mcp.maxAnswer}
+	r.Header.Del("Accept-Encoding") // the answer is read here
 	err := h.mcpFree(bw, r, next)
 	if err != nil && !bw.written() {
 		return err

@@ -2,6 +2,7 @@ package paywall
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -99,6 +100,8 @@ func (s *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		switch msg.Params.Name {
 		case "weather":
 			result = fmt.Sprintf(`{"content":[{"type":"text","text":"sunny in %v"}]}`, msg.Params.Arguments["city"])
+		case "zipped":
+			result = `{"content":[{"type":"text","text":"compressed secret"}]}`
 		case "huge":
 			result = `{"content":[{"type":"text","text":"` + strings.Repeat("x", 5000) + `"}]}`
 		case "flaky":
@@ -117,6 +120,16 @@ func (s *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, msg.ID, result)
+	if msg.Params.Name == "zipped" {
+		// A server that compresses whatever the client asked for, in
+		// an encoding the proxy does not decode.
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "deflate")
+		zw, _ := flate.NewWriter(w, flate.BestSpeed)
+		fmt.Fprint(zw, resp)
+		zw.Close()
+		return
+	}
 	if strings.Contains(r.URL.Path, "sse/") {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n")
@@ -272,6 +285,7 @@ func TestMCP(t *testing.T) {
 			input_schema `+"`"+`{"type":"object","properties":{"day":{"type":"string"}}}`+"`"+`
 		}
 		mcp_tool huge 0.01
+		mcp_tool zipped 0.01
 		mcp_max_answer 2KiB
 	}
 	x402_facilitator
@@ -468,6 +482,23 @@ func TestMCP(t *testing.T) {
 		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payAfter), 0)
 	})
 
+	// A 2xx answer that holds no readable response (here compressed
+	// whatever was asked: a client could decode it) does not go out, and
+	// is not settled after.
+	t.Run("unreadable answer", func(t *testing.T) {
+		url := testutil.SiteURL + "/after-json/mcp"
+		before := testutil.Balance(t, payAfter)
+		_, raw, m := mcpPost(t, tester, url, toolCall(50, "zipped", `{}`, ""), nil)
+		var pr x402.PaymentRequiredV2
+		_ = json.Unmarshal(resultOf(t, m, raw).StructuredContent, &pr)
+		resp, raw, _ := mcpPost(t, tester, url, toolCall(51, "zipped", `{}`, `{"x402/payment":`+mcpPay(t, pr, buyer)+`}`), nil)
+		want := `{"error":{"code":-32603,"message":"the MCP server's answer holds no response to this call that this gateway can read (JSON, or an event stream, without Content-Encoding); nothing was charged"},"id":51,"jsonrpc":"2.0"}`
+		if resp.StatusCode != 200 || string(raw) != want {
+			t.Errorf("unreadable answer: %d %s\nwant %s", resp.StatusCode, raw, want)
+		}
+		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payAfter), 0)
+	})
+
 	// Settle after, and the settle fails once the tool has run (the buyer
 	// moved its tokens away meanwhile): only the payment error comes back,
 	// never the tool's content, and nothing moves.
@@ -543,7 +574,7 @@ func TestMCP(t *testing.T) {
 	var manifest struct {
 		Items []json.RawMessage `json:"items"`
 	}
-	if err := json.Unmarshal(b, &manifest); err != nil || len(manifest.Items) != 12 {
+	if err := json.Unmarshal(b, &manifest); err != nil || len(manifest.Items) != 14 {
 		t.Fatalf("/.well-known/x402.json: %s", b)
 	}
 	wantItem := `{"resource":{"url":"` + testutil.SiteURL + `/after-json/*","description":"Always fails","mimeType":"application/json"},"type":"mcp",` +
@@ -556,7 +587,7 @@ func TestMCP(t *testing.T) {
 	var list struct {
 		Items []x402.DiscoveryItem `json:"items"`
 	}
-	if err := json.Unmarshal(b, &list); err != nil || len(list.Items) != 12 {
+	if err := json.Unmarshal(b, &list); err != nil || len(list.Items) != 14 {
 		t.Fatalf("discovery list: %s", b)
 	}
 	var got []string
@@ -565,8 +596,8 @@ func TestMCP(t *testing.T) {
 		_, in, err := facilitator.ValidateBazaar(decl)
 		got = append(got, fmt.Sprintf("%s %s %s %s %v", strings.TrimPrefix(it.Resource, testutil.SiteURL), it.Type, in.Tool, it.Accepts[0].Amount, err))
 	}
-	if want := "/after-json/* mcp weather 10000 <nil>,/after-json/* mcp broken 20000 <nil>,/after-json/* mcp huge 10000 <nil>," +
-		"/after-sse/* mcp weather 10000 <nil>,/after-sse/* mcp broken 20000 <nil>,/after-sse/* mcp huge 10000 <nil>," +
+	if want := "/after-json/* mcp weather 10000 <nil>,/after-json/* mcp broken 20000 <nil>,/after-json/* mcp huge 10000 <nil>,/after-json/* mcp zipped 10000 <nil>," +
+		"/after-sse/* mcp weather 10000 <nil>,/after-sse/* mcp broken 20000 <nil>,/after-sse/* mcp huge 10000 <nil>,/after-sse/* mcp zipped 10000 <nil>," +
 		"/json/* mcp weather 10000 <nil>,/json/* mcp broken 20000 <nil>,/json/* mcp flaky 10000 <nil>,/sse/* mcp weather 10000 <nil>,/sse/* mcp broken 20000 <nil>,/sse/* mcp flaky 10000 <nil>"; strings.Join(got, ",") != want {
 		t.Errorf("discovery list:\n%s\nwant\n%s", strings.Join(got, ","), want)
 	}
