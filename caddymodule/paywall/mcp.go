@@ -273,6 +273,12 @@ func (h *Handler) mcpFree(w http.ResponseWriter, r *http.Request, next caddyhttp
 // free.
 func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	if r.Method != http.MethodPost {
+		if h.settleAfter {
+			// A resumed stream could replay the result of a priced call
+			// whose settle failed (or whose buyer hung up before it):
+			// with settle after, the server's stream starts afresh.
+			r.Header.Del("Last-Event-ID")
+		}
 		return h.mcpFree(w, r, next) // GET (the server's SSE stream), DELETE (end of session)
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, h.mcp.maxBody+1))

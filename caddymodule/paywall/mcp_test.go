@@ -62,6 +62,7 @@ func (s *mcpServer) last() (string, http.Header) {
 
 func (s *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
+		w.Header().Set("X-Saw-Last-Event-Id", r.Header.Get("Last-Event-ID"))
 		fmt.Fprintf(w, "%s passed", r.Method)
 		return
 	}
@@ -555,17 +556,22 @@ func TestMCP(t *testing.T) {
 		t.Errorf("pay --mcp-tool over --max-amount: %v", err)
 	}
 
-	// GET (the server's stream) and DELETE (the end of a session) pass.
-	for _, method := range []string{http.MethodGet, http.MethodDelete} {
-		req, _ := http.NewRequest(method, testutil.SiteURL+"/json/mcp", nil)
+	// GET (the server's stream) and DELETE (the end of a session) pass;
+	// with settle after, a stream is not resumed (Last-Event-ID), which
+	// could replay a result not paid for.
+	for _, c := range []struct{ method, path, sawLastEvent string }{
+		{http.MethodGet, "/json/mcp", "ev-7"}, {http.MethodDelete, "/json/mcp", "ev-7"}, {http.MethodGet, "/after-sse/mcp", ""},
+	} {
+		req, _ := http.NewRequest(c.method, testutil.SiteURL+c.path, nil)
+		req.Header.Set("Last-Event-ID", "ev-7")
 		resp, err := tester.Client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 || string(b) != method+" passed" {
-			t.Errorf("%s: %d %s", method, resp.StatusCode, b)
+		if resp.StatusCode != 200 || string(b) != c.method+" passed" || resp.Header.Get("X-Saw-Last-Event-Id") != c.sawLastEvent {
+			t.Errorf("%s %s: %d %s, the server saw Last-Event-ID %q", c.method, c.path, resp.StatusCode, b, resp.Header.Get("X-Saw-Last-Event-Id"))
 		}
 	}
 
