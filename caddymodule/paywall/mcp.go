@@ -224,6 +224,10 @@ func (h *Handler) provisionMCP(ctx caddy.Context) error {
 		}
 	}
 	h.mcp = st
+	if h.Label == "" {
+		// Not the first tool's amount: the route sells several prices.
+		h.metrics.label = "mcp to " + strings.ToLower(h.PayTo)
+	}
 	return initMCPMetrics(ctx.GetMetricsRegistry())
 }
 

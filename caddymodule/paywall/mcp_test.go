@@ -643,7 +643,7 @@ func TestMCP(t *testing.T) {
 		{"weather", mcpOutcomePaid, 4}, {"weather", mcpOutcomePaymentRequired, 5}, {"weather", mcpOutcomeRefused, 2},
 		{"broken", mcpOutcomeToolError, 2},
 	} {
-		if v, _ := testutil.Sample(samples, "x402_mcp_tool_calls_total", map[string]string{"tool": c.tool, "outcome": c.outcome, "route": "10000 to " + payBefore}); v != c.want {
+		if v, _ := testutil.Sample(samples, "x402_mcp_tool_calls_total", map[string]string{"tool": c.tool, "outcome": c.outcome, "route": "mcp to " + payBefore}); v != c.want {
 			t.Errorf("x402_mcp_tool_calls_total{tool=%s,outcome=%s} = %v, want %v", c.tool, c.outcome, v, c.want)
 		}
 	}
