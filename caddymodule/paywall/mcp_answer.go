@@ -319,7 +319,17 @@ func (a *mcpAnswer) encode() []byte {
 func (h *Handler) mcpFinish(w http.ResponseWriter, mw *mcpWriter, err error) error {
 	c := mw.call
 	if mw.status == 0 && mw.body.Len() == 0 {
-		return err // nothing written: Caddy's error handling answers
+		if pr := mcpSettlementOf(mw.header); pr != nil && err != nil {
+			// Paid (settle before), and the server could not be asked:
+			// the buyer learns it paid, and that the same payment again
+			// calls the tool without paying.
+			h.mcpMetric(c, mcpOutcomeToolError)
+			h.logger.Error("the MCP server failed a paid tool call; the buyer's retry with the same payment calls it again",
+				zap.String("tool", c.tool.cfg.Name), zap.Error(err))
+			return writeRPCError(w, http.StatusOK, c.id, rpcInternalError, "the MCP server could not answer this call",
+				map[string]any{mcpMetaPaymentResponse: pr, "retry": textMCPRetryPaid})
+		}
+		return err // nothing written, nothing charged: Caddy's error handling answers
 	}
 	if c.sent != 0 && mw.status == c.sent {
 		return h.mcpServerAnswer(w, mw)

@@ -290,9 +290,17 @@ func TestMCP(t *testing.T) {
 		mcp_max_answer 2KiB
 	}
 	x402_facilitator
+	@down path /down/*
+	x402 @down {
+		pay_to %[2]s
+		network eip155:338
+		label down
+		mcp_tool weather 0.01
+	}
+	reverse_proxy @down 127.0.0.1:%[5]d
 	reverse_proxy %[4]s
 }
-`, testutil.SitePort, payBefore, payAfter, up.URL))
+`, testutil.SitePort, payBefore, payAfter, up.URL, testutil.FreePort(t)))
 
 	// tools/list passes free, with each priced tool's accepts in its
 	// _meta, and teaches the route the tools' descriptions and schemas.
@@ -468,6 +476,26 @@ func TestMCP(t *testing.T) {
 		}
 	})
 
+	// The server cannot be reached for a call paid before: the buyer is
+	// told it paid and to call again with the same payment.
+	t.Run("server down", func(t *testing.T) {
+		url := testutil.SiteURL + "/down/mcp"
+		before := testutil.Balance(t, payBefore)
+		_, raw, m := mcpPost(t, tester, url, toolCall(60, "weather", `{}`, ""), nil)
+		pr := mcpPaymentRequiredFor(t, &http.Response{StatusCode: 200}, raw, m, "weather", "", payBefore, "10000", textMCPPaymentRequired)
+		resp, raw, m := mcpPost(t, tester, url, toolCall(61, "weather", `{}`, `{"x402/payment":`+mcpPay(t, pr, buyer)+`}`), nil)
+		var rpcErr struct {
+			Code    int                        `json:"code"`
+			Message string                     `json:"message"`
+			Data    map[string]json.RawMessage `json:"data"`
+		}
+		if resp.StatusCode != 200 || json.Unmarshal(m["error"], &rpcErr) != nil || rpcErr.Code != -32603 || rpcErr.Message != "the MCP server could not answer this call" ||
+			rpcErr.Data[mcpMetaPaymentResponse] == nil || string(rpcErr.Data["retry"]) != `"`+textMCPRetryPaid+`"` {
+			t.Errorf("paid call to a server that is down: %d %s", resp.StatusCode, raw)
+		}
+		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
+	})
+
 	// An answer over mcp_max_answer is not delivered, and not settled after.
 	t.Run("answer too large", func(t *testing.T) {
 		url := testutil.SiteURL + "/after-json/mcp"
@@ -580,32 +608,38 @@ func TestMCP(t *testing.T) {
 	var manifest struct {
 		Items []json.RawMessage `json:"items"`
 	}
-	if err := json.Unmarshal(b, &manifest); err != nil || len(manifest.Items) != 14 {
+	if err := json.Unmarshal(b, &manifest); err != nil || len(manifest.Items) != 15 {
 		t.Fatalf("/.well-known/x402.json: %s", b)
 	}
 	wantItem := `{"resource":{"url":"` + testutil.SiteURL + `/after-json/*","description":"Always fails","mimeType":"application/json"},"type":"mcp",` +
 		`"accepts":[{"scheme":"exact","network":"eip155:338","amount":"20000","asset":"` + devnet.TokenAddress.Hex() + `","payTo":"` + payAfter + `","maxTimeoutSeconds":300,"extra":{"name":"` + devnet.TokenName + `","version":"` + devnet.TokenVersion + `"}}],` +
 		`"input":{"toolName":"broken","transport":"streamable-http","inputSchema":{"properties":{"day":{"type":"string"}},"type":"object"}}}`
-	if got := string(manifest.Items[7]); got != wantItem {
-		t.Errorf("/.well-known/x402.json item 7 =\n%s\nwant\n%s", got, wantItem)
+	got := ""
+	for _, it := range manifest.Items {
+		if strings.Contains(string(it), `/after-json/*"`) && strings.Contains(string(it), `"toolName":"broken"`) {
+			got = string(it)
+		}
+	}
+	if got != wantItem {
+		t.Errorf("/.well-known/x402.json's item of broken at /after-json/* =\n%s\nwant\n%s", got, wantItem)
 	}
 	_, b = testutil.Get(t, tester, testutil.SiteURL+"/v2/x402/discovery/resources?type=mcp", nil)
 	var list struct {
 		Items []x402.DiscoveryItem `json:"items"`
 	}
-	if err := json.Unmarshal(b, &list); err != nil || len(list.Items) != 14 {
+	if err := json.Unmarshal(b, &list); err != nil || len(list.Items) != 15 {
 		t.Fatalf("discovery list: %s", b)
 	}
-	var got []string
+	var gotList []string
 	for _, it := range list.Items {
 		decl, _ := json.Marshal(it.Extensions[x402.ExtBazaar])
 		_, in, err := facilitator.ValidateBazaar(decl)
-		got = append(got, fmt.Sprintf("%s %s %s %s %v", strings.TrimPrefix(it.Resource, testutil.SiteURL), it.Type, in.Tool, it.Accepts[0].Amount, err))
+		gotList = append(gotList, fmt.Sprintf("%s %s %s %s %v", strings.TrimPrefix(it.Resource, testutil.SiteURL), it.Type, in.Tool, it.Accepts[0].Amount, err))
 	}
 	if want := "/after-json/* mcp weather 10000 <nil>,/after-json/* mcp broken 20000 <nil>,/after-json/* mcp huge 10000 <nil>,/after-json/* mcp zipped 10000 <nil>," +
-		"/after-sse/* mcp weather 10000 <nil>,/after-sse/* mcp broken 20000 <nil>,/after-sse/* mcp huge 10000 <nil>,/after-sse/* mcp zipped 10000 <nil>," +
-		"/json/* mcp weather 10000 <nil>,/json/* mcp broken 20000 <nil>,/json/* mcp flaky 10000 <nil>,/sse/* mcp weather 10000 <nil>,/sse/* mcp broken 20000 <nil>,/sse/* mcp flaky 10000 <nil>"; strings.Join(got, ",") != want {
-		t.Errorf("discovery list:\n%s\nwant\n%s", strings.Join(got, ","), want)
+		"/after-sse/* mcp weather 10000 <nil>,/after-sse/* mcp broken 20000 <nil>,/after-sse/* mcp huge 10000 <nil>,/after-sse/* mcp zipped 10000 <nil>,/down/* mcp weather 10000 <nil>," +
+		"/json/* mcp weather 10000 <nil>,/json/* mcp broken 20000 <nil>,/json/* mcp flaky 10000 <nil>,/sse/* mcp weather 10000 <nil>,/sse/* mcp broken 20000 <nil>,/sse/* mcp flaky 10000 <nil>"; strings.Join(gotList, ",") != want {
+		t.Errorf("discovery list:\n%s\nwant\n%s", strings.Join(gotList, ","), want)
 	}
 
 	// The search finds tools by the words of their names and descriptions.
