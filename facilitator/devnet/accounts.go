@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
@@ -35,6 +36,14 @@ var (
 	Permit2Address           = evm.Permit2Address
 	ExactPermit2ProxyAddress = evm.ExactPermit2ProxyAddress
 	UptoPermit2ProxyAddress  = evm.UptoPermit2ProxyAddress
+)
+
+// The canonical addresses where the devnet places the batch-settlement
+// contracts (package batch's).
+var (
+	BatchSettlementAddress  = batch.SettlementAddress
+	ERC3009CollectorAddress = batch.ERC3009CollectorAddress
+	Permit2CollectorAddress = batch.Permit2CollectorAddress
 )
 
 // Salts of buyer1's smart-contract wallets.

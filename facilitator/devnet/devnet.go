@@ -39,6 +39,20 @@
 //   - the x402 upto Permit2 proxy at UptoPermit2ProxyAddress
 //     (0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002).
 //
+// and, unless Config.WithoutBatchSettlement, the x402 batch-settlement
+// (payment channel) contracts (package token's own, written from the
+// published interface) at their canonical addresses:
+//
+//   - x402BatchSettlement at BatchSettlementAddress
+//     (0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003);
+//   - ERC3009DepositCollector at ERC3009CollectorAddress
+//     (0x4020806089470a89826cB9fB1f4059150b550004);
+//   - Permit2DepositCollector at Permit2CollectorAddress
+//     (0x4020425FAf3B746C082C2f942b4E5159887B0005), which needs Permit2.
+//
+// The chain runs the Cancun rules (and later ones up to Osaka), so the
+// transient storage (EIP-1153) these contracts use works.
+//
 // They are placed by genesis allocation, not deployed through the CREATE2
 // deployer: the canonical addresses come from the published contracts'
 // exact creation code, which ours do not reproduce. Permit2 computes its
@@ -123,6 +137,10 @@ type Config struct {
 	// WithoutPermit2 leaves out Permit2 and the x402 Permit2 proxies, as
 	// on a chain that lacks them: nothing has code at their addresses.
 	WithoutPermit2 bool
+	// WithoutBatchSettlement leaves out the batch-settlement contracts
+	// (x402BatchSettlement and its deposit collectors), as on a chain
+	// that lacks them.
+	WithoutBatchSettlement bool
 }
 
 // SmartWallet is one of buyer1's smart-contract wallets on the devnet.
@@ -164,6 +182,14 @@ type Permit2Info struct {
 	UptoProxy  common.Address `json:"uptoProxy"`
 }
 
+// BatchSettlementInfo gives the addresses of the batch-settlement contracts
+// on the chain.
+type BatchSettlementInfo struct {
+	Address          common.Address `json:"address"`
+	ERC3009Collector common.Address `json:"erc3009Collector"`
+	Permit2Collector common.Address `json:"permit2Collector"`
+}
+
 // Info describes a running Chain; it is what WriteInfo writes.
 type Info struct {
 	RPCURL    string    `json:"rpcUrl"`
@@ -180,6 +206,9 @@ type Info struct {
 	// Permit2 is absent when the chain has no Permit2
 	// (Config.WithoutPermit2).
 	Permit2 *Permit2Info `json:"permit2,omitempty"`
+	// BatchSettlement is absent when the chain has no batch-settlement
+	// contracts (Config.WithoutBatchSettlement).
+	BatchSettlement *BatchSettlementInfo `json:"batchSettlement,omitempty"`
 }
 
 // Chain is a running development chain. Its methods are safe for
@@ -198,6 +227,7 @@ type Chain struct {
 	buyers    []Account
 	wallets   []SmartWallet
 	permit2   bool // Permit2 and the proxies are placed
+	batch     bool // the batch-settlement contracts are placed
 	tok       *token.EIP3009Token
 
 	mu        sync.Mutex // guards sealing, the pool's clearing, lastTime, paused and closed
@@ -253,6 +283,7 @@ func Start(cfg Config) (*Chain, error) {
 		token:     cfg.Token,
 		blockTime: cfg.BlockTime,
 		permit2:   !cfg.WithoutPermit2,
+		batch:     !cfg.WithoutBatchSettlement,
 		quit:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
@@ -298,6 +329,12 @@ func Start(cfg Config) (*Chain, error) {
 
 	if c.permit2 {
 		if err := placePermit2(alloc); err != nil {
+			return nil, err
+		}
+	}
+
+	if c.batch {
+		if err := placeBatchSettlement(alloc); err != nil {
 			return nil, err
 		}
 	}
@@ -351,6 +388,19 @@ func placePermit2(alloc types.GenesisAlloc) error {
 		}
 		alloc[addr] = types.Account{Code: g.Code, Storage: g.Storage, Balance: new(big.Int)}
 	}
+	return nil
+}
+
+// placeBatchSettlement adds x402BatchSettlement and its two deposit
+// collectors to alloc at their canonical addresses.
+func placeBatchSettlement(alloc types.GenesisAlloc) error {
+	g, err := token.BatchSettlementGenesisFor(BatchSettlementAddress, Permit2Address)
+	if err != nil {
+		return fmt.Errorf("devnet: %w", err)
+	}
+	alloc[BatchSettlementAddress] = types.Account{Code: g.Settlement, Balance: new(big.Int)}
+	alloc[ERC3009CollectorAddress] = types.Account{Code: g.ERC3009Collector, Balance: new(big.Int)}
+	alloc[Permit2CollectorAddress] = types.Account{Code: g.Permit2Collector, Balance: new(big.Int)}
 	return nil
 }
 
@@ -441,6 +491,11 @@ func (c *Chain) UndeployedWallet() SmartWallet { return c.wallets[1] }
 // chain (at Permit2Address, ExactPermit2ProxyAddress and
 // UptoPermit2ProxyAddress).
 func (c *Chain) HasPermit2() bool { return c.permit2 }
+
+// HasBatchSettlement says whether the batch-settlement contracts are on
+// the chain (at BatchSettlementAddress, ERC3009CollectorAddress and
+// Permit2CollectorAddress).
+func (c *Chain) HasBatchSettlement() bool { return c.batch }
 
 // Client returns a client of the chain's JSON-RPC server. It stays valid
 // until Close; do not close it.
@@ -581,6 +636,10 @@ func (c *Chain) Info() Info {
 	if c.permit2 {
 		p2 = &Permit2Info{Address: Permit2Address, ExactProxy: ExactPermit2ProxyAddress, UptoProxy: UptoPermit2ProxyAddress}
 	}
+	var bs *BatchSettlementInfo
+	if c.batch {
+		bs = &BatchSettlementInfo{Address: BatchSettlementAddress, ERC3009Collector: ERC3009CollectorAddress, Permit2Collector: Permit2CollectorAddress}
+	}
 	return Info{
 		RPCURL:  c.url,
 		ChainID: c.chainID,
@@ -599,6 +658,8 @@ func (c *Chain) Info() Info {
 
 		SmartWallets: append([]SmartWallet(nil), c.wallets...),
 		Permit2:      p2,
+
+		BatchSettlement: bs,
 	}
 }
 
