@@ -522,6 +522,27 @@ func (c *Chain) seal(byTimer bool) {
 	}
 }
 
+// AdjustTime seals a block whose timestamp is d (whole seconds) later
+// than it would be, moving the chain's clock ahead of the wall clock, as
+// tests of time locks need (a payment channel's withdraw delay). The pool
+// must hold no executable transaction. Later blocks keep to the chain's
+// clock, a second a block at least, until the wall clock catches up.
+func (c *Chain) AdjustTime(d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errors.New("devnet: chain closed")
+	}
+	if err := c.sim.AdjustTime(d); err != nil {
+		return fmt.Errorf("devnet: adjust time by %s: %w", d, err)
+	}
+	c.lastSeal = time.Now()
+	if head, err := c.client.HeaderByNumber(context.Background(), nil); err == nil {
+		c.lastTime = head.Time
+	}
+	return nil
+}
+
 // PauseMining stops the block timer from sealing blocks until
 // ResumeMining, as when a chain stalls: transactions sent meanwhile wait in
 // the pool. Once it returns, no block is sealed but by an explicit Mine (or
