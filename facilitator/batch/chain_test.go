@@ -117,6 +117,11 @@ var revertErrors = func() map[[4]byte]abi.Error {
 // it does not revert.
 func (tc *testChain) revert(from, to common.Address, data []byte) string {
 	_, err := tc.call(from, to, data)
+	return revertName(err)
+}
+
+// revertName names the revert of a call's error; "ok" for no error.
+func revertName(err error) string {
 	if err == nil {
 		return "ok"
 	}

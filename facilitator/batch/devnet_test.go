@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient/gethclient"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
@@ -454,5 +457,45 @@ func TestChannelLifecycleOnDevnet(t *testing.T) {
 	sort.Strings(names)
 	for _, k := range names {
 		t.Logf("gas %-60s %7d", k, gas[k])
+	}
+}
+
+// TestTransientReentrancyGuard: the contract's reentrancy guard, in
+// EIP-1153 transient storage, holds on the devnet. A collector that calls
+// back into the settlement contract (settle, itself guarded) during a
+// deposit gets ReentrancyGuardReentrantCall, which it passes on; were the
+// guard not there, the inner settle would succeed and the collector would
+// revert without data.
+func TestTransientReentrancyGuard(t *testing.T) {
+	t.Parallel()
+	tc := startChain(t, devnet.Config{})
+	sel := batch.ABI.Methods["settle"].ID
+	// PUSH4 sel PUSH1 0xe0 SHL PUSH0 MSTORE; CALL(gas, settlement, 0, 0, 0x44, 0, 0); POP;
+	// RETURNDATACOPY(0, 0, RETURNDATASIZE); REVERT(0, RETURNDATASIZE)
+	code := append([]byte{0x63}, sel...)
+	code = append(code, 0x60, 0xe0, 0x1b, 0x5f, 0x52, 0x5f, 0x5f, 0x60, 0x44, 0x5f, 0x5f, 0x73)
+	code = append(code, batch.SettlementAddress.Bytes()...)
+	code = append(code, 0x5a, 0xf1, 0x50, 0x3d, 0x5f, 0x5f, 0x3e, 0x3d, 0x5f, 0xfd)
+	evil := common.HexToAddress("0x00000000000000000000000000000000000e411c")
+	rpcClient, err := rpc.Dial(tc.c.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rpcClient.Close()
+	cfg := batch.ChannelConfig{Payer: tc.c.Buyers()[0].Address, Receiver: common.HexToAddress("0xb0b"), ReceiverAuthorizer: tc.c.Signer().Address, Token: tc.c.Token(), WithdrawDelay: 900}
+	data, err := batch.DepositCalldata(cfg, big.NewInt(1), evil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gethclient.New(rpcClient).CallContract(tc.ctx(), ethereum.CallMsg{From: tc.c.Signer().Address, To: &batch.SettlementAddress, Data: data}, nil,
+		&map[common.Address]gethclient.OverrideAccount{evil: {Code: code}})
+	if got := revertName(err); got != "ReentrancyGuardReentrantCall" {
+		t.Fatalf("deposit through a collector that re-enters: %s", got)
+	}
+	// The same collector called outside a guarded call: settle runs and
+	// the collector reverts without data.
+	_, err = gethclient.New(rpcClient).CallContract(tc.ctx(), ethereum.CallMsg{To: &evil}, nil, &map[common.Address]gethclient.OverrideAccount{evil: {Code: code}})
+	if got := revertName(err); !strings.HasPrefix(got, "revert without data") {
+		t.Fatalf("the collector alone: %s", got)
 	}
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"crypto/ecdsa"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/common/math"
@@ -64,6 +66,7 @@ type vectors struct {
 		Digest    common.Hash   `json:"digest"`
 		Signature hexutil.Bytes `json:"signature"`
 	} `json:"refund"`
+	PublishedABI json.RawMessage `json:"publishedABI"`
 }
 
 type depositPayload struct {
@@ -238,6 +241,54 @@ func TestPublishedDeposits(t *testing.T) {
 	if sig, err := SignPermit2Deposit(buyer, chain, pd); err != nil || !bytes.Equal(sig, pa.Signature) {
 		t.Errorf("Permit2 deposit signature %x, %v; published %x", sig, err, pa.Signature)
 	}
+}
+
+// TestPublishedABI: every function and event of the ABI the published
+// client and facilitator call (@x402/evm 2.27.0's batchSettlementABI) is in
+// our contract's ABI with the same selector, outputs and mutability (topics
+// and indexing for events).
+func TestPublishedABI(t *testing.T) {
+	v := loadVectors(t)
+	pub, err := abi.JSON(bytes.NewReader(v.PublishedABI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pub.Methods) < 18 || len(pub.Events) < 1 {
+		t.Fatalf("published ABI has %d methods, %d events", len(pub.Methods), len(pub.Events))
+	}
+	for name, m := range pub.Methods {
+		ours, ok := ABI.Methods[name]
+		if !ok {
+			t.Errorf("%s: missing", m.Sig)
+			continue
+		}
+		if !bytes.Equal(ours.ID, m.ID) || ours.Sig != m.Sig || ours.StateMutability != m.StateMutability {
+			t.Errorf("%s (%s): ours %s (%s)", m.Sig, m.StateMutability, ours.Sig, ours.StateMutability)
+		}
+		if fmt.Sprint(types(ours.Outputs)) != fmt.Sprint(types(m.Outputs)) {
+			t.Errorf("%s outputs %v, ours %v", m.Sig, types(m.Outputs), types(ours.Outputs))
+		}
+	}
+	for name, e := range pub.Events {
+		ours, ok := ABI.Events[name]
+		if !ok || ours.ID != e.ID {
+			t.Errorf("event %s: ours %v", e.Sig, ours.Sig)
+			continue
+		}
+		for i := range e.Inputs {
+			if ours.Inputs[i].Indexed != e.Inputs[i].Indexed {
+				t.Errorf("event %s: input %d indexed %v, ours %v", e.Sig, i, e.Inputs[i].Indexed, ours.Inputs[i].Indexed)
+			}
+		}
+	}
+}
+
+func types(args abi.Arguments) []string {
+	var out []string
+	for _, a := range args {
+		out = append(out, a.Type.String())
+	}
+	return out
 }
 
 // TestTypedDataRefusesBadInput: numbers outside their Solidity types, a

@@ -14,7 +14,9 @@
 // deadline of now + maxTimeoutSeconds, so each run writes different ones;
 // any of them must pass.
 import { createRequire } from "node:module";
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const require = createRequire(process.cwd() + "/");
 const client = require("@x402/evm/batch-settlement/client");
@@ -91,6 +93,13 @@ const refund = {
   signature: await authorizer.signTypedData({ domain, types: evm.refundTypes, primaryType: "Refund", message: refundMessage }),
 };
 
+// The contract ABI the published facilitator and client call (its
+// batchSettlementABI, in an internal module of the package), so the tests
+// can hold our contract's ABI to it.
+const dist = join(dirname(require.resolve("@x402/evm/batch-settlement/client")), "..", "..", "..", "esm");
+const abiModule = readdirSync(dist).find((f) => f.endsWith(".mjs") && readFileSync(join(dist, f), "utf8").includes("var batchSettlementABI ="));
+const { batchSettlementABI } = await import(pathToFileURL(join(dist, abiModule)).href);
+
 const out = {
   generatedBy: "@x402/evm 2.27.0 (batch-settlement client: computeChannelId, signVoucher, BatchSettlementEvmScheme) with viem 2.57.0",
   chainId,
@@ -101,6 +110,7 @@ const out = {
   deposits: { erc3009: erc3009.payload, permit2: permit2.payload },
   claimBatch,
   refund,
+  publishedABI: batchSettlementABI,
 };
 const path = new URL("./published-vectors.json", import.meta.url);
 writeFileSync(path, JSON.stringify(out, null, 2) + "\n");
