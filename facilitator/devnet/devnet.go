@@ -48,7 +48,8 @@
 //   - ERC3009DepositCollector at ERC3009CollectorAddress
 //     (0x4020806089470a89826cB9fB1f4059150b550004);
 //   - Permit2DepositCollector at Permit2CollectorAddress
-//     (0x4020425FAf3B746C082C2f942b4E5159887B0005), which needs Permit2.
+//     (0x4020425FAf3B746C082C2f942b4E5159887B0005), unless
+//     Config.WithoutPermit2: it deposits through Permit2.
 //
 // The chain runs the Cancun rules (and later ones up to Osaka), so the
 // transient storage (EIP-1153) these contracts use works.
@@ -187,7 +188,8 @@ type Permit2Info struct {
 type BatchSettlementInfo struct {
 	Address          common.Address `json:"address"`
 	ERC3009Collector common.Address `json:"erc3009Collector"`
-	Permit2Collector common.Address `json:"permit2Collector"`
+	// Permit2Collector is absent on a chain without Permit2.
+	Permit2Collector *common.Address `json:"permit2Collector,omitempty"`
 }
 
 // Info describes a running Chain; it is what WriteInfo writes.
@@ -334,7 +336,7 @@ func Start(cfg Config) (*Chain, error) {
 	}
 
 	if c.batch {
-		if err := placeBatchSettlement(alloc); err != nil {
+		if err := placeBatchSettlement(alloc, c.permit2); err != nil {
 			return nil, err
 		}
 	}
@@ -391,16 +393,19 @@ func placePermit2(alloc types.GenesisAlloc) error {
 	return nil
 }
 
-// placeBatchSettlement adds x402BatchSettlement and its two deposit
-// collectors to alloc at their canonical addresses.
-func placeBatchSettlement(alloc types.GenesisAlloc) error {
+// placeBatchSettlement adds x402BatchSettlement and its deposit
+// collectors to alloc at their canonical addresses: the Permit2 collector
+// only when the chain has Permit2.
+func placeBatchSettlement(alloc types.GenesisAlloc, permit2 bool) error {
 	g, err := token.BatchSettlementGenesisFor(BatchSettlementAddress, Permit2Address)
 	if err != nil {
 		return fmt.Errorf("devnet: %w", err)
 	}
 	alloc[BatchSettlementAddress] = types.Account{Code: g.Settlement, Balance: new(big.Int)}
 	alloc[ERC3009CollectorAddress] = types.Account{Code: g.ERC3009Collector, Balance: new(big.Int)}
-	alloc[Permit2CollectorAddress] = types.Account{Code: g.Permit2Collector, Balance: new(big.Int)}
+	if permit2 {
+		alloc[Permit2CollectorAddress] = types.Account{Code: g.Permit2Collector, Balance: new(big.Int)}
+	}
 	return nil
 }
 
@@ -493,8 +498,8 @@ func (c *Chain) UndeployedWallet() SmartWallet { return c.wallets[1] }
 func (c *Chain) HasPermit2() bool { return c.permit2 }
 
 // HasBatchSettlement says whether the batch-settlement contracts are on
-// the chain (at BatchSettlementAddress, ERC3009CollectorAddress and
-// Permit2CollectorAddress).
+// the chain (at BatchSettlementAddress and ERC3009CollectorAddress, and
+// Permit2CollectorAddress if HasPermit2).
 func (c *Chain) HasBatchSettlement() bool { return c.batch }
 
 // Client returns a client of the chain's JSON-RPC server. It stays valid
@@ -659,7 +664,11 @@ func (c *Chain) Info() Info {
 	}
 	var bs *BatchSettlementInfo
 	if c.batch {
-		bs = &BatchSettlementInfo{Address: BatchSettlementAddress, ERC3009Collector: ERC3009CollectorAddress, Permit2Collector: Permit2CollectorAddress}
+		bs = &BatchSettlementInfo{Address: BatchSettlementAddress, ERC3009Collector: ERC3009CollectorAddress}
+		if c.permit2 {
+			p := Permit2CollectorAddress
+			bs.Permit2Collector = &p
+		}
 	}
 	return Info{
 		RPCURL:  c.url,
