@@ -1,6 +1,7 @@
 package batch_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"encoding/json"
 	"math/big"
@@ -11,8 +12,11 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/vm/runtime"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/ethclient/gethclient"
+	"github.com/ethereum/go-ethereum/params"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
@@ -499,3 +503,47 @@ func TestTransientReentrancyGuard(t *testing.T) {
 		t.Fatalf("the collector alone: %s", got)
 	}
 }
+
+// TestSupportsTransientStorage: the devnet runs EIP-1153; a real EVM with
+// the Shanghai rules (as Ethermint chains before their Cancun migration)
+// refuses the probe; an unreachable node is an error, not a "no".
+func TestSupportsTransientStorage(t *testing.T) {
+	t.Parallel()
+	tc := startChain(t, devnet.Config{})
+	if ok, err := batch.SupportsTransientStorage(tc.ctx(), tc.cl); !ok || err != nil {
+		t.Fatalf("devnet: %v, %v", ok, err)
+	}
+	shanghai := *params.MergedTestChainConfig
+	shanghai.CancunTime, shanghai.PragueTime, shanghai.OsakaTime = nil, nil, nil
+	if ok, err := batch.SupportsTransientStorage(tc.ctx(), evmCaller{&shanghai}); ok || err != nil {
+		t.Fatalf("Shanghai EVM: %v, %v", ok, err)
+	}
+	cancun := *params.MergedTestChainConfig
+	if ok, err := batch.SupportsTransientStorage(tc.ctx(), evmCaller{&cancun}); !ok || err != nil {
+		t.Fatalf("Cancun EVM: %v, %v", ok, err)
+	}
+	down, err := ethclient.Dial("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := batch.SupportsTransientStorage(tc.ctx(), down); ok || err == nil || !strings.Contains(err.Error(), "probing EIP-1153") {
+		t.Fatalf("unreachable node: %v, %v", ok, err)
+	}
+}
+
+// evmCaller runs eth_call's creation-code form in go-ethereum's in-memory
+// EVM with a chosen fork schedule; a failure is a JSON-RPC error, as a node
+// answers it.
+type evmCaller struct{ cfg *params.ChainConfig }
+
+func (e evmCaller) CallContract(_ context.Context, msg ethereum.CallMsg, _ *big.Int) ([]byte, error) {
+	out, _, _, err := runtime.Create(msg.Data, &runtime.Config{ChainConfig: e.cfg, GasLimit: 1_000_000})
+	if err != nil {
+		return nil, rpcError{err}
+	}
+	return out, nil
+}
+
+type rpcError struct{ error }
+
+func (rpcError) ErrorCode() int { return 3 }
