@@ -547,3 +547,62 @@ func (e evmCaller) CallContract(_ context.Context, msg ethereum.CallMsg, _ *big.
 type rpcError struct{ error }
 
 func (rpcError) ErrorCode() int { return 3 }
+
+// TestSmartWalletChannelOnDevnet: a contract wallet (EIP-1271, the devnet's
+// SmartWallet of buyer1) deposits through the ERC-3009 collector and pays by
+// vouchers its owner signs, in a channel without a payer authorizer: the
+// claim checks them through the wallet's isValidSignature. The deposit's
+// EIP-3009 nonce is the one ERC3009DepositNonce gives (what the mechanism's
+// Spent will ask the token), and a voucher the wallet refuses reverts.
+func TestSmartWalletChannelOnDevnet(t *testing.T) {
+	t.Parallel()
+	tc := startChain(t, devnet.Config{})
+	chain, tok := tc.c.ChainID(), tc.c.Token()
+	fac, owner, stranger := tc.c.Signer().Key, tc.c.Buyers()[0].Key, tc.c.Buyers()[1].Key
+	wallet := tc.c.SmartWallet().Address
+	receiver := common.HexToAddress("0x00000000000000000000000000000000000b0b27")
+	cfg := batch.ChannelConfig{Payer: wallet, Receiver: receiver, ReceiverAuthorizer: tc.c.Signer().Address, Token: tok, WithdrawDelay: 900, Salt: common.HexToHash("0x1271")}
+	id, _ := cfg.ID(chain)
+	dep := batch.ERC3009Deposit{From: wallet, Value: big.NewInt(50_000), ValidAfter: new(big.Int), ValidBefore: big.NewInt(time.Now().Add(time.Hour).Unix()), Salt: big.NewInt(9), ChannelID: id}
+	sig, err := batch.SignERC3009Deposit(owner, evm.Domain{Name: devnet.TokenName, Version: devnet.TokenVersion, ChainID: chain, VerifyingContract: tok}, dep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cd, _ := batch.ERC3009CollectorData(dep.ValidAfter, dep.ValidBefore, dep.Salt, sig)
+	call, _ := batch.DepositCalldata(cfg, dep.Value, batch.ERC3009CollectorAddress, cd)
+	walletBefore := tc.balance(wallet)
+	tc.mustSend("deposit from a smart wallet", fac, batch.SettlementAddress, call)
+	if got := new(big.Int).Sub(walletBefore, tc.balance(wallet)); got.Int64() != 50_000 {
+		t.Fatalf("wallet paid %s", got)
+	}
+	nonce, _ := batch.ERC3009DepositNonce(id, dep.Salt)
+	tk, _ := token.NewEIP3009Token(tok, tc.cl)
+	if used, err := tk.AuthorizationState(nil, wallet, nonce); err != nil || !used {
+		t.Fatalf("authorizationState(wallet, ERC3009DepositNonce) %v, %v", used, err)
+	}
+
+	claimOf := func(signer *ecdsa.PrivateKey, max, total int64) []byte {
+		vs, err := batch.SignVoucher(signer, chain, id, big.NewInt(max))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := []batch.VoucherClaim{{Voucher: batch.Voucher{Channel: cfg, MaxClaimableAmount: big.NewInt(max)}, Signature: vs, TotalClaimed: big.NewInt(total)}}
+		as, err := batch.SignClaimBatch(fac, chain, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := batch.ClaimWithSignatureCalldata(rows, as)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	if got := tc.revert(tc.c.Signer().Address, batch.SettlementAddress, claimOf(stranger, 2000, 2000)); got != "InvalidSignature" {
+		t.Errorf("a voucher the wallet refuses: %s", got)
+	}
+	rc := tc.mustSend("claim of a smart wallet's voucher", fac, batch.SettlementAddress, claimOf(owner, 2000, 1500))
+	t.Logf("gas claimWithSignature, 1 channel, EIP-1271 payer: %d", rc.GasUsed)
+	if s := tc.state(id); s.Balance.Int64() != 50_000 || s.TotalClaimed.Int64() != 1500 {
+		t.Errorf("channel %+v", s)
+	}
+}
