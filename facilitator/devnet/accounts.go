@@ -46,6 +46,11 @@ var (
 	Permit2CollectorAddress = batch.Permit2CollectorAddress
 )
 
+// Multicall3Address is Multicall3's canonical address, where the devnet
+// places its Multicall3 (the x402 reference facilitators batch their chain
+// reads through it).
+var Multicall3Address = common.HexToAddress("0xcA11bde05977b3631167028862bE2a173976CA11")
+
 // Salts of buyer1's smart-contract wallets.
 const (
 	// DeployedWalletSalt is the salt of buyer1's deployed wallet.

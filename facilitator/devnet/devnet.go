@@ -29,6 +29,10 @@
 //     address), with 1,000 tokens: an ERC-6492 signature names the factory
 //     and createAccount(buyer1, 1) (UndeployedWallet).
 //
+// and Multicall3 (package token's own) at its canonical address
+// Multicall3Address (0xcA11bde05977b3631167028862bE2a173976CA11), through
+// which the x402 reference facilitators read the chain.
+//
 // and, unless Config.WithoutPermit2, the contracts of x402's Permit2 flavours
 // (package token's own, written from the published interfaces) at their
 // canonical addresses:
@@ -311,6 +315,7 @@ func Start(cfg Config) (*Chain, error) {
 	}
 	owner := c.buyers[0].Address
 	alloc[FactoryAddress] = types.Account{Code: token.FactoryRuntimeCode(), Balance: new(big.Int)}
+	alloc[Multicall3Address] = types.Account{Code: token.Multicall3RuntimeCode(), Balance: new(big.Int)}
 	for _, salt := range []int64{DeployedWalletSalt, UndeployedWalletSalt} {
 		w := SmartWallet{Address: token.WalletAddress(FactoryAddress, owner, big.NewInt(salt)), Owner: owner, Factory: FactoryAddress, Salt: salt, Deployed: salt == DeployedWalletSalt}
 		c.wallets = append(c.wallets, w)

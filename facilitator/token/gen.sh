@@ -4,7 +4,7 @@
 #     development chain's token;
 #   - contracts.json (artifacts of EIP3009TokenNoBytes, SmartWallet,
 #     SmartWalletFactory, LyingWallet, Permit2, x402ExactPermit2Proxy and
-#     x402UptoPermit2Proxy) and wallet.go, factory.go, lyingwallet.go,
+#     x402UptoPermit2Proxy, Multicall3) and wallet.go, factory.go, lyingwallet.go,
 #     permit2.go (their Go bindings; permit2.go holds the three Permit2
 #     contracts, which share struct types);
 #   - batchsettlement.json (artifacts of x402BatchSettlement,
@@ -33,7 +33,7 @@ node - <<'JS'
 const fs = require("fs");
 const solc = require("solc");
 
-const files = ["EIP3009Token.sol", "SmartWallet.sol", "ERC6492.sol", "Permit2.sol", "X402Permit2Proxy.sol", "LyingWallet.sol"];
+const files = ["EIP3009Token.sol", "SmartWallet.sol", "ERC6492.sol", "Permit2.sol", "X402Permit2Proxy.sol", "LyingWallet.sol", "Multicall3.sol"];
 const sources = {};
 for (const f of files) sources[f] = { content: fs.readFileSync(f, "utf8") };
 const input = {
@@ -51,6 +51,7 @@ const input = {
       "ERC6492.sol": { "*": ["abi", "evm.bytecode.object"] },
       "LyingWallet.sol": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
       "Permit2.sol": { Permit2: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
+      "Multicall3.sol": { Multicall3: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
       "X402Permit2Proxy.sol": {
         x402ExactPermit2Proxy: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
         x402UptoPermit2Proxy: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
@@ -103,6 +104,7 @@ const others = {
     Permit2: brief(out.contracts["Permit2.sol"].Permit2, true),
     x402ExactPermit2Proxy: brief(out.contracts["X402Permit2Proxy.sol"].x402ExactPermit2Proxy, true),
     x402UptoPermit2Proxy: brief(out.contracts["X402Permit2Proxy.sol"].x402UptoPermit2Proxy, true),
+    Multicall3: brief(out.contracts["Multicall3.sol"].Multicall3, true),
   },
 };
 fs.writeFileSync("contracts.json", JSON.stringify(others, null, 2) + "\n");
