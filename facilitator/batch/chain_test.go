@@ -81,6 +81,52 @@ func (tc *testChain) send(key *ecdsa.PrivateKey, to common.Address, data []byte)
 	return nil
 }
 
+// sendAll sends the calls from key in order without waiting, then waits
+// for all their receipts, which must be successful.
+func (tc *testChain) sendAll(what string, key *ecdsa.PrivateKey, to common.Address, calls [][]byte) []*types.Receipt {
+	tc.t.Helper()
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	nonce, err := tc.cl.PendingNonceAt(tc.ctx(), from)
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	head, err := tc.cl.HeaderByNumber(tc.ctx(), nil)
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	tip := big.NewInt(1_000_000_000)
+	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(4)), tip)
+	var hashes []common.Hash
+	for i, data := range calls {
+		tx := types.MustSignNewTx(key, types.LatestSignerForChainID(tc.c.ChainID()), &types.DynamicFeeTx{
+			ChainID: tc.c.ChainID(), Nonce: nonce + uint64(i), GasTipCap: tip, GasFeeCap: feeCap, Gas: 1_000_000, To: &to, Data: data,
+		})
+		if err := tc.cl.SendTransaction(tc.ctx(), tx); err != nil {
+			tc.t.Fatal(err)
+		}
+		hashes = append(hashes, tx.Hash())
+	}
+	var out []*types.Receipt
+	deadline := time.Now().Add(60 * time.Second)
+	for _, h := range hashes {
+		for {
+			rc, err := tc.cl.TransactionReceipt(tc.ctx(), h)
+			if err == nil {
+				if rc.Status != types.ReceiptStatusSuccessful {
+					tc.t.Fatalf("%s: %s reverted", what, h)
+				}
+				out = append(out, rc)
+				break
+			}
+			if time.Now().After(deadline) {
+				tc.t.Fatalf("%s: %s not mined", what, h)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return out
+}
+
 // mustSend is send that fails the test on a reverted transaction.
 func (tc *testChain) mustSend(what string, key *ecdsa.PrivateKey, to common.Address, data []byte) *types.Receipt {
 	tc.t.Helper()

@@ -606,3 +606,125 @@ func TestSmartWalletChannelOnDevnet(t *testing.T) {
 		t.Errorf("channel %+v", s)
 	}
 }
+
+// TestClaimGasByRows measures what a claim round costs by its number of
+// channels: claimWithSignature of 1, 10 and 100 channels (one payer's
+// channels, told apart by their salts), and the same rounds sent again
+// (no-ops). It logs gas per transaction and per row, for sizing claim
+// rounds; it asserts only that every row was claimed exactly once.
+func TestClaimGasByRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("deposits 111 channels")
+	}
+	t.Parallel()
+	tc := startChain(t, devnet.Config{BlockTime: 200 * time.Millisecond})
+	chain, tok := tc.c.ChainID(), tc.c.Token()
+	fac, buyer := tc.c.Signer().Key, tc.c.Buyers()[0]
+	receiver := common.HexToAddress("0x00000000000000000000000000000000000b0b29")
+	domain := evm.Domain{Name: devnet.TokenName, Version: devnet.TokenVersion, ChainID: chain, VerifyingContract: tok}
+	salt := 0
+	channels := func(n int) ([]batch.VoucherClaim, []common.Hash) {
+		var deposits [][]byte
+		var rows []batch.VoucherClaim
+		var ids []common.Hash
+		for range n {
+			salt++
+			cfg := batch.ChannelConfig{Payer: buyer.Address, PayerAuthorizer: buyer.Address, Receiver: receiver, ReceiverAuthorizer: tc.c.Signer().Address, Token: tok, WithdrawDelay: 900, Salt: common.BigToHash(big.NewInt(int64(salt)))}
+			id, _ := cfg.ID(chain)
+			d := batch.ERC3009Deposit{From: buyer.Address, Value: big.NewInt(10_000), ValidAfter: new(big.Int), ValidBefore: big.NewInt(time.Now().Add(time.Hour).Unix()), Salt: big.NewInt(1), ChannelID: id}
+			sig, err := batch.SignERC3009Deposit(buyer.Key, domain, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cd, _ := batch.ERC3009CollectorData(d.ValidAfter, d.ValidBefore, d.Salt, sig)
+			call, _ := batch.DepositCalldata(cfg, d.Value, batch.ERC3009CollectorAddress, cd)
+			deposits = append(deposits, call)
+			vs, _ := batch.SignVoucher(buyer.Key, chain, id, big.NewInt(5_000))
+			rows = append(rows, batch.VoucherClaim{Voucher: batch.Voucher{Channel: cfg, MaxClaimableAmount: big.NewInt(5_000)}, Signature: vs, TotalClaimed: big.NewInt(4_000)})
+			ids = append(ids, id)
+		}
+		tc.sendAll("deposits", fac, batch.SettlementAddress, deposits)
+		return rows, ids
+	}
+	total := int64(0)
+	for _, n := range []int{1, 10, 100} {
+		rows, ids := channels(n)
+		as, err := batch.SignClaimBatch(fac, chain, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		call, err := batch.ClaimWithSignatureCalldata(rows, as)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := tc.mustSend("claim round", fac, batch.SettlementAddress, call)
+		again := tc.mustSend("claim round again", fac, batch.SettlementAddress, call)
+		total += 4_000 * int64(n)
+		if logs(first, "Claimed") != n || logs(again, "Claimed") != 0 {
+			t.Fatalf("%d rows: %d Claimed, %d on the replay", n, logs(first, "Claimed"), logs(again, "Claimed"))
+		}
+		if s := tc.state(ids[n-1]); s.TotalClaimed.Int64() != 4_000 {
+			t.Fatalf("%d rows: last channel claimed %s", n, s.TotalClaimed)
+		}
+		t.Logf("claimWithSignature %3d channels: %8d gas (%6d per row), calldata %6d bytes; replayed %8d gas",
+			n, first.GasUsed, first.GasUsed/uint64(n), len(call), again.GasUsed)
+	}
+	if r := tc.receiver(receiver, tok); r.TotalClaimed.Int64() != total {
+		t.Errorf("receiver claimed %s, want %d", r.TotalClaimed, total)
+	}
+}
+
+// TestDepositRefusals: a deposit the contracts refuse, by the error the
+// facilitator will map: a zero payer, no collector, nothing to deposit, a
+// collector that pulls nothing (the balance check), an EIP-2612 permit for
+// another amount in the Permit2 collector's data, a Permit2 deposit
+// without Permit2's allowance.
+func TestDepositRefusals(t *testing.T) {
+	t.Parallel()
+	tc := startChain(t, devnet.Config{})
+	chain, tok, buyer := tc.c.ChainID(), tc.c.Token(), tc.c.Buyers()[0]
+	from := tc.c.Signer().Address
+	cfg := batch.ChannelConfig{Payer: buyer.Address, Receiver: common.HexToAddress("0xb0b"), ReceiverAuthorizer: from, Token: tok, WithdrawDelay: 900}
+	id, _ := cfg.ID(chain)
+	dep := func(c batch.ChannelConfig, amount int64, collector common.Address, data []byte) []byte {
+		out, err := batch.DepositCalldata(c, big.NewInt(amount), collector, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	noPayer := cfg
+	noPayer.Payer = common.Address{}
+	deadline := big.NewInt(time.Now().Add(time.Hour).Unix())
+	p2 := batch.Permit2Deposit{Token: tok, Amount: big.NewInt(1000), Nonce: big.NewInt(1), Deadline: deadline, ChannelID: id}
+	p2sig, _ := batch.SignPermit2Deposit(buyer.Key, chain, p2)
+	withPermit, _ := batch.Permit2CollectorData(p2.Nonce, p2.Deadline, p2sig, tc.eip2612(buyer.Key, big.NewInt(999), deadline))
+	noPermit, _ := batch.Permit2CollectorData(p2.Nonce, p2.Deadline, p2sig, nil)
+	for _, r := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"zero payer", dep(noPayer, 1000, batch.ERC3009CollectorAddress, nil), "InvalidChannel"},
+		{"zero amount", dep(cfg, 0, batch.ERC3009CollectorAddress, nil), "ZeroDeposit"},
+		{"zero collector", dep(cfg, 1000, common.Address{}, nil), "InvalidCollector"},
+		{"EIP-2612 permit for another amount", dep(cfg, 1000, batch.Permit2CollectorAddress, withPermit), "Permit2612AmountMismatch"},
+		{"Permit2 without allowance", dep(cfg, 1000, batch.Permit2CollectorAddress, noPermit), "Error(TRANSFER_FROM_FAILED)"},
+	} {
+		if got := tc.revert(from, batch.SettlementAddress, r.data); got != r.want {
+			t.Errorf("%s: %s, want %s", r.name, got, r.want)
+		}
+	}
+	// A collector that returns without pulling: the balance check refuses.
+	rpcClient, err := rpc.Dial(tc.c.RPCURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rpcClient.Close()
+	lazy := common.HexToAddress("0x00000000000000000000000000000000000001a2")
+	_, err = gethclient.New(rpcClient).CallContract(tc.ctx(), ethereum.CallMsg{From: from, To: &batch.SettlementAddress, Data: dep(cfg, 1000, lazy, nil)}, nil,
+		&map[common.Address]gethclient.OverrideAccount{lazy: {Code: []byte{0x00}}}) // STOP
+	if got := revertName(err); got != "DepositCollectionFailed" {
+		t.Errorf("a collector that pulls nothing: %s", got)
+	}
+}
