@@ -728,3 +728,45 @@ func TestDepositRefusals(t *testing.T) {
 		t.Errorf("a collector that pulls nothing: %s", got)
 	}
 }
+
+// TestChannelClosedAndReopened: a channel refunded in full with nothing
+// claimed is closed (ChannelClosed, balance 0); a later deposit opens it
+// again (ChannelCreated once more), as the spec tells indexers to expect.
+func TestChannelClosedAndReopened(t *testing.T) {
+	t.Parallel()
+	tc := startChain(t, devnet.Config{})
+	chain, tok, buyer, fac := tc.c.ChainID(), tc.c.Token(), tc.c.Buyers()[0], tc.c.Signer().Key
+	cfg := batch.ChannelConfig{Payer: buyer.Address, Receiver: common.HexToAddress("0xb0b"), ReceiverAuthorizer: tc.c.Signer().Address, Token: tok, WithdrawDelay: 900}
+	id, _ := cfg.ID(chain)
+	domain := evm.Domain{Name: devnet.TokenName, Version: devnet.TokenVersion, ChainID: chain, VerifyingContract: tok}
+	deposit := func(salt int64) []byte {
+		d := batch.ERC3009Deposit{From: buyer.Address, Value: big.NewInt(700), ValidAfter: new(big.Int), ValidBefore: big.NewInt(time.Now().Add(time.Hour).Unix()), Salt: big.NewInt(salt), ChannelID: id}
+		sig, err := batch.SignERC3009Deposit(buyer.Key, domain, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cd, _ := batch.ERC3009CollectorData(d.ValidAfter, d.ValidBefore, d.Salt, sig)
+		call, _ := batch.DepositCalldata(cfg, d.Value, batch.ERC3009CollectorAddress, cd)
+		return call
+	}
+	before := tc.balance(buyer.Address)
+	if rc := tc.mustSend("deposit", fac, batch.SettlementAddress, deposit(1)); logs(rc, "ChannelCreated") != 1 {
+		t.Fatal("no ChannelCreated")
+	}
+	refund, _ := batch.RefundCalldata(cfg, big.NewInt(700))
+	rc := tc.mustSend("full refund", fac, batch.SettlementAddress, refund)
+	if logs(rc, "Refunded") != 1 || logs(rc, "ChannelClosed") != 1 {
+		t.Fatalf("full refund: %d Refunded, %d ChannelClosed", logs(rc, "Refunded"), logs(rc, "ChannelClosed"))
+	}
+	if s := tc.state(id); s.Balance.Sign() != 0 || tc.balance(buyer.Address).Cmp(before) != 0 {
+		t.Fatalf("after the full refund: %+v, buyer %s (was %s)", s, tc.balance(buyer.Address), before)
+	}
+	// A refund with nothing left moves nothing but still uses a nonce.
+	rc = tc.mustSend("empty refund", fac, batch.SettlementAddress, refund)
+	if logs(rc, "Refunded") != 0 || tc.state(id).RefundNonce.Int64() != 2 {
+		t.Fatalf("empty refund: %d Refunded, nonce %s", logs(rc, "Refunded"), tc.state(id).RefundNonce)
+	}
+	if rc := tc.mustSend("deposit again", fac, batch.SettlementAddress, deposit(2)); logs(rc, "ChannelCreated") != 1 {
+		t.Fatal("a deposit into a closed channel did not create it again")
+	}
+}
