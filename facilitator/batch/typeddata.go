@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -150,10 +151,22 @@ func typedDataHash(separator, structHash common.Hash) common.Hash {
 	return crypto.Keccak256Hash([]byte{0x19, 0x01}, separator[:], structHash[:])
 }
 
+// separators caches DomainSeparator by chain ID (a handful of chains per
+// process): a voucher's digest is computed on every paid request.
+var separators sync.Map // uint64 -> common.Hash
+
 func digest(chainID *big.Int, structHash common.Hash) (common.Hash, error) {
+	if chainID != nil && chainID.Sign() > 0 && chainID.IsUint64() {
+		if sep, ok := separators.Load(chainID.Uint64()); ok {
+			return typedDataHash(sep.(common.Hash), structHash), nil
+		}
+	}
 	sep, err := DomainSeparator(chainID)
 	if err != nil {
 		return common.Hash{}, err
+	}
+	if chainID.IsUint64() {
+		separators.Store(chainID.Uint64(), sep)
 	}
 	return typedDataHash(sep, structHash), nil
 }
