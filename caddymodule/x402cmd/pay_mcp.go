@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -152,14 +152,14 @@ func runPayMCP(ctx context.Context, url string, key *ecdsa.PrivateKey, maxAmount
 	if err != nil {
 		return err
 	}
-	opts := facilitator.PaymentOptions{Wallet: o.wallet, Deploy: o.deploy}
+	opts := exact.PaymentOptions{Wallet: o.wallet, Deploy: o.deploy}
 	if o.ChainID != 0 {
 		opts.ChainID = big.NewInt(o.ChainID)
 	}
 	if opts.Extensions, err = paymentIDExtensions(pr.Extensions, o.PaymentID, stderr); err != nil {
 		return err
 	}
-	h, payment, err := facilitator.CreatePaymentV2(key, accepted, pr.Resource, opts)
+	h, payment, err := exact.CreatePaymentV2(key, accepted, pr.Resource, opts)
 	if err != nil {
 		return fmt.Errorf("signing the payment: %w", err)
 	}
