@@ -476,6 +476,45 @@ func TestMCP(t *testing.T) {
 		}
 	})
 
+	// The same payment twice at once: one call runs the tool and pays,
+	// the copy is told to come back (the paywall's 409), nothing more moves.
+	t.Run("copy in flight", func(t *testing.T) {
+		url := testutil.SiteURL + "/json/mcp"
+		before := testutil.Balance(t, payBefore)
+		_, raw, m := mcpPost(t, tester, url, toolCall(70, "weather", `{"city":"Bern"}`, ""), nil)
+		pr := mcpPaymentRequired(t, &http.Response{StatusCode: 200}, raw, m, payBefore, "10000", textMCPPaymentRequired)
+		body := toolCall(71, "weather", `{"city":"Bern"}`, `{"x402/payment":`+mcpPay(t, pr, buyer)+`}`)
+		entered, release := make(chan struct{}), make(chan struct{})
+		server.mu.Lock()
+		server.hook = func() { close(entered); <-release }
+		server.mu.Unlock()
+		ran := server.called("weather")
+		first := make(chan []byte)
+		go func() {
+			_, raw, _ := mcpPost(t, tester, url, body, nil)
+			first <- raw
+		}()
+		<-entered
+		resp, raw, m := mcpPost(t, tester, url, body, nil)
+		close(release)
+		var rpcErr struct {
+			Code    int            `json:"code"`
+			Message string         `json:"message"`
+			Data    map[string]any `json:"data"`
+		}
+		if resp.StatusCode != 200 || json.Unmarshal(m["error"], &rpcErr) != nil || rpcErr.Code != rpcPaymentFailed ||
+			rpcErr.Message != textInFlight || rpcErr.Data["status"] != float64(409) {
+			t.Errorf("the copy in flight: %d %s", resp.StatusCode, raw)
+		}
+		if got := <-first; !strings.Contains(string(got), "sunny in Bern") || !strings.Contains(string(got), mcpMetaPaymentResponse) {
+			t.Errorf("the first call: %s", got)
+		}
+		if n := server.called("weather") - ran; n != 1 {
+			t.Errorf("the tool ran %d times, want 1", n)
+		}
+		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
+	})
+
 	// The server cannot be reached for a call paid before: the buyer is
 	// told it paid and to call again with the same payment.
 	t.Run("server down", func(t *testing.T) {
@@ -666,15 +705,16 @@ func TestMCP(t *testing.T) {
 	}
 
 	// Metrics per tool (only configured tools' names), on the settle
-	// before route: paid in json, sse, by header and by pay --mcp-tool;
-	// unpaid in json, sse, before the header payment and twice by pay
-	// (the second over --max-amount); the same payment again in json and sse.
+	// before route: paid in json, sse, by header, in flight and by pay
+	// --mcp-tool; unpaid in json, sse, before the header payment, before
+	// the copy in flight and twice by pay (the second over --max-amount);
+	// the same payment again in json and sse; the copy in flight failed.
 	samples := testutil.Scrape(t)
 	for _, c := range []struct {
 		tool, outcome string
 		want          float64
 	}{
-		{"weather", mcpOutcomePaid, 4}, {"weather", mcpOutcomePaymentRequired, 5}, {"weather", mcpOutcomeRefused, 2},
+		{"weather", mcpOutcomePaid, 5}, {"weather", mcpOutcomePaymentRequired, 6}, {"weather", mcpOutcomeFailed, 1}, {"weather", mcpOutcomeRefused, 2},
 		{"broken", mcpOutcomeToolError, 2},
 	} {
 		if v, _ := testutil.Sample(samples, "x402_mcp_tool_calls_total", map[string]string{"tool": c.tool, "outcome": c.outcome, "route": "mcp to " + payBefore}); v != c.want {
