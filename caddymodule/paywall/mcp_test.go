@@ -330,6 +330,7 @@ func TestMCP(t *testing.T) {
 	}
 
 	buyer := devnet.Buyer3PrivateKey
+	metricsBefore := testutil.Scrape(t) // the counters outlive a test run (-count)
 	buyerAddr := crypto.PubkeyToAddress(testutil.BuyerKey(t, buyer).PublicKey).Hex()
 	for _, c := range []struct {
 		path, payTo string
@@ -717,7 +718,10 @@ func TestMCP(t *testing.T) {
 		{"weather", mcpOutcomePaid, 5}, {"weather", mcpOutcomePaymentRequired, 6}, {"weather", mcpOutcomeFailed, 1}, {"weather", mcpOutcomeRefused, 2},
 		{"broken", mcpOutcomeToolError, 2},
 	} {
-		if v, _ := testutil.Sample(samples, "x402_mcp_tool_calls_total", map[string]string{"tool": c.tool, "outcome": c.outcome, "route": "mcp to " + payBefore}); v != c.want {
+		labels := map[string]string{"tool": c.tool, "outcome": c.outcome, "route": "mcp to " + payBefore}
+		v, _ := testutil.Sample(samples, "x402_mcp_tool_calls_total", labels)
+		was, _ := testutil.Sample(metricsBefore, "x402_mcp_tool_calls_total", labels)
+		if v -= was; v != c.want {
 			t.Errorf("x402_mcp_tool_calls_total{tool=%s,outcome=%s} = %v, want %v", c.tool, c.outcome, v, c.want)
 		}
 	}
