@@ -106,7 +106,7 @@ func (s *mcpServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case "huge":
 			result = `{"content":[{"type":"text","text":"` + strings.Repeat("x", 5000) + `"}]}`
 		case "flaky":
-			if s.calls["flaky"] == 1 {
+			if s.calls["flaky"]%2 == 1 { // fails every other call
 				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"temporarily unavailable"}}`, msg.ID)
 				return
 			}
@@ -617,6 +617,20 @@ func TestMCP(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `"content":[{"type":"text","text":"sunny in Lima"}]`) || !strings.Contains(errOut.String(), `"success":true`) {
 		t.Errorf("pay --mcp-tool printed %s / %s", out.String(), errOut.String())
+	}
+	testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
+	// A paid call that got no tool result is called again with the same
+	// payment, once more, never paid twice.
+	before = testutil.Balance(t, payBefore)
+	out.Reset()
+	errOut.Reset()
+	flaky := o
+	flaky.MCPTool, flaky.MCPArgs = "flaky", ""
+	if err := x402cmd.RunPay(context.Background(), testutil.SiteURL+"/json/mcp", flaky, &out, &errOut); err != nil {
+		t.Fatalf("pay --mcp-tool flaky: %v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), `"text":"flaky ok"`) || !strings.Contains(errOut.String(), "temporarily unavailable; the call is paid: calling again with the same payment") {
+		t.Errorf("pay --mcp-tool flaky printed %s / %s", out.String(), errOut.String())
 	}
 	testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
 	o.MaxAmount = "9999" // never signs for more than --max-amount

@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -98,6 +99,25 @@ func (s *mcpSession) call(method string, params any, notify bool) (map[string]js
 	return nil, resp.Header, fmt.Errorf("%s sent no answer to %s", s.url, method)
 }
 
+// Retries of a paid call with the same payment.
+const (
+	mcpPaidRetries    = 3  // a paid call that got no tool result
+	mcpPendingRetries = 15 // a pending payment, every mcpPendingWait
+	mcpPendingWait    = 2 * time.Second
+)
+
+// paidRetry reports a JSON-RPC error of a paid call that the gateway says
+// to send again with the same payment (data.retry and the settlement).
+func paidRetry(m map[string]json.RawMessage) bool {
+	var e struct {
+		Data struct {
+			Retry    string          `json:"retry"`
+			Response json.RawMessage `json:"x402/payment-response"`
+		} `json:"data"`
+	}
+	return m != nil && json.Unmarshal(m["error"], &e) == nil && e.Data.Retry != "" && e.Data.Response != nil
+}
+
 // mcpToolResult is what the command reads of a tool result.
 type mcpToolResult struct {
 	IsError           bool                       `json:"isError"`
@@ -170,16 +190,39 @@ func runPayMCP(ctx context.Context, url string, key *ecdsa.PrivateKey, maxAmount
 	fmt.Fprintf(stderr, "x402: paying %s smallest units of %s on %s from %s to %s for tool %s (x402 over MCP)\n",
 		value, accepted.Asset, accepted.Network, payment.Authorization.From.Hex(), accepted.PayTo, o.MCPTool)
 	params["_meta"] = map[string]any{"x402/payment": json.RawMessage(raw)}
-	m, _, err = s.call("tools/call", params, false)
-	if err != nil {
-		return err
+	// The same payment again, as the gateway asks, while the payment is
+	// pending (its transaction not in a block yet) or paid without a
+	// tool result: never a second payment.
+	for attempt := 1; ; attempt++ {
+		m, _, err = s.call("tools/call", params, false)
+		if err != nil {
+			if paidRetry(m) && attempt < mcpPaidRetries {
+				fmt.Fprintf(stderr, "x402: %v; the call is paid: calling again with the same payment\n", err)
+				continue
+			}
+			return err
+		}
+		res = mcpToolResult{}
+		_ = json.Unmarshal(m["result"], &res)
+		refused := res.paymentRequired()
+		if refused != nil && refused.Error == x402.ErrTextPending && attempt < mcpPendingRetries {
+			fmt.Fprintf(stderr, "x402: the payment is pending (%s); calling again with the same payment in %s\n", res.Meta["x402/payment-response"], mcpPendingWait)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(mcpPendingWait):
+			}
+			continue
+		}
+		break
 	}
-	res = mcpToolResult{}
-	_ = json.Unmarshal(m["result"], &res)
 	if settle := res.Meta["x402/payment-response"]; settle != nil {
 		fmt.Fprintf(stderr, "x402: settlement (_meta[\"x402/payment-response\"]):\n%s\n", settle)
 	}
 	if refused := res.paymentRequired(); refused != nil {
+		if refused.Error == x402.ErrTextPending {
+			return fmt.Errorf("payment refused: %s: the transfer was broadcast and may still move the money; the tool was not called", refused.Error)
+		}
 		return fmt.Errorf("payment refused: %s", refused.Error)
 	}
 	if err := writeBody(stdout, append(m["result"], '\n')); err != nil {
