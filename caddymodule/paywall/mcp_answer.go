@@ -467,7 +467,9 @@ func (h *Handler) mcpPaywallAnswer(w http.ResponseWriter, mw *mcpWriter) error {
 			pr.Extensions[k] = v
 		}
 	}
-	pr.Extensions[x402.ExtBazaar] = c.tool.bazaar()
+	if !h.NoDiscovery {
+		pr.Extensions[x402.ExtBazaar] = c.tool.bazaar() // the tool's declaration, for the buyer's facilitator
+	}
 	prJSON, _ := json.Marshal(pr)
 	// The header says the same, for clients that read it.
 	if v, err := x402.EncodeBase64JSON(json.RawMessage(prJSON)); err == nil {
