@@ -120,8 +120,9 @@ type Handler struct {
 	// the secret itself stays out of the config.
 	FacilitatorHeaders map[string]string `json:"facilitator_headers,omitempty"`
 
-	// Settle is when the payment is settled: "before" (default) settles
-	// and then runs the next handler; "after" verifies, runs the next
+	// Settle is when the payment is settled: "before" (default, but
+	// "after" on a route with MCPTools, as x402's MCP transport settles a
+	// tool call once it ran) settles and then runs the next handler; "after" verifies, runs the next
 	// handler and settles only if it answers with a status below 400,
 	// before any byte of its body goes out (a status of 400 or more goes
 	// through untouched and no money moves). With "after", the upstream
@@ -240,7 +241,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	h.settleAfter = h.Settle == SettleAfter
+	// x402's MCP transport runs the tool first and settles only a result
+	// that is not isError: an MCP route settles after unless told before.
+	h.settleAfter = h.Settle == SettleAfter || (h.Settle == "" && len(h.MCPTools) > 0)
 	if err := h.provisionClient(ctx); err != nil {
 		return err
 	}
