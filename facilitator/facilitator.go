@@ -361,6 +361,9 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
+			if v2, ok := f.bound[boundKey{n, name}].(interface{ V2Only() bool }); ok && v2.V2Only() {
+				continue // a scheme x402 v1 has not (upto)
+			}
 			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: name, Network: n.Cfg.Name})
 		}
 	}
