@@ -374,3 +374,28 @@ func TestUptoRecognize(t *testing.T) {
 		t.Fatalf("look-up from the chain = %+v, %v; want settled %s -> %s 2500", got, err, b.Address.Hex(), seller.Hex())
 	}
 }
+
+// TestUptoBalanceRecheck: a payer's second payment right after a first
+// one took its whole balance, topped up since, is accepted: the exact
+// re-check of the reservations reads Permit2's nonceBitmap for the upto
+// nonce (the upto Spent), so the first, mined, is known to be in the
+// balance read, not counted again.
+func TestUptoBalanceRecheck(t *testing.T) {
+	ctx := context.Background()
+	b := uptoBuyer(t, 1000, big.NewInt(1e12))
+	seller := newSeller(t)
+	acc := uptoAccepted(t, fac, seller, "1000")
+	if s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{}), acc, "1000")); err != nil || !s.Settled() {
+		t.Fatalf("first settle = %+v, %v", s, err)
+	}
+	if err := chain.Mint(ctx, b.Address, big.NewInt(1000)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{}), acc, "1000"))
+	if err != nil || !s.Settled() {
+		t.Fatalf("second settle = %+v, %v; want settled", s, err)
+	}
+	if got := balance(t, seller); got.Int64() != 2000 {
+		t.Fatalf("seller holds %s, want 2000", got)
+	}
+}
