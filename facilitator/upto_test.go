@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
@@ -397,5 +399,38 @@ func TestUptoBalanceRecheck(t *testing.T) {
 	}
 	if got := balance(t, seller); got.Int64() != 2000 {
 		t.Fatalf("seller holds %s, want 2000", got)
+	}
+}
+
+// TestUptoByAuthorizationOnChain: a facilitator whose journal never held
+// two upto settlements of one payer finds each by its (payer, Permit2
+// nonce) on chain: Permit2 logs no nonce, so the transaction is the one of
+// the payer's Transfer logs whose settle names that nonce, not merely the
+// newest.
+func TestUptoByAuthorizationOnChain(t *testing.T) {
+	ctx := context.Background()
+	b := uptoBuyer(t, 100_000, big.NewInt(1e12))
+	seller := newSeller(t)
+	acc := uptoAccepted(t, fac, seller, "5000")
+	nonces := []*big.Int{big.NewInt(1001), big.NewInt(1002)}
+	var txs []string
+	for i, n := range nonces {
+		s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{Nonce: n}), acc, fmt.Sprint(100*(i+1))))
+		if err != nil || !s.Settled() {
+			t.Fatalf("settle %d = %+v, %v", i, s, err)
+		}
+		txs = append(txs, s.TxHash)
+	}
+	other, _, _ := startFacilitator(t, newSignerKey(t, chain), chain.RPCURL(), t.TempDir()+"/journal.db", nil)
+	for i, n := range nonces {
+		nb := evm.NonceBytes(n)
+		got, err := other.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(nb[:]))
+		if err != nil || !got.Settled() || got.TxHash != txs[i] || got.Value != fmt.Sprint(100*(i+1)) {
+			t.Fatalf("look-up of nonce %s = %+v, %v; want %s", n, got, err, txs[i])
+		}
+	}
+	unused := evm.NonceBytes(big.NewInt(1003))
+	if _, err := other.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(unused[:])); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+		t.Fatalf("look-up of an unused nonce: %v, want ErrSettlementNotFound", err)
 	}
 }
