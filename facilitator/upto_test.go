@@ -21,6 +21,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -432,5 +433,39 @@ func TestUptoByAuthorizationOnChain(t *testing.T) {
 	unused := evm.NonceBytes(big.NewInt(1003))
 	if _, err := other.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(unused[:])); !errors.Is(err, facilitator.ErrSettlementNotFound) {
 		t.Fatalf("look-up of an unused nonce: %v, want ErrSettlementNotFound", err)
+	}
+}
+
+// TestUptoRemote: a paywall's remote client (facilitator/remote) against
+// this facilitator's HTTP API passes the payment through in v2 and the
+// charge as the settle's amount: a verify at the maximum, the 412 of a
+// payer without a Permit2 allowance read as a verdict (not an error), a
+// settle of the charge that moves exactly it.
+func TestUptoRemote(t *testing.T) {
+	ctx := context.Background()
+	c := remote.New(api.URL, remote.Options{})
+	b := uptoBuyer(t, 100_000, big.NewInt(1e12))
+	seller := newSeller(t)
+	acc := uptoAccepted(t, fac, seller, "5000")
+	h := uptoPay(t, b, acc, upto.PaymentOptions{})
+	withV2 := func(r *facilitator.Request) *facilitator.Request {
+		v2 := acc // the paywall knows its requirements in v2 form (the maximum)
+		r.RequirementsV2 = &v2
+		return r
+	}
+	if v, err := c.Verify(ctx, withV2(uptoRequest(h, acc, "5000"))); err != nil || !v.IsValid {
+		t.Fatalf("remote verify = %+v, %v", v, err)
+	}
+	poor := uptoBuyer(t, 100_000, nil)
+	v, err := c.Verify(ctx, withV2(uptoRequest(uptoPay(t, poor, acc, upto.PaymentOptions{}), acc, "5000")))
+	if err != nil || v.IsValid || v.Reason() != x402.ReasonPermit2AllowanceRequired {
+		t.Fatalf("remote verify without allowance = %+v, %v; want the verdict %q", v, err, x402.ReasonPermit2AllowanceRequired)
+	}
+	s, err := c.Settle(ctx, withV2(uptoRequest(h, acc, "600")))
+	if err != nil || !s.Settled() || s.Value != "600" || s.TxHash == "" {
+		t.Fatalf("remote settle = %+v, %v", s, err)
+	}
+	if got := balance(t, seller); got.Int64() != 600 {
+		t.Fatalf("seller holds %s, want 600", got)
 	}
 }
