@@ -105,6 +105,9 @@ type Facilitator struct {
 	networks []*network.Network
 	byName   map[string]*network.Network
 	bound    map[boundKey]scheme.Bound // the schemes bound to each network
+	// flavours are the flavours bound to each network, by the scheme they
+	// serve (scheme.Flavour).
+	flavours map[boundKey][]flavourBound
 	logger   *zap.Logger
 	started  time.Time
 
@@ -142,6 +145,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	f := &Facilitator{
 		byName:        map[string]*network.Network{},
 		bound:         map[boundKey]scheme.Bound{},
+		flavours:      map[boundKey][]flavourBound{},
 		logger:        cfg.Logger,
 		started:       time.Now(),
 		settleTimeout: orDefault(cfg.SettleTimeout, 30*time.Second),
@@ -258,10 +262,15 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		if b == nil {
 			continue // the scheme declined the network (upto without Permit2)
 		}
-		f.bound[boundKey{n, m.Name()}] = b
+		if fl, ok := m.(scheme.Flavour); ok {
+			k := boundKey{n, fl.Of()}
+			f.flavours[k] = append(f.flavours[k], flavourBound{fl, b})
+		} else {
+			f.bound[boundKey{n, m.Name()}] = b
+		}
 		spents[m.Name()] = b.Spent()
 		key := m.Name()
-		if spent == nil {
+		if _, fl := m.(scheme.Flavour); spent == nil && !fl {
 			spent, key = b.Spent(), ""
 		}
 		if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {

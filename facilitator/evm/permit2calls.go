@@ -26,6 +26,11 @@ const permit2CallsABIJSON = `[
   {"name":"amount","type":"uint256"},{"name":"owner","type":"address"},
   {"name":"witness","type":"tuple","components":[{"name":"to","type":"address"},{"name":"facilitator","type":"address"},{"name":"validAfter","type":"uint256"}]},
   {"name":"signature","type":"bytes"}],"outputs":[]},
+ {"type":"function","name":"settle","stateMutability":"nonpayable","inputs":[
+  {"name":"permit","type":"tuple","components":[{"name":"permitted","type":"tuple","components":[{"name":"token","type":"address"},{"name":"amount","type":"uint256"}]},{"name":"nonce","type":"uint256"},{"name":"deadline","type":"uint256"}]},
+  {"name":"owner","type":"address"},
+  {"name":"witness","type":"tuple","components":[{"name":"to","type":"address"},{"name":"validAfter","type":"uint256"}]},
+  {"name":"signature","type":"bytes"}],"outputs":[]},
  {"type":"error","name":"InvalidAmount","inputs":[{"name":"maxAmount","type":"uint256"}]},
  {"type":"error","name":"SignatureExpired","inputs":[{"name":"signatureDeadline","type":"uint256"}]},
  {"type":"error","name":"InvalidNonce","inputs":[]},
@@ -101,8 +106,64 @@ func UptoSettleCalldata(a *Permit2Authorization, amount *big.Int, sig []byte) ([
 	return out, nil
 }
 
+// ExactSettleCalldata is the exact Permit2 proxy's settle(permit, owner,
+// witness, signature), moving the whole permitted amount; written word by
+// word as UptoSettleCalldata.
+func ExactSettleCalldata(a *Permit2Authorization, sig []byte) ([]byte, error) {
+	if err := a.check(ExactPermit2); err != nil {
+		return nil, err
+	}
+	const head = 8 // permit (4 words), owner, witness (2 words), the signature's offset
+	padded := (len(sig) + 31) / 32 * 32
+	out := make([]byte, 4+32*(head+1)+padded)
+	copy(out, exactSettleSelector)
+	w := out[4:]
+	word := func(i int) []byte { return w[32*i : 32*i+32] }
+	copy(word(0)[12:], a.Token[:])
+	a.Amount.FillBytes(word(1))
+	a.Nonce.FillBytes(word(2))
+	a.Deadline.FillBytes(word(3))
+	copy(word(4)[12:], a.From[:])
+	copy(word(5)[12:], a.To[:])
+	a.ValidAfter.FillBytes(word(6))
+	new(big.Int).SetUint64(32 * head).FillBytes(word(7))
+	new(big.Int).SetUint64(uint64(len(sig))).FillBytes(word(8))
+	copy(w[32*(head+1):], sig)
+	return out, nil
+}
+
+// exactWitness is the exact proxy's witness tuple.
+type exactWitness struct {
+	To         common.Address
+	ValidAfter *big.Int
+}
+
+// ExactSettleArgs reads an exact Permit2 settle's calldata back: the
+// authorization (its Amount moved) and the signature; ok is false for
+// other calldata.
+func ExactSettleArgs(input []byte) (a *Permit2Authorization, sig []byte, ok bool) {
+	m, err := Permit2CallsABI.MethodById(input)
+	if err != nil || m.Name != "settle0" {
+		return nil, nil, false
+	}
+	args, err := m.Inputs.Unpack(input[4:])
+	if err != nil || len(args) != 4 {
+		return nil, nil, false
+	}
+	p, okP := abi.ConvertType(args[0], new(permitTuple)).(*permitTuple)
+	owner, okO := args[1].(common.Address)
+	w, okW := abi.ConvertType(args[2], new(exactWitness)).(*exactWitness)
+	sig, okS := args[3].([]byte)
+	if !okP || !okO || !okW || !okS {
+		return nil, nil, false
+	}
+	return &Permit2Authorization{From: owner, Token: p.Permitted.Token, Amount: p.Permitted.Amount, Spender: ExactPermit2ProxyAddress,
+		Nonce: p.Nonce, Deadline: p.Deadline, To: w.To, ValidAfter: w.ValidAfter}, sig, true
+}
+
 // The 4-byte selectors of the calls encoded by hand.
 var (
+	exactSettleSelector = Permit2CallsABI.Methods["settle0"].ID
 	uptoSettleSelector  = Permit2CallsABI.Methods["settle"].ID
 	nonceBitmapSelector = Permit2CallsABI.Methods["nonceBitmap"].ID
 	allowanceSelector   = Permit2CallsABI.Methods["allowance"].ID

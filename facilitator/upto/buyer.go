@@ -37,14 +37,28 @@ type PaymentOptions struct {
 // it as the PAYMENT-SIGNATURE header (Base64 JSON of a v2 PaymentPayload).
 // accepted.Extra must carry facilitatorAddress.
 func CreatePayment(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts PaymentOptions) (string, error) {
+	return createPayment(key, evm.UptoPermit2, accepted, resource, opts)
+}
+
+// CreateExactPermit2Payment signs an exact payment through Permit2 (for
+// requirements with extra.assetTransferMethod "permit2"), as @x402/evm
+// 2.27's ExactEvmScheme client does, and returns the PAYMENT-SIGNATURE
+// header.
+func CreateExactPermit2Payment(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts PaymentOptions) (string, error) {
+	return createPayment(key, evm.ExactPermit2, accepted, resource, opts)
+}
+
+func createPayment(key *ecdsa.PrivateKey, proxy evm.Permit2Proxy, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts PaymentOptions) (string, error) {
 	chainID, ok := x402.ParseCAIP2(accepted.Network)
 	if !ok {
 		return "", fmt.Errorf("network %q is not a CAIP-2 eip155:<chainId> id", accepted.Network)
 	}
-	fs, _ := accepted.Extra["facilitatorAddress"].(string)
-	facilitator, ok := x402.ParseAddress(fs)
-	if !ok {
-		return "", errors.New("upto requirements without extra.facilitatorAddress")
+	var facilitator common.Address
+	if proxy == evm.UptoPermit2 {
+		fs, _ := accepted.Extra["facilitatorAddress"].(string)
+		if facilitator, ok = x402.ParseAddress(fs); !ok {
+			return "", errors.New("upto requirements without extra.facilitatorAddress")
+		}
 	}
 	token, okT := x402.ParseAddress(accepted.Asset)
 	payTo, okP := x402.ParseAddress(accepted.PayTo)
@@ -72,11 +86,15 @@ func CreatePayment(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource
 	if validAfter == nil {
 		validAfter = new(big.Int)
 	}
-	a := evm.Permit2Authorization{From: crypto.PubkeyToAddress(key.PublicKey), Token: token, Amount: amount, Spender: evm.UptoPermit2ProxyAddress,
+	a := evm.Permit2Authorization{From: crypto.PubkeyToAddress(key.PublicKey), Token: token, Amount: amount, Spender: proxy.Address(),
 		Nonce: nonce, Deadline: big.NewInt(now().Add(validFor).Unix()), To: payTo, Facilitator: facilitator, ValidAfter: validAfter}
-	sig, err := evm.SignPermit2(key, evm.UptoPermit2, big.NewInt(chainID), a)
+	sig, err := evm.SignPermit2(key, proxy, big.NewInt(chainID), a)
 	if err != nil {
 		return "", err
+	}
+	witness := map[string]any{"to": a.To.Hex(), "validAfter": a.ValidAfter.String()}
+	if proxy == evm.UptoPermit2 {
+		witness["facilitator"] = a.Facilitator.Hex()
 	}
 	payload, err := json.Marshal(map[string]any{
 		"signature": hexutil.Encode(sig),
@@ -86,7 +104,7 @@ func CreatePayment(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource
 			"spender":   a.Spender.Hex(),
 			"nonce":     a.Nonce.String(),
 			"deadline":  a.Deadline.String(),
-			"witness":   map[string]any{"to": a.To.Hex(), "facilitator": common.Address(a.Facilitator).Hex(), "validAfter": a.ValidAfter.String()},
+			"witness":   witness,
 		},
 	})
 	if err != nil {

@@ -48,17 +48,17 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 	if err != nil {
 		return nil, x402.ReasonOf(err)
 	}
-	a, sig, err := evm.ParsePermit2Payload(raw, true)
+	a, sig, err := evm.ParsePermit2Payload(raw, b.upto())
 	if err != nil {
 		return nil, x402.ReasonOf(err)
 	}
-	if a.Spender != evm.UptoPermit2ProxyAddress {
+	if a.Spender != b.proxy.Address() {
 		return nil, x402.ReasonPermit2Spender
 	}
 	if addr, ok := x402.ParseAddress(r.PayTo); !ok || addr != a.To {
 		return nil, x402.ReasonPermit2Recipient
 	}
-	if !slices.Contains(b.Engine.Signers(), a.Facilitator) {
+	if b.upto() && !slices.Contains(b.Engine.Signers(), a.Facilitator) {
 		return nil, x402.ReasonUptoFacilitator
 	}
 	now := b.env.Now()
@@ -74,6 +74,10 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 	}
 	if amount == nil {
 		amount = new(big.Int)
+	}
+	if !b.upto() && amount.Cmp(a.Amount) != 0 {
+		// exact moves the whole permitted amount: it is the price.
+		return nil, x402.ReasonPermit2AmountMismatch + amount.String() + " != " + a.Amount.String()
 	}
 	if amount.Cmp(a.Amount) > 0 {
 		return nil, x402.ReasonUptoExceedsMaximum + amount.String() + " > " + a.Amount.String()

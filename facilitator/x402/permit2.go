@@ -3,6 +3,7 @@ package x402
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // SchemeUpto is the x402 `upto` scheme: the buyer signs a Permit2 witness
@@ -25,6 +26,20 @@ func (p *Payment) PayloadJSON() (json.RawMessage, error) {
 		return nil, invalidPayment("Invalid payment payload: payload is missing")
 	}
 	return env.Payload, nil
+}
+
+// PayloadHas reports whether the payload's JSON text holds quoted (a key
+// with its quotes, `"permit2Authorization"`): a look at its shape before
+// it is parsed.
+func (p *Payment) PayloadHas(quoted string) bool {
+	switch {
+	case p.parsed != nil && p.parsed.raw != "":
+		return strings.Contains(p.parsed.raw, quoted)
+	case len(p.payload) > 0:
+		return bytes.Contains(p.payload, []byte(quoted))
+	}
+	raw, err := p.PayloadJSON()
+	return err == nil && bytes.Contains(raw, []byte(quoted))
 }
 
 // PayloadFrom is a Permit2 payload's permit2Authorization.from, when it
@@ -56,7 +71,7 @@ const (
 	// facilitator's /verify answers it with HTTP 412 (the upto spec's
 	// PERMIT2_ALLOWANCE_REQUIRED).
 	ReasonPermit2AllowanceRequired = "Permit2 allowance required: the payer must approve Permit2 (0x000000000022D473030F116dDEE9F6B43aC78BA3) on the token for at least the amount, once, then pay again"
-	ReasonPermit2Spender           = "Permit2 spender is not the x402 upto proxy"
+	ReasonPermit2Spender           = "Permit2 spender is not the x402 proxy of the payment's scheme"
 	ReasonPermit2Recipient         = "Permit2 witness.to does not match payTo address"
 	ReasonUptoFacilitator          = "Permit2 witness.facilitator is not a signer of this facilitator"
 	ReasonPermit2Expired           = "Permit2 deadline expired"
