@@ -31,6 +31,18 @@ const permit2CallsABIJSON = `[
   {"name":"owner","type":"address"},
   {"name":"witness","type":"tuple","components":[{"name":"to","type":"address"},{"name":"validAfter","type":"uint256"}]},
   {"name":"signature","type":"bytes"}],"outputs":[]},
+ {"type":"function","name":"settleWithPermit","stateMutability":"nonpayable","inputs":[
+  {"name":"permit2612","type":"tuple","components":[{"name":"value","type":"uint256"},{"name":"deadline","type":"uint256"},{"name":"r","type":"bytes32"},{"name":"s","type":"bytes32"},{"name":"v","type":"uint8"}]},
+  {"name":"permit","type":"tuple","components":[{"name":"permitted","type":"tuple","components":[{"name":"token","type":"address"},{"name":"amount","type":"uint256"}]},{"name":"nonce","type":"uint256"},{"name":"deadline","type":"uint256"}]},
+  {"name":"amount","type":"uint256"},{"name":"owner","type":"address"},
+  {"name":"witness","type":"tuple","components":[{"name":"to","type":"address"},{"name":"facilitator","type":"address"},{"name":"validAfter","type":"uint256"}]},
+  {"name":"signature","type":"bytes"}],"outputs":[]},
+ {"type":"function","name":"settleWithPermit","stateMutability":"nonpayable","inputs":[
+  {"name":"permit2612","type":"tuple","components":[{"name":"value","type":"uint256"},{"name":"deadline","type":"uint256"},{"name":"r","type":"bytes32"},{"name":"s","type":"bytes32"},{"name":"v","type":"uint8"}]},
+  {"name":"permit","type":"tuple","components":[{"name":"permitted","type":"tuple","components":[{"name":"token","type":"address"},{"name":"amount","type":"uint256"}]},{"name":"nonce","type":"uint256"},{"name":"deadline","type":"uint256"}]},
+  {"name":"owner","type":"address"},
+  {"name":"witness","type":"tuple","components":[{"name":"to","type":"address"},{"name":"validAfter","type":"uint256"}]},
+  {"name":"signature","type":"bytes"}],"outputs":[]},
  {"type":"error","name":"InvalidAmount","inputs":[{"name":"maxAmount","type":"uint256"}]},
  {"type":"error","name":"SignatureExpired","inputs":[{"name":"signatureDeadline","type":"uint256"}]},
  {"type":"error","name":"InvalidNonce","inputs":[]},
@@ -159,6 +171,112 @@ func ExactSettleArgs(input []byte) (a *Permit2Authorization, sig []byte, ok bool
 	}
 	return &Permit2Authorization{From: owner, Token: p.Permitted.Token, Amount: p.Permitted.Amount, Spender: ExactPermit2ProxyAddress,
 		Nonce: p.Nonce, Deadline: p.Deadline, To: w.To, ValidAfter: w.ValidAfter}, sig, true
+}
+
+// EIP2612Permit is a buyer's EIP-2612 permit of the token to Permit2
+// (eip2612GasSponsoring), as the proxies' settleWithPermit takes it.
+type EIP2612Permit struct {
+	Value    *big.Int
+	Deadline *big.Int
+	R, S     [32]byte
+	V        uint8
+}
+
+// SettleWithPermitCalldata is the proxy's settleWithPermit: the buyer's
+// EIP-2612 permit to Permit2 submitted first, then the settle (upto of
+// amount; exact of the whole permitted amount).
+func SettleWithPermitCalldata(p Permit2Proxy, permit *EIP2612Permit, a *Permit2Authorization, amount *big.Int, sig []byte) ([]byte, error) {
+	if err := a.check(p); err != nil {
+		return nil, err
+	}
+	if permit == nil || !uint256OK(permit.Value) || !uint256OK(permit.Deadline) {
+		return nil, errors.New("EIP-2612 permit value or deadline out of the uint256 range")
+	}
+	var pt permitTuple
+	pt.Permitted.Token, pt.Permitted.Amount, pt.Nonce, pt.Deadline = a.Token, a.Amount, a.Nonce, a.Deadline
+	if p == UptoPermit2 {
+		return Permit2CallsABI.Pack("settleWithPermit", permit, pt, amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
+	}
+	return Permit2CallsABI.Pack("settleWithPermit0", permit, pt, a.From, exactWitness{a.To, a.ValidAfter}, sig)
+}
+
+// SettleWithPermitArgs reads a proxy's settleWithPermit calldata back: the
+// authorization and the amount moved; ok is false for other calldata.
+func SettleWithPermitArgs(p Permit2Proxy, input []byte) (*Permit2Authorization, *big.Int, bool) {
+	m, err := Permit2CallsABI.MethodById(input)
+	name := "settleWithPermit0"
+	if p == UptoPermit2 {
+		name = "settleWithPermit"
+	}
+	if err != nil || m.Name != name {
+		return nil, nil, false
+	}
+	args, err := m.Inputs.Unpack(input[4:])
+	if err != nil || len(args) < 5 {
+		return nil, nil, false
+	}
+	pt, okP := abi.ConvertType(args[1], new(permitTuple)).(*permitTuple)
+	if !okP {
+		return nil, nil, false
+	}
+	a := &Permit2Authorization{Token: pt.Permitted.Token, Amount: pt.Permitted.Amount, Spender: p.Address(), Nonce: pt.Nonce, Deadline: pt.Deadline}
+	amount := a.Amount
+	rest := args[2:]
+	if p == UptoPermit2 {
+		if len(args) != 6 {
+			return nil, nil, false
+		}
+		var ok bool
+		if amount, ok = args[2].(*big.Int); !ok {
+			return nil, nil, false
+		}
+		rest = args[3:]
+		w, okW := abi.ConvertType(rest[1], new(uptoWitness)).(*uptoWitness)
+		if !okW {
+			return nil, nil, false
+		}
+		a.To, a.Facilitator, a.ValidAfter = w.To, w.Facilitator, w.ValidAfter
+	} else {
+		w, okW := abi.ConvertType(rest[1], new(exactWitness)).(*exactWitness)
+		if !okW {
+			return nil, nil, false
+		}
+		a.To, a.ValidAfter = w.To, w.ValidAfter
+	}
+	owner, okO := rest[0].(common.Address)
+	if !okO {
+		return nil, nil, false
+	}
+	a.From = owner
+	return a, amount, true
+}
+
+// ParseEIP2612Info reads an eip2612GasSponsoring extension's info (from,
+// asset, spender, amount, nonce, deadline, signature, version, as
+// @x402/evm 2.27 sends it): the permit, its owner, token and spender; ok
+// false when it is malformed.
+func ParseEIP2612Info(raw []byte) (permit *EIP2612Permit, from, asset, spender common.Address, ok bool) {
+	var info struct{ From, Asset, Spender, Amount, Nonce, Deadline, Signature, Version string }
+	if json.Unmarshal(raw, &info) != nil || info.Version == "" || info.Nonce == "" {
+		return nil, from, asset, spender, false
+	}
+	var okF, okA, okS bool
+	from, okF = x402.ParseAddress(info.From)
+	asset, okA = x402.ParseAddress(info.Asset)
+	spender, okS = x402.ParseAddress(info.Spender)
+	value, okV := parseUint256(info.Amount)
+	deadline, okD := parseUint256(info.Deadline)
+	sig, err := hexutil.Decode(info.Signature)
+	if !okF || !okA || !okS || !okV || !okD || err != nil || len(sig) != 65 || strings.HasPrefix(info.Amount, "0x") || strings.HasPrefix(info.Deadline, "0x") {
+		return nil, from, asset, spender, false
+	}
+	permit = &EIP2612Permit{Value: value, Deadline: deadline, V: sig[64]}
+	copy(permit.R[:], sig[:32])
+	copy(permit.S[:], sig[32:64])
+	if permit.V < 27 {
+		permit.V += 27
+	}
+	return permit, from, asset, spender, true
 }
 
 // The 4-byte selectors of the calls encoded by hand.

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -30,6 +31,8 @@ type PaymentOptions struct {
 	Nonce *big.Int
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Extensions are the payment's extensions (EIP2612Extension's), or nil.
+	Extensions map[string]any
 }
 
 // CreatePayment signs an upto payment of at most accepted.Amount for the
@@ -110,5 +113,39 @@ func createPayment(key *ecdsa.PrivateKey, proxy evm.Permit2Proxy, accepted x402.
 	if err != nil {
 		return "", err
 	}
-	return x402.EncodeBase64JSON(x402.PaymentPayloadV2{X402Version: x402.Version2, Resource: resource, Accepted: accepted, Payload: payload})
+	return x402.EncodeBase64JSON(x402.PaymentPayloadV2{X402Version: x402.Version2, Resource: resource, Accepted: accepted, Payload: payload, Extensions: opts.Extensions})
+}
+
+// EIP2612Extension signs the buyer's EIP-2612 permit of token (EIP-712
+// domain name and version, chainID) to Permit2 for value until deadline,
+// with the token's nonces(owner) nonce, and returns the payment's
+// extensions with it (eip2612GasSponsoring, as @x402/evm 2.27's client
+// sends it): the facilitator submits it with the settle, so the buyer
+// needs no approve transaction. value must be the payment's permitted
+// amount.
+func EIP2612Extension(key *ecdsa.PrivateKey, token common.Address, name, version string, chainID, nonce, value, deadline *big.Int) (map[string]any, error) {
+	owner := crypto.PubkeyToAddress(key.PublicKey)
+	td := apitypes.TypedData{
+		Types: apitypes.Types{
+			"EIP712Domain": evm.DomainTypes,
+			"Permit": {{Name: "owner", Type: "address"}, {Name: "spender", Type: "address"}, {Name: "value", Type: "uint256"},
+				{Name: "nonce", Type: "uint256"}, {Name: "deadline", Type: "uint256"}},
+		},
+		PrimaryType: "Permit",
+		Domain:      evm.Domain{Name: name, Version: version, ChainID: chainID, VerifyingContract: token}.TypedDataDomain(),
+		Message:     apitypes.TypedDataMessage{"owner": owner.Hex(), "spender": evm.Permit2Address.Hex(), "value": value, "nonce": nonce, "deadline": deadline},
+	}
+	digest, _, err := apitypes.TypedDataAndHash(td)
+	if err != nil {
+		return nil, err
+	}
+	sig, err := crypto.Sign(digest, key)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return map[string]any{x402.ExtEIP2612GasSponsoring: map[string]any{"info": map[string]any{
+		"from": owner.Hex(), "asset": token.Hex(), "spender": evm.Permit2Address.Hex(), "amount": value.String(),
+		"nonce": nonce.String(), "deadline": deadline.String(), "signature": hexutil.Encode(sig), "version": "1",
+	}}}, nil
 }

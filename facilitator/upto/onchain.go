@@ -37,9 +37,12 @@ const readsElems = 4
 func (b *bound) newReads(c *payment, amount *big.Int, estimate bool, from common.Address) (*reads, error) {
 	var data []byte
 	var err error
-	if b.upto() {
+	switch {
+	case c.permit != nil:
+		data, err = evm.SettleWithPermitCalldata(b.proxy, c.permit, c.a, amount, c.sig)
+	case b.upto():
 		data, err = evm.UptoSettleCalldata(c.a, amount, c.sig)
-	} else {
+	default:
 		data, err = evm.ExactSettleCalldata(c.a, c.sig)
 	}
 	if err != nil {
@@ -91,14 +94,15 @@ func (r *reads) state(elems []rpc.BatchElem, nonce [32]byte) (*state, error) {
 }
 
 // reason is the verdict of the reads for a payment of at most max, in the
-// upto spec's order: the nonce, the allowance to Permit2, the balance,
-// then the simulated settle. An error is a settle run that failed for
-// another reason than a revert: no verdict.
-func (b *bound) reason(st *state, max *big.Int) (string, error) {
+// upto spec's order: the nonce, the allowance to Permit2 (unless the
+// payment brings its EIP-2612 permit), the balance, then the simulated
+// settle. An error is a settle run that failed for another reason than a
+// revert: no verdict.
+func (b *bound) reason(st *state, c *payment, max *big.Int) (string, error) {
 	switch {
 	case st.used:
 		return x402.ErrTextAlreadyUsed, nil
-	case st.allowance.Cmp(max) < 0:
+	case st.allowance.Cmp(max) < 0 && c.permit == nil:
 		return x402.ReasonPermit2AllowanceRequired, nil
 	case st.balance.Cmp(max) < 0:
 		return x402.ErrTextInsufficientFunds, nil
@@ -119,6 +123,11 @@ func (b *bound) reason(st *state, max *big.Int) (string, error) {
 	case "InvalidSignature", "InvalidSigner", "InvalidSignatureLength", "InvalidContractSignature":
 		return x402.ReasonPermit2Signature, nil
 	case "TRANSFER_FROM_FAILED":
+		// Permit2 does not pass the token's reason on: the allowance (an
+		// EIP-2612 permit that did not take) or the balance.
+		if st.allowance.Cmp(max) < 0 {
+			return x402.ReasonPermit2AllowanceRequired, nil
+		}
 		return x402.ErrTextInsufficientFunds, nil
 	}
 	return x402.ReasonSimulationFailed(name), nil
@@ -139,7 +148,7 @@ func (b *bound) check(ctx context.Context, c *payment, amount *big.Int) (string,
 	if err != nil {
 		return "", nil, scheme.Unavailable("the chain of network "+b.Cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
-	reason, err := b.reason(st, c.a.Amount)
+	reason, err := b.reason(st, c, c.a.Amount)
 	return reason, st, err
 }
 

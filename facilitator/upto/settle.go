@@ -122,7 +122,7 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, amount *big.Int, 
 		return nil, scheme.Unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", b.Cfg.Name), err)
 	}
 	// The allowance and balance need only cover the charge.
-	reason, err := b.reason(st, amount)
+	reason, err := b.reason(st, c, amount)
 	if err == nil && reason == "" {
 		reason, err = b.reserve(ctx, c, amount, st)
 	}

@@ -71,6 +71,9 @@ func (s permit2Spent) MatchUse(payer common.Address, nonce [32]byte, to *common.
 // settleArgs reads a proxy's settle calldata back: the authorization and
 // the amount moved (exact: the whole permitted amount).
 func settleArgs(p evm.Permit2Proxy, input []byte) (*evm.Permit2Authorization, *big.Int, bool) {
+	if a, amount, ok := evm.SettleWithPermitArgs(p, input); ok {
+		return a, amount, true
+	}
 	if p == evm.UptoPermit2 {
 		a, amount, _, ok := evm.UptoSettleArgs(input)
 		return a, amount, ok

@@ -42,6 +42,31 @@ func (p *Payment) PayloadHas(quoted string) bool {
 	return err == nil && bytes.Contains(raw, []byte(quoted))
 }
 
+// ExtEIP2612GasSponsoring is the key of the eip2612GasSponsoring extension:
+// the buyer's EIP-2612 permit of the token to Permit2, which the
+// facilitator submits with the settle (the proxy's settleWithPermit), so a
+// buyer who never approved Permit2 needs no transaction of its own.
+const ExtEIP2612GasSponsoring = "eip2612GasSponsoring"
+
+// ExtensionInfo is extensions[name].info of a v2 payment, as sent; nil
+// when absent.
+func (p *Payment) ExtensionInfo(name string) json.RawMessage {
+	if p.X402Version != Version2 || len(p.extensions) == 0 {
+		return nil
+	}
+	var exts map[string]struct {
+		Info json.RawMessage `json:"info"`
+	}
+	if json.Unmarshal(p.extensions, &exts) != nil {
+		return nil
+	}
+	info := exts[name].Info
+	if len(info) == 0 || bytes.Equal(info, []byte("null")) {
+		return nil
+	}
+	return info
+}
+
 // PayloadFrom is a Permit2 payload's permit2Authorization.from, when it
 // is an address; "" otherwise.
 func PayloadFrom(p *Payment) string {
@@ -81,6 +106,12 @@ const (
 	// ReasonUptoExceedsMaximum prefixes the settle text of a charge above
 	// the buyer's signed maximum.
 	ReasonUptoExceedsMaximum = "Settle amount exceeds the authorized maximum: "
+	// The refusals of an eip2612GasSponsoring extension.
+	ReasonEIP2612Format  = "eip2612GasSponsoring: the extension's info is malformed"
+	ReasonEIP2612From    = "eip2612GasSponsoring: the permit's owner is not the payer"
+	ReasonEIP2612Asset   = "eip2612GasSponsoring: the permit is not for the asset"
+	ReasonEIP2612Spender = "eip2612GasSponsoring: the permit's spender is not Permit2"
+	ReasonEIP2612Expired = "eip2612GasSponsoring: the permit's deadline has passed"
 	// ReasonPermit2AmountMismatch prefixes the verify text of a permitted
 	// amount other than the requirements' amount (the maximum).
 	ReasonPermit2AmountMismatch = "Permit2 permitted.amount does not match the amount: "
@@ -98,6 +129,11 @@ const (
 	CodePermit2Token             = "permit2_token_mismatch"
 	CodePermit2Signature         = "invalid_permit2_signature"
 	CodeUptoExceedsMaximum       = "invalid_upto_evm_payload_settlement_exceeds_amount"
+	CodeEIP2612Format            = "invalid_eip2612_extension_format"
+	CodeEIP2612From              = "eip2612_from_mismatch"
+	CodeEIP2612Asset             = "eip2612_asset_mismatch"
+	CodeEIP2612Spender           = "eip2612_spender_not_permit2"
+	CodeEIP2612Expired           = "eip2612_deadline_expired"
 )
 
 func init() {
@@ -112,5 +148,10 @@ func init() {
 		{ReasonPermit2Signature, CodePermit2Signature},
 		{ReasonUptoExceedsMaximum, CodeUptoExceedsMaximum},
 		{ReasonPermit2AmountMismatch, CodePermit2AmountMismatch},
+		{ReasonEIP2612Format, CodeEIP2612Format},
+		{ReasonEIP2612From, CodeEIP2612From},
+		{ReasonEIP2612Asset, CodeEIP2612Asset},
+		{ReasonEIP2612Spender, CodeEIP2612Spender},
+		{ReasonEIP2612Expired, CodeEIP2612Expired},
 	}...)
 }
