@@ -401,6 +401,14 @@ func (f *Facilitator) Supported() *SupportedResponse {
 		}
 	}
 	out.Signers["eip155:*"] = signers
+	// A Permit2 scheme served takes the buyer's EIP-2612 permit with its
+	// payment (settled through the proxy's settleWithPermit).
+	for _, n := range f.networks {
+		if f.bound[boundKey{n, x402.SchemeUpto}] != nil || len(f.flavours[boundKey{n, x402.SchemeExact}]) > 0 {
+			out.Extensions = []string{x402.ExtEIP2612GasSponsoring}
+			break
+		}
+	}
 	return out
 }
 
