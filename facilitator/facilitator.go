@@ -1,10 +1,11 @@
-// Package facilitator is the x402 verify/settle core: it checks EIP-3009
-// transferWithAuthorization payments signed as EIP-712 typed data and
-// settles them on EVM chains, paying the gas from its own signer keys.
+// Package facilitator is the x402 verify/settle core: it checks signed
+// payments and settles them on EVM chains, paying the gas from its own
+// signer keys. What a payment is belongs to its scheme's package (`exact`:
+// EIP-3009 transferWithAuthorization signed as EIP-712 typed data).
 //
 // It is usable from any Go program: New builds a Facilitator from a Config,
-// Verify and Settle are its operations, and Handler serves the HTTP API of
-// the facilitator interface specification.
+// Verify and Settle are its operations, and facilitator/httpapi serves the
+// HTTP API of the facilitator interface specification.
 //
 // The core knows payments only through package scheme: each request is
 // routed (dispatch.go) to the scheme bound to its network, registered by
