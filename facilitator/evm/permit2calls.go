@@ -383,19 +383,19 @@ func Permit2RevertName(err error) (name string, ok bool) {
 }
 
 // permit2PayloadJSON is the payload of a Permit2 payment as the x402
-// clients send it.
+// clients send it (flat structs: a missing object reads as empty strings).
 type permit2PayloadJSON struct {
-	Signature     *string `json:"signature"`
-	Authorization *struct {
+	Signature     string `json:"signature"`
+	Authorization struct {
 		From      string `json:"from"`
-		Permitted *struct {
+		Permitted struct {
 			Token  string `json:"token"`
 			Amount string `json:"amount"`
 		} `json:"permitted"`
 		Spender  string `json:"spender"`
 		Nonce    string `json:"nonce"`
 		Deadline string `json:"deadline"`
-		Witness  *struct {
+		Witness  struct {
 			To          string `json:"to"`
 			Facilitator string `json:"facilitator"`
 			ValidAfter  string `json:"validAfter"`
@@ -416,11 +416,11 @@ func ParsePermit2Payload(raw []byte, upto bool) (*Permit2Authorization, []byte, 
 	if err := json.Unmarshal(raw, &pj); err != nil {
 		return nil, nil, bad("payload must be a JSON object with signature and permit2Authorization")
 	}
-	pa := pj.Authorization
-	if pj.Signature == nil || pa == nil || pa.Permitted == nil || pa.Witness == nil {
+	pa := &pj.Authorization
+	if pj.Signature == "" || pa.From == "" || pa.Permitted.Token == "" || pa.Witness.To == "" {
 		return nil, nil, bad("signature and permit2Authorization (with permitted and witness) are required")
 	}
-	sig, err := hexutil.Decode(*pj.Signature)
+	sig, err := hexutil.Decode(pj.Signature)
 	if err != nil || len(sig) == 0 || len(sig) > x402.MaxSignatureBytes {
 		return nil, nil, bad("signature must be 0x-prefixed hex")
 	}
