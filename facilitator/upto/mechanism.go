@@ -7,8 +7,12 @@
 // checks the signature, the window, the payer's Permit2 allowance and
 // balance and simulates the settle at the maximum; settle journals and
 // sends the proxy's settle(permit, amount, owner, witness, signature)
-// through the network's engine, as exact does its transfers. It registers
-// itself in package scheme; the core knows it only as a scheme.Bound.
+// through the network's engine, as exact does its transfers. The same
+// pipeline serves exact through Permit2 (exactpermit2.go, a
+// scheme.Flavour of exact) with the x402 exact proxy, and the
+// eip2612GasSponsoring extension (the proxies' settleWithPermit) for both.
+// It registers itself in package scheme; the core knows it only as a
+// scheme.Bound.
 package upto
 
 import (

@@ -9,7 +9,7 @@ import (
 // X402Version is the only protocol version this facilitator speaks.
 const X402Version = 1
 
-// SchemeExact is the only payment scheme: pay exactly maxAmountRequired.
+// SchemeExact is the x402 exact scheme: pay exactly maxAmountRequired.
 const SchemeExact = "exact"
 
 // Settlement events, as the interface specification names them.
