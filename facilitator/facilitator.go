@@ -106,6 +106,9 @@ type Facilitator struct {
 	networks []*network.Network
 	byName   map[string]*network.Network
 	bound    map[boundKey]scheme.Bound // the schemes bound to each network
+	// flavours are the flavours bound to each network, by the scheme they
+	// serve (scheme.Flavour).
+	flavours map[boundKey][]flavourBound
 	logger   *zap.Logger
 	started  time.Time
 
@@ -143,6 +146,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	f := &Facilitator{
 		byName:        map[string]*network.Network{},
 		bound:         map[boundKey]scheme.Bound{},
+		flavours:      map[boundKey][]flavourBound{},
 		logger:        cfg.Logger,
 		started:       time.Now(),
 		settleTimeout: orDefault(cfg.SettleTimeout, 30*time.Second),
@@ -241,10 +245,12 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		return nil, err
 	}
 	// Each scheme of the network's family readies itself on it; the
-	// engine asks the first about authorizations on chain and tells it of
+	// engine asks each about its own authorizations on chain (the first's
+	// serves the records that name no scheme) and tells it of its
 	// reverted settlements.
 	var spent engine.Spent
-	var reverted func(*engine.Revert)
+	spents := map[string]engine.Spent{}
+	onRevert := map[string]func(*engine.Revert){}
 	for _, m := range scheme.All() {
 		if m.Family() != n.Family() {
 			continue
@@ -254,15 +260,32 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			n.Close()
 			return nil, err
 		}
-		f.bound[boundKey{n, m.Name()}] = b
-		if spent == nil {
-			spent = b.Spent()
-			if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
-				reverted = rw.Reverted
-			}
+		if b == nil {
+			continue // the scheme declined the network (upto without Permit2)
+		}
+		if fl, ok := m.(scheme.Flavour); ok {
+			k := boundKey{n, fl.Of()}
+			f.flavours[k] = append(f.flavours[k], flavourBound{fl, b})
+		} else {
+			f.bound[boundKey{n, m.Name()}] = b
+		}
+		spents[m.Name()] = b.Spent()
+		key := m.Name()
+		if _, fl := m.(scheme.Flavour); spent == nil && !fl {
+			spent, key = b.Spent(), ""
+		}
+		if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
+			onRevert[key] = rw.Reverted
 		}
 	}
-	if err := n.StartEngine(ctx, env, spent, reverted); err != nil {
+	reverted := func(rv *engine.Revert) {
+		if h := onRevert[rv.Record.Scheme]; h != nil {
+			h(rv)
+			return
+		}
+		rv.Release()
+	}
+	if err := n.StartEngine(ctx, env, spent, spents, reverted); err != nil {
 		n.Close()
 		return nil, err
 	}
@@ -357,13 +380,20 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
+			if v2, ok := f.bound[boundKey{n, name}].(interface{ V2Only() bool }); ok && v2.V2Only() {
+				continue // a scheme x402 v1 has not (upto)
+			}
 			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: name, Network: n.Cfg.Name})
 		}
 	}
 	signers := []string{}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
-			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)})
+			k := SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)}
+			if x, ok := f.bound[boundKey{n, name}].(interface{ SupportedExtra() any }); ok {
+				k.Extra = x.SupportedExtra()
+			}
+			out.Kinds = append(out.Kinds, k)
 		}
 		for _, s := range n.Engine.Signers() {
 			if !slices.Contains(signers, s.Hex()) {
@@ -372,6 +402,14 @@ func (f *Facilitator) Supported() *SupportedResponse {
 		}
 	}
 	out.Signers["eip155:*"] = signers
+	// A Permit2 scheme served takes the buyer's EIP-2612 permit with its
+	// payment (settled through the proxy's settleWithPermit).
+	for _, n := range f.networks {
+		if f.bound[boundKey{n, x402.SchemeUpto}] != nil || len(f.flavours[boundKey{n, x402.SchemeExact}]) > 0 {
+			out.Extensions = []string{x402.ExtEIP2612GasSponsoring}
+			break
+		}
+	}
 	return out
 }
 

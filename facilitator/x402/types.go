@@ -9,7 +9,7 @@ import (
 // X402Version is the only protocol version this facilitator speaks.
 const X402Version = 1
 
-// SchemeExact is the only payment scheme: pay exactly maxAmountRequired.
+// SchemeExact is the x402 exact scheme: pay exactly maxAmountRequired.
 const SchemeExact = "exact"
 
 // Settlement events, as the interface specification names them.
@@ -139,6 +139,9 @@ type SupportedKind struct {
 	X402Version int    `json:"x402Version"`
 	Scheme      string `json:"scheme"`
 	Network     string `json:"network"`
+	// Extra is what the scheme announces for its requirements' extra
+	// (upto: facilitatorAddress, the token's name and version).
+	Extra any `json:"extra,omitempty"`
 }
 
 // SupportedResponse is the body of GET /v2/x402/supported.
