@@ -1,0 +1,374 @@
+package paywall
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/ethereum/go-ethereum/common"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// Payment schemes a route can take.
+const (
+	// SchemeExact charges the price, whatever the upstream answers.
+	SchemeExact = "exact"
+	// SchemeUpto lets the buyer sign for a maximum (a Permit2 permit to
+	// the x402 upto proxy) and charges what the upstream's answer says
+	// was used (meter.go).
+	SchemeUpto = "upto"
+)
+
+// Metering is the scheme of a route and, for upto, how the charge is read
+// from the upstream's answer.
+type Metering struct {
+	// Scheme is the payment scheme: "exact" (default) charges the price;
+	// "upto" makes price (or amount) the maximum the buyer signs for and
+	// charges what was used: the upstream's Settlement-Overrides header
+	// ({"amount": "1234" | "$0.05" | "50%"}, removed from the answer),
+	// else the meter, else the maximum. Nothing is charged for an answer
+	// with a status of 400 or more. upto needs x402 version 2 buyers and
+	// a facilitator that lists upto for the network.
+	Scheme string `json:"scheme,omitempty"`
+
+	// Meter reads the charge of an upto payment from the answer's JSON
+	// when the upstream sends no Settlement-Overrides.
+	Meter *Meter `json:"meter,omitempty"`
+
+	// MeterMaxBytes bounds what the paywall keeps of an upto answer: the
+	// JSON body the meter reads (and, with settle before, the answer held
+	// until the charge is settled), or one server-sent event. Past it the
+	// meter cannot read the answer and the charge is the maximum (logged);
+	// an event over it is skipped. Default 1 MiB.
+	MeterMaxBytes int `json:"meter_max_bytes,omitempty"`
+}
+
+// upto reports whether the route takes upto payments.
+func (m *Metering) upto() bool { return m.Scheme == SchemeUpto }
+
+// maxBytes is MeterMaxBytes or its default.
+func (m *Metering) maxBytes() int {
+	if m.MeterMaxBytes > 0 {
+		return m.MeterMaxBytes
+	}
+	return DefaultMeterMaxBytes
+}
+
+// validateMetering checks the scheme's settings.
+func (h *Handler) validateMetering() error {
+	switch h.Scheme {
+	case "", SchemeExact, SchemeUpto:
+	default:
+		return fmt.Errorf("x402: scheme must be %q or %q, got %q", SchemeExact, SchemeUpto, h.Scheme)
+	}
+	if h.MeterMaxBytes < 0 {
+		return fmt.Errorf("x402: meter_max_bytes must not be negative, got %d", h.MeterMaxBytes)
+	}
+	if !h.upto() {
+		if h.Meter != nil || h.MeterMaxBytes != 0 {
+			return errors.New("x402: meter and meter_max_bytes are for scheme upto: an exact route charges its price whatever the answer")
+		}
+		return nil
+	}
+	if h.Meter != nil {
+		if err := h.Meter.validate(); err != nil {
+			return err
+		}
+	}
+	if h.Window.Access != 0 {
+		return errors.New("x402: access does not go with scheme upto: an upto payment pays for one metered answer, not for a time")
+	}
+	if h.Facilitator != "" {
+		return errors.New("x402: scheme upto needs the x402 app's facilitator for now (the upto facilitator address is read from it): remove facilitator")
+	}
+	return nil
+}
+
+// unmarshalMeterOption reads scheme, meter and meter_max_bytes.
+func (h *Handler) unmarshalMeterOption(d *caddyfile.Dispenser, opt string) (bool, error) {
+	switch opt {
+	case "scheme":
+		v, err := httpx.OneArg(d)
+		if err != nil {
+			return true, err
+		}
+		h.Scheme = v
+	case "meter":
+		args := d.RemainingArgs()
+		if len(args) != 3 || args[0] != "json" {
+			return true, d.Errf("x402: meter takes json <dotted path> <unit price>, such as meter json usage.total_tokens 0.000002")
+		}
+		h.Meter = &Meter{Kind: args[0], Path: args[1], UnitPrice: args[2]}
+	case "meter_max_bytes":
+		v, err := httpx.OneArg(d)
+		if err != nil {
+			return true, err
+		}
+		n, err := parseByteSize(v)
+		if err != nil {
+			return true, d.Errf("x402: meter_max_bytes %q: %v", v, err)
+		}
+		h.MeterMaxBytes = n
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// parseByteSize reads a size: bytes, or with KiB, MiB (or KB, MB).
+func parseByteSize(s string) (int, error) {
+	mult := 1
+	for _, u := range []struct {
+		suffix string
+		mult   int
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"KB", 1000}, {"MB", 1000 * 1000}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil || n <= 0 || n > (1<<30)/mult {
+		return 0, errors.New("want a positive size up to 1 GiB, such as 1MiB or 65536")
+	}
+	return n * mult, nil
+}
+
+// provisionUpto makes the route's options upto ones: scheme upto, and the
+// extra the published clients need (assetTransferMethod permit2 and the
+// facilitator's address, which the buyer's permit names as the one that
+// may settle it), read from the facilitator's supported kinds.
+func (h *Handler) provisionUpto() error {
+	if !h.upto() {
+		return nil
+	}
+	if h.app == nil || h.app.Facilitator() == nil {
+		return errors.New("x402: scheme upto needs the x402 app's facilitator")
+	}
+	kinds, err := supportedExtras(h.app.Facilitator().Supported())
+	if err != nil {
+		return fmt.Errorf("x402: reading the facilitator's supported kinds: %w", err)
+	}
+	for i := range h.pricing.options {
+		opt := &h.pricing.options[i]
+		addr := ""
+		for _, k := range kinds {
+			if k.Scheme == SchemeUpto && (strings.EqualFold(k.Network, opt.reqs.Network) || (opt.caip2 != "" && k.Network == opt.caip2)) {
+				if a, _ := k.Extra["facilitatorAddress"].(string); common.IsHexAddress(a) {
+					addr = common.HexToAddress(a).Hex()
+					break
+				}
+			}
+		}
+		if addr == "" {
+			return fmt.Errorf("x402: scheme upto on network %q: the facilitator does not offer upto there (no upto kind with extra.facilitatorAddress in its supported kinds); the network needs Permit2 and the x402 upto proxy", opt.reqs.Network)
+		}
+		if opt.caip2 == "" {
+			return fmt.Errorf("x402: scheme upto on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
+		}
+		opt.reqs.Scheme = SchemeUpto
+		opt.extraV2 = map[string]any{"assetTransferMethod": "permit2", "facilitatorAddress": addr}
+	}
+	return nil
+}
+
+// supportedKindExtra is a supported kind with its extra, read from the
+// facilitator's answer as JSON so that any extra it states is seen.
+type supportedKindExtra struct {
+	Scheme  string         `json:"scheme"`
+	Network string         `json:"network"`
+	Extra   map[string]any `json:"extra"`
+}
+
+func supportedExtras(s *facilitator.SupportedResponse) ([]supportedKindExtra, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Kinds []supportedKindExtra `json:"kinds"`
+	}
+	err = json.Unmarshal(b, &out)
+	return out.Kinds, err
+}
+
+// permit2PayloadJSON is an upto payment's payload, as @x402/evm signs it.
+type permit2PayloadJSON struct {
+	Signature            string `json:"signature"`
+	Permit2Authorization *struct {
+		From      string `json:"from"`
+		Permitted struct {
+			Token  string  `json:"token"`
+			Amount numText `json:"amount"`
+		} `json:"permitted"`
+		Spender  string  `json:"spender"`
+		Nonce    numText `json:"nonce"`
+		Deadline numText `json:"deadline"`
+		Witness  struct {
+			To          string  `json:"to"`
+			Facilitator string  `json:"facilitator"`
+			ValidAfter  numText `json:"validAfter"`
+		} `json:"witness"`
+	} `json:"permit2Authorization"`
+}
+
+// numText is a JSON number or a string holding one, kept as text.
+type numText string
+
+func (n *numText) UnmarshalJSON(b []byte) error {
+	var s string
+	if len(b) > 0 && b[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	} else {
+		s = string(b)
+	}
+	*n = numText(strings.TrimSpace(s))
+	return nil
+}
+
+func (n numText) uint256(field string) (*big.Int, error) {
+	v, ok := new(big.Int).SetString(string(n), 10)
+	if !ok || v.Sign() < 0 || v.BitLen() > 256 {
+		return nil, &facilitator.InvalidPaymentError{Reason: "invalid payload: permit2Authorization." + field + " is not a uint256"}
+	}
+	return v, nil
+}
+
+// parsePayment reads the payload of a payment for this route: EIP-3009 for
+// exact, a Permit2 witness transfer for upto, whose fields the paywall
+// keeps as an authorization (payer, witness.to, the permitted maximum,
+// validAfter, the deadline as validBefore, the nonce as 32 bytes) so that
+// its records, claims and refusals key it by payer and nonce as any other.
+func (h *Handler) parsePayment(payment *facilitator.Payment, header string) error {
+	if !h.upto() {
+		return payment.ParsePayload()
+	}
+	if payment.Scheme != SchemeUpto {
+		return &facilitator.InvalidPaymentError{Reason: facilitator.ReasonUnsupportedScheme(payment.Scheme)}
+	}
+	var env struct {
+		Payload permit2PayloadJSON `json:"payload"`
+	}
+	if err := x402.DecodeBase64JSON(header, &env); err != nil || env.Payload.Permit2Authorization == nil {
+		return &facilitator.InvalidPaymentError{Reason: "invalid payload: an upto payment carries signature and permit2Authorization"}
+	}
+	p := env.Payload.Permit2Authorization
+	for _, a := range []struct{ name, v string }{{"from", p.From}, {"permitted.token", p.Permitted.Token}, {"witness.to", p.Witness.To}} {
+		if !common.IsHexAddress(a.v) {
+			return &facilitator.InvalidPaymentError{Reason: "invalid payload: permit2Authorization." + a.name + " is not an address"}
+		}
+	}
+	amount, err := p.Permitted.Amount.uint256("permitted.amount")
+	if err != nil {
+		return err
+	}
+	nonce, err := p.Nonce.uint256("nonce")
+	if err != nil {
+		return err
+	}
+	deadline, err := p.Deadline.uint256("deadline")
+	if err != nil {
+		return err
+	}
+	after, err := p.Witness.ValidAfter.uint256("witness.validAfter")
+	if err != nil {
+		return err
+	}
+	sig := common.FromHex(env.Payload.Signature)
+	if len(sig) == 0 || len(sig) > x402.MaxSignatureBytes {
+		return &facilitator.InvalidPaymentError{Reason: facilitator.ReasonInvalidSignature}
+	}
+	a := &payment.Authorization
+	a.From, a.To = common.HexToAddress(p.From), common.HexToAddress(p.Witness.To)
+	a.Value, a.ValidAfter, a.ValidBefore = amount, after, deadline
+	nonce.FillBytes(a.Nonce[:])
+	payment.Signature, payment.Asset, payment.Value = sig, p.Permitted.Token, amount.String()
+	return nil
+}
+
+// serveUpto serves a verified-to-be upto payment: verify at the maximum,
+// run the upstream with the answer metered (meter_writer.go), settle the
+// charge: before the answer goes out (settle before), or when it has
+// ended (settle after, the receipt in a trailer).
+func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte, id string, pid *paymentID, lost *lostPayment) error {
+	if ok, err := h.verifyPayment(w, r, req, payment, refusal, lost); !ok {
+		return err
+	}
+	sl := h.pricing.saleOf(r)
+	r.Header.Set(httpx.HeaderFrom, payment.Authorization.From.Hex())
+	r.Header.Set(httpx.HeaderValue, sl.part().reqs.MaxAmountRequired)
+	r.Header.Set(httpx.HeaderNetwork, sl.network())
+	mw := h.newMeterWriter(w, r, req, id, pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment),
+		ValidBefore: payment.Authorization.ValidBefore.String()}))
+	err := next.ServeHTTP(mw, r)
+	return mw.finish(err)
+}
+
+// chargeRule is how a route turns its answer into a charge on one option.
+type chargeRule struct {
+	max      *big.Int
+	decimals uint8
+	unit     *big.Rat // the meter's unit price in smallest units; nil without a meter
+}
+
+// chargeRuleOf is the rule of a request's sale.
+func (h *Handler) chargeRuleOf(r *http.Request) chargeRule {
+	sl := h.pricing.saleOf(r)
+	opt := &h.pricing.options[sl.opt]
+	max, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
+	if max == nil {
+		max = new(big.Int)
+	}
+	cr := chargeRule{max: max, decimals: opt.decimals}
+	if h.Meter != nil {
+		unit, _ := parseUnitPrice(h.Meter.UnitPrice) // validated
+		if h.pricing.whole {
+			unit = new(big.Rat).Mul(unit, new(big.Rat).SetInt(pow10(opt.decimals)))
+		}
+		cr.unit = unit
+	}
+	return cr
+}
+
+// metered is the charge of a meter reading: count x unit price, rounded
+// up to a smallest unit.
+func (cr chargeRule) metered(count *big.Rat) *big.Int {
+	return ceilRat(new(big.Rat).Mul(count, cr.unit))
+}
+
+// withAmount is a copy of a request asking to settle amount (the charge),
+// as the x402 reference servers settle an upto payment: the requirements'
+// amount at settle is the charge.
+func withAmount(req *facilitator.Request, amount string) *facilitator.Request {
+	out := *req
+	out.PaymentRequirements.MaxAmountRequired = amount
+	if req.RequirementsV2 != nil {
+		v2 := *req.RequirementsV2
+		v2.Amount = amount
+		out.RequirementsV2 = &v2
+	}
+	return &out
+}
+
+// capCharge caps a charge at the maximum, logging a charge above it.
+func (h *Handler) capCharge(r *http.Request, charge, max *big.Int, source string) *big.Int {
+	if charge.Cmp(max) <= 0 {
+		return charge
+	}
+	h.logger.Warn("the upstream's answer asks for more than the buyer's maximum; charging the maximum",
+		zap.String("source", source), zap.String("charge", charge.String()), zap.String("maximum", max.String()),
+		zap.String("uri", r.RequestURI))
+	return new(big.Int).Set(max)
+}
