@@ -15,6 +15,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -25,7 +26,7 @@ const (
 	// SchemeUpto lets the buyer sign for a maximum (a Permit2 permit to
 	// the x402 upto proxy) and charges what the upstream's answer says
 	// was used (meter.go).
-	SchemeUpto = "upto"
+	SchemeUpto = x402.SchemeUpto
 )
 
 // Metering is the scheme of a route and, for upto, how the charge is read
@@ -201,99 +202,29 @@ func supportedExtras(s *facilitator.SupportedResponse) ([]supportedKindExtra, er
 	return out.Kinds, err
 }
 
-// permit2PayloadJSON is an upto payment's payload, as @x402/evm signs it.
-type permit2PayloadJSON struct {
-	Signature            string `json:"signature"`
-	Permit2Authorization *struct {
-		From      string `json:"from"`
-		Permitted struct {
-			Token  string  `json:"token"`
-			Amount numText `json:"amount"`
-		} `json:"permitted"`
-		Spender  string  `json:"spender"`
-		Nonce    numText `json:"nonce"`
-		Deadline numText `json:"deadline"`
-		Witness  struct {
-			To          string  `json:"to"`
-			Facilitator string  `json:"facilitator"`
-			ValidAfter  numText `json:"validAfter"`
-		} `json:"witness"`
-	} `json:"permit2Authorization"`
-}
-
-// numText is a JSON number or a string holding one, kept as text.
-type numText string
-
-func (n *numText) UnmarshalJSON(b []byte) error {
-	var s string
-	if len(b) > 0 && b[0] == '"' {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-	} else {
-		s = string(b)
-	}
-	*n = numText(strings.TrimSpace(s))
-	return nil
-}
-
-func (n numText) uint256(field string) (*big.Int, error) {
-	v, ok := new(big.Int).SetString(string(n), 10)
-	if !ok || v.Sign() < 0 || v.BitLen() > 256 {
-		return nil, &facilitator.InvalidPaymentError{Reason: "invalid payload: permit2Authorization." + field + " is not a uint256"}
-	}
-	return v, nil
-}
-
 // parsePayment reads the payload of a payment for this route: EIP-3009 for
 // exact, a Permit2 witness transfer for upto, whose fields the paywall
 // keeps as an authorization (payer, witness.to, the permitted maximum,
 // validAfter, the deadline as validBefore, the nonce as 32 bytes) so that
 // its records, claims and refusals key it by payer and nonce as any other.
-func (h *Handler) parsePayment(payment *facilitator.Payment, header string) error {
+func (h *Handler) parsePayment(payment *facilitator.Payment) error {
 	if !h.upto() {
 		return payment.ParsePayload()
 	}
 	if payment.Scheme != SchemeUpto {
 		return &facilitator.InvalidPaymentError{Reason: facilitator.ReasonUnsupportedScheme(payment.Scheme)}
 	}
-	var env struct {
-		Payload permit2PayloadJSON `json:"payload"`
-	}
-	if err := x402.DecodeBase64JSON(header, &env); err != nil || env.Payload.Permit2Authorization == nil {
-		return &facilitator.InvalidPaymentError{Reason: "invalid payload: an upto payment carries signature and permit2Authorization"}
-	}
-	p := env.Payload.Permit2Authorization
-	for _, a := range []struct{ name, v string }{{"from", p.From}, {"permitted.token", p.Permitted.Token}, {"witness.to", p.Witness.To}} {
-		if !common.IsHexAddress(a.v) {
-			return &facilitator.InvalidPaymentError{Reason: "invalid payload: permit2Authorization." + a.name + " is not an address"}
-		}
-	}
-	amount, err := p.Permitted.Amount.uint256("permitted.amount")
+	raw, err := payment.PayloadJSON()
 	if err != nil {
 		return err
 	}
-	nonce, err := p.Nonce.uint256("nonce")
+	p, sig, err := evm.ParsePermit2Payload(raw, true)
 	if err != nil {
 		return err
-	}
-	deadline, err := p.Deadline.uint256("deadline")
-	if err != nil {
-		return err
-	}
-	after, err := p.Witness.ValidAfter.uint256("witness.validAfter")
-	if err != nil {
-		return err
-	}
-	sig := common.FromHex(env.Payload.Signature)
-	if len(sig) == 0 || len(sig) > x402.MaxSignatureBytes {
-		return &facilitator.InvalidPaymentError{Reason: facilitator.ReasonInvalidSignature}
 	}
 	a := &payment.Authorization
-	a.From, a.To = common.HexToAddress(p.From), common.HexToAddress(p.Witness.To)
-	a.Value, a.ValidAfter, a.ValidBefore = amount, after, deadline
-	nonce.FillBytes(a.Nonce[:])
-	payment.Signature, payment.Asset, payment.Value = sig, p.Permitted.Token, amount.String()
+	a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce = p.From, p.To, p.Amount, p.ValidAfter, p.Deadline, evm.NonceBytes(p.Nonce)
+	payment.Signature, payment.Asset, payment.Value = sig, p.Token.Hex(), p.Amount.String()
 	return nil
 }
 
