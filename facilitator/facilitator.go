@@ -254,6 +254,9 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			n.Close()
 			return nil, err
 		}
+		if b == nil {
+			continue // the scheme declined the network (upto without Permit2)
+		}
 		f.bound[boundKey{n, m.Name()}] = b
 		spents[m.Name()] = b.Spent()
 		if spent == nil {
@@ -364,7 +367,11 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	signers := []string{}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
-			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)})
+			k := SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)}
+			if x, ok := f.bound[boundKey{n, name}].(interface{ SupportedExtra() any }); ok {
+				k.Extra = x.SupportedExtra()
+			}
+			out.Kinds = append(out.Kinds, k)
 		}
 		for _, s := range n.Engine.Signers() {
 			if !slices.Contains(signers, s.Hex()) {

@@ -96,3 +96,12 @@ type Claim interface {
 	// Release gives it back unsettled; after Settle it does nothing.
 	Release()
 }
+
+// MeteredClaim is a Claim whose settle may move less than it holds (upto:
+// the charge metered after the upstream answered, at most the maximum the
+// buyer signed; 0 moves nothing).
+type MeteredClaim interface {
+	Claim
+	// SettleAmount settles amount within the settle timeout from now.
+	SettleAmount(ctx context.Context, amount *big.Int) (*x402.SettleResponse, error)
+}

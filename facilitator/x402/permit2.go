@@ -24,6 +24,27 @@ func (p *Payment) PayloadJSON() (json.RawMessage, error) {
 	return env.Payload, nil
 }
 
+// PayloadFrom is a Permit2 payload's permit2Authorization.from, when it
+// is an address; "" otherwise.
+func PayloadFrom(p *Payment) string {
+	raw, err := p.PayloadJSON()
+	if err != nil {
+		return ""
+	}
+	var pl struct {
+		Authorization struct {
+			From string `json:"from"`
+		} `json:"permit2Authorization"`
+	}
+	if json.Unmarshal(raw, &pl) != nil {
+		return ""
+	}
+	if a, ok := ParseAddress(pl.Authorization.From); ok {
+		return a.Hex()
+	}
+	return ""
+}
+
 // The verify reasons and settle texts of payments through Permit2 (upto),
 // with the codes of the x402 reference facilitators (@x402/evm 2.27).
 const (

@@ -139,6 +139,9 @@ type SupportedKind struct {
 	X402Version int    `json:"x402Version"`
 	Scheme      string `json:"scheme"`
 	Network     string `json:"network"`
+	// Extra is what the scheme announces for its requirements' extra
+	// (upto: facilitatorAddress, the token's name and version).
+	Extra any `json:"extra,omitempty"`
 }
 
 // SupportedResponse is the body of GET /v2/x402/supported.
