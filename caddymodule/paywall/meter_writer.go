@@ -46,6 +46,7 @@ type meterWriter struct {
 	h     *Handler
 	r     *http.Request
 	req   *facilitator.Request
+	res   *facilitator.Reservation // the payment held by the embedded facilitator, or nil
 	id    string
 	rec   *redemption
 	rule  chargeRule
@@ -64,9 +65,9 @@ type meterWriter struct {
 	upgraded bool
 }
 
-func (h *Handler) newMeterWriter(w http.ResponseWriter, r *http.Request, req *facilitator.Request, id string, rec *redemption) *meterWriter {
+func (h *Handler) newMeterWriter(w http.ResponseWriter, r *http.Request, req *facilitator.Request, res *facilitator.Reservation, id string, rec *redemption) *meterWriter {
 	return &meterWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
-		h: h, r: r, req: req, id: id, rec: rec, rule: h.chargeRuleOf(r), after: h.settleAfter, max: h.maxBytes()}
+		h: h, r: r, req: req, res: res, id: id, rec: rec, rule: h.chargeRuleOf(r), after: h.settleAfter, max: h.maxBytes()}
 }
 
 // WriteHeader decides, at the upstream's status, how the answer goes.
@@ -177,7 +178,7 @@ func (mw *meterWriter) settle() (*facilitator.SettleResponse, error) {
 	if err := h.redeem.Store().Put(mw.id, rec); err != nil {
 		return nil, fmt.Errorf("x402: writing the redemption store: %w", err)
 	}
-	sr, err := h.settle(mw.r, withAmount(mw.req, charge.String()), nil)
+	sr, err := h.settleCharge(mw.r, mw.req, mw.res, charge)
 	switch {
 	case err != nil:
 		h.settleFailed(mw.id, err)

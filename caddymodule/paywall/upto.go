@@ -1,6 +1,7 @@
 package paywall
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -155,23 +156,21 @@ func (h *Handler) provisionUpto() error {
 	if h.app == nil || h.app.Facilitator() == nil {
 		return errors.New("x402: scheme upto needs the x402 app's facilitator")
 	}
-	kinds, err := supportedExtras(h.app.Facilitator().Supported())
-	if err != nil {
-		return fmt.Errorf("x402: reading the facilitator's supported kinds: %w", err)
-	}
+	fac := h.app.Facilitator()
 	for i := range h.pricing.options {
 		opt := &h.pricing.options[i]
 		addr := ""
-		for _, k := range kinds {
-			if k.Scheme == SchemeUpto && (strings.EqualFold(k.Network, opt.reqs.Network) || (opt.caip2 != "" && k.Network == opt.caip2)) {
-				if a, _ := k.Extra["facilitatorAddress"].(string); common.IsHexAddress(a) {
-					addr = common.HexToAddress(a).Hex()
-					break
-				}
+		if extra, ok := fac.SchemeExtra(opt.reqs.Network, SchemeUpto); ok {
+			var e struct {
+				FacilitatorAddress string `json:"facilitatorAddress"`
+			}
+			if b, err := json.Marshal(extra); err == nil && json.Unmarshal(b, &e) == nil && common.IsHexAddress(e.FacilitatorAddress) {
+				addr = common.HexToAddress(e.FacilitatorAddress).Hex()
 			}
 		}
 		if addr == "" {
-			return fmt.Errorf("x402: scheme upto on network %q: the facilitator does not offer upto there (no upto kind with extra.facilitatorAddress in its supported kinds); the network needs Permit2 and the x402 upto proxy", opt.reqs.Network)
+			return fmt.Errorf("x402: scheme upto on network %q: the facilitator does not offer upto there (the chain needs Permit2 %s and the x402 upto proxy %s, and the network a signer key)",
+				opt.reqs.Network, evm.Permit2Address.Hex(), evm.UptoPermit2ProxyAddress.Hex())
 		}
 		if opt.caip2 == "" {
 			return fmt.Errorf("x402: scheme upto on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
@@ -180,26 +179,6 @@ func (h *Handler) provisionUpto() error {
 		opt.extraV2 = map[string]any{"assetTransferMethod": "permit2", "facilitatorAddress": addr}
 	}
 	return nil
-}
-
-// supportedKindExtra is a supported kind with its extra, read from the
-// facilitator's answer as JSON so that any extra it states is seen.
-type supportedKindExtra struct {
-	Scheme  string         `json:"scheme"`
-	Network string         `json:"network"`
-	Extra   map[string]any `json:"extra"`
-}
-
-func supportedExtras(s *facilitator.SupportedResponse) ([]supportedKindExtra, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	var out struct {
-		Kinds []supportedKindExtra `json:"kinds"`
-	}
-	err = json.Unmarshal(b, &out)
-	return out.Kinds, err
 }
 
 // parsePayment reads the payload of a payment for this route: EIP-3009 for
@@ -234,16 +213,20 @@ func (h *Handler) parsePayment(payment *facilitator.Payment) error {
 // ended (settle after, the receipt in a trailer).
 func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
 	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte, id string, pid *paymentID, lost *lostPayment) error {
-	if ok, err := h.verifyPayment(w, r, req, payment, refusal, lost); !ok {
+	res, ok, err := h.reservePayment(w, r, req, payment, refusal, lost)
+	if !ok {
 		return err
+	}
+	if res != nil {
+		defer res.Release() // nothing settled (an upstream error): nothing moved
 	}
 	sl := h.pricing.saleOf(r)
 	r.Header.Set(httpx.HeaderFrom, payment.Authorization.From.Hex())
 	r.Header.Set(httpx.HeaderValue, sl.part().reqs.MaxAmountRequired)
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	mw := h.newMeterWriter(w, r, req, id, pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment),
+	mw := h.newMeterWriter(w, r, req, res, id, pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment),
 		ValidBefore: payment.Authorization.ValidBefore.String()}))
-	err := next.ServeHTTP(mw, r)
+	err = next.ServeHTTP(mw, r)
 	return mw.finish(err)
 }
 
@@ -277,6 +260,17 @@ func (h *Handler) chargeRuleOf(r *http.Request) chargeRule {
 // up to a smallest unit.
 func (cr chargeRule) metered(count *big.Rat) *big.Int {
 	return ceilRat(new(big.Rat).Mul(count, cr.unit))
+}
+
+// settleCharge settles an upto payment at its charge: the reservation
+// the embedded facilitator holds, or (a remote facilitator) the request
+// with the charge as its amount.
+func (h *Handler) settleCharge(r *http.Request, req *facilitator.Request, res *facilitator.Reservation, charge *big.Int) (*facilitator.SettleResponse, error) {
+	sreq := withAmount(req, charge.String())
+	if res == nil {
+		return h.settle(r, sreq, nil)
+	}
+	return h.settleBy(r, sreq, func(ctx context.Context) (*facilitator.SettleResponse, error) { return res.SettleAmount(ctx, charge) })
 }
 
 // withAmount is a copy of a request asking to settle amount (the charge),
