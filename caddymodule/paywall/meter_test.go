@@ -16,7 +16,7 @@ func TestParseOverride(t *testing.T) {
 		{`{"amount":1234}`, "1234", ""},
 		{`{"amount":"$0.01"}`, "10000", ""},
 		{`{"amount":"$0.0000015"}`, "1", ""}, // cut to the token's decimals
-		{`{"amount":"$2"}`, "2000000", ""},  // above the maximum: capped by the caller
+		{`{"amount":"$2"}`, "2000000", ""},   // above the maximum: capped by the caller
 		{`{"amount":"50%"}`, "25000", ""},
 		{`{"amount":"33.33%"}`, "16665", ""},
 		{`{"amount":"0.01%"}`, "5", ""},
