@@ -1,0 +1,304 @@
+package paywall
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/caddytest"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/upto"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// uptoPayTo is the seller of the upto tests, paid by no other test.
+const uptoPayTo = "0x0000000000000000000000000000000000B0b025"
+
+// meteredUpstream is a real HTTP upstream that answers as a metered API
+// does: /header states the charge in Settlement-Overrides (?o=), /json
+// and /sse count tokens (?tokens=) in usage.total_tokens, /plain says
+// nothing, /error fails. /sse sends its first event, then waits for
+// release before the one that carries the usage.
+func meteredUpstream(t *testing.T, release <-chan struct{}) *httptest.Server {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		tokens := q.Get("tokens")
+		if tokens == "" {
+			tokens = "999"
+		}
+		switch r.URL.Path {
+		case "/header":
+			w.Header().Set(HeaderSettlementOverrides, q.Get("o"))
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"answer":"metered by header","usage":{"total_tokens":%s}}`, tokens)
+		case "/json":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"answer":"42","usage":{"prompt_tokens":1,"total_tokens":%s}}`, tokens)
+		case "/plain":
+			fmt.Fprint(w, "no meter here")
+		case "/error":
+			w.Header().Set(HeaderSettlementOverrides, `{"amount":"100"}`)
+			http.Error(w, "upstream failed", http.StatusBadGateway)
+		case "/sse":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"choices\":[{\"delta\":\"Hel\"}],\"usage\":null}\n\n")
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-time.After(20 * time.Second):
+			}
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":\"lo\"}],\"usage\":{\"total_tokens\":%s}}\n\ndata: [DONE]\n\n", tokens)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(up.Close)
+	return up
+}
+
+// approvePermit2 has a buyer approve Permit2 on the devnet token, as a
+// real buyer does once before paying through Permit2.
+func approvePermit2(t *testing.T, key *ecdsa.PrivateKey) {
+	t.Helper()
+	testutil.Balance(t, crypto.PubkeyToAddress(key.PublicKey).Hex()) // dials the chain
+	opts, err := bind.NewKeyedTransactorWithChainID(key, big.NewInt(devnet.ChainID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts.Context = ctx
+	tx, err := testutil.ChainToken.Approve(opts, devnet.Permit2Address, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc, err := bind.WaitMined(ctx, testutil.ChainClient, tx); err != nil || rc.Status != 1 {
+		t.Fatalf("approve: %v %+v", err, rc)
+	}
+}
+
+// payUpto asks for a route's PAYMENT-REQUIRED and signs an upto payment
+// of its maximum.
+func payUpto(t *testing.T, tester *caddytest.Tester, key *ecdsa.PrivateKey, u string) string {
+	t.Helper()
+	resp, b := testutil.Get(t, tester, u, nil)
+	if resp.StatusCode != http.StatusPaymentRequired {
+		t.Fatalf("GET %s unpaid: %d %s", u, resp.StatusCode, b)
+	}
+	var pr x402.PaymentRequiredV2
+	if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr); err != nil || len(pr.Accepts) != 1 {
+		t.Fatalf("PAYMENT-REQUIRED of %s: %v %+v", u, err, pr)
+	}
+	h, err := upto.CreatePayment(key, pr.Accepts[0], pr.Resource, upto.PaymentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+const uptoCaddyfile = `
+:%[1]d {
+	handle_path /before/* {
+		x402 {
+			pay_to %[2]s
+			price 0.01
+			scheme upto
+			meter json usage.total_tokens 0.000002
+		}
+		reverse_proxy %[3]s
+	}
+	handle_path /after/* {
+		x402 {
+			pay_to %[2]s
+			price 0.01
+			scheme upto
+			meter json usage.total_tokens 0.000002
+			settle after
+		}
+		reverse_proxy %[3]s
+	}
+	handle_path /nometer/* {
+		x402 {
+			pay_to %[2]s
+			amount 10000
+			scheme upto
+		}
+		reverse_proxy %[3]s
+	}
+}
+`
+
+// TestUptoCharges: each charge source moves exactly the metered amount
+// from the buyer to the seller, on the devnet, through a real upstream:
+// the Settlement-Overrides header in its three forms (removed from the
+// answer), the JSON meter, the maximum when neither says; 0 moves
+// nothing, more than the maximum moves the maximum, an error answer
+// moves nothing. The receipt's amount is the charge.
+func TestUptoCharges(t *testing.T) {
+	release := make(chan struct{})
+	close(release)
+	up := meteredUpstream(t, release)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	approvePermit2(t, buyer)
+
+	o := func(amount string) string { return url.QueryEscape(`{"amount":"` + amount + `"}`) }
+	for _, tc := range []struct {
+		name, path string
+		status     int
+		charge     int64
+		body       string
+	}{
+		{"header, smallest units", "/before/header?o=" + o("1234"), 200, 1234, "metered by header"},
+		{"header, whole tokens", "/before/header?o=" + url.QueryEscape(`{"amount":"$0.005"}`), 200, 5000, "metered by header"},
+		{"header, percent", "/before/header?o=" + o("25%"), 200, 2500, "metered by header"},
+		{"header, above the maximum", "/before/header?o=" + o("20000"), 200, 10000, "metered by header"},
+		{"header, 0", "/before/header?o=" + o("0"), 200, 0, "metered by header"},
+		{"header not readable: the meter", "/before/header?tokens=7&o=" + url.QueryEscape(`nonsense`), 200, 14, "metered by header"},
+		{"meter, JSON body", "/before/json?tokens=1234", 200, 2468, `"answer":"42"`},
+		{"meter, 0", "/before/json?tokens=0", 200, 0, `"answer":"42"`},
+		{"meter, above the maximum", "/before/json?tokens=99999", 200, 10000, `"answer":"42"`},
+		{"meter finds nothing: the maximum", "/before/plain", 200, 10000, "no meter here"},
+		{"no meter: the maximum", "/nometer/plain", 200, 10000, "no meter here"},
+		{"error answer", "/before/error", http.StatusBadGateway, 0, "upstream failed"},
+		{"settle after, meter", "/after/json?tokens=100", 200, 200, `"answer":"42"`},
+		{"settle after, header", "/after/header?o=" + o("777"), 200, 777, "metered by header"},
+		{"settle after, error answer", "/after/error", http.StatusBadGateway, 0, "upstream failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u := testutil.SiteURL + tc.path
+			pay := payUpto(t, tester, buyer, u)
+			bBefore, sBefore := testutil.Balance(t, from), testutil.Balance(t, uptoPayTo)
+			resp, b := testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: pay})
+			if resp.StatusCode != tc.status || !strings.Contains(string(b), tc.body) {
+				t.Fatalf("paid request: %d %s, want %d with %q", resp.StatusCode, b, tc.status, tc.body)
+			}
+			testutil.AssertDelta(t, "buyer", bBefore, testutil.Balance(t, from), -tc.charge)
+			testutil.AssertDelta(t, "seller", sBefore, testutil.Balance(t, uptoPayTo), tc.charge)
+			if v := resp.Header.Get(HeaderSettlementOverrides); v != "" {
+				t.Errorf("the buyer saw Settlement-Overrides %q", v)
+			}
+			receipt := resp.Header.Get(x402.HeaderPaymentResponseV2)
+			if strings.HasPrefix(tc.path, "/after/") {
+				if receipt != "" {
+					t.Errorf("settle after: PAYMENT-RESPONSE in the header, want it in the trailer")
+				}
+				receipt = resp.Trailer.Get(x402.HeaderPaymentResponseV2)
+			}
+			if tc.status >= 400 {
+				if receipt != "" {
+					t.Errorf("an error answer carries a receipt %q", receipt)
+				}
+				return
+			}
+			var rs x402.ReferenceSettleResponse
+			if err := x402.DecodeBase64JSON(receipt, &rs); err != nil || !rs.Success || rs.Amount != fmt.Sprint(tc.charge) {
+				t.Errorf("receipt %q: %+v %v, want success with amount %d", receipt, rs, err, tc.charge)
+			}
+			if (rs.Transaction == "") != (tc.charge == 0) {
+				t.Errorf("receipt transaction %q for a charge of %d", rs.Transaction, tc.charge)
+			}
+			// The same payment again is refused, and moves nothing more.
+			resp, b = testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: pay})
+			if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextAlreadyUsed) {
+				t.Errorf("the payment sent again: %d %s", resp.StatusCode, b)
+			}
+		})
+	}
+}
+
+// TestUptoStream: a server-sent-events answer reaches the buyer event by
+// event (the first is read before the upstream sends the second), and
+// its charge, read from the last event that carries the usage, is
+// settled when it ends, the receipt in the trailer.
+func TestUptoStream(t *testing.T) {
+	release := make(chan struct{})
+	up := meteredUpstream(t, release)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	approvePermit2(t, buyer)
+
+	u := testutil.SiteURL + "/after/sse?tokens=321"
+	pay := payUpto(t, tester, buyer, u)
+	bBefore, sBefore := testutil.Balance(t, from), testutil.Balance(t, uptoPayTo)
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set(x402.HeaderPaymentSignature, pay)
+	resp, err := tester.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("status %d, Content-Type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	rd := bufio.NewReader(resp.Body)
+	first, err := rd.ReadString('\n')
+	if err != nil || !strings.Contains(first, `"Hel"`) {
+		t.Fatalf("first event: %q %v", first, err)
+	}
+	// Nothing is charged while the answer streams.
+	testutil.AssertDelta(t, "buyer during the stream", bBefore, testutil.Balance(t, from), 0)
+	close(release)
+	rest, err := io.ReadAll(rd)
+	if err != nil || !strings.Contains(string(rest), `"total_tokens":321`) || !strings.HasSuffix(string(rest), "data: [DONE]\n\n") {
+		t.Fatalf("rest of the stream: %q %v", rest, err)
+	}
+	testutil.AssertDelta(t, "buyer", bBefore, testutil.Balance(t, from), -642)
+	testutil.AssertDelta(t, "seller", sBefore, testutil.Balance(t, uptoPayTo), 642)
+	var rs x402.ReferenceSettleResponse
+	if err := x402.DecodeBase64JSON(resp.Trailer.Get(x402.HeaderPaymentResponseV2), &rs); err != nil || !rs.Success || rs.Amount != "642" || rs.Transaction == "" {
+		t.Errorf("trailer receipt: %+v %v", rs, err)
+	}
+}
+
+// TestUptoNoAllowance: a buyer who never approved Permit2 gets a 402 that
+// says so, and nothing reaches the upstream.
+func TestUptoNoAllowance(t *testing.T) {
+	hits := 0
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
+	t.Cleanup(up.Close)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
+	u := testutil.SiteURL + "/before/json"
+	resp, b := testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: payUpto(t, tester, buyer, u)})
+	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ReasonPermit2AllowanceRequired) {
+		t.Errorf("no allowance: %d %s", resp.StatusCode, b)
+	}
+	if hits != 0 {
+		t.Errorf("the upstream ran %d times for a refused payment", hits)
+	}
+}
+
+// TestUpto402: an upto route's 402 offers scheme upto at the maximum with
+// the facilitator's address and the Permit2 transfer method.
+func TestUpto402(t *testing.T) {
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, "127.0.0.1:9"))
+	resp, _ := testutil.Get(t, tester, testutil.SiteURL+"/before/x", nil)
+	var pr x402.PaymentRequiredV2
+	if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr); err != nil || len(pr.Accepts) != 1 {
+		t.Fatalf("PAYMENT-REQUIRED: %v", err)
+	}
+	a := pr.Accepts[0]
+	signer := crypto.PubkeyToAddress(testutil.BuyerKey(t, devnet.SignerPrivateKey).PublicKey).Hex()
+	if a.Scheme != "upto" || a.Amount != "10000" || a.Network != "eip155:338" || a.Extra["facilitatorAddress"] != signer ||
+		a.Extra["assetTransferMethod"] != "permit2" || a.Extra["name"] != devnet.TokenName {
+		b, _ := json.Marshal(a)
+		t.Errorf("accepts[0] = %s", b)
+	}
+}
