@@ -270,6 +270,13 @@ func (mw *meterWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return nil, nil, errUptoUpgrade
 }
 
+// holding reports whether the answer is held, nothing of it sent.
+func (mw *meterWriter) holding() bool {
+	mw.mu.Lock()
+	defer mw.mu.Unlock()
+	return mw.state == meterHolding
+}
+
 // finish ends the answer after the upstream returned: settles a held
 // answer (settle before) or the streamed one (settle after), and answers
 // what the upstream left unanswered.

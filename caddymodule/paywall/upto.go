@@ -212,7 +212,7 @@ func (h *Handler) parsePayment(payment *facilitator.Payment) error {
 // charge: before the answer goes out (settle before), or when it has
 // ended (settle after, the receipt in a trailer).
 func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte, id string, pid *paymentID, lost *lostPayment) error {
+	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte, id string, pid *paymentID, lost *lostPayment) (err error) {
 	res, ok, err := h.reservePayment(w, r, req, payment, refusal, lost)
 	if !ok {
 		return err
@@ -226,9 +226,28 @@ func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyht
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
 	mw := h.newMeterWriter(w, r, req, res, id, pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment),
 		ValidBefore: payment.Authorization.ValidBefore.String()}))
-	err = next.ServeHTTP(mw, r)
-	return mw.finish(err)
+	defer func() {
+		// reverse_proxy aborts an answer it cannot complete (the upstream
+		// broke off, or the buyer hung up) by panicking with
+		// http.ErrAbortHandler: what was streamed is charged by the rules
+		// of an answer that broke off, then the panic goes on.
+		// Held (settle before), nothing went out yet: the buyer gets a
+		// 502 instead, and nothing is charged.
+		if p := recover(); p != nil {
+			held := mw.holding()
+			_ = mw.finish(errAnswerAborted)
+			if held && p == http.ErrAbortHandler {
+				err = caddyhttp.Error(http.StatusBadGateway, errors.New("x402: the upstream's answer broke off before it was complete; nothing was charged"))
+				return
+			}
+			panic(p)
+		}
+	}()
+	return mw.finish(next.ServeHTTP(mw, r))
 }
+
+// errAnswerAborted is an answer aborted by a panic of the next handler.
+var errAnswerAborted = errors.New("x402: the answer was aborted")
 
 // chargeRule is how a route turns its answer into a charge on one option.
 type chargeRule struct {

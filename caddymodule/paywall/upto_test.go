@@ -50,6 +50,17 @@ func meteredUpstream(t *testing.T, release <-chan struct{}) *httptest.Server {
 			fmt.Fprintf(w, `{"answer":"42","usage":{"prompt_tokens":1,"total_tokens":%s}}`, tokens)
 		case "/plain":
 			fmt.Fprint(w, "no meter here")
+		case "/big":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"pad":"%s","usage":{"total_tokens":%s}}`, strings.Repeat("x", 4096), tokens)
+		case "/broken":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"usage\":null}\n\n")
+			w.(http.Flusher).Flush()
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				conn.Close() // the upstream dies mid-answer
+			}
 		case "/error":
 			w.Header().Set(HeaderSettlementOverrides, `{"amount":"100"}`)
 			http.Error(w, "upstream failed", http.StatusBadGateway)
@@ -131,6 +142,27 @@ const uptoCaddyfile = `
 		}
 		reverse_proxy %[3]s
 	}
+	handle_path /small/* {
+		x402 {
+			pay_to %[2]s
+			price 0.01
+			scheme upto
+			meter json usage.total_tokens 0.000002
+			meter_max_bytes 1KiB
+		}
+		reverse_proxy %[3]s
+	}
+	handle_path /smallafter/* {
+		x402 {
+			pay_to %[2]s
+			price 0.01
+			scheme upto
+			meter json usage.total_tokens 0.000002
+			meter_max_bytes 1KiB
+			settle after
+		}
+		reverse_proxy %[3]s
+	}
 	handle_path /nometer/* {
 		x402 {
 			pay_to %[2]s
@@ -179,6 +211,10 @@ func TestUptoCharges(t *testing.T) {
 		{"settle after, meter", "/after/json?tokens=100", 200, 200, `"answer":"42"`},
 		{"settle after, header", "/after/header?o=" + o("777"), 200, 777, "metered by header"},
 		{"settle after, error answer", "/after/error", http.StatusBadGateway, 0, "upstream failed"},
+		{"held answer within meter_max_bytes", "/before/big?tokens=5", 200, 10, `"total_tokens":5}}`},
+		{"held answer over meter_max_bytes: the maximum", "/small/big?tokens=5", 200, 10000, `"total_tokens":5}}`},
+		{"streamed answer over meter_max_bytes: the maximum", "/smallafter/big?tokens=5", 200, 10000, `"total_tokens":5}}`},
+		{"header with an answer over meter_max_bytes", "/small/header?o=" + o("3"), 200, 3, "metered by header"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u := testutil.SiteURL + tc.path
@@ -194,7 +230,7 @@ func TestUptoCharges(t *testing.T) {
 				t.Errorf("the buyer saw Settlement-Overrides %q", v)
 			}
 			receipt := resp.Header.Get(x402.HeaderPaymentResponseV2)
-			if strings.HasPrefix(tc.path, "/after/") {
+			if strings.HasPrefix(tc.path, "/after/") || strings.HasPrefix(tc.path, "/smallafter/") {
 				if receipt != "" {
 					t.Errorf("settle after: PAYMENT-RESPONSE in the header, want it in the trailer")
 				}
@@ -265,6 +301,72 @@ func TestUptoStream(t *testing.T) {
 	if err := x402.DecodeBase64JSON(resp.Trailer.Get(x402.HeaderPaymentResponseV2), &rs); err != nil || !rs.Success || rs.Amount != "642" || rs.Transaction == "" {
 		t.Errorf("trailer receipt: %+v %v", rs, err)
 	}
+}
+
+// TestUptoBrokenStream: an answer the upstream breaks off moves nothing:
+// streamed (settle after), the buyer got part of it, without a charge
+// stated (no header, no reading); held (settle before), the buyer gets a
+// 502 instead.
+func TestUptoBrokenStream(t *testing.T) {
+	up := meteredUpstream(t, nil)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	approvePermit2(t, buyer)
+	for path, status := range map[string]int{"/after/broken": 200, "/before/broken": http.StatusBadGateway} {
+		u := testutil.SiteURL + path
+		pay := payUpto(t, tester, buyer, u)
+		bBefore := testutil.Balance(t, from)
+		req, _ := http.NewRequest(http.MethodGet, u, nil)
+		req.Header.Set(x402.HeaderPaymentSignature, pay)
+		resp, err := tester.Client.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		_, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			t.Errorf("%s: status %d, want %d", path, resp.StatusCode, status)
+		}
+		testutil.AssertDelta(t, "buyer "+path, bBefore, testutil.Balance(t, from), 0)
+	}
+}
+
+// TestUptoBuyerHangsUp: a buyer who hangs up in the middle of a streamed
+// answer (settle after) is charged as if it had ended: the meter's last
+// reading, here none yet, so the maximum.
+func TestUptoBuyerHangsUp(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	up := meteredUpstream(t, release)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	approvePermit2(t, buyer)
+	u := testutil.SiteURL + "/after/sse"
+	pay := payUpto(t, tester, buyer, u)
+	sBefore := testutil.Balance(t, uptoPayTo)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	req.Header.Set(x402.HeaderPaymentSignature, pay)
+	resp, err := tester.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil || !strings.Contains(first, `"Hel"`) {
+		t.Fatalf("first event: %q %v", first, err)
+	}
+	cancel()
+	resp.Body.Close()
+	// The settle happens when the paywall sees the buyer gone: wait for
+	// the balance to move (at most 20 s), then check by how much.
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if testutil.Balance(t, uptoPayTo).Cmp(sBefore) != 0 {
+			break
+		}
+	}
+	testutil.AssertDelta(t, "seller", sBefore, testutil.Balance(t, uptoPayTo), 10000)
+	_ = from
 }
 
 // TestUptoNoAllowance: a buyer who never approved Permit2 gets a 402 that
