@@ -150,47 +150,22 @@ func parseUnitPrice(s string) (*big.Rat, error) {
 }
 
 // jsonNumberAt finds the number at a dotted path in a JSON document: ok
-// false when the document is not JSON, the path leads nowhere or ends at
-// something other than a number (or a string holding one).
+// false when the path leads nowhere in it or ends at something other than
+// a non-negative number (or a string holding one). Only the values on the
+// path are decoded; the rest is skipped over, not checked.
 func jsonNumberAt(doc []byte, path []string) (*big.Rat, bool) {
-	cur := json.RawMessage(bytes.TrimSpace(doc))
-	for _, seg := range path {
-		if len(cur) == 0 {
-			return nil, false
-		}
-		switch cur[0] {
-		case '{':
-			var m map[string]json.RawMessage
-			if json.Unmarshal(cur, &m) != nil {
-				return nil, false
-			}
-			next, ok := m[seg]
-			if !ok {
-				return nil, false
-			}
-			cur = bytes.TrimSpace(next)
-		case '[':
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 {
-				return nil, false
-			}
-			var a []json.RawMessage
-			if json.Unmarshal(cur, &a) != nil || i >= len(a) {
-				return nil, false
-			}
-			cur = bytes.TrimSpace(a[i])
-		default:
-			return nil, false
-		}
+	raw, ok := jsonLookup(doc, path)
+	if !ok {
+		return nil, false
 	}
 	var n json.Number
-	if len(cur) > 0 && cur[0] == '"' {
+	if raw[0] == '"' {
 		var s string
-		if json.Unmarshal(cur, &s) != nil {
+		if json.Unmarshal(raw, &s) != nil {
 			return nil, false
 		}
 		n = json.Number(strings.TrimSpace(s))
-	} else if json.Unmarshal(cur, &n) != nil {
+	} else if json.Unmarshal(raw, &n) != nil {
 		return nil, false
 	}
 	r, ok := new(big.Rat).SetString(string(n))
@@ -200,14 +175,163 @@ func jsonNumberAt(doc []byte, path []string) (*big.Rat, bool) {
 	return r, true
 }
 
+// jsonLookup is the raw value at path in doc (an object key per segment,
+// or an array index for a segment of digits), found by scanning: nothing
+// off the path is decoded or copied.
+func jsonLookup(doc []byte, path []string) ([]byte, bool) {
+	i := skipWS(doc, 0)
+	var ok bool
+	for _, seg := range path {
+		if i >= len(doc) {
+			return nil, false
+		}
+		switch doc[i] {
+		case '{':
+			i++
+			for {
+				i = skipWS(doc, i)
+				if i >= len(doc) || doc[i] != '"' {
+					return nil, false // '}' (not found) or not JSON
+				}
+				var end int
+				if end, ok = skipString(doc, i); !ok {
+					return nil, false
+				}
+				key := doc[i:end]
+				if i = skipWS(doc, end); i >= len(doc) || doc[i] != ':' {
+					return nil, false
+				}
+				i = skipWS(doc, i+1)
+				if keyIs(key, seg) {
+					break
+				}
+				if i, ok = skipValue(doc, i); !ok {
+					return nil, false
+				}
+				if i = skipWS(doc, i); i >= len(doc) || doc[i] != ',' {
+					return nil, false
+				}
+				i++
+			}
+		case '[':
+			n, err := strconv.Atoi(seg)
+			if err != nil || n < 0 {
+				return nil, false
+			}
+			i++
+			for k := 0; ; k++ {
+				if i = skipWS(doc, i); i >= len(doc) || doc[i] == ']' {
+					return nil, false
+				}
+				if k == n {
+					break
+				}
+				if i, ok = skipValue(doc, i); !ok {
+					return nil, false
+				}
+				if i = skipWS(doc, i); i >= len(doc) || doc[i] != ',' {
+					return nil, false
+				}
+				i++
+			}
+		default:
+			return nil, false
+		}
+	}
+	end, ok := skipValue(doc, i)
+	if !ok || end == i {
+		return nil, false
+	}
+	return doc[i:end], true
+}
+
+// keyIs compares a quoted JSON key with a name.
+func keyIs(quoted []byte, name string) bool {
+	inner := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner) == name
+	}
+	var k string
+	return json.Unmarshal(quoted, &k) == nil && k == name
+}
+
+func skipWS(doc []byte, i int) int {
+	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t' || doc[i] == '\n' || doc[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString is the end of the string that starts at doc[i] ('"').
+func skipString(doc []byte, i int) (int, bool) {
+	j := i + 1
+	for {
+		k := bytes.IndexAny(doc[j:], "\"\\")
+		if k < 0 {
+			return 0, false
+		}
+		j += k
+		if doc[j] == '"' {
+			return j + 1, true
+		}
+		j += 2 // an escape and the byte it escapes
+		if j > len(doc) {
+			return 0, false
+		}
+	}
+}
+
+// skipValue is the end of the value that starts at doc[i].
+func skipValue(doc []byte, i int) (int, bool) {
+	if i >= len(doc) {
+		return 0, false
+	}
+	switch doc[i] {
+	case '"':
+		return skipString(doc, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(doc); {
+			k := bytes.IndexAny(doc[j:], "\"{}[]")
+			if k < 0 {
+				return 0, false
+			}
+			j += k
+			switch doc[j] {
+			case '"':
+				end, ok := skipString(doc, j)
+				if !ok {
+					return 0, false
+				}
+				j = end
+				continue
+			case '{', '[':
+				depth++
+			default:
+				if depth--; depth == 0 {
+					return j + 1, true
+				}
+			}
+			j++
+		}
+		return 0, false
+	}
+	j := i
+	for j < len(doc) && !strings.ContainsRune(",}] \t\r\n", rune(doc[j])) {
+		j++
+	}
+	return j, true
+}
+
 // meterReader reads the meter's number from an answer as it goes by,
 // keeping at most max bytes: the JSON body, or for server-sent events the
 // event being read (the value of the last complete event that held the
 // number is all that is kept of the others).
 type meterReader struct {
-	path []string
-	max  int
-	sse  bool
+	path   []string
+	needle []byte // the path's last key, quoted: an event without it is not parsed
+	max    int
+	sse    bool
 
 	body     []byte // JSON: the body so far; SSE: the line being read
 	data     []byte // SSE: the data of the event being read
@@ -220,7 +344,11 @@ type meterReader struct {
 }
 
 func newMeterReader(path string, max int, sse bool) *meterReader {
-	return &meterReader{path: strings.Split(path, "."), max: max, sse: sse}
+	m := &meterReader{path: strings.Split(path, "."), max: max, sse: sse}
+	if last := m.path[len(m.path)-1]; !strings.ContainsAny(last, "\"\\0123456789") {
+		m.needle = []byte(`"` + last + `"`)
+	}
+	return m
 }
 
 // write takes the next bytes of the answer.
@@ -236,20 +364,38 @@ func (m *meterReader) write(p []byte) {
 		m.body = append(m.body, p...)
 		return
 	}
+	cr := bytes.IndexByte(p, '\r') >= 0 // most streams end lines with LF alone
 	for len(p) > 0 {
-		i := bytes.IndexAny(p, "\r\n")
-		if i < 0 {
-			m.addLine(p)
-			return
-		}
-		if i == 0 && p[0] == '\n' && m.crSeen {
+		if p[0] == '\n' && m.crSeen {
 			m.crSeen = false
 			p = p[1:]
 			continue
 		}
-		m.addLine(p[:i])
+		i := bytes.IndexByte(p, '\n')
+		if cr {
+			end := len(p)
+			if i >= 0 {
+				end = i
+			}
+			if j := bytes.IndexByte(p[:end], '\r'); j >= 0 {
+				i = j
+			}
+		}
+		if i < 0 {
+			m.addLine(p)
+			return
+		}
+		if len(m.body) == 0 && !m.skip {
+			// The whole line is here: read it in place.
+			m.crSeen = false
+			m.line(p[:i])
+		} else {
+			m.addLine(p[:i])
+			line := m.body
+			m.body = m.body[:0]
+			m.line(line)
+		}
 		m.crSeen = p[i] == '\r'
-		m.endLine()
 		p = p[i+1:]
 	}
 }
@@ -267,13 +413,13 @@ func (m *meterReader) addLine(b []byte) {
 	m.body = append(m.body, b...)
 }
 
-// endLine ends a line: a blank line dispatches the event, a data: line
+// line reads a line: a blank line dispatches the event, a data: line
 // adds to it; other fields do not matter to the meter.
-func (m *meterReader) endLine() {
-	line := m.body
-	m.body = m.body[:0]
+func (m *meterReader) line(line []byte) {
 	if len(line) == 0 {
-		if !m.skip && len(m.data) > 0 {
+		// An event that cannot hold the path's last key (written plainly,
+		// without escapes) is not parsed: most of a stream.
+		if !m.skip && len(m.data) > 0 && (m.needle == nil || bytes.IndexByte(m.data, '\\') >= 0 || bytes.Contains(m.data, m.needle)) {
 			if v, ok := jsonNumberAt(m.data, m.path); ok {
 				m.value, m.hasValue = v, true
 			}
@@ -292,6 +438,10 @@ func (m *meterReader) endLine() {
 		rest = rest[1:]
 	}
 	rest = bytes.TrimPrefix(rest, []byte(" "))
+	if len(m.data)+len(rest)+1 > m.max {
+		m.skip, m.over, m.data = true, true, m.data[:0]
+		return
+	}
 	if len(m.data) > 0 {
 		m.data = append(m.data, '\n')
 	}

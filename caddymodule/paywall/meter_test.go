@@ -68,8 +68,29 @@ func TestJSONNumberAt(t *testing.T) {
 			t.Errorf("jsonNumberAt(%s) = %v, %v; want %s, %v", tc.path, v, ok, tc.want, tc.ok)
 		}
 	}
-	if _, ok := jsonNumberAt([]byte(`not json`), []string{"a"}); ok {
-		t.Error("a document that is not JSON gave a number")
+	for _, tc := range []struct {
+		doc, path, want string
+	}{
+		{`{"a":"x}\"]{[","b":[{"c":"]"},{"d":[1,[2,{"e":"}"}]]}],"usage":{"n":5}}`, "usage.n", "5"},
+		{`{"b":[[1,2],{"x":{"y":[3]}},7]}`, "b.2", "7"},
+		{`{"b":[[1,2],{"x":{"y":[3]}},7]}`, "b.1.x.y.0", "3"},
+		{`{"us\u0061ge":{"n":6}}`, "usage.n", "6"},
+		{" \n{ \"usage\" : { \"n\" : 8 } }\n", "usage.n", "8"},
+		{`{"usage":{"n":1e3}}`, "usage.n", "1000"},
+		{`{"usage":{"n":9}`, "usage.n", "9"}, // the rest is not checked
+		{`{"usage":{"n":"9`, "usage.n", ""},
+		{`{"usage":{"n":-}}`, "usage.n", ""},
+		{`{"usage":{"n":`, "usage.n", ""},
+		{`{"usage" {"n":1}}`, "usage.n", ""},
+		{`{"a":1 "usage":{"n":1}}`, "usage.n", ""},
+		{`[1,2`, "5", ""},
+		{`not json`, "a", ""},
+		{``, "a", ""},
+	} {
+		v, ok := jsonNumberAt([]byte(tc.doc), strings.Split(tc.path, "."))
+		if ok != (tc.want != "") || (ok && v.RatString() != tc.want) {
+			t.Errorf("jsonNumberAt(%s, %s) = %v, %v; want %q", tc.doc, tc.path, v, ok, tc.want)
+		}
 	}
 }
 
@@ -91,6 +112,8 @@ func TestMeterReaderSSE(t *testing.T) {
 		{"unended event is not dispatched", "data: {\"usage\":{\"total_tokens\":8}}\n", "", false},
 		{"dataX is another field", "dataX: {\"usage\":{\"total_tokens\":8}}\n\n", "", false},
 		{"none", "data: hello\n\n", "", false},
+		{"escaped key", "data: {\"usage\":{\"total\\u005ftokens\":11}}\n\n", "11", true},
+		{"crlf then lf", "data: {\"usage\":{\"total_tokens\":12}}\r\n\r\ndata: {\"x\":1}\n\n", "12", true},
 	} {
 		for _, step := range []int{1, 2, 3, 7, 1000} {
 			m := newMeterReader("usage.total_tokens", 1024, true)
