@@ -240,11 +240,12 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		return nil, err
 	}
 	// Each scheme of the network's family readies itself on it; the
-	// engine asks the first about authorizations on chain and tells it of
+	// engine asks each about its own authorizations on chain (the first's
+	// serves the records that name no scheme) and tells it of its
 	// reverted settlements.
 	var spent engine.Spent
 	spents := map[string]engine.Spent{}
-	var reverted func(*engine.Revert)
+	onRevert := map[string]func(*engine.Revert){}
 	for _, m := range scheme.All() {
 		if m.Family() != n.Family() {
 			continue
@@ -259,12 +260,20 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		}
 		f.bound[boundKey{n, m.Name()}] = b
 		spents[m.Name()] = b.Spent()
+		key := m.Name()
 		if spent == nil {
-			spent = b.Spent()
-			if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
-				reverted = rw.Reverted
-			}
+			spent, key = b.Spent(), ""
 		}
+		if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
+			onRevert[key] = rw.Reverted
+		}
+	}
+	reverted := func(rv *engine.Revert) {
+		if h := onRevert[rv.Record.Scheme]; h != nil {
+			h(rv)
+			return
+		}
+		rv.Release()
 	}
 	if err := n.StartEngine(ctx, env, spent, spents, reverted); err != nil {
 		n.Close()
@@ -361,6 +370,9 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
+			if v2, ok := f.bound[boundKey{n, name}].(interface{ V2Only() bool }); ok && v2.V2Only() {
+				continue // a scheme x402 v1 has not (upto)
+			}
 			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: name, Network: n.Cfg.Name})
 		}
 	}

@@ -159,6 +159,20 @@ func (f *Facilitator) blockTime(ctx context.Context, n *network.Network, number 
 	return time.Unix(int64(head.Time), 0)
 }
 
+// usedOnChain asks each scheme bound to the network, in registration
+// order, whether (from, nonce) is an authorization of it used on chain
+// (exact: the token's authorizationState; upto: Permit2's nonceBitmap),
+// and finds the transaction of the first that says so.
+func (f *Facilitator) usedOnChain(ctx context.Context, n *network.Network, from common.Address, nonce [32]byte) (bool, common.Hash, error) {
+	for _, name := range f.schemesOn(n) {
+		used, tx, err := n.Engine.UsedBySchemes(ctx, name, from, nonce)
+		if err != nil || used {
+			return used, tx, err
+		}
+	}
+	return false, common.Hash{}, nil
+}
+
 // authorizationOnChain looks an authorization up on its network's token:
 // unused is ErrSettlementNotFound (nothing moved); used is answered as
 // settlementOnChain answers the transaction of its AuthorizationUsed log,
@@ -167,7 +181,7 @@ func (f *Facilitator) blockTime(ctx context.Context, n *network.Network, number 
 // use whose transaction is not found, is an error that is not
 // ErrSettlementNotFound.
 func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
-	used, tx, err := n.Engine.UsedBy(ctx, from, nonce)
+	used, tx, err := f.usedOnChain(ctx, n, from, nonce)
 	if err != nil {
 		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.Cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
 		return nil, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -14,11 +15,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -372,5 +375,97 @@ func TestUptoRecognize(t *testing.T) {
 	got, err := other.Settlement(s.TxHash)
 	if err != nil || !got.Settled() || !strings.EqualFold(got.From, b.Address.Hex()) || !strings.EqualFold(got.To, seller.Hex()) || got.Value != "2500" {
 		t.Fatalf("look-up from the chain = %+v, %v; want settled %s -> %s 2500", got, err, b.Address.Hex(), seller.Hex())
+	}
+}
+
+// TestUptoBalanceRecheck: a payer's second payment right after a first
+// one took its whole balance, topped up since, is accepted: the exact
+// re-check of the reservations reads Permit2's nonceBitmap for the upto
+// nonce (the upto Spent), so the first, mined, is known to be in the
+// balance read, not counted again.
+func TestUptoBalanceRecheck(t *testing.T) {
+	ctx := context.Background()
+	b := uptoBuyer(t, 1000, big.NewInt(1e12))
+	seller := newSeller(t)
+	acc := uptoAccepted(t, fac, seller, "1000")
+	if s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{}), acc, "1000")); err != nil || !s.Settled() {
+		t.Fatalf("first settle = %+v, %v", s, err)
+	}
+	if err := chain.Mint(ctx, b.Address, big.NewInt(1000)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{}), acc, "1000"))
+	if err != nil || !s.Settled() {
+		t.Fatalf("second settle = %+v, %v; want settled", s, err)
+	}
+	if got := balance(t, seller); got.Int64() != 2000 {
+		t.Fatalf("seller holds %s, want 2000", got)
+	}
+}
+
+// TestUptoByAuthorizationOnChain: a facilitator whose journal never held
+// two upto settlements of one payer finds each by its (payer, Permit2
+// nonce) on chain: Permit2 logs no nonce, so the transaction is the one of
+// the payer's Transfer logs whose settle names that nonce, not merely the
+// newest.
+func TestUptoByAuthorizationOnChain(t *testing.T) {
+	ctx := context.Background()
+	b := uptoBuyer(t, 100_000, big.NewInt(1e12))
+	seller := newSeller(t)
+	acc := uptoAccepted(t, fac, seller, "5000")
+	nonces := []*big.Int{big.NewInt(1001), big.NewInt(1002)}
+	var txs []string
+	for i, n := range nonces {
+		s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{Nonce: n}), acc, fmt.Sprint(100*(i+1))))
+		if err != nil || !s.Settled() {
+			t.Fatalf("settle %d = %+v, %v", i, s, err)
+		}
+		txs = append(txs, s.TxHash)
+	}
+	other, _, _ := startFacilitator(t, newSignerKey(t, chain), chain.RPCURL(), t.TempDir()+"/journal.db", nil)
+	for i, n := range nonces {
+		nb := evm.NonceBytes(n)
+		got, err := other.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(nb[:]))
+		if err != nil || !got.Settled() || got.TxHash != txs[i] || got.Value != fmt.Sprint(100*(i+1)) {
+			t.Fatalf("look-up of nonce %s = %+v, %v; want %s", n, got, err, txs[i])
+		}
+	}
+	unused := evm.NonceBytes(big.NewInt(1003))
+	if _, err := other.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(unused[:])); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+		t.Fatalf("look-up of an unused nonce: %v, want ErrSettlementNotFound", err)
+	}
+}
+
+// TestUptoRemote: a paywall's remote client (facilitator/remote) against
+// this facilitator's HTTP API passes the payment through in v2 and the
+// charge as the settle's amount: a verify at the maximum, the 412 of a
+// payer without a Permit2 allowance read as a verdict (not an error), a
+// settle of the charge that moves exactly it.
+func TestUptoRemote(t *testing.T) {
+	ctx := context.Background()
+	c := remote.New(api.URL, remote.Options{})
+	b := uptoBuyer(t, 100_000, big.NewInt(1e12))
+	seller := newSeller(t)
+	acc := uptoAccepted(t, fac, seller, "5000")
+	h := uptoPay(t, b, acc, upto.PaymentOptions{})
+	withV2 := func(r *facilitator.Request) *facilitator.Request {
+		v2 := acc // the paywall knows its requirements in v2 form (the maximum)
+		r.RequirementsV2 = &v2
+		return r
+	}
+	if v, err := c.Verify(ctx, withV2(uptoRequest(h, acc, "5000"))); err != nil || !v.IsValid {
+		t.Fatalf("remote verify = %+v, %v", v, err)
+	}
+	poor := uptoBuyer(t, 100_000, nil)
+	v, err := c.Verify(ctx, withV2(uptoRequest(uptoPay(t, poor, acc, upto.PaymentOptions{}), acc, "5000")))
+	if err != nil || v.IsValid || v.Reason() != x402.ReasonPermit2AllowanceRequired {
+		t.Fatalf("remote verify without allowance = %+v, %v; want the verdict %q", v, err, x402.ReasonPermit2AllowanceRequired)
+	}
+	s, err := c.Settle(ctx, withV2(uptoRequest(h, acc, "600")))
+	if err != nil || !s.Settled() || s.Value != "600" || s.TxHash == "" {
+		t.Fatalf("remote settle = %+v, %v", s, err)
+	}
+	if got := balance(t, seller); got.Int64() != 600 {
+		t.Fatalf("seller holds %s, want 600", got)
 	}
 }

@@ -69,13 +69,44 @@ type uptoWitness struct {
 }
 
 // UptoSettleCalldata is the upto proxy's settle(permit, amount, owner,
-// witness, signature) moving amount (at most a.Amount).
+// witness, signature) moving amount (at most a.Amount). Its arguments are
+// static but for the signature, so the ABI encoding is written word by
+// word (what go-ethereum's ABI encoder gives, tested against it, without
+// its reflection: every verify and settle encodes one).
 func UptoSettleCalldata(a *Permit2Authorization, amount *big.Int, sig []byte) ([]byte, error) {
-	var p permitTuple
-	p.Permitted.Token, p.Permitted.Amount = a.Token, a.Amount
-	p.Nonce, p.Deadline = a.Nonce, a.Deadline
-	return Permit2CallsABI.Pack("settle", p, amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
+	if err := a.check(UptoPermit2); err != nil {
+		return nil, err
+	}
+	if !uint256OK(amount) {
+		return nil, errors.New("settle amount missing or out of the uint256 range")
+	}
+	const head = 10 // permit (4 words), amount, owner, witness (3 words), the signature's offset
+	padded := (len(sig) + 31) / 32 * 32
+	out := make([]byte, 4+32*(head+1)+padded)
+	copy(out, uptoSettleSelector)
+	w := out[4:]
+	word := func(i int) []byte { return w[32*i : 32*i+32] }
+	copy(word(0)[12:], a.Token[:])
+	a.Amount.FillBytes(word(1))
+	a.Nonce.FillBytes(word(2))
+	a.Deadline.FillBytes(word(3))
+	amount.FillBytes(word(4))
+	copy(word(5)[12:], a.From[:])
+	copy(word(6)[12:], a.To[:])
+	copy(word(7)[12:], a.Facilitator[:])
+	a.ValidAfter.FillBytes(word(8))
+	new(big.Int).SetUint64(32 * head).FillBytes(word(9))
+	new(big.Int).SetUint64(uint64(len(sig))).FillBytes(word(10))
+	copy(w[32*(head+1):], sig)
+	return out, nil
 }
+
+// The 4-byte selectors of the calls encoded by hand.
+var (
+	uptoSettleSelector  = Permit2CallsABI.Methods["settle"].ID
+	nonceBitmapSelector = Permit2CallsABI.Methods["nonceBitmap"].ID
+	allowanceSelector   = Permit2CallsABI.Methods["allowance"].ID
+)
 
 // UptoSettleArgs reads an upto settle's calldata back: the authorization,
 // the amount moved and the signature; ok is false for other calldata.
@@ -109,11 +140,12 @@ func Permit2NonceWord(nonce [32]byte) (wordPos *big.Int, bit uint) {
 // NonceBitmapCall is the eth_call batch element of Permit2's
 // nonceBitmap(owner, wordPos) at block (0: the latest).
 func NonceBitmapCall(owner common.Address, nonce [32]byte, block uint64) (rpc.BatchElem, *hexutil.Bytes) {
-	word, _ := Permit2NonceWord(nonce)
-	data, err := Permit2CallsABI.Pack("nonceBitmap", owner, word)
-	if err != nil {
-		panic(err)
-	}
+	// nonceBitmap(owner, nonce >> 8): the selector, the owner, then the
+	// nonce's top 31 bytes as a word.
+	data := make([]byte, 4+64)
+	copy(data, nonceBitmapSelector)
+	copy(data[4+12:], owner[:])
+	copy(data[4+32+1:], nonce[:31])
 	out := new(hexutil.Bytes)
 	at := "latest"
 	if block != 0 {
@@ -135,10 +167,10 @@ func NonceUsed(out hexutil.Bytes, nonce [32]byte) (bool, error) {
 // AllowanceCall is the eth_call batch element of token.allowance(owner,
 // Permit2).
 func AllowanceCall(token, owner common.Address) (rpc.BatchElem, *hexutil.Bytes) {
-	data, err := Permit2CallsABI.Pack("allowance", owner, Permit2Address)
-	if err != nil {
-		panic(err)
-	}
+	data := make([]byte, 4+64)
+	copy(data, allowanceSelector)
+	copy(data[4+12:], owner[:])
+	copy(data[4+32+12:], Permit2Address[:])
 	out := new(hexutil.Bytes)
 	return rpc.BatchElem{Method: "eth_call", Args: []any{CallArgs{To: token, Data: data}, "latest"}, Result: out}, out
 }

@@ -96,5 +96,8 @@ func (b *bound) Extra() any {
 // SupportedExtra is the extra /supported lists with upto's kinds.
 func (b *bound) SupportedExtra() any { return b.Extra() }
 
+// V2Only keeps upto out of /supported's x402 v1 kinds: v1 has no upto.
+func (b *bound) V2Only() bool { return true }
+
 // Spent reads Permit2's nonceBitmap and the token's Transfer logs.
 func (b *bound) Spent() engine.Spent { return permit2Spent{token: b.Token} }

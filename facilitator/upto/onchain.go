@@ -24,6 +24,7 @@ type reads struct {
 	block                    hexutil.Uint64
 	bitmap, balance, allowed *hexutil.Bytes
 	gas                      hexutil.Uint64
+	calldata                 []byte // the settle run, which a settle sends
 }
 
 // readsElems is the number of elements before the settle's run.
@@ -36,7 +37,7 @@ func (b *bound) newReads(c *payment, amount *big.Int, estimate bool) (*reads, er
 	if err != nil {
 		return nil, err
 	}
-	r := &reads{}
+	r := &reads{calldata: data}
 	var bitmapEl, balEl, allowEl rpc.BatchElem
 	bitmapEl, r.bitmap = evm.NonceBitmapCall(c.a.From, c.nonce, 0)
 	balEl, r.balance = evm.ViewCall(b.Token, "balanceOf", c.a.From)

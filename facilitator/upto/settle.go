@@ -131,9 +131,8 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, amount *big.Int, 
 	if err != nil {
 		return nil, scheme.Unavailable(fmt.Sprintf("cannot read gas prices on network %s; nothing was broadcast, try again shortly", b.Cfg.Name), err)
 	}
-	data, _ := evm.UptoSettleCalldata(c.a, amount, c.sig) // encoded already by newReads
 	job := &engine.Job{Requested: requested, Via: scheme.Via(ctx), Scheme: x402.SchemeUpto, To: evm.UptoPermit2ProxyAddress,
-		Auth: c.auth(amount), Signature: c.sig, Calldata: data, Fees: fe, Signer: c.a.Facilitator, Deadline: deadline}
+		Auth: c.auth(amount), Signature: c.sig, Calldata: r.calldata, Fees: fe, Signer: c.a.Facilitator, Deadline: deadline}
 	t, err := b.Engine.Submit(job)
 	if err != nil {
 		return nil, b.notSent(err, c)

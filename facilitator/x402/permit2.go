@@ -15,6 +15,9 @@ func (p *Payment) PayloadJSON() (json.RawMessage, error) {
 	if len(p.payload) > 0 && !bytes.Equal(p.payload, []byte("null")) {
 		return p.payload, nil
 	}
+	if p.parsed != nil && p.parsed.raw != "" {
+		return json.RawMessage(p.parsed.raw), nil
+	}
 	var env struct {
 		Payload json.RawMessage `json:"payload"`
 	}
