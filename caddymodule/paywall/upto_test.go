@@ -2,6 +2,7 @@ package paywall
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -367,6 +369,41 @@ func TestUptoBuyerHangsUp(t *testing.T) {
 	}
 	testutil.AssertDelta(t, "seller", sBefore, testutil.Balance(t, uptoPayTo), 10000)
 	_ = from
+}
+
+// TestUptoPayCommand: caddy x402 pay pays an upto route and shows the
+// receipt, from the header (settle before) or the trailer (settle after);
+// without a Permit2 allowance it says why it was refused.
+func TestUptoPayCommand(t *testing.T) {
+	up := meteredUpstream(t, nil)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, up.Listener.Addr()))
+	_ = tester
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	approvePermit2(t, buyer)
+	for _, tc := range []struct {
+		path   string
+		charge int64
+	}{{"/before/json?tokens=21", 42}, {"/after/json?tokens=22", 44}} {
+		bBefore := testutil.Balance(t, from)
+		var stdout, stderr bytes.Buffer
+		err := x402cmd.RunPay(context.Background(), testutil.SiteURL+tc.path,
+			x402cmd.PayOptions{Key: devnet.Buyer4PrivateKey, Method: "GET", Timeout: 30 * time.Second}, &stdout, &stderr)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tc.path, err, stderr.String())
+		}
+		testutil.AssertDelta(t, "buyer "+tc.path, bBefore, testutil.Balance(t, from), -tc.charge)
+		if !strings.Contains(stdout.String(), `"answer":"42"`) || !strings.Contains(stderr.String(), "paying at most 10000 smallest units") ||
+			!strings.Contains(stderr.String(), fmt.Sprintf(`"amount": "%d"`, tc.charge)) {
+			t.Errorf("%s: stdout %q stderr %s", tc.path, stdout.String(), stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	err := x402cmd.RunPay(context.Background(), testutil.SiteURL+"/before/json",
+		x402cmd.PayOptions{Key: devnet.Buyer5PrivateKey, Method: "GET", Timeout: 30 * time.Second}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "payment refused: "+x402.ReasonPermit2AllowanceRequired) {
+		t.Errorf("without allowance: %v", err)
+	}
 }
 
 // TestUptoNoAllowance: a buyer who never approved Permit2 gets a 402 that
