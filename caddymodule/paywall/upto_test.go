@@ -404,6 +404,24 @@ func TestUptoPayCommand(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "payment refused: "+x402.ReasonPermit2AllowanceRequired) {
 		t.Errorf("without allowance: %v", err)
 	}
+
+	// --approve-permit2 approves first (a transaction of the buyer's),
+	// then pays; a second run finds the allowance and sends none.
+	buyer3 := crypto.PubkeyToAddress(testutil.BuyerKey(t, devnet.Buyer3PrivateKey).PublicKey).Hex()
+	for run := range 2 {
+		bBefore := testutil.Balance(t, buyer3)
+		stdout.Reset()
+		stderr.Reset()
+		err = x402cmd.RunPay(context.Background(), testutil.SiteURL+"/before/json?tokens=5",
+			x402cmd.PayOptions{Key: devnet.Buyer3PrivateKey, Method: "GET", Timeout: 30 * time.Second, ApprovePermit2: testutil.DevnetURL}, &stdout, &stderr)
+		if err != nil {
+			t.Fatalf("--approve-permit2, run %d: %v\n%s", run, err, stderr.String())
+		}
+		testutil.AssertDelta(t, "buyer 3", bBefore, testutil.Balance(t, buyer3), -10)
+		if approved := strings.Contains(stderr.String(), "x402: approving Permit2"); approved != (run == 0) {
+			t.Errorf("run %d: approval sent %v: %s", run, approved, stderr.String())
+		}
+	}
 }
 
 // TestUptoNoAllowance: a buyer who never approved Permit2 gets a 402 that

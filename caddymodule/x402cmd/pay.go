@@ -53,6 +53,11 @@ type PayOptions struct {
 	// Undeployed is --smart-wallet-undeployed: the salt of the devnet
 	// factory's wallet of the key, paid from with an ERC-6492 signature.
 	Undeployed string
+	// ApprovePermit2 is --approve-permit2 RPC_URL: before paying an upto
+	// route, approve Permit2 on its token for the key (one transaction
+	// through this JSON-RPC endpoint, skipped when the allowance covers
+	// the maximum).
+	ApprovePermit2 string
 
 	// Resolved from the options above.
 	wallet *common.Address
@@ -180,6 +185,7 @@ cookie without paying or signing in.
 	f.StringVar(&o.Undeployed, "smart-wallet-undeployed", "", "pay from the devnet factory's wallet of the key for this salt, not deployed yet, with an ERC-6492 signature (bare flag: salt 1)")
 	f.Lookup("smart-wallet-undeployed").NoOptDefVal = strconv.Itoa(devnet.UndeployedWalletSalt)
 	f.StringVar(&o.CookieJar, "cookie-jar", "", "keep cookies (the seller's access cookie) in this JSON file, mode 0600: sent when they match the URL, saved when set")
+	f.StringVar(&o.ApprovePermit2, "approve-permit2", "", "before paying an upto route, approve Permit2 on its token for the key: one transaction sent through this JSON-RPC URL, once per token and wallet (skipped when the allowance covers the maximum)")
 	f.BoolVar(&o.NoSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }

@@ -35,7 +35,7 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	}
 	var header string
 	if accepted.Scheme == x402.SchemeUpto {
-		if header, err = payUpto(key, accepted, pr.Resource, value, o, stderr); err != nil {
+		if header, err = payUpto(ctx, key, accepted, pr.Resource, value, o, stderr); err != nil {
 			return err
 		}
 	} else {
