@@ -424,6 +424,19 @@ func TestUptoPayCommand(t *testing.T) {
 	}
 }
 
+// TestUptoPage: a browser asking for an upto route gets the payment page
+// saying clearly that it cannot pay it and what can, with no pay button.
+func TestUptoPage(t *testing.T) {
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, "127.0.0.1:9"))
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/before/x", map[string]string{"User-Agent": chromeUA, "Accept": browserAccpt})
+	page := string(b)
+	if resp.StatusCode != http.StatusPaymentRequired || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(page, "This route charges by use (x402 scheme upto: you sign a Permit2 permit for at most 0.01") ||
+		!strings.Contains(page, "caddy x402 pay --approve-permit2") || strings.Contains(page, `id="x402-pay"`) {
+		t.Errorf("the page of an upto route: %d %s", resp.StatusCode, page)
+	}
+}
+
 // TestUptoNoAllowance: a buyer who never approved Permit2 gets a 402 that
 // says so, and nothing reaches the upstream.
 func TestUptoNoAllowance(t *testing.T) {
