@@ -192,6 +192,15 @@ func TestUptoCharges(t *testing.T) {
 	approvePermit2(t, buyer)
 
 	o := func(amount string) string { return url.QueryEscape(`{"amount":"` + amount + `"}`) }
+	label := "10000 to " + strings.ToLower(uptoPayTo)
+	metered := func(source string) float64 {
+		v, _ := testutil.Sample(testutil.Scrape(t), "x402_metered_smallest_units_total", map[string]string{"network": "cronos-testnet", "route": label, "source": source})
+		return v
+	}
+	meteredBefore := map[string]float64{}
+	for _, s := range []string{ChargeHeader, ChargeMeter, ChargeMaximum} {
+		meteredBefore[s] = metered(s)
+	}
 	for _, tc := range []struct {
 		name, path string
 		status     int
@@ -257,6 +266,13 @@ func TestUptoCharges(t *testing.T) {
 				t.Errorf("the payment sent again: %d %s", resp.StatusCode, b)
 			}
 		})
+	}
+	// The metrics carry each charge by its source.
+	for source, want := range map[string]float64{ChargeHeader: 1234 + 5000 + 2500 + 10000 + 0 + 777 + 3,
+		ChargeMeter: 14 + 2468 + 0 + 10000 + 200 + 10, ChargeMaximum: 4 * 10000} {
+		if got := metered(source) - meteredBefore[source]; got != want {
+			t.Errorf("x402_metered_smallest_units_total{source=%q} grew by %v, want %v", source, got, want)
+		}
 	}
 }
 
