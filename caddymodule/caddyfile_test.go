@@ -114,7 +114,6 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"meter bad unit price", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter json usage.tokens -1\n}"), `meter json unit price "-1": want a non-negative decimal number`},
 		{"bad meter_max_bytes", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter_max_bytes lots\n}"), `meter_max_bytes "lots": want a positive size`},
 		{"upto with access", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n access 1h\n}"), "access does not go with scheme upto"},
-		{"upto remote", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n facilitator https://f.example.com\n}"), "scheme upto needs the x402 app's facilitator"},
 		{"paywall without value", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall\n}"), "wrong argument count"},
 		{"bad explorer", site("x402 {\n pay_to " + payTo + "\n price 1\n explorer explorer.cronos.org\n}"), `explorer "explorer.cronos.org" must be an http:// or https:// URL`},
 		{"bad network explorer", global("network cronos-testnet {\n explorer ftp://x\n}"), `network cronos-testnet: explorer "ftp://x" must be an http:// or https:// URL`},

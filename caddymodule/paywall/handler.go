@@ -221,6 +221,7 @@ type Handler struct {
 	settleWait  time.Duration  // the x402 app's settle_timeout, with the embedded facilitator
 	pricing     pricing        // the payment options and the offers of the route's prices
 	settleAfter bool
+	uptoRemote  *uptoRemote // an upto route's remote facilitator address, learnt at its first request
 	v2          v2State
 	disc        discoveryState
 	logger      *zap.Logger
@@ -491,6 +492,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	if isPreflight(r) {
 		return next.ServeHTTP(w, r) // a CORS preflight is never charged
+	}
+	if err := h.ensureUpto(); err != nil {
+		return err
 	}
 	off, err := h.pricing.offerFor(r)
 	if err != nil {

@@ -89,9 +89,6 @@ func (h *Handler) validateMetering() error {
 	if h.Window.Access != 0 {
 		return errors.New("x402: access does not go with scheme upto: an upto payment pays for one metered answer, not for a time")
 	}
-	if h.Facilitator != "" {
-		return errors.New("x402: scheme upto needs the x402 app's facilitator for now (the upto facilitator address is read from it): remove facilitator")
-	}
 	return nil
 }
 
@@ -153,8 +150,21 @@ func (h *Handler) provisionUpto() error {
 	if !h.upto() {
 		return nil
 	}
+	if h.Facilitator != "" {
+		// A remote facilitator is asked for its address at the first
+		// request (upto_remote.go).
+		for i := range h.pricing.options {
+			opt := &h.pricing.options[i]
+			if opt.caip2 == "" {
+				return fmt.Errorf("x402: scheme upto on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
+			}
+			opt.reqs.Scheme = SchemeUpto
+		}
+		h.uptoRemote = &uptoRemote{}
+		return nil
+	}
 	if h.app == nil || h.app.Facilitator() == nil {
-		return errors.New("x402: scheme upto needs the x402 app's facilitator")
+		return errors.New("x402: scheme upto needs the x402 app's facilitator, or a remote facilitator")
 	}
 	fac := h.app.Facilitator()
 	for i := range h.pricing.options {

@@ -453,6 +453,48 @@ func TestUptoPage(t *testing.T) {
 	}
 }
 
+// TestUptoRemote: an upto route with a remote facilitator (the
+// facilitator API of a site of the same Caddy, not up yet when the route
+// starts) learns its address at the first request, and the charge goes
+// to the facilitator's settle as the amount.
+func TestUptoRemote(t *testing.T) {
+	up := meteredUpstream(t, nil)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(`
+:%d {
+	x402_facilitator {
+		rate_limit off
+	}
+}
+
+:%d {
+	x402 {
+		pay_to %s
+		amount 10000
+		network eip155:338
+		scheme upto
+		meter json usage.total_tokens 3
+		facilitator http://127.0.0.1:%d
+	}
+	reverse_proxy %s
+}
+`, testutil.FacPort, testutil.SitePort, uptoPayTo, testutil.FacPort, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	approvePermit2(t, buyer)
+	u := testutil.SiteURL + "/json?tokens=111"
+	pay := payUpto(t, tester, buyer, u) // the 402 names the facilitator (payUpto fails without)
+	bBefore := testutil.Balance(t, from)
+	resp, b := testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: pay})
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"answer":"42"`) {
+		t.Fatalf("paid request: %d %s", resp.StatusCode, b)
+	}
+	testutil.AssertDelta(t, "buyer", bBefore, testutil.Balance(t, from), -333)
+	var rs x402.ReferenceSettleResponse
+	if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentResponseV2), &rs); err != nil || !rs.Success || rs.Amount != "333" {
+		t.Errorf("receipt %+v %v", rs, err)
+	}
+}
+
 // TestUptoNoAllowance: a buyer who never approved Permit2 gets a 402 that
 // says so, and nothing reaches the upstream.
 func TestUptoNoAllowance(t *testing.T) {
