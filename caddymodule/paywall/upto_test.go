@@ -18,6 +18,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddytest"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
@@ -348,6 +349,58 @@ func TestUptoBrokenStream(t *testing.T) {
 		}
 		testutil.AssertDelta(t, "buyer "+path, bBefore, testutil.Balance(t, from), 0)
 	}
+}
+
+// TestUptoSettleAfterFails: a buyer who empties its wallet while its
+// answer streams (settle after) gets the whole answer, but the receipt in
+// the trailer says the payment failed, and no money moves: the receipt
+// never claims a payment that did not happen.
+func TestUptoSettleAfterFails(t *testing.T) {
+	release := make(chan struct{})
+	up := meteredUpstream(t, release)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, up.Listener.Addr()))
+	key := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	approvePermit2(t, key)
+	u := testutil.SiteURL + "/after/sse?tokens=50"
+	pay := payUpto(t, tester, key, u)
+	sBefore := testutil.Balance(t, uptoPayTo)
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set(x402.HeaderPaymentSignature, pay)
+	resp, err := tester.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rd := bufio.NewReader(resp.Body)
+	if first, err := rd.ReadString('\n'); err != nil || !strings.Contains(first, `"Hel"`) {
+		t.Fatalf("first event: %q %v", first, err)
+	}
+	// The buyer moves all its tokens away, and gets them back after.
+	all := testutil.Balance(t, from.Hex())
+	sink := testutil.BuyerKey(t, devnet.Buyer1PrivateKey)
+	move := func(k *ecdsa.PrivateKey, to string, amount *big.Int) {
+		opts, _ := bind.NewKeyedTransactorWithChainID(k, big.NewInt(devnet.ChainID))
+		tx, err := testutil.ChainToken.Transfer(opts, common.HexToAddress(to), amount)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc, err := bind.WaitMined(context.Background(), testutil.ChainClient, tx); err != nil || rc.Status != 1 {
+			t.Fatalf("transfer: %v", err)
+		}
+	}
+	move(key, crypto.PubkeyToAddress(sink.PublicKey).Hex(), all)
+	defer move(sink, from.Hex(), all)
+	close(release)
+	rest, err := io.ReadAll(rd)
+	if err != nil || !strings.HasSuffix(string(rest), "data: [DONE]\n\n") {
+		t.Fatalf("rest of the stream: %q %v", rest, err)
+	}
+	var rs x402.ReferenceSettleResponse
+	if err := x402.DecodeBase64JSON(resp.Trailer.Get(x402.HeaderPaymentResponseV2), &rs); err != nil || rs.Success || rs.ErrorReason == "" {
+		t.Errorf("trailer receipt of a failed settle: %+v %v", rs, err)
+	}
+	testutil.AssertDelta(t, "seller", sBefore, testutil.Balance(t, uptoPayTo), 0)
 }
 
 // TestUptoBuyerHangsUp: a buyer who hangs up in the middle of a streamed
