@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -16,7 +15,6 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 func init() { x402cmd.AddSubcommand(rotateKeyCommand) }
@@ -83,12 +81,7 @@ func runRotateKey(ctx context.Context, configFile, adapter string, out io.Writer
 
 	var src access.KeySource
 	if sc := cfg.Apps.X402.Storage; sc != nil && sc.Postgres != "" {
-		dsn, err := caddy.NewReplacer().ReplaceOrErr(strings.TrimSpace(sc.Postgres), true, true)
-		if err != nil || dsn == "" {
-			return fmt.Errorf("storage postgres: the placeholder %s cannot be resolved or is empty here: set it as for the instances (for example export X402_DATABASE_URL=postgres://...)",
-				store.RedactDSN(sc.Postgres))
-		}
-		s, err := store.OpenPostgresSecrets(ctx, dsn)
+		s, err := sc.OpenSecrets(ctx)
 		if err != nil {
 			return err
 		}

@@ -458,7 +458,7 @@ func TestHealthAndSupported(t *testing.T) {
 	// that settles it) and the signers follow for v2 sellers.
 	signer := chain.Signer().Address.Hex()
 	if want := `{"kinds":[{"x402Version":1,"scheme":"exact","network":"cronos-testnet"},{"x402Version":2,"scheme":"exact","network":"eip155:338"},` +
-		`{"x402Version":2,"scheme":"upto","network":"eip155:338","extra":{"facilitatorAddress":"` + signer + `","name":"Bridged USDC (Stargate)","version":"1"}}],"signers":{"eip155:*":["` + signer + `"]}}` + "\n"; string(data) != want {
+		`{"x402Version":2,"scheme":"upto","network":"eip155:338","extra":{"facilitatorAddress":"` + signer + `","name":"Bridged USDC (Stargate)","version":"1"}}],"extensions":["eip2612GasSponsoring"],"signers":{"eip155:*":["` + signer + `"]}}` + "\n"; string(data) != want {
 		t.Fatalf("supported = %s, want %s", data, want)
 	}
 }

@@ -1,10 +1,11 @@
-// Package facilitator is the x402 verify/settle core: it checks EIP-3009
-// transferWithAuthorization payments signed as EIP-712 typed data and
-// settles them on EVM chains, paying the gas from its own signer keys.
+// Package facilitator is the x402 verify/settle core: it checks signed
+// payments and settles them on EVM chains, paying the gas from its own
+// signer keys. What a payment is belongs to its scheme's package (`exact`:
+// EIP-3009 transferWithAuthorization signed as EIP-712 typed data).
 //
 // It is usable from any Go program: New builds a Facilitator from a Config,
-// Verify and Settle are its operations, and Handler serves the HTTP API of
-// the facilitator interface specification.
+// Verify and Settle are its operations, and facilitator/httpapi serves the
+// HTTP API of the facilitator interface specification.
 //
 // The core knows payments only through package scheme: each request is
 // routed (dispatch.go) to the scheme bound to its network, registered by
@@ -105,6 +106,9 @@ type Facilitator struct {
 	networks []*network.Network
 	byName   map[string]*network.Network
 	bound    map[boundKey]scheme.Bound // the schemes bound to each network
+	// flavours are the flavours bound to each network, by the scheme they
+	// serve (scheme.Flavour).
+	flavours map[boundKey][]flavourBound
 	logger   *zap.Logger
 	started  time.Time
 
@@ -142,6 +146,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	f := &Facilitator{
 		byName:        map[string]*network.Network{},
 		bound:         map[boundKey]scheme.Bound{},
+		flavours:      map[boundKey][]flavourBound{},
 		logger:        cfg.Logger,
 		started:       time.Now(),
 		settleTimeout: orDefault(cfg.SettleTimeout, 30*time.Second),
@@ -258,10 +263,15 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		if b == nil {
 			continue // the scheme declined the network (upto without Permit2)
 		}
-		f.bound[boundKey{n, m.Name()}] = b
+		if fl, ok := m.(scheme.Flavour); ok {
+			k := boundKey{n, fl.Of()}
+			f.flavours[k] = append(f.flavours[k], flavourBound{fl, b})
+		} else {
+			f.bound[boundKey{n, m.Name()}] = b
+		}
 		spents[m.Name()] = b.Spent()
 		key := m.Name()
-		if spent == nil {
+		if _, fl := m.(scheme.Flavour); spent == nil && !fl {
 			spent, key = b.Spent(), ""
 		}
 		if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
@@ -392,6 +402,14 @@ func (f *Facilitator) Supported() *SupportedResponse {
 		}
 	}
 	out.Signers["eip155:*"] = signers
+	// A Permit2 scheme served takes the buyer's EIP-2612 permit with its
+	// payment (settled through the proxy's settleWithPermit).
+	for _, n := range f.networks {
+		if f.bound[boundKey{n, x402.SchemeUpto}] != nil || len(f.flavours[boundKey{n, x402.SchemeExact}]) > 0 {
+			out.Extensions = []string{x402.ExtEIP2612GasSponsoring}
+			break
+		}
+	}
 	return out
 }
 

@@ -58,6 +58,11 @@ func (f *Facilitator) recognize(n *network.Network, to common.Address, input []b
 				return from, payee, value, true
 			}
 		}
+		for _, fb := range f.flavours[boundKey{n, m.Name()}] {
+			if from, payee, value, ok = fb.b.Recognize(to, input); ok {
+				return from, payee, value, true
+			}
+		}
 	}
 	return common.Address{}, common.Address{}, nil, false
 }
@@ -164,7 +169,13 @@ func (f *Facilitator) blockTime(ctx context.Context, n *network.Network, number 
 // (exact: the token's authorizationState; upto: Permit2's nonceBitmap),
 // and finds the transaction of the first that says so.
 func (f *Facilitator) usedOnChain(ctx context.Context, n *network.Network, from common.Address, nonce [32]byte) (bool, common.Hash, error) {
-	for _, name := range f.schemesOn(n) {
+	names := f.schemesOn(n)
+	for _, name := range names {
+		for _, fb := range f.flavours[boundKey{n, name}] {
+			names = append(names, fb.m.Name())
+		}
+	}
+	for _, name := range names {
 		used, tx, err := n.Engine.UsedBySchemes(ctx, name, from, nonce)
 		if err != nil || used {
 			return used, tx, err

@@ -469,3 +469,70 @@ func TestUptoRemote(t *testing.T) {
 		t.Fatalf("seller holds %s, want 600", got)
 	}
 }
+
+// TestUptoEIP2612GasSponsoring: a buyer who never approved Permit2 pays
+// with its EIP-2612 permit in the eip2612GasSponsoring extension: verify
+// accepts it (no 412), the settle submits the permit with the transfer
+// (the proxy's settleWithPermit) and moves exactly the charge, and the
+// transaction reads back; a permit that is not the payer's is refused.
+func TestUptoEIP2612GasSponsoring(t *testing.T) {
+	ctx := context.Background()
+	b := uptoBuyer(t, 100_000, nil) // no approve, no gas
+	seller := newSeller(t)
+	acc := uptoAccepted(t, fac, seller, "5000")
+	deadline := big.NewInt(time.Now().Add(time.Hour).Unix())
+	ext, err := upto.EIP2612Extension(b.Key, devnet.TokenAddress, devnet.TokenName, devnet.TokenVersion, big.NewInt(devnet.ChainID), new(big.Int), big.NewInt(5000), deadline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := uptoPay(t, b, acc, upto.PaymentOptions{Extensions: ext})
+	var v x402.ReferenceVerifyResponse
+	if status := post(t, x402.PathVerify, uptoBody(t, h, acc, "5000"), &v); status != 200 || !v.IsValid {
+		t.Fatalf("verify with the permit = %d %+v", status, v)
+	}
+	other := uptoBuyer(t, 100_000, nil)
+	otherExt, _ := upto.EIP2612Extension(other.Key, devnet.TokenAddress, devnet.TokenName, devnet.TokenVersion, big.NewInt(devnet.ChainID), new(big.Int), big.NewInt(5000), deadline)
+	if status := post(t, x402.PathVerify, uptoBody(t, uptoPay(t, b, acc, upto.PaymentOptions{Extensions: otherExt}), acc, "5000"), &v); status != 200 || v.IsValid || v.InvalidReason != x402.CodeEIP2612From {
+		t.Fatalf("verify with another's permit = %d %+v", status, v)
+	}
+	s, err := fac.Settle(ctx, uptoRequest(h, acc, "1500"))
+	if err != nil || !s.Settled() || s.Value != "1500" {
+		t.Fatalf("settle = %+v, %v", s, err)
+	}
+	if got := balance(t, seller); got.Int64() != 1500 {
+		t.Fatalf("seller holds %s, want 1500", got)
+	}
+	tok, _ := token.NewEIP3009Token(chain.Token(), chain.Client())
+	if a, err := tok.Allowance(nil, b.Address, evm.Permit2Address); err != nil || a.Int64() != 3500 {
+		t.Fatalf("Permit2's allowance after the settle %s (%v), want the permit's 5000 less 1500", a, err)
+	}
+	o, _, _ := startFacilitator(t, newSignerKey(t, chain), chain.RPCURL(), t.TempDir()+"/journal.db", nil)
+	if got, err := o.Settlement(s.TxHash); err != nil || !got.Settled() || got.Value != "1500" || !strings.EqualFold(got.To, seller.Hex()) {
+		t.Fatalf("look-up from the chain = %+v, %v", got, err)
+	}
+	nb := evm.NonceBytes(mustNonce(t, h))
+	if got, err := o.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(nb[:])); err != nil || got.TxHash != s.TxHash {
+		t.Fatalf("look-up by authorization = %+v, %v", got, err)
+	}
+}
+
+// mustNonce reads the Permit2 nonce of an upto header.
+func mustNonce(t testing.TB, header string) *big.Int {
+	t.Helper()
+	raw, _ := base64.StdEncoding.DecodeString(header)
+	var pp struct {
+		Payload struct {
+			Auth struct {
+				Nonce string `json:"nonce"`
+			} `json:"permit2Authorization"`
+		} `json:"payload"`
+	}
+	if err := json.Unmarshal(raw, &pp); err != nil {
+		t.Fatal(err)
+	}
+	n, ok := new(big.Int).SetString(pp.Payload.Auth.Nonce, 10)
+	if !ok {
+		t.Fatalf("nonce %q", pp.Payload.Auth.Nonce)
+	}
+	return n
+}

@@ -1,20 +1,14 @@
 package access
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
-	"errors"
-	"fmt"
-	"io/fs"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/caddyserver/certmagic"
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
@@ -115,40 +109,4 @@ func (a *Gate) parseCookie(v, route string, now time.Time) *store.Grant {
 		return nil
 	}
 	return &store.Grant{Route: route, Payer: parts[2], End: time.Unix(end, 0).UTC()}
-}
-
-// storageSecret is a secret in Caddy's storage (certmagic.Storage: the
-// data directory's files by default, or the storage module configured),
-// made by gen the first time: under the storage's lock, so that instances
-// sharing the storage and starting at once make one. It is kept as hex.
-func storageSecret(ctx context.Context, s certmagic.Storage, key string, gen func() ([]byte, error)) ([]byte, error) {
-	read := func() ([]byte, error) {
-		v, err := s.Load(ctx, key)
-		if err != nil {
-			return nil, err
-		}
-		k, err := hex.DecodeString(strings.TrimSpace(string(v)))
-		if err != nil || len(k) != 32 {
-			return nil, fmt.Errorf("the key %s in Caddy's storage is damaged: remove it and a new one is made (every access cookie given so far then stops working)", key)
-		}
-		return k, nil
-	}
-	if k, err := read(); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return k, err
-	}
-	if err := s.Lock(ctx, key); err != nil {
-		return nil, fmt.Errorf("locking %s in Caddy's storage: %w", key, err)
-	}
-	defer s.Unlock(context.WithoutCancel(ctx), key)
-	if k, err := read(); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return k, err
-	}
-	k, err := gen()
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Store(ctx, key, []byte(hex.EncodeToString(k))); err != nil {
-		return nil, fmt.Errorf("storing %s in Caddy's storage: %w", key, err)
-	}
-	return k, nil
 }

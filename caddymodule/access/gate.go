@@ -2,7 +2,6 @@ package access
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -28,22 +27,6 @@ const (
 	ViaSIWx   = "sign-in-with-x"
 	ViaCookie = "cookie"
 )
-
-// Route is what a gate knows of its route: the payment options that
-// identify it for grants and name its sign-in chains, and its labels.
-type Route struct {
-	// Options are the route's payment options, in the seller's order.
-	Options []Option
-	// Label is the directive's label, part of the route's identity.
-	Label string
-	// MetricsLabel is the route label of the metrics.
-	MetricsLabel string
-}
-
-// Option is one payment option of a route, as grants know it.
-type Option struct {
-	Network, CAIP2, PayTo, Asset, Description, MimeType string
-}
 
 // Deps is what a gate borrows from the paywall: the store of its
 // grants, the contract wallet check and the attempt limit.
@@ -88,12 +71,6 @@ type Gate struct {
 // the embedded facilitator's WalletSignature. An error means the chain
 // could not be asked.
 type WalletCheck func(ctx context.Context, network string, wallet common.Address, hash common.Hash, sig []byte) (evm.WalletVerdict, error)
-
-// canAskWallet reports whether a contract wallet's sign-in on network can
-// be checked.
-func (g *Gate) canAskWallet(network string) bool {
-	return g.walletCheck != nil && g.walletNets[network]
-}
 
 // Names of the secrets behind access: in Caddy's storage, or in the
 // PostgreSQL store with storage postgres.
@@ -145,13 +122,6 @@ func (g *Gate) Cleanup() error {
 	g.poolKey = ""
 	_, err := keyrings.Delete(key)
 	return err
-}
-
-// deriveKey is a key of its own for one use of the server key.
-func deriveKey(key []byte, use string) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(use))
-	return m.Sum(nil)
 }
 
 // grantRoute identifies the route for grants: the route's payment
@@ -312,36 +282,4 @@ func settledAt(sr *x402.SettleResponse, now time.Time) time.Time {
 		t = now
 	}
 	return t.UTC().Truncate(time.Second)
-}
-
-// siwxChains are the CAIP-2 ids of the route's networks whose chain id is
-// known, in the seller's order: the chains a buyer may sign in on.
-func (g *Gate) siwxChains() []string {
-	var out []string
-	for _, o := range g.route.Options {
-		if o.CAIP2 != "" {
-			out = append(out, o.CAIP2)
-		}
-	}
-	return out
-}
-
-// siwxNetwork is the route's network of a sign-in's chain ("" when the
-// route has no such chain).
-func (g *Gate) siwxNetwork(chain string) string {
-	for _, o := range g.route.Options {
-		if o.CAIP2 == chain {
-			return o.Network
-		}
-	}
-	return ""
-}
-
-// firstNetwork is the route's first network, the label of what concerns
-// the route rather than one payment.
-func (g *Gate) firstNetwork() string {
-	if len(g.route.Options) == 0 {
-		return ""
-	}
-	return g.route.Options[0].Network
 }

@@ -2,6 +2,7 @@ package access
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -450,4 +451,47 @@ func KeepKey(now time.Time, window time.Duration) func(store.SecretVersion, time
 	return func(_ store.SecretVersion, retired time.Time) bool {
 		return now.Before(retired.Add(accessKeySlack() + life))
 	}
+}
+
+// storageSecret is a secret in Caddy's storage (certmagic.Storage: the
+// data directory's files by default, or the storage module configured),
+// made by gen the first time: under the storage's lock, so that instances
+// sharing the storage and starting at once make one. It is kept as hex.
+func storageSecret(ctx context.Context, s certmagic.Storage, key string, gen func() ([]byte, error)) ([]byte, error) {
+	read := func() ([]byte, error) {
+		v, err := s.Load(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		k, err := hex.DecodeString(strings.TrimSpace(string(v)))
+		if err != nil || len(k) != 32 {
+			return nil, fmt.Errorf("the key %s in Caddy's storage is damaged: remove it and a new one is made (every access cookie given so far then stops working)", key)
+		}
+		return k, nil
+	}
+	if k, err := read(); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return k, err
+	}
+	if err := s.Lock(ctx, key); err != nil {
+		return nil, fmt.Errorf("locking %s in Caddy's storage: %w", key, err)
+	}
+	defer s.Unlock(context.WithoutCancel(ctx), key)
+	if k, err := read(); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return k, err
+	}
+	k, err := gen()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Store(ctx, key, []byte(hex.EncodeToString(k))); err != nil {
+		return nil, fmt.Errorf("storing %s in Caddy's storage: %w", key, err)
+	}
+	return k, nil
+}
+
+// deriveKey is a key of its own for one use of the server key.
+func deriveKey(key []byte, use string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(use))
+	return m.Sum(nil)
 }

@@ -309,3 +309,9 @@ func (a *Gate) contractSignIn(r *http.Request, p *x402.SIWxPayload, network stri
 
 // siwxWalletTimeout bounds the eth_call of a contract wallet's sign-in.
 const siwxWalletTimeout = 10 * time.Second
+
+// canAskWallet reports whether a contract wallet's sign-in on network can
+// be checked.
+func (g *Gate) canAskWallet(network string) bool {
+	return g.walletCheck != nil && g.walletNets[network]
+}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"math/big"
 	"strconv"
 	"strings"
 
@@ -424,13 +423,4 @@ func (a *App) ConfiguredDecimals(network string) (uint8, bool) {
 		return b.Decimals, true
 	}
 	return 0, false
-}
-
-// parseUnits parses a non-negative whole number of a token's smallest
-// unit, zero included, within uint256.
-func parseUnits(s string) (*big.Int, error) {
-	if s == "0" {
-		return new(big.Int), nil
-	}
-	return facilitator.ParseAmount(s)
 }

@@ -79,6 +79,18 @@ func dsnHasPassword(dsn string) bool {
 	return strings.Contains(dsn, "password=")
 }
 
+// OpenSecrets opens the secrets (the access server key) in the PostgreSQL
+// storage for a command run beside the instances ("caddy x402 rotate-key"),
+// its placeholder resolved from this process's environment.
+func (s *StorageConfig) OpenSecrets(ctx context.Context) (*store.PostgresSecrets, error) {
+	dsn, err := caddy.NewReplacer().ReplaceOrErr(strings.TrimSpace(s.Postgres), true, true)
+	if err != nil || dsn == "" {
+		return nil, fmt.Errorf("storage postgres: the placeholder %s cannot be resolved or is empty here: set it as for the instances (for example export X402_DATABASE_URL=postgres://...)",
+			store.RedactDSN(s.Postgres))
+	}
+	return store.OpenPostgresSecrets(ctx, dsn)
+}
+
 // sharedPostgres is the PostgreSQL store held in the usage pool: one per
 // connection string in the process, shared by consecutive configs, so
 // that a reload keeps the instance's lease (and with it what it follows).

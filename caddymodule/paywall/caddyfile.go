@@ -15,10 +15,6 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 )
 
-func init() {
-	httpcaddyfile.RegisterDirective("x402", parseHandlerRoute)
-}
-
 // parseHandler sets up the x402 handler and, when the network is known at
 // adapt time, checks it exists.
 func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {

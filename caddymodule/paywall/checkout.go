@@ -2,7 +2,6 @@ package paywall
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -44,20 +43,6 @@ const retryAfterPending = "2"
 
 // textRetrySameHeader is what a pending or unclear answer tells the buyer.
 const textRetrySameHeader = "the payment was sent and is not confirmed yet; retry this request with the same X-PAYMENT header to get the resource once it is (do not sign a new payment)"
-
-// routeKey identifies the route and resource a payment is presented at:
-// the option it chose, at the price resolved for its request, and the
-// resource URL. (For a route of one network and a fixed price, the key
-// is what it was before routes had several options.)
-func (h *Handler) routeKey(r *http.Request) string {
-	part := h.pricing.saleOf(r).part()
-	s := sha256.New()
-	s.Write(part.head)
-	s.Write(part.tail)
-	s.Write([]byte{0})
-	s.Write([]byte(resourceURL(r)))
-	return hex.EncodeToString(s.Sum(nil)[:16])
-}
 
 // redeemCase is what a request's authorization is, given its record.
 type redeemCase int
@@ -264,22 +249,6 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 	}
 }
 
-// settleRefused answers a settle that failed for good (nothing moved):
-// 402 with its reason, naming the transaction that did not transfer the
-// payment, if one was sent; 409 for a smart-contract wallet with another
-// payment being settled (walletBusy).
-func (h *Handler) settleRefused(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) error {
-	if sr.Error == facilitator.ReasonWalletBusy {
-		return h.walletBusy(w, r)
-	}
-	h.setFailedResponse(w, r, sr)
-	text := sr.Error
-	if text == facilitator.ErrTextFailedOnChain && sr.TxHash != "" {
-		text = fmt.Sprintf(textFailedOnChainTx, sr.Error, sr.TxHash)
-	}
-	return h.paymentRequired(w, r, text, "")
-}
-
 // verifyPayment verifies a payment and answers when it cannot go on: a
 // JSON 500 when verify could not be carried out, a 402 when the payment is
 // invalid (remembered by the refusal cache), unless it is used on chain
@@ -343,34 +312,6 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *facilita
 	return true, nil
 }
 
-// settleFailed handles a settle that gave no answer. When the facilitator
-// said nothing was broadcast, the record goes; otherwise (a remote
-// facilitator that could not be reached or did not answer) it stays
-// "settling" and the next retry looks the outcome up.
-func (h *Handler) settleFailed(id string, err error) {
-	if notSent(err) {
-		if err := h.redeem.Store().Delete(id); err != nil {
-			h.logger.Error("removing an unsent payment from the redemption store failed", zap.String("id", id), zap.Error(err))
-		}
-	}
-}
-
-// notSent reports whether a settle error means that nothing was broadcast:
-// the facilitator's own answer 400 (bad request), 429 (rate limit) or 503
-// (nothing was broadcast). A transport error, or any other status, leaves
-// it unknown.
-func notSent(err error) bool {
-	var se *facilitator.StatusError
-	if !errors.As(err, &se) {
-		return false
-	}
-	switch se.Status {
-	case http.StatusBadRequest, http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		return true
-	}
-	return false
-}
-
 // recordedAuth is the authFingerprint in an authorization's redemption
 // record, "" when there is none (the request holding it has not written
 // it yet) or it cannot be read.
@@ -380,46 +321,4 @@ func (h *Handler) recordedAuth(id string) string {
 		return ""
 	}
 	return rec.Authorization
-}
-
-// settle settles a verified payment (res, when the embedded facilitator
-// reserved it for settle after). A buyer who hangs up does not cancel
-// it: the transaction may already be broadcast, and the facilitator bounds
-// the wait itself.
-func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilitator.Reservation) (*facilitator.SettleResponse, error) {
-	if res != nil {
-		return h.settleBy(r, req, res.Settle)
-	}
-	return h.settleBy(r, req, func(ctx context.Context) (*facilitator.SettleResponse, error) { return h.client.Settle(ctx, req) })
-}
-
-// settleBy runs a settle call (of the facilitator, or of a reservation)
-// as settle describes, timed and logged.
-func (h *Handler) settleBy(r *http.Request, req *facilitator.Request, call func(context.Context) (*facilitator.SettleResponse, error)) (*facilitator.SettleResponse, error) {
-	ctx := context.WithoutCancel(r.Context())
-	if h.settleWait > 0 {
-		// The app's current settle_timeout, even when the facilitator was
-		// started by an earlier config with another one.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, h.settleWait)
-		defer cancel()
-	}
-	settleStart := time.Now()
-	sr, err := call(ctx)
-	h.metrics.timeSettle(h.pricing.saleOf(r), settleStart)
-	if err != nil {
-		h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, failedReason(err))
-		h.logger.Error("settle could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
-		return nil, err
-	}
-	if !sr.Settled() {
-		outcome := OutcomeRefused
-		if sr.Error == facilitator.ErrTextPending {
-			outcome = OutcomePending
-		}
-		h.metrics.payment(h.pricing.saleOf(r), outcome, sr.Error)
-		h.logger.Info("payment not settled", zap.String("network", sr.Network),
-			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
-	}
-	return sr, nil
 }

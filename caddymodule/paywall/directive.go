@@ -8,6 +8,10 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 )
 
+func init() {
+	httpcaddyfile.RegisterDirective("x402", parseHandlerRoute)
+}
+
 // parseHandlerRoute is the x402 directive: as a handler directive (its
 // matcher wraps it in a route), and with access, the path of its path
 // matcher as the route's AccessPath when none is given. With a matcher, it

@@ -7,7 +7,6 @@
 package paywall
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -584,30 +583,4 @@ func (n withoutPaymentHeaders) ServeHTTP(w http.ResponseWriter, r *http.Request)
 		up.Header.Del(k)
 	}
 	return n.next.ServeHTTP(w, up)
-}
-
-// resourceURL is the full URL the buyer asked for, before any rewrite, at
-// the origin the buyer addressed (requestOrigin).
-func resourceURL(r *http.Request) string {
-	u := r.URL
-	if or, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && or.URL != nil {
-		u = or.URL
-	}
-	scheme, host := httpx.RequestOrigin(r)
-	return scheme + "://" + host + u.RequestURI()
-}
-
-// appendJSONString appends s as a JSON string; plain printable ASCII (the
-// usual URL) takes the fast path.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }

@@ -1,13 +1,13 @@
 package paywall
 
 import (
-	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"net/http"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 )
 
@@ -43,16 +43,6 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 	gate, err := access.Provision(ctx, h.Window, route, deps, h.logger)
 	h.gate = gate
 	return err
-}
-
-// accessPrice is the price a grant is for: as written and, with the
-// request's offer, as resolved for it.
-func (h *Handler) accessPrice(r *http.Request) string {
-	price := h.pricing.expr
-	if sl := h.pricing.saleOf(r); sl != nil && sl.offer != nil {
-		price += "\x00" + sl.offer.value
-	}
-	return price
 }
 
 // serveAccess lets the gate serve a request without payment that a live

@@ -73,11 +73,6 @@ type paymentID struct {
 // neither collide with nor block another's.
 func paymentIDKey(payer, id string) string { return strings.ToLower(payer) + "/" + id }
 
-// declaresPaymentID reports whether the 402 declares the extension.
-func (h *Handler) declaresPaymentID() bool {
-	return h.PaymentIdentifier != PaymentIDOff && h.v2.on
-}
-
 // paymentIDOf reads a payment's id: nil when it has none or the extension
 // is off (or the payment is version 1, which has no extensions), and a
 // 400 reason for an id in the wrong format, or none where one is required.

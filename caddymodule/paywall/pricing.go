@@ -486,3 +486,13 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 	}
 	return facts, nil
 }
+
+// accessPrice is the price a grant is for: as written and, with the
+// request's offer, as resolved for it.
+func (h *Handler) accessPrice(r *http.Request) string {
+	price := h.pricing.expr
+	if sl := h.pricing.saleOf(r); sl != nil && sl.offer != nil {
+		price += "\x00" + sl.offer.value
+	}
+	return price
+}

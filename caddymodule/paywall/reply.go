@@ -169,31 +169,6 @@ func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error)
 	return werr
 }
 
-// remoteClient builds the client of a remote facilitator with its dialect
-// and headers (placeholders resolved).
-func (h *Handler) remoteClient() (*remote.Client, error) {
-	opts := remote.Options{}
-	if h.FacilitatorDialect != "" {
-		d, err := x402.ParseDialect(h.FacilitatorDialect)
-		if err != nil {
-			return nil, fmt.Errorf("x402: facilitator_dialect: %w", err)
-		}
-		opts.Dialect = &d
-	}
-	if len(h.FacilitatorHeaders) > 0 {
-		repl := caddy.NewReplacer()
-		opts.Header = http.Header{}
-		for k, v := range h.FacilitatorHeaders {
-			val, err := repl.ReplaceOrErr(v, true, true)
-			if err != nil || val == "" {
-				return nil, fmt.Errorf("x402: facilitator_header %s: its value is empty or a placeholder in it cannot be resolved", k)
-			}
-			opts.Header.Set(k, val)
-		}
-	}
-	return remote.New(h.Facilitator, opts), nil
-}
-
 // pending answers a payment whose transaction is not in a block yet: 402
 // (spec 4.5 rule 4) with error "Settlement pending", the txHash in the body
 // and in X-PAYMENT-RESPONSE, and the advice to retry with the same header.
@@ -373,3 +348,8 @@ var (
 )
 
 func invalidReason(err error) string { return x402.ReasonOf(err) }
+
+// declaresPaymentID reports whether the 402 declares the extension.
+func (h *Handler) declaresPaymentID() bool {
+	return h.PaymentIdentifier != PaymentIDOff && h.v2.on
+}

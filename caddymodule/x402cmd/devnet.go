@@ -11,8 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/spf13/cobra"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // devnetCommand is "caddy x402 devnet".
@@ -49,7 +49,7 @@ value to their addresses on a real network.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if token != "" {
-				if !facilitator.IsAddress(token) {
+				if !x402.IsAddress(token) {
 					return fmt.Errorf("--token %q is not an address: want 0x followed by 40 hex digits", token)
 				}
 				chain.Token = common.HexToAddress(token)
@@ -106,7 +106,7 @@ func runDevnet(ctx context.Context, listen string, blockTime time.Duration, out 
 	fmt.Fprintf(w, "  block time: %s\n", info.BlockTime)
 	fmt.Fprintf(w, "  signer:     %s (facilitator gas payer)\n", info.Signer.Address.Hex())
 	fmt.Fprintf(w, "  buyers:     %d, each with %s %s\n", len(info.Buyers),
-		facilitator.FormatAmount(devnet.BuyerTokens, devnet.TokenDecimals), info.Token.Symbol)
+		x402.FormatAmount(devnet.BuyerTokens, devnet.TokenDecimals), info.Token.Symbol)
 	if len(info.Buyers) > 0 {
 		b := info.Buyers[0]
 		fmt.Fprintf(w, "  %s:     %s\n", b.Name, b.Address.Hex())

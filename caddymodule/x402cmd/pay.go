@@ -21,8 +21,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -61,7 +63,7 @@ type PayOptions struct {
 
 	// Resolved from the options above.
 	wallet *common.Address
-	deploy *facilitator.WalletDeployment
+	deploy *exact.WalletDeployment
 	jar    *cookieJar
 }
 
@@ -76,7 +78,7 @@ func (o *PayOptions) walletOptions(key *ecdsa.PrivateKey) error {
 		w := token.WalletAddress(devnet.FactoryAddress, owner, big.NewInt(devnet.DeployedWalletSalt))
 		o.wallet = &w
 	case o.SmartWallet != "":
-		if !facilitator.IsAddress(o.SmartWallet) {
+		if !x402.IsAddress(o.SmartWallet) {
 			return fmt.Errorf("--smart-wallet %q is not an address (0x and 40 hex digits) or devnet", o.SmartWallet)
 		}
 		w := common.HexToAddress(o.SmartWallet)
@@ -88,7 +90,7 @@ func (o *PayOptions) walletOptions(key *ecdsa.PrivateKey) error {
 		}
 		w := token.WalletAddress(devnet.FactoryAddress, owner, salt)
 		o.wallet = &w
-		o.deploy = &facilitator.WalletDeployment{Factory: devnet.FactoryAddress, Calldata: token.CreateAccountCalldata(owner, salt)}
+		o.deploy = &exact.WalletDeployment{Factory: devnet.FactoryAddress, Calldata: token.CreateAccountCalldata(owner, salt)}
 	}
 	return nil
 }
@@ -200,19 +202,19 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	if err := o.walletOptions(key); err != nil {
 		return err
 	}
-	var shape facilitator.PayloadShape
+	var shape x402.PayloadShape
 	switch strings.ToLower(o.Shape) {
 	case "cronos", "":
-		shape = facilitator.ShapeCronos
+		shape = x402.ShapeCronos
 	case "x402":
-		shape = facilitator.ShapeX402
+		shape = x402.ShapeX402
 	default:
 		return fmt.Errorf("--shape must be cronos or x402, not %q", o.Shape)
 	}
 	if o.MaxAmount == "" {
 		o.MaxAmount = DefaultPayMaxAmount
 	}
-	maxAmount, err := facilitator.ParseAmount(o.MaxAmount)
+	maxAmount, err := x402.ParseAmount(o.MaxAmount)
 	if err != nil {
 		return fmt.Errorf("--max-amount: %w", err)
 	}
@@ -313,7 +315,7 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	if o.PaymentID != "" {
 		fmt.Fprintf(stderr, "x402: paying with x402 version 1, which has no payment-identifier: paying without --payment-id\n")
 	}
-	var pr facilitator.PaymentRequired
+	var pr x402.PaymentRequired
 	if err := json.Unmarshal(data, &pr); err != nil {
 		return fmt.Errorf("the 402 answer is not x402 JSON: %w", err)
 	}
@@ -321,20 +323,20 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	opts := facilitator.PaymentOptions{Shape: shape, Wallet: o.wallet, Deploy: o.deploy}
+	opts := exact.PaymentOptions{Shape: shape, Wallet: o.wallet, Deploy: o.deploy}
 	if o.ChainID != 0 {
 		opts.ChainID = big.NewInt(o.ChainID)
 	}
-	paymentHeader, payment, err := facilitator.CreatePayment(key, reqs, opts)
+	paymentHeader, payment, err := exact.CreatePayment(key, reqs, opts)
 	if err != nil {
-		if _, builtin := facilitator.BuiltinNetwork(reqs.Network); !builtin && o.ChainID == 0 {
+		if _, builtin := network.Builtin(reqs.Network); !builtin && o.ChainID == 0 {
 			return fmt.Errorf("signing the payment: %w (network %q is not built in: give --chain-id)", err, reqs.Network)
 		}
 		return fmt.Errorf("signing the payment: %w", err)
 	}
 	amount := value.String() + " smallest units"
-	if n, ok := facilitator.BuiltinNetwork(reqs.Network); ok {
-		amount = facilitator.FormatAmount(value, n.Decimals) + " tokens (" + value.String() + " smallest units)"
+	if n, ok := network.Builtin(reqs.Network); ok {
+		amount = x402.FormatAmount(value, n.Decimals) + " tokens (" + value.String() + " smallest units)"
 	}
 	fmt.Fprintf(stderr, "x402: paying %s of %s on %s from %s to %s\n",
 		amount, reqs.Asset, reqs.Network, payment.Authorization.From.Hex(), reqs.PayTo)
@@ -349,12 +351,12 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	}
 	moved, tx := settledIn(settlement)
 	if resp.StatusCode == http.StatusPaymentRequired {
-		var refused facilitator.PaymentRequired
+		var refused x402.PaymentRequired
 		reason := strings.TrimSpace(string(data))
 		if json.Unmarshal(data, &refused) == nil && refused.Error != "" {
 			reason = refused.Error
 		}
-		if reason == facilitator.ErrTextPending {
+		if reason == x402.ErrTextPending {
 			return fmt.Errorf("payment refused: %s: the transfer was broadcast and may still move the money%s; the seller did not deliver", reason, txNote(tx))
 		}
 		return fmt.Errorf("payment refused: %s (no money moved)", reason)
@@ -383,22 +385,6 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	return nil
 }
 
-// writeBody writes a response body as it is, plus a final newline when it
-// lacks one and goes to a terminal, so that the shell prompt or the
-// settlement on stderr does not run into it.
-func writeBody(w io.Writer, body []byte) error {
-	if _, err := w.Write(body); err != nil {
-		return err
-	}
-	if f, ok := w.(*os.File); ok && len(body) > 0 && body[len(body)-1] != '\n' {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			_, err = io.WriteString(w, "\n")
-			return err
-		}
-	}
-	return nil
-}
-
 // payKey reads the buyer's key from --key, --key-file or the environment.
 // Its errors never repeat the key.
 func payKey(o PayOptions) (*ecdsa.PrivateKey, error) {
@@ -406,15 +392,15 @@ func payKey(o PayOptions) (*ecdsa.PrivateKey, error) {
 	case o.Key != "" && o.KeyFile != "":
 		return nil, errors.New("give --key or --key-file, not both")
 	case o.Key != "":
-		k, err := facilitator.ParseKey(o.Key)
+		k, err := evm.ParseKey(o.Key)
 		if err != nil {
 			return nil, fmt.Errorf("--key: %w", err)
 		}
 		return k, nil
 	case o.KeyFile != "":
-		return facilitator.KeyFromFile(o.KeyFile)
+		return evm.KeyFromFile(o.KeyFile)
 	case os.Getenv(EnvBuyerKey) != "":
-		return facilitator.KeyFromEnv(EnvBuyerKey)
+		return evm.KeyFromEnv(EnvBuyerKey)
 	}
 	return nil, fmt.Errorf("no buyer key: give --key, --key-file or $%s", EnvBuyerKey)
 }
@@ -433,46 +419,4 @@ func requestBody(data string) ([]byte, error) {
 		return b, nil
 	}
 	return []byte(data), nil
-}
-
-// decodePaymentResponse renders an X-PAYMENT-RESPONSE header (Base64 JSON,
-// or plain JSON) as indented JSON, or returns it as it is.
-// settledIn reads an X-PAYMENT-RESPONSE header: whether it reports a
-// settlement, and its transaction hash.
-func settledIn(h string) (bool, string) {
-	if h == "" {
-		return false, ""
-	}
-	var pr struct {
-		Success     bool   `json:"success"`
-		Transaction string `json:"transaction"`
-		TxHash      string `json:"txHash"`
-	}
-	b, err := facilitator.DecodeBase64(h)
-	if err != nil || json.Unmarshal(b, &pr) != nil {
-		return false, ""
-	}
-	if pr.Transaction == "" {
-		pr.Transaction = pr.TxHash
-	}
-	return pr.Success, pr.Transaction
-}
-
-func txNote(tx string) string {
-	if tx == "" {
-		return ""
-	}
-	return " (transaction " + tx + ")"
-}
-
-func decodePaymentResponse(h string) string {
-	raw := []byte(h)
-	if b, err := facilitator.DecodeBase64(h); err == nil && json.Valid(b) {
-		raw = b
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, raw, "", "  "); err != nil {
-		return h
-	}
-	return out.String()
 }

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -17,21 +17,21 @@ import (
 // pay: scheme exact, on the network asked for (any, when none is), whose
 // chain ID is known (by its name, or --chain-id), with a valid amount
 // within maxAmount.
-func chooseV1(pr *facilitator.PaymentRequired, maxAmount *big.Int, network string, chainID int64) (facilitator.PaymentRequirements, *big.Int, error) {
+func chooseV1(pr *x402.PaymentRequired, maxAmount *big.Int, network string, chainID int64) (x402.PaymentRequirements, *big.Int, error) {
 	entries := pr.Accepts
 	if len(entries) == 0 && pr.PaymentRequirements != nil {
-		entries = []facilitator.PaymentRequirements{*pr.PaymentRequirements}
+		entries = []x402.PaymentRequirements{*pr.PaymentRequirements}
 	}
 	if len(entries) == 0 {
 		_, err := pr.Requirements()
-		return facilitator.PaymentRequirements{}, nil, err
+		return x402.PaymentRequirements{}, nil, err
 	}
 	var why []string
 	for _, a := range entries {
 		id, known := networkChainID(a.Network)
-		value, err := facilitator.ParseAmount(a.MaxAmountRequired)
+		value, err := x402.ParseAmount(a.MaxAmountRequired)
 		switch {
-		case a.Scheme != facilitator.SchemeExact:
+		case a.Scheme != x402.SchemeExact:
 			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
 		case network != "" && !sameNetwork(a.Network, network):
 			why = append(why, fmt.Sprintf("%s: not --network %s", a.Network, network))
@@ -48,9 +48,9 @@ func chooseV1(pr *facilitator.PaymentRequired, maxAmount *big.Int, network strin
 		}
 	}
 	if len(entries) == 1 {
-		return facilitator.PaymentRequirements{}, nil, fmt.Errorf("refusing to pay: %s", why[0])
+		return x402.PaymentRequirements{}, nil, fmt.Errorf("refusing to pay: %s", why[0])
 	}
-	return facilitator.PaymentRequirements{}, nil, fmt.Errorf("refusing to pay: no acceptable way to pay (%s)", strings.Join(why, "; "))
+	return x402.PaymentRequirements{}, nil, fmt.Errorf("refusing to pay: no acceptable way to pay (%s)", strings.Join(why, "; "))
 }
 
 // networkChainID is the chain ID a network name stands for: an
@@ -59,7 +59,7 @@ func networkChainID(name string) (int64, bool) {
 	if id, ok := x402.ChainIDOf(name); ok {
 		return id, true
 	}
-	if b, ok := facilitator.BuiltinNetwork(name); ok {
+	if b, ok := network.Builtin(name); ok {
 		return b.ChainID, true
 	}
 	return 0, false
@@ -84,9 +84,9 @@ func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64, 
 	var why []string
 	for _, a := range accepts {
 		id, ok := x402.ParseCAIP2(a.Network)
-		value, err := facilitator.ParseAmount(a.Amount)
+		value, err := x402.ParseAmount(a.Amount)
 		switch {
-		case a.Scheme != facilitator.SchemeExact && a.Scheme != x402.SchemeUpto:
+		case a.Scheme != x402.SchemeExact && a.Scheme != x402.SchemeUpto:
 			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
 		case !ok:
 			why = append(why, fmt.Sprintf("%s: not an eip155 network", a.Network))

@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -79,7 +78,7 @@ func signInFirst(rawURL string, resp *http.Response, data []byte, key *ecdsa.Pri
 	if r2.StatusCode == http.StatusPaymentRequired {
 		reason := strings.TrimSpace(string(d2))
 		var refused x402.PaymentRequiredV2
-		var v1 facilitator.PaymentRequired
+		var v1 x402.PaymentRequired
 		if x402.DecodeBase64JSON(r2.Header.Get(x402.HeaderPaymentRequired), &refused) == nil && refused.Error != "" {
 			reason = refused.Error
 		} else if json.Unmarshal(d2, &v1) == nil && v1.Error != "" {

@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -26,7 +26,7 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	if err != nil {
 		return err
 	}
-	opts := facilitator.PaymentOptions{Wallet: o.wallet, Deploy: o.deploy}
+	opts := exact.PaymentOptions{Wallet: o.wallet, Deploy: o.deploy}
 	if o.ChainID != 0 {
 		opts.ChainID = big.NewInt(o.ChainID)
 	}
@@ -39,7 +39,7 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 			return err
 		}
 	} else {
-		h, payment, err := facilitator.CreatePaymentV2(key, accepted, pr.Resource, opts)
+		h, payment, err := exact.CreatePaymentV2(key, accepted, pr.Resource, opts)
 		if err != nil {
 			return fmt.Errorf("signing the payment: %w", err)
 		}
@@ -66,7 +66,7 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 		if x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &refused) == nil && refused.Error != "" {
 			reason = refused.Error
 		} else {
-			var v1 facilitator.PaymentRequired
+			var v1 x402.PaymentRequired
 			if json.Unmarshal(data, &v1) == nil && v1.Error != "" {
 				reason = v1.Error
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
@@ -36,6 +37,19 @@ var (
 	ExactPermit2ProxyAddress = evm.ExactPermit2ProxyAddress
 	UptoPermit2ProxyAddress  = evm.UptoPermit2ProxyAddress
 )
+
+// The canonical addresses where the devnet places the batch-settlement
+// contracts (package batch's).
+var (
+	BatchSettlementAddress  = batch.SettlementAddress
+	ERC3009CollectorAddress = batch.ERC3009CollectorAddress
+	Permit2CollectorAddress = batch.Permit2CollectorAddress
+)
+
+// Multicall3Address is Multicall3's canonical address, where the devnet
+// places its Multicall3 (the x402 reference facilitators batch their chain
+// reads through it).
+var Multicall3Address = common.HexToAddress("0xcA11bde05977b3631167028862bE2a173976CA11")
 
 // Salts of buyer1's smart-contract wallets.
 const (

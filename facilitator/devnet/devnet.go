@@ -29,6 +29,10 @@
 //     address), with 1,000 tokens: an ERC-6492 signature names the factory
 //     and createAccount(buyer1, 1) (UndeployedWallet).
 //
+// and Multicall3 (package token's own) at its canonical address
+// Multicall3Address (0xcA11bde05977b3631167028862bE2a173976CA11), through
+// which the x402 reference facilitators read the chain.
+//
 // and, unless Config.WithoutPermit2, the contracts of x402's Permit2 flavours
 // (package token's own, written from the published interfaces) at their
 // canonical addresses:
@@ -38,6 +42,21 @@
 //     (0x402085c248EeA27D92E8b30b2C58ed07f9E20001);
 //   - the x402 upto Permit2 proxy at UptoPermit2ProxyAddress
 //     (0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002).
+//
+// and, unless Config.WithoutBatchSettlement, the x402 batch-settlement
+// (payment channel) contracts (package token's own, written from the
+// published interface) at their canonical addresses:
+//
+//   - x402BatchSettlement at BatchSettlementAddress
+//     (0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003);
+//   - ERC3009DepositCollector at ERC3009CollectorAddress
+//     (0x4020806089470a89826cB9fB1f4059150b550004);
+//   - Permit2DepositCollector at Permit2CollectorAddress
+//     (0x4020425FAf3B746C082C2f942b4E5159887B0005), unless
+//     Config.WithoutPermit2: it deposits through Permit2.
+//
+// The chain runs the Cancun rules (and later ones up to Osaka), so the
+// transient storage (EIP-1153) these contracts use works.
 //
 // They are placed by genesis allocation, not deployed through the CREATE2
 // deployer: the canonical addresses come from the published contracts'
@@ -123,6 +142,10 @@ type Config struct {
 	// WithoutPermit2 leaves out Permit2 and the x402 Permit2 proxies, as
 	// on a chain that lacks them: nothing has code at their addresses.
 	WithoutPermit2 bool
+	// WithoutBatchSettlement leaves out the batch-settlement contracts
+	// (x402BatchSettlement and its deposit collectors), as on a chain
+	// that lacks them.
+	WithoutBatchSettlement bool
 }
 
 // SmartWallet is one of buyer1's smart-contract wallets on the devnet.
@@ -164,6 +187,15 @@ type Permit2Info struct {
 	UptoProxy  common.Address `json:"uptoProxy"`
 }
 
+// BatchSettlementInfo gives the addresses of the batch-settlement contracts
+// on the chain.
+type BatchSettlementInfo struct {
+	Address          common.Address `json:"address"`
+	ERC3009Collector common.Address `json:"erc3009Collector"`
+	// Permit2Collector is absent on a chain without Permit2.
+	Permit2Collector *common.Address `json:"permit2Collector,omitempty"`
+}
+
 // Info describes a running Chain; it is what WriteInfo writes.
 type Info struct {
 	RPCURL    string    `json:"rpcUrl"`
@@ -180,6 +212,9 @@ type Info struct {
 	// Permit2 is absent when the chain has no Permit2
 	// (Config.WithoutPermit2).
 	Permit2 *Permit2Info `json:"permit2,omitempty"`
+	// BatchSettlement is absent when the chain has no batch-settlement
+	// contracts (Config.WithoutBatchSettlement).
+	BatchSettlement *BatchSettlementInfo `json:"batchSettlement,omitempty"`
 }
 
 // Chain is a running development chain. Its methods are safe for
@@ -198,6 +233,7 @@ type Chain struct {
 	buyers    []Account
 	wallets   []SmartWallet
 	permit2   bool // Permit2 and the proxies are placed
+	batch     bool // the batch-settlement contracts are placed
 	tok       *token.EIP3009Token
 
 	mu        sync.Mutex // guards sealing, the pool's clearing, lastTime, paused and closed
@@ -253,6 +289,7 @@ func Start(cfg Config) (*Chain, error) {
 		token:     cfg.Token,
 		blockTime: cfg.BlockTime,
 		permit2:   !cfg.WithoutPermit2,
+		batch:     !cfg.WithoutBatchSettlement,
 		quit:      make(chan struct{}),
 		done:      make(chan struct{}),
 	}
@@ -278,6 +315,7 @@ func Start(cfg Config) (*Chain, error) {
 	}
 	owner := c.buyers[0].Address
 	alloc[FactoryAddress] = types.Account{Code: token.FactoryRuntimeCode(), Balance: new(big.Int)}
+	alloc[Multicall3Address] = types.Account{Code: token.Multicall3RuntimeCode(), Balance: new(big.Int)}
 	for _, salt := range []int64{DeployedWalletSalt, UndeployedWalletSalt} {
 		w := SmartWallet{Address: token.WalletAddress(FactoryAddress, owner, big.NewInt(salt)), Owner: owner, Factory: FactoryAddress, Salt: salt, Deployed: salt == DeployedWalletSalt}
 		c.wallets = append(c.wallets, w)
@@ -298,6 +336,12 @@ func Start(cfg Config) (*Chain, error) {
 
 	if c.permit2 {
 		if err := placePermit2(alloc); err != nil {
+			return nil, err
+		}
+	}
+
+	if c.batch {
+		if err := placeBatchSettlement(alloc, c.permit2); err != nil {
 			return nil, err
 		}
 	}
@@ -350,6 +394,22 @@ func placePermit2(alloc types.GenesisAlloc) error {
 			return fmt.Errorf("devnet: %w", err)
 		}
 		alloc[addr] = types.Account{Code: g.Code, Storage: g.Storage, Balance: new(big.Int)}
+	}
+	return nil
+}
+
+// placeBatchSettlement adds x402BatchSettlement and its deposit
+// collectors to alloc at their canonical addresses: the Permit2 collector
+// only when the chain has Permit2.
+func placeBatchSettlement(alloc types.GenesisAlloc, permit2 bool) error {
+	g, err := token.BatchSettlementGenesisFor(BatchSettlementAddress, Permit2Address)
+	if err != nil {
+		return fmt.Errorf("devnet: %w", err)
+	}
+	alloc[BatchSettlementAddress] = types.Account{Code: g.Settlement, Balance: new(big.Int)}
+	alloc[ERC3009CollectorAddress] = types.Account{Code: g.ERC3009Collector, Balance: new(big.Int)}
+	if permit2 {
+		alloc[Permit2CollectorAddress] = types.Account{Code: g.Permit2Collector, Balance: new(big.Int)}
 	}
 	return nil
 }
@@ -442,6 +502,11 @@ func (c *Chain) UndeployedWallet() SmartWallet { return c.wallets[1] }
 // UptoPermit2ProxyAddress).
 func (c *Chain) HasPermit2() bool { return c.permit2 }
 
+// HasBatchSettlement says whether the batch-settlement contracts are on
+// the chain (at BatchSettlementAddress and ERC3009CollectorAddress, and
+// Permit2CollectorAddress if HasPermit2).
+func (c *Chain) HasBatchSettlement() bool { return c.batch }
+
 // Client returns a client of the chain's JSON-RPC server. It stays valid
 // until Close; do not close it.
 func (c *Chain) Client() *ethclient.Client { return c.client }
@@ -465,6 +530,27 @@ func (c *Chain) seal(byTimer bool) {
 	} else {
 		c.lastTime++ // the simulated beacon seals at least a second after the parent
 	}
+}
+
+// AdjustTime seals a block whose timestamp is d (whole seconds) later
+// than it would be, moving the chain's clock ahead of the wall clock, as
+// tests of time locks need (a payment channel's withdraw delay). The pool
+// must hold no executable transaction. Later blocks keep to the chain's
+// clock, a second a block at least, until the wall clock catches up.
+func (c *Chain) AdjustTime(d time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return errors.New("devnet: chain closed")
+	}
+	if err := c.sim.AdjustTime(d); err != nil {
+		return fmt.Errorf("devnet: adjust time by %s: %w", d, err)
+	}
+	c.lastSeal = time.Now()
+	if head, err := c.client.HeaderByNumber(context.Background(), nil); err == nil {
+		c.lastTime = head.Time
+	}
+	return nil
 }
 
 // PauseMining stops the block timer from sealing blocks until
@@ -581,6 +667,14 @@ func (c *Chain) Info() Info {
 	if c.permit2 {
 		p2 = &Permit2Info{Address: Permit2Address, ExactProxy: ExactPermit2ProxyAddress, UptoProxy: UptoPermit2ProxyAddress}
 	}
+	var bs *BatchSettlementInfo
+	if c.batch {
+		bs = &BatchSettlementInfo{Address: BatchSettlementAddress, ERC3009Collector: ERC3009CollectorAddress}
+		if c.permit2 {
+			p := Permit2CollectorAddress
+			bs.Permit2Collector = &p
+		}
+	}
 	return Info{
 		RPCURL:  c.url,
 		ChainID: c.chainID,
@@ -599,6 +693,8 @@ func (c *Chain) Info() Info {
 
 		SmartWallets: append([]SmartWallet(nil), c.wallets...),
 		Permit2:      p2,
+
+		BatchSettlement: bs,
 	}
 }
 

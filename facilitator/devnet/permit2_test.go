@@ -158,3 +158,20 @@ func TestWithoutPermit2(t *testing.T) {
 		t.Fatalf("info %s", data)
 	}
 }
+
+// TestWithoutPermit2BatchSettlement: on a chain without Permit2, the
+// batch-settlement contract and its ERC-3009 collector are there, the
+// Permit2 collector is not.
+func TestWithoutPermit2BatchSettlement(t *testing.T) {
+	t.Parallel()
+	c := start(t, Config{BlockTime: 200 * time.Millisecond, WithoutPermit2: true})
+	for addr, want := range map[common.Address]bool{BatchSettlementAddress: true, ERC3009CollectorAddress: true, Permit2CollectorAddress: false} {
+		code, err := c.Client().CodeAt(context.Background(), addr, nil)
+		if err != nil || (len(code) > 0) != want {
+			t.Errorf("%s: %d bytes of code, %v", addr, len(code), err)
+		}
+	}
+	if info := c.Info(); !c.HasBatchSettlement() || info.BatchSettlement == nil || info.BatchSettlement.Permit2Collector != nil {
+		t.Fatalf("info %+v", info.BatchSettlement)
+	}
+}

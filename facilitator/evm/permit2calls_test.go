@@ -114,3 +114,29 @@ func TestPermit2ReadCalls(t *testing.T) {
 		t.Fatalf("allowance call %x, want %x", got.Data, want)
 	}
 }
+
+// TestExactSettleCalldata: the exact proxy's settle, hand-encoded, is
+// go-ethereum's ABI encoding, and reads back.
+func TestExactSettleCalldata(t *testing.T) {
+	a := &Permit2Authorization{From: common.HexToAddress("0x01"), Token: common.HexToAddress("0x02"), Amount: big.NewInt(500), Spender: ExactPermit2ProxyAddress,
+		Nonce: big.NewInt(77), Deadline: big.NewInt(999), To: common.HexToAddress("0x03"), ValidAfter: big.NewInt(5)}
+	var p permitTuple
+	p.Permitted.Token, p.Permitted.Amount, p.Nonce, p.Deadline = a.Token, a.Amount, a.Nonce, a.Deadline
+	for _, sig := range [][]byte{{1, 2, 3}, make([]byte, 65), nil} {
+		want, err := Permit2CallsABI.Pack("settle0", p, a.From, exactWitness{a.To, a.ValidAfter}, sig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ExactSettleCalldata(a, sig)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("calldata\n%x, want\n%x", got, want)
+		}
+		b, s, ok := ExactSettleArgs(got)
+		if !ok || b.From != a.From || b.To != a.To || b.Amount.Int64() != 500 || b.Nonce.Int64() != 77 || !bytes.Equal(s, sig) && len(sig) > 0 {
+			t.Fatalf("read back %+v %x %v", b, s, ok)
+		}
+	}
+	if _, _, _, ok := UptoSettleArgs(func() []byte { d, _ := ExactSettleCalldata(a, nil); return d }()); ok {
+		t.Fatal("an exact settle read as an upto one")
+	}
+}

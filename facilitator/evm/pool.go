@@ -1,7 +1,8 @@
 // Package evm is the facilitator's access to EVM chains: the JSON-RPC
-// endpoint pool with failover and lag checks, EIP-712 domains and
-// digests of EIP-3009 authorizations, the token's calldata and reads, and
-// signer keys. It knows nothing of HTTP or of settlements.
+// endpoint pool with failover and lag checks, EIP-712 domains, a token's
+// generic ERC-20 reads (a scheme's own methods, such as EIP-3009's, live
+// with the scheme), contract-wallet checks (EIP-1271, ERC-6492), Permit2's
+// typed data, and signer keys. It knows nothing of HTTP or of settlements.
 package evm
 
 import (

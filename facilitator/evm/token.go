@@ -12,29 +12,21 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
-// TokenABI is the part of an EIP-3009 (FiatToken-style) token the
-// facilitator calls. The v, r, s form of transferWithAuthorization is in
-// every FiatTokenV2 version, so it is the one submitted for EOAs; the bytes
-// form (FiatToken v2.2, "transferWithAuthorization0" in the parsed ABI) is
-// submitted for smart-contract wallets.
+// tokenABIJSON is the generic ERC-20 part of a token (EIP-20, plus the
+// EIP-712 domain views of tokens that sign: version, DOMAIN_SEPARATOR).
+// A scheme's own methods (EIP-3009's transferWithAuthorization and
+// authorizationState) live with the scheme (facilitator/exact).
 const tokenABIJSON = `[
  {"type":"function","name":"name","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
  {"type":"function","name":"version","stateMutability":"view","inputs":[],"outputs":[{"type":"string"}]},
  {"type":"function","name":"decimals","stateMutability":"view","inputs":[],"outputs":[{"type":"uint8"}]},
  {"type":"function","name":"DOMAIN_SEPARATOR","stateMutability":"view","inputs":[],"outputs":[{"type":"bytes32"}]},
  {"type":"function","name":"balanceOf","stateMutability":"view","inputs":[{"name":"account","type":"address"}],"outputs":[{"type":"uint256"}]},
- {"type":"function","name":"authorizationState","stateMutability":"view","inputs":[{"name":"authorizer","type":"address"},{"name":"nonce","type":"bytes32"}],"outputs":[{"type":"bool"}]},
- {"type":"function","name":"transferWithAuthorization","stateMutability":"nonpayable","inputs":[
-  {"name":"from","type":"address"},{"name":"to","type":"address"},{"name":"value","type":"uint256"},
-  {"name":"validAfter","type":"uint256"},{"name":"validBefore","type":"uint256"},{"name":"nonce","type":"bytes32"},
-  {"name":"v","type":"uint8"},{"name":"r","type":"bytes32"},{"name":"s","type":"bytes32"}],"outputs":[]},
- {"type":"function","name":"transferWithAuthorization","stateMutability":"nonpayable","inputs":[
-  {"name":"from","type":"address"},{"name":"to","type":"address"},{"name":"value","type":"uint256"},
-  {"name":"validAfter","type":"uint256"},{"name":"validBefore","type":"uint256"},{"name":"nonce","type":"bytes32"},
-  {"name":"signature","type":"bytes"}],"outputs":[]}
+ {"type":"function","name":"allowance","stateMutability":"view","inputs":[{"name":"owner","type":"address"},{"name":"spender","type":"address"}],"outputs":[{"type":"uint256"}]},
+ {"type":"function","name":"transfer","stateMutability":"nonpayable","inputs":[{"name":"to","type":"address"},{"name":"value","type":"uint256"}],"outputs":[{"type":"bool"}]}
 ]`
 
-// TokenABI is the part of an EIP-3009 token the facilitator calls.
+// TokenABI is the generic ERC-20 part of a token the facilitator reads.
 var TokenABI = func() abi.ABI {
 	a, err := abi.JSON(strings.NewReader(tokenABIJSON))
 	if err != nil {
@@ -53,21 +45,38 @@ type CallArgs struct {
 // ViewCall is an eth_call batch element of a token view function, and
 // where its answer goes.
 func ViewCall(token common.Address, method string, args ...any) (rpc.BatchElem, *hexutil.Bytes) {
-	data, err := TokenABI.Pack(method, args...)
-	if err != nil {
-		panic(err) // the arguments are typed by the callers
-	}
-	out := new(hexutil.Bytes)
-	return rpc.BatchElem{
-		Method: "eth_call",
-		Args:   []any{CallArgs{To: token, Data: data}, "latest"},
-		Result: out,
-	}, out
+	return CallData(token, packView(method, args))
 }
 
 // ViewCallAt is ViewCall at a given block number rather than the latest.
 func ViewCallAt(token common.Address, block uint64, method string, args ...any) (rpc.BatchElem, *hexutil.Bytes) {
-	el, out := ViewCall(token, method, args...)
+	return CallDataAt(token, block, packView(method, args))
+}
+
+// packView packs a call of a TokenABI method.
+func packView(method string, args []any) []byte {
+	data, err := TokenABI.Pack(method, args...)
+	if err != nil {
+		panic(err) // the arguments are typed by the callers
+	}
+	return data
+}
+
+// CallData is an eth_call batch element of data sent to a contract at the
+// latest block (any ABI: a scheme packs its own methods), and where its
+// answer goes.
+func CallData(to common.Address, data []byte) (rpc.BatchElem, *hexutil.Bytes) {
+	out := new(hexutil.Bytes)
+	return rpc.BatchElem{
+		Method: "eth_call",
+		Args:   []any{CallArgs{To: to, Data: data}, "latest"},
+		Result: out,
+	}, out
+}
+
+// CallDataAt is CallData at a given block number rather than the latest.
+func CallDataAt(to common.Address, block uint64, data []byte) (rpc.BatchElem, *hexutil.Bytes) {
+	el, out := CallData(to, data)
 	el.Args[1] = hexutil.EncodeUint64(block)
 	return el, out
 }

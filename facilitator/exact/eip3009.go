@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strings"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -230,14 +231,14 @@ func TransferCalldata(a *x402.Authorization, sig []byte) ([]byte, error) {
 	var r, s [32]byte
 	copy(r[:], sig[:32])
 	copy(s[:], sig[32:64])
-	return evm.TokenABI.Pack("transferWithAuthorization", a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, v, r, s)
+	return eip3009ABI.Pack("transferWithAuthorization", a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, v, r, s)
 }
 
 // TransferCalldataBytes encodes the bytes-signature overload of
 // transferWithAuthorization (FiatToken v2.2), through which a
 // smart-contract wallet's signature of any length is checked (EIP-1271).
 func TransferCalldataBytes(a *x402.Authorization, sig []byte) []byte {
-	data, err := evm.TokenABI.Pack(methodTransferBytes, a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, sig)
+	data, err := eip3009ABI.Pack(methodTransferBytes, a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce, sig)
 	if err != nil {
 		panic(err) // every argument is of its ABI type
 	}
@@ -250,7 +251,7 @@ func TransferCalldataBytes(a *x402.Authorization, sig []byte) []byte {
 func NewBatchChecks(token, sender common.Address, a *x402.Authorization, calldata []byte) *BatchChecks {
 	b := &BatchChecks{block: new(hexutil.Uint64)}
 	var usedEl, balEl rpc.BatchElem
-	usedEl, b.used = evm.ViewCall(token, "authorizationState", a.From, a.Nonce)
+	usedEl, b.used = evm.CallData(token, authorizationStateData(a.From, a.Nonce))
 	balEl, b.balance = evm.ViewCall(token, "balanceOf", a.From)
 	b.Elems = []rpc.BatchElem{{Method: "eth_blockNumber", Result: b.block}, usedEl, balEl}
 	if calldata != nil {
@@ -274,7 +275,7 @@ func (b *BatchChecks) State() (*ChainState, error) {
 	if err := b.Elems[1].Error; err != nil {
 		return nil, fmt.Errorf("authorizationState: %w", err)
 	}
-	used, err := evm.TokenABI.Unpack("authorizationState", *b.used)
+	used, err := eip3009ABI.Unpack("authorizationState", *b.used)
 	if err != nil {
 		return nil, fmt.Errorf("authorizationState: %w", err)
 	}
@@ -313,6 +314,43 @@ func ClassifyRevert(reason string) RevertKind {
 
 // methodTransferBytes is the parsed ABI's name of the bytes overload.
 const methodTransferBytes = "transferWithAuthorization0"
+
+// eip3009ABIJSON is the EIP-3009 (FiatToken-style) part of a token the
+// facilitator calls; the generic ERC-20 part (balanceOf, decimals, name,
+// ...) is evm.TokenABI. The v, r, s form of transferWithAuthorization is in
+// every FiatTokenV2 version, so it is the one submitted for EOAs; the bytes
+// form (FiatToken v2.2, methodTransferBytes in the parsed ABI) is submitted
+// for smart-contract wallets.
+const eip3009ABIJSON = `[
+ {"type":"function","name":"authorizationState","stateMutability":"view","inputs":[{"name":"authorizer","type":"address"},{"name":"nonce","type":"bytes32"}],"outputs":[{"type":"bool"}]},
+ {"type":"function","name":"transferWithAuthorization","stateMutability":"nonpayable","inputs":[
+  {"name":"from","type":"address"},{"name":"to","type":"address"},{"name":"value","type":"uint256"},
+  {"name":"validAfter","type":"uint256"},{"name":"validBefore","type":"uint256"},{"name":"nonce","type":"bytes32"},
+  {"name":"v","type":"uint8"},{"name":"r","type":"bytes32"},{"name":"s","type":"bytes32"}],"outputs":[]},
+ {"type":"function","name":"transferWithAuthorization","stateMutability":"nonpayable","inputs":[
+  {"name":"from","type":"address"},{"name":"to","type":"address"},{"name":"value","type":"uint256"},
+  {"name":"validAfter","type":"uint256"},{"name":"validBefore","type":"uint256"},{"name":"nonce","type":"bytes32"},
+  {"name":"signature","type":"bytes"}],"outputs":[]}
+]`
+
+// eip3009ABI is the EIP-3009 part of a token the facilitator calls.
+var eip3009ABI = func() abi.ABI {
+	a, err := abi.JSON(strings.NewReader(eip3009ABIJSON))
+	if err != nil {
+		panic(err)
+	}
+	return a
+}()
+
+// authorizationStateData is the calldata of authorizationState(authorizer,
+// nonce).
+func authorizationStateData(authorizer common.Address, nonce [32]byte) []byte {
+	data, err := eip3009ABI.Pack("authorizationState", authorizer, nonce)
+	if err != nil {
+		panic(err) // every argument is of its ABI type
+	}
+	return data
+}
 
 // ChainState is what one batched round trip tells about a payment.
 type ChainState struct {

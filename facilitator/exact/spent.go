@@ -31,15 +31,15 @@ func (s eip3009Spent) UsedCalls(block uint64, payer common.Address, nonces [][32
 	outs := make([]*hexutil.Bytes, len(nonces))
 	for i, n := range nonces {
 		if block == 0 {
-			elems[i], outs[i] = evm.ViewCall(s.token, "authorizationState", payer, n)
+			elems[i], outs[i] = evm.CallData(s.token, authorizationStateData(payer, n))
 		} else {
-			elems[i], outs[i] = evm.ViewCallAt(s.token, block, "authorizationState", payer, n)
+			elems[i], outs[i] = evm.CallDataAt(s.token, block, authorizationStateData(payer, n))
 		}
 	}
 	return elems, func() ([]bool, error) {
 		used := make([]bool, len(outs))
 		for i, out := range outs {
-			u, err := evm.TokenABI.Unpack("authorizationState", *out)
+			u, err := eip3009ABI.Unpack("authorizationState", *out)
 			if err != nil {
 				if block == 0 {
 					return nil, err
@@ -63,7 +63,7 @@ func (b *bound) Recognize(to common.Address, input []byte) (from, payee common.A
 	if to != b.Token {
 		return common.Address{}, common.Address{}, nil, false
 	}
-	m, err := evm.TokenABI.MethodById(input)
+	m, err := eip3009ABI.MethodById(input)
 	if err != nil || m.RawName != "transferWithAuthorization" { // either overload
 		return common.Address{}, common.Address{}, nil, false
 	}

@@ -56,6 +56,13 @@ func NoBytesRuntimeCode() []byte {
 	return common.CopyBytes(contract("EIP3009TokenNoBytes").DeployedBytecode)
 }
 
+// Multicall3RuntimeCode is the runtime code of Multicall3 (Multicall3.sol):
+// no constructor, no storage, so a chain can place it by genesis
+// allocation at Multicall3's canonical address.
+func Multicall3RuntimeCode() []byte {
+	return common.CopyBytes(contract("Multicall3").DeployedBytecode)
+}
+
 // WalletRuntimeCode is the runtime code of SmartWallet, the minimal
 // EIP-1271 wallet. Its owner is in storage (WalletStorage), so a chain can
 // place a wallet by genesis allocation.

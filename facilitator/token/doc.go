@@ -30,6 +30,14 @@
 // Permit2RuntimeCode and ProxyGenesisFor give what a development chain
 // places at their canonical addresses.
 //
+// BatchSettlement.sol holds x402's batch-settlement (payment channel)
+// contracts, written from their published interface: x402BatchSettlement
+// and its ERC-3009 and Permit2 deposit collectors, compiled apart for
+// evmVersion cancun (they use EIP-1153 transient storage) into
+// batchsettlement.json, with bindings in batchsettlement.go;
+// BatchSettlementGenesisFor gives what a development chain places at their
+// canonical addresses. Package batch holds their typed data and calldata.
+//
 // RuntimeCode and GenesisStorage let a development chain place the token by
 // genesis allocation (see package devnet) rather than deploying it;
 // WalletRuntimeCode, WalletStorage and FactoryRuntimeCode do the same for

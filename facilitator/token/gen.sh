@@ -4,9 +4,14 @@
 #     development chain's token;
 #   - contracts.json (artifacts of EIP3009TokenNoBytes, SmartWallet,
 #     SmartWalletFactory, LyingWallet, Permit2, x402ExactPermit2Proxy and
-#     x402UptoPermit2Proxy) and wallet.go, factory.go, lyingwallet.go,
+#     x402UptoPermit2Proxy, Multicall3) and wallet.go, factory.go, lyingwallet.go,
 #     permit2.go (their Go bindings; permit2.go holds the three Permit2
 #     contracts, which share struct types);
+#   - batchsettlement.json (artifacts of x402BatchSettlement,
+#     ERC3009DepositCollector and Permit2DepositCollector, compiled for
+#     evmVersion cancun: they use EIP-1153 transient storage) and
+#     batchsettlement.go (their Go bindings), and ../batch/abi.json (the ABI
+#     of x402BatchSettlement, which package batch embeds);
 #   - ../evm/erc6492.json: the creation code and ABI of ERC6492SigValidator
 #     and ERC6492Deployer, which the facilitator runs in eth_call and in
 #     contract-creation transactions (package evm embeds it).
@@ -28,7 +33,7 @@ node - <<'JS'
 const fs = require("fs");
 const solc = require("solc");
 
-const files = ["EIP3009Token.sol", "SmartWallet.sol", "ERC6492.sol", "Permit2.sol", "X402Permit2Proxy.sol", "LyingWallet.sol"];
+const files = ["EIP3009Token.sol", "SmartWallet.sol", "ERC6492.sol", "Permit2.sol", "X402Permit2Proxy.sol", "LyingWallet.sol", "Multicall3.sol"];
 const sources = {};
 for (const f of files) sources[f] = { content: fs.readFileSync(f, "utf8") };
 const input = {
@@ -46,6 +51,7 @@ const input = {
       "ERC6492.sol": { "*": ["abi", "evm.bytecode.object"] },
       "LyingWallet.sol": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
       "Permit2.sol": { Permit2: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
+      "Multicall3.sol": { Multicall3: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] },
       "X402Permit2Proxy.sol": {
         x402ExactPermit2Proxy: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
         x402UptoPermit2Proxy: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
@@ -98,6 +104,7 @@ const others = {
     Permit2: brief(out.contracts["Permit2.sol"].Permit2, true),
     x402ExactPermit2Proxy: brief(out.contracts["X402Permit2Proxy.sol"].x402ExactPermit2Proxy, true),
     x402UptoPermit2Proxy: brief(out.contracts["X402Permit2Proxy.sol"].x402UptoPermit2Proxy, true),
+    Multicall3: brief(out.contracts["Multicall3.sol"].Multicall3, true),
   },
 };
 fs.writeFileSync("contracts.json", JSON.stringify(others, null, 2) + "\n");
@@ -122,6 +129,47 @@ const sig = {
   },
 };
 fs.writeFileSync("../evm/erc6492.json", JSON.stringify(sig, null, 2) + "\n");
+
+// The batch-settlement contracts use EIP-1153 transient storage (TSTORE,
+// TLOAD), so they are compiled apart, for cancun.
+const batchInput = {
+  language: "Solidity",
+  sources: { "Permit2.sol": sources["Permit2.sol"], "BatchSettlement.sol": { content: fs.readFileSync("BatchSettlement.sol", "utf8") } },
+  settings: {
+    optimizer: { enabled: true, runs: 200 },
+    evmVersion: "cancun",
+    outputSelection: {
+      "BatchSettlement.sol": {
+        x402BatchSettlement: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
+        ERC3009DepositCollector: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
+        Permit2DepositCollector: ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"],
+      },
+    },
+  },
+};
+const batchOut = JSON.parse(solc.compile(JSON.stringify(batchInput)));
+for (const e of batchOut.errors || []) {
+  if (e.severity === "error") {
+    console.error(e.formattedMessage || e.message);
+    failed = true;
+  }
+}
+if (failed) process.exit(1);
+const batchNames = ["x402BatchSettlement", "ERC3009DepositCollector", "Permit2DepositCollector"];
+const batch = {
+  compiler: "solc-js " + solc.version(),
+  settings: { optimizer: batchInput.settings.optimizer, evmVersion: batchInput.settings.evmVersion },
+  contracts: {},
+};
+const batchCombined = { version: solc.version(), contracts: {} };
+for (const name of batchNames) {
+  const c = batchOut.contracts["BatchSettlement.sol"][name];
+  batch.contracts[name] = brief(c, true);
+  batchCombined.contracts["BatchSettlement.sol:" + name] = { abi: c.abi, bin: c.evm.bytecode.object };
+}
+fs.writeFileSync("batchsettlement.json", JSON.stringify(batch, null, 2) + "\n");
+fs.writeFileSync(".BatchSettlement.combined.tmp", JSON.stringify(batchCombined));
+fs.writeFileSync("../batch/abi.json", JSON.stringify(batch.contracts.x402BatchSettlement.abi, null, 2) + "\n");
 console.error("compiled with solc " + solc.version());
 JS
 
@@ -138,4 +186,7 @@ abigen LyingWallet lyingwallet.go
 go run "github.com/ethereum/go-ethereum/cmd/abigen@${ABIGEN_VERSION}" \
   --combined-json .Permit2.combined.tmp --pkg token --out permit2.go
 chmod 0644 permit2.go
+go run "github.com/ethereum/go-ethereum/cmd/abigen@${ABIGEN_VERSION}" \
+  --combined-json .BatchSettlement.combined.tmp --pkg token --out batchsettlement.go
+chmod 0644 batchsettlement.go ../batch/abi.json
 chmod 0644 ../evm/erc6492.json

@@ -39,29 +39,35 @@ func (mechanism) Family() string { return "eip155" }
 // code cannot be read now) it declines: nil, and the network serves no
 // upto (a warning says why).
 func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (scheme.Bound, error) {
-	missing, err := missingContracts(ctx, n)
+	return bindProxy(ctx, n, env, evm.UptoPermit2)
+}
+
+// bindProxy binds the payments through one x402 Permit2 proxy to a network
+// whose chain has Permit2 and that proxy, or declines it (nil).
+func bindProxy(ctx context.Context, n *network.Network, env scheme.Env, proxy evm.Permit2Proxy) (scheme.Bound, error) {
+	missing, err := missingContracts(ctx, n, proxy)
 	if err != nil {
-		env.Logger.Warn("cannot read whether the chain has Permit2 and the x402 upto proxy; the network serves no upto payments until the facilitator starts again",
+		env.Logger.Warn("cannot read whether the chain has Permit2 and the x402 "+proxy.String()+" proxy; the network serves no "+proxy.String()+" payments through Permit2 until the facilitator starts again",
 			zap.String("network", n.Cfg.Name), zap.Error(err))
 		return nil, nil
 	}
 	if len(missing) > 0 {
-		env.Logger.Info("the chain has no Permit2 or x402 upto proxy; the network serves no upto payments",
+		env.Logger.Info("the chain has no Permit2 or x402 "+proxy.String()+" proxy; the network serves no "+proxy.String()+" payments through Permit2",
 			zap.String("network", n.Cfg.Name), zap.Strings("missing", missing))
 		return nil, nil
 	}
-	h, err := evm.NewPermit2Hasher(evm.UptoPermit2, n.ChainID)
+	h, err := evm.NewPermit2Hasher(proxy, n.ChainID)
 	if err != nil {
 		return nil, err
 	}
-	return &bound{Network: n, env: env, hasher: h}, nil
+	return &bound{Network: n, env: env, hasher: h, proxy: proxy}, nil
 }
 
-// missingContracts lists the canonical addresses of Permit2 and the upto
-// proxy that hold no code on the chain.
-func missingContracts(ctx context.Context, n *network.Network) ([]string, error) {
+// missingContracts lists the canonical addresses of Permit2 and the proxy
+// that hold no code on the chain.
+func missingContracts(ctx context.Context, n *network.Network, proxy evm.Permit2Proxy) ([]string, error) {
 	var missing []string
-	for _, a := range []common.Address{evm.Permit2Address, evm.UptoPermit2ProxyAddress} {
+	for _, a := range []common.Address{evm.Permit2Address, proxy.Address()} {
 		var code hexutil.Bytes
 		if err := n.Pool.Call(ctx, &code, "eth_getCode", a, "latest"); err != nil {
 			return nil, fmt.Errorf("eth_getCode %s: %w", a.Hex(), err)
@@ -73,11 +79,23 @@ func missingContracts(ctx context.Context, n *network.Network) ([]string, error)
 	return missing, nil
 }
 
-// bound is upto on one network (scheme.Bound).
+// bound is upto, or exact through Permit2, on one network (scheme.Bound).
 type bound struct {
 	*network.Network
 	env    scheme.Env
 	hasher *evm.Permit2Hasher
+	proxy  evm.Permit2Proxy
+}
+
+// upto reports whether the bound is upto's (else exact through Permit2).
+func (b *bound) upto() bool { return b.proxy == evm.UptoPermit2 }
+
+// name is the bound's scheme as its records name it.
+func (b *bound) name() string {
+	if b.upto() {
+		return x402.SchemeUpto
+	}
+	return SchemeExactPermit2
 }
 
 // Extra is what the upto requirements' extra carries: the token's
@@ -87,6 +105,10 @@ type bound struct {
 // accepted and settled from the one it names.
 func (b *bound) Extra() any {
 	out := map[string]any{"name": b.Domain.Name, "version": b.Domain.Version}
+	if !b.upto() {
+		out["assetTransferMethod"] = "permit2"
+		return out
+	}
 	if s := b.Engine.Signers(); len(s) > 0 {
 		out["facilitatorAddress"] = s[0].Hex()
 	}
@@ -100,4 +122,4 @@ func (b *bound) SupportedExtra() any { return b.Extra() }
 func (b *bound) V2Only() bool { return true }
 
 // Spent reads Permit2's nonceBitmap and the token's Transfer logs.
-func (b *bound) Spent() engine.Spent { return permit2Spent{token: b.Token} }
+func (b *bound) Spent() engine.Spent { return permit2Spent{token: b.Token, proxy: b.proxy} }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
@@ -30,10 +32,19 @@ type reads struct {
 // readsElems is the number of elements before the settle's run.
 const readsElems = 4
 
-// newReads prepares the reads of c with the settle of amount; estimate
-// asks eth_estimateGas rather than eth_call.
-func (b *bound) newReads(c *payment, amount *big.Int, estimate bool) (*reads, error) {
-	data, err := evm.UptoSettleCalldata(c.a, amount, c.sig)
+// newReads prepares the reads of c with the settle of amount sent from
+// from; estimate asks eth_estimateGas rather than eth_call.
+func (b *bound) newReads(c *payment, amount *big.Int, estimate bool, from common.Address) (*reads, error) {
+	var data []byte
+	var err error
+	switch {
+	case c.permit != nil:
+		data, err = evm.SettleWithPermitCalldata(b.proxy, c.permit, c.a, amount, c.sig)
+	case b.upto():
+		data, err = evm.UptoSettleCalldata(c.a, amount, c.sig)
+	default:
+		data, err = evm.ExactSettleCalldata(c.a, c.sig)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +53,7 @@ func (b *bound) newReads(c *payment, amount *big.Int, estimate bool) (*reads, er
 	bitmapEl, r.bitmap = evm.NonceBitmapCall(c.a.From, c.nonce, 0)
 	balEl, r.balance = evm.ViewCall(b.Token, "balanceOf", c.a.From)
 	allowEl, r.allowed = evm.AllowanceCall(b.Token, c.a.From)
-	call := evm.CallArgs{From: c.a.Facilitator, To: evm.UptoPermit2ProxyAddress, Data: data}
+	call := evm.CallArgs{From: from, To: b.proxy.Address(), Data: data}
 	run := rpc.BatchElem{Method: "eth_call", Args: []any{call, "latest"}, Result: new(hexutil.Bytes)}
 	if estimate {
 		run = rpc.BatchElem{Method: "eth_estimateGas", Args: []any{call}, Result: &r.gas}
@@ -83,14 +94,15 @@ func (r *reads) state(elems []rpc.BatchElem, nonce [32]byte) (*state, error) {
 }
 
 // reason is the verdict of the reads for a payment of at most max, in the
-// upto spec's order: the nonce, the allowance to Permit2, the balance,
-// then the simulated settle. An error is a settle run that failed for
-// another reason than a revert: no verdict.
-func (b *bound) reason(st *state, max *big.Int) (string, error) {
+// upto spec's order: the nonce, the allowance to Permit2 (unless the
+// payment brings its EIP-2612 permit), the balance, then the simulated
+// settle. An error is a settle run that failed for another reason than a
+// revert: no verdict.
+func (b *bound) reason(st *state, c *payment, max *big.Int) (string, error) {
 	switch {
 	case st.used:
 		return x402.ErrTextAlreadyUsed, nil
-	case st.allowance.Cmp(max) < 0:
+	case st.allowance.Cmp(max) < 0 && c.permit == nil:
 		return x402.ReasonPermit2AllowanceRequired, nil
 	case st.balance.Cmp(max) < 0:
 		return x402.ErrTextInsufficientFunds, nil
@@ -111,6 +123,11 @@ func (b *bound) reason(st *state, max *big.Int) (string, error) {
 	case "InvalidSignature", "InvalidSigner", "InvalidSignatureLength", "InvalidContractSignature":
 		return x402.ReasonPermit2Signature, nil
 	case "TRANSFER_FROM_FAILED":
+		// Permit2 does not pass the token's reason on: the allowance (an
+		// EIP-2612 permit that did not take) or the balance.
+		if st.allowance.Cmp(max) < 0 {
+			return x402.ReasonPermit2AllowanceRequired, nil
+		}
 		return x402.ErrTextInsufficientFunds, nil
 	}
 	return x402.ReasonSimulationFailed(name), nil
@@ -119,7 +136,7 @@ func (b *bound) reason(st *state, max *big.Int) (string, error) {
 // check reads the chain for c at amount and decides, in one batch shared
 // with the other requests of the moment.
 func (b *bound) check(ctx context.Context, c *payment, amount *big.Int) (string, *state, error) {
-	r, err := b.newReads(c, amount, false)
+	r, err := b.newReads(c, amount, false, b.sender(c))
 	if err != nil {
 		return "", nil, scheme.BadRequest("the payment cannot be encoded as a settle: %v", err)
 	}
@@ -131,8 +148,18 @@ func (b *bound) check(ctx context.Context, c *payment, amount *big.Int) (string,
 	if err != nil {
 		return "", nil, scheme.Unavailable("the chain of network "+b.Cfg.Name+" gave an unreadable answer; try again shortly", err)
 	}
-	reason, err := b.reason(st, c.a.Amount)
+	reason, err := b.reason(st, c, c.a.Amount)
 	return reason, st, err
+}
+
+// sender is who sends a payment's settle: upto's witness.facilitator;
+// for exact through Permit2 (anyone may settle it) the network's first
+// signer, as exact simulates.
+func (b *bound) sender(c *payment) common.Address {
+	if b.upto() {
+		return c.a.Facilitator
+	}
+	return b.SimulationSender()
 }
 
 // Verify checks that the amount is the maximum and, unless the network

@@ -20,6 +20,9 @@ type payment struct {
 	sig    []byte
 	nonce  [32]byte
 	amount *big.Int
+	// permit is the buyer's EIP-2612 permit to Permit2 from an
+	// eip2612GasSponsoring extension, submitted with the settle.
+	permit *evm.EIP2612Permit
 }
 
 // Payer, Nonce and Value are the payer, the Permit2 nonce as 32 bytes and
@@ -48,17 +51,17 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 	if err != nil {
 		return nil, x402.ReasonOf(err)
 	}
-	a, sig, err := evm.ParsePermit2Payload(raw, true)
+	a, sig, err := evm.ParsePermit2Payload(raw, b.upto())
 	if err != nil {
 		return nil, x402.ReasonOf(err)
 	}
-	if a.Spender != evm.UptoPermit2ProxyAddress {
+	if a.Spender != b.proxy.Address() {
 		return nil, x402.ReasonPermit2Spender
 	}
 	if addr, ok := x402.ParseAddress(r.PayTo); !ok || addr != a.To {
 		return nil, x402.ReasonPermit2Recipient
 	}
-	if !slices.Contains(b.Engine.Signers(), a.Facilitator) {
+	if b.upto() && !slices.Contains(b.Engine.Signers(), a.Facilitator) {
 		return nil, x402.ReasonUptoFacilitator
 	}
 	now := b.env.Now()
@@ -75,6 +78,10 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 	if amount == nil {
 		amount = new(big.Int)
 	}
+	if !b.upto() && amount.Cmp(a.Amount) != 0 {
+		// exact moves the whole permitted amount: it is the price.
+		return nil, x402.ReasonPermit2AmountMismatch + amount.String() + " != " + a.Amount.String()
+	}
 	if amount.Cmp(a.Amount) > 0 {
 		return nil, x402.ReasonUptoExceedsMaximum + amount.String() + " > " + a.Amount.String()
 	}
@@ -84,7 +91,34 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 	if who, err := b.hasher.Recover(a, sig); err != nil || who != a.From {
 		return nil, x402.ReasonPermit2Signature
 	}
-	return &payment{a: a, sig: sig, nonce: evm.NonceBytes(a.Nonce), amount: amount}, ""
+	c := &payment{a: a, sig: sig, nonce: evm.NonceBytes(a.Nonce), amount: amount}
+	if info := p.ExtensionInfo(x402.ExtEIP2612GasSponsoring); info != nil {
+		if reason := b.checkPermit(c, info); reason != "" {
+			return nil, reason
+		}
+	}
+	return c, ""
+}
+
+// checkPermit reads an eip2612GasSponsoring extension into c, with the
+// reference facilitator's checks: its owner the payer, its token the asset,
+// its spender Permit2, its deadline at least the expiry margin ahead.
+func (b *bound) checkPermit(c *payment, info []byte) string {
+	permit, from, asset, spender, ok := evm.ParseEIP2612Info(info)
+	switch {
+	case !ok:
+		return x402.ReasonEIP2612Format
+	case from != c.a.From:
+		return x402.ReasonEIP2612From
+	case asset != b.Token:
+		return x402.ReasonEIP2612Asset
+	case spender != evm.Permit2Address:
+		return x402.ReasonEIP2612Spender
+	case permit.Deadline.Cmp(big.NewInt(b.env.Now().Add(b.env.ExpiryMargin).Unix())) < 0:
+		return x402.ReasonEIP2612Expired
+	}
+	c.permit = permit
+	return ""
 }
 
 // atMaximum is the verify reason of a payment whose requirements' amount

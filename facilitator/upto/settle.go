@@ -8,10 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -25,7 +26,7 @@ import (
 // proxy's settle from witness.facilitator through the engine.
 func (b *bound) Settle(ctx context.Context, sp scheme.Payment, requested string, deadline time.Time) (*x402.SettleResponse, error) {
 	c := sp.(*payment)
-	if c.amount.Sign() == 0 {
+	if c.amount.Sign() == 0 && b.upto() {
 		return b.settleNothing(ctx, c, requested)
 	}
 	if reason, err := b.claim(ctx, c); reason != "" || err != nil {
@@ -101,7 +102,11 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, amount *big.Int, 
 			b.Engine.Release(c.a.From, c.nonce)
 		}
 	}()
-	r, err := b.newReads(c, amount, true)
+	signer := b.sender(c)
+	if !b.upto() {
+		signer = b.Engine.PickSigner()
+	}
+	r, err := b.newReads(c, amount, true, signer)
 	if err != nil {
 		return nil, scheme.BadRequest("the payment cannot be encoded as a settle: %v", err)
 	}
@@ -117,7 +122,7 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, amount *big.Int, 
 		return nil, scheme.Unavailable(fmt.Sprintf("the chain of network %s gave an unreadable answer; nothing was broadcast, try again shortly", b.Cfg.Name), err)
 	}
 	// The allowance and balance need only cover the charge.
-	reason, err := b.reason(st, amount)
+	reason, err := b.reason(st, c, amount)
 	if err == nil && reason == "" {
 		reason, err = b.reserve(ctx, c, amount, st)
 	}
@@ -131,11 +136,11 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, amount *big.Int, 
 	if err != nil {
 		return nil, scheme.Unavailable(fmt.Sprintf("cannot read gas prices on network %s; nothing was broadcast, try again shortly", b.Cfg.Name), err)
 	}
-	job := &engine.Job{Requested: requested, Via: scheme.Via(ctx), Scheme: x402.SchemeUpto, To: evm.UptoPermit2ProxyAddress,
-		Auth: c.auth(amount), Signature: c.sig, Calldata: r.calldata, Fees: fe, Signer: c.a.Facilitator, Deadline: deadline}
+	job := &engine.Job{Requested: requested, Via: scheme.Via(ctx), Scheme: b.name(), To: b.proxy.Address(),
+		Auth: c.auth(amount), Signature: c.sig, Calldata: r.calldata, Fees: fe, Signer: signer, Deadline: deadline}
 	t, err := b.Engine.Submit(job)
 	if err != nil {
-		return nil, b.notSent(err, c)
+		return nil, b.notSent(err, signer)
 	}
 	submitted = true // the engine releases the hold with the outcome
 	return b.await(ctx, t, requested, deadline), nil
@@ -143,13 +148,13 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, amount *big.Int, 
 
 // notSent is the 503 of a settle the engine did not broadcast. The
 // witness names the signer, so another one cannot take it.
-func (b *bound) notSent(err error, c *payment) error {
-	log := b.env.Logger.With(zap.String("network", b.Cfg.Name), zap.String("signer", c.a.Facilitator.Hex()), zap.Error(err))
+func (b *bound) notSent(err error, signer common.Address) error {
+	log := b.env.Logger.With(zap.String("network", b.Cfg.Name), zap.String("signer", signer.Hex()), zap.Error(err))
 	var ns *engine.NotSentError
 	switch {
 	case errors.As(err, &ns) && ns.NoGas:
-		log.Error("upto signer cannot pay gas; fund it (an upto payment settles only from the signer its witness names)")
-		return scheme.Unavailable(fmt.Sprintf("the facilitator's signer %s has too little gas money on network %s; nothing was sent, try again after the operator funds it", c.a.Facilitator.Hex(), b.Cfg.Name), err)
+		log.Error("signer cannot pay gas; fund it (an upto payment settles only from the signer its witness names)")
+		return scheme.Unavailable(fmt.Sprintf("the facilitator's signer %s has too little gas money on network %s; nothing was sent, try again after the operator funds it", signer.Hex(), b.Cfg.Name), err)
 	case errors.Is(err, store.ErrFenced), errors.Is(err, store.ErrUnavailable):
 		log.Error("the shared settlement store cannot be reached or this instance's lease does not hold; nothing was broadcast")
 		return scheme.Unavailable(scheme.TextStoreUnreachable, err)
@@ -232,6 +237,9 @@ func (r *claimed) Settle(ctx context.Context) (*x402.SettleResponse, error) {
 func (r *claimed) SettleAmount(ctx context.Context, amount *big.Int) (*x402.SettleResponse, error) {
 	if amount == nil || amount.Sign() < 0 {
 		return nil, scheme.BadRequest("the charge must be an amount of at least 0")
+	}
+	if !r.b.upto() && amount.Cmp(r.c.a.Amount) != 0 {
+		return nil, scheme.BadRequest("an exact payment settles its whole amount; it cannot settle a metered charge")
 	}
 	if amount.Cmp(r.c.a.Amount) > 0 {
 		// Refused before anything: the claim stays held for a charge

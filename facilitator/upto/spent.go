@@ -21,6 +21,7 @@ import (
 // (MatchUse: an upto settle of that owner and nonce).
 type permit2Spent struct {
 	token common.Address
+	proxy evm.Permit2Proxy
 }
 
 var (
@@ -60,20 +61,37 @@ func (s permit2Spent) UseLog(payer common.Address, _ [32]byte) (common.Address, 
 // MatchUse reports whether a transaction is an upto settle through the
 // proxy of the payer's nonce.
 func (s permit2Spent) MatchUse(payer common.Address, nonce [32]byte, to *common.Address, input []byte) bool {
-	if to == nil || *to != evm.UptoPermit2ProxyAddress {
+	if to == nil || *to != s.proxy.Address() {
 		return false
 	}
-	a, _, _, ok := evm.UptoSettleArgs(input)
+	a, _, ok := settleArgs(s.proxy, input)
 	return ok && a.From == payer && evm.NonceBytes(a.Nonce) == nonce && a.Token == s.token
+}
+
+// settleArgs reads a proxy's settle calldata back: the authorization and
+// the amount moved (exact: the whole permitted amount).
+func settleArgs(p evm.Permit2Proxy, input []byte) (*evm.Permit2Authorization, *big.Int, bool) {
+	if a, amount, ok := evm.SettleWithPermitArgs(p, input); ok {
+		return a, amount, true
+	}
+	if p == evm.UptoPermit2 {
+		a, amount, _, ok := evm.UptoSettleArgs(input)
+		return a, amount, ok
+	}
+	a, _, ok := evm.ExactSettleArgs(input)
+	if !ok {
+		return nil, nil, false
+	}
+	return a, a.Amount, true
 }
 
 // Recognize reads an upto settle through the proxy back (look-ups after
 // the journal's retention): the owner, witness.to and the amount moved.
 func (b *bound) Recognize(to common.Address, input []byte) (from, payee common.Address, value *big.Int, ok bool) {
-	if to != evm.UptoPermit2ProxyAddress {
+	if to != b.proxy.Address() {
 		return common.Address{}, common.Address{}, nil, false
 	}
-	a, amount, _, ok := evm.UptoSettleArgs(input)
+	a, amount, ok := settleArgs(b.proxy, input)
 	if !ok || a.Token != b.Token {
 		return common.Address{}, common.Address{}, nil, false
 	}

@@ -1,4 +1,4 @@
-// Package paywall is the x402 payment page for people: an HTML page, its
+// Package page is the x402 payment page for people: an HTML page, its
 // script and its style sheet, embedded in the binary, that a browser gets
 // instead of the JSON 402 answer. The script connects an injected EIP-1193
 // wallet (window.ethereum), switches it to the payment's chain, has it sign

@@ -1,0 +1,36 @@
+package paywall
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+)
+
+// resourceURL is the full URL the buyer asked for, before any rewrite, at
+// the origin the buyer addressed (requestOrigin).
+func resourceURL(r *http.Request) string {
+	u := r.URL
+	if or, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && or.URL != nil {
+		u = or.URL
+	}
+	scheme, host := httpx.RequestOrigin(r)
+	return scheme + "://" + host + u.RequestURI()
+}
+
+// routeKey identifies the route and resource a payment is presented at:
+// the option it chose, at the price resolved for its request, and the
+// resource URL. (For a route of one network and a fixed price, the key
+// is what it was before routes had several options.)
+func (h *Handler) routeKey(r *http.Request) string {
+	part := h.pricing.saleOf(r).part()
+	s := sha256.New()
+	s.Write(part.head)
+	s.Write(part.tail)
+	s.Write([]byte{0})
+	s.Write([]byte(resourceURL(r)))
+	return hex.EncodeToString(s.Sum(nil)[:16])
+}
