@@ -113,6 +113,8 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"meter bad path", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter json usage..tokens 0.1\n}"), `meter json path "usage..tokens" is not a dotted path`},
 		{"meter bad unit price", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter json usage.tokens -1\n}"), `meter json unit price "-1": want a non-negative decimal number`},
 		{"bad meter_max_bytes", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter_max_bytes lots\n}"), `meter_max_bytes "lots": want a positive size`},
+		{"gas_sponsoring on exact", site("x402 {\n pay_to " + payTo + "\n price 1\n gas_sponsoring eip2612\n}"), "gas_sponsoring is for scheme upto"},
+		{"bad gas_sponsoring", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n gas_sponsoring erc20\n}"), `gas_sponsoring must be "eip2612" or "off", got "erc20"`},
 		{"upto with access", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n access 1h\n}"), "access does not go with scheme upto"},
 		{"paywall without value", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall\n}"), "wrong argument count"},
 		{"bad explorer", site("x402 {\n pay_to " + payTo + "\n price 1\n explorer explorer.cronos.org\n}"), `explorer "explorer.cronos.org" must be an http:// or https:// URL`},

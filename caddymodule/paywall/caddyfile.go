@@ -63,6 +63,7 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		scheme exact|upto
 //		meter json <dotted path> <unit price>
 //		meter_max_bytes <size>
+//		gas_sponsoring eip2612|off
 //		asset <address>
 //		decimals <n>
 //		eip712_name <name>

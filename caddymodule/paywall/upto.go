@@ -46,6 +46,14 @@ type Metering struct {
 	// when the upstream sends no Settlement-Overrides.
 	Meter *Meter `json:"meter,omitempty"`
 
+	// GasSponsoring is "eip2612" to declare the eip2612GasSponsoring
+	// extension in the 402 of an upto route: a buyer who has not approved
+	// Permit2 then signs an EIP-2612 permit of the token with its payment,
+	// which the facilitator submits with the settle (no approval
+	// transaction, no gas for the buyer). The token must have EIP-2612
+	// permit. Default: off.
+	GasSponsoring string `json:"gas_sponsoring,omitempty"`
+
 	// MeterMaxBytes bounds what the paywall keeps of an upto answer: the
 	// JSON body the meter reads (and, with settle before, the answer held
 	// until the charge is settled), or one server-sent event. Past it the
@@ -71,6 +79,9 @@ func (h *Handler) validateMetering() error {
 	case "", SchemeExact, SchemeUpto:
 	default:
 		return fmt.Errorf("x402: scheme must be %q or %q, got %q", SchemeExact, SchemeUpto, h.Scheme)
+	}
+	if err := h.validateSponsoring(); err != nil {
+		return err
 	}
 	if h.MeterMaxBytes < 0 {
 		return fmt.Errorf("x402: meter_max_bytes must not be negative, got %d", h.MeterMaxBytes)
@@ -107,6 +118,12 @@ func (h *Handler) unmarshalMeterOption(d *caddyfile.Dispenser, opt string) (bool
 			return true, d.Errf("x402: meter takes json <dotted path> <unit price>, such as meter json usage.total_tokens 0.000002")
 		}
 		h.Meter = &Meter{Kind: args[0], Path: args[1], UnitPrice: args[2]}
+	case "gas_sponsoring":
+		v, err := httpx.OneArg(d)
+		if err != nil {
+			return true, err
+		}
+		h.GasSponsoring = v
 	case "meter_max_bytes":
 		v, err := httpx.OneArg(d)
 		if err != nil {
@@ -149,6 +166,9 @@ func parseByteSize(s string) (int, error) {
 func (h *Handler) provisionUpto() error {
 	if !h.upto() {
 		return nil
+	}
+	if err := h.provisionSponsoring(); err != nil {
+		return err
 	}
 	if h.Facilitator != "" {
 		// A remote facilitator is asked for its address at the first

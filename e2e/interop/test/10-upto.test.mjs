@@ -68,6 +68,17 @@ before(async () => {
 		}
 		reverse_proxy ${upstream.url}
 	}
+	handle_path /sponsored/* {
+		x402 {
+			pay_to ${payTo}
+			amount 10000
+			network eip155:338
+			scheme upto
+			meter json usage.total_tokens 2
+			gas_sponsoring eip2612
+		}
+		reverse_proxy ${upstream.url}
+	}
 	respond /healthcheck 200
 }
 `);
@@ -90,12 +101,12 @@ async function approvePermit2(account) {
 // buyerFetch is @x402/fetch with UptoEvmScheme for the account, allowed to
 // sign up to the route's maximum on the devnet token; sent records each
 // payment header it sends.
-function buyerFetch(account, sent = []) {
+function buyerFetch(account, sent = [], schemeOptions) {
   const client = x402Client.fromConfig({
     schemes: [],
     spendControls: { allowedAssets: [{ network: "eip155:338", asset: caddy.info.token.address, maxAmountPerPayment: "10000" }] },
   });
-  client.register("eip155:338", new UptoEvmScheme(account));
+  client.register("eip155:338", new UptoEvmScheme(account, schemeOptions));
   const recording = (input, init) => {
     const h = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     if (h.get("payment-signature")) sent.push(h.get("payment-signature"));
@@ -187,4 +198,25 @@ test("a buyer without a Permit2 allowance gets a 402 that says so", async () => 
   const pr = decodeB64JSON(res.headers.get("payment-required"));
   assert.match(pr.error, /Permit2 allowance required/);
   assert.match(pr.error, /0x000000000022D473030F116dDEE9F6B43aC78BA3/);
+});
+
+test("gas_sponsoring eip2612: a buyer without allowance signs an EIP-2612 permit with its payment, and pays no gas", async () => {
+  const buyer = privateKeyToAccount(caddy.info.buyers[4].privateKey);
+  const chain = chainOf(caddy.info);
+  const pub = createPublicClient({ chain, transport: viemHttp(caddy.info.rpcUrl) });
+  const unpaid = await fetch(caddy.url + "/sponsored/json");
+  const pr = decodeB64JSON(unpaid.headers.get("payment-required"));
+  assert.equal(pr.extensions.eip2612GasSponsoring.info.version, "1");
+  const gasBefore = await pub.getBalance({ address: buyer.address });
+  const sellerBefore = await balanceOf(caddy.info, payTo);
+  // The client reads the token's EIP-2612 nonce over RPC to sign the permit.
+  const res = await buyerFetch(buyer, [], { rpcUrl: caddy.info.rpcUrl })(caddy.url + "/sponsored/json?tokens=40");
+  const body = await res.text();
+  assert.equal(res.status, 200, body);
+  assert.equal(await balanceOf(caddy.info, payTo) - sellerBefore, 80n);
+  assert.equal(await pub.getBalance({ address: buyer.address }), gasBefore, "the buyer paid gas");
+  const allowance = await pub.readContract({ address: caddy.info.token.address, functionName: "allowance",
+    abi: [{ type: "function", name: "allowance", stateMutability: "view", inputs: [{ type: "address" }, { type: "address" }], outputs: [{ type: "uint256" }] }],
+    args: [buyer.address, "0x000000000022D473030F116dDEE9F6B43aC78BA3"] });
+  assert.ok(allowance > 0n, "the permit set no allowance");
 });
