@@ -11,8 +11,10 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -348,6 +350,54 @@ func TestUptoBrokenStream(t *testing.T) {
 			t.Errorf("%s: status %d, want %d", path, resp.StatusCode, status)
 		}
 		testutil.AssertDelta(t, "buyer "+path, bBefore, testutil.Balance(t, from), 0)
+	}
+}
+
+// TestUptoCopyWhileStreaming: a copy of an upto payment sent while its
+// answer streams is answered 409 (the upstream does not run twice), and
+// once the first is charged, a copy is refused as used: one charge.
+func TestUptoCopyWhileStreaming(t *testing.T) {
+	release := make(chan struct{})
+	var hits atomic.Int32
+	inner := meteredUpstream(t, release)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		target, _ := url.Parse(inner.URL)
+		httputil.NewSingleHostReverseProxy(target).ServeHTTP(w, r)
+	}))
+	t.Cleanup(up.Close)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	approvePermit2(t, buyer)
+	u := testutil.SiteURL + "/after/sse?tokens=10"
+	pay := payUpto(t, tester, buyer, u)
+	sBefore := testutil.Balance(t, uptoPayTo)
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	req.Header.Set(x402.HeaderPaymentSignature, pay)
+	resp, err := tester.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	rd := bufio.NewReader(resp.Body)
+	if _, err := rd.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	copyResp, b := testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: pay})
+	if copyResp.StatusCode != http.StatusConflict {
+		t.Errorf("a copy while the first streams: %d %s, want 409", copyResp.StatusCode, b)
+	}
+	close(release)
+	if _, err := io.ReadAll(rd); err != nil {
+		t.Fatal(err)
+	}
+	copyResp, b = testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: pay})
+	if copyResp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextAlreadyUsed) {
+		t.Errorf("a copy after the charge: %d %s", copyResp.StatusCode, b)
+	}
+	testutil.AssertDelta(t, "seller", sBefore, testutil.Balance(t, uptoPayTo), 20)
+	if n := hits.Load(); n != 1 {
+		t.Errorf("the upstream ran %d times for one payment", n)
 	}
 }
 
