@@ -115,6 +115,8 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"bad meter_max_bytes", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter_max_bytes lots\n}"), `meter_max_bytes "lots": want a positive size`},
 		{"gas_sponsoring on exact", site("x402 {\n pay_to " + payTo + "\n price 1\n gas_sponsoring eip2612\n}"), "gas_sponsoring is for scheme upto"},
 		{"bad gas_sponsoring", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n gas_sponsoring erc20\n}"), `gas_sponsoring must be "eip2612" or "off", got "erc20"`},
+		{"asset_transfer on upto", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n asset_transfer permit2\n}"), "asset_transfer is for scheme exact"},
+		{"bad asset_transfer", site("x402 {\n pay_to " + payTo + "\n price 1\n asset_transfer approve\n}"), `asset_transfer must be "eip3009" or "permit2", got "approve"`},
 		{"upto with access", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n access 1h\n}"), "access does not go with scheme upto"},
 		{"paywall without value", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall\n}"), "wrong argument count"},
 		{"bad explorer", site("x402 {\n pay_to " + payTo + "\n price 1\n explorer explorer.cronos.org\n}"), `explorer "explorer.cronos.org" must be an http:// or https:// URL`},

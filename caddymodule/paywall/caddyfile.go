@@ -64,6 +64,7 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		meter json <dotted path> <unit price>
 //		meter_max_bytes <size>
 //		gas_sponsoring eip2612|off
+//		asset_transfer eip3009|permit2
 //		asset <address>
 //		decimals <n>
 //		eip712_name <name>

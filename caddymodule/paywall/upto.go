@@ -46,6 +46,13 @@ type Metering struct {
 	// when the upstream sends no Settlement-Overrides.
 	Meter *Meter `json:"meter,omitempty"`
 
+	// AssetTransfer is how an exact payment moves the token: "eip3009"
+	// (default, transferWithAuthorization) or "permit2" (a Permit2 witness
+	// transfer through the x402 exact proxy, for any ERC-20: the 402's
+	// extra says assetTransferMethod "permit2"; x402 version 2 only; the
+	// buyer approves Permit2 once). upto always moves it through Permit2.
+	AssetTransfer string `json:"asset_transfer,omitempty"`
+
 	// GasSponsoring is "eip2612" to declare the eip2612GasSponsoring
 	// extension in the 402 of an upto route: a buyer who has not approved
 	// Permit2 then signs an EIP-2612 permit of the token with its payment,
@@ -83,6 +90,15 @@ func (h *Handler) validateMetering() error {
 	if err := h.validateSponsoring(); err != nil {
 		return err
 	}
+	switch h.AssetTransfer {
+	case "", AssetTransferEIP3009:
+	case AssetTransferPermit2:
+		if h.upto() {
+			return errors.New("x402: asset_transfer is for scheme exact: upto always moves the token through Permit2")
+		}
+	default:
+		return fmt.Errorf("x402: asset_transfer must be %q or %q, got %q", AssetTransferEIP3009, AssetTransferPermit2, h.AssetTransfer)
+	}
 	if h.MeterMaxBytes < 0 {
 		return fmt.Errorf("x402: meter_max_bytes must not be negative, got %d", h.MeterMaxBytes)
 	}
@@ -118,6 +134,12 @@ func (h *Handler) unmarshalMeterOption(d *caddyfile.Dispenser, opt string) (bool
 			return true, d.Errf("x402: meter takes json <dotted path> <unit price>, such as meter json usage.total_tokens 0.000002")
 		}
 		h.Meter = &Meter{Kind: args[0], Path: args[1], UnitPrice: args[2]}
+	case "asset_transfer":
+		v, err := httpx.OneArg(d)
+		if err != nil {
+			return true, err
+		}
+		h.AssetTransfer = v
 	case "gas_sponsoring":
 		v, err := httpx.OneArg(d)
 		if err != nil {
@@ -165,7 +187,7 @@ func parseByteSize(s string) (int, error) {
 // may settle it), read from the facilitator's supported kinds.
 func (h *Handler) provisionUpto() error {
 	if !h.upto() {
-		return nil
+		return h.provisionExactPermit2()
 	}
 	if err := h.provisionSponsoring(); err != nil {
 		return err
@@ -218,16 +240,28 @@ func (h *Handler) provisionUpto() error {
 // its records, claims and refusals key it by payer and nonce as any other.
 func (h *Handler) parsePayment(payment *facilitator.Payment) error {
 	if !h.upto() {
-		return payment.ParsePayload()
+		err := payment.ParsePayload()
+		if err == nil || h.AssetTransfer != AssetTransferPermit2 {
+			return err
+		}
+		// A Permit2 route: the payload is a witness transfer through the
+		// x402 exact proxy.
+		return parsePermit2Payment(payment, false)
 	}
 	if payment.Scheme != SchemeUpto {
 		return &facilitator.InvalidPaymentError{Reason: facilitator.ReasonUnsupportedScheme(payment.Scheme)}
 	}
+	return parsePermit2Payment(payment, true)
+}
+
+// parsePermit2Payment reads a Permit2 payload (upto's, or exact's through
+// the exact proxy) into the payment's authorization fields.
+func parsePermit2Payment(payment *facilitator.Payment, upto bool) error {
 	raw, err := payment.PayloadJSON()
 	if err != nil {
 		return err
 	}
-	p, sig, err := evm.ParsePermit2Payload(raw, true)
+	p, sig, err := evm.ParsePermit2Payload(raw, upto)
 	if err != nil {
 		return err
 	}

@@ -168,6 +168,15 @@ const uptoCaddyfile = `
 		}
 		reverse_proxy %[3]s
 	}
+	handle_path /p2/* {
+		x402 {
+			pay_to %[2]s
+			amount 10000
+			network eip155:338
+			asset_transfer permit2
+		}
+		reverse_proxy %[3]s
+	}
 	handle_path /nometer/* {
 		x402 {
 			pay_to %[2]s
@@ -595,6 +604,41 @@ func TestUptoRemote(t *testing.T) {
 	var rs x402.ReferenceSettleResponse
 	if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentResponseV2), &rs); err != nil || !rs.Success || rs.Amount != "333" {
 		t.Errorf("receipt %+v %v", rs, err)
+	}
+}
+
+// TestExactPermit2Route: an exact route with asset_transfer permit2
+// offers assetTransferMethod permit2 and is paid through Permit2 (the x402
+// exact proxy): exactly the price moves, once.
+func TestExactPermit2Route(t *testing.T) {
+	up := meteredUpstream(t, nil)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	approvePermit2(t, buyer)
+	u := testutil.SiteURL + "/p2/json?tokens=5"
+	resp, _ := testutil.Get(t, tester, u, nil)
+	var pr x402.PaymentRequiredV2
+	if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr); err != nil || len(pr.Accepts) != 1 {
+		t.Fatalf("PAYMENT-REQUIRED: %v", err)
+	}
+	if a := pr.Accepts[0]; a.Scheme != "exact" || a.Amount != "10000" || a.Extra["assetTransferMethod"] != "permit2" {
+		t.Fatalf("accepts[0] = %+v", a)
+	}
+	pay, err := upto.CreateExactPermit2Payment(buyer, pr.Accepts[0], pr.Resource, upto.PaymentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bBefore, sBefore := testutil.Balance(t, from), testutil.Balance(t, uptoPayTo)
+	resp, b := testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: pay})
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"answer":"42"`) {
+		t.Fatalf("paid request: %d %s", resp.StatusCode, b)
+	}
+	testutil.AssertDelta(t, "buyer", bBefore, testutil.Balance(t, from), -10000)
+	testutil.AssertDelta(t, "seller", sBefore, testutil.Balance(t, uptoPayTo), 10000)
+	resp, b = testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: pay})
+	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextAlreadyUsed) {
+		t.Errorf("the payment sent again: %d %s", resp.StatusCode, b)
 	}
 }
 

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader } from "@x402/fetch";
 import { UptoEvmScheme, createPermit2ApprovalTx } from "@x402/evm/upto/client";
+import { registerExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
 import { createWalletClient, createPublicClient, http as viemHttp } from "viem";
 import { startCaddy, devnetGlobal, balanceOf, newPayTo, decodeB64JSON, freePort, chainOf } from "../lib/harness.mjs";
@@ -76,6 +77,15 @@ before(async () => {
 			scheme upto
 			meter json usage.total_tokens 2
 			gas_sponsoring eip2612
+		}
+		reverse_proxy ${upstream.url}
+	}
+	handle_path /p2/* {
+		x402 {
+			pay_to ${payTo}
+			amount 10000
+			network eip155:338
+			asset_transfer permit2
 		}
 		reverse_proxy ${upstream.url}
 	}
@@ -219,4 +229,30 @@ test("gas_sponsoring eip2612: a buyer without allowance signs an EIP-2612 permit
     abi: [{ type: "function", name: "allowance", stateMutability: "view", inputs: [{ type: "address" }, { type: "address" }], outputs: [{ type: "uint256" }] }],
     args: [buyer.address, "0x000000000022D473030F116dDEE9F6B43aC78BA3"] });
   assert.ok(allowance > 0n, "the permit set no allowance");
+});
+
+test("asset_transfer permit2: @x402/fetch's ExactEvmScheme pays an exact route through Permit2", async () => {
+  const buyer = privateKeyToAccount(caddy.info.buyers[2].privateKey); // approved Permit2 above
+  const unpaid = await fetch(caddy.url + "/p2/json");
+  const a = decodeB64JSON(unpaid.headers.get("payment-required")).accepts[0];
+  assert.deepEqual([a.scheme, a.amount, a.extra.assetTransferMethod], ["exact", "10000", "permit2"]);
+  const client = x402Client.fromConfig({
+    schemes: [],
+    spendControls: { allowedAssets: [{ network: "eip155:338", asset: caddy.info.token.address, maxAmountPerPayment: "10000" }] },
+  });
+  registerExactEvmScheme(client, { signer: buyer });
+  const sent = [];
+  const pay = wrapFetchWithPayment((input, init) => {
+    const h = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    if (h.get("payment-signature")) sent.push(h.get("payment-signature"));
+    return fetch(input, init);
+  }, client);
+  const sellerBefore = await balanceOf(caddy.info, payTo);
+  const res = await pay(caddy.url + "/p2/json?tokens=5");
+  const body = await res.text();
+  assert.equal(res.status, 200, body);
+  assert.ok(decodeB64JSON(sent[0]).payload.permit2Authorization, "the client did not sign through Permit2");
+  const settle = decodePaymentResponseHeader(res.headers.get("payment-response"));
+  assert.equal(settle.success, true);
+  assert.equal(await balanceOf(caddy.info, payTo) - sellerBefore, 10000n);
 });
