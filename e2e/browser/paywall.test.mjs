@@ -189,6 +189,31 @@ http://127.0.0.1:${sitePort} {
 		header Content-Type application/json
 		respond \`{"answer":"42","usage":{"total_tokens":${METERED_TOKENS}}}\`
 	}
+	x402 /after/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Metered answer, settled after it"
+		mime_type application/json
+		scheme upto
+		meter json usage.total_tokens 0.000002
+		settle after
+	}
+	handle /after/* {
+		header Content-Type application/json
+		respond \`{"answer":"44","usage":{"total_tokens":${METERED_TOKENS}}}\`
+	}
+	x402 /unused/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Metered answer that used nothing"
+		mime_type application/json
+		scheme upto
+		meter json usage.total_tokens 0.000002
+	}
+	handle /unused/* {
+		header Content-Type application/json
+		respond \`{"answer":"cached","usage":{"total_tokens":0}}\`
+	}
 	x402 /sponsored/* {
 		pay_to ${SELLER}
 		price 0.01
@@ -899,6 +924,37 @@ test('an exact route with asset_transfer permit2: the page signs the Permit2 tra
     assertNoCSPViolations(seen);
   } finally {
     await ctx.close();
+  }
+});
+
+test('an upto route that used nothing is charged nothing; one settled after its answer says the receipt is out of the page\'s reach and moves the metered charge', async () => {
+  // buyers[3] approved Permit2 in the upto test above.
+  const w = wallet(info.buyers[3].privateKey);
+  const zero = await payPermit2Page(w, '/unused/q', 'Pay at most 0.01 devUSDC.e with your wallet');
+  try {
+    assert.equal(zero.status.kind, 'ok', `payment status: ${zero.status.text}`);
+    assert.equal(zero.status.text, 'PaidCharged nothing (at most 0.01 devUSDC.e): the answer used nothing, so no transaction was sent.');
+    assert.equal(await zero.page.$eval('#x402-receipt-title', (e) => e.textContent), 'Nothing charged');
+    assert.equal(await zero.page.$eval('#x402-charged', (e) => e.textContent), '0 devUSDC.e (0 smallest units) of at most 0.01 devUSDC.e');
+    assert.equal(zero.paid, 0n);
+    assert.equal(zero.got, 0n);
+    assert.equal(JSON.parse(await zero.page.$eval('#x402-content', (e) => e.textContent)).answer, 'cached');
+    assertNoCSPViolations(zero.seen);
+  } finally {
+    await zero.ctx.close();
+  }
+  const sellerBefore = await token.balanceOf(SELLER);
+  const after = await payPermit2Page(wallet(info.buyers[3].privateKey), '/after/q', 'Pay at most 0.01 devUSDC.e with your wallet');
+  try {
+    assert.equal(after.status.kind, 'ok', `payment status: ${after.status.text}`);
+    assert.match(after.status.text, /You signed for at most 0\.01 devUSDC\.e\. This seller settles the charge when the answer ends and sends the receipt in an HTTP trailer, which a web page cannot read/);
+    assert.equal(JSON.parse(await after.page.$eval('#x402-content', (e) => e.textContent)).answer, '44');
+    const charge = BigInt(METERED_TOKENS * 2);
+    await waitFor('the settle after the answer', async () => (await token.balanceOf(SELLER)) - sellerBefore === charge, 20000);
+    assert.equal((await token.balanceOf(SELLER)) - sellerBefore, charge, 'exactly the metered charge, once');
+    assertNoCSPViolations(after.seen);
+  } finally {
+    await after.ctx.close();
   }
 });
 
