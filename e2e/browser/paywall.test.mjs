@@ -981,6 +981,27 @@ test('an upto route: a declined approval says so and moves nothing', async () =>
   }
 });
 
+test('an upto route, a wallet that cannot read the allowance: the page signs, and the seller\'s refusal says Permit2 needs approving; nothing moves', async () => {
+  // buyers[0] has tokens and never approved Permit2; its wallet fails
+  // the allowance read, so the page cannot know and does not ask.
+  const w = wallet(info.buyers[0].privateKey);
+  const { ctx, page } = await openPage({ ...w, handle: async (method, params) => {
+    if (method === 'eth_call' && params[0].data.startsWith('0xdd62ed3e')) { w.state.calls.push(method); return { error: { code: -32000, message: 'execution reverted' } }; }
+    return w.handle(method, params);
+  } }, '/metered/unapproved');
+  try {
+    const before = await balances(w.address);
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'error');
+    assert.equal(status.title, 'Payment refused');
+    assert.match(status.text, /The seller refused the payment: Permit2 allowance required: the payer must approve Permit2 \(0x000000000022D473030F116dDEE9F6B43aC78BA3\) on the token/);
+    assert.ok(!w.state.calls.includes('eth_sendTransaction'));
+    assert.deepEqual(await balances(w.address), before, 'nothing moved');
+  } finally {
+    await ctx.close();
+  }
+});
+
 test('a rejected signature says so and moves no money', async () => {
   const w = wallet(info.buyers[1].privateKey, { reject: ['eth_signTypedData_v4'] });
   const before = await balances(w.address);
