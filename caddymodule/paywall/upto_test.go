@@ -552,16 +552,37 @@ func TestUptoPayCommand(t *testing.T) {
 	}
 }
 
-// TestUptoPage: a browser asking for an upto route gets the payment page
-// saying clearly that it cannot pay it and what can, with no pay button.
+// TestUptoPage: a browser asking for an upto route gets a payment page
+// that pays it: "at most" the maximum, a pay button, the Permit2 step, and
+// the 402's version 2 requirements (with the facilitator that settles)
+// for the script; an exact route with asset_transfer permit2 gets the
+// Permit2 step and says "exactly".
 func TestUptoPage(t *testing.T) {
 	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(uptoCaddyfile, testutil.SitePort, uptoPayTo, "127.0.0.1:9"))
-	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/before/x", map[string]string{"User-Agent": chromeUA, "Accept": browserAccpt})
+	browser := map[string]string{"User-Agent": chromeUA, "Accept": browserAccpt}
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/before/x", browser)
 	page := string(b)
+	for _, want := range []string{`id="x402-pay"`, `Pay at most 0.01 devUSDC.e with your wallet`, `<span class="atmost" id="x402-atmost">at most</span>`,
+		`<li data-step="approve">Allow Permit2</li>`, `you sign a Permit2 permit for at most`, `<script type="application/json" id="x402-payment-required-v2">{"x402Version":2,`,
+		`"facilitatorAddress":"` + crypto.PubkeyToAddress(testutil.BuyerKey(t, devnet.SignerPrivateKey).PublicKey).Hex() + `"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page of an upto route lacks %s", want)
+		}
+	}
 	if resp.StatusCode != http.StatusPaymentRequired || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") ||
-		!strings.Contains(page, "This route charges by use (x402 scheme upto: you sign a Permit2 permit for at most 0.01") ||
-		!strings.Contains(page, "caddy x402 pay --approve-permit2") || strings.Contains(page, `id="x402-pay"`) {
+		strings.Contains(page, "cannot sign") || strings.Contains(page, "x402-unpayable") {
 		t.Errorf("the page of an upto route: %d %s", resp.StatusCode, page)
+	}
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/p2/x", browser)
+	page = string(b)
+	for _, want := range []string{`Pay 0.01 devUSDC.e with your wallet`, `<li data-step="approve">Allow Permit2</li>`,
+		`You sign a Permit2 transfer of exactly`, `"assetTransferMethod":"permit2"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page of an exact permit2 route lacks %s", want)
+		}
+	}
+	if resp.StatusCode != http.StatusPaymentRequired || strings.Contains(page, `id="x402-atmost"`) || strings.Contains(page, "Pay at most") {
+		t.Errorf("the page of an exact permit2 route: %d %s", resp.StatusCode, page)
 	}
 }
 
