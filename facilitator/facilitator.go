@@ -244,6 +244,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 	// engine asks the first about authorizations on chain and tells it of
 	// reverted settlements.
 	var spent engine.Spent
+	spents := map[string]engine.Spent{}
 	var reverted func(*engine.Revert)
 	for _, m := range scheme.All() {
 		if m.Family() != n.Family() {
@@ -255,6 +256,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			return nil, err
 		}
 		f.bound[boundKey{n, m.Name()}] = b
+		spents[m.Name()] = b.Spent()
 		if spent == nil {
 			spent = b.Spent()
 			if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
@@ -262,7 +264,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			}
 		}
 	}
-	if err := n.StartEngine(ctx, env, spent, reverted); err != nil {
+	if err := n.StartEngine(ctx, env, spent, spents, reverted); err != nil {
 		n.Close()
 		return nil, err
 	}

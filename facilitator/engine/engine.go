@@ -38,7 +38,12 @@ type Config struct {
 	Token common.Address
 	// Spent says how the payment scheme's authorizations are read on
 	// chain (used or not, and the log of their use). Required to settle.
+	// It serves the records and jobs that name no scheme (the first
+	// scheme's, exact).
 	Spent Spent
+	// Spents are the Spent of the other schemes that settle through this
+	// engine, by scheme name (Job.Scheme, store.Record.Scheme).
+	Spents map[string]Spent
 	// Pool is the network's RPC pool.
 	Pool *evm.Pool
 	// Keys are the signer keys that pay the gas.
@@ -232,6 +237,13 @@ func (e *Engine) Reserve(ctx context.Context, from common.Address, nonce [32]byt
 type Job struct {
 	// Requested is the network string the seller sent, kept in the record.
 	Requested string
+	// Scheme is the payment scheme, kept in the record (Record.Scheme):
+	// its Spent (Config.Spents) reads the authorization on chain. ""
+	// is Config.Spent's.
+	Scheme string
+	// To is the contract the transaction calls (an x402 Permit2 proxy);
+	// the zero address means the token.
+	To common.Address
 	// Via is kept in the record (Record.Via).
 	Via string
 	// Auth is the authorization and Signature its signature (65 bytes

@@ -50,7 +50,7 @@ func (e *Engine) follow(ctx context.Context, recs []*store.Record) {
 			log.Error("unreadable journal record; left as it is")
 			continue
 		}
-		st := &settlement{key: authKey{from, nonce}, s: e.signerByAddress(common.HexToAddress(rec.Signer)), rec: rec, done: make(chan struct{})}
+		st := &settlement{key: authKey{from, nonce}, s: e.signerByAddress(common.HexToAddress(rec.Signer)), rec: rec, scheme: rec.Scheme, done: make(chan struct{})}
 		for _, jt := range rec.Txs {
 			raw, err := hexutil.Decode(jt.Raw)
 			tx := new(types.Transaction)
@@ -68,6 +68,9 @@ func (e *Engine) follow(ctx context.Context, recs []*store.Record) {
 			continue
 		}
 		st.calldata = st.current().Data()
+		if to := st.txs[0].To(); to != nil {
+			st.to = *to
+		}
 		st.fee = feesOf(st.current())
 		st.firstFee = feesOf(st.txs[0])
 		if e.cfg.Serial && st.s != nil {

@@ -179,8 +179,16 @@ func (e *Engine) reserveIn(ctx context.Context, k authKey, value, balance *big.I
 // given authorizations are used (so in that balance), in one round trip.
 func (e *Engine) balanceAt(ctx context.Context, from common.Address, nonces [][32]byte, block uint64) (*big.Int, map[[32]byte]bool, error) {
 	balEl, bal := evm.ViewCallAt(e.cfg.Token, block, "balanceOf", from)
-	usedElems, readUsed := e.cfg.Spent.UsedCalls(block, from, nonces)
-	elems := append([]rpc.BatchElem{balEl}, usedElems...)
+	// A reservation's scheme is not kept beside it: each scheme's Spent is
+	// asked, and a nonce any of them reads used is in the balance (the
+	// schemes' nonces are 32 random bytes each, so they do not meet).
+	elems := []rpc.BatchElem{balEl}
+	var reads []func() ([]bool, error)
+	for _, sp := range e.allSpents() {
+		usedElems, readUsed := sp.UsedCalls(block, from, nonces)
+		elems = append(elems, usedElems...)
+		reads = append(reads, readUsed)
+	}
 	if err := e.cfg.Pool.Batch(ctx, elems); err != nil {
 		return nil, nil, fmt.Errorf("reading the payer's balance and authorizations at block %d: %w", block, err)
 	}
@@ -193,14 +201,16 @@ func (e *Engine) balanceAt(ctx context.Context, from common.Address, nonces [][3
 	if err != nil {
 		return nil, nil, fmt.Errorf("balanceOf at block %d: %w", block, err)
 	}
-	us, err := readUsed()
-	if err != nil {
-		return nil, nil, err
-	}
 	used := map[[32]byte]bool{}
-	for i, n := range nonces {
-		if us[i] {
-			used[n] = true
+	for _, readUsed := range reads {
+		us, err := readUsed()
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, n := range nonces {
+			if us[i] {
+				used[n] = true
+			}
 		}
 	}
 	return v[0].(*big.Int), used, nil

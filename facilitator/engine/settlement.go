@@ -20,7 +20,9 @@ type settlement struct {
 	key      authKey
 	s        *signer
 	calldata []byte
-	create   bool // calldata is creation code (Job.Create)
+	create   bool           // calldata is creation code (Job.Create)
+	to       common.Address // the contract called (Job.To, or the token)
+	scheme   string         // the record's scheme, for its Spent
 	fee      *Fees
 	firstFee *Fees     // the first transaction's, for the fee ceiling
 	deadline time.Time // the caller's, for the first broadcast; zero = none
@@ -53,12 +55,17 @@ type settlement struct {
 func newSettlement(e *Engine, job *Job, s *signer) *settlement {
 	a := &job.Auth
 	now := e.now()
+	to := job.To
+	if to == (common.Address{}) {
+		to = e.cfg.Token
+	}
 	return &settlement{
-		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, create: job.Create, fee: job.Fees, firstFee: job.Fees, serial: e.cfg.Serial,
+		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, create: job.Create, to: to, scheme: job.Scheme, fee: job.Fees, firstFee: job.Fees, serial: e.cfg.Serial,
 		done: make(chan struct{}),
 		rec: &store.Record{
 			ID:               RecordID(e.cfg.Network, a.From, a.Nonce),
 			Network:          e.cfg.Network,
+			Scheme:           job.Scheme,
 			RequestedNetwork: job.Requested,
 			Via:              job.Via,
 			From:             a.From.Hex(),

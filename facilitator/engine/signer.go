@@ -222,7 +222,7 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		recs := make([]*store.Record, len(reqs))
 		var signErr error
 		for i, r := range reqs {
-			to := &e.cfg.Token
+			to := &r.st.to
 			if r.st.create {
 				to = nil // a contract creation (an ERC-6492 deployment and its transfer)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -26,10 +27,38 @@ type Spent interface {
 	UseLog(payer common.Address, nonce [32]byte) (common.Address, []any)
 }
 
-// used reads on chain whether an authorization is used (Spent, at the
-// latest block).
-func (e *Engine) used(ctx context.Context, k authKey) (bool, error) {
-	elems, read := e.cfg.Spent.UsedCalls(0, k.from, [][32]byte{k.nonce})
+// UseMatcher is a Spent whose use log is not specific to one
+// authorization (Permit2 logs nothing of the nonces it uses, so upto's
+// UseLog is the token's Transfer out of the payer): the engine reads the
+// transaction of each such log and asks MatchUse whether it used (payer,
+// nonce).
+type UseMatcher interface {
+	MatchUse(payer common.Address, nonce [32]byte, to *common.Address, input []byte) bool
+}
+
+// spentOf is the Spent of a scheme (Config.Spents; Config.Spent for "").
+func (e *Engine) spentOf(scheme string) Spent {
+	if s, ok := e.cfg.Spents[scheme]; ok && scheme != "" {
+		return s
+	}
+	return e.cfg.Spent
+}
+
+// allSpents lists Config.Spent and Config.Spents' others, once each.
+func (e *Engine) allSpents() []Spent {
+	out := []Spent{e.cfg.Spent}
+	for name, s := range e.cfg.Spents {
+		if name != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// used reads on chain whether an authorization of a scheme is used
+// (its Spent, at the latest block).
+func (e *Engine) used(ctx context.Context, k authKey, scheme string) (bool, error) {
+	elems, read := e.spentOf(scheme).UsedCalls(0, k.from, [][32]byte{k.nonce})
 	el := elems[0]
 	if err := e.cfg.Pool.Call(ctx, el.Result, el.Method, el.Args...); err != nil {
 		return false, err
@@ -56,11 +85,17 @@ var errNoUseLog = errors.New("no AuthorizationUsed log found")
 // not found within the window is an error, as is a chain that cannot be
 // reached.
 func (e *Engine) UsedBy(ctx context.Context, from common.Address, nonce [32]byte) (used bool, tx common.Hash, err error) {
+	return e.UsedBySchemes(ctx, "", from, nonce)
+}
+
+// UsedBySchemes is UsedBy for an authorization of the given scheme ("":
+// Config.Spent's).
+func (e *Engine) UsedBySchemes(ctx context.Context, scheme string, from common.Address, nonce [32]byte) (used bool, tx common.Hash, err error) {
 	k := authKey{from: from, nonce: nonce}
-	if used, err = e.used(ctx, k); err != nil || !used {
+	if used, err = e.used(ctx, k, scheme); err != nil || !used {
 		return used, common.Hash{}, err
 	}
-	tx, err = e.findUse(ctx, k)
+	tx, err = e.findUse(ctx, k, scheme)
 	if err != nil {
 		return true, common.Hash{}, fmt.Errorf("authorization used on chain, but its transaction is not found: %w", err)
 	}
@@ -69,15 +104,14 @@ func (e *Engine) UsedBy(ctx context.Context, from common.Address, nonce [32]byte
 
 // usedBy finds the transaction that used an authorization, from the log
 // of its use, in the last usedByLookback blocks.
-func (e *Engine) usedBy(ctx context.Context, k authKey, head uint64) (common.Hash, error) {
+func (e *Engine) usedBy(ctx context.Context, k authKey, scheme string, head uint64) (common.Hash, error) {
 	from := uint64(0)
 	if head > usedByLookback {
 		from = head - usedByLookback
 	}
-	var logs []struct {
-		TxHash common.Hash `json:"transactionHash"`
-	}
-	addr, topics := e.cfg.Spent.UseLog(k.from, k.nonce)
+	var logs []useLog
+	sp := e.spentOf(scheme)
+	addr, topics := sp.UseLog(k.from, k.nonce)
 	q := map[string]any{
 		"address":   addr,
 		"fromBlock": hexutil.Uint64(from),
@@ -87,10 +121,54 @@ func (e *Engine) usedBy(ctx context.Context, k authKey, head uint64) (common.Has
 	if err := e.cfg.Pool.Call(ctx, &logs, "eth_getLogs", q); err != nil {
 		return common.Hash{}, err
 	}
+	if m, ok := sp.(UseMatcher); ok {
+		h, found, err := e.matchUse(ctx, m, k, logs)
+		if err != nil {
+			return common.Hash{}, err
+		}
+		if !found {
+			return common.Hash{}, errNoUseLog
+		}
+		return h, nil
+	}
 	if len(logs) == 0 {
 		return common.Hash{}, errNoUseLog
 	}
 	return logs[0].TxHash, nil
+}
+
+// matchUse reads the transactions of logs (newest first, one batch) and
+// finds the one that used k (UseMatcher).
+func (e *Engine) matchUse(ctx context.Context, m UseMatcher, k authKey, logs []useLog) (common.Hash, bool, error) {
+	var hashes []common.Hash
+	for i := len(logs) - 1; i >= 0; i-- {
+		if !logs[i].Removed && !slices.Contains(hashes, logs[i].TxHash) {
+			hashes = append(hashes, logs[i].TxHash)
+		}
+	}
+	if len(hashes) == 0 {
+		return common.Hash{}, false, nil
+	}
+	txs := make([]*struct {
+		To    *common.Address `json:"to"`
+		Input hexutil.Bytes   `json:"input"`
+	}, len(hashes))
+	elems := make([]rpc.BatchElem, len(hashes))
+	for i, h := range hashes {
+		elems[i] = rpc.BatchElem{Method: "eth_getTransactionByHash", Args: []any{h}, Result: &txs[i]}
+	}
+	if err := e.cfg.Pool.Batch(ctx, elems); err != nil {
+		return common.Hash{}, false, err
+	}
+	for i, el := range elems {
+		if el.Error != nil {
+			return common.Hash{}, false, fmt.Errorf("reading transaction %s: %w", hashes[i].Hex(), el.Error)
+		}
+		if txs[i] != nil && m.MatchUse(k.from, k.nonce, txs[i].To, txs[i].Input) {
+			return hashes[i], true, nil
+		}
+	}
+	return common.Hash{}, false, nil
 }
 
 // The transaction that used an authorization is found by the log of its
@@ -154,8 +232,8 @@ type useLog struct {
 
 // useLogFilter is the eth_getLogs filter for an authorization's use in
 // blocks from..to.
-func (e *Engine) useLogFilter(k authKey, from, to uint64) map[string]any {
-	addr, topics := e.cfg.Spent.UseLog(k.from, k.nonce)
+func (e *Engine) useLogFilter(sp Spent, k authKey, from, to uint64) map[string]any {
+	addr, topics := sp.UseLog(k.from, k.nonce)
 	return map[string]any{
 		"address":   addr,
 		"fromBlock": hexutil.Uint64(from),
@@ -173,7 +251,9 @@ type scanResult struct {
 // findUse scans for the transaction that used an authorization (see the
 // top of this file). A use not found in the window is errNoUseLog; a chain
 // that cannot be reached (or a context that ends) is another error.
-func (e *Engine) findUse(ctx context.Context, k authKey) (common.Hash, error) {
+func (e *Engine) findUse(ctx context.Context, k authKey, scheme string) (common.Hash, error) {
+	sp := e.spentOf(scheme)
+	m, _ := sp.(UseMatcher)
 	var head *blockHead
 	if err := e.cfg.Pool.Call(ctx, &head, "eth_getBlockByNumber", "latest", false); err != nil {
 		return common.Hash{}, err
@@ -193,7 +273,7 @@ func (e *Engine) findUse(ctx context.Context, k authKey) (common.Hash, error) {
 		var logs []useLog
 		var low *blockHead
 		elems := []rpc.BatchElem{
-			{Method: "eth_getLogs", Args: []any{e.useLogFilter(k, lo, hi)}, Result: &logs},
+			{Method: "eth_getLogs", Args: []any{e.useLogFilter(sp, k, lo, hi)}, Result: &logs},
 			{Method: "eth_getBlockByNumber", Args: []any{hexutil.Uint64(lo), false}, Result: &low},
 		}
 		if err := e.cfg.Pool.Batch(ctx, elems); err != nil {
@@ -203,6 +283,16 @@ func (e *Engine) findUse(ctx context.Context, k authKey) (common.Hash, error) {
 			return common.Hash{}, fmt.Errorf("reading blocks %d to %d: %w", lo, hi, err)
 		}
 		res.chunks, res.oldest = res.chunks+1, lo
+		if m != nil {
+			h, found, err := e.matchUse(ctx, m, k, logs)
+			if err != nil {
+				return common.Hash{}, err
+			}
+			if found {
+				return h, nil
+			}
+			logs = nil
+		}
 		for i := len(logs) - 1; i >= 0; i-- {
 			if !logs[i].Removed {
 				return logs[i].TxHash, nil

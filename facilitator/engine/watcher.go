@@ -535,7 +535,7 @@ func (w *watcher) resolve(ctx context.Context, st *settlement, r *receipt) {
 		st.finish(store.StatusSettled, r.TxHash.Hex(), uint64(r.BlockNumber), "", w.e().now())
 	} else {
 		msg := x402.ErrTextFailedOnChain
-		used, err := w.e().used(ctx, st.key)
+		used, err := w.e().used(ctx, st.key, st.scheme)
 		if err == nil && used {
 			msg = x402.ErrTextAlreadyUsed
 		}
@@ -707,7 +707,7 @@ func (w *watcher) nonceTaken(ctx context.Context, st *settlement, head uint64) {
 		w.done(st)
 		return
 	}
-	used, err := w.e().used(ctx, st.key)
+	used, err := w.e().used(ctx, st.key, st.scheme)
 	if err != nil {
 		return // asked again at the next poll
 	}
@@ -715,7 +715,7 @@ func (w *watcher) nonceTaken(ctx context.Context, st *settlement, head uint64) {
 	if used {
 		msg = x402.ErrTextAlreadyUsed
 		// Which transaction used it: if one of ours, its receipt decides.
-		if h, err := w.e().usedBy(ctx, st.key, head); err == nil && st.has(h) {
+		if h, err := w.e().usedBy(ctx, st.key, st.scheme, head); err == nil && st.has(h) {
 			var r *receipt
 			if err := w.e().cfg.Pool.Call(ctx, &r, "eth_getTransactionReceipt", h); err == nil && r != nil {
 				w.resolve(ctx, st, r)

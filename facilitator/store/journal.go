@@ -26,6 +26,9 @@ type Record struct {
 	// HTTP routes (for a seller elsewhere), "" for one asked in process
 	// (the paywall's embedded facilitator).
 	Via string `json:"via,omitempty"`
+	// Scheme is the payment scheme of a settlement other than exact
+	// ("upto"); "" for exact, as every record written before it had.
+	Scheme string `json:"scheme,omitempty"`
 	// The signed authorization, as hex and decimal strings.
 	From        string `json:"from"`
 	To          string `json:"to"`
