@@ -255,9 +255,14 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			n.Close()
 			return nil, err
 		}
+		if b == nil {
+			continue // the scheme declines the network (it said why in the log)
+		}
 		f.bound[boundKey{n, m.Name()}] = b
 		spents[m.Name()] = b.Spent()
-		if spent == nil {
+		// The engine's default Spent reads the records that name no scheme:
+		// exact's (it names none), whatever order the schemes registered in.
+		if spent == nil || m.Name() == x402.SchemeExact {
 			spent = b.Spent()
 			if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
 				reverted = rw.Reverted
@@ -351,6 +356,11 @@ func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
 	}, true
 }
 
+// supportedExtra is a Bound of a version 2 scheme that announces an extra
+// in /supported (batch-settlement's receiverAuthorizer): it is listed
+// under the CAIP-2 id only.
+type supportedExtra interface{ SupportedExtra() map[string]any }
+
 // Supported lists the kinds served: one version 1 kind per configured
 // network under its name (first, as the Cronos interface shows them), then
 // one version 2 kind per network under its CAIP-2 id, and the signer
@@ -359,13 +369,20 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
+			if _, v2 := f.bound[boundKey{n, name}].(supportedExtra); v2 {
+				continue
+			}
 			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: name, Network: n.Cfg.Name})
 		}
 	}
 	signers := []string{}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
-			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)})
+			k := SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)}
+			if se, ok := f.bound[boundKey{n, name}].(supportedExtra); ok {
+				k.Extra = se.SupportedExtra()
+			}
+			out.Kinds = append(out.Kinds, k)
 		}
 		for _, s := range n.Engine.Signers() {
 			if !slices.Contains(signers, s.Hex()) {

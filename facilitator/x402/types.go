@@ -81,6 +81,9 @@ type VerifyResponse struct {
 	InvalidReason *string `json:"invalidReason"`
 	// Payer is the authorization's from, when the payment could be read.
 	Payer string `json:"payer,omitempty"`
+	// Extra is what a scheme adds to a valid answer (batch-settlement:
+	// the channel's state).
+	Extra map[string]any `json:"extra,omitempty"`
 }
 
 // Valid is the positive verify answer.
@@ -112,6 +115,9 @@ type SettleResponse struct {
 	Network     string  `json:"network"`
 	Timestamp   string  `json:"timestamp"`
 	Error       string  `json:"error,omitempty"`
+	// Extra is what a scheme adds to its answer (batch-settlement: the
+	// channel's state after a deposit or refund).
+	Extra map[string]any `json:"extra,omitempty"`
 }
 
 // Settled reports whether the response is payment.settled.
@@ -139,6 +145,9 @@ type SupportedKind struct {
 	X402Version int    `json:"x402Version"`
 	Scheme      string `json:"scheme"`
 	Network     string `json:"network"`
+	// Extra is what the scheme announces on that network
+	// (batch-settlement: receiverAuthorizer); exact announces none here.
+	Extra map[string]any `json:"extra,omitempty"`
 }
 
 // SupportedResponse is the body of GET /v2/x402/supported.
