@@ -1,0 +1,183 @@
+package facilitator_test
+
+import (
+	"encoding/json"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// The batch-settlement tests drive the embedded facilitator's /v2/x402
+// routes with payloads shaped as @x402/evm 2.27's client sends them,
+// against the dev chain's channel contracts.
+
+// channelReq is a batch-settlement way to pay to seller with the
+// facilitator's receiver authorizer.
+func channelReq(seller common.Address) x402.RequirementsV2 {
+	return x402.RequirementsV2{Scheme: batchsettlement.Scheme, Network: x402.CAIP2(devnet.ChainID), Amount: "1000", Asset: devnet.TokenAddress.Hex(),
+		PayTo: seller.Hex(), MaxTimeoutSeconds: 3600,
+		Extra: map[string]any{"receiverAuthorizer": chain.Signer().Address.Hex(), "withdrawDelay": 900, "name": devnet.TokenName, "version": devnet.TokenVersion}}
+}
+
+// channelOf is a buyer's channel to seller.
+func channelOf(buyer devnet.Account, seller common.Address, salt byte) batch.ChannelConfig {
+	return batch.ChannelConfig{Payer: buyer.Address, PayerAuthorizer: buyer.Address, Receiver: seller, ReceiverAuthorizer: chain.Signer().Address,
+		Token: devnet.TokenAddress, WithdrawDelay: 900, Salt: common.Hash{31: salt}}
+}
+
+// voucherPayload is a voucher (or refund) payload of cfg at max.
+func voucherPayload(t testing.TB, buyer devnet.Account, cfg batch.ChannelConfig, kind string, max int64) map[string]any {
+	t.Helper()
+	id, err := cfg.ID(chain.ChainID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := batch.SignVoucher(buyer.Key, chain.ChainID(), id, big.NewInt(max))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{"type": kind, "channelConfig": cfg,
+		"voucher": map[string]any{"channelId": id.Hex(), "maxClaimableAmount": big.NewInt(max).String(), "signature": hexutil.Encode(sig)}}
+}
+
+// depositPayload is a deposit of amount into cfg with a voucher at max.
+func depositPayload(t testing.TB, buyer devnet.Account, cfg batch.ChannelConfig, amount, max int64) map[string]any {
+	t.Helper()
+	p := voucherPayload(t, buyer, cfg, "deposit", max)
+	id, _ := cfg.ID(chain.ChainID())
+	salt := big.NewInt(time.Now().UnixNano())
+	d := batch.ERC3009Deposit{From: buyer.Address, Value: big.NewInt(amount), ValidAfter: big.NewInt(0), ValidBefore: big.NewInt(time.Now().Add(time.Hour).Unix()), Salt: salt, ChannelID: id}
+	sig, err := batch.SignERC3009Deposit(buyer.Key, evm.Domain{Name: devnet.TokenName, Version: devnet.TokenVersion, ChainID: chain.ChainID(), VerifyingContract: devnet.TokenAddress}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p["deposit"] = map[string]any{"amount": d.Value.String(), "authorization": map[string]any{"erc3009Authorization": map[string]any{
+		"validAfter": "0", "validBefore": d.ValidBefore.String(), "salt": common.BigToHash(salt).Hex(), "signature": hexutil.Encode(sig)}}}
+	return p
+}
+
+// channelBody is the v2 HTTP body of payload under req.
+func channelBody(t testing.TB, payload map[string]any, req x402.RequirementsV2) []byte {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"x402Version": 2,
+		"paymentPayload":      map[string]any{"x402Version": 2, "accepted": req, "payload": payload},
+		"paymentRequirements": req})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestBatchSupported: /supported lists batch-settlement under the CAIP-2
+// id only, with the receiver authorizer (the first signer key).
+func TestBatchSupported(t *testing.T) {
+	n := 0
+	for _, k := range fac.Supported().Kinds {
+		if k.Scheme != batchsettlement.Scheme {
+			continue
+		}
+		n++
+		if k.X402Version != 2 || k.Network != x402.CAIP2(devnet.ChainID) || k.Extra["receiverAuthorizer"] != chain.Signer().Address.Hex() {
+			t.Fatalf("batch-settlement kind %+v", k)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d batch-settlement kinds, want 1", n)
+	}
+}
+
+// TestBatchDeposit: a deposit verified (with the channel's state) and
+// settled through the engine moves the amount from the buyer into the
+// channel; the same deposit again moves nothing; a voucher on the channel
+// is valid up to its balance; every refusal has the published code.
+func TestBatchDeposit(t *testing.T) {
+	buyer := newBuyer(t, chain, 100_000)
+	seller := newSeller(t)
+	req := channelReq(seller)
+	cfg := channelOf(buyer, seller, 1)
+	dep := depositPayload(t, buyer, cfg, 5000, 1000)
+
+	var v x402.ReferenceVerifyResponse
+	if st := post(t, x402.PathVerify, channelBody(t, dep, req), &v); st != 200 || !v.IsValid || !strings.EqualFold(v.Payer, buyer.Address.Hex()) || v.Extra["balance"] != "0" {
+		t.Fatalf("verify deposit = %d %+v", st, v)
+	}
+	buyerBefore, escrowBefore := balance(t, buyer.Address), balance(t, batch.SettlementAddress)
+	var s x402.ReferenceSettleResponse
+	if st := post(t, x402.PathSettle, channelBody(t, dep, req), &s); st != 200 || !s.Success || s.Transaction == "" || s.Amount != "5000" {
+		t.Fatalf("settle deposit = %d %+v", st, s)
+	}
+	if cs, _ := s.Extra["channelState"].(map[string]any); cs["balance"] != "5000" || cs["totalClaimed"] != "0" {
+		t.Fatalf("settle deposit extra = %v", s.Extra)
+	}
+	moved := func() {
+		t.Helper()
+		if got := new(big.Int).Sub(buyerBefore, balance(t, buyer.Address)); got.Int64() != 5000 {
+			t.Fatalf("buyer paid %s, want 5000", got)
+		}
+		if got := new(big.Int).Sub(balance(t, batch.SettlementAddress), escrowBefore); got.Int64() != 5000 {
+			t.Fatalf("escrow got %s, want 5000", got)
+		}
+	}
+	moved()
+	// The same deposit again: refused, nothing more moves.
+	if st := post(t, x402.PathSettle, channelBody(t, dep, req), &s); st != 200 || s.Success {
+		t.Fatalf("second settle = %d %+v", st, s)
+	}
+	moved()
+
+	var valid x402.ReferenceVerifyResponse
+	if st := post(t, x402.PathVerify, channelBody(t, voucherPayload(t, buyer, cfg, "voucher", 2000), req), &valid); st != 200 || !valid.IsValid || valid.Extra["balance"] != "5000" {
+		t.Fatalf("verify voucher = %d %+v", st, valid)
+	}
+	// A voucher is verified, never settled.
+	if st := post(t, x402.PathSettle, channelBody(t, voucherPayload(t, buyer, cfg, "voucher", 2000), req), &s); st != 200 || s.Success || s.ErrorReason != batchsettlement.ErrInvalidPayloadType {
+		t.Fatalf("settle voucher = %d %+v", st, s)
+	}
+
+	other := newBuyer(t, chain, 10)
+	for _, tc := range []struct {
+		name    string
+		payload map[string]any
+		req     func(r *x402.RequirementsV2)
+		want    string
+	}{
+		{"voucher above the balance", voucherPayload(t, buyer, cfg, "voucher", 5001), nil, batchsettlement.ErrCumulativeExceedsBalance},
+		{"voucher on no channel", voucherPayload(t, buyer, channelOf(buyer, seller, 2), "voucher", 10), nil, batchsettlement.ErrChannelNotFound},
+		{"voucher signed by another", func() map[string]any {
+			p := voucherPayload(t, other, cfg, "voucher", 10)
+			return p
+		}(), nil, batchsettlement.ErrInvalidVoucherSignature},
+		{"another receiver", voucherPayload(t, buyer, cfg, "voucher", 10), func(r *x402.RequirementsV2) { r.PayTo = newSeller(t).Hex() }, batchsettlement.ErrReceiverMismatch},
+		{"another receiver authorizer", voucherPayload(t, buyer, cfg, "voucher", 10), func(r *x402.RequirementsV2) {
+			r.Extra = map[string]any{"receiverAuthorizer": seller.Hex(), "name": devnet.TokenName, "version": devnet.TokenVersion}
+		}, batchsettlement.ErrReceiverAuthorizerMismatch},
+		{"another withdraw delay", voucherPayload(t, buyer, cfg, "voucher", 10), func(r *x402.RequirementsV2) {
+			r.Extra = map[string]any{"receiverAuthorizer": chain.Signer().Address.Hex(), "withdrawDelay": 1000, "name": devnet.TokenName, "version": devnet.TokenVersion}
+		}, batchsettlement.ErrWithdrawDelayMismatch},
+		{"deposit beyond the payer's balance", depositPayload(t, other, channelOf(other, seller, 3), 5000, 10), nil, batchsettlement.ErrInsufficientBalance},
+		{"deposit voucher above balance + deposit", depositPayload(t, buyer, cfg, 100, 5101), nil, batchsettlement.ErrCumulativeExceedsBalance},
+		{"claim at verify", map[string]any{"type": "claim", "claims": []any{}}, nil, batchsettlement.ErrInvalidPayloadType},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := channelReq(seller)
+			if tc.req != nil {
+				tc.req(&r)
+			}
+			var v x402.ReferenceVerifyResponse
+			if st := post(t, x402.PathVerify, channelBody(t, tc.payload, r), &v); st != 200 || v.IsValid || v.InvalidReason != tc.want {
+				t.Fatalf("verify = %d %+v, want %s", st, v, tc.want)
+			}
+		})
+	}
+	moved()
+}
