@@ -454,8 +454,9 @@ func TestHealthAndSupported(t *testing.T) {
 	data, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	// The Cronos kind comes first, exactly as the interface shows it; the
-	// v2 kind under the CAIP-2 id and the signers follow for v2 sellers.
-	if want := `{"kinds":[{"x402Version":1,"scheme":"exact","network":"cronos-testnet"},{"x402Version":2,"scheme":"exact","network":"eip155:338"}],"signers":{"eip155:*":["` + chain.Signer().Address.Hex() + `"]}}` + "\n"; string(data) != want {
+	// v2 kinds under the CAIP-2 id (batch-settlement, a v2 scheme, with its
+	// receiver authorizer) and the signers follow for v2 sellers.
+	if want := `{"kinds":[{"x402Version":1,"scheme":"exact","network":"cronos-testnet"},{"x402Version":2,"scheme":"batch-settlement","network":"eip155:338","extra":{"receiverAuthorizer":"` + chain.Signer().Address.Hex() + `"}},{"x402Version":2,"scheme":"exact","network":"eip155:338"}],"signers":{"eip155:*":["` + chain.Signer().Address.Hex() + `"]}}` + "\n"; string(data) != want {
 		t.Fatalf("supported = %s, want %s", data, want)
 	}
 }

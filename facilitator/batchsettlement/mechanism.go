@@ -10,7 +10,6 @@ package batchsettlement
 import (
 	"context"
 	"crypto/ecdsa"
-	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -53,7 +52,8 @@ func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (
 		{Method: "eth_getCode", Args: []any{batch.ERC3009CollectorAddress, "latest"}, Result: &codes[1]},
 	}
 	if err := n.Pool.BatchShared(ctx, elems); err != nil {
-		return nil, fmt.Errorf("batch-settlement on network %s: reading the contracts' code: %w", n.Cfg.Name, err)
+		log.Warn("batch-settlement not offered: the chain could not be asked for the contracts' code at start; restart when it answers", zap.Error(err))
+		return nil, nil
 	}
 	for i, a := range []common.Address{batch.SettlementAddress, batch.ERC3009CollectorAddress} {
 		if elems[i].Error != nil || len(codes[i]) == 0 {
