@@ -18,6 +18,47 @@ type payloadJSON struct {
 	ChannelConfig *batch.ChannelConfig `json:"channelConfig"`
 	Voucher       *voucherJSON         `json:"voucher"`
 	Deposit       *depositJSON         `json:"deposit"`
+	// claim, and an enriched refund's claims.
+	Claims                   []claimJSON   `json:"claims"`
+	ClaimAuthorizerSignature hexutil.Bytes `json:"claimAuthorizerSignature"`
+	// settle.
+	Receiver *common.Address `json:"receiver"`
+	Token    *common.Address `json:"token"`
+	// An enriched refund (the server's, to settle).
+	Amount                    *string       `json:"amount"`
+	RefundNonce               *string       `json:"refundNonce"`
+	RefundAuthorizerSignature hexutil.Bytes `json:"refundAuthorizerSignature"`
+}
+
+// claimJSON is one row of a claim: a voucher, its signature and the
+// cumulative total claimed with it.
+type claimJSON struct {
+	Voucher struct {
+		Channel            batch.ChannelConfig `json:"channel"`
+		MaxClaimableAmount string              `json:"maxClaimableAmount"`
+	} `json:"voucher"`
+	Signature    hexutil.Bytes `json:"signature"`
+	TotalClaimed string        `json:"totalClaimed"`
+}
+
+// maxClaimRows bounds the rows of one claim (about 10M gas at 400).
+const maxClaimRows = 400
+
+// rows reads claim rows; false when one is malformed or there are too many.
+func rows(in []claimJSON) ([]batch.VoucherClaim, bool) {
+	if len(in) > maxClaimRows {
+		return nil, false
+	}
+	out := make([]batch.VoucherClaim, len(in))
+	for i, r := range in {
+		max, ok1 := parseUint(r.Voucher.MaxClaimableAmount, 128)
+		total, ok2 := parseUint(r.TotalClaimed, 128)
+		if !ok1 || !ok2 || total.Cmp(max) > 0 {
+			return nil, false
+		}
+		out[i] = batch.VoucherClaim{Voucher: batch.Voucher{Channel: r.Voucher.Channel, MaxClaimableAmount: max}, Signature: r.Signature, TotalClaimed: total}
+	}
+	return out, true
 }
 
 // voucherJSON is a payload's voucher.

@@ -29,6 +29,19 @@ type payment struct {
 	// the payload valid.
 	state *batch.ChannelState
 	valid bool
+	// A claim's rows and authorizer signature (also an enriched refund's).
+	claims   []batch.VoucherClaim
+	claimSig []byte
+	// A settle's receiver and token.
+	receiver, token common.Address
+	// An enriched refund.
+	refund *refundReq
+}
+
+// refundReq is what an enriched refund adds to a refund payload.
+type refundReq struct {
+	amount, nonce *big.Int
+	sig           []byte
 }
 
 func (c *payment) Payer() common.Address { return c.cfg.Payer }
@@ -87,7 +100,27 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 		return nil, x402.ReasonOf(err)
 	}
 	var pl payloadJSON
-	if err := json.Unmarshal(raw, &pl); err != nil || pl.ChannelConfig == nil || pl.Voucher == nil {
+	if err := json.Unmarshal(raw, &pl); err != nil {
+		return nil, ErrInvalidPayloadType
+	}
+	switch pl.Type {
+	case "claim":
+		c := &payment{kind: pl.Type, claimSig: pl.ClaimAuthorizerSignature}
+		var ok bool
+		if c.claims, ok = rows(pl.Claims); !ok || len(c.claims) == 0 || pl.Claims == nil {
+			return nil, ErrInvalidPayloadType
+		}
+		c.cfg.Payer = c.claims[0].Voucher.Channel.Payer
+		return c, ""
+	case "settle":
+		if pl.Receiver == nil || pl.Token == nil {
+			return nil, ErrInvalidPayloadType
+		}
+		c := &payment{kind: pl.Type, receiver: *pl.Receiver, token: *pl.Token}
+		c.cfg.Payer = *pl.Receiver
+		return c, ""
+	}
+	if pl.ChannelConfig == nil || pl.Voucher == nil {
 		return nil, ErrInvalidPayloadType
 	}
 	switch pl.Type {
@@ -112,6 +145,17 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 		if reason := b.checkDeposit(c, pl.Deposit, extra); reason != "" {
 			return nil, reason
 		}
+	}
+	if c.kind == "refund" && pl.Amount != nil && pl.RefundNonce != nil && pl.Claims != nil {
+		r := &refundReq{sig: pl.RefundAuthorizerSignature}
+		var ok [3]bool
+		r.amount, ok[0] = parseUint(*pl.Amount, 128)
+		r.nonce, ok[1] = parseUint(*pl.RefundNonce, 256)
+		c.claims, ok[2] = rows(pl.Claims)
+		if !ok[0] || !ok[1] || !ok[2] {
+			return nil, ErrInvalidPayloadType
+		}
+		c.refund, c.claimSig = r, pl.ClaimAuthorizerSignature
 	}
 	signer := c.cfg.PayerAuthorizer
 	if signer == (common.Address{}) {

@@ -25,3 +25,20 @@ const (
 	ErrDepositSimulationFailed      = "invalid_batch_settlement_evm_deposit_simulation_failed"
 	ErrRPCReadFailed                = "invalid_batch_settlement_evm_rpc_read_failed"
 )
+
+// The settle reasons of claim, settle and refund.
+const (
+	ErrClaimTransactionFailed    = "invalid_batch_settlement_evm_claim_transaction_failed"
+	ErrSettleTransactionFailed   = "invalid_batch_settlement_evm_settle_transaction_failed"
+	ErrRefundTransactionFailed   = "invalid_batch_settlement_evm_refund_transaction_failed"
+	ErrAuthorizerAddressMismatch = "invalid_batch_settlement_evm_authorizer_address_mismatch"
+	ErrClaimSimulationFailed     = "invalid_batch_settlement_evm_claim_simulation_failed"
+	ErrSettleSimulationFailed    = "invalid_batch_settlement_evm_settle_simulation_failed"
+	ErrNothingToSettle           = "invalid_batch_settlement_evm_nothing_to_settle"
+	ErrRefundSimulationFailed    = "invalid_batch_settlement_evm_refund_simulation_failed"
+	ErrRefundNoBalance           = "invalid_batch_settlement_evm_refund_no_balance"
+	// ErrNothingToClaim is ours: every row of a claim is at or below what
+	// its channel has claimed already, so the transaction would change
+	// nothing and is not sent (the published facilitator sends it).
+	ErrNothingToClaim = "invalid_batch_settlement_evm_nothing_to_claim"
+)

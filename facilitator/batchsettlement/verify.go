@@ -94,6 +94,9 @@ func (b *bound) depositCalldata(c *payment) ([]byte, error) {
 // facilitator does.
 func (b *bound) Verify(ctx context.Context, sp scheme.Payment) (string, error) {
 	c := sp.(*payment)
+	if c.kind == "claim" || c.kind == "settle" {
+		return ErrInvalidPayloadType, nil // settled, never verified (as published)
+	}
 	rd, err := b.newReads(c, b.authorizer, false)
 	if err != nil {
 		return ErrInvalidPayloadType, nil
