@@ -181,3 +181,88 @@ func TestBatchDeposit(t *testing.T) {
 	}
 	moved()
 }
+
+// openChannel deposits amount into a new channel of a fresh buyer to
+// seller, through the facilitator.
+func openChannel(t *testing.T, seller common.Address, amount int64, salt byte) (devnet.Account, batch.ChannelConfig) {
+	t.Helper()
+	buyer := newBuyer(t, chain, 100_000)
+	cfg := channelOf(buyer, seller, salt)
+	var s x402.ReferenceSettleResponse
+	if st := post(t, x402.PathSettle, channelBody(t, depositPayload(t, buyer, cfg, amount, 1), channelReq(seller)), &s); st != 200 || !s.Success {
+		t.Fatalf("deposit = %d %+v", st, s)
+	}
+	return buyer, cfg
+}
+
+// claimRow is a claim row of cfg's voucher at max, claiming total.
+func claimRow(t testing.TB, buyer devnet.Account, cfg batch.ChannelConfig, max, total int64) map[string]any {
+	p := voucherPayload(t, buyer, cfg, "voucher", max)
+	v := p["voucher"].(map[string]any)
+	return map[string]any{"voucher": map[string]any{"channel": cfg, "maxClaimableAmount": v["maxClaimableAmount"]}, "signature": v["signature"], "totalClaimed": big.NewInt(total).String()}
+}
+
+// TestBatchClaimSettleRefund: two channels claimed in one transaction,
+// settled to the seller in one transfer, one refunded: balances before and
+// after; a replayed claim, settle and refund are refused before any
+// broadcast and move nothing.
+func TestBatchClaimSettleRefund(t *testing.T) {
+	seller := newSeller(t)
+	req := channelReq(seller)
+	b1, c1 := openChannel(t, seller, 5000, 1)
+	b2, c2 := openChannel(t, seller, 3000, 2)
+	escrow := balance(t, batch.SettlementAddress)
+
+	claim := map[string]any{"type": "claim", "claims": []any{claimRow(t, b1, c1, 1500, 1200), claimRow(t, b2, c2, 700, 700)}}
+	var s x402.ReferenceSettleResponse
+	if st := post(t, x402.PathSettle, channelBody(t, claim, req), &s); st != 200 || !s.Success || s.Transaction == "" || s.Amount != "1900" {
+		t.Fatalf("claim = %d %+v", st, s)
+	}
+	if got := balance(t, batch.SettlementAddress); got.Cmp(escrow) != 0 {
+		t.Fatalf("a claim moved tokens: escrow %s -> %s", escrow, got)
+	}
+	if st := post(t, x402.PathSettle, channelBody(t, claim, req), &s); st != 200 || s.Success || s.ErrorReason != batchsettlement.ErrNothingToClaim || s.Transaction != "" {
+		t.Fatalf("claim again = %d %+v", st, s)
+	}
+	settle := map[string]any{"type": "settle", "receiver": seller.Hex(), "token": devnet.TokenAddress.Hex()}
+	if st := post(t, x402.PathSettle, channelBody(t, settle, req), &s); st != 200 || !s.Success || s.Amount != "1900" {
+		t.Fatalf("settle = %d %+v", st, s)
+	}
+	if got := balance(t, seller); got.Int64() != 1900 {
+		t.Fatalf("seller holds %s, want 1900", got)
+	}
+	if st := post(t, x402.PathSettle, channelBody(t, settle, req), &s); st != 200 || s.Success || s.ErrorReason != batchsettlement.ErrNothingToSettle {
+		t.Fatalf("settle again = %d %+v", st, s)
+	}
+
+	// Refund channel 1 after claiming 1500 in the same transaction: 3500
+	// of the 5000 go back.
+	before := balance(t, b1.Address)
+	refund := voucherPayload(t, b1, c1, "refund", 1500)
+	refund["amount"], refund["refundNonce"] = "100000", "0"
+	refund["claims"] = []any{claimRow(t, b1, c1, 1500, 1500)}
+	if st := post(t, x402.PathSettle, channelBody(t, refund, req), &s); st != 200 || !s.Success || s.Amount != "3500" {
+		t.Fatalf("refund = %d %+v", st, s)
+	}
+	if cs, _ := s.Extra["channelState"].(map[string]any); cs["balance"] != "1500" || cs["totalClaimed"] != "1500" || cs["refundNonce"] != "1" {
+		t.Fatalf("refund extra = %v", s.Extra)
+	}
+	if got := new(big.Int).Sub(balance(t, b1.Address), before); got.Int64() != 3500 {
+		t.Fatalf("buyer got %s back, want 3500", got)
+	}
+	if st := post(t, x402.PathSettle, channelBody(t, refund, req), &s); st != 200 || s.Success || s.ErrorReason != batchsettlement.ErrRefundNoBalance {
+		t.Fatalf("refund again = %d %+v", st, s)
+	}
+	if got := new(big.Int).Sub(balance(t, b1.Address), before); got.Int64() != 3500 {
+		t.Fatalf("buyer got %s back after a replay, want 3500", got)
+	}
+	// A refund of a channel whose receiver authorizer is not ours, with
+	// no signature given: refused.
+	foreign := c2
+	foreign.ReceiverAuthorizer = seller
+	r2 := voucherPayload(t, b2, c2, "refund", 700)
+	r2["channelConfig"], r2["amount"], r2["refundNonce"], r2["claims"] = foreign, "1", "0", []any{}
+	if st := post(t, x402.PathSettle, channelBody(t, r2, req), &s); st != 200 || s.Success {
+		t.Fatalf("foreign refund = %d %+v", st, s)
+	}
+}
