@@ -138,6 +138,17 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 		return nil, ErrInvalidPayloadType
 	}
 	extra := requirementsExtra(req, p)
+	if pl.Type == "refund" && pl.Amount != nil && pl.RefundNonce != nil && pl.Claims != nil {
+		// An enriched refund is the seller's own request to settle (its
+		// channel manager sends requirements with an empty extra): as the
+		// published facilitator, only its channel id is checked here; who
+		// signs it is checked at settle.
+		if id, err := c.cfg.ID(b.ChainID); err != nil || id != pl.Voucher.ChannelID {
+			return nil, ErrChannelIDMismatch
+		}
+		c.id = pl.Voucher.ChannelID
+		return b.checkRefund(c, &pl)
+	}
 	if reason := b.checkConfig(c, pl.Voucher.ChannelID, r, extra); reason != "" {
 		return nil, reason
 	}
@@ -146,17 +157,6 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 			return nil, reason
 		}
 	}
-	if c.kind == "refund" && pl.Amount != nil && pl.RefundNonce != nil && pl.Claims != nil {
-		r := &refundReq{sig: pl.RefundAuthorizerSignature}
-		var ok [3]bool
-		r.amount, ok[0] = parseUint(*pl.Amount, 128)
-		r.nonce, ok[1] = parseUint(*pl.RefundNonce, 256)
-		c.claims, ok[2] = rows(pl.Claims)
-		if !ok[0] || !ok[1] || !ok[2] {
-			return nil, ErrInvalidPayloadType
-		}
-		c.refund, c.claimSig = r, pl.ClaimAuthorizerSignature
-	}
 	signer := c.cfg.PayerAuthorizer
 	if signer == (common.Address{}) {
 		signer = c.cfg.Payer
@@ -164,6 +164,20 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 	if got, err := batch.RecoverVoucherSigner(b.ChainID, c.id, c.max, pl.Voucher.Signature); err != nil || got != signer {
 		return nil, ErrInvalidVoucherSignature
 	}
+	return c, ""
+}
+
+// checkRefund reads an enriched refund's amount, nonce and claims.
+func (b *bound) checkRefund(c *payment, pl *payloadJSON) (scheme.Payment, string) {
+	r := &refundReq{sig: pl.RefundAuthorizerSignature}
+	var ok [3]bool
+	r.amount, ok[0] = parseUint(*pl.Amount, 128)
+	r.nonce, ok[1] = parseUint(*pl.RefundNonce, 256)
+	c.claims, ok[2] = rows(pl.Claims)
+	if !ok[0] || !ok[1] || !ok[2] {
+		return nil, ErrInvalidPayloadType
+	}
+	c.refund, c.claimSig = r, pl.ClaimAuthorizerSignature
 	return c, ""
 }
 
