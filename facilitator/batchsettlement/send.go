@@ -32,13 +32,13 @@ const gasMarginPercent = 25
 // authorization; a claim's, settle's or refund's is (the account it
 // serves, keccak256 of its calldata), so the same operation is held once.
 type op struct {
-	from         common.Address
-	nonce        common.Hash
-	value        *big.Int
-	validAfter   *big.Int
-	validBefore  *big.Int
-	signature    []byte
-	calldata     []byte
+	from        common.Address
+	nonce       common.Hash
+	value       *big.Int
+	validAfter  *big.Int
+	validBefore *big.Int
+	signature   []byte
+	calldata    []byte
 	// reads are read in the batch of the gas estimate; decide then says
 	// a reason not to send (the estimate's error is simFail's).
 	reads  []rpc.BatchElem
