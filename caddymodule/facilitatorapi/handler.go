@@ -159,7 +159,7 @@ func ListResources(f func(*http.Request) []x402.DiscoveryItem) { ownResources = 
 func (fr *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	switch r.URL.Path {
 	case x402.PathHealth, x402.PathSupported, x402.PathVerify, x402.PathSettle, x402.PathSettlementLookup,
-		x402.PathDiscoveryResources:
+		x402.PathDiscoveryResources, x402.PathDiscoverySearch:
 		serveCounted(fr.api, w, r)
 		return nil
 	}

@@ -80,9 +80,12 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		output_schema <file or JSON>
 //		output_example <file or JSON>
 //		discovery on|off
+//		mcp_tool <name> <price> [{ description <text>; input_schema <JSON or file> }]
+//		mcp_max_body <size>
+//		mcp_max_answer <size>
 //	}
 //
-// pay_to and exactly one of price or amount are required; price and
+// pay_to and exactly one of price or amount (or mcp_tool lines) are required; price and
 // amount may hold placeholders ({vars.price}, a map's output), resolved
 // per request. network defaults to cronos-testnet; several networks
 // offer one payment option each, in the order given; max_timeout to 300s, settle to before. asset,
@@ -172,6 +175,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Err("x402: forward_payment_header takes no argument")
 			}
 			h.ForwardPaymentHeader = true
+			continue
+		case "mcp_tool", "mcp_max_body", "mcp_max_answer":
+			if err := h.unmarshalMCPOption(d, opt); err != nil {
+				return err
+			}
 			continue
 		case "refusal_cache":
 			if !d.NextArg() || d.CountRemainingArgs() > 0 {

@@ -269,6 +269,9 @@ func listedMethods(methods []string) []string {
 // discoveryItems are the route's entries in a facilitator's discovery
 // list, at URL u, one per method it is listed under.
 func (h *Handler) discoveryItems(u string, methods []string) []x402.DiscoveryItem {
+	if h.mcp != nil {
+		return h.mcpDiscoveryItems(u) // one per priced tool (mcp_discovery.go)
+	}
 	accepts, dynamic := h.discoveryAccepts()
 	if len(accepts) == 0 {
 		return nil

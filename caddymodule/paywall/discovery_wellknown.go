@@ -33,7 +33,7 @@ type wellKnownItem struct {
 	// Resource is the route's URL (the site's origin and the route's path
 	// pattern) with its description and media type.
 	Resource x402.ResourceInfo `json:"resource"`
-	// Type is "http".
+	// Type is "http", or "mcp" for a tool of an MCP route.
 	Type string `json:"type"`
 	// Accepts are the ways to pay it, as its 402 lists them.
 	Accepts []x402.DiscoveryAccept `json:"accepts"`
@@ -61,6 +61,13 @@ type wellKnownInput struct {
 	Body json.RawMessage `json:"body,omitempty"`
 	// BodyType is the body's encoding.
 	BodyType string `json:"bodyType,omitempty"`
+	// ToolName is an MCP tool's name (type mcp).
+	ToolName string `json:"toolName,omitempty"`
+	// Transport is how an MCP tool is called: streamable-http.
+	Transport string `json:"transport,omitempty"`
+	// InputSchema is the JSON Schema of an MCP tool's arguments, when
+	// known.
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 }
 
 // wellKnownOutput is what a route answers.
@@ -109,6 +116,9 @@ func serveWellKnown(w http.ResponseWriter, r *http.Request) (bool, error) {
 // wellKnownItems are the route's manifest items at URL u, one per method
 // it is listed under.
 func (h *Handler) wellKnownItems(u, template string, methods []string) []wellKnownItem {
+	if h.mcp != nil {
+		return h.mcpWellKnownItems(u) // one per priced tool (mcp_discovery.go)
+	}
 	accepts, dynamic := h.discoveryAccepts()
 	if len(accepts) == 0 {
 		return nil

@@ -204,6 +204,10 @@ type Handler struct {
 	// discovery (discovery.go).
 	Discovery
 
+	// MCP is what the route sells over MCP: mcp_tool, mcp_max_body and
+	// mcp_max_answer (mcp.go).
+	MCP
+
 	client      facilitator.Client
 	app         *app.App // the x402 app, when configured
 	attempts    *attempts
@@ -217,6 +221,7 @@ type Handler struct {
 	settleAfter bool
 	v2          v2State
 	disc        discoveryState
+	mcp         *mcpState // the MCP route's priced tools; nil for other routes
 	logger      *zap.Logger
 }
 
@@ -247,7 +252,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.app != nil {
 		fac = h.app.Facilitator()
 	}
-	h.pricing = newPricing(h.Price, h.Amount, fac)
+	h.pricing = newPricing(h.routePrice(), h.Amount, fac)
 	seen := map[string]string{}
 	for _, network := range h.networkNames() {
 		info, err := h.networkInfo(ctx, network)
@@ -318,6 +323,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	if err := h.provisionDiscovery(); err != nil {
+		return err
+	}
+	if err := h.provisionMCP(ctx); err != nil {
 		return err
 	}
 	return h.provisionPage(ctx)
@@ -400,7 +408,7 @@ func (h *Handler) Validate() error {
 	switch {
 	case h.Price != "" && h.Amount != "":
 		return errors.New("x402: set either price (whole tokens) or amount (smallest units), not both")
-	case h.Price == "" && h.Amount == "":
+	case h.Price == "" && h.Amount == "" && len(h.MCPTools) == 0:
 		return errors.New("x402: a price is required: set price (whole tokens, such as 0.01) or amount (smallest units, such as 10000)")
 	case h.Amount != "" && !hasPlaceholder(h.Amount):
 		if _, err := facilitator.ParseAmount(h.Amount); err != nil {
@@ -454,6 +462,9 @@ func (h *Handler) Validate() error {
 	if err := h.validateDiscovery(); err != nil {
 		return err
 	}
+	if err := h.validateMCP(); err != nil {
+		return err
+	}
 	return h.Window.Validate()
 }
 
@@ -467,6 +478,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if handled, err := serveWellKnown(w, r); handled {
 		return err // the site's discovery manifest is free
 	}
+	if h.mcp != nil && mcpCallOf(r) == nil {
+		return h.serveMCP(w, r, next) // priced tool calls come back here (mcp.go)
+	}
 	for _, k := range upstreamHeaders {
 		r.Header.Del(k)
 	}
@@ -477,7 +491,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if isPreflight(r) {
 		return next.ServeHTTP(w, r) // a CORS preflight is never charged
 	}
-	off, err := h.pricing.offerFor(r)
+	off, err := h.offerFor(r)
 	if err != nil {
 		return h.priceFailed(err)
 	}

@@ -13,6 +13,9 @@ import (
 // resourceURL is the full URL the buyer asked for, before any rewrite, at
 // the origin the buyer addressed (requestOrigin).
 func resourceURL(r *http.Request) string {
+	if c := mcpCallOf(r); c != nil {
+		return mcpToolResourcePrefix + c.tool.cfg.Name // mcp://tool/<name> (mcp.go)
+	}
 	u := r.URL
 	if or, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && or.URL != nil {
 		u = or.URL

@@ -55,6 +55,11 @@ type PayOptions struct {
 	// Undeployed is --smart-wallet-undeployed: the salt of the devnet
 	// factory's wallet of the key, paid from with an ERC-6492 signature.
 	Undeployed string
+	// MCPTool is --mcp-tool: URL is an MCP endpoint, and this tool is
+	// called (and paid over MCP, pay_mcp.go).
+	MCPTool string
+	// MCPArgs is --args: the tool's arguments, a JSON object.
+	MCPArgs string
 
 	// Resolved from the options above.
 	wallet *common.Address
@@ -99,7 +104,7 @@ const DefaultPayMaxAmount = "1000000"
 func payCommand() *cobra.Command {
 	var o PayOptions
 	cmd := &cobra.Command{
-		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--network NAME] [--payment-id ID] [--cookie-jar FILE]",
+		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--network NAME] [--payment-id ID] [--cookie-jar FILE] [--mcp-tool NAME --args JSON]",
 		Short: "Fetch a URL, paying with x402 when it answers 402",
 		Long: `
 Fetches URL. When the answer is 402 Payment Required, picks what to pay:
@@ -148,6 +153,12 @@ first signs the seller's challenge and asks again with SIGN-IN-WITH-X: a
 key whose earlier payment bought access is served without paying, and says
 so on stderr; otherwise it pays as above. --no-sign-in pays at once.
 
+--mcp-tool NAME [--args JSON] takes URL as an MCP endpoint (streamable
+HTTP): it initializes a session, calls the tool and, when the result is an
+x402 PaymentRequired, pays it with the payment in
+params._meta["x402/payment"] (x402 over MCP) and calls it again. The tool's
+result goes to stdout, the settlement from its _meta to stderr.
+
 A paid answer that sets the seller's access cookie (x402_access_...) is
 reported on stderr with the end of its window. --cookie-jar FILE keeps
 cookies between runs (JSON, written with mode 0600, read when it exists):
@@ -182,6 +193,8 @@ cookie without paying or signing in.
 	f.StringVar(&o.Undeployed, "smart-wallet-undeployed", "", "pay from the devnet factory's wallet of the key for this salt, not deployed yet, with an ERC-6492 signature (bare flag: salt 1)")
 	f.Lookup("smart-wallet-undeployed").NoOptDefVal = strconv.Itoa(devnet.UndeployedWalletSalt)
 	f.StringVar(&o.CookieJar, "cookie-jar", "", "keep cookies (the seller's access cookie) in this JSON file, mode 0600: sent when they match the URL, saved when set")
+	f.StringVar(&o.MCPTool, "mcp-tool", "", "URL is an MCP endpoint (streamable HTTP): call this tool, paying it with x402 over MCP")
+	f.StringVar(&o.MCPArgs, "args", "", "the --mcp-tool's arguments, a JSON object")
 	f.BoolVar(&o.NoSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }
@@ -238,6 +251,9 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 		}
 	}
 	client := &http.Client{Timeout: o.Timeout}
+	if o.MCPTool != "" {
+		return runPayMCP(ctx, url, key, maxAmount, o, header, client, stdout, stderr)
+	}
 	do := func(paymentHeader, payment string) (*http.Response, []byte, error) {
 		var rd io.Reader
 		if body != nil {

@@ -149,6 +149,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if methodIs(w, r, http.MethodGet) && h.lookupAllowed(w, r) {
 			h.discoveryResources(w, r)
 		}
+	case x402.PathDiscoverySearch:
+		if methodIs(w, r, http.MethodGet) && h.lookupAllowed(w, r) {
+			h.discoverySearch(w, r) // discovery_search.go
+		}
 	default:
 		if hash, ok := strings.CutPrefix(r.URL.Path, x402.PathSettlements); ok {
 			if methodIs(w, r, http.MethodGet) && h.lookupAllowed(w, r) {

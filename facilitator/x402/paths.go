@@ -18,3 +18,7 @@ const (
 // (@x402/extensions withBazaar) given the facilitator URL
 // https://host/v2/x402 appends /discovery/resources.
 const PathDiscoveryResources = "/v2/x402/discovery/resources"
+
+// PathDiscoverySearch is the discovery search (@x402/extensions'
+// bazaar.search appends /discovery/search to the facilitator URL).
+const PathDiscoverySearch = "/v2/x402/discovery/search"
