@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -264,5 +265,56 @@ func TestBatchClaimSettleRefund(t *testing.T) {
 	r2["channelConfig"], r2["amount"], r2["refundNonce"], r2["claims"] = foreign, "1", "0", []any{}
 	if st := post(t, x402.PathSettle, channelBody(t, r2, req), &s); st != 200 || s.Success {
 		t.Fatalf("foreign refund = %d %+v", st, s)
+	}
+}
+
+// TestBatchSameTwiceConcurrent: one deposit settled by 10 callers at once
+// moves once; one claim sent by 10 callers at once claims once.
+func TestBatchSameTwiceConcurrent(t *testing.T) {
+	seller := newSeller(t)
+	req := channelReq(seller)
+	buyer := newBuyer(t, chain, 100_000)
+	cfg := channelOf(buyer, seller, 7)
+	body := channelBody(t, depositPayload(t, buyer, cfg, 4000, 1), req)
+	escrow, before := balance(t, batch.SettlementAddress), balance(t, buyer.Address)
+	run := func(body []byte) (ok int, answers []x402.ReferenceSettleResponse) {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var s x402.ReferenceSettleResponse
+				post(t, x402.PathSettle, body, &s)
+				mu.Lock()
+				defer mu.Unlock()
+				answers = append(answers, s)
+				if s.Success {
+					ok++
+				}
+			}()
+		}
+		wg.Wait()
+		return ok, answers
+	}
+	if ok, answers := run(body); ok != 1 {
+		t.Fatalf("%d deposits settled, want 1: %+v", ok, answers)
+	}
+	if got := new(big.Int).Sub(balance(t, batch.SettlementAddress), escrow); got.Int64() != 4000 {
+		t.Fatalf("escrow got %s, want 4000", got)
+	}
+	if got := new(big.Int).Sub(before, balance(t, buyer.Address)); got.Int64() != 4000 {
+		t.Fatalf("buyer paid %s, want 4000", got)
+	}
+	claim := channelBody(t, map[string]any{"type": "claim", "claims": []any{claimRow(t, buyer, cfg, 900, 900)}}, req)
+	if ok, answers := run(claim); ok != 1 {
+		t.Fatalf("%d claims settled, want 1: %+v", ok, answers)
+	}
+	var s x402.ReferenceSettleResponse
+	if st := post(t, x402.PathSettle, channelBody(t, map[string]any{"type": "settle", "receiver": seller.Hex(), "token": devnet.TokenAddress.Hex()}, req), &s); st != 200 || !s.Success || s.Amount != "900" {
+		t.Fatalf("settle = %d %+v", st, s)
+	}
+	if got := balance(t, seller); got.Int64() != 900 {
+		t.Fatalf("seller holds %s, want 900", got)
 	}
 }
