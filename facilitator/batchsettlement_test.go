@@ -318,3 +318,31 @@ func TestBatchSameTwiceConcurrent(t *testing.T) {
 		t.Fatalf("seller holds %s, want 900", got)
 	}
 }
+
+// TestBatchEnrichedRefundVerify: an enriched refund is verified against the
+// requirements (as published: verifyVoucher), though its settle, asked by
+// the seller's channel manager with an empty extra, is not.
+func TestBatchEnrichedRefundVerify(t *testing.T) {
+	seller := newSeller(t)
+	b1, c1 := openChannel(t, seller, 2000, 9)
+	refund := voucherPayload(t, b1, c1, "refund", 1)
+	refund["amount"], refund["refundNonce"], refund["claims"] = "10", "0", []any{}
+	var v x402.ReferenceVerifyResponse
+	if st := post(t, x402.PathVerify, channelBody(t, refund, channelReq(seller)), &v); st != 200 || !v.IsValid {
+		t.Fatalf("verify = %d %+v", st, v)
+	}
+	other := channelReq(newSeller(t))
+	if st := post(t, x402.PathVerify, channelBody(t, refund, other), &v); st != 200 || v.IsValid || v.InvalidReason != batchsettlement.ErrReceiverMismatch {
+		t.Fatalf("verify for another receiver = %d %+v", st, v)
+	}
+	bare := channelReq(seller)
+	bare.Extra = map[string]any{}
+	before := balance(t, b1.Address)
+	var s x402.ReferenceSettleResponse
+	if st := post(t, x402.PathSettle, channelBody(t, refund, bare), &s); st != 200 || !s.Success || s.Amount != "10" {
+		t.Fatalf("settle with an empty extra = %d %+v", st, s)
+	}
+	if got := new(big.Int).Sub(balance(t, b1.Address), before); got.Int64() != 10 {
+		t.Fatalf("buyer got %s back, want 10", got)
+	}
+}

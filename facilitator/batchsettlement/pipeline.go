@@ -34,8 +34,10 @@ type payment struct {
 	claimSig []byte
 	// A settle's receiver and token.
 	receiver, token common.Address
-	// An enriched refund.
-	refund *refundReq
+	// An enriched refund, and the reason a verify of it gives (its
+	// config against the requirements, which its settle does not check).
+	refund       *refundReq
+	verifyReason string
 }
 
 // refundReq is what an enriched refund adds to a refund payload.
@@ -146,6 +148,9 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 		if id, err := c.cfg.ID(b.ChainID); err != nil || id != pl.Voucher.ChannelID {
 			return nil, ErrChannelIDMismatch
 		}
+		// Verify (the published verifyVoucher) still checks it against the
+		// requirements.
+		c.verifyReason = b.checkConfig(c, pl.Voucher.ChannelID, r, extra)
 		c.id = pl.Voucher.ChannelID
 		return b.checkRefund(c, &pl)
 	}
