@@ -97,6 +97,9 @@ func (b *bound) Verify(ctx context.Context, sp scheme.Payment) (string, error) {
 	if c.kind == "claim" || c.kind == "settle" {
 		return ErrInvalidPayloadType, nil // settled, never verified (as published)
 	}
+	if c.verifyReason != "" {
+		return c.verifyReason, nil
+	}
 	rd, err := b.newReads(c, b.authorizer, false)
 	if err != nil {
 		return ErrInvalidPayloadType, nil
