@@ -88,7 +88,8 @@ func TestBatchSupported(t *testing.T) {
 			continue
 		}
 		n++
-		if k.X402Version != 2 || k.Network != x402.CAIP2(devnet.ChainID) || k.Extra["receiverAuthorizer"] != chain.Signer().Address.Hex() {
+		extra, _ := k.Extra.(map[string]any)
+		if k.X402Version != 2 || k.Network != x402.CAIP2(devnet.ChainID) || extra["receiverAuthorizer"] != chain.Signer().Address.Hex() {
 			t.Fatalf("batch-settlement kind %+v", k)
 		}
 	}

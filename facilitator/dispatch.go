@@ -24,6 +24,12 @@ func validateRequest(req *Request) error { return x402.ValidateRequest(req) }
 // paid may be another paywall on the same pay_to, which delivered it.
 func ViaAPI(ctx context.Context) context.Context { return scheme.WithVia(ctx, store.ViaAPI) }
 
+// flavourBound is a flavour (scheme.Flavour) bound to a network.
+type flavourBound struct {
+	m scheme.Flavour
+	b scheme.Bound
+}
+
 // boundKey names a scheme on a network.
 type boundKey struct {
 	n      *network.Network
@@ -54,6 +60,12 @@ func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string)
 		return nil, nil, ReasonUnsupportedNetwork(p.Network)
 	}
 	b := f.bound[boundKey{n, r.Scheme}]
+	for _, fb := range f.flavours[boundKey{n, r.Scheme}] {
+		if fb.m.Takes(p) {
+			b = fb.b
+			break
+		}
+	}
 	if b == nil {
 		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
 	}

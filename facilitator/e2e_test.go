@@ -279,7 +279,7 @@ func TestVerifyReasons(t *testing.T) {
 	wrongAsset := requirements(seller, "10000")
 	wrongAsset.Asset = "0x0000000000000000000000000000000000000001"
 	wrongScheme := requirements(seller, "10000")
-	wrongScheme.Scheme = "upto"
+	wrongScheme.Scheme = "subscription"
 	wrongPayTo := requirements(newSeller(t), "10000")
 	dearer := requirements(seller, "20000")
 	badMax := requirements(seller, "10000.0")
@@ -300,8 +300,8 @@ func TestVerifyReasons(t *testing.T) {
 		req    facilitator.PaymentRequirements
 		reason string
 	}{
-		{"unsupported scheme", good, wrongScheme, "Unsupported scheme: upto"},
-		{"header scheme", reencode(func(m map[string]any) { m["scheme"] = "upto" }), req, "Unsupported scheme: upto"},
+		{"unsupported scheme", good, wrongScheme, "Unsupported scheme: subscription"},
+		{"header scheme", reencode(func(m map[string]any) { m["scheme"] = "subscription" }), req, "Unsupported scheme: subscription"},
 		{"unsupported network", good, other, "Unsupported network: base-sepolia"},
 		{"header network", reencode(func(m map[string]any) { m["network"] = "cronos-mainnet" }), req, "Unsupported network: cronos-mainnet"},
 		{"unsupported asset", good, wrongAsset, "Unsupported asset: 0x0000000000000000000000000000000000000001"},
@@ -454,9 +454,12 @@ func TestHealthAndSupported(t *testing.T) {
 	data, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	// The Cronos kind comes first, exactly as the interface shows it; the
-	// v2 kinds under the CAIP-2 id (batch-settlement, a v2 scheme, with its
-	// receiver authorizer) and the signers follow for v2 sellers.
-	if want := `{"kinds":[{"x402Version":1,"scheme":"exact","network":"cronos-testnet"},{"x402Version":2,"scheme":"batch-settlement","network":"eip155:338","extra":{"receiverAuthorizer":"` + chain.Signer().Address.Hex() + `"}},{"x402Version":2,"scheme":"exact","network":"eip155:338"}],"signers":{"eip155:*":["` + chain.Signer().Address.Hex() + `"]}}` + "\n"; string(data) != want {
+	// v2 kinds under the CAIP-2 id (batch-settlement with its receiver
+	// authorizer, upto with the signer that settles it: v2 schemes) and the signers follow for v2 sellers.
+	signer := chain.Signer().Address.Hex()
+	if want := `{"kinds":[{"x402Version":1,"scheme":"exact","network":"cronos-testnet"},` +
+		`{"x402Version":2,"scheme":"batch-settlement","network":"eip155:338","extra":{"receiverAuthorizer":"` + signer + `"}},{"x402Version":2,"scheme":"exact","network":"eip155:338"},` +
+		`{"x402Version":2,"scheme":"upto","network":"eip155:338","extra":{"facilitatorAddress":"` + signer + `","name":"Bridged USDC (Stargate)","version":"1"}}],"extensions":["eip2612GasSponsoring"],"signers":{"eip155:*":["` + signer + `"]}}` + "\n"; string(data) != want {
 		t.Fatalf("supported = %s, want %s", data, want)
 	}
 }

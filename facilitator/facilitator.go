@@ -106,6 +106,9 @@ type Facilitator struct {
 	networks []*network.Network
 	byName   map[string]*network.Network
 	bound    map[boundKey]scheme.Bound // the schemes bound to each network
+	// flavours are the flavours bound to each network, by the scheme they
+	// serve (scheme.Flavour).
+	flavours map[boundKey][]flavourBound
 	logger   *zap.Logger
 	started  time.Time
 
@@ -143,6 +146,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	f := &Facilitator{
 		byName:        map[string]*network.Network{},
 		bound:         map[boundKey]scheme.Bound{},
+		flavours:      map[boundKey][]flavourBound{},
 		logger:        cfg.Logger,
 		started:       time.Now(),
 		settleTimeout: orDefault(cfg.SettleTimeout, 30*time.Second),
@@ -241,11 +245,12 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		return nil, err
 	}
 	// Each scheme of the network's family readies itself on it; the
-	// engine asks the first about authorizations on chain and tells it of
+	// engine asks each about its own authorizations on chain (the first's
+	// serves the records that name no scheme) and tells it of its
 	// reverted settlements.
 	var spent engine.Spent
 	spents := map[string]engine.Spent{}
-	var reverted func(*engine.Revert)
+	onRevert := map[string]func(*engine.Revert){}
 	for _, m := range scheme.All() {
 		if m.Family() != n.Family() {
 			continue
@@ -256,18 +261,32 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			return nil, err
 		}
 		if b == nil {
-			continue // the scheme declines the network (it said why in the log)
+			continue // the scheme declined the network (upto without Permit2, batch-settlement without its contracts)
 		}
-		f.bound[boundKey{n, m.Name()}] = b
+		if fl, ok := m.(scheme.Flavour); ok {
+			k := boundKey{n, fl.Of()}
+			f.flavours[k] = append(f.flavours[k], flavourBound{fl, b})
+		} else {
+			f.bound[boundKey{n, m.Name()}] = b
+		}
 		spents[m.Name()] = b.Spent()
-		// The engine's default Spent reads the records that name no scheme:
-		// exact's (it names none), whatever order the schemes registered in.
-		if spent == nil || m.Name() == x402.SchemeExact {
-			spent = b.Spent()
-			if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
-				reverted = rw.Reverted
-			}
+		key := m.Name()
+		// The engine's default Spent and revert handler serve the records
+		// that name no scheme: exact's, whatever order the schemes
+		// registered in (batch-settlement registers before it).
+		if _, fl := m.(scheme.Flavour); !fl && (spent == nil || m.Name() == x402.SchemeExact) {
+			spent, key = b.Spent(), ""
 		}
+		if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
+			onRevert[key] = rw.Reverted
+		}
+	}
+	reverted := func(rv *engine.Revert) {
+		if h := onRevert[rv.Record.Scheme]; h != nil {
+			h(rv)
+			return
+		}
+		rv.Release()
 	}
 	if err := n.StartEngine(ctx, env, spent, spents, reverted); err != nil {
 		n.Close()
@@ -356,11 +375,6 @@ func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
 	}, true
 }
 
-// supportedExtra is a Bound of a version 2 scheme that announces an extra
-// in /supported (batch-settlement's receiverAuthorizer): it is listed
-// under the CAIP-2 id only.
-type supportedExtra interface{ SupportedExtra() map[string]any }
-
 // Supported lists the kinds served: one version 1 kind per configured
 // network under its name (first, as the Cronos interface shows them), then
 // one version 2 kind per network under its CAIP-2 id, and the signer
@@ -369,8 +383,8 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
-			if _, v2 := f.bound[boundKey{n, name}].(supportedExtra); v2 {
-				continue
+			if v2, ok := f.bound[boundKey{n, name}].(interface{ V2Only() bool }); ok && v2.V2Only() {
+				continue // a scheme x402 v1 has not (upto)
 			}
 			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: name, Network: n.Cfg.Name})
 		}
@@ -379,8 +393,8 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
 			k := SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)}
-			if se, ok := f.bound[boundKey{n, name}].(supportedExtra); ok {
-				k.Extra = se.SupportedExtra()
+			if x, ok := f.bound[boundKey{n, name}].(interface{ SupportedExtra() any }); ok {
+				k.Extra = x.SupportedExtra()
 			}
 			out.Kinds = append(out.Kinds, k)
 		}
@@ -391,6 +405,14 @@ func (f *Facilitator) Supported() *SupportedResponse {
 		}
 	}
 	out.Signers["eip155:*"] = signers
+	// A Permit2 scheme served takes the buyer's EIP-2612 permit with its
+	// payment (settled through the proxy's settleWithPermit).
+	for _, n := range f.networks {
+		if f.bound[boundKey{n, x402.SchemeUpto}] != nil || len(f.flavours[boundKey{n, x402.SchemeExact}]) > 0 {
+			out.Extensions = []string{x402.ExtEIP2612GasSponsoring}
+			break
+		}
+	}
 	return out
 }
 

@@ -58,6 +58,11 @@ func (f *Facilitator) recognize(n *network.Network, to common.Address, input []b
 				return from, payee, value, true
 			}
 		}
+		for _, fb := range f.flavours[boundKey{n, m.Name()}] {
+			if from, payee, value, ok = fb.b.Recognize(to, input); ok {
+				return from, payee, value, true
+			}
+		}
 	}
 	return common.Address{}, common.Address{}, nil, false
 }
@@ -159,6 +164,26 @@ func (f *Facilitator) blockTime(ctx context.Context, n *network.Network, number 
 	return time.Unix(int64(head.Time), 0)
 }
 
+// usedOnChain asks each scheme bound to the network, in registration
+// order, whether (from, nonce) is an authorization of it used on chain
+// (exact: the token's authorizationState; upto: Permit2's nonceBitmap),
+// and finds the transaction of the first that says so.
+func (f *Facilitator) usedOnChain(ctx context.Context, n *network.Network, from common.Address, nonce [32]byte) (bool, common.Hash, error) {
+	names := f.schemesOn(n)
+	for _, name := range names {
+		for _, fb := range f.flavours[boundKey{n, name}] {
+			names = append(names, fb.m.Name())
+		}
+	}
+	for _, name := range names {
+		used, tx, err := n.Engine.UsedBySchemes(ctx, name, from, nonce)
+		if err != nil || used {
+			return used, tx, err
+		}
+	}
+	return false, common.Hash{}, nil
+}
+
 // authorizationOnChain looks an authorization up on its network's token:
 // unused is ErrSettlementNotFound (nothing moved); used is answered as
 // settlementOnChain answers the transaction of its AuthorizationUsed log,
@@ -167,7 +192,7 @@ func (f *Facilitator) blockTime(ctx context.Context, n *network.Network, number 
 // use whose transaction is not found, is an error that is not
 // ErrSettlementNotFound.
 func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
-	used, tx, err := n.Engine.UsedBy(ctx, from, nonce)
+	used, tx, err := f.usedOnChain(ctx, n, from, nonce)
 	if err != nil {
 		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.Cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
 		return nil, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)

@@ -5,4 +5,5 @@ package facilitator
 import (
 	_ "github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
 	_ "github.com/caddy-x402/caddy-x402/facilitator/exact"
+	_ "github.com/caddy-x402/caddy-x402/facilitator/upto"
 )

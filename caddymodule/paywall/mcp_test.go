@@ -275,6 +275,7 @@ func TestMCP(t *testing.T) {
 	x402 @before {
 		pay_to %[2]s
 		network eip155:338
+		settle before
 		mcp_tool weather 0.01
 		mcp_tool broken 0.02
 		mcp_tool flaky 0.01
@@ -284,7 +285,6 @@ func TestMCP(t *testing.T) {
 	x402 @after {
 		pay_to %[3]s
 		network eip155:338
-		settle after
 		mcp_tool weather 0.01
 		mcp_tool broken 0.02 {
 			description "Always fails"
@@ -301,6 +301,7 @@ func TestMCP(t *testing.T) {
 		network eip155:338
 		label down
 		discovery off
+		settle before
 		mcp_tool weather 0.01
 	}
 	reverse_proxy @down 127.0.0.1:%[5]d

@@ -195,6 +195,10 @@ func (st *pageState) dataFor(o *offer) (paywallpage.Data, error) {
 	d.Description, d.MimeType, d.PayTo = reqs.Description, reqs.MimeType, reqs.PayTo
 	d.Price, d.Amount, d.Decimals, d.Symbol, d.TokenName = first.Price, first.Amount, first.Decimals, first.Symbol, first.TokenName
 	d.Asset, d.Network, d.ChainID, d.Explorer = first.Asset, first.Network, first.ChainID, first.Explorer
+	if reqs.Scheme == SchemeUpto {
+		d.Unpayable = fmt.Sprintf("This route charges by use (x402 scheme upto: you sign a Permit2 permit for at most %s %s and pay what the answer used), which this page cannot sign yet. "+
+			"Pay with an x402 version 2 client that has the upto scheme: @x402/fetch with UptoEvmScheme (@x402/evm), or caddy x402 pay --approve-permit2 <RPC URL>.", d.Price, d.Symbol)
+	}
 	cfg.pageChainConfig = cfg.Options[0]
 	b, err := json.Marshal(cfg)
 	if err != nil {

@@ -84,9 +84,13 @@ func (b *bound) Extra() any {
 
 // SupportedExtra is /supported's extra of the kind, as the published
 // facilitator's getExtra: the receiver authorizer.
-func (b *bound) SupportedExtra() map[string]any {
+func (b *bound) SupportedExtra() any {
 	return map[string]any{"receiverAuthorizer": b.authorizer.Hex()}
 }
+
+// V2Only: x402 v1 has no batch-settlement; /supported lists it under the
+// CAIP-2 id only.
+func (b *bound) V2Only() bool { return true }
 
 // Spent reads a deposit's EIP-3009 authorization on the token: the ERC-3009
 // collector uses receiveWithAuthorization with the nonce

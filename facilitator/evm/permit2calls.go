@@ -26,6 +26,23 @@ const permit2CallsABIJSON = `[
   {"name":"amount","type":"uint256"},{"name":"owner","type":"address"},
   {"name":"witness","type":"tuple","components":[{"name":"to","type":"address"},{"name":"facilitator","type":"address"},{"name":"validAfter","type":"uint256"}]},
   {"name":"signature","type":"bytes"}],"outputs":[]},
+ {"type":"function","name":"settle","stateMutability":"nonpayable","inputs":[
+  {"name":"permit","type":"tuple","components":[{"name":"permitted","type":"tuple","components":[{"name":"token","type":"address"},{"name":"amount","type":"uint256"}]},{"name":"nonce","type":"uint256"},{"name":"deadline","type":"uint256"}]},
+  {"name":"owner","type":"address"},
+  {"name":"witness","type":"tuple","components":[{"name":"to","type":"address"},{"name":"validAfter","type":"uint256"}]},
+  {"name":"signature","type":"bytes"}],"outputs":[]},
+ {"type":"function","name":"settleWithPermit","stateMutability":"nonpayable","inputs":[
+  {"name":"permit2612","type":"tuple","components":[{"name":"value","type":"uint256"},{"name":"deadline","type":"uint256"},{"name":"r","type":"bytes32"},{"name":"s","type":"bytes32"},{"name":"v","type":"uint8"}]},
+  {"name":"permit","type":"tuple","components":[{"name":"permitted","type":"tuple","components":[{"name":"token","type":"address"},{"name":"amount","type":"uint256"}]},{"name":"nonce","type":"uint256"},{"name":"deadline","type":"uint256"}]},
+  {"name":"amount","type":"uint256"},{"name":"owner","type":"address"},
+  {"name":"witness","type":"tuple","components":[{"name":"to","type":"address"},{"name":"facilitator","type":"address"},{"name":"validAfter","type":"uint256"}]},
+  {"name":"signature","type":"bytes"}],"outputs":[]},
+ {"type":"function","name":"settleWithPermit","stateMutability":"nonpayable","inputs":[
+  {"name":"permit2612","type":"tuple","components":[{"name":"value","type":"uint256"},{"name":"deadline","type":"uint256"},{"name":"r","type":"bytes32"},{"name":"s","type":"bytes32"},{"name":"v","type":"uint8"}]},
+  {"name":"permit","type":"tuple","components":[{"name":"permitted","type":"tuple","components":[{"name":"token","type":"address"},{"name":"amount","type":"uint256"}]},{"name":"nonce","type":"uint256"},{"name":"deadline","type":"uint256"}]},
+  {"name":"owner","type":"address"},
+  {"name":"witness","type":"tuple","components":[{"name":"to","type":"address"},{"name":"validAfter","type":"uint256"}]},
+  {"name":"signature","type":"bytes"}],"outputs":[]},
  {"type":"error","name":"InvalidAmount","inputs":[{"name":"maxAmount","type":"uint256"}]},
  {"type":"error","name":"SignatureExpired","inputs":[{"name":"signatureDeadline","type":"uint256"}]},
  {"type":"error","name":"InvalidNonce","inputs":[]},
@@ -69,13 +86,206 @@ type uptoWitness struct {
 }
 
 // UptoSettleCalldata is the upto proxy's settle(permit, amount, owner,
-// witness, signature) moving amount (at most a.Amount).
+// witness, signature) moving amount (at most a.Amount). Its arguments are
+// static but for the signature, so the ABI encoding is written word by
+// word (what go-ethereum's ABI encoder gives, tested against it, without
+// its reflection: every verify and settle encodes one).
 func UptoSettleCalldata(a *Permit2Authorization, amount *big.Int, sig []byte) ([]byte, error) {
-	var p permitTuple
-	p.Permitted.Token, p.Permitted.Amount = a.Token, a.Amount
-	p.Nonce, p.Deadline = a.Nonce, a.Deadline
-	return Permit2CallsABI.Pack("settle", p, amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
+	if err := a.check(UptoPermit2); err != nil {
+		return nil, err
+	}
+	if !uint256OK(amount) {
+		return nil, errors.New("settle amount missing or out of the uint256 range")
+	}
+	const head = 10 // permit (4 words), amount, owner, witness (3 words), the signature's offset
+	padded := (len(sig) + 31) / 32 * 32
+	out := make([]byte, 4+32*(head+1)+padded)
+	copy(out, uptoSettleSelector)
+	w := out[4:]
+	word := func(i int) []byte { return w[32*i : 32*i+32] }
+	copy(word(0)[12:], a.Token[:])
+	a.Amount.FillBytes(word(1))
+	a.Nonce.FillBytes(word(2))
+	a.Deadline.FillBytes(word(3))
+	amount.FillBytes(word(4))
+	copy(word(5)[12:], a.From[:])
+	copy(word(6)[12:], a.To[:])
+	copy(word(7)[12:], a.Facilitator[:])
+	a.ValidAfter.FillBytes(word(8))
+	new(big.Int).SetUint64(32 * head).FillBytes(word(9))
+	new(big.Int).SetUint64(uint64(len(sig))).FillBytes(word(10))
+	copy(w[32*(head+1):], sig)
+	return out, nil
 }
+
+// ExactSettleCalldata is the exact Permit2 proxy's settle(permit, owner,
+// witness, signature), moving the whole permitted amount; written word by
+// word as UptoSettleCalldata.
+func ExactSettleCalldata(a *Permit2Authorization, sig []byte) ([]byte, error) {
+	if err := a.check(ExactPermit2); err != nil {
+		return nil, err
+	}
+	const head = 8 // permit (4 words), owner, witness (2 words), the signature's offset
+	padded := (len(sig) + 31) / 32 * 32
+	out := make([]byte, 4+32*(head+1)+padded)
+	copy(out, exactSettleSelector)
+	w := out[4:]
+	word := func(i int) []byte { return w[32*i : 32*i+32] }
+	copy(word(0)[12:], a.Token[:])
+	a.Amount.FillBytes(word(1))
+	a.Nonce.FillBytes(word(2))
+	a.Deadline.FillBytes(word(3))
+	copy(word(4)[12:], a.From[:])
+	copy(word(5)[12:], a.To[:])
+	a.ValidAfter.FillBytes(word(6))
+	new(big.Int).SetUint64(32 * head).FillBytes(word(7))
+	new(big.Int).SetUint64(uint64(len(sig))).FillBytes(word(8))
+	copy(w[32*(head+1):], sig)
+	return out, nil
+}
+
+// exactWitness is the exact proxy's witness tuple.
+type exactWitness struct {
+	To         common.Address
+	ValidAfter *big.Int
+}
+
+// ExactSettleArgs reads an exact Permit2 settle's calldata back: the
+// authorization (its Amount moved) and the signature; ok is false for
+// other calldata.
+func ExactSettleArgs(input []byte) (a *Permit2Authorization, sig []byte, ok bool) {
+	m, err := Permit2CallsABI.MethodById(input)
+	if err != nil || m.Name != "settle0" {
+		return nil, nil, false
+	}
+	args, err := m.Inputs.Unpack(input[4:])
+	if err != nil || len(args) != 4 {
+		return nil, nil, false
+	}
+	p, okP := abi.ConvertType(args[0], new(permitTuple)).(*permitTuple)
+	owner, okO := args[1].(common.Address)
+	w, okW := abi.ConvertType(args[2], new(exactWitness)).(*exactWitness)
+	sig, okS := args[3].([]byte)
+	if !okP || !okO || !okW || !okS {
+		return nil, nil, false
+	}
+	return &Permit2Authorization{From: owner, Token: p.Permitted.Token, Amount: p.Permitted.Amount, Spender: ExactPermit2ProxyAddress,
+		Nonce: p.Nonce, Deadline: p.Deadline, To: w.To, ValidAfter: w.ValidAfter}, sig, true
+}
+
+// EIP2612Permit is a buyer's EIP-2612 permit of the token to Permit2
+// (eip2612GasSponsoring), as the proxies' settleWithPermit takes it.
+type EIP2612Permit struct {
+	Value    *big.Int
+	Deadline *big.Int
+	R, S     [32]byte
+	V        uint8
+}
+
+// SettleWithPermitCalldata is the proxy's settleWithPermit: the buyer's
+// EIP-2612 permit to Permit2 submitted first, then the settle (upto of
+// amount; exact of the whole permitted amount).
+func SettleWithPermitCalldata(p Permit2Proxy, permit *EIP2612Permit, a *Permit2Authorization, amount *big.Int, sig []byte) ([]byte, error) {
+	if err := a.check(p); err != nil {
+		return nil, err
+	}
+	if permit == nil || !uint256OK(permit.Value) || !uint256OK(permit.Deadline) {
+		return nil, errors.New("EIP-2612 permit value or deadline out of the uint256 range")
+	}
+	var pt permitTuple
+	pt.Permitted.Token, pt.Permitted.Amount, pt.Nonce, pt.Deadline = a.Token, a.Amount, a.Nonce, a.Deadline
+	if p == UptoPermit2 {
+		return Permit2CallsABI.Pack("settleWithPermit", permit, pt, amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
+	}
+	return Permit2CallsABI.Pack("settleWithPermit0", permit, pt, a.From, exactWitness{a.To, a.ValidAfter}, sig)
+}
+
+// SettleWithPermitArgs reads a proxy's settleWithPermit calldata back: the
+// authorization and the amount moved; ok is false for other calldata.
+func SettleWithPermitArgs(p Permit2Proxy, input []byte) (*Permit2Authorization, *big.Int, bool) {
+	m, err := Permit2CallsABI.MethodById(input)
+	name := "settleWithPermit0"
+	if p == UptoPermit2 {
+		name = "settleWithPermit"
+	}
+	if err != nil || m.Name != name {
+		return nil, nil, false
+	}
+	args, err := m.Inputs.Unpack(input[4:])
+	if err != nil || len(args) < 5 {
+		return nil, nil, false
+	}
+	pt, okP := abi.ConvertType(args[1], new(permitTuple)).(*permitTuple)
+	if !okP {
+		return nil, nil, false
+	}
+	a := &Permit2Authorization{Token: pt.Permitted.Token, Amount: pt.Permitted.Amount, Spender: p.Address(), Nonce: pt.Nonce, Deadline: pt.Deadline}
+	amount := a.Amount
+	rest := args[2:]
+	if p == UptoPermit2 {
+		if len(args) != 6 {
+			return nil, nil, false
+		}
+		var ok bool
+		if amount, ok = args[2].(*big.Int); !ok {
+			return nil, nil, false
+		}
+		rest = args[3:]
+		w, okW := abi.ConvertType(rest[1], new(uptoWitness)).(*uptoWitness)
+		if !okW {
+			return nil, nil, false
+		}
+		a.To, a.Facilitator, a.ValidAfter = w.To, w.Facilitator, w.ValidAfter
+	} else {
+		w, okW := abi.ConvertType(rest[1], new(exactWitness)).(*exactWitness)
+		if !okW {
+			return nil, nil, false
+		}
+		a.To, a.ValidAfter = w.To, w.ValidAfter
+	}
+	owner, okO := rest[0].(common.Address)
+	if !okO {
+		return nil, nil, false
+	}
+	a.From = owner
+	return a, amount, true
+}
+
+// ParseEIP2612Info reads an eip2612GasSponsoring extension's info (from,
+// asset, spender, amount, nonce, deadline, signature, version, as
+// @x402/evm 2.27 sends it): the permit, its owner, token and spender; ok
+// false when it is malformed.
+func ParseEIP2612Info(raw []byte) (permit *EIP2612Permit, from, asset, spender common.Address, ok bool) {
+	var info struct{ From, Asset, Spender, Amount, Nonce, Deadline, Signature, Version string }
+	if json.Unmarshal(raw, &info) != nil || info.Version == "" || info.Nonce == "" {
+		return nil, from, asset, spender, false
+	}
+	var okF, okA, okS bool
+	from, okF = x402.ParseAddress(info.From)
+	asset, okA = x402.ParseAddress(info.Asset)
+	spender, okS = x402.ParseAddress(info.Spender)
+	value, okV := parseUint256(info.Amount)
+	deadline, okD := parseUint256(info.Deadline)
+	sig, err := hexutil.Decode(info.Signature)
+	if !okF || !okA || !okS || !okV || !okD || err != nil || len(sig) != 65 || strings.HasPrefix(info.Amount, "0x") || strings.HasPrefix(info.Deadline, "0x") {
+		return nil, from, asset, spender, false
+	}
+	permit = &EIP2612Permit{Value: value, Deadline: deadline, V: sig[64]}
+	copy(permit.R[:], sig[:32])
+	copy(permit.S[:], sig[32:64])
+	if permit.V < 27 {
+		permit.V += 27
+	}
+	return permit, from, asset, spender, true
+}
+
+// The 4-byte selectors of the calls encoded by hand.
+var (
+	exactSettleSelector = Permit2CallsABI.Methods["settle0"].ID
+	uptoSettleSelector  = Permit2CallsABI.Methods["settle"].ID
+	nonceBitmapSelector = Permit2CallsABI.Methods["nonceBitmap"].ID
+	allowanceSelector   = Permit2CallsABI.Methods["allowance"].ID
+)
 
 // UptoSettleArgs reads an upto settle's calldata back: the authorization,
 // the amount moved and the signature; ok is false for other calldata.
@@ -109,11 +319,12 @@ func Permit2NonceWord(nonce [32]byte) (wordPos *big.Int, bit uint) {
 // NonceBitmapCall is the eth_call batch element of Permit2's
 // nonceBitmap(owner, wordPos) at block (0: the latest).
 func NonceBitmapCall(owner common.Address, nonce [32]byte, block uint64) (rpc.BatchElem, *hexutil.Bytes) {
-	word, _ := Permit2NonceWord(nonce)
-	data, err := Permit2CallsABI.Pack("nonceBitmap", owner, word)
-	if err != nil {
-		panic(err)
-	}
+	// nonceBitmap(owner, nonce >> 8): the selector, the owner, then the
+	// nonce's top 31 bytes as a word.
+	data := make([]byte, 4+64)
+	copy(data, nonceBitmapSelector)
+	copy(data[4+12:], owner[:])
+	copy(data[4+32+1:], nonce[:31])
 	out := new(hexutil.Bytes)
 	at := "latest"
 	if block != 0 {
@@ -135,10 +346,10 @@ func NonceUsed(out hexutil.Bytes, nonce [32]byte) (bool, error) {
 // AllowanceCall is the eth_call batch element of token.allowance(owner,
 // Permit2).
 func AllowanceCall(token, owner common.Address) (rpc.BatchElem, *hexutil.Bytes) {
-	data, err := Permit2CallsABI.Pack("allowance", owner, Permit2Address)
-	if err != nil {
-		panic(err)
-	}
+	data := make([]byte, 4+64)
+	copy(data, allowanceSelector)
+	copy(data[4+12:], owner[:])
+	copy(data[4+32+12:], Permit2Address[:])
 	out := new(hexutil.Bytes)
 	return rpc.BatchElem{Method: "eth_call", Args: []any{CallArgs{To: token, Data: data}, "latest"}, Result: out}, out
 }
@@ -172,19 +383,19 @@ func Permit2RevertName(err error) (name string, ok bool) {
 }
 
 // permit2PayloadJSON is the payload of a Permit2 payment as the x402
-// clients send it.
+// clients send it (flat structs: a missing object reads as empty strings).
 type permit2PayloadJSON struct {
-	Signature     *string `json:"signature"`
-	Authorization *struct {
+	Signature     string `json:"signature"`
+	Authorization struct {
 		From      string `json:"from"`
-		Permitted *struct {
+		Permitted struct {
 			Token  string `json:"token"`
 			Amount string `json:"amount"`
 		} `json:"permitted"`
 		Spender  string `json:"spender"`
 		Nonce    string `json:"nonce"`
 		Deadline string `json:"deadline"`
-		Witness  *struct {
+		Witness  struct {
 			To          string `json:"to"`
 			Facilitator string `json:"facilitator"`
 			ValidAfter  string `json:"validAfter"`
@@ -205,11 +416,11 @@ func ParsePermit2Payload(raw []byte, upto bool) (*Permit2Authorization, []byte, 
 	if err := json.Unmarshal(raw, &pj); err != nil {
 		return nil, nil, bad("payload must be a JSON object with signature and permit2Authorization")
 	}
-	pa := pj.Authorization
-	if pj.Signature == nil || pa == nil || pa.Permitted == nil || pa.Witness == nil {
+	pa := &pj.Authorization
+	if pj.Signature == "" || pa.From == "" || pa.Permitted.Token == "" || pa.Witness.To == "" {
 		return nil, nil, bad("signature and permit2Authorization (with permitted and witness) are required")
 	}
-	sig, err := hexutil.Decode(*pj.Signature)
+	sig, err := hexutil.Decode(pj.Signature)
 	if err != nil || len(sig) == 0 || len(sig) > x402.MaxSignatureBytes {
 		return nil, nil, bad("signature must be 0x-prefixed hex")
 	}

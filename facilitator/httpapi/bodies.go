@@ -13,8 +13,11 @@ func payerOf(req *x402.Request) string {
 		return ""
 	}
 	p, err := x402.DecodePaymentHeader(req.PaymentHeader)
-	if err != nil || p.ParsePayload() != nil {
+	if err != nil {
 		return ""
+	}
+	if p.ParsePayload() != nil {
+		return x402.PayloadFrom(p)
 	}
 	return p.Authorization.From.Hex()
 }
@@ -26,6 +29,11 @@ func writeVerify(w http.ResponseWriter, req *x402.Request, res *x402.VerifyRespo
 	if res == nil {
 		status = x402.StatusOf(err)
 		res = x402.Invalid(x402.MessageOf(err))
+	}
+	if res.Reason() == x402.ReasonPermit2AllowanceRequired {
+		// The upto spec: 412 Precondition Failed, PERMIT2_ALLOWANCE_REQUIRED
+		// (the body is the verdict as ever).
+		status = http.StatusPreconditionFailed
 	}
 	payer := payerOf(req)
 	if req == nil || req.Dialect == x402.DialectCronos {

@@ -91,7 +91,12 @@ func (c *Client) Verify(ctx context.Context, req *request) (*verifyResponse, err
 		}
 		return ""
 	}); err != nil {
-		return nil, err
+		// The upto spec's 412 (PERMIT2_ALLOWANCE_REQUIRED) carries a
+		// verdict: the payer must approve Permit2 first.
+		var se *statusError
+		if !errors.As(err, &se) || se.Status != http.StatusPreconditionFailed || out.IsValid == nil || *out.IsValid {
+			return nil, err
+		}
 	}
 	v, err := out.Normalize()
 	if err != nil {
@@ -188,7 +193,13 @@ func (c *Client) dialect(ctx context.Context, req *request) x402.Dialect {
 // the network's chain id is unknown.
 func v2Requirements(req *request) *x402.RequirementsV2 {
 	if req.RequirementsV2 != nil {
-		return req.RequirementsV2
+		// The v1 form's amount is the one asked for: an upto settle's
+		// charge replaces the maximum the buyer was shown.
+		r := *req.RequirementsV2
+		if req.PaymentRequirements.MaxAmountRequired != "" {
+			r.Amount = req.PaymentRequirements.MaxAmountRequired
+		}
+		return &r
 	}
 	id, ok := x402.ChainIDOf(req.PaymentRequirements.Network)
 	if !ok {
@@ -202,7 +213,10 @@ func v2Requirements(req *request) *x402.RequirementsV2 {
 // payment when it came in another version.
 func body(d x402.Dialect, req *request) ([]byte, error) {
 	p, err := x402.DecodePaymentHeader(req.PaymentHeader)
-	if err == nil {
+	// A v2 payment sent in v2 goes as it came: its payload is not read
+	// here (upto's is a Permit2 authorization, not EIP-3009's); any other
+	// is converted, so its EIP-3009 authorization is read.
+	if err == nil && (d != x402.DialectV2 || p.X402Version != x402.Version2) {
 		err = p.ParsePayload()
 	}
 	if err != nil {

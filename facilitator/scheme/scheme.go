@@ -96,3 +96,26 @@ type Claim interface {
 	// Release gives it back unsettled; after Settle it does nothing.
 	Release()
 }
+
+// MeteredClaim is a Claim whose settle may move less than it holds (upto:
+// the charge metered after the upstream answered, at most the maximum the
+// buyer signed; 0 moves nothing).
+type MeteredClaim interface {
+	Claim
+	// SettleAmount settles amount within the settle timeout from now.
+	SettleAmount(ctx context.Context, amount *big.Int) (*x402.SettleResponse, error)
+}
+
+// Flavour is a Mechanism that serves another scheme's payments of a
+// payload of its own (exact through Permit2, extra.assetTransferMethod
+// "permit2"): the core asks it, for payments of the scheme named Of,
+// whether a payment is its (Takes), and routes it to its Bound. It is no
+// kind of its own in /supported; its Name keys its records
+// (store.Record.Scheme) and its engine Spent.
+type Flavour interface {
+	Mechanism
+	// Of is the scheme whose payments it serves ("exact").
+	Of() string
+	// Takes reports whether a decoded payment is of its payload.
+	Takes(p *x402.Payment) bool
+}

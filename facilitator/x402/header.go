@@ -103,6 +103,9 @@ type payloadJSON struct {
 	Signature     string             `json:"signature"`
 	Asset         string             `json:"asset"`
 	Authorization *authorizationJSON `json:"authorization"`
+	// raw is the payload's JSON text, when the fast decoder read it (for
+	// PayloadJSON).
+	raw string
 }
 
 // flexNum accepts a JSON number or a decimal string and keeps its text.

@@ -82,9 +82,12 @@ func decodeFast(raw string) (env envelope, pl *payloadJSON, ok bool) {
 			}
 		case "payload":
 			bit = seenPayload
+			d.space()
+			start := d.i
 			if pl, ok = d.payload(); !ok {
 				return env, nil, false
 			}
+			pl.raw = d.s[start:d.i]
 		case "accepted":
 			bit = seenAccepted
 			if env.Accepted, ok = d.accepted(); !ok {

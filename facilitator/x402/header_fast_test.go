@@ -37,6 +37,15 @@ func checkFast(t *testing.T, raw []byte) bool {
 	if err := json.Unmarshal(raw, &whole); err != nil || whole.Payload == nil {
 		t.Fatalf("decodeFast took %q, which encoding/json refuses (%v) or reads without a payload", raw, err)
 	}
+	// The payload's text (for PayloadJSON) is the fast decoder's alone:
+	// it must be the payload object as written.
+	var rawPayload struct {
+		Payload json.RawMessage `json:"payload"`
+	}
+	if err := json.Unmarshal(raw, &rawPayload); err != nil || pl.raw != string(rawPayload.Payload) {
+		t.Fatalf("decodeFast(%q) kept payload text %q, want %q", raw, pl.raw, rawPayload.Payload)
+	}
+	pl.raw = ""
 	if !reflect.DeepEqual(env, whole.envelope) || !reflect.DeepEqual(pl, whole.Payload) {
 		t.Fatalf("decodeFast(%q) =\n%#v\n%#v\nencoding/json:\n%#v\n%#v", raw, env, pl, whole.envelope, whole.Payload)
 	}

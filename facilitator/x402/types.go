@@ -9,7 +9,7 @@ import (
 // X402Version is the only protocol version this facilitator speaks.
 const X402Version = 1
 
-// SchemeExact is the only payment scheme: pay exactly maxAmountRequired.
+// SchemeExact is the x402 exact scheme: pay exactly maxAmountRequired.
 const SchemeExact = "exact"
 
 // Settlement events, as the interface specification names them.
@@ -145,9 +145,10 @@ type SupportedKind struct {
 	X402Version int    `json:"x402Version"`
 	Scheme      string `json:"scheme"`
 	Network     string `json:"network"`
-	// Extra is what the scheme announces on that network
-	// (batch-settlement: receiverAuthorizer); exact announces none here.
-	Extra map[string]any `json:"extra,omitempty"`
+	// Extra is what the scheme announces for its requirements' extra
+	// (upto: facilitatorAddress, the token's name and version;
+	// batch-settlement: receiverAuthorizer).
+	Extra any `json:"extra,omitempty"`
 }
 
 // SupportedResponse is the body of GET /v2/x402/supported.

@@ -64,6 +64,9 @@ type Data struct {
 	// Explorer is the block explorer's base URL (a transaction is at
 	// Explorer + "/tx/" + hash), or "".
 	Explorer string
+	// Unpayable, when set, says why this page cannot pay the route (an
+	// upto route: the built-in page shows it instead of its pay button).
+	Unpayable string
 	// Error is the 402 answer's error: "X-PAYMENT header is required" for
 	// a first visit, or why a payment was refused.
 	Error string

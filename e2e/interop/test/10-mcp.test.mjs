@@ -73,13 +73,13 @@ before(async () => {
 	x402 /json/* {
 		pay_to ${payJSON}
 		network eip155:338
+		settle before
 		mcp_tool weather 0.01
 		mcp_tool broken 0.02
 	}
 	x402 /sse/* {
 		pay_to ${paySSE}
 		network eip155:338
-		settle after
 		mcp_tool weather 0.01
 		mcp_tool broken 0.02
 	}

@@ -1,0 +1,42 @@
+package upto
+
+import (
+	"context"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// SchemeExactPermit2 names exact payments through Permit2 in the journal
+// (store.Record.Scheme) and the engine: requirements with
+// extra.assetTransferMethod "permit2", which the buyer pays with a Permit2
+// witness transfer of the price to the x402 exact proxy
+// (0x402085c248EeA27D92E8b30b2C58ed07f9E20001), settled by anyone.
+const SchemeExactPermit2 = "exact-permit2"
+
+func init() { scheme.Register(exactFlavour{}) }
+
+// exactFlavour is exact through Permit2 on eip155 (scheme.Flavour): the
+// payments of scheme exact whose payload is a permit2Authorization. It
+// shares upto's pipeline, with the exact proxy: the whole permitted
+// amount moves, and any signer may settle.
+type exactFlavour struct{}
+
+func (exactFlavour) Name() string   { return SchemeExactPermit2 }
+func (exactFlavour) Family() string { return "eip155" }
+func (exactFlavour) Of() string     { return x402.SchemeExact }
+
+// permit2Key is the key of a Permit2 payload.
+const permit2Key = `"permit2Authorization"`
+
+// Takes reports whether an exact payment's payload is a Permit2
+// authorization.
+func (exactFlavour) Takes(p *x402.Payment) bool { return p.PayloadHas(permit2Key) }
+
+// Bind readies exact through Permit2 on a network whose chain has Permit2
+// and the x402 exact proxy, or declines it.
+func (exactFlavour) Bind(ctx context.Context, n *network.Network, env scheme.Env) (scheme.Bound, error) {
+	return bindProxy(ctx, n, env, evm.ExactPermit2)
+}

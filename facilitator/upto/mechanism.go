@@ -1,0 +1,129 @@
+// Package upto is the x402 `upto` scheme on EVM networks (eip155): the
+// buyer signs a Permit2 permitWitnessTransferFrom of at most an amount to
+// the x402 upto proxy (0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002), with
+// the payee and the one address that may settle (witness.facilitator, a
+// signer of this facilitator) in its witness; the seller settles the
+// amount actually used, at most the maximum, 0 settling nothing. Verify
+// checks the signature, the window, the payer's Permit2 allowance and
+// balance and simulates the settle at the maximum; settle journals and
+// sends the proxy's settle(permit, amount, owner, witness, signature)
+// through the network's engine, as exact does its transfers. The same
+// pipeline serves exact through Permit2 (exactpermit2.go, a
+// scheme.Flavour of exact) with the x402 exact proxy, and the
+// eip2612GasSponsoring extension (the proxies' settleWithPermit) for both.
+// It registers itself in package scheme; the core knows it only as a
+// scheme.Bound.
+package upto
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/engine"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+func init() { scheme.Register(mechanism{}) }
+
+// mechanism is upto on eip155 (scheme.Mechanism).
+type mechanism struct{}
+
+func (mechanism) Name() string   { return x402.SchemeUpto }
+func (mechanism) Family() string { return "eip155" }
+
+// Bind readies upto on a network whose chain has Permit2 and the x402 upto
+// proxy at their canonical addresses. On a chain without them (or whose
+// code cannot be read now) it declines: nil, and the network serves no
+// upto (a warning says why).
+func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (scheme.Bound, error) {
+	return bindProxy(ctx, n, env, evm.UptoPermit2)
+}
+
+// bindProxy binds the payments through one x402 Permit2 proxy to a network
+// whose chain has Permit2 and that proxy, or declines it (nil).
+func bindProxy(ctx context.Context, n *network.Network, env scheme.Env, proxy evm.Permit2Proxy) (scheme.Bound, error) {
+	missing, err := missingContracts(ctx, n, proxy)
+	if err != nil {
+		env.Logger.Warn("cannot read whether the chain has Permit2 and the x402 "+proxy.String()+" proxy; the network serves no "+proxy.String()+" payments through Permit2 until the facilitator starts again",
+			zap.String("network", n.Cfg.Name), zap.Error(err))
+		return nil, nil
+	}
+	if len(missing) > 0 {
+		env.Logger.Info("the chain has no Permit2 or x402 "+proxy.String()+" proxy; the network serves no "+proxy.String()+" payments through Permit2",
+			zap.String("network", n.Cfg.Name), zap.Strings("missing", missing))
+		return nil, nil
+	}
+	h, err := evm.NewPermit2Hasher(proxy, n.ChainID)
+	if err != nil {
+		return nil, err
+	}
+	return &bound{Network: n, env: env, hasher: h, proxy: proxy}, nil
+}
+
+// missingContracts lists the canonical addresses of Permit2 and the proxy
+// that hold no code on the chain.
+func missingContracts(ctx context.Context, n *network.Network, proxy evm.Permit2Proxy) ([]string, error) {
+	var missing []string
+	for _, a := range []common.Address{evm.Permit2Address, proxy.Address()} {
+		var code hexutil.Bytes
+		if err := n.Pool.Call(ctx, &code, "eth_getCode", a, "latest"); err != nil {
+			return nil, fmt.Errorf("eth_getCode %s: %w", a.Hex(), err)
+		}
+		if len(code) == 0 {
+			missing = append(missing, a.Hex())
+		}
+	}
+	return missing, nil
+}
+
+// bound is upto, or exact through Permit2, on one network (scheme.Bound).
+type bound struct {
+	*network.Network
+	env    scheme.Env
+	hasher *evm.Permit2Hasher
+	proxy  evm.Permit2Proxy
+}
+
+// upto reports whether the bound is upto's (else exact through Permit2).
+func (b *bound) upto() bool { return b.proxy == evm.UptoPermit2 }
+
+// name is the bound's scheme as its records name it.
+func (b *bound) name() string {
+	if b.upto() {
+		return x402.SchemeUpto
+	}
+	return SchemeExactPermit2
+}
+
+// Extra is what the upto requirements' extra carries: the token's
+// EIP-712 name and version (for an eip2612GasSponsoring permit) and
+// facilitatorAddress, the signer that settles (witness.facilitator). With
+// several signer keys it is the first; a payment naming any of them is
+// accepted and settled from the one it names.
+func (b *bound) Extra() any {
+	out := map[string]any{"name": b.Domain.Name, "version": b.Domain.Version}
+	if !b.upto() {
+		out["assetTransferMethod"] = "permit2"
+		return out
+	}
+	if s := b.Engine.Signers(); len(s) > 0 {
+		out["facilitatorAddress"] = s[0].Hex()
+	}
+	return out
+}
+
+// SupportedExtra is the extra /supported lists with upto's kinds.
+func (b *bound) SupportedExtra() any { return b.Extra() }
+
+// V2Only keeps upto out of /supported's x402 v1 kinds: v1 has no upto.
+func (b *bound) V2Only() bool { return true }
+
+// Spent reads Permit2's nonceBitmap and the token's Transfer logs.
+func (b *bound) Spent() engine.Spent { return permit2Spent{token: b.Token, proxy: b.proxy} }
