@@ -259,6 +259,10 @@ func TestLyingWalletCoolsOff(t *testing.T) {
 	signer := c.Signer().Address
 	req := requirements(newSeller(t), "1000")
 	nonce0, _, _ := c.NonceAt(context.Background(), signer)
+	clock := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	// revertFrom is the facilitator's time before the settle that reverts:
+	// its cooling-off starts between then and the check.
+	revertFrom := clock()
 
 	var tx string
 	for i := range 40 {
@@ -293,11 +297,13 @@ func TestLyingWalletCoolsOff(t *testing.T) {
 			t.Fatalf("verify while cooling off = %+v, %v", v, err)
 		}
 		until := coolingUntil(t, *v.InvalidReason)
-		now := time.Now().Add(time.Duration(skew.Load()))
-		if got := until.Sub(now); got < d-5*time.Second || got > d {
-			t.Fatalf("cooling-off %d ends in %v, want %v", i+1, got, d)
+		// Its cooling-off started after revertFrom and before now; the
+		// reason's time has whole seconds.
+		if now := clock(); until.Before(revertFrom.Add(d).Truncate(time.Second)) || until.After(now.Add(d)) {
+			t.Fatalf("cooling-off %d ends at %v, want %v after a time between %v and %v", i+1, until, d, revertFrom, now)
 		}
 		skew.Store(int64(until.Sub(time.Now()) + time.Second))
+		revertFrom = clock()
 		if s, err := f.Settle(context.Background(), r); err != nil || s.Error != facilitator.ErrTextFailedOnChain {
 			t.Fatalf("settle once cooling-off %d ended = %+v, %v; want it tried, and reverted", i+1, s, err)
 		}
