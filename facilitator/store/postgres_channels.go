@@ -99,7 +99,7 @@ func (s *PostgresChannels) Sync(ctx context.Context, id, network string, cfg Cha
 				ELSE c.withdraw_requested_at END,
 			block = greatest(c.block, excluded.block)
 		RETURNING `+channelCols,
-		k, network, config, cs.Balance.String(), cs.Claimed.String(), int64(cs.Block), nullTime(cs.WithdrawRequestedAt), time.Now()))
+		k, network, string(config), cs.Balance.String(), cs.Claimed.String(), int64(cs.Block), nullTime(cs.WithdrawRequestedAt), time.Now()))
 	return c, pgError(err)
 }
 
