@@ -14,10 +14,13 @@ import (
 var bucketChannels = []byte("payment-channels")
 
 // boltChannels are the channels in the redemption store's bbolt file.
-type boltChannels struct{ db *bolt.DB }
+type boltChannels struct {
+	db    *bolt.DB
+	group *boltGroup // its writes, committed in groups
+}
 
 // Channels is the channel store in the same file as the redemptions.
-func (b *boltRedemptions) Channels() Channels { return &boltChannels{db: b.db} }
+func (b *boltRedemptions) Channels() Channels { return b.channels }
 
 // get reads a record in a transaction; nil when there is none.
 func (s *boltChannels) get(tx *bolt.Tx, k string) (*Channel, error) {
@@ -47,9 +50,9 @@ func (s *boltChannels) put(tx *bolt.Tx, c *Channel) error {
 }
 
 // update runs fn in one write transaction shared with concurrent callers
-// (bbolt's Batch: one fsync for many). Batch may run fn twice, so fn sets
-// its results afresh on each run.
-func (s *boltChannels) update(fn func(tx *bolt.Tx) error) error { return s.db.Batch(fn) }
+// (a group commit: one fsync for many, boltGroup). fn may run twice, so it
+// sets its results afresh on each run.
+func (s *boltChannels) update(fn func(tx *bolt.Tx) error) error { return s.group.run(fn) }
 
 func (s *boltChannels) Sync(ctx context.Context, id, network string, cfg ChannelConfig, cs ChainState) (*Channel, error) {
 	k, err := channelKey(id)
