@@ -103,8 +103,10 @@ type ChannelVoucher struct {
 type Channels interface {
 	// Sync records a chain reading of a channel: it creates the record
 	// (state open, nothing charged) when there is none, and otherwise
-	// takes the reading unless the record holds one of a newer block.
-	// Claimed never decreases. It returns the record as stored.
+	// takes the reading unless the record holds one of a newer block
+	// (network and config stay: the id binds them). Claimed never
+	// decreases. It returns the record as stored. The caller has verified
+	// the channel on chain (a deposit): nothing else makes a record.
 	Sync(ctx context.Context, id, network string, cfg ChannelConfig, cs ChainState) (*Channel, error)
 	// Charge moves the channel's charged cumulative from prev to charged
 	// and stores v, in one conditional write: only when the stored charged
@@ -114,7 +116,10 @@ type Channels interface {
 	// or, when it refuses (ErrChannelConflict, ErrChannelBalance,
 	// ErrChannelNotOpen), the current record, for the corrective 402.
 	// ErrChannelNotFound when there is no record, ErrBadCharge for
-	// amounts out of range.
+	// amounts out of range. charged may be below prev (a metered request
+	// settling below the price it reserved), never below Claimed. A
+	// PostgreSQL store out of reach answers ErrUnavailable: the write
+	// happened or not, and Channel tells which.
 	Charge(ctx context.Context, id string, prev, charged *big.Int, v ChannelVoucher) (*Channel, error)
 	// Channel returns a record, or nil when there is none.
 	Channel(ctx context.Context, id string) (*Channel, error)
