@@ -102,7 +102,7 @@ type ChannelVoucher struct {
 // verified on chain: requests without one create nothing.
 type Channels interface {
 	// Sync records a chain reading of a channel: it creates the record
-	// (state open, nothing charged) when there is none, and otherwise
+	// (state open, charged = the claimed read) when there is none, and otherwise
 	// takes the reading unless the record holds one of a newer block
 	// (network and config stay: the id binds them). Claimed never
 	// decreases. It returns the record as stored. The caller has verified
@@ -124,7 +124,8 @@ type Channels interface {
 	// Channel returns a record, or nil when there is none.
 	Channel(ctx context.Context, id string) (*Channel, error)
 	// MarkClaimed records that the chain's totalClaimed of the channel is
-	// at least claimed (never lowering it).
+	// at least claimed (never lowering it). Claimed never passes Charged:
+	// a claimed total above it raises Charged too (as Sync does).
 	MarkClaimed(ctx context.Context, id string, claimed *big.Int) error
 	// SetChannelState moves a channel from state from to state to; false
 	// when it was not in from (or there is no record).
@@ -138,6 +139,43 @@ type Channels interface {
 	// Withdrawing lists up to limit channels whose payer asked to
 	// withdraw, the earliest request first.
 	Withdrawing(ctx context.Context, limit int) ([]*Channel, error)
+	// ChannelStats sums the channels by network, for metrics.
+	ChannelStats(ctx context.Context) (map[string]ChannelStats, error)
+	// PruneChannels removes the closed channels last active before t and
+	// says how many. A later deposit to one makes its record anew.
+	PruneChannels(ctx context.Context, before time.Time) (int, error)
+}
+
+// ChannelStats are the sums of a network's channels.
+type ChannelStats struct {
+	// Open counts the open channels.
+	Open int
+	// Unclaimed is what was charged and not claimed yet (the sum of
+	// charged minus claimed where positive).
+	Unclaimed *big.Int
+	// Claimed is the sum of the channels' claimed totals.
+	Claimed *big.Int
+}
+
+// addStats adds c to the sums by network.
+func addStats(m map[string]ChannelStats, c *Channel) {
+	st, ok := m[c.Network]
+	if !ok {
+		st = ChannelStats{Unclaimed: new(big.Int), Claimed: new(big.Int)}
+	}
+	if c.State == ChannelOpen {
+		st.Open++
+	}
+	if c.Charged.Cmp(c.Claimed) > 0 {
+		st.Unclaimed.Add(st.Unclaimed, new(big.Int).Sub(c.Charged, c.Claimed))
+	}
+	st.Claimed.Add(st.Claimed, c.Claimed)
+	m[c.Network] = st
+}
+
+// prunable says whether c may be pruned at before.
+func prunable(c *Channel, before time.Time) bool {
+	return c.State == ChannelClosed && c.LastActivity.Before(before)
 }
 
 // ChannelsOf returns the channels kept in the same storage as a
@@ -244,22 +282,34 @@ func checkSync(network string, cfg *ChannelConfig, cs ChainState) error {
 	return nil
 }
 
-// newChannel is the record a first chain reading creates.
+// newChannel is the record a first chain reading creates. What the chain
+// says is claimed counts as charged already (a record made anew after a
+// prune, or for a channel claimed elsewhere): vouchers go on from there.
 func newChannel(id, network string, cfg ChannelConfig, cs ChainState, now time.Time) *Channel {
 	return &Channel{ID: id, Network: network, Config: cfg, Balance: new(big.Int).Set(cs.Balance),
-		Charged: new(big.Int), Claimed: new(big.Int).Set(cs.Claimed), Block: cs.Block,
+		Charged: new(big.Int).Set(cs.Claimed), Claimed: new(big.Int).Set(cs.Claimed), Block: cs.Block,
 		WithdrawRequestedAt: cs.WithdrawRequestedAt, LastActivity: now, State: ChannelOpen}
 }
 
 // applySync takes a chain reading into c unless c holds a newer one.
 func (c *Channel) applySync(cs ChainState) {
-	if cs.Claimed.Cmp(c.Claimed) > 0 {
-		c.Claimed = new(big.Int).Set(cs.Claimed)
-	}
+	c.raiseClaimed(cs.Claimed)
 	if cs.Block < c.Block {
 		return
 	}
 	c.Balance, c.Block, c.WithdrawRequestedAt = new(big.Int).Set(cs.Balance), cs.Block, cs.WithdrawRequestedAt
+}
+
+// raiseClaimed raises Claimed to claimed if that is more, and Charged
+// with it: a total claimed on chain is charged (vouchers below it are
+// worth nothing), so that Claimed <= Charged always.
+func (c *Channel) raiseClaimed(claimed *big.Int) {
+	if claimed.Cmp(c.Claimed) > 0 {
+		c.Claimed = new(big.Int).Set(claimed)
+	}
+	if c.Claimed.Cmp(c.Charged) > 0 {
+		c.Charged = new(big.Int).Set(c.Claimed)
+	}
 }
 
 // listLimit bounds a list's limit.

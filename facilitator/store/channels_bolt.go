@@ -143,7 +143,7 @@ func (s *boltChannels) MarkClaimed(ctx context.Context, id string, claimed *big.
 		if missing = c == nil; err != nil || missing || claimed.Cmp(c.Claimed) <= 0 {
 			return err
 		}
-		c.Claimed = new(big.Int).Set(claimed)
+		c.raiseClaimed(claimed)
 		return s.put(tx, c)
 	})
 	if err == nil && missing {
@@ -207,4 +207,42 @@ func (s *boltChannels) Idle(ctx context.Context, before time.Time, limit int) ([
 
 func (s *boltChannels) Withdrawing(ctx context.Context, limit int) ([]*Channel, error) {
 	return s.list(withdrawing, withdrawRequested, limit)
+}
+
+func (s *boltChannels) ChannelStats(ctx context.Context) (map[string]ChannelStats, error) {
+	out := map[string]ChannelStats{}
+	_, err := s.list(func(c *Channel) bool { addStats(out, c); return false }, lastActivity, 0)
+	return out, err
+}
+
+func (s *boltChannels) PruneChannels(ctx context.Context, before time.Time) (int, error) {
+	var n int
+	err := s.update(func(tx *bolt.Tx) error {
+		n = 0
+		bk := tx.Bucket(bucketChannels)
+		if bk == nil {
+			return nil
+		}
+		var gone [][]byte
+		if err := bk.ForEach(func(k, v []byte) error {
+			c := new(Channel)
+			if err := json.Unmarshal(v, c); err != nil {
+				return err
+			}
+			if prunable(c, before) {
+				gone = append(gone, append([]byte(nil), k...))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, k := range gone {
+			if err := bk.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(gone)
+		return nil
+	})
+	return n, err
 }

@@ -91,9 +91,7 @@ func (s *memChannels) MarkClaimed(ctx context.Context, id string, claimed *big.I
 	if !ok {
 		return ErrChannelNotFound
 	}
-	if claimed.Cmp(c.Claimed) > 0 {
-		c.Claimed = new(big.Int).Set(claimed)
-	}
+	c.raiseClaimed(claimed)
 	return nil
 }
 
@@ -138,4 +136,27 @@ func (s *memChannels) Idle(ctx context.Context, before time.Time, limit int) ([]
 
 func (s *memChannels) Withdrawing(ctx context.Context, limit int) ([]*Channel, error) {
 	return s.list(withdrawing, withdrawRequested, limit), nil
+}
+
+func (s *memChannels) ChannelStats(ctx context.Context) (map[string]ChannelStats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]ChannelStats{}
+	for _, c := range s.m {
+		addStats(out, c)
+	}
+	return out, nil
+}
+
+func (s *memChannels) PruneChannels(ctx context.Context, before time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for k, c := range s.m {
+		if prunable(c, before) {
+			delete(s.m, k)
+			n++
+		}
+	}
+	return n, nil
 }

@@ -90,10 +90,11 @@ func (s *PostgresChannels) Sync(ctx context.Context, id, network string, cfg Cha
 	ctx, cancel := s.p.bound(ctx)
 	defer cancel()
 	c, err := scanChannel(s.p.pool.QueryRow(ctx, `INSERT INTO x402_channels AS c
-			(id, network, config, balance, claimed, block, withdraw_requested_at, last_activity, state)
-		VALUES ($1, $2, $3, $4::numeric, $5::numeric, $6, $7, $8, 'open')
+			(id, network, config, balance, charged, claimed, block, withdraw_requested_at, last_activity, state)
+		VALUES ($1, $2, $3, $4::numeric, $5::numeric, $5::numeric, $6, $7, $8, 'open')
 		ON CONFLICT (id) DO UPDATE SET
 			claimed = greatest(c.claimed, excluded.claimed),
+			charged = greatest(c.charged, excluded.claimed),
 			balance = CASE WHEN excluded.block >= c.block THEN excluded.balance ELSE c.balance END,
 			withdraw_requested_at = CASE WHEN excluded.block >= c.block THEN excluded.withdraw_requested_at
 				ELSE c.withdraw_requested_at END,
@@ -170,7 +171,8 @@ func (s *PostgresChannels) MarkClaimed(ctx context.Context, id string, claimed *
 	}
 	ctx, cancel := s.p.bound(ctx)
 	defer cancel()
-	tag, err := s.p.pool.Exec(ctx, `UPDATE x402_channels SET claimed = greatest(claimed, $2::numeric) WHERE id = $1`, k, claimed.String())
+	tag, err := s.p.pool.Exec(ctx, `UPDATE x402_channels SET claimed = greatest(claimed, $2::numeric),
+		charged = greatest(charged, $2::numeric) WHERE id = $1`, k, claimed.String())
 	if err != nil {
 		return pgError(err)
 	}
@@ -231,4 +233,48 @@ func (s *PostgresChannels) Idle(ctx context.Context, before time.Time, limit int
 // Withdrawing implements Channels.
 func (s *PostgresChannels) Withdrawing(ctx context.Context, limit int) ([]*Channel, error) {
 	return s.list(ctx, `WHERE withdraw_requested_at IS NOT NULL ORDER BY withdraw_requested_at, id LIMIT $1`, listLimit(limit))
+}
+
+// ChannelStats implements Channels: one aggregate query.
+func (s *PostgresChannels) ChannelStats(ctx context.Context) (map[string]ChannelStats, error) {
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	rows, err := s.p.pool.Query(ctx, `SELECT network, count(*) FILTER (WHERE state = 'open'),
+			coalesce(sum(charged - claimed) FILTER (WHERE charged > claimed), 0)::text, coalesce(sum(claimed), 0)::text
+		FROM x402_channels GROUP BY network`)
+	if err != nil {
+		return nil, pgError(err)
+	}
+	defer rows.Close()
+	out := map[string]ChannelStats{}
+	for rows.Next() {
+		var (
+			network            string
+			open               int64
+			unclaimed, claimed string
+		)
+		if err := rows.Scan(&network, &open, &unclaimed, &claimed); err != nil {
+			return nil, pgError(err)
+		}
+		st := ChannelStats{Open: int(open)}
+		var ok1, ok2 bool
+		st.Unclaimed, ok1 = new(big.Int).SetString(unclaimed, 10)
+		st.Claimed, ok2 = new(big.Int).SetString(claimed, 10)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("channel sums of %s are not decimal integers", network)
+		}
+		out[network] = st
+	}
+	return out, pgError(rows.Err())
+}
+
+// PruneChannels implements Channels.
+func (s *PostgresChannels) PruneChannels(ctx context.Context, before time.Time) (int, error) {
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	tag, err := s.p.pool.Exec(ctx, `DELETE FROM x402_channels WHERE state = 'closed' AND last_activity < $1`, before)
+	if err != nil {
+		return 0, pgError(err)
+	}
+	return int(tag.RowsAffected()), nil
 }

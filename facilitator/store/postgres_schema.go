@@ -262,7 +262,7 @@ CREATE TABLE x402_channels (
 	withdraw_requested_at timestamptz,
 	last_activity         timestamptz NOT NULL,
 	state                 text NOT NULL,
-	CHECK (voucher_max IS NULL OR charged <= voucher_max)
+	CHECK (claimed <= charged)
 );
 CREATE INDEX x402_channels_to_claim ON x402_channels (network, last_activity) WHERE charged > claimed;
 CREATE INDEX x402_channels_idle ON x402_channels (last_activity) WHERE state = 'open';

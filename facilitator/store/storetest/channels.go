@@ -20,6 +20,7 @@ func Channels(t *testing.T, b Backend[store.Channels]) {
 	t.Run("ChannelsRace", func(t *testing.T) { channelsRace(t, b) })
 	t.Run("ChannelsClaims", func(t *testing.T) { channelsClaims(t, b) })
 	t.Run("ChannelsLists", func(t *testing.T) { channelsLists(t, b) })
+	t.Run("ChannelsStatsAndPrune", func(t *testing.T) { channelsStatsAndPrune(t, b) })
 	t.Run("ChannelsBadInput", func(t *testing.T) { channelsBadInput(t, b) })
 }
 
@@ -76,16 +77,20 @@ func channelsSync(t *testing.T, b Backend[store.Channels]) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ID != strings.ToLower(id) || c.State != store.ChannelOpen || c.Charged.Sign() != 0 || !eq(c.Balance, huge) || !eq(c.Claimed, Big("5")) {
+	// What the chain says is claimed counts as charged.
+	if c.ID != strings.ToLower(id) || c.State != store.ChannelOpen || !eq(c.Charged, Big("5")) || !eq(c.Balance, huge) || !eq(c.Claimed, Big("5")) {
 		t.Fatalf("Sync = %+v", c)
 	}
-	// An older reading changes no balance, and claimed never goes down; a
-	// reading delivered twice changes nothing.
-	if c, err = s.Sync(ctx, id, "cronos-testnet", ChannelCfg(), store.ChainState{Balance: Big("1"), Claimed: Big("9"), Block: 99}); err != nil || !eq(c.Balance, huge) || !eq(c.Claimed, Big("9")) || c.Block != 100 || !c.WithdrawRequestedAt.Equal(withdraw) {
+	// An older reading changes no balance, and claimed never goes down
+	// (nor does charged fall below it); a reading delivered twice changes
+	// nothing.
+	if c, err = s.Sync(ctx, id, "cronos-testnet", ChannelCfg(), store.ChainState{Balance: Big("1"), Claimed: Big("9"), Block: 99}); err != nil || !eq(c.Balance, huge) || !eq(c.Claimed, Big("9")) || !eq(c.Charged, Big("9")) || c.Block != 100 || !c.WithdrawRequestedAt.Equal(withdraw) {
 		t.Fatalf("Sync of an older block = %+v, %v", c, err)
 	}
-	if c, err = s.Sync(ctx, id, "cronos-testnet", ChannelCfg(), store.ChainState{Balance: Big("1000"), Claimed: Big("2"), Block: 101}); err != nil || !eq(c.Balance, Big("1000")) || !eq(c.Claimed, Big("9")) || c.Block != 101 || !c.WithdrawRequestedAt.IsZero() {
-		t.Fatalf("Sync of a newer block = %+v, %v", c, err)
+	for i := 0; i < 2; i++ {
+		if c, err = s.Sync(ctx, id, "cronos-testnet", ChannelCfg(), store.ChainState{Balance: Big("1000"), Claimed: Big("2"), Block: 101}); err != nil || !eq(c.Balance, Big("1000")) || !eq(c.Claimed, Big("9")) || !eq(c.Charged, Big("9")) || c.Block != 101 || !c.WithdrawRequestedAt.IsZero() {
+			t.Fatalf("Sync of a newer block (%d) = %+v, %v", i, c, err)
+		}
 	}
 	if b.Reopen != nil {
 		s = b.Reopen(t, s)
@@ -98,7 +103,7 @@ func channelsSync(t *testing.T, b Backend[store.Channels]) {
 	if got.Network != "cronos-testnet" || got.Config.Payer != strings.ToLower(want.Payer) || got.Config.Receiver != strings.ToLower(want.Receiver) ||
 		got.Config.ReceiverAuthorizer != strings.ToLower(want.ReceiverAuthorizer) || got.Config.Token != strings.ToLower(want.Token) ||
 		got.Config.WithdrawDelay != 900 || got.Config.Salt != strings.ToLower(want.Salt) || !eq(got.Balance, Big("1000")) ||
-		!eq(got.Claimed, Big("9")) || got.Charged.Sign() != 0 || got.VoucherMax != nil || got.Block != 101 || got.LastActivity.IsZero() {
+		!eq(got.Claimed, Big("9")) || !eq(got.Charged, Big("9")) || got.VoucherMax != nil || got.Block != 101 || got.LastActivity.IsZero() {
 		t.Fatalf("Channel after reopening = %+v", got)
 	}
 }
@@ -283,6 +288,58 @@ func channelsClaims(t *testing.T, b Backend[store.Channels]) {
 	}
 	if cs, err := s.ToClaim(ctx, "net-a", 0); err != nil || ids(cs) != "1,2" {
 		t.Fatalf("ToClaim(net-a) after another charge = %s, %v; want 1,2", ids(cs), err)
+	}
+	// A total claimed on chain above the charged one (claimed elsewhere)
+	// is charged: the next voucher goes on from it.
+	if err := s.MarkClaimed(ctx, ChannelID(3), Big("300")); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.Channel(ctx, ChannelID(3)); err != nil || !eq(c.Charged, Big("300")) || !eq(c.Claimed, Big("300")) {
+		t.Fatalf("after MarkClaimed above charged: %+v, %v; want charged = claimed = 300", c, err)
+	}
+	if _, err := s.Charge(ctx, ChannelID(3), new(big.Int), Big("100"), Voucher(Big("100"))); !errors.Is(err, store.ErrChannelConflict) {
+		t.Fatalf("a charge from below the claimed total: %v, want ErrChannelConflict", err)
+	}
+}
+
+func channelsStatsAndPrune(t *testing.T, b Backend[store.Channels]) {
+	s := b.New(t)
+	ctx := context.Background()
+	for n := 1; n <= 3; n++ {
+		openChannel(t, s, n, "net-a", Big("1000000000000000000000000"))
+	}
+	openChannel(t, s, 4, "net-b", Big("1000"))
+	if st, err := s.ChannelStats(ctx); err != nil || len(st) != 2 || st["net-a"].Open != 3 || st["net-a"].Unclaimed.Sign() != 0 || st["net-b"].Open != 1 {
+		t.Fatalf("ChannelStats of new channels = %+v, %v", st, err)
+	}
+	big1 := Big("900000000000000000000000")
+	for _, n := range []int{1, 2} {
+		if _, err := s.Charge(ctx, ChannelID(n), new(big.Int), big1, Voucher(big1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.MarkClaimed(ctx, ChannelID(2), Big("400000000000000000000000")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.SetChannelState(ctx, ChannelID(3), store.ChannelOpen, store.ChannelClosed); !ok || err != nil {
+		t.Fatalf("SetChannelState = %v, %v", ok, err)
+	}
+	st, err := s.ChannelStats(ctx)
+	if a := st["net-a"]; err != nil || a.Open != 2 || !eq(a.Unclaimed, Big("1400000000000000000000000")) || !eq(a.Claimed, Big("400000000000000000000000")) {
+		t.Fatalf("ChannelStats(net-a) = %+v, %v; want 2 open, 1.4e24 unclaimed, 4e23 claimed", st["net-a"], err)
+	}
+	// Only closed channels are pruned, and only once idle long enough.
+	if n, err := s.PruneChannels(ctx, time.Now().Add(-time.Hour)); n != 0 || err != nil {
+		t.Fatalf("PruneChannels an hour ago = %d, %v; want 0", n, err)
+	}
+	if n, err := s.PruneChannels(ctx, time.Now().Add(time.Second)); n != 1 || err != nil {
+		t.Fatalf("PruneChannels = %d, %v; want 1 (the closed channel)", n, err)
+	}
+	if c, err := s.Channel(ctx, ChannelID(3)); c != nil || err != nil {
+		t.Fatalf("the pruned channel = %+v, %v", c, err)
+	}
+	if c, err := s.Channel(ctx, ChannelID(1)); c == nil || err != nil {
+		t.Fatalf("an open channel after the prune = %+v, %v", c, err)
 	}
 }
 
