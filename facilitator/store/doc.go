@@ -6,8 +6,10 @@
 // payments buy with the Sign-In-With-X nonces already used (Grants, kept
 // beside the redemptions: GrantsOf), the cooling-offs of payers whose
 // mined settlements reverted though their simulations passed (CoolOffs,
-// kept beside the journal: CoolOffsOf), plus, in PostgreSQL, named secrets
-// every instance shares (Secrets).
+// kept beside the journal: CoolOffsOf), the paywall's payment channels
+// (x402 batch-settlement) whose charges are one conditional write each
+// (Channels, kept beside the redemptions: ChannelsOf), plus, in
+// PostgreSQL, named secrets every instance shares (Secrets).
 //
 // Three backends implement them: memory (a devnet, tests), bbolt (the
 // embedded default: one file, one process) and PostgreSQL (Postgres),

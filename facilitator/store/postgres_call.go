@@ -65,3 +65,8 @@ func serverGone(code string) bool {
 func (p *Postgres) ctx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), p.timeout)
 }
+
+// bound is ctx bounded by a statement's budget as well (ctx).
+func (p *Postgres) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, p.timeout)
+}

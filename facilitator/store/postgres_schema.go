@@ -245,6 +245,29 @@ CREATE TABLE x402_cool_offs (
 );
 CREATE INDEX x402_cool_offs_until ON x402_cool_offs (until_at);
 `,
+	// 7: the paywall's payment channels (x402 batch-settlement), one row
+	// per channel id, created from a verified deposit only; charged moves
+	// by one conditional UPDATE per paid request.
+	`
+CREATE TABLE x402_channels (
+	id                    text PRIMARY KEY,
+	network               text NOT NULL,
+	config                json NOT NULL,
+	balance               numeric(78, 0) NOT NULL,
+	charged               numeric(78, 0) NOT NULL DEFAULT 0,
+	voucher_max           numeric(78, 0),
+	voucher_sig           bytea,
+	claimed               numeric(78, 0) NOT NULL,
+	block                 bigint NOT NULL,
+	withdraw_requested_at timestamptz,
+	last_activity         timestamptz NOT NULL,
+	state                 text NOT NULL,
+	CHECK (claimed <= charged)
+);
+CREATE INDEX x402_channels_to_claim ON x402_channels (network, last_activity) WHERE charged > claimed;
+CREATE INDEX x402_channels_idle ON x402_channels (last_activity) WHERE state = 'open';
+CREATE INDEX x402_channels_withdrawing ON x402_channels (withdraw_requested_at) WHERE withdraw_requested_at IS NOT NULL;
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.

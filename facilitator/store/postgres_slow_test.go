@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/storetest"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 	"github.com/caddy-x402/caddy-x402/internal/tcpproxy"
 )
@@ -246,6 +248,7 @@ func TestPostgresRoundTrips(t *testing.T) {
 	p, px, _ := slowPG(t, store.PostgresOptions{Lease: time.Minute, MaxConns: 1})
 	ctx := context.Background()
 	j, rd, cl := p.Journal(), p.Redemptions(), p.Claims()
+	ch := store.ChannelsOf(rd)
 	now := time.Now().UTC()
 	if _, err := rd.Get("warm"); err != nil {
 		t.Fatal(err)
@@ -265,6 +268,14 @@ func TestPostgresRoundTrips(t *testing.T) {
 		{"hold", 0, func() error { _, err := j.HoldSettlement(ctx, "net/0xb/0x01"); return err }},
 		{"nonces", 0, func() error { _, err := j.Nonces(ctx, "338", "0xs", 5, 2); return err }},
 		{"take over", 0, func() error { _, err := j.TakeOver(ctx, []string{"net"}); return err }},
+		{"channel sync", 0, func() error {
+			_, err := ch.Sync(ctx, storetest.ChannelID(1), "net", storetest.ChannelCfg(), store.ChainState{Balance: big.NewInt(100), Claimed: new(big.Int), Block: 1})
+			return err
+		}},
+		{"channel charge", 0, func() error {
+			_, err := ch.Charge(ctx, storetest.ChannelID(1), new(big.Int), big.NewInt(10), storetest.Voucher(big.NewInt(10)))
+			return err
+		}},
 		{"redemption get after 1.5 s idle", 1500 * time.Millisecond, func() error { _, err := rd.Get("c"); return err }},
 	} {
 		time.Sleep(tc.idle)

@@ -52,6 +52,16 @@ func TestPostgres(t *testing.T) {
 			return store.CoolOffsOf(openPG(t, old.(*store.PostgresCoolOffs).DSN(), 0).Journal())
 		},
 	})
+	// Reopen and Peer are another instance (a new pool) on the same
+	// database: a restart, and two instances racing.
+	other := func(t testing.TB, old store.Channels) store.Channels {
+		return store.ChannelsOf(openPG(t, old.(*store.PostgresChannels).DSN(), 0).Redemptions())
+	}
+	storetest.Channels(t, storetest.Backend[store.Channels]{
+		New:    func(t testing.TB) store.Channels { return store.ChannelsOf(openPG(t, srv.DSN(t), 0).Redemptions()) },
+		Reopen: other,
+		Peer:   other,
+	})
 }
 
 // TestPostgresSecret: instances asking for one secret at once all get the

@@ -18,7 +18,10 @@ var (
 )
 
 // boltRedemptions is the durable store: one bbolt file.
-type boltRedemptions struct{ db *bolt.DB }
+type boltRedemptions struct {
+	db       *bolt.DB
+	channels *boltChannels // the payment channels beside them (channels_bolt.go)
+}
 
 // OpenBoltRedemptions opens (creating if needed) the bbolt store at path.
 func OpenBoltRedemptions(path string) (Redemptions, error) {
@@ -39,7 +42,7 @@ func OpenBoltRedemptions(path string) (Redemptions, error) {
 		db.Close()
 		return nil, fmt.Errorf("preparing the redemption store %s: %w", path, err)
 	}
-	return &boltRedemptions{db: db}, nil
+	return &boltRedemptions{db: db, channels: &boltChannels{db: db, group: &boltGroup{db: db}}}, nil
 }
 
 func (b *boltRedemptions) Get(id string) (*Redemption, error) {

@@ -12,7 +12,8 @@ type memRedemptions struct {
 	m   map[string][]byte // records by authorization
 	ids map[string]string // payment id key -> authorization
 
-	grants *memGrants // the access grants beside them
+	grants   *memGrants   // the access grants beside them
+	channels *memChannels // the payment channels beside them (made on first use)
 }
 
 // NewMemoryRedemptions returns a redemption store that lives in memory only.

@@ -28,6 +28,9 @@ func TestMemory(t *testing.T) {
 	storetest.CoolOffs(t, storetest.Backend[store.CoolOffs]{
 		New: func(t testing.TB) store.CoolOffs { return store.CoolOffsOf(store.NewMemoryJournal()) },
 	})
+	storetest.Channels(t, storetest.Backend[store.Channels]{
+		New: func(t testing.TB) store.Channels { return store.ChannelsOf(store.NewMemoryRedemptions()) },
+	})
 }
 
 func TestBolt(t *testing.T) {
@@ -93,6 +96,23 @@ func TestBolt(t *testing.T) {
 			path := j.(interface{ Path() string }).Path()
 			j.Close()
 			return cools(t, path)
+		},
+	})
+	// The channels live in the redemption store's file.
+	channelFiles := map[store.Channels]store.Redemptions{}
+	channels := func(t testing.TB, path string) store.Channels {
+		r := redemptions(t, path)
+		c := store.ChannelsOf(r)
+		channelFiles[c] = r
+		return c
+	}
+	storetest.Channels(t, storetest.Backend[store.Channels]{
+		New: func(t testing.TB) store.Channels { return channels(t, filepath.Join(t.TempDir(), "redemptions.db")) },
+		Reopen: func(t testing.TB, old store.Channels) store.Channels {
+			r := channelFiles[old]
+			path := r.(interface{ Path() string }).Path()
+			r.Close()
+			return channels(t, path)
 		},
 	})
 }

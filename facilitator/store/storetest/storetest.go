@@ -20,6 +20,9 @@ import (
 type Backend[S any] struct {
 	New    func(t testing.TB) S
 	Reopen func(t testing.TB, old S) S
+	// Peer, when set, opens another handle on the same storage while old
+	// stays open (another instance on a shared database).
+	Peer func(t testing.TB, old S) S
 }
 
 // Journal runs the settlement journal's conformance tests.

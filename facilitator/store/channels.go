@@ -1,0 +1,434 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Channel states.
+const (
+	// ChannelOpen: vouchers are charged against the channel.
+	ChannelOpen = "open"
+	// ChannelRefunding: a cooperative refund is under way; nothing more
+	// is charged.
+	ChannelRefunding = "refunding"
+	// ChannelClosed: refunded (or withdrawn); nothing more is charged.
+	ChannelClosed = "closed"
+)
+
+// ChannelConfig is a payment channel's immutable configuration (the
+// x402 batch-settlement `channelConfig`), addresses as 0x hex in lower
+// case. Package batch hashes it into the channel id.
+type ChannelConfig struct {
+	Payer              string `json:"payer"`
+	PayerAuthorizer    string `json:"payerAuthorizer"`
+	Receiver           string `json:"receiver"`
+	ReceiverAuthorizer string `json:"receiverAuthorizer"`
+	Token              string `json:"token"`
+	// WithdrawDelay is the seconds between a payer's withdraw request and
+	// its completion.
+	WithdrawDelay uint64 `json:"withdrawDelay"`
+	// Salt is the 32-byte salt, 0x hex.
+	Salt string `json:"salt"`
+}
+
+// ChainState is what a read of the chain (at Block) says of a channel:
+// the store keeps the reading of the newest block, so a reading delivered
+// twice or late changes nothing (a deposit is idempotent by the balance
+// read from the chain, not by its transaction hash).
+type ChainState struct {
+	// Balance is the channel's balance (deposited minus refunded and
+	// withdrawn; claimed funds stay in it).
+	Balance *big.Int
+	// Claimed is the channel's totalClaimed.
+	Claimed *big.Int
+	// WithdrawRequestedAt is when the payer asked to withdraw; zero when
+	// no withdrawal is pending.
+	WithdrawRequestedAt time.Time
+	// Block is the block the reading was made at.
+	Block uint64
+}
+
+// Channel is the paywall's record of one payment channel.
+type Channel struct {
+	// ID is the channel id (its config's EIP-712 hash), 0x hex, lower case.
+	ID string
+	// Network is the network the channel lives on.
+	Network string
+	// Config is the channel's configuration.
+	Config ChannelConfig
+	// Balance is the balance last read from the chain (ChainState).
+	Balance *big.Int
+	// Charged is the cumulative amount the served vouchers charged: what
+	// the seller claims.
+	Charged *big.Int
+	// VoucherMax and VoucherSignature are the last charged voucher (its
+	// maxClaimableAmount, at least Charged, and signature); nil before the
+	// first charge.
+	VoucherMax       *big.Int
+	VoucherSignature []byte
+	// Claimed is the channel's totalClaimed on chain (never decreases).
+	Claimed *big.Int
+	// Block is the block of the chain reading the record holds.
+	Block uint64
+	// WithdrawRequestedAt is when the payer asked to withdraw; zero when
+	// no withdrawal is pending.
+	WithdrawRequestedAt time.Time
+	// LastActivity is when the channel was last charged (or its record made).
+	LastActivity time.Time
+	// State is ChannelOpen, ChannelRefunding or ChannelClosed.
+	State string
+}
+
+// ChannelVoucher is a signed voucher as a charge stores it.
+type ChannelVoucher struct {
+	// Max is the voucher's maxClaimableAmount (cumulative).
+	Max *big.Int
+	// Signature is the payer's (or its authorizer's) signature.
+	Signature []byte
+}
+
+// Channels keeps the paywall's payment channels, keyed by channel id. It
+// lives beside the redemption records (ChannelsOf), so that every
+// instance sharing a PostgreSQL database charges one channel's headroom
+// once. A record is created only by Sync, from a deposit the caller
+// verified on chain: requests without one create nothing.
+type Channels interface {
+	// Sync records a chain reading of a channel: it creates the record
+	// (state open, charged = the claimed read) when there is none, and otherwise
+	// takes the reading unless the record holds one of a newer block
+	// (network and config stay: the id binds them). Claimed never
+	// decreases. It returns the record as stored. The caller has verified
+	// the channel on chain (a deposit): nothing else makes a record.
+	Sync(ctx context.Context, id, network string, cfg ChannelConfig, cs ChainState) (*Channel, error)
+	// Charge moves the channel's charged cumulative from prev to charged
+	// and stores v, in one conditional write: only when the stored charged
+	// is exactly prev, the channel is open, and Claimed <= charged <=
+	// min(v.Max, Balance). Of concurrent charges from one prev, on every
+	// instance, exactly one succeeds. It returns the record after the write
+	// or, when it refuses (ErrChannelConflict, ErrChannelBalance,
+	// ErrChannelNotOpen), the current record, for the corrective 402.
+	// ErrChannelNotFound when there is no record, ErrBadCharge for
+	// amounts out of range. charged may be below prev (a metered request
+	// settling below the price it reserved), never below Claimed. A
+	// PostgreSQL store out of reach answers ErrUnavailable: the write
+	// happened or not, and Channel tells which.
+	Charge(ctx context.Context, id string, prev, charged *big.Int, v ChannelVoucher) (*Channel, error)
+	// Channel returns a record, or nil when there is none.
+	Channel(ctx context.Context, id string) (*Channel, error)
+	// MarkClaimed records that the chain's totalClaimed of the channel is
+	// at least claimed (never lowering it). Claimed never passes Charged:
+	// a claimed total above it raises Charged too (as Sync does).
+	MarkClaimed(ctx context.Context, id string, claimed *big.Int) error
+	// SetChannelState moves a channel from state from to state to; false
+	// when it was not in from (or there is no record).
+	SetChannelState(ctx context.Context, id, from, to string) (bool, error)
+	// ToClaim lists up to limit channels on network whose charged
+	// exceeds their claimed, the least recently active first.
+	ToClaim(ctx context.Context, network string, limit int) ([]*Channel, error)
+	// Idle lists up to limit open channels last active before t, the
+	// least recently active first.
+	Idle(ctx context.Context, before time.Time, limit int) ([]*Channel, error)
+	// Withdrawing lists up to limit channels whose payer asked to
+	// withdraw, the earliest request first.
+	Withdrawing(ctx context.Context, limit int) ([]*Channel, error)
+	// ChannelStats sums the channels by network, for metrics.
+	ChannelStats(ctx context.Context) (map[string]ChannelStats, error)
+	// PruneChannels removes the closed channels last active before t and
+	// says how many. A later deposit to one makes its record anew.
+	PruneChannels(ctx context.Context, before time.Time) (int, error)
+}
+
+// ChannelStats are the sums of a network's channels.
+type ChannelStats struct {
+	// Open counts the open channels.
+	Open int
+	// Unclaimed is what was charged and not claimed yet (the sum of
+	// charged minus claimed where positive).
+	Unclaimed *big.Int
+	// Claimed is the sum of the channels' claimed totals.
+	Claimed *big.Int
+}
+
+// addStats adds c to the sums by network.
+func addStats(m map[string]ChannelStats, c *Channel) {
+	st, ok := m[c.Network]
+	if !ok {
+		st = ChannelStats{Unclaimed: new(big.Int), Claimed: new(big.Int)}
+	}
+	if c.State == ChannelOpen {
+		st.Open++
+	}
+	if c.Charged.Cmp(c.Claimed) > 0 {
+		st.Unclaimed.Add(st.Unclaimed, new(big.Int).Sub(c.Charged, c.Claimed))
+	}
+	st.Claimed.Add(st.Claimed, c.Claimed)
+	m[c.Network] = st
+}
+
+// prunable says whether c may be pruned at before.
+func prunable(c *Channel, before time.Time) bool {
+	return c.State == ChannelClosed && c.LastActivity.Before(before)
+}
+
+// ChannelsOf returns the channels kept in the same storage as a
+// redemption store, or nil when it keeps none.
+func ChannelsOf(r Redemptions) Channels {
+	if c, ok := r.(interface{ Channels() Channels }); ok {
+		return c.Channels()
+	}
+	return nil
+}
+
+var (
+	// ErrChannelNotFound: no channel with that id (no verified deposit).
+	ErrChannelNotFound = errors.New("no such payment channel: open it with a deposit")
+	// ErrChannelConflict: the channel's charged cumulative is not the one
+	// the voucher was signed from (another request charged first); the
+	// buyer resynchronises from the current state.
+	ErrChannelConflict = errors.New("the channel's charged amount moved: sign the voucher from the current state")
+	// ErrChannelBalance: the charge goes beyond the channel's balance.
+	ErrChannelBalance = errors.New("the charge exceeds the channel's balance: top the channel up")
+	// ErrChannelNotOpen: the channel is being refunded or is closed.
+	ErrChannelNotOpen = errors.New("the channel is being refunded or is closed")
+	// ErrBadCharge: amounts out of range (negative, above uint128, a
+	// charge above its voucher, below what is claimed), a missing or
+	// oversized signature, or a malformed id.
+	ErrBadCharge = errors.New("invalid channel charge")
+)
+
+// Bounds of what a channel record holds.
+const (
+	// maxVoucherSignature bounds a stored signature (an EIP-1271 or
+	// EIP-6492 signature is longer than 65 bytes, but not this long).
+	maxVoucherSignature = 4096
+	// maxChannelList bounds a list call.
+	maxChannelList = 10_000
+)
+
+// maxUint128 is the largest amount a voucher carries.
+var maxUint128 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 128), big.NewInt(1))
+
+var (
+	hash32Re = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
+	addrRe   = regexp.MustCompile(`^0x[0-9a-f]{40}$`)
+)
+
+// amountOK says whether v is an amount in 0..2^128-1.
+func amountOK(v *big.Int) bool { return v != nil && v.Sign() >= 0 && v.Cmp(maxUint128) <= 0 }
+
+// channelKey is the stored key of a channel id (lower case), or an error.
+func channelKey(id string) (string, error) {
+	k := strings.ToLower(id)
+	if !hash32Re.MatchString(k) {
+		return "", fmt.Errorf("%w: channel id %q is not 32 bytes of 0x hex", ErrBadCharge, id)
+	}
+	return k, nil
+}
+
+// checkChargeArgs validates a charge's own arguments.
+func checkChargeArgs(prev, charged *big.Int, v ChannelVoucher) error {
+	switch {
+	case !amountOK(prev) || !amountOK(charged) || !amountOK(v.Max):
+		return fmt.Errorf("%w: amounts must be 0..2^128-1", ErrBadCharge)
+	case charged.Cmp(v.Max) > 0:
+		return fmt.Errorf("%w: charged %s above the voucher's maxClaimableAmount %s", ErrBadCharge, charged, v.Max)
+	case len(v.Signature) == 0 || len(v.Signature) > maxVoucherSignature:
+		return fmt.Errorf("%w: a voucher signature of %d bytes (1..%d)", ErrBadCharge, len(v.Signature), maxVoucherSignature)
+	}
+	return nil
+}
+
+// chargeRefusal is why cur refuses the charge from prev to charged, or
+// nil when it takes it.
+func chargeRefusal(cur *Channel, prev, charged *big.Int) error {
+	switch {
+	case cur.State != ChannelOpen:
+		return ErrChannelNotOpen
+	case cur.Charged.Cmp(prev) != 0:
+		return ErrChannelConflict
+	case charged.Cmp(cur.Balance) > 0:
+		return ErrChannelBalance
+	case charged.Cmp(cur.Claimed) < 0:
+		return fmt.Errorf("%w: charged %s below the claimed %s", ErrBadCharge, charged, cur.Claimed)
+	}
+	return nil
+}
+
+// checkSync validates a chain reading and normalises the config.
+func checkSync(network string, cfg *ChannelConfig, cs ChainState) error {
+	for _, a := range []*string{&cfg.Payer, &cfg.PayerAuthorizer, &cfg.Receiver, &cfg.ReceiverAuthorizer, &cfg.Token} {
+		*a = strings.ToLower(*a)
+		if !addrRe.MatchString(*a) {
+			return fmt.Errorf("%w: channel config address %q", ErrBadCharge, *a)
+		}
+	}
+	cfg.Salt = strings.ToLower(cfg.Salt)
+	switch {
+	case !hash32Re.MatchString(cfg.Salt):
+		return fmt.Errorf("%w: channel config salt %q", ErrBadCharge, cfg.Salt)
+	case network == "" || len(network) > 100:
+		return fmt.Errorf("%w: network %q", ErrBadCharge, network)
+	case !amountOK(cs.Balance) || !amountOK(cs.Claimed):
+		return fmt.Errorf("%w: chain balance and claimed must be 0..2^128-1", ErrBadCharge)
+	}
+	return nil
+}
+
+// newChannel is the record a first chain reading creates. What the chain
+// says is claimed counts as charged already (a record made anew after a
+// prune, or for a channel claimed elsewhere): vouchers go on from there.
+func newChannel(id, network string, cfg ChannelConfig, cs ChainState, now time.Time) *Channel {
+	return &Channel{ID: id, Network: network, Config: cfg, Balance: new(big.Int).Set(cs.Balance),
+		Charged: new(big.Int).Set(cs.Claimed), Claimed: new(big.Int).Set(cs.Claimed), Block: cs.Block,
+		WithdrawRequestedAt: cs.WithdrawRequestedAt, LastActivity: now, State: ChannelOpen}
+}
+
+// applySync takes a chain reading into c unless c holds a newer one.
+func (c *Channel) applySync(cs ChainState) {
+	c.raiseClaimed(cs.Claimed)
+	if cs.Block < c.Block {
+		return
+	}
+	c.Balance, c.Block, c.WithdrawRequestedAt = new(big.Int).Set(cs.Balance), cs.Block, cs.WithdrawRequestedAt
+}
+
+// raiseClaimed raises Claimed to claimed if that is more, and Charged
+// with it: a total claimed on chain is charged (vouchers below it are
+// worth nothing), so that Claimed <= Charged always.
+func (c *Channel) raiseClaimed(claimed *big.Int) {
+	if claimed.Cmp(c.Claimed) > 0 {
+		c.Claimed = new(big.Int).Set(claimed)
+	}
+	if c.Claimed.Cmp(c.Charged) > 0 {
+		c.Charged = new(big.Int).Set(c.Claimed)
+	}
+}
+
+// listLimit bounds a list's limit.
+func listLimit(limit int) int {
+	if limit <= 0 || limit > maxChannelList {
+		return maxChannelList
+	}
+	return limit
+}
+
+// channelJSON is a record in the embedded stores: amounts as decimal
+// strings, exact.
+type channelJSON struct {
+	ID                  string        `json:"id"`
+	Network             string        `json:"network"`
+	Config              ChannelConfig `json:"config"`
+	Balance             string        `json:"balance"`
+	Charged             string        `json:"charged"`
+	VoucherMax          string        `json:"voucherMax,omitempty"`
+	VoucherSignature    []byte        `json:"voucherSignature,omitempty"`
+	Claimed             string        `json:"claimed"`
+	Block               uint64        `json:"block"`
+	WithdrawRequestedAt *time.Time    `json:"withdrawRequestedAt,omitempty"`
+	LastActivity        time.Time     `json:"lastActivity"`
+	State               string        `json:"state"`
+}
+
+// MarshalJSON encodes the record with exact decimal amounts.
+func (c *Channel) MarshalJSON() ([]byte, error) {
+	j := channelJSON{ID: c.ID, Network: c.Network, Config: c.Config, Balance: c.Balance.String(),
+		Charged: c.Charged.String(), VoucherSignature: c.VoucherSignature, Claimed: c.Claimed.String(),
+		Block: c.Block, LastActivity: c.LastActivity, State: c.State}
+	if c.VoucherMax != nil {
+		j.VoucherMax = c.VoucherMax.String()
+	}
+	if !c.WithdrawRequestedAt.IsZero() {
+		j.WithdrawRequestedAt = &c.WithdrawRequestedAt
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON decodes MarshalJSON's form.
+func (c *Channel) UnmarshalJSON(data []byte) error {
+	var j channelJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*c = Channel{ID: j.ID, Network: j.Network, Config: j.Config, VoucherSignature: j.VoucherSignature,
+		Block: j.Block, LastActivity: j.LastActivity, State: j.State}
+	var ok [4]bool
+	c.Balance, ok[0] = new(big.Int).SetString(j.Balance, 10)
+	c.Charged, ok[1] = new(big.Int).SetString(j.Charged, 10)
+	c.Claimed, ok[2] = new(big.Int).SetString(j.Claimed, 10)
+	ok[3] = true
+	if j.VoucherMax != "" {
+		c.VoucherMax, ok[3] = new(big.Int).SetString(j.VoucherMax, 10)
+	}
+	if !ok[0] || !ok[1] || !ok[2] || !ok[3] {
+		return fmt.Errorf("channel record %s: an amount is not a decimal integer", j.ID)
+	}
+	if j.WithdrawRequestedAt != nil {
+		c.WithdrawRequestedAt = *j.WithdrawRequestedAt
+	}
+	return nil
+}
+
+// sortChannels orders a list as the list calls do, by key, and cuts it.
+func sortChannels(out []*Channel, key func(*Channel) time.Time, limit int) []*Channel {
+	slices.SortFunc(out, func(a, b *Channel) int {
+		if c := key(a).Compare(key(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// clone is a deep copy of c.
+func (c *Channel) clone() *Channel {
+	out := *c
+	cp := func(v *big.Int) *big.Int {
+		if v == nil {
+			return nil
+		}
+		return new(big.Int).Set(v)
+	}
+	out.Balance, out.Charged, out.VoucherMax, out.Claimed = cp(c.Balance), cp(c.Charged), cp(c.VoucherMax), cp(c.Claimed)
+	out.VoucherSignature = slices.Clone(c.VoucherSignature)
+	return &out
+}
+
+// chargeInto applies an accepted charge to c.
+func (c *Channel) chargeInto(charged *big.Int, v ChannelVoucher, now time.Time) {
+	c.Charged, c.VoucherMax = new(big.Int).Set(charged), new(big.Int).Set(v.Max)
+	c.VoucherSignature, c.LastActivity = slices.Clone(v.Signature), now
+}
+
+// listed says whether a record belongs in a list call's answer.
+func claimable(c *Channel, network string) bool {
+	return c.Network == network && c.Charged.Cmp(c.Claimed) > 0
+}
+
+func idle(c *Channel, before time.Time) bool {
+	return c.State == ChannelOpen && c.LastActivity.Before(before)
+}
+
+func withdrawing(c *Channel) bool { return !c.WithdrawRequestedAt.IsZero() }
+
+func lastActivity(c *Channel) time.Time      { return c.LastActivity }
+func withdrawRequested(c *Channel) time.Time { return c.WithdrawRequestedAt }
+
+// checkState refuses a state that is not one of the Channel* states.
+func checkState(s string) error {
+	switch s {
+	case ChannelOpen, ChannelRefunding, ChannelClosed:
+		return nil
+	}
+	return fmt.Errorf("%w: channel state %q", ErrBadCharge, s)
+}
