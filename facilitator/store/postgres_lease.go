@@ -96,7 +96,10 @@ func (p *Postgres) register(ctx context.Context) error {
 	p.mu.Lock()
 	old := p.instance
 	p.instance, p.liveUntil = id, sent.Add(p.lease)
-	p.claims = map[string]struct{}{} // held under the old lease: others may take them now
+	// Claimed under the old lease, or waiting for their release: others
+	// may take them now, and a release under the new ID would delete the
+	// claim of a request that took the key again since.
+	p.claims, p.unclaim = map[string]struct{}{}, map[string]struct{}{}
 	p.mu.Unlock()
 	if old != "" {
 		p.logger.Warn("this instance's lease in the shared store had run out (it was paused, or cut off from the database); it holds a new one and carries on, its earlier settlements are taken over like a dead instance's",

@@ -110,6 +110,12 @@ var _ Claims = (*PostgresClaims)(nil)
 
 // Claim implements Claims: one round trip. A key held by an instance whose
 // lease ran out is taken.
+//
+// A key whose release has not reached the database yet (its release
+// failed and waits for a retry, see releaseSpent) is still held here: its
+// row names this instance and the retry deletes whatever row of this
+// instance has the key, so a new claim taken meanwhile would be deleted
+// under the request that holds it, for another instance to take too.
 func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, error) {
 	p := c.p
 	p.mu.Lock()
@@ -130,18 +136,37 @@ func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, er
 		WHERE c.owner = excluded.owner
 			OR NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner AND i.expires_at > clock_timestamp())
 		RETURNING owner`, key, inst).Scan(&owner)
-	p.mu.Lock()
 	if err == nil {
-		delete(p.unclaim, key) // the row is this claim's now
-		p.mu.Unlock()
 		return Claimed, nil
 	}
+	if !errors.Is(err, pgx.ErrNoRows) && claimMayHaveLanded(err) {
+		// The answer was lost, not the statement: the row may be there.
+		// Held until a release of it lands, as after a failed release.
+		p.mu.Lock()
+		if p.instance == inst {
+			p.unclaim[key] = struct{}{}
+		} else {
+			delete(p.claims, key)
+		}
+		p.mu.Unlock()
+		return HeldElsewhere, pgError(err)
+	}
+	p.mu.Lock()
 	delete(p.claims, key)
 	p.mu.Unlock()
 	if errors.Is(err, pgx.ErrNoRows) {
 		return HeldElsewhere, nil
 	}
 	return HeldElsewhere, pgError(err)
+}
+
+// claimMayHaveLanded reports whether a claim's statement that failed with
+// err may still have written its row: it was sent (not a connection that
+// could not be made) and the server did not answer it with an error (which
+// rolls it back).
+func claimMayHaveLanded(err error) bool {
+	var pe *pgconn.PgError
+	return !errors.As(err, &pe) && !pgconn.SafeToRetry(err)
 }
 
 // Release implements Claims.
@@ -155,15 +180,14 @@ func (p *Postgres) releaseClaims(keys ...string) { p.releaseSpent(keys, nil, nil
 // releaseSpent is releaseClaims, except that the keys in spent whose
 // claims carry a reservation (x402_reserve) keep their rows as spent at
 // the given blocks: a transfer that moved money still counts against
-// balances read at older blocks.
+// balances read at older blocks. A key is held here (Claim answers
+// HeldHere) until its release has reached the database: a release that
+// fails is retried (retryReleases) and only then lets the key go.
 func (p *Postgres) releaseSpent(keys, spent []string, blocks []int64) {
 	if len(keys) == 0 {
 		return
 	}
 	p.mu.Lock()
-	for _, k := range keys {
-		delete(p.claims, k)
-	}
 	inst := p.instance
 	p.mu.Unlock()
 	ctx, cancel := p.ctx()
@@ -180,16 +204,36 @@ func (p *Postgres) releaseSpent(keys, spent []string, blocks []int64) {
 			DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2 AND key NOT IN (SELECT key FROM s)`,
 			keys, inst, spent, blocks)
 	}
-	if err != nil {
-		p.mu.Lock()
-		for _, k := range keys {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.instance != inst {
+		// A new lease since: the keys' rows name the old one, which any
+		// instance may take; this instance's claims were forgotten then.
+		return
+	}
+	for _, k := range keys {
+		if err != nil {
 			p.unclaim[k] = struct{}{}
+		} else {
+			delete(p.claims, k)
 		}
-		p.mu.Unlock()
 	}
 }
 
-// retryReleases deletes the claims whose release failed.
+// releasing reports whether key's release waits for a retry.
+func (p *Postgres) releasing(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.unclaim[key]
+	return ok
+}
+
+// testHookRetryReleases, when set (by tests only), runs in retryReleases
+// between reading the keys to release and deleting their rows.
+var testHookRetryReleases func(keys []string)
+
+// retryReleases deletes the claims whose release failed, and only then
+// lets their keys go (Claim held them meanwhile).
 func (p *Postgres) retryReleases(ctx context.Context) {
 	p.mu.Lock()
 	keys := make([]string, 0, len(p.unclaim))
@@ -201,12 +245,19 @@ func (p *Postgres) retryReleases(ctx context.Context) {
 	if len(keys) == 0 {
 		return
 	}
+	if testHookRetryReleases != nil {
+		testHookRetryReleases(keys)
+	}
 	if _, err := p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, keys, inst); err != nil {
 		return
 	}
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.instance != inst {
+		return // a new lease forgot them already (register)
+	}
 	for _, k := range keys {
 		delete(p.unclaim, k)
+		delete(p.claims, k)
 	}
-	p.mu.Unlock()
 }
