@@ -40,9 +40,22 @@ func (s *PostgresRedemptions) Get(id string) (*Redemption, error) {
 
 // Put implements Redemptions.
 func (s *PostgresRedemptions) Put(id string, r *Redemption) error {
+	_, err := s.put(id, r, `DO UPDATE SET state = excluded.state, valid_before = excluded.valid_before,
+			payment_id = excluded.payment_id, record = excluded.record`)
+	return err
+}
+
+// Create implements Redemptions.
+func (s *PostgresRedemptions) Create(id string, r *Redemption) (bool, error) {
+	return s.put(id, r, `DO NOTHING`)
+}
+
+// put writes a record, doing onConflict when the authorization has one,
+// and says whether it wrote.
+func (s *PostgresRedemptions) put(id string, r *Redemption, onConflict string) (bool, error) {
 	data, err := json.Marshal(r)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var vb *int64
 	if v, err := strconv.ParseInt(r.ValidBefore, 10, 64); err == nil {
@@ -54,15 +67,14 @@ func (s *PostgresRedemptions) Put(id string, r *Redemption) error {
 	}
 	ctx, cancel := s.p.ctx()
 	defer cancel()
-	_, err = s.p.pool.Exec(ctx, `INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
+	tag, err := s.p.pool.Exec(ctx, `INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
 		VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (id) DO UPDATE SET state = excluded.state, valid_before = excluded.valid_before,
-			payment_id = excluded.payment_id, record = excluded.record`, id, r.State, vb, pid, string(data)) // text: []byte is sent as bytea
+		ON CONFLICT (id) `+onConflict, id, r.State, vb, pid, string(data)) // text: []byte is sent as bytea
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "x402_redemptions_payment_id_key" {
-		return ErrPaymentIDTaken
+		return false, ErrPaymentIDTaken
 	}
-	return pgError(err)
+	return err == nil && tag.RowsAffected() == 1, pgError(err)
 }
 
 // Delete implements Redemptions.
