@@ -151,18 +151,6 @@ func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, er
 	if err == nil {
 		return Claimed, nil
 	}
-	if !errors.Is(err, pgx.ErrNoRows) && claimMayHaveLanded(err) {
-		// The answer was lost, not the statement: the row may be there.
-		// Held until a release of it lands, as after a failed release.
-		p.mu.Lock()
-		if p.instance == inst {
-			p.unclaim[key] = struct{}{}
-		} else {
-			delete(p.claims, key)
-		}
-		p.mu.Unlock()
-		return HeldElsewhere, pgError(err)
-	}
 	p.mu.Lock()
 	delete(p.claims, key)
 	p.mu.Unlock()
@@ -170,15 +158,6 @@ func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, er
 		return HeldElsewhere, nil
 	}
 	return HeldElsewhere, pgError(err)
-}
-
-// claimMayHaveLanded reports whether a claim's statement that failed with
-// err may still have written its row: it was sent (not a connection that
-// could not be made) and the server did not answer it with an error (which
-// rolls it back).
-func claimMayHaveLanded(err error) bool {
-	var pe *pgconn.PgError
-	return !errors.As(err, &pe) && !pgconn.SafeToRetry(err)
 }
 
 // Release implements Claims.
