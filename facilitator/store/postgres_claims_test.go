@@ -24,9 +24,8 @@ import (
 //     it: at most one of the two may hold it, and once the retry landed
 //     the key is free again.
 //   - "retry after a new lease": the lease ran out and was taken anew
-//     before the retry, and the key was claimed again under the new lease
-//     (taking the old lease's row over); the retry, under the new lease's
-//     ID, must not delete that claim.
+//     before the retry; a claim of the key under the new lease waits for
+//     the retry, which deletes the old lease's row (not a new claim).
 func TestPostgresClaimReleaseRetry(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -135,4 +134,45 @@ func waitPool(t *testing.T, p *Postgres) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestPostgresClaimAcrossLeases: a request holds a key while its
+// instance's lease runs out and the instance takes a new one. The
+// instance's other requests do not take the key meanwhile, and the first
+// request's release deletes its own claim (the old lease's row), not a
+// claim of the key under the new lease: before, a second request here
+// took the key over and the first one's release then deleted that claim,
+// for another instance to take too (two holders).
+func TestPostgresClaimAcrossLeases(t *testing.T) {
+	dsn := pgtest.Shared(t).DSN(t)
+	ctx := context.Background()
+	open := func() *Postgres {
+		p, err := OpenPostgres(ctx, dsn, PostgresOptions{Lease: 5 * time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
+	}
+	a, b := open(), open()
+	name := map[ClaimResult]string{Claimed: "Claimed", HeldHere: "HeldHere", HeldElsewhere: "HeldElsewhere"}
+	claim := func(p *Postgres, who string, want ClaimResult) {
+		t.Helper()
+		if got, err := p.Claims().Claim(ctx, "k"); got != want || err != nil {
+			t.Fatalf("%s: Claim = %s, %v; want %s", who, name[got], err, name[want])
+		}
+	}
+	claim(a, "the first request at A", Claimed)
+	old := a.Instance()
+	if _, err := a.pool.Exec(ctx, `UPDATE x402_instances SET expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`, old); err != nil {
+		t.Fatal(err)
+	}
+	a.renew(ctx)
+	if a.Instance() == old {
+		t.Fatal("A did not take a new lease after its lease ran out")
+	}
+	claim(a, "a second request at A, under A's new lease, while the first holds the key", HeldHere)
+	a.Claims().Release("k") // the first request ends
+	claim(b, "B, once A's request released the key", Claimed)
+	claim(a, "A, while B holds the key", HeldElsewhere)
 }

@@ -135,8 +135,8 @@ func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, er
 		p.mu.Unlock()
 		return HeldHere, nil
 	}
-	p.claims[key] = struct{}{}
 	inst := p.instance
+	p.claims[key] = inst
 	p.mu.Unlock()
 	var owner string
 	// Fenced: an instance whose lease ran out (the database was away)
@@ -173,40 +173,62 @@ func (p *Postgres) releaseClaims(keys ...string) { p.releaseSpent(keys, nil, nil
 // the given blocks: a transfer that moved money still counts against
 // balances read at older blocks. A key is held here (Claim answers
 // HeldHere) until its release has reached the database: a release that
-// fails is retried (retryReleases) and only then lets the key go.
+// fails is retried (retryReleases) and only then lets the key go. Each
+// key's row is the one of the lease it was claimed under (a settlement's
+// hold, not in claims: the current lease).
 func (p *Postgres) releaseSpent(keys, spent []string, blocks []int64) {
 	if len(keys) == 0 {
 		return
 	}
-	p.mu.Lock()
-	inst := p.instance
-	p.mu.Unlock()
-	ctx, cancel := p.ctx()
-	defer cancel()
-	var err error
-	if len(spent) == 0 {
-		_, err = p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, keys, inst)
-	} else {
-		_, err = p.pool.Exec(ctx, `WITH s AS (
+	for owner, ks := range p.owners(keys) {
+		ctx, cancel := p.ctx()
+		var err error
+		if len(spent) == 0 {
+			_, err = p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, ks, owner)
+		} else {
+			_, err = p.pool.Exec(ctx, `WITH s AS (
 				UPDATE x402_claims c SET mined_block = m.b, spent_at = clock_timestamp()
 				FROM unnest($3::text[], $4::bigint[]) AS m(k, b)
 				WHERE c.key = m.k AND c.owner = $2 AND c.payer IS NOT NULL
 				RETURNING c.key)
 			DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2 AND key NOT IN (SELECT key FROM s)`,
-			keys, inst, spent, blocks)
+				ks, owner, spent, blocks)
+		}
+		cancel()
+		p.released(ks, owner, err)
 	}
+}
+
+// owners groups keys by the lease their rows name: the one each was
+// claimed under, or the current one.
+func (p *Postgres) owners(keys []string) map[string][]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.instance != inst {
-		// A new lease since: the keys' rows name the old one, which any
-		// instance may take; this instance's claims were forgotten then.
-		return
-	}
+	out := map[string][]string{}
 	for _, k := range keys {
-		if err != nil {
-			p.unclaim[k] = struct{}{}
-		} else {
-			delete(p.claims, k)
+		owner, ok := p.claims[k]
+		if !ok {
+			owner = p.instance
+		}
+		out[owner] = append(out[owner], k)
+	}
+	return out
+}
+
+// released notes how the release of keys' rows of owner went: a failed
+// one waits for a retry (the keys stay held), a done one lets them go.
+func (p *Postgres) released(keys []string, owner string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range keys {
+		switch {
+		case err != nil:
+			p.unclaim[k] = owner
+		case p.unclaim[k] == owner || p.claims[k] == owner:
+			delete(p.unclaim, k)
+			if p.claims[k] == owner {
+				delete(p.claims, k)
+			}
 		}
 	}
 }
@@ -227,11 +249,12 @@ var testHookRetryReleases func(keys []string)
 // lets their keys go (Claim held them meanwhile).
 func (p *Postgres) retryReleases(ctx context.Context) {
 	p.mu.Lock()
-	keys := make([]string, 0, len(p.unclaim))
-	for k := range p.unclaim {
+	byOwner := map[string][]string{}
+	var keys []string
+	for k, owner := range p.unclaim {
+		byOwner[owner] = append(byOwner[owner], k)
 		keys = append(keys, k)
 	}
-	inst := p.instance
 	p.mu.Unlock()
 	if len(keys) == 0 {
 		return
@@ -239,16 +262,9 @@ func (p *Postgres) retryReleases(ctx context.Context) {
 	if testHookRetryReleases != nil {
 		testHookRetryReleases(keys)
 	}
-	if _, err := p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, keys, inst); err != nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.instance != inst {
-		return // a new lease forgot them already (register)
-	}
-	for _, k := range keys {
-		delete(p.unclaim, k)
-		delete(p.claims, k)
+	for owner, ks := range byOwner {
+		if _, err := p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, ks, owner); err == nil {
+			p.released(ks, owner, nil)
+		}
 	}
 }
