@@ -38,7 +38,9 @@ import (
 // delivered once: the request holds the authorization's claim (across
 // instances with the shared store), so no other request resolves it
 // meanwhile, and a later one finds the record (refused once delivered, as
-// any other). A payment that paid someone else, another pay_to, another
+// any other). The record is written only where there is none, with the
+// authorization's fingerprint, as servePaid's are: should a record have
+// appeared anyway, it is answered from, never overwritten. A payment that paid someone else, another pay_to, another
 // asset or less than this request's price is refused as before, truly:
 // its authorization is used. Two routes with the same terms cannot be told
 // apart this way (an authorization does not name its resource): the buyer
@@ -102,10 +104,18 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 			zap.String("id", lp.id), zap.String("tx_hash", sr.TxHash), zap.String("why", why))
 		return false, nil
 	}
-	rec := lp.pid.bindTo(&redemption{Route: h.routeKey(r), ValidBefore: a.ValidBefore.String()})
+	rec := lp.pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(lp.payment), ValidBefore: a.ValidBefore.String()})
 	setSettled(rec, redeemPaid, sr)
-	if err := h.redeem.Store().Put(lp.id, rec); err != nil {
+	switch created, err := h.redeem.Store().Create(lp.id, rec); {
+	case err != nil:
 		return true, h.paidUnrecorded(w, r, sr.TxHash, err)
+	case !created:
+		// A record was written since resolve found none (not under this
+		// request's claim: a claim lost): it says what the payment is,
+		// never overwritten with "paid", which would deliver it again.
+		h.logger.Error("a payment recovered from chain already has a record again; answered from that record",
+			zap.String("id", lp.id), zap.String("tx_hash", sr.TxHash))
+		return h.resumeEarlier(w, r, lp.next, lp.id, lp.payment)
 	}
 	h.logger.Warn("delivering a payment settled on chain whose records were lost (did the store lose acknowledged writes? see synchronous_commit)",
 		zap.String("id", lp.id), zap.String("tx_hash", sr.TxHash), zap.String("value", sr.Value))

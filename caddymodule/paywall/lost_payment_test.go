@@ -3,10 +3,12 @@ package paywall
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -64,7 +66,9 @@ func TestLostRecordDeliveredFromChain(t *testing.T) {
 	for _, path := range []string{"/a", "/after"} {
 		t.Run("settled here "+path, func(t *testing.T) {
 			reqs := testutil.Require402(t, tester, testutil.SiteURL+path).PaymentRequirements
-			header := testutil.Pay(t, buyer, reqs)
+			var nonce [32]byte
+			rand.Read(nonce[:])
+			header := signWithNonce(t, buyer, reqs, nonce, 10*time.Minute)
 			// The embedded facilitator settles it, and the paywall has no
 			// record of it.
 			s, err := fac.Settle(context.Background(), &facilitator.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: reqs})
@@ -82,6 +86,14 @@ func TestLostRecordDeliveredFromChain(t *testing.T) {
 			}
 			refused(t, path, header)
 			refused(t, "/b", header)
+			// Another authorization of the payer with the same nonce: the
+			// record made from the chain knows which one paid.
+			other := signWithNonce(t, buyer, reqs, nonce, 20*time.Minute)
+			resp, b = testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{"X-Payment": other})
+			var out testutil.Body402
+			if resp.StatusCode != http.StatusPaymentRequired || json.Unmarshal(b, &out) != nil || out.Error != textOtherAuthUsed {
+				t.Errorf("GET %s with another authorization of the same nonce: %d %s; want 402 %q", path, resp.StatusCode, b, textOtherAuthUsed)
+			}
 			if got := ran.Load() - runs; got != 1 {
 				t.Errorf("the upstream ran %d times; want 1", got)
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
@@ -53,4 +54,15 @@ func KeyFromFile(path string) (*ecdsa.PrivateKey, error) {
 		return nil, fmt.Errorf("signer key file %s: %w", path, err)
 	}
 	return k, nil
+}
+
+// SignDigest signs a 32-byte digest with key and returns the 65-byte
+// r||s||v signature with v as 27 or 28, as wallets produce it.
+func SignDigest(key *ecdsa.PrivateKey, digest common.Hash) ([]byte, error) {
+	sig, err := crypto.Sign(digest[:], key)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return sig, nil
 }

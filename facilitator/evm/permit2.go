@@ -8,7 +8,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/math"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 )
 
@@ -247,10 +246,5 @@ func SignPermit2(key *ecdsa.PrivateKey, p Permit2Proxy, chainID *big.Int, a Perm
 	if err != nil {
 		return nil, err
 	}
-	sig, err := crypto.Sign(digest[:], key)
-	if err != nil {
-		return nil, err
-	}
-	sig[64] += 27
-	return sig, nil
+	return SignDigest(key, digest)
 }

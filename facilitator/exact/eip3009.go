@@ -209,12 +209,7 @@ func SignAuthorization(key *ecdsa.PrivateKey, d evm.Domain, a x402.Authorization
 	if err != nil {
 		return nil, err
 	}
-	sig, err := crypto.Sign(digest[:], key)
-	if err != nil {
-		return nil, err
-	}
-	sig[64] += 27
-	return sig, nil
+	return evm.SignDigest(key, digest)
 }
 
 // The token calls of EIP-3009: the transfer, and the reads of verify.

@@ -55,8 +55,12 @@ type Postgres struct {
 	mu        sync.Mutex
 	instance  string    // the current lease's instance ID
 	liveUntil time.Time // the lease holds until then, by the local clock
-	claims    map[string]struct{}
-	unclaim   map[string]struct{} // releases that failed, tried again
+	// claims are the keys a request of this process holds, or whose
+	// release has not reached the database yet, each with the lease ID
+	// its row names (the lease it was claimed under): a release deletes
+	// that row, never a row of the key that a later claim wrote.
+	claims  map[string]string
+	unclaim map[string]string // releases that failed, tried again: key -> the row's owner
 
 	journal     *PostgresJournal
 	redemptions *PostgresRedemptions
@@ -89,7 +93,7 @@ func OpenPostgres(ctx context.Context, dsn string, opts PostgresOptions) (*Postg
 	}
 	p := &Postgres{pool: pool, logger: opts.Logger, dsn: dsn, where: where, lease: opts.Lease,
 		timeout: max(5*time.Second, 2*opts.Lease), leaseCfg: cfg.ConnConfig.Copy(),
-		claims: map[string]struct{}{}, unclaim: map[string]struct{}{}, stop: make(chan struct{}), done: make(chan struct{})}
+		claims: map[string]string{}, unclaim: map[string]string{}, stop: make(chan struct{}), done: make(chan struct{})}
 	if p.logger == nil {
 		p.logger = zap.NewNop()
 	}

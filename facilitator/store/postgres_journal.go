@@ -160,8 +160,12 @@ func (j *PostgresJournal) GiveBack(ctx context.Context, chain, signer string, fi
 
 // HoldSettlement implements Shared. The hold is a claim (key "settle:"
 // and the record ID) that no pending record of another instance stands
-// against.
+// against. One whose release has not reached the database yet is still
+// held (see PostgresClaims.Claim).
 func (j *PostgresJournal) HoldSettlement(ctx context.Context, id string) (bool, error) {
+	if j.p.releasing("settle:" + id) {
+		return false, nil
+	}
 	inst := j.p.Instance()
 	var owner string
 	err := j.p.pool.QueryRow(ctx, `INSERT INTO x402_claims AS c (key, owner)

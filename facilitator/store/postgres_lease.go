@@ -96,7 +96,11 @@ func (p *Postgres) register(ctx context.Context) error {
 	p.mu.Lock()
 	old := p.instance
 	p.instance, p.liveUntil = id, sent.Add(p.lease)
-	p.claims = map[string]struct{}{} // held under the old lease: others may take them now
+	// The claims taken under the old lease stay held here until their
+	// requests release them (another instance may take their rows now,
+	// the old lease being over; a request here may not, while one of this
+	// process holds the key), and their releases delete the old lease's
+	// rows, not a new claim of the key.
 	p.mu.Unlock()
 	if old != "" {
 		p.logger.Warn("this instance's lease in the shared store had run out (it was paused, or cut off from the database); it holds a new one and carries on, its earlier settlements are taken over like a dead instance's",

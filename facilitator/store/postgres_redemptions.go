@@ -40,9 +40,22 @@ func (s *PostgresRedemptions) Get(id string) (*Redemption, error) {
 
 // Put implements Redemptions.
 func (s *PostgresRedemptions) Put(id string, r *Redemption) error {
+	_, err := s.put(id, r, `DO UPDATE SET state = excluded.state, valid_before = excluded.valid_before,
+			payment_id = excluded.payment_id, record = excluded.record`)
+	return err
+}
+
+// Create implements Redemptions.
+func (s *PostgresRedemptions) Create(id string, r *Redemption) (bool, error) {
+	return s.put(id, r, `DO NOTHING`)
+}
+
+// put writes a record, doing onConflict when the authorization has one,
+// and says whether it wrote.
+func (s *PostgresRedemptions) put(id string, r *Redemption, onConflict string) (bool, error) {
 	data, err := json.Marshal(r)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var vb *int64
 	if v, err := strconv.ParseInt(r.ValidBefore, 10, 64); err == nil {
@@ -54,15 +67,14 @@ func (s *PostgresRedemptions) Put(id string, r *Redemption) error {
 	}
 	ctx, cancel := s.p.ctx()
 	defer cancel()
-	_, err = s.p.pool.Exec(ctx, `INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
+	tag, err := s.p.pool.Exec(ctx, `INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
 		VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (id) DO UPDATE SET state = excluded.state, valid_before = excluded.valid_before,
-			payment_id = excluded.payment_id, record = excluded.record`, id, r.State, vb, pid, string(data)) // text: []byte is sent as bytea
+		ON CONFLICT (id) `+onConflict, id, r.State, vb, pid, string(data)) // text: []byte is sent as bytea
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "x402_redemptions_payment_id_key" {
-		return ErrPaymentIDTaken
+		return false, ErrPaymentIDTaken
 	}
-	return pgError(err)
+	return err == nil && tag.RowsAffected() == 1, pgError(err)
 }
 
 // Delete implements Redemptions.
@@ -110,6 +122,12 @@ var _ Claims = (*PostgresClaims)(nil)
 
 // Claim implements Claims: one round trip. A key held by an instance whose
 // lease ran out is taken.
+//
+// A key whose release has not reached the database yet (its release
+// failed and waits for a retry, see releaseSpent) is still held here: its
+// row names this instance and the retry deletes whatever row of this
+// instance has the key, so a new claim taken meanwhile would be deleted
+// under the request that holds it, for another instance to take too.
 func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, error) {
 	p := c.p
 	p.mu.Lock()
@@ -117,8 +135,8 @@ func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, er
 		p.mu.Unlock()
 		return HeldHere, nil
 	}
-	p.claims[key] = struct{}{}
 	inst := p.instance
+	p.claims[key] = inst
 	p.mu.Unlock()
 	var owner string
 	// Fenced: an instance whose lease ran out (the database was away)
@@ -130,12 +148,10 @@ func (c *PostgresClaims) Claim(ctx context.Context, key string) (ClaimResult, er
 		WHERE c.owner = excluded.owner
 			OR NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner AND i.expires_at > clock_timestamp())
 		RETURNING owner`, key, inst).Scan(&owner)
-	p.mu.Lock()
 	if err == nil {
-		delete(p.unclaim, key) // the row is this claim's now
-		p.mu.Unlock()
 		return Claimed, nil
 	}
+	p.mu.Lock()
 	delete(p.claims, key)
 	p.mu.Unlock()
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -155,58 +171,100 @@ func (p *Postgres) releaseClaims(keys ...string) { p.releaseSpent(keys, nil, nil
 // releaseSpent is releaseClaims, except that the keys in spent whose
 // claims carry a reservation (x402_reserve) keep their rows as spent at
 // the given blocks: a transfer that moved money still counts against
-// balances read at older blocks.
+// balances read at older blocks. A key is held here (Claim answers
+// HeldHere) until its release has reached the database: a release that
+// fails is retried (retryReleases) and only then lets the key go. Each
+// key's row is the one of the lease it was claimed under (a settlement's
+// hold, not in claims: the current lease).
 func (p *Postgres) releaseSpent(keys, spent []string, blocks []int64) {
 	if len(keys) == 0 {
 		return
 	}
-	p.mu.Lock()
-	for _, k := range keys {
-		delete(p.claims, k)
-	}
-	inst := p.instance
-	p.mu.Unlock()
-	ctx, cancel := p.ctx()
-	defer cancel()
-	var err error
-	if len(spent) == 0 {
-		_, err = p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, keys, inst)
-	} else {
-		_, err = p.pool.Exec(ctx, `WITH s AS (
+	for owner, ks := range p.owners(keys) {
+		ctx, cancel := p.ctx()
+		var err error
+		if len(spent) == 0 {
+			_, err = p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, ks, owner)
+		} else {
+			_, err = p.pool.Exec(ctx, `WITH s AS (
 				UPDATE x402_claims c SET mined_block = m.b, spent_at = clock_timestamp()
 				FROM unnest($3::text[], $4::bigint[]) AS m(k, b)
 				WHERE c.key = m.k AND c.owner = $2 AND c.payer IS NOT NULL
 				RETURNING c.key)
 			DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2 AND key NOT IN (SELECT key FROM s)`,
-			keys, inst, spent, blocks)
-	}
-	if err != nil {
-		p.mu.Lock()
-		for _, k := range keys {
-			p.unclaim[k] = struct{}{}
+				ks, owner, spent, blocks)
 		}
-		p.mu.Unlock()
+		cancel()
+		p.released(ks, owner, err)
 	}
 }
 
-// retryReleases deletes the claims whose release failed.
+// owners groups keys by the lease their rows name: the one each was
+// claimed under, or the current one.
+func (p *Postgres) owners(keys []string) map[string][]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string][]string{}
+	for _, k := range keys {
+		owner, ok := p.claims[k]
+		if !ok {
+			owner = p.instance
+		}
+		out[owner] = append(out[owner], k)
+	}
+	return out
+}
+
+// released notes how the release of keys' rows of owner went: a failed
+// one waits for a retry (the keys stay held), a done one lets them go.
+func (p *Postgres) released(keys []string, owner string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range keys {
+		switch {
+		case err != nil:
+			p.unclaim[k] = owner
+		case p.unclaim[k] == owner || p.claims[k] == owner:
+			delete(p.unclaim, k)
+			if p.claims[k] == owner {
+				delete(p.claims, k)
+			}
+		}
+	}
+}
+
+// releasing reports whether key's release waits for a retry.
+func (p *Postgres) releasing(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.unclaim[key]
+	return ok
+}
+
+// testHookRetryReleases, when set (by tests only), runs in retryReleases
+// between reading the keys to release and deleting their rows.
+var testHookRetryReleases func(keys []string)
+
+// retryReleases deletes the claims whose release failed, and only then
+// lets their keys go (Claim held them meanwhile).
 func (p *Postgres) retryReleases(ctx context.Context) {
 	p.mu.Lock()
-	keys := make([]string, 0, len(p.unclaim))
-	for k := range p.unclaim {
+	byOwner := map[string][]string{}
+	var keys []string
+	for k, owner := range p.unclaim {
+		byOwner[owner] = append(byOwner[owner], k)
 		keys = append(keys, k)
 	}
-	inst := p.instance
 	p.mu.Unlock()
 	if len(keys) == 0 {
 		return
 	}
-	if _, err := p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, keys, inst); err != nil {
-		return
+	if testHookRetryReleases != nil {
+		testHookRetryReleases(keys)
 	}
-	p.mu.Lock()
-	for _, k := range keys {
-		delete(p.unclaim, k)
+	for owner, ks := range byOwner {
+		if _, err := p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, ks, owner); err == nil {
+			p.released(ks, owner, nil)
+		}
 	}
-	p.mu.Unlock()
 }

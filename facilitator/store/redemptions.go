@@ -65,6 +65,9 @@ type Redemptions interface {
 	// it in the same transaction (ErrPaymentIDTaken if the id is bound to
 	// another authorization; nothing is written then).
 	Put(id string, r *Redemption) error
+	// Create is Put for an authorization that has no record: it writes
+	// nothing and reports false when one exists (whatever its state).
+	Create(id string, r *Redemption) (bool, error)
 	// Delete removes a record and the binding of its payment id.
 	Delete(id string) error
 	// ByPaymentID returns the authorization a payment id is bound to and

@@ -68,11 +68,27 @@ func boltRecord(tx *bolt.Tx, id string) (*Redemption, error) {
 // put and del go through bbolt's Batch, so that concurrent requests share
 // one fsync.
 func (b *boltRedemptions) Put(id string, r *Redemption) error {
+	_, err := b.put(id, r, false)
+	return err
+}
+
+func (b *boltRedemptions) Create(id string, r *Redemption) (bool, error) {
+	return b.put(id, r, true)
+}
+
+// put writes a record (only when there is none, if absent) and says
+// whether it did.
+func (b *boltRedemptions) put(id string, r *Redemption, absent bool) (bool, error) {
 	data, err := json.Marshal(r)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return b.db.Batch(func(tx *bolt.Tx) error {
+	var wrote bool
+	err = b.db.Batch(func(tx *bolt.Tx) error {
+		wrote = false // Batch may run this more than once
+		if absent && tx.Bucket(bucketRedemptions).Get([]byte(id)) != nil {
+			return nil
+		}
 		if r.PaymentID != "" {
 			ids := tx.Bucket(bucketPaymentIDs)
 			if cur := ids.Get([]byte(r.PaymentID)); cur != nil && string(cur) != id {
@@ -82,8 +98,10 @@ func (b *boltRedemptions) Put(id string, r *Redemption) error {
 				return err
 			}
 		}
+		wrote = true
 		return tx.Bucket(bucketRedemptions).Put([]byte(id), data)
 	})
+	return wrote && err == nil, err
 }
 
 func (b *boltRedemptions) Delete(id string) error {

@@ -33,20 +33,34 @@ func (s *memRedemptions) Get(id string) (*Redemption, error) {
 }
 
 func (s *memRedemptions) Put(id string, r *Redemption) error {
+	_, err := s.put(id, r, false)
+	return err
+}
+
+func (s *memRedemptions) Create(id string, r *Redemption) (bool, error) {
+	return s.put(id, r, true)
+}
+
+// put writes a record (only when there is none, if absent) and says
+// whether it did.
+func (s *memRedemptions) put(id string, r *Redemption, absent bool) (bool, error) {
 	data, err := json.Marshal(r)
 	if err != nil {
-		return err
+		return false, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if _, ok := s.m[id]; ok && absent {
+		return false, nil
+	}
 	if r.PaymentID != "" {
 		if cur, ok := s.ids[r.PaymentID]; ok && cur != id {
-			return ErrPaymentIDTaken
+			return false, ErrPaymentIDTaken
 		}
 		s.ids[r.PaymentID] = id
 	}
 	s.m[id] = data
-	return nil
+	return true, nil
 }
 
 func (s *memRedemptions) Delete(id string) error {

@@ -382,27 +382,45 @@ const (
 	ShapeX402
 )
 
+// checkComplete refuses a payment whose authorization lacks a number the
+// encodings write.
+func checkComplete(p *Payment) error {
+	a := p.Authorization
+	if a.Value == nil || a.ValidAfter == nil || a.ValidBefore == nil {
+		return errors.New("authorization is missing value, validAfter or validBefore")
+	}
+	return nil
+}
+
+// exactPayload is the exact scheme's payload as the reference v1 header
+// and the v2 PaymentPayload carry it: the signature and the authorization
+// with its numbers as decimal strings.
+func exactPayload(p *Payment) map[string]any {
+	a := p.Authorization
+	return map[string]any{
+		"signature": hexutil.Encode(p.Signature),
+		"authorization": map[string]any{
+			"from":        a.From.Hex(),
+			"to":          a.To.Hex(),
+			"value":       a.Value.String(),
+			"validAfter":  a.ValidAfter.String(),
+			"validBefore": a.ValidBefore.String(),
+			"nonce":       hexutil.Encode(a.Nonce[:]),
+		},
+	}
+}
+
 // EncodePaymentHeader writes a signed payment as the Base64 JSON that goes
 // in the X-PAYMENT header.
 func EncodePaymentHeader(p *Payment, shape PayloadShape) (string, error) {
-	a := p.Authorization
-	if a.Value == nil || a.ValidAfter == nil || a.ValidBefore == nil {
-		return "", errors.New("authorization is missing value, validAfter or validBefore")
+	if err := checkComplete(p); err != nil {
+		return "", err
 	}
+	a := p.Authorization
 	var payload any
 	switch shape {
 	case ShapeX402:
-		payload = map[string]any{
-			"signature": hexutil.Encode(p.Signature),
-			"authorization": map[string]any{
-				"from":        a.From.Hex(),
-				"to":          a.To.Hex(),
-				"value":       a.Value.String(),
-				"validAfter":  a.ValidAfter.String(),
-				"validBefore": a.ValidBefore.String(),
-				"nonce":       hexutil.Encode(a.Nonce[:]),
-			},
-		}
+		payload = exactPayload(p)
 	default:
 		payload = map[string]any{
 			"from":        a.From.Hex(),

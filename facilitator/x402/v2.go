@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/ethereum/go-ethereum/common/hexutil"
 )
 
 // Protocol versions.
@@ -341,21 +339,10 @@ func (a *AnyVerifyAnswer) Normalize() (*VerifyResponse, error) {
 // PaymentPayload (the PAYMENT-SIGNATURE header), paying accepted, with the
 // buyer's extensions (nil for none; they are not signed).
 func EncodePaymentV2(p *Payment, accepted RequirementsV2, resource *ResourceInfo, extensions map[string]any) (string, error) {
-	a := p.Authorization
-	if a.Value == nil || a.ValidAfter == nil || a.ValidBefore == nil {
-		return "", errors.New("authorization is missing value, validAfter or validBefore")
+	if err := checkComplete(p); err != nil {
+		return "", err
 	}
-	payload, err := json.Marshal(map[string]any{
-		"signature": hexutil.Encode(p.Signature),
-		"authorization": map[string]any{
-			"from":        a.From.Hex(),
-			"to":          a.To.Hex(),
-			"value":       a.Value.String(),
-			"validAfter":  a.ValidAfter.String(),
-			"validBefore": a.ValidBefore.String(),
-			"nonce":       hexutil.Encode(a.Nonce[:]),
-		},
-	})
+	payload, err := json.Marshal(exactPayload(p))
 	if err != nil {
 		return "", err
 	}

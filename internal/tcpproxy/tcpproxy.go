@@ -149,7 +149,9 @@ func (p *Proxy) serve(client net.Conn) {
 	done := make(chan struct{}, 2)
 	// last is what the connection did last: 0 nothing, 1 read bytes of
 	// the client, 2 gave the client bytes of the target; bytes of the
-	// client read after 0 or 2 begin an exchange.
+	// client read after 0 or 2 begin an exchange. down runs before the
+	// bytes go to the client, not after: a client answers as soon as it
+	// reads them, and its next bytes must find the connection at 2.
 	var last atomic.Int32
 	up := func() {
 		if last.Swap(1) != 1 {
@@ -174,9 +176,10 @@ type chunk struct {
 }
 
 // pipe copies src to dst, each read held for the delay at the time it was
-// read; read is called when bytes are read, wrote when they are written.
+// read; read is called when bytes are read, writing just before they are
+// written (so that whatever dst does on receiving them comes after it).
 // It returns when src ends or either side fails.
-func pipe(dst, src net.Conn, delay *atomic.Int64, read, wrote func()) {
+func pipe(dst, src net.Conn, delay *atomic.Int64, read, writing func()) {
 	q := make(chan chunk, 256)
 	failed := make(chan struct{})
 	go func() {
@@ -201,6 +204,7 @@ func pipe(dst, src net.Conn, delay *atomic.Int64, read, wrote func()) {
 		if d := time.Until(c.due); d > 0 {
 			time.Sleep(d)
 		}
+		writing()
 		if _, err := dst.Write(c.b); err != nil {
 			close(failed)
 			src.Close()
@@ -208,6 +212,5 @@ func pipe(dst, src net.Conn, delay *atomic.Int64, read, wrote func()) {
 			}
 			return
 		}
-		wrote()
 	}
 }

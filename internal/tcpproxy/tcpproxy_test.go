@@ -145,28 +145,119 @@ func TestCut(t *testing.T) {
 
 // TestExchanges: each request sent after the answer to the previous one
 // is an exchange, however many writes it takes; a client that sends again
-// before any answer is one exchange.
+// before any answer is one exchange. The count is read at points the
+// client's own reads define (an answer read back, the server's receipt of
+// a write), never after a sleep.
 func TestExchanges(t *testing.T) {
-	p := start(t)
+	srv := heldEcho(t)
+	p, err := Start(srv.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
 	c := dial(t, p)
 	for i := range 3 {
-		roundTrip(t, c, []byte("request"))
+		c.Write([]byte("request"))
+		srv.await(t, "request")
+		srv.answer()
+		readBack(t, c, "request")
 		if n := p.Exchanges(); n != int64(i+1) {
 			t.Fatalf("after %d round trips Exchanges() = %d", i+1, n)
 		}
 	}
-	// Two writes before the client hears back (the answers are held
-	// back): one exchange.
-	p.SetDelay(0, 100*time.Millisecond)
+	// Two writes before the client hears back (the server answers only
+	// when both reached it, each in its own read of the proxy): one
+	// exchange.
 	c.Write([]byte("a"))
-	time.Sleep(20 * time.Millisecond)
+	srv.await(t, "a")
 	c.Write([]byte("b"))
-	got := make([]byte, 2)
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.ReadFull(c, got); err != nil || string(got) != "ab" {
-		t.Fatalf("read %q, %v", got, err)
-	}
+	srv.await(t, "b")
+	srv.answer()
+	readBack(t, c, "ab")
 	if n := p.Exchanges(); n != 4 {
 		t.Errorf("two writes before an answer: Exchanges() = %d, want 4", n)
+	}
+}
+
+// heldEchoServer echoes what it reads on its one connection, only when
+// the test says (answer), and tells the test each read it made.
+type heldEchoServer struct {
+	addr    string
+	reads   chan string   // each read of the server
+	answers chan struct{} // one send: echo what was read since the last answer
+}
+
+func heldEcho(t *testing.T) *heldEchoServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	s := &heldEchoServer{addr: ln.Addr().String(), reads: make(chan string, 16), answers: make(chan struct{})}
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		in := make(chan []byte)
+		go func() {
+			defer close(in)
+			for {
+				buf := make([]byte, 1024)
+				n, err := c.Read(buf)
+				if n > 0 {
+					in <- buf[:n]
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+		var held []byte
+		for {
+			select {
+			case b, ok := <-in:
+				if !ok {
+					return
+				}
+				held = append(held, b...)
+				s.reads <- string(b) // after it is held: an answer now echoes it
+			case <-s.answers:
+				if _, err := c.Write(held); err != nil {
+					return
+				}
+				held = nil
+			}
+		}
+	}()
+	return s
+}
+
+// await waits until the server has read want (in one or more reads).
+func (s *heldEchoServer) await(t *testing.T, want string) {
+	t.Helper()
+	var got string
+	for got != want {
+		select {
+		case r := <-s.reads:
+			got += r
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the server read %q, want %q", got, want)
+		}
+	}
+}
+
+// answer has the server echo what it read since its last answer.
+func (s *heldEchoServer) answer() { s.answers <- struct{}{} }
+
+// readBack reads want from c.
+func readBack(t *testing.T, c net.Conn, want string) {
+	t.Helper()
+	got := make([]byte, len(want))
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != want {
+		t.Fatalf("read %q, %v; want %q", got, err, want)
 	}
 }

@@ -157,6 +157,37 @@ func journalCompact(t *testing.T, b Backend[store.Journal]) {
 func Redemptions(t *testing.T, b Backend[store.Redemptions]) {
 	t.Run("Prune", func(t *testing.T) { redemptionsPrune(t, b) })
 	t.Run("PaymentIDBinding", func(t *testing.T) { redemptionsPaymentID(t, b) })
+	t.Run("Create", func(t *testing.T) { redemptionsCreate(t, b) })
+}
+
+// redemptionsCreate: Create writes a record only for an authorization
+// that has none: over a record of any state it writes nothing, neither the
+// record nor its payment id, and says so; after Delete it writes again.
+func redemptionsCreate(t *testing.T, b Backend[store.Redemptions]) {
+	s := b.New(t)
+	delivered := &store.Redemption{Route: "r", State: store.RedeemDelivered, Authorization: "fp1"}
+	if ok, err := s.Create("a", delivered); !ok || err != nil {
+		t.Fatalf("Create on no record = %v, %v; want true", ok, err)
+	}
+	paid := &store.Redemption{Route: "r2", State: store.RedeemPaid, Authorization: "fp2", PaymentID: "payer/id-1"}
+	if ok, err := s.Create("a", paid); ok || err != nil {
+		t.Fatalf("Create over a delivered record = %v, %v; want false, nil", ok, err)
+	}
+	if got, err := s.Get("a"); err != nil || got == nil || got.State != store.RedeemDelivered || got.Route != "r" || got.Authorization != "fp1" {
+		t.Fatalf("after a Create that found a record, Get = %+v, %v; want the delivered record unchanged", got, err)
+	}
+	if id, rec, err := s.ByPaymentID("payer/id-1"); id != "" || rec != nil || err != nil {
+		t.Fatalf("a Create that wrote nothing bound its payment id: %q %+v %v", id, rec, err)
+	}
+	if err := s.Delete("a"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Create("a", paid); !ok || err != nil {
+		t.Fatalf("Create after Delete = %v, %v; want true", ok, err)
+	}
+	if id, rec, err := s.ByPaymentID("payer/id-1"); id != "a" || rec == nil || rec.State != store.RedeemPaid || err != nil {
+		t.Fatalf("ByPaymentID after Create = %q %+v %v; want the paid record", id, rec, err)
+	}
 }
 
 // redemptionsPrune: delivered records whose authorization expired before
