@@ -294,6 +294,12 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, 
 		return nil, badRequest("nonce must be 0x and 64 hex digits, got %q", nonce)
 	}
 	rec, err := f.journal.ByID(engine.RecordID(n.Cfg.Name, common.HexToAddress(from), [32]byte(nb)))
+	if errors.Is(err, ErrSettlementNotFound) {
+		// A Permit2 authorization (upto, exact through Permit2) is
+		// journaled in its own nonce space; an EIP-3009 authorization of
+		// the same payer and nonce is answered first.
+		rec, err = f.journal.ByID(engine.RecordIDIn(n.Cfg.Name, engine.NonceSpacePermit2, common.HexToAddress(from), [32]byte(nb)))
+	}
 	// A record that says failed, for a caller that asks because the
 	// authorization is used on chain, may be older than a settlement
 	// whose record was lost: the chain says which.

@@ -1,0 +1,80 @@
+package facilitator_test
+
+import (
+	"context"
+	"crypto/rand"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/upto"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// TestCrossSchemeNonce: EIP-3009 and Permit2 nonces are chosen by the
+// buyer and share the journal's (payer, nonce) record IDs. A buyer who
+// pays seller A by exact (EIP-3009) with nonce N and then seller B by upto
+// (or exact through Permit2) with the same N is never answered "settled"
+// with A's transaction, A's record stays A's (the look-up by authorization
+// and by transaction answer A's settlement), and B is either paid or
+// refused truly.
+func TestCrossSchemeNonce(t *testing.T) {
+	ctx := context.Background()
+	for _, second := range []string{"upto", "exact-permit2"} {
+		t.Run(second, func(t *testing.T) {
+			b := uptoBuyer(t, 100_000, big.NewInt(1e12))
+			var n [32]byte
+			rand.Read(n[:])
+			sellerA, sellerB := newSeller(t), newSeller(t)
+			h, _ := pay(t, b, requirements(sellerA, "1000"), facilitator.PaymentOptions{Nonce: &n})
+			sa, err := fac.Settle(ctx, &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: requirements(sellerA, "1000")})
+			if err != nil || !sa.Settled() {
+				t.Fatalf("exact settle = %+v, %v", sa, err)
+			}
+			var hb string
+			var acc x402.RequirementsV2
+			if second == "upto" {
+				acc = uptoAccepted(t, fac, sellerB, "5000")
+				hb = uptoPay(t, b, acc, upto.PaymentOptions{Nonce: new(big.Int).SetBytes(n[:])})
+			} else {
+				acc = exactV2(sellerB, "5000")
+				acc.Extra["assetTransferMethod"] = "permit2"
+				var err error
+				hb, err = upto.CreateExactPermit2Payment(b.Key, acc, nil, upto.PaymentOptions{Nonce: new(big.Int).SetBytes(n[:])})
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			sb, err := fac.Settle(ctx, uptoRequest(hb, acc, "5000"))
+			if err != nil {
+				t.Fatalf("second settle: %v", err)
+			}
+			if sb.TxHash == sa.TxHash {
+				t.Fatalf("the %s payment to B is answered with A's transaction: %+v", second, sb)
+			}
+			paidB := balance(t, sellerB).Int64()
+			switch {
+			case sb.Settled() && paidB == 5000 && strings.EqualFold(sb.To, sellerB.Hex()):
+			case !sb.Settled() && sb.Error == x402.ErrTextAlreadyUsed && paidB == 0:
+			default:
+				t.Fatalf("second settle = %+v; seller B holds %d", sb, paidB)
+			}
+			if got := balance(t, sellerA).Int64(); got != 1000 {
+				t.Fatalf("seller A holds %d, want 1000", got)
+			}
+			// A's record is still A's.
+			got, err := fac.Settlement(sa.TxHash)
+			if err != nil || !got.Settled() || !strings.EqualFold(got.To, sellerA.Hex()) || got.Value != "1000" {
+				t.Fatalf("look-up of A's transaction = %+v, %v", got, err)
+			}
+			got, err = fac.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(n[:]))
+			if err != nil || !got.Settled() {
+				t.Fatalf("look-up of (payer, N) = %+v, %v", got, err)
+			}
+			t.Logf("second settle: settled=%v error=%q tx=%s; look-up by (payer, N) answers tx %s to %s", sb.Settled(), sb.Error, sb.TxHash, got.TxHash, got.To)
+		})
+	}
+}
