@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -76,5 +77,43 @@ func TestCrossSchemeNonce(t *testing.T) {
 			}
 			t.Logf("second settle: settled=%v error=%q tx=%s; look-up by (payer, N) answers tx %s to %s", sb.Settled(), sb.Error, sb.TxHash, got.TxHash, got.To)
 		})
+	}
+}
+
+// TestPermit2NonceAcrossSchemes: upto and exact through Permit2 share
+// Permit2's nonce bitmap: an exact-permit2 payment with the nonce of a
+// settled upto payment is refused "already used" (true: the chain would
+// refuse it) and moves nothing; the upto record stays the upto's.
+func TestPermit2NonceAcrossSchemes(t *testing.T) {
+	ctx := context.Background()
+	b := uptoBuyer(t, 100_000, big.NewInt(1e12))
+	nonce := big.NewInt(424242)
+	sellerA, sellerB := newSeller(t), newSeller(t)
+	accA := uptoAccepted(t, fac, sellerA, "5000")
+	sa, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, accA, upto.PaymentOptions{Nonce: nonce}), accA, "1234"))
+	if err != nil || !sa.Settled() {
+		t.Fatalf("upto settle = %+v, %v", sa, err)
+	}
+	accB := exactV2(sellerB, "700")
+	accB.Extra["assetTransferMethod"] = "permit2"
+	hb, err := upto.CreateExactPermit2Payment(b.Key, accB, nil, upto.PaymentOptions{Nonce: nonce})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := fac.Settle(ctx, uptoRequest(hb, accB, "700"))
+	if err != nil || sb.Settled() || sb.Error != x402.ErrTextAlreadyUsed || sb.TxHash != "" {
+		t.Fatalf("exact-permit2 settle with the upto's nonce = %+v, %v", sb, err)
+	}
+	if got := balance(t, sellerB).Int64(); got != 0 {
+		t.Fatalf("seller B holds %d", got)
+	}
+	got, err := fac.Settlement(sa.TxHash)
+	if err != nil || !got.Settled() || got.Value != "1234" || !strings.EqualFold(got.To, sellerA.Hex()) {
+		t.Fatalf("look-up of the upto transaction = %+v, %v", got, err)
+	}
+	nb := evm.NonceBytes(nonce)
+	got, err = fac.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(nb[:]))
+	if err != nil || got.TxHash != sa.TxHash {
+		t.Fatalf("look-up by authorization = %+v, %v", got, err)
 	}
 }
