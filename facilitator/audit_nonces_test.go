@@ -3,7 +3,10 @@ package facilitator_test
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"math/big"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -75,7 +78,31 @@ func TestCrossSchemeNonce(t *testing.T) {
 			if err != nil || !got.Settled() {
 				t.Fatalf("look-up of (payer, N) = %+v, %v", got, err)
 			}
-			t.Logf("second settle: settled=%v error=%q tx=%s; look-up by (payer, N) answers tx %s to %s", sb.Settled(), sb.Error, sb.TxHash, got.TxHash, got.To)
+			if got.TxHash != sa.TxHash {
+				t.Fatalf("look-up of (payer, N) without a scheme = %+v, want A's %s", got, sa.TxHash)
+			}
+			// Over HTTP, scheme picks the authorization: none or exact is
+			// A's, upto or exact-permit2 B's; an unknown scheme is a 400.
+			for _, c := range []struct {
+				scheme string
+				status int
+				tx     string
+			}{{"", 200, sa.TxHash}, {"exact", 200, sa.TxHash}, {second, 200, sb.TxHash}, {"bogus", 400, ""}} {
+				q := url.Values{"network": {"cronos-testnet"}, "from": {b.Address.Hex()}, "nonce": {hexutil.Encode(n[:])}}
+				if c.scheme != "" {
+					q.Set("scheme", c.scheme)
+				}
+				resp, err := http.Get(api.URL + strings.TrimSuffix(x402.PathSettlements, "/") + "?" + q.Encode())
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out map[string]any
+				json.NewDecoder(resp.Body).Decode(&out)
+				resp.Body.Close()
+				if resp.StatusCode != c.status || (c.tx != "" && out["txHash"] != c.tx && out["transaction"] != c.tx) {
+					t.Fatalf("GET by authorization, scheme %q = %d %v; want %d %s", c.scheme, resp.StatusCode, out, c.status, c.tx)
+				}
+			}
 		})
 	}
 }

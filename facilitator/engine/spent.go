@@ -50,6 +50,10 @@ type NonceSpacer interface {
 // use a nonce).
 const NonceSpacePermit2 = "permit2"
 
+// NonceSpace is the nonce space of a scheme's authorizations on this
+// engine's network ("": EIP-3009's, NonceSpacePermit2).
+func (e *Engine) NonceSpace(scheme string) string { return e.spaceOf(scheme) }
+
 // spaceOf is the nonce space of a scheme's authorizations ("": EIP-3009).
 func (e *Engine) spaceOf(scheme string) string {
 	if s, ok := e.spentOf(scheme).(NonceSpacer); ok {
