@@ -73,6 +73,13 @@ func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string)
 	return b, c, reason
 }
 
+// verifyExtra is a verified payment whose answer names its payer and
+// carries the scheme's extra (batch-settlement: the channel's state).
+type verifyExtra interface {
+	VerifyPayer() string
+	VerifyExtra() map[string]any
+}
+
 // Verify checks a payment against the seller's requirements: the off-chain
 // checks, then (unless the network skips them) authorizationState, the
 // payer's balance and a simulated transfer in one RPC round trip.
@@ -92,10 +99,14 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 	if err != nil {
 		return nil, err
 	}
+	res := Valid()
 	if reason != "" {
-		return Invalid(reason), nil
+		res = Invalid(reason)
 	}
-	return Valid(), nil
+	if ve, ok := c.(verifyExtra); ok {
+		res.Payer, res.Extra = ve.VerifyPayer(), ve.VerifyExtra()
+	}
+	return res, nil
 }
 
 // Settle re-checks a payment as Verify does, submits transferWithAuthorization

@@ -454,10 +454,11 @@ func TestHealthAndSupported(t *testing.T) {
 	data, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	// The Cronos kind comes first, exactly as the interface shows it; the
-	// v2 kinds under the CAIP-2 id (upto, a v2 scheme, with the signer
-	// that settles it) and the signers follow for v2 sellers.
+	// v2 kinds under the CAIP-2 id (batch-settlement with its receiver
+	// authorizer, upto with the signer that settles it: v2 schemes) and the signers follow for v2 sellers.
 	signer := chain.Signer().Address.Hex()
-	if want := `{"kinds":[{"x402Version":1,"scheme":"exact","network":"cronos-testnet"},{"x402Version":2,"scheme":"exact","network":"eip155:338"},` +
+	if want := `{"kinds":[{"x402Version":1,"scheme":"exact","network":"cronos-testnet"},` +
+		`{"x402Version":2,"scheme":"batch-settlement","network":"eip155:338","extra":{"receiverAuthorizer":"` + signer + `"}},{"x402Version":2,"scheme":"exact","network":"eip155:338"},` +
 		`{"x402Version":2,"scheme":"upto","network":"eip155:338","extra":{"facilitatorAddress":"` + signer + `","name":"Bridged USDC (Stargate)","version":"1"}}],"extensions":["eip2612GasSponsoring"],"signers":{"eip155:*":["` + signer + `"]}}` + "\n"; string(data) != want {
 		t.Fatalf("supported = %s, want %s", data, want)
 	}

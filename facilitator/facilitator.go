@@ -261,7 +261,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			return nil, err
 		}
 		if b == nil {
-			continue // the scheme declined the network (upto without Permit2)
+			continue // the scheme declined the network (upto without Permit2, batch-settlement without its contracts)
 		}
 		if fl, ok := m.(scheme.Flavour); ok {
 			k := boundKey{n, fl.Of()}
@@ -271,7 +271,10 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		}
 		spents[m.Name()] = b.Spent()
 		key := m.Name()
-		if _, fl := m.(scheme.Flavour); spent == nil && !fl {
+		// The engine's default Spent and revert handler serve the records
+		// that name no scheme: exact's, whatever order the schemes
+		// registered in (batch-settlement registers before it).
+		if _, fl := m.(scheme.Flavour); !fl && (spent == nil || m.Name() == x402.SchemeExact) {
 			spent, key = b.Spent(), ""
 		}
 		if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {

@@ -60,6 +60,11 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		facilitator_dialect cronos|v1|v2
 //		facilitator_header <name> <value>
 //		settle before|after
+//		scheme exact|upto
+//		meter json <dotted path> <unit price>
+//		meter_max_bytes <size>
+//		gas_sponsoring eip2612|off
+//		asset_transfer eip3009|permit2
 //		asset <address>
 //		decimals <n>
 //		eip712_name <name>
@@ -194,6 +199,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Errf("x402: refusal_cache: %q is not a positive duration such as 30s", d.Val())
 			}
 			h.RefusalTTL = caddy.Duration(ttl)
+			continue
+		}
+		if handled, err := h.unmarshalMeterOption(d, opt); handled {
+			if err != nil {
+				return err
+			}
 			continue
 		}
 		v, err := httpx.OneArg(d)

@@ -195,6 +195,9 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 
 	lost := &lostPayment{next: next, id: id, payment: payment, pid: pid}
+	if h.upto() {
+		return h.serveUpto(w, r, next, req, payment, refusal, id, pid, lost)
+	}
 	if h.settleAfter {
 		res, ok, err := h.reservePayment(w, r, req, payment, refusal, lost)
 		if !ok {

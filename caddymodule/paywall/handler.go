@@ -200,6 +200,11 @@ type Handler struct {
 	// (package access).
 	access.Window
 
+	// Metering is the route's scheme (exact or upto) and, for upto, how
+	// the charge is read from the answer: scheme, meter and
+	// meter_max_bytes (upto.go).
+	Metering
+
 	// Discovery is what the route declares for discovery: input_schema,
 	// input_example, body_type, output_schema, output_example and
 	// discovery (discovery.go).
@@ -220,6 +225,7 @@ type Handler struct {
 	settleWait  time.Duration  // the x402 app's settle_timeout, with the embedded facilitator
 	pricing     pricing        // the payment options and the offers of the route's prices
 	settleAfter bool
+	uptoRemote  *uptoRemote // an upto route's remote facilitator address, learnt at its first request
 	v2          v2State
 	disc        discoveryState
 	mcp         *mcpState // the MCP route's priced tools; nil for other routes
@@ -297,6 +303,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 		h.pricing.options = append(h.pricing.options, opt)
 	}
+	if err := h.provisionUpto(); err != nil {
+		return err
+	}
 	h.initV2()
 	if h.Facilitator != "" && !app.Validating() {
 		h.checkRemoteNetworks()
@@ -320,6 +329,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.metrics.label = amount + " to " + strings.ToLower(h.PayTo)
 	}
 	if err := initMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return err
+	}
+	if err := initMeterMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return err
 	}
 	if err := h.provisionAccess(ctx); err != nil {
@@ -462,6 +474,9 @@ func (h *Handler) Validate() error {
 	if h.Facilitator != "" && !strings.HasPrefix(h.Facilitator, "http://") && !strings.HasPrefix(h.Facilitator, "https://") {
 		return fmt.Errorf("x402: facilitator %q must be an http:// or https:// URL", h.Facilitator)
 	}
+	if err := h.validateMetering(); err != nil {
+		return err
+	}
 	if err := h.validateDiscovery(); err != nil {
 		return err
 	}
@@ -494,6 +509,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if isPreflight(r) {
 		return next.ServeHTTP(w, r) // a CORS preflight is never charged
 	}
+	if err := h.ensureUpto(); err != nil {
+		return err
+	}
 	off, err := h.offerFor(r)
 	if err != nil {
 		return h.priceFailed(err)
@@ -514,7 +532,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// garbage and the upstream can be told who pays in settle-after mode.
 	payment, err := facilitator.DecodePaymentHeader(header)
 	if err == nil {
-		err = payment.ParsePayload()
+		err = h.parsePayment(payment)
 	}
 	if err != nil {
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, invalidReason(err))

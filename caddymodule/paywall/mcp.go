@@ -158,6 +158,9 @@ func (h *Handler) validateMCP() error {
 	if h.Window.Access != 0 {
 		return errors.New("x402: access windows are not supported on an MCP route (mcp_tool): each tool call is paid")
 	}
+	if h.upto() || h.AssetTransfer == AssetTransferPermit2 {
+		return errors.New("x402: an MCP route (mcp_tool) takes exact payments by EIP-3009: remove scheme upto and asset_transfer permit2 (each tool call is paid its price)")
+	}
 	seen := map[string]bool{}
 	for _, t := range h.MCPTools {
 		switch {

@@ -195,6 +195,13 @@ func (st *pageState) dataFor(o *offer) (paywallpage.Data, error) {
 	d.Description, d.MimeType, d.PayTo = reqs.Description, reqs.MimeType, reqs.PayTo
 	d.Price, d.Amount, d.Decimals, d.Symbol, d.TokenName = first.Price, first.Amount, first.Decimals, first.Symbol, first.TokenName
 	d.Asset, d.Network, d.ChainID, d.Explorer = first.Asset, first.Network, first.ChainID, first.Explorer
+	d.Scheme = reqs.Scheme
+	if d.Scheme == "" {
+		d.Scheme = SchemeExact
+	}
+	if v2 := o.parts[0].v2; d.Scheme == SchemeUpto || (v2 != nil && v2.Extra["assetTransferMethod"] == AssetTransferPermit2) {
+		d.Permit2 = true
+	}
 	cfg.pageChainConfig = cfg.Options[0]
 	b, err := json.Marshal(cfg)
 	if err != nil {
@@ -353,6 +360,7 @@ func (p *PaywallPage) servePage(w http.ResponseWriter, r *http.Request, o *offer
 		d.Resource = reqs.Resource
 	}
 	d.PaymentRequired = paywallpage.JSONForScript(bytes.TrimSpace(body))
+	pageV2(&d, w.Header().Get(x402.HeaderPaymentRequired))
 	var buf bytes.Buffer
 	csp, err := paywallpage.Render(st.tmpl, &buf, d)
 	if err != nil {
@@ -370,4 +378,19 @@ func (p *PaywallPage) servePage(w http.ResponseWriter, r *http.Request, o *offer
 	w.WriteHeader(http.StatusPaymentRequired)
 	_, err = w.Write(buf.Bytes())
 	return true, err
+}
+
+// pageV2 gives the page the 402's version 2 PaymentRequired (the
+// PAYMENT-REQUIRED header already set), which a Permit2 route is paid
+// with; without it such a route is unpayable from the page, and says so.
+func pageV2(d *paywallpage.Data, header string) {
+	var v2 json.RawMessage
+	if header != "" && x402.DecodeBase64JSON(header, &v2) == nil && len(v2) > 0 && v2[0] == '{' {
+		d.PaymentRequiredV2 = paywallpage.JSONForScript(v2)
+		return
+	}
+	if d.Permit2 {
+		d.Unpayable = fmt.Sprintf("This route is paid through Permit2 with x402 version 2 (at most %s %s), and its answer carries no version 2 requirements for this page to sign. "+
+			"Pay with an x402 version 2 client: @x402/fetch with @x402/evm, or caddy x402 pay --approve-permit2 <RPC URL>.", d.Price, d.Symbol)
+	}
 }

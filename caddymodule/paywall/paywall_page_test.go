@@ -17,6 +17,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	paywallpage "github.com/caddy-x402/caddy-x402/caddymodule/paywall/page"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -300,4 +301,40 @@ func TestPageChainFactsWithoutApp(t *testing.T) {
 			t.Errorf("%s: %+v, want chain %d, name %q, %d RPC URLs, no explorer", tt.network, f, tt.chainID, tt.name, tt.rpc)
 		}
 	}
+}
+
+// TestPageV2: the page carries the 402's version 2 PaymentRequired for
+// the script, made safe inside <script>; a Permit2 route without it is
+// unpayable from the page and says why; an EIP-3009 route without it is
+// paid by version 1 as before.
+func TestPageV2(t *testing.T) {
+	header, err := x402.EncodeBase64JSON(map[string]any{"x402Version": 2, "error": "</script><b>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name      string
+		permit2   bool
+		header    string
+		wantV2    string
+		unpayable bool
+	}{
+		{"permit2 with v2", true, header, `{"error":"\u003c/script\u003e\u003cb\u003e","x402Version":2}`, false},
+		{"permit2 without v2", true, "", "", true},
+		{"permit2 with a bad header", true, "!!", "", true},
+		{"eip3009 without v2", false, "", "", false},
+	} {
+		d := paywallpageData(tc.permit2)
+		pageV2(&d, tc.header)
+		if string(d.PaymentRequiredV2) != tc.wantV2 || (d.Unpayable != "") != tc.unpayable {
+			t.Errorf("%s: v2 %q unpayable %q", tc.name, d.PaymentRequiredV2, d.Unpayable)
+		}
+		if tc.unpayable && !strings.Contains(d.Unpayable, "This route is paid through Permit2 with x402 version 2 (at most 0.01 devUSDC.e)") {
+			t.Errorf("%s: %q", tc.name, d.Unpayable)
+		}
+	}
+}
+
+func paywallpageData(permit2 bool) paywallpage.Data {
+	return paywallpage.Data{Price: "0.01", Symbol: "devUSDC.e", Permit2: permit2}
 }

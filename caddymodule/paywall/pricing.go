@@ -45,6 +45,9 @@ type payOption struct {
 	decimalsKnown bool
 	chainID       int64
 	canon         string // the network's name as canonNetwork gives it
+	// extraV2 is added to the v2 requirements' extra (upto: the
+	// facilitator's address and the Permit2 transfer method).
+	extraV2 map[string]any
 }
 
 // offer is the payment options of one price: what a 402 lists, and what
@@ -71,6 +74,12 @@ func newOfferPart(o *payOption, amount string) (offerPart, error) {
 	p.reqs.MaxAmountRequired = amount
 	if o.caip2 != "" {
 		v2 := p.reqs.V2(o.caip2)
+		if len(o.extraV2) > 0 && v2.Extra == nil {
+			v2.Extra = map[string]any{}
+		}
+		for k, v := range o.extraV2 {
+			v2.Extra[k] = v
+		}
 		p.v2 = &v2
 	}
 	r := p.reqs

@@ -51,6 +51,9 @@ func (h *Handler) initV2() {
 	if h.declaresPaymentID() {
 		h.v2.extensions[x402.ExtPaymentIdentifier] = x402.DeclarePaymentIdentifier(h.PaymentIdentifier == PaymentIDRequired)
 	}
+	if h.GasSponsoring == GasSponsoringEIP2612 {
+		h.v2.extensions[x402.ExtEIP2612GasSponsoring] = eip2612Declaration()
+	}
 }
 
 // isPreflight reports a CORS preflight: it is never charged.

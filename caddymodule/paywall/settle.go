@@ -64,6 +64,15 @@ func notSent(err error) bool {
 // it: the transaction may already be broadcast, and the facilitator bounds
 // the wait itself.
 func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilitator.Reservation) (*facilitator.SettleResponse, error) {
+	if res != nil {
+		return h.settleBy(r, req, res.Settle)
+	}
+	return h.settleBy(r, req, func(ctx context.Context) (*facilitator.SettleResponse, error) { return h.client.Settle(ctx, req) })
+}
+
+// settleBy runs a settle call (of the facilitator, or of a reservation)
+// as settle describes, timed and logged.
+func (h *Handler) settleBy(r *http.Request, req *facilitator.Request, call func(context.Context) (*facilitator.SettleResponse, error)) (*facilitator.SettleResponse, error) {
 	ctx := context.WithoutCancel(r.Context())
 	if h.settleWait > 0 {
 		// The app's current settle_timeout, even when the facilitator was
@@ -73,13 +82,7 @@ func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilit
 		defer cancel()
 	}
 	settleStart := time.Now()
-	var sr *facilitator.SettleResponse
-	var err error
-	if res != nil {
-		sr, err = res.Settle(ctx)
-	} else {
-		sr, err = h.client.Settle(ctx, req)
-	}
+	sr, err := call(ctx)
 	h.metrics.timeSettle(h.pricing.saleOf(r), settleStart)
 	if err != nil {
 		h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, failedReason(err))

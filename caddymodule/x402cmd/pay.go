@@ -60,6 +60,11 @@ type PayOptions struct {
 	MCPTool string
 	// MCPArgs is --args: the tool's arguments, a JSON object.
 	MCPArgs string
+	// ApprovePermit2 is --approve-permit2 RPC_URL: before paying an upto
+	// route, approve Permit2 on its token for the key (one transaction
+	// through this JSON-RPC endpoint, skipped when the allowance covers
+	// the maximum).
+	ApprovePermit2 string
 
 	// Resolved from the options above.
 	wallet *common.Address
@@ -195,6 +200,7 @@ cookie without paying or signing in.
 	f.StringVar(&o.CookieJar, "cookie-jar", "", "keep cookies (the seller's access cookie) in this JSON file, mode 0600: sent when they match the URL, saved when set")
 	f.StringVar(&o.MCPTool, "mcp-tool", "", "URL is an MCP endpoint (streamable HTTP): call this tool, paying it with x402 over MCP")
 	f.StringVar(&o.MCPArgs, "args", "", "the --mcp-tool's arguments, a JSON object")
+	f.StringVar(&o.ApprovePermit2, "approve-permit2", "", "before paying an upto route, approve Permit2 on its token for the key: one transaction sent through this JSON-RPC URL, once per token and wallet (skipped when the allowance covers the maximum)")
 	f.BoolVar(&o.NoSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }

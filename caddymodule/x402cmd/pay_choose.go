@@ -78,7 +78,7 @@ func sameNetwork(offered, wanted string) bool {
 }
 
 // chooseV2 picks the first entry of accepts this buyer can pay: scheme
-// exact, an eip155 network (the given chain id's and network's, when they
+// exact or upto (its amount is the maximum), an eip155 network (the given chain id's and network's, when they
 // are given), a valid amount within maxAmount.
 func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64, network string) (x402.RequirementsV2, *big.Int, error) {
 	var why []string
@@ -86,7 +86,7 @@ func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64, 
 		id, ok := x402.ParseCAIP2(a.Network)
 		value, err := x402.ParseAmount(a.Amount)
 		switch {
-		case a.Scheme != x402.SchemeExact:
+		case a.Scheme != x402.SchemeExact && a.Scheme != x402.SchemeUpto:
 			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
 		case !ok:
 			why = append(why, fmt.Sprintf("%s: not an eip155 network", a.Network))

@@ -33,17 +33,30 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	if opts.Extensions, err = paymentIDExtensions(pr.Extensions, o.PaymentID, stderr); err != nil {
 		return err
 	}
-	header, payment, err := exact.CreatePaymentV2(key, accepted, pr.Resource, opts)
-	if err != nil {
-		return fmt.Errorf("signing the payment: %w", err)
+	var header string
+	if accepted.Scheme == x402.SchemeUpto {
+		if header, err = payUpto(ctx, key, accepted, pr.Resource, value, o, stderr); err != nil {
+			return err
+		}
+	} else {
+		h, payment, err := exact.CreatePaymentV2(key, accepted, pr.Resource, opts)
+		if err != nil {
+			return fmt.Errorf("signing the payment: %w", err)
+		}
+		header = h
+		fmt.Fprintf(stderr, "x402: paying %s smallest units of %s on %s from %s to %s (x402 version 2)\n",
+			value, accepted.Asset, accepted.Network, payment.Authorization.From.Hex(), accepted.PayTo)
 	}
-	fmt.Fprintf(stderr, "x402: paying %s smallest units of %s on %s from %s to %s (x402 version 2)\n",
-		value, accepted.Asset, accepted.Network, payment.Authorization.From.Hex(), accepted.PayTo)
 	resp, data, err := do(x402.HeaderPaymentSignature, header)
 	if err != nil {
 		return err
 	}
 	settlement := resp.Header.Get(x402.HeaderPaymentResponseV2)
+	if settlement == "" {
+		// An upto route that settles after its answer sends the receipt
+		// as a trailer.
+		settlement = resp.Trailer.Get(x402.HeaderPaymentResponseV2)
+	}
 	if settlement != "" {
 		fmt.Fprintf(stderr, "x402: settlement (PAYMENT-RESPONSE):\n%s\n", decodePaymentResponse(settlement))
 	}

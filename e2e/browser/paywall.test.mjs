@@ -30,6 +30,13 @@ const SELLER = '0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e';
 const PRICE_UNITS = 10000n; // price 0.01 with 6 decimals
 const EXPLORER = 'https://explorer.example.test/testnet';
 const START_CHAIN = 1; // the wallet starts on another chain, so the page must switch
+// The metered routes (scheme upto, 0.000002 a token, at most 0.01) answer
+// these usages: charges of 642 and 200 smallest units.
+const METERED_TOKENS = 321;
+const SPONSORED_TOKENS = 100;
+const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
+const UPTO_PROXY = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
+const EXACT_PROXY = '0x402085c248EeA27D92E8b30b2C58ed07f9E20001';
 
 // Paid HTML with its own style sheet, style attributes (one of them must
 // outrank a more specific rule of the sheet, as inline styles do) and a
@@ -170,6 +177,67 @@ http://127.0.0.1:${sitePort} {
 		header Content-Type application/json
 		respond \`{"edition":"{path}","from":"{http.x402.from}","until":"{http.x402.access_until}","via":"{http.x402.access_via}","tx":"{http.x402.tx_hash}"}\`
 	}
+	x402 /metered/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Metered answer"
+		mime_type application/json
+		scheme upto
+		meter json usage.total_tokens 0.000002
+	}
+	handle /metered/* {
+		header Content-Type application/json
+		respond \`{"answer":"42","usage":{"total_tokens":${METERED_TOKENS}}}\`
+	}
+	x402 /after/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Metered answer, settled after it"
+		mime_type application/json
+		scheme upto
+		meter json usage.total_tokens 0.000002
+		settle after
+	}
+	handle /after/* {
+		header Content-Type application/json
+		respond \`{"answer":"44","usage":{"total_tokens":${METERED_TOKENS}}}\`
+	}
+	x402 /unused/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Metered answer that used nothing"
+		mime_type application/json
+		scheme upto
+		meter json usage.total_tokens 0.000002
+	}
+	handle /unused/* {
+		header Content-Type application/json
+		respond \`{"answer":"cached","usage":{"total_tokens":0}}\`
+	}
+	x402 /sponsored/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Metered answer, approval sponsored"
+		mime_type application/json
+		scheme upto
+		meter json usage.total_tokens 0.000002
+		gas_sponsoring eip2612
+	}
+	handle /sponsored/* {
+		header Content-Type application/json
+		respond \`{"answer":"43","usage":{"total_tokens":${SPONSORED_TOKENS}}}\`
+	}
+	x402 /permit2/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Any ERC-20 through Permit2"
+		mime_type application/json
+		asset_transfer permit2
+	}
+	handle /permit2/* {
+		header Content-Type application/json
+		respond \`{"paid":{"tx_hash":"{http.x402.tx_hash}"}}\`
+	}
 	x402 /weekly/* {
 		pay_to ${SELLER}
 		price 0.01
@@ -230,7 +298,7 @@ after(async () => {
 // (EIP-1193 error 4001), opts.rejectOnce those refused the first time.
 function wallet(key, opts = {}) {
   const w = new ethers.Wallet(key);
-  const state = { chainId: START_CHAIN, known: new Set([START_CHAIN, ...(opts.known || [])]), calls: [], typedData: null, rejected: new Set() };
+  const state = { chainId: START_CHAIN, known: new Set([START_CHAIN, ...(opts.known || [])]), calls: [], typedData: null, typed: [], sent: [], rejected: new Set() };
   const fail = (code, message) => ({ error: { code, message } });
   async function handle(method, params) {
     state.calls.push(method);
@@ -269,10 +337,23 @@ function wallet(key, opts = {}) {
         assert.equal(params[0].toLowerCase(), w.address.toLowerCase());
         const td = JSON.parse(params[1]);
         state.typedData = td;
+        state.typed.push(td);
         const types = { ...td.types };
         delete types.EIP712Domain;
         return { result: await w.signTypedData(td.domain, types, td.message) };
       }
+      case 'eth_sendTransaction': {
+        // The wallet sends the transaction as it was asked, from its
+        // account on the devnet (it pays the gas).
+        const p = params[0];
+        assert.equal(p.from.toLowerCase(), w.address.toLowerCase());
+        if (state.chainId !== info.chainId) return fail(-32000, 'wallet is on another chain');
+        const tx = await w.connect(rpc).sendTransaction({ to: p.to, data: p.data });
+        state.sent.push({ to: p.to, data: p.data, hash: tx.hash });
+        return { result: tx.hash };
+      }
+      case 'eth_getTransactionReceipt':
+        return { result: await rpc.send('eth_getTransactionReceipt', params) };
       default:
         return fail(4200, `unsupported method ${method}`);
     }
@@ -711,6 +792,211 @@ test('one EIP-6963 wallet and no window.ethereum: it pays without a choice', asy
     assert.equal(before.buyer - afterPay.buyer, PRICE_UNITS);
     assert.equal(afterPay.seller - before.seller, PRICE_UNITS);
     assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+  }
+});
+
+// permit2Allowance is the token's allowance of Permit2 for owner.
+async function permit2Allowance(owner) {
+  const t = new ethers.Contract(info.token.address, ['function allowance(address,address) view returns (uint256)'], rpc);
+  return t.allowance(owner, PERMIT2);
+}
+
+// metered opens an upto (or Permit2) route's page, checks what it says
+// before paying, pays and returns what the page and the wallet did.
+async function payPermit2Page(w, urlPath, wantButton) {
+  const before = await balances(w.address);
+  const gasBefore = await rpc.getBalance(w.address);
+  const opened = await openPage(w, urlPath);
+  const { page, res } = opened;
+  assert.equal(res.status(), 402);
+  assert.equal(await page.$eval('#x402-pay', (e) => e.textContent), wantButton);
+  assert.equal(await page.$eval('#x402-steps li[data-step="approve"]', (e) => e.hidden), false, 'the Permit2 step is shown');
+  const status = await payAndWait(page);
+  const after = await balances(w.address);
+  return { ...opened, status, paid: before.buyer - after.buyer, got: after.seller - before.seller, gas: gasBefore - (await rpc.getBalance(w.address)) };
+}
+
+test('an upto route: the page sends the Permit2 approval, signs the permit for the maximum, shows the content and the charge, and the balance moves by exactly the metered charge', async () => {
+  const w = wallet(info.buyers[3].privateKey);
+  assert.equal(await permit2Allowance(w.address), 0n, 'the buyer starts without a Permit2 allowance');
+  const { ctx, page, seen, status, paid, got, gas } = await payPermit2Page(w, '/metered/ask', 'Pay at most 0.01 devUSDC.e with your wallet');
+  try {
+    assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
+    assert.equal(await page.$eval('#x402-atmost', (e) => e.textContent), 'at most');
+    await page.screenshot({ path: path.join(artifacts, '13-upto-paid.png'), fullPage: true });
+    // The approval: one transaction, approve(Permit2, max uint256) on the
+    // token, mined before the permit was signed.
+    assert.deepEqual(w.state.calls.filter((m) => !['eth_chainId', 'eth_getTransactionReceipt'].includes(m)),
+      ['eth_requestAccounts', 'wallet_switchEthereumChain', 'wallet_addEthereumChain', 'wallet_switchEthereumChain', 'eth_call', 'eth_call', 'eth_sendTransaction', 'eth_signTypedData_v4']);
+    assert.equal(w.state.sent.length, 1);
+    assert.equal(w.state.sent[0].to.toLowerCase(), info.token.address.toLowerCase());
+    assert.equal(w.state.sent[0].data, new ethers.Interface(['function approve(address,uint256)']).encodeFunctionData('approve', [PERMIT2, ethers.MaxUint256]));
+    assert.equal((await rpc.getTransactionReceipt(w.state.sent[0].hash)).status, 1);
+    assert.ok(gas > 0n, 'the buyer paid the approval\'s gas');
+    // The permit: Permit2's PermitWitnessTransferFrom for the maximum to
+    // the upto proxy, with the witness naming the facilitator.
+    const td = w.state.typedData;
+    assert.equal(td.primaryType, 'PermitWitnessTransferFrom');
+    assert.deepEqual(td.domain, { name: 'Permit2', chainId: info.chainId, verifyingContract: PERMIT2 });
+    assert.deepEqual(td.types.Witness, [{ name: 'to', type: 'address' }, { name: 'facilitator', type: 'address' }, { name: 'validAfter', type: 'uint256' }]);
+    assert.equal(td.message.permitted.amount, String(PRICE_UNITS));
+    assert.equal(td.message.permitted.token.toLowerCase(), info.token.address.toLowerCase());
+    assert.equal(td.message.spender, UPTO_PROXY);
+    assert.equal(td.message.witness.to.toLowerCase(), SELLER);
+    assert.equal(td.message.witness.facilitator.toLowerCase(), info.signer.address.toLowerCase());
+    assert.equal(td.message.witness.validAfter, '0');
+    // The content, and exactly the metered charge: 321 tokens at 0.000002.
+    const content = JSON.parse(await page.$eval('#x402-content', (e) => e.textContent));
+    assert.deepEqual(content, { answer: '42', usage: { total_tokens: METERED_TOKENS } });
+    const charge = BigInt(METERED_TOKENS * 2);
+    assert.equal(paid, charge, 'the buyer paid exactly the metered charge');
+    // The token spends the approval like any allowance: max uint256 less the charge.
+    assert.equal(await permit2Allowance(w.address), ethers.MaxUint256 - charge);
+    assert.equal(got, charge, 'the seller got exactly the metered charge');
+    assert.match(status.text, /Charged 0\.000642 devUSDC\.e of at most 0\.01 devUSDC\.e, in transaction 0x[0-9a-f]{64}/);
+    assert.equal(await page.$eval('#x402-charged', (e) => e.textContent), '0.000642 devUSDC.e (642 smallest units) of at most 0.01 devUSDC.e');
+    const tx = await page.$eval('#x402-tx', (e) => e.textContent);
+    assert.equal((await rpc.getTransactionReceipt(tx)).status, 1);
+    assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+  }
+  // A second payment finds the allowance: no transaction, one signature.
+  const w2 = wallet(info.buyers[3].privateKey);
+  const again = await payPermit2Page(w2, '/metered/again', 'Pay at most 0.01 devUSDC.e with your wallet');
+  try {
+    assert.equal(again.status.kind, 'ok', `payment status: ${again.status.text}`);
+    assert.ok(!w2.state.calls.includes('eth_sendTransaction'), 'no second approval');
+    assert.equal(w2.state.typed.length, 1);
+    assert.equal(again.paid, BigInt(METERED_TOKENS * 2));
+  } finally {
+    await again.ctx.close();
+  }
+});
+
+test('an upto route with gas_sponsoring eip2612: no approval transaction, the EIP-2612 permit is signed instead, and the buyer pays no gas', async () => {
+  const w = wallet(info.buyers[4].privateKey);
+  assert.equal(await permit2Allowance(w.address), 0n, 'the buyer starts without a Permit2 allowance');
+  const { ctx, page, seen, status, paid, got, gas } = await payPermit2Page(w, '/sponsored/ask', 'Pay at most 0.01 devUSDC.e with your wallet');
+  try {
+    assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
+    assert.ok(!w.state.calls.includes('eth_sendTransaction'), 'no transaction of the buyer');
+    assert.equal(gas, 0n, 'the buyer paid no gas');
+    assert.deepEqual(w.state.typed.map((t) => t.primaryType), ['Permit', 'PermitWitnessTransferFrom']);
+    const permit = w.state.typed[0];
+    assert.deepEqual({ ...permit.domain, verifyingContract: permit.domain.verifyingContract.toLowerCase() },
+      { name: info.token.name, version: info.token.version, chainId: info.chainId, verifyingContract: info.token.address.toLowerCase() });
+    assert.equal(permit.message.spender, PERMIT2);
+    assert.equal(permit.message.value, String(PRICE_UNITS));
+    assert.equal(permit.message.deadline, w.state.typed[1].message.deadline, 'the permit lasts as long as the payment');
+    const charge = BigInt(SPONSORED_TOKENS * 2);
+    assert.equal(paid, charge, 'the buyer paid exactly the metered charge');
+    assert.equal(got, charge, 'the seller got exactly the metered charge');
+    assert.match(status.text, /Charged 0\.0002 devUSDC\.e of at most 0\.01 devUSDC\.e/);
+    assert.equal(JSON.parse(await page.$eval('#x402-content', (e) => e.textContent)).answer, '43');
+    await page.screenshot({ path: path.join(artifacts, '14-upto-sponsored.png'), fullPage: true });
+    assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('an exact route with asset_transfer permit2: the page signs the Permit2 transfer of the price to the exact proxy', async () => {
+  // buyers[3] approved Permit2 in the upto test above.
+  const w = wallet(info.buyers[3].privateKey);
+  const { ctx, page, seen, status, paid, got } = await payPermit2Page(w, '/permit2/doc', 'Pay 0.01 devUSDC.e with your wallet');
+  try {
+    assert.equal(status.kind, 'ok', `payment status: ${status.text}`);
+    assert.ok(!w.state.calls.includes('eth_sendTransaction'), 'the allowance is there: no approval');
+    const td = w.state.typedData;
+    assert.equal(td.primaryType, 'PermitWitnessTransferFrom');
+    assert.equal(td.message.spender, EXACT_PROXY);
+    assert.deepEqual(td.types.Witness, [{ name: 'to', type: 'address' }, { name: 'validAfter', type: 'uint256' }]);
+    assert.deepEqual(td.message.witness, { to: td.message.witness.to, validAfter: '0' });
+    assert.equal(td.message.witness.to.toLowerCase(), SELLER);
+    assert.equal(paid, PRICE_UNITS, 'the buyer paid exactly the price');
+    assert.equal(got, PRICE_UNITS, 'the seller got exactly the price');
+    const tx = await page.$eval('#x402-tx', (e) => e.textContent);
+    assert.equal(JSON.parse(await page.$eval('#x402-content', (e) => e.textContent)).paid.tx_hash, tx);
+    assert.match(status.text, new RegExp(`Settled in transaction ${tx}`));
+    assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('an upto route that used nothing is charged nothing; one settled after its answer says the receipt is out of the page\'s reach and moves the metered charge', async () => {
+  // buyers[3] approved Permit2 in the upto test above.
+  const w = wallet(info.buyers[3].privateKey);
+  const zero = await payPermit2Page(w, '/unused/q', 'Pay at most 0.01 devUSDC.e with your wallet');
+  try {
+    assert.equal(zero.status.kind, 'ok', `payment status: ${zero.status.text}`);
+    assert.equal(zero.status.text, 'PaidCharged nothing (at most 0.01 devUSDC.e): the answer used nothing, so no transaction was sent.');
+    assert.equal(await zero.page.$eval('#x402-receipt-title', (e) => e.textContent), 'Nothing charged');
+    assert.equal(await zero.page.$eval('#x402-charged', (e) => e.textContent), '0 devUSDC.e (0 smallest units) of at most 0.01 devUSDC.e');
+    assert.equal(zero.paid, 0n);
+    assert.equal(zero.got, 0n);
+    assert.equal(JSON.parse(await zero.page.$eval('#x402-content', (e) => e.textContent)).answer, 'cached');
+    assertNoCSPViolations(zero.seen);
+  } finally {
+    await zero.ctx.close();
+  }
+  const sellerBefore = await token.balanceOf(SELLER);
+  const after = await payPermit2Page(wallet(info.buyers[3].privateKey), '/after/q', 'Pay at most 0.01 devUSDC.e with your wallet');
+  try {
+    assert.equal(after.status.kind, 'ok', `payment status: ${after.status.text}`);
+    assert.match(after.status.text, /You signed for at most 0\.01 devUSDC\.e\. This seller settles the charge when the answer ends and sends the receipt in an HTTP trailer, which a web page cannot read/);
+    assert.equal(JSON.parse(await after.page.$eval('#x402-content', (e) => e.textContent)).answer, '44');
+    const charge = BigInt(METERED_TOKENS * 2);
+    await waitFor('the settle after the answer', async () => (await token.balanceOf(SELLER)) - sellerBefore === charge, 20000);
+    assert.equal((await token.balanceOf(SELLER)) - sellerBefore, charge, 'exactly the metered charge, once');
+    assertNoCSPViolations(after.seen);
+  } finally {
+    await after.ctx.close();
+  }
+});
+
+test('an upto route: a declined approval says so and moves nothing', async () => {
+  const w = wallet(ethers.Wallet.createRandom().privateKey, { reject: ['eth_sendTransaction'] });
+  // A buyer with tokens but no allowance: the seller's minter would be
+  // needed to fund a fresh key, so this one reports a balance (the page
+  // reads it through the wallet) and has none on chain.
+  const { ctx, page } = await openPage({ ...w, handle: async (method, params) => {
+    if (method === 'eth_call' && params[0].data.startsWith('0x70a08231')) { w.state.calls.push(method); return { result: ethers.toBeHex(PRICE_UNITS, 32) }; }
+    return w.handle(method, params);
+  } }, '/metered/declined');
+  try {
+    const sellerBefore = await token.balanceOf(SELLER);
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'warn');
+    assert.equal(status.title, 'Approval declined');
+    assert.match(status.text, /You declined the Permit2 approval\. Nothing was sent and nothing was paid\./);
+    assert.equal(status.failedStep, 'Allow Permit2');
+    assert.ok(!w.state.calls.includes('eth_signTypedData_v4'), 'nothing is signed');
+    assert.equal(await token.balanceOf(SELLER), sellerBefore);
+  } finally {
+    await ctx.close();
+  }
+});
+
+test('an upto route, a wallet that cannot read the allowance: the page signs, and the seller\'s refusal says Permit2 needs approving; nothing moves', async () => {
+  // buyers[0] has tokens and never approved Permit2; its wallet fails
+  // the allowance read, so the page cannot know and does not ask.
+  const w = wallet(info.buyers[0].privateKey);
+  const { ctx, page } = await openPage({ ...w, handle: async (method, params) => {
+    if (method === 'eth_call' && params[0].data.startsWith('0xdd62ed3e')) { w.state.calls.push(method); return { error: { code: -32000, message: 'execution reverted' } }; }
+    return w.handle(method, params);
+  } }, '/metered/unapproved');
+  try {
+    const before = await balances(w.address);
+    const status = await payAndWait(page);
+    assert.equal(status.kind, 'error');
+    assert.equal(status.title, 'Payment refused');
+    assert.match(status.text, /The seller refused the payment: Permit2 allowance required: the payer must approve Permit2 \(0x000000000022D473030F116dDEE9F6B43aC78BA3\) on the token/);
+    assert.ok(!w.state.calls.includes('eth_sendTransaction'));
+    assert.deepEqual(await balances(w.address), before, 'nothing moved');
   } finally {
     await ctx.close();
   }

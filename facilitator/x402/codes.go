@@ -27,6 +27,10 @@ const (
 	// that was broadcast but not yet seen in a block; the answer carries
 	// the transaction hash.
 	CodeSettlementPending = "settlement_pending"
+	// CodeBatchPrefix starts every batch-settlement reason of @x402/evm
+	// 2.27; the scheme gives those codes as its reasons, so they are
+	// their own code.
+	CodeBatchPrefix = "invalid_batch_settlement_evm_"
 )
 
 // codeByText maps the Cronos texts (exact or by prefix) to reference codes.
@@ -55,6 +59,9 @@ var codeByText = []struct{ text, code string }{
 // text; def (unexpected_verify_error or unexpected_settle_error) when the
 // text has no code of its own.
 func CodeOf(text, def string) string {
+	if strings.HasPrefix(text, CodeBatchPrefix) {
+		return text // batch-settlement's reasons are the published codes themselves
+	}
 	for _, c := range codeByText {
 		if text == c.text || (strings.HasSuffix(c.text, ": ") && strings.HasPrefix(text, c.text)) ||
 			(!strings.HasSuffix(c.text, ": ") && strings.HasPrefix(text, c.text+":")) {

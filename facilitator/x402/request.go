@@ -145,6 +145,7 @@ func parseV2Request(payload, requirements json.RawMessage) (*Request, error) {
 		PaymentRequirements: r.V1(pp.Resource),
 		Dialect:             DialectV2,
 		Resource:            pp.Resource,
+		RequirementsV2:      &r,
 	}
 	if b, ok := pp.Extensions[ExtBazaar]; ok {
 		req.Bazaar, _ = json.Marshal(b)

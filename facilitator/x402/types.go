@@ -81,6 +81,9 @@ type VerifyResponse struct {
 	InvalidReason *string `json:"invalidReason"`
 	// Payer is the authorization's from, when the payment could be read.
 	Payer string `json:"payer,omitempty"`
+	// Extra is what a scheme adds to a valid answer (batch-settlement:
+	// the channel's state).
+	Extra map[string]any `json:"extra,omitempty"`
 }
 
 // Valid is the positive verify answer.
@@ -112,6 +115,9 @@ type SettleResponse struct {
 	Network     string  `json:"network"`
 	Timestamp   string  `json:"timestamp"`
 	Error       string  `json:"error,omitempty"`
+	// Extra is what a scheme adds to its answer (batch-settlement: the
+	// channel's state after a deposit or refund).
+	Extra map[string]any `json:"extra,omitempty"`
 }
 
 // Settled reports whether the response is payment.settled.
@@ -140,7 +146,8 @@ type SupportedKind struct {
 	Scheme      string `json:"scheme"`
 	Network     string `json:"network"`
 	// Extra is what the scheme announces for its requirements' extra
-	// (upto: facilitatorAddress, the token's name and version).
+	// (upto: facilitatorAddress, the token's name and version;
+	// batch-settlement: receiverAuthorizer).
 	Extra any `json:"extra,omitempty"`
 }
 

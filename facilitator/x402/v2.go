@@ -184,10 +184,11 @@ func DecodeBase64JSON(s string, v any) error {
 
 // ReferenceVerifyResponse is the verify answer of the reference dialects.
 type ReferenceVerifyResponse struct {
-	IsValid        bool   `json:"isValid"`
-	InvalidReason  string `json:"invalidReason,omitempty"`
-	InvalidMessage string `json:"invalidMessage,omitempty"`
-	Payer          string `json:"payer,omitempty"`
+	IsValid        bool           `json:"isValid"`
+	InvalidReason  string         `json:"invalidReason,omitempty"`
+	InvalidMessage string         `json:"invalidMessage,omitempty"`
+	Payer          string         `json:"payer,omitempty"`
+	Extra          map[string]any `json:"extra,omitempty"`
 }
 
 // ReferenceSettleResponse is the settle answer of the reference dialects
@@ -200,6 +201,8 @@ type ReferenceSettleResponse struct {
 	Network      string `json:"network"`
 	Payer        string `json:"payer,omitempty"`
 	Amount       string `json:"amount,omitempty"`
+	// Extra is the scheme's addition (batch-settlement: channelState).
+	Extra map[string]any `json:"extra,omitempty"`
 }
 
 // CronosSettleAnswer is the Cronos settle answer with the reference
@@ -229,7 +232,7 @@ func (s *SettleResponse) Cronos(payer string) *CronosSettleAnswer {
 // Reference returns the answer in a reference dialect, under the given
 // network id (the v1 name or the CAIP-2 id the request used).
 func (s *SettleResponse) Reference(payer, network string) *ReferenceSettleResponse {
-	out := &ReferenceSettleResponse{Success: s.Settled(), Transaction: s.TxHash, Network: network, Payer: payer}
+	out := &ReferenceSettleResponse{Success: s.Settled(), Transaction: s.TxHash, Network: network, Payer: payer, Extra: s.Extra}
 	if out.Payer == "" {
 		out.Payer = s.From
 	}
@@ -247,7 +250,10 @@ func (s *SettleResponse) Reference(payer, network string) *ReferenceSettleRespon
 
 // Reference returns the verify answer in a reference dialect.
 func (v *VerifyResponse) Reference(payer string) *ReferenceVerifyResponse {
-	out := &ReferenceVerifyResponse{IsValid: v.IsValid, Payer: payer}
+	out := &ReferenceVerifyResponse{IsValid: v.IsValid, Payer: payer, Extra: v.Extra}
+	if out.Payer == "" {
+		out.Payer = v.Payer
+	}
 	if !v.IsValid {
 		out.InvalidReason = CodeOf(v.Reason(), CodeUnexpectedVerifyError)
 		out.InvalidMessage = v.Reason()

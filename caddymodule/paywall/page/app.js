@@ -11,6 +11,13 @@
 // the wallet sign the EIP-3009 TransferWithAuthorization
 // (eth_signTypedData_v4), retries this URL with the X-PAYMENT header and
 // shows the paid content and the settlement from X-PAYMENT-RESPONSE.
+// A route that moves the token through Permit2 (scheme upto, or exact with
+// extra.assetTransferMethod "permit2") is paid with x402 version 2 from
+// #x402-payment-required-v2: the page reads the Permit2 allowance, has the
+// wallet approve Permit2 once (eth_sendTransaction) or, when the route
+// declares eip2612GasSponsoring, sign an EIP-2612 permit instead, then
+// sign Permit2's PermitWitnessTransferFrom as @x402/evm 2.27 does, sends
+// PAYMENT-SIGNATURE and shows the charge from PAYMENT-RESPONSE.
 // Nothing is loaded from elsewhere; it runs under the page's strict CSP.
 (function () {
   'use strict';
@@ -28,6 +35,8 @@
   var frameNonce = (document.currentScript && document.currentScript.getAttribute('data-frame-nonce')) || '';
 
   var paymentRequired = readJSON('x402-payment-required');
+  // The 402's x402 version 2 PaymentRequired: Permit2 routes are paid with it.
+  var paymentRequiredV2 = readJSON('x402-payment-required-v2');
   var baseCfg = readJSON('x402-config');
   // The ways to pay, one per network, in the seller's order; the
   // config's options follow the same order.
@@ -36,6 +45,12 @@
   var cfgOptions = (baseCfg.options && baseCfg.options.length) ? baseCfg.options : [baseCfg];
   var cfg = baseCfg;
   var req = accepts[0] || null;
+  // v2req is req's x402 version 2 requirements, when the 402 has them;
+  // permit2 tells that the payment moves the token through Permit2, upto
+  // that the price is a maximum and the charge what the answer used.
+  var v2req = null;
+  var permit2 = false;
+  var upto = false;
   var symbol = 'tokens';
   var decimals = 6;
 
@@ -94,6 +109,13 @@
     symbol = cfg.symbol || 'tokens';
     decimals = typeof cfg.decimals === 'number' ? cfg.decimals : 6;
     if (!req) return;
+    v2req = v2For(req, cfg);
+    upto = req.scheme === 'upto' || !!(v2req && v2req.scheme === 'upto');
+    permit2 = upto || !!(v2req && v2req.extra && v2req.extra.assetTransferMethod === 'permit2');
+    var approveStep = document.querySelector('#x402-steps li[data-step="approve"]');
+    if (approveStep) approveStep.hidden = !permit2;
+    var atMost = $('x402-atmost');
+    if (atMost) atMost.hidden = !upto;
     var amount = BigInt(req.maxAmountRequired);
     var price = formatUnits(amount, decimals);
     setText('x402-price', price);
@@ -104,7 +126,20 @@
     setText('x402-asset', req.asset);
     setText('x402-token', req.extra && req.extra.name ? req.extra.name + ' (' + symbol + ')' : symbol);
     setText('x402-foot-price', price + ' ' + symbol);
-    if (payButton && !busy) payButton.textContent = 'Pay ' + price + ' ' + symbol + ' with your wallet';
+    if (payButton && !busy) payButton.textContent = 'Pay ' + (upto ? 'at most ' : '') + price + ' ' + symbol + ' with your wallet';
+  }
+
+  // v2For finds the version 2 requirements of a version 1 option: the
+  // same scheme, the chain's CAIP-2 network and the same token.
+  function v2For(r, c) {
+    var list = paymentRequiredV2 && paymentRequiredV2.accepts;
+    if (!list || !list.length || !c.chainId) return null;
+    for (var i = 0; i < list.length; i++) {
+      var a = list[i];
+      if (a && a.network === 'eip155:' + c.chainId && (a.scheme || 'exact') === (r.scheme || 'exact') &&
+          typeof a.asset === 'string' && a.asset.toLowerCase() === String(r.asset).toLowerCase()) return a;
+    }
+    return null;
   }
 
   // ---- messages ----
@@ -386,10 +421,207 @@
     return btoa(JSON.stringify(payment));
   }
 
+  // ---- Permit2 (scheme upto, or exact with assetTransferMethod permit2) ----
+
+  // Canonical addresses, the same on every chain that has them.
+  var PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
+  var EXACT_PROXY = '0x402085c248EeA27D92E8b30b2C58ed07f9E20001';
+  var UPTO_PROXY = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
+  var MAX_UINT256_WORD = 'ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff';
+  var APPROVAL_WAIT_MS = 120000;
+  var PERMIT_TYPES = [
+    { name: 'owner', type: 'address' },
+    { name: 'spender', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' }
+  ];
+
+  function word(address) { return String(address).toLowerCase().replace(/^0x/, '').padStart(64, '0'); }
+
+  // readUint reads a uint256 view of the token through the wallet, or
+  // null when the wallet or the token cannot answer.
+  async function readUint(eth, data) {
+    var out;
+    try {
+      out = await call(eth, 'eth_call', [{ to: req.asset, data: data }, 'latest']);
+    } catch (err) {
+      return null;
+    }
+    if (typeof out !== 'string' || !/^0x[0-9a-fA-F]*$/.test(out) || out.length > 66) return null;
+    return out === '0x' ? null : BigInt(out);
+  }
+
+  function sponsorsEip2612() {
+    var ext = paymentRequiredV2 && paymentRequiredV2.extensions;
+    var extra = (v2req && v2req.extra) || {};
+    return !!(ext && ext.eip2612GasSponsoring && extra.name && extra.version);
+  }
+
+  // allowPermit2 makes sure Permit2 may move amount of the buyer's token.
+  // It returns null when it may (now, or after the approval transaction
+  // it had the wallet send), or the token's EIP-2612 nonce when the route
+  // sponsors the permit and the buyer signs one instead.
+  async function allowPermit2(eth, account, amount) {
+    var allowance = await readUint(eth, '0xdd62ed3e' + word(account) + word(PERMIT2));
+    // Unknown: go on; the seller refuses a payment without allowance and
+    // says so (PERMIT2_ALLOWANCE_REQUIRED).
+    if (allowance === null || allowance >= amount) return null;
+    if (sponsorsEip2612()) {
+      var nonce = await readUint(eth, '0x7ecebe00' + word(account));
+      if (nonce !== null) return nonce;
+    }
+    show('info', 'Allow Permit2 to move your ' + symbol + ' (one transaction)',
+      'This payment goes through Permit2 (' + PERMIT2 + '), the contract x402 uses to move tokens by signed permits. ' +
+      'Your wallet asks you to send one transaction to the token ' + req.asset + ': approve(Permit2, unlimited). ' +
+      'It moves no tokens and costs you a little gas in the chain\'s coin; afterwards Permit2 moves your ' + symbol +
+      ' only with a permit you sign, such as the one you sign next. It is needed once for this token.');
+    var tx;
+    try {
+      tx = await call(eth, 'eth_sendTransaction', [{ from: account, to: req.asset, data: '0x095ea7b3' + word(PERMIT2) + MAX_UINT256_WORD }]);
+    } catch (err) {
+      if (errorCode(err) === 4001) {
+        throw new PaymentError('approve', 'Approval declined',
+          'You declined the Permit2 approval. Nothing was sent and nothing was paid. Press the button to try again.', 'warn');
+      }
+      throw new PaymentError('approve', 'Your wallet could not send the approval', errorText(err) + '. Nothing was paid.');
+    }
+    show('info', 'Waiting for the approval…', 'Transaction ' + tx + ' approves Permit2 on ' + req.asset + '; waiting for its block.');
+    var end = Date.now() + APPROVAL_WAIT_MS;
+    while (Date.now() < end) {
+      var rc = null;
+      try { rc = await call(eth, 'eth_getTransactionReceipt', [tx]); } catch (err) { /* ask again */ }
+      if (rc && rc.status !== undefined && rc.status !== null) {
+        if (Number(rc.status) === 1) return null;
+        throw new PaymentError('approve', 'The approval failed', 'Transaction ' + tx + ' reverted: Permit2 is not approved and nothing was paid.');
+      }
+      await sleep(1000);
+    }
+    throw new PaymentError('approve', 'Approval not confirmed yet',
+      'Transaction ' + tx + ' is not in a block yet. Nothing was paid. Press the button again once your wallet shows it confirmed.', 'warn');
+  }
+
+  // signTyped has the wallet sign EIP-712 typed data.
+  async function signTyped(eth, account, typed, what) {
+    try {
+      return await call(eth, 'eth_signTypedData_v4', [account, JSON.stringify(typed)]);
+    } catch (err) {
+      if (errorCode(err) === 4001) {
+        throw new PaymentError('sign', 'Signature rejected',
+          'You rejected the ' + what + ' in your wallet. Nothing was paid. Press the button to try again.', 'warn');
+      }
+      throw new PaymentError('sign', 'Your wallet could not sign', errorText(err));
+    }
+  }
+
+  // signEip2612 signs the token's EIP-2612 permit of amount to Permit2
+  // until deadline and returns the payment's eip2612GasSponsoring
+  // extension, as @x402/evm 2.27's client builds it: the facilitator
+  // submits the permit with the settle, so the buyer sends no transaction.
+  async function signEip2612(eth, account, amount, nonce, deadline) {
+    var extra = v2req.extra;
+    show('info', 'Sign a permit for Permit2 (no transaction, no gas)',
+      'The seller sponsors the approval: your wallet asks you to sign an EIP-2612 permit letting Permit2 (' + PERMIT2 + ') move up to ' +
+      formatUnits(amount, decimals) + ' ' + symbol + ' of yours; the seller submits it with the payment. Then you sign the payment itself.');
+    var message = { owner: account, spender: PERMIT2, value: String(amount), nonce: String(nonce), deadline: String(deadline) };
+    var signature = await signTyped(eth, account, {
+      types: { EIP712Domain: DOMAIN_TYPES, Permit: PERMIT_TYPES },
+      primaryType: 'Permit',
+      domain: { name: extra.name, version: extra.version, chainId: Number(cfg.chainId), verifyingContract: v2req.asset },
+      message: message
+    }, 'permit for Permit2');
+    return { eip2612GasSponsoring: { info: {
+      from: account, asset: v2req.asset, spender: PERMIT2, amount: String(amount),
+      nonce: String(nonce), deadline: String(deadline), signature: signature, version: '1'
+    } } };
+  }
+
+  // signPermit2 has the wallet sign Permit2's PermitWitnessTransferFrom of
+  // amount to the x402 proxy of the route's scheme, as @x402/evm 2.27's
+  // clients do (validAfter 0, a random 256-bit nonce), and returns the
+  // PAYMENT-SIGNATURE header: Base64 JSON of the version 2 PaymentPayload.
+  async function signPermit2(eth, account, amount, deadline, extensions) {
+    var facilitator = upto ? v2req.extra && v2req.extra.facilitatorAddress : '';
+    if (upto && !/^0x[0-9a-fA-F]{40}$/.test(facilitator || '')) {
+      throw new PaymentError('sign', 'Cannot sign',
+        "The seller's requirements do not name the facilitator that settles (extra.facilitatorAddress). Nothing was paid. Tell the seller.");
+    }
+    var rnd = new Uint8Array(32);
+    crypto.getRandomValues(rnd);
+    var witness = { to: v2req.payTo, validAfter: '0' };
+    var witnessTypes = [{ name: 'to', type: 'address' }];
+    if (upto) {
+      witness = { to: v2req.payTo, facilitator: facilitator, validAfter: '0' };
+      witnessTypes.push({ name: 'facilitator', type: 'address' });
+    }
+    witnessTypes.push({ name: 'validAfter', type: 'uint256' });
+    var auth = {
+      from: account,
+      permitted: { token: v2req.asset, amount: String(amount) },
+      spender: upto ? UPTO_PROXY : EXACT_PROXY,
+      nonce: BigInt(hex(rnd)).toString(),
+      deadline: String(deadline),
+      witness: witness
+    };
+    show('info', 'Sign the payment',
+      upto ? 'Your wallet asks you to sign a Permit2 permit of at most ' + formatUnits(amount, decimals) + ' ' + symbol + ' to ' + v2req.payTo +
+        '. You are charged what the answer uses, at most that; nothing for a failed answer.'
+        : 'Your wallet asks you to sign a Permit2 transfer of ' + formatUnits(amount, decimals) + ' ' + symbol + ' to ' + v2req.payTo + '.');
+    var signature = await signTyped(eth, account, {
+      types: {
+        EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }],
+        PermitWitnessTransferFrom: [
+          { name: 'permitted', type: 'TokenPermissions' },
+          { name: 'spender', type: 'address' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+          { name: 'witness', type: 'Witness' }
+        ],
+        TokenPermissions: [{ name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' }],
+        Witness: witnessTypes
+      },
+      primaryType: 'PermitWitnessTransferFrom',
+      domain: { name: 'Permit2', chainId: Number(cfg.chainId), verifyingContract: PERMIT2 },
+      message: auth
+    }, 'payment');
+    var payment = {
+      x402Version: 2,
+      resource: paymentRequiredV2.resource,
+      accepted: v2req,
+      payload: { signature: signature, permit2Authorization: auth }
+    };
+    if (extensions) payment.extensions = extensions;
+    return base64JSON(payment);
+  }
+
+  // base64JSON is Base64 of JSON's UTF-8 (a description may hold any
+  // character; btoa takes only Latin-1).
+  function base64JSON(v) {
+    var bytes = new TextEncoder().encode(JSON.stringify(v));
+    var bin = '';
+    for (var i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]);
+    return btoa(bin);
+  }
+
+  // payPermit2 signs a Permit2 payment of amount (after the approval or
+  // the sponsored permit it needs) and returns its header.
+  async function payPermit2(eth, account, amount) {
+    if (!v2req) {
+      throw new PaymentError('sign', 'Cannot pay here',
+        "This route is paid through Permit2 with x402 version 2, and this page has no version 2 requirements for it. Nothing was paid. Pay with an x402 version 2 client.");
+    }
+    setStep('approve', 'active');
+    var deadline = Math.floor(Date.now() / 1000) + (Number(v2req.maxTimeoutSeconds) > 0 ? Number(v2req.maxTimeoutSeconds) : 300);
+    var nonce = await allowPermit2(eth, account, amount);
+    setStep('sign', 'active');
+    var extensions = nonce === null ? undefined : await signEip2612(eth, account, amount, nonce, deadline);
+    return signPermit2(eth, account, amount, deadline, extensions);
+  }
+
   // ---- the paid request ----
 
   function decodeSettlement(res) {
-    var h = res.headers.get('X-PAYMENT-RESPONSE');
+    var h = res.headers.get('PAYMENT-RESPONSE') || res.headers.get('X-PAYMENT-RESPONSE');
     if (!h) return null;
     try {
       var b64 = h.trim().replace(/-/g, '+').replace(/_/g, '/');
@@ -402,14 +634,18 @@
 
   function sleep(ms) { return new Promise(function (r) { setTimeout(r, ms); }); }
 
-  async function submit(header) {
+  // submit retries this URL with the payment: X-PAYMENT (version 1) or
+  // PAYMENT-SIGNATURE (version 2, v2 true).
+  async function submit(header, v2) {
     var accept = req.mimeType || '*/*';
+    var headers = { 'Accept': accept };
+    headers[v2 ? 'PAYMENT-SIGNATURE' : 'X-PAYMENT'] = header;
     for (var attempt = 0; ; attempt++) {
       var res;
       try {
         res = await fetch(location.href, {
           method: 'GET',
-          headers: { 'X-PAYMENT': header, 'Accept': accept },
+          headers: headers,
           cache: 'no-store',
           credentials: 'same-origin'
         });
@@ -476,6 +712,41 @@
       link.hidden = false;
     }
     if (from) el('x402-from', 'code').textContent = from;
+  }
+
+  // showCharge shows an upto payment's charge from the settlement (its
+  // amount in smallest units, at most the maximum) in the receipt and
+  // returns it, or '' when the answer carried no settlement.
+  function showCharge(s, max) {
+    if (!s || !s.success || typeof s.amount !== 'string' || !/^[0-9]+$/.test(s.amount)) return '';
+    var v = BigInt(s.amount);
+    var dd = $('x402-charged');
+    if (dd) {
+      dd.textContent = formatUnits(v, decimals) + ' ' + symbol + ' (' + v + ' smallest units) of at most ' + formatUnits(max, decimals) + ' ' + symbol;
+      dd.hidden = false;
+      var dt = $('x402-charged-label');
+      if (dt) dt.hidden = false;
+      if (receiptBox) receiptBox.hidden = false;
+      if (v === 0n) {
+        var title = $('x402-receipt-title');
+        if (title) title.textContent = 'Nothing charged';
+        el('x402-tx', 'code').textContent = 'none (nothing to move)';
+        if (s.payer) el('x402-from', 'code').textContent = s.payer;
+      }
+    }
+    return v.toString();
+  }
+
+  // chargeText tells what an upto payment charged.
+  function chargeText(s, tx, max, charged) {
+    var most = formatUnits(max, decimals) + ' ' + symbol;
+    if (charged === '0') return 'Charged nothing (at most ' + most + '): the answer used nothing, so no transaction was sent.';
+    if (charged) {
+      return 'Charged ' + formatUnits(BigInt(charged), decimals) + ' ' + symbol + ' of at most ' + most +
+        (tx ? ', in transaction ' + tx + (s.blockNumber !== undefined ? ' (block ' + s.blockNumber + ')' : '') : '') + '.';
+    }
+    return 'You signed for at most ' + most + '. This seller settles the charge when the answer ends and sends the receipt in an HTTP trailer, ' +
+      'which a web page cannot read: your wallet\'s activity shows the transaction.';
   }
 
   // ---- paid HTML in the frame ----
@@ -719,29 +990,38 @@
       setStep('chain', 'active');
       await ensureChain(eth);
 
-      step = 'sign';
-      setStep('sign', 'active');
+      step = permit2 ? 'approve' : 'sign';
+      setStep(step, 'active');
       var amount = BigInt(req.maxAmountRequired);
       await checkBalance(eth, account, amount);
-      show('info', 'Sign the payment', 'Your wallet asks you to sign a transfer of ' + formatUnits(amount, decimals) + ' ' + symbol + ' to ' + req.payTo + '.');
-      var header = await sign(eth, account);
+      var header;
+      if (permit2) {
+        header = await payPermit2(eth, account, amount);
+      } else {
+        show('info', 'Sign the payment', 'Your wallet asks you to sign a transfer of ' + formatUnits(amount, decimals) + ' ' + symbol + ' to ' + req.payTo + '.');
+        header = await sign(eth, account);
+      }
 
       step = 'settle';
       setStep('settle', 'active');
-      show('info', 'Settling…', 'The seller is settling your payment on chain.');
-      var out = await submit(header);
+      show('info', 'Settling…', upto ? 'The seller is answering and will settle what the answer used, at most ' + formatUnits(amount, decimals) + ' ' + symbol + '.'
+        : 'The seller is settling your payment on chain.');
+      var out = await submit(header, permit2);
       var s = out.settlement;
-      if (s && (s.txHash || s.transaction)) showTx(s.txHash || s.transaction, s.blockNumber, s.payer || s.from, !!s.success);
+      var tx = s && (s.txHash || s.transaction);
+      if (tx) showTx(tx, s.blockNumber, s.payer || s.from, !!s.success);
+      var charged = upto ? showCharge(s, amount) : '';
       if (out.res.status >= 400) {
-        setStep('settle', s && s.success ? 'done' : 'failed');
+        var settledSome = s && s.success && !(upto && charged === '0');
+        setStep('settle', settledSome ? 'done' : 'failed');
         show('error', 'The seller answered ' + out.res.status,
-          s && s.success ? 'Your payment was settled but the content failed; contact the seller with the transaction hash.' : 'No payment was taken.');
+          settledSome ? 'Your payment was settled but the content failed; contact the seller with the transaction hash.' : 'No payment was taken.');
         await showContent(out.res);
         return;
       }
       setStep('settle', 'done');
-      show('ok', 'Paid', s && (s.txHash || s.transaction)
-        ? 'Settled in transaction ' + (s.txHash || s.transaction) + (s.blockNumber !== undefined ? ' (block ' + s.blockNumber + ')' : '') + '.'
+      show('ok', 'Paid', upto ? chargeText(s, tx, amount, charged)
+        : tx ? 'Settled in transaction ' + tx + (s.blockNumber !== undefined ? ' (block ' + s.blockNumber + ')' : '') + '.'
         : 'Here is your content.');
       showAccess(out.res);
       if (payButton) payButton.hidden = true;

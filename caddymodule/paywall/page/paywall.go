@@ -4,6 +4,12 @@
 // wallet (window.ethereum), switches it to the payment's chain, has it sign
 // the EIP-3009 authorization (eth_signTypedData_v4), retries the request
 // with the X-PAYMENT header and shows the paid content and the transaction.
+// A route that moves the token through Permit2 (scheme upto, or exact
+// with asset_transfer permit2) is paid with x402 version 2: the wallet
+// approves Permit2 once (eth_sendTransaction) or signs an EIP-2612 permit
+// when the route sponsors it, then signs Permit2's
+// PermitWitnessTransferFrom, and the page shows the charge from
+// PAYMENT-RESPONSE.
 //
 // Nothing is loaded from elsewhere: the script and the style sheet are
 // inlined with a per-response nonce that the page's Content-Security-Policy
@@ -64,6 +70,18 @@ type Data struct {
 	// Explorer is the block explorer's base URL (a transaction is at
 	// Explorer + "/tx/" + hash), or "".
 	Explorer string
+	// Scheme is the route's x402 scheme: "exact", or "upto" (the price is
+	// a maximum; the charge is what the answer used).
+	Scheme string
+	// Permit2 is true when a payment moves the token through Permit2
+	// (scheme upto, or exact with asset_transfer permit2): the buyer's
+	// wallet approves Permit2 once, or signs an EIP-2612 permit when the
+	// route sponsors it, and signs a Permit2 witness transfer.
+	Permit2 bool
+	// Unpayable, when set, says why this page cannot pay the route (a
+	// Permit2 route whose 402 lacks its x402 version 2 requirements): the
+	// built-in page shows it instead of its pay button.
+	Unpayable string
 	// Error is the 402 answer's error: "X-PAYMENT header is required" for
 	// a first visit, or why a payment was refused.
 	Error string
@@ -88,6 +106,12 @@ type Data struct {
 	// paymentRequirements, accepts), for a
 	// <script type="application/json" id="x402-payment-required"> element.
 	PaymentRequired template.JS
+	// PaymentRequiredV2 is the 402's x402 version 2 PaymentRequired (the
+	// PAYMENT-REQUIRED header decoded: accepts with the v2 requirements,
+	// resource, extensions), or {} when the route has none, for a
+	// <script type="application/json" id="x402-payment-required-v2">
+	// element. The script pays Permit2 routes with it.
+	PaymentRequiredV2 template.JS
 	// Options are the ways to pay, one per network, in the order of the
 	// 402's accepts; the fields above are the first's. The built-in page
 	// offers a choice when there are several.
@@ -125,6 +149,7 @@ type Option struct {
 // give the built-in style sheet and everything the script needs.
 const base = `{{define "x402_style"}}<style nonce="{{.Nonce}}">{{.Style}}</style>{{end}}` +
 	`{{define "x402_scripts"}}<script type="application/json" id="x402-payment-required">{{.PaymentRequired}}</script>` +
+	`<script type="application/json" id="x402-payment-required-v2">{{.PaymentRequiredV2}}</script>` +
 	`<script type="application/json" id="x402-config">{{.Config}}</script>` +
 	`<script nonce="{{.Nonce}}" data-frame-nonce="{{.FrameNonce}}">{{.Script}}</script>{{end}}`
 
@@ -179,7 +204,7 @@ func ParseFile(path string) (*template.Template, error) {
 }
 
 func sample() Data {
-	d := Data{Price: "0.01", Amount: "10000", Decimals: 6, Symbol: "tokens", Network: "example",
+	d := Data{Scheme: "exact", Price: "0.01", Amount: "10000", Decimals: 6, Symbol: "tokens", Network: "example",
 		Asset: "0x0000000000000000000000000000000000000000", PayTo: "0x0000000000000000000000000000000000000000"}
 	d.Options = []Option{{Network: d.Network, Price: d.Price, Amount: d.Amount, Decimals: d.Decimals, Symbol: d.Symbol, Asset: d.Asset}}
 	d.finish()
@@ -202,6 +227,9 @@ func (d *Data) finish() {
 	}
 	if d.Config == "" {
 		d.Config = "{}"
+	}
+	if d.PaymentRequiredV2 == "" {
+		d.PaymentRequiredV2 = "{}"
 	}
 }
 

@@ -1,0 +1,365 @@
+package paywall
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"mime"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// errUptoUpgrade refuses a connection takeover on an upto route: what
+// goes through an upgraded connection cannot be metered.
+var errUptoUpgrade = errors.New("x402: an upto route does not carry connection upgrades: what goes through them cannot be metered")
+
+type meterState int
+
+const (
+	meterIdle      meterState = iota // nothing from the upstream yet
+	meterPassing                     // status >= 400: through, nothing charged
+	meterHolding                     // settle before: the answer is held until the charge is known
+	meterStreaming                   // the answer goes through (settled before, or settled after it ends)
+	meterDropped                     // the payment failed: the paywall answered, the upstream's answer is dropped
+)
+
+// meterWriter runs between the upstream and the buyer for an upto
+// payment: it takes the charge from the answer (Settlement-Overrides, the
+// meter, else the maximum) and settles it, before the answer goes out
+// (settle before: held, at most meter_max_bytes of it) or after it ended
+// (settle after: streamed as it comes, flushed per write for server-sent
+// events, the receipt in a trailer).
+type meterWriter struct {
+	*caddyhttp.ResponseWriterWrapper
+	h     *Handler
+	r     *http.Request
+	req   *facilitator.Request
+	res   *facilitator.Reservation // the payment held by the embedded facilitator, or nil
+	id    string
+	rec   *redemption
+	rule  chargeRule
+	after bool
+	max   int // meter_max_bytes
+
+	mu       sync.Mutex
+	state    meterState
+	status   int
+	sse      bool
+	charge   *big.Int // known from the header (or: no meter, the maximum)
+	source   string
+	meter    *meterReader // nil when the charge is known or there is no meter
+	held     bytes.Buffer // settle before: the answer held
+	trailer  string       // settle after: the receipt's trailer name
+	upgraded bool
+}
+
+func (h *Handler) newMeterWriter(w http.ResponseWriter, r *http.Request, req *facilitator.Request, res *facilitator.Reservation, id string, rec *redemption) *meterWriter {
+	return &meterWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
+		h: h, r: r, req: req, res: res, id: id, rec: rec, rule: h.chargeRuleOf(r), after: h.settleAfter, max: h.maxBytes()}
+}
+
+// WriteHeader decides, at the upstream's status, how the answer goes.
+func (mw *meterWriter) WriteHeader(status int) {
+	mw.mu.Lock()
+	defer mw.mu.Unlock()
+	mw.writeHeader(status)
+}
+
+func (mw *meterWriter) writeHeader(status int) {
+	if mw.state != meterIdle {
+		return
+	}
+	hdr := mw.ResponseWriter.Header()
+	if status >= 100 && status < 200 && status != http.StatusSwitchingProtocols {
+		mw.ResponseWriter.WriteHeader(status)
+		return
+	}
+	override := hdr.Get(HeaderSettlementOverrides)
+	hdr.Del(HeaderSettlementOverrides)
+	if status == http.StatusSwitchingProtocols {
+		mw.state, mw.upgraded = meterDropped, true
+		return
+	}
+	if status >= 400 {
+		mw.state = meterPassing
+		mw.ResponseWriter.WriteHeader(status)
+		return
+	}
+	mw.status = status
+	ct, _, _ := mime.ParseMediaType(hdr.Get("Content-Type"))
+	mw.sse = ct == "text/event-stream"
+	if override != "" {
+		if v, err := parseOverride(override, mw.rule.max, mw.rule.decimals); err != nil {
+			mw.h.logger.Warn("the upstream's Settlement-Overrides header cannot be read; ignored (the meter, else the maximum, decides the charge)",
+				zap.String("value", x402.Clip(override, 128)), zap.Error(err))
+		} else {
+			mw.charge, mw.source = mw.h.capCharge(mw.r, v, mw.rule.max, ChargeHeader), ChargeHeader
+		}
+	}
+	if mw.charge == nil {
+		if mw.rule.unit == nil {
+			mw.charge, mw.source = new(big.Int).Set(mw.rule.max), ChargeMaximum
+		} else if mw.after || mw.sse {
+			// Settle before keeps a JSON body whole (held) and reads it at
+			// its end; everything else is read as it goes by.
+			mw.meter = newMeterReader(mw.h.Meter.Path, mw.max, mw.sse)
+		}
+	}
+	if mw.after {
+		hdr.Del("Content-Length")
+		mw.trailer = httpx.HeaderPaymentResponse
+		if _, v2 := mw.h.paymentHeader(mw.r); v2 {
+			mw.trailer = x402.HeaderPaymentResponseV2
+		}
+		hdr.Add("Trailer", mw.trailer)
+		mw.state = meterStreaming
+		mw.ResponseWriter.WriteHeader(status)
+		return
+	}
+	if mw.charge != nil {
+		mw.settleBefore(false)
+		return
+	}
+	mw.state = meterHolding
+}
+
+// settleBefore settles the charge and lets the held answer out (complete:
+// all of it), or answers the failure instead. The caller holds mu.
+func (mw *meterWriter) settleBefore(complete bool) {
+	h := mw.h
+	sr, err := mw.settle()
+	switch {
+	case err != nil:
+		mw.state = meterDropped
+		clearHeader(mw.ResponseWriter.Header())
+		_ = h.facilitatorFailed(mw.ResponseWriter, "settled", err)
+		return
+	case sr.Settled():
+		h.settled(mw.ResponseWriter, mw.r, sr)
+		if complete {
+			// The whole answer is held: say how long it is.
+			mw.ResponseWriter.Header().Set("Content-Length", fmt.Sprint(mw.held.Len()))
+		}
+		mw.state = meterStreaming
+		mw.ResponseWriter.WriteHeader(mw.status)
+		if mw.held.Len() > 0 {
+			_, _ = mw.ResponseWriter.Write(mw.held.Bytes())
+			mw.held = bytes.Buffer{}
+		}
+	case sr.Error == facilitator.ErrTextPending:
+		mw.state = meterDropped
+		clearHeader(mw.ResponseWriter.Header())
+		_ = h.pending(mw.ResponseWriter, mw.r, sr.TxHash)
+	default:
+		mw.state = meterDropped
+		clearHeader(mw.ResponseWriter.Header())
+		_ = h.settleRefused(mw.ResponseWriter, mw.r, sr)
+	}
+}
+
+// settle settles the charge: the record first says settling, then what
+// the facilitator answered. The caller holds mu.
+func (mw *meterWriter) settle() (*facilitator.SettleResponse, error) {
+	h, rec, charge := mw.h, mw.rec, mw.charge
+	h.metrics.metered(h.pricing.saleOf(mw.r), mw.source, charge)
+	rec.State, rec.Updated = redeemSettling, time.Now()
+	if err := h.redeem.Store().Put(mw.id, rec); err != nil {
+		return nil, fmt.Errorf("x402: writing the redemption store: %w", err)
+	}
+	sr, err := h.settleCharge(mw.r, mw.req, mw.res, charge)
+	switch {
+	case err != nil:
+		h.settleFailed(mw.id, err)
+		return nil, err
+	case sr.Settled():
+		if sr.Value == "" {
+			sr.Value = charge.String() // a charge of 0 moves nothing: no transaction
+		}
+		h.metrics.revenue(h.pricing.saleOf(mw.r), sr)
+		setSettled(rec, redeemDelivered, sr)
+		if err := h.redeem.Store().Put(mw.id, rec); err != nil {
+			h.logger.Error("marking an upto payment delivered failed; a retry could get the resource again",
+				zap.String("id", mw.id), zap.Error(err))
+		}
+	case sr.Error == facilitator.ErrTextPending:
+		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
+		_ = h.redeem.Store().Put(mw.id, rec)
+	default:
+		_ = h.redeem.Store().Delete(mw.id)
+	}
+	return sr, nil
+}
+
+// Write meters the answer and passes it on, holds it, or drops it.
+func (mw *meterWriter) Write(p []byte) (int, error) {
+	mw.mu.Lock()
+	defer mw.mu.Unlock()
+	if mw.state == meterIdle {
+		mw.writeHeader(http.StatusOK)
+	}
+	switch mw.state {
+	case meterPassing:
+		return mw.ResponseWriter.Write(p)
+	case meterHolding:
+		if mw.meter != nil {
+			mw.meter.write(p)
+		}
+		if mw.held.Len()+len(p) <= mw.max {
+			return mw.held.Write(p)
+		}
+		// Too long to hold: the meter cannot read the whole answer, so
+		// the charge is the maximum, settled now; the rest streams.
+		mw.h.logger.Warn("the upstream's answer is longer than meter_max_bytes, so the meter cannot read it; charging the maximum",
+			zap.Int("meter_max_bytes", mw.max), zap.String("uri", mw.r.RequestURI))
+		mw.charge, mw.source, mw.meter = new(big.Int).Set(mw.rule.max), ChargeMaximum, nil
+		mw.settleBefore(false)
+		if mw.state != meterStreaming {
+			return len(p), nil
+		}
+		return mw.ResponseWriter.Write(p)
+	case meterStreaming:
+		if mw.meter != nil {
+			mw.meter.write(p)
+		}
+		n, err := mw.ResponseWriter.Write(p)
+		if err == nil && mw.sse {
+			err = http.NewResponseController(mw.ResponseWriter).Flush()
+			if errors.Is(err, http.ErrNotSupported) {
+				err = nil
+			}
+		}
+		return n, err
+	}
+	return len(p), nil // dropped
+}
+
+// ReadFrom is Write for io.Copy, so that the meter sees every byte.
+func (mw *meterWriter) ReadFrom(src io.Reader) (int64, error) {
+	return io.CopyBuffer(writerOnly{mw}, src, make([]byte, 32<<10))
+}
+
+type writerOnly struct{ io.Writer }
+
+// FlushError flushes what goes through; a held answer stays held.
+func (mw *meterWriter) FlushError() error {
+	mw.mu.Lock()
+	defer mw.mu.Unlock()
+	if mw.state != meterStreaming && mw.state != meterPassing {
+		return nil
+	}
+	return http.NewResponseController(mw.ResponseWriter).Flush()
+}
+
+// Flush implements http.Flusher.
+func (mw *meterWriter) Flush() { _ = mw.FlushError() }
+
+// Hijack is refused: an upgraded connection cannot be metered.
+func (mw *meterWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return nil, nil, errUptoUpgrade
+}
+
+// holding reports whether the answer is held, nothing of it sent.
+func (mw *meterWriter) holding() bool {
+	mw.mu.Lock()
+	defer mw.mu.Unlock()
+	return mw.state == meterHolding
+}
+
+// finish ends the answer after the upstream returned: settles a held
+// answer (settle before) or the streamed one (settle after), and answers
+// what the upstream left unanswered.
+func (mw *meterWriter) finish(upstreamErr error) error {
+	mw.mu.Lock()
+	defer mw.mu.Unlock()
+	h := mw.h
+	if mw.state == meterIdle {
+		if upstreamErr != nil {
+			return upstreamErr // nothing answered, nothing charged: the error handler answers
+		}
+		mw.writeHeader(http.StatusOK) // an empty answer
+	}
+	switch mw.state {
+	case meterPassing:
+		return upstreamErr
+	case meterDropped:
+		if mw.upgraded {
+			h.logger.Warn("the upstream switched protocols on an upto route; refused, nothing charged", zap.String("uri", mw.r.RequestURI))
+			return caddyhttp.Error(http.StatusBadGateway, errUptoUpgrade)
+		}
+		return nil
+	case meterHolding:
+		if upstreamErr != nil {
+			// The upstream broke off before its answer was complete:
+			// nothing went out, nothing is charged.
+			h.logger.Warn("the upstream's answer broke off on an upto route; nothing charged", zap.Error(upstreamErr))
+			return upstreamErr
+		}
+		mw.charge, mw.source = mw.chargeAtEnd(false)
+		mw.settleBefore(true)
+		return nil
+	}
+	// Streaming: settled before (done), or settle after now.
+	if !mw.after {
+		return upstreamErr
+	}
+	mw.charge, mw.source = mw.chargeAtEnd(upstreamErr != nil && mw.r.Context().Err() == nil)
+	sr, err := mw.settle()
+	switch {
+	case err != nil:
+		h.logger.Error("settling an upto payment after its answer failed; the answer went out unpaid",
+			zap.String("id", mw.id), zap.String("charge", mw.charge.String()), zap.Error(err))
+		h.setFailedResponse(mw.ResponseWriter, mw.r, &facilitator.SettleResponse{Event: facilitator.EventFailed,
+			Network: h.pricing.saleOf(mw.r).network(), Error: facilitator.MessageOf(err), Timestamp: facilitator.Timestamp(time.Now())})
+	case sr.Settled():
+		h.settled(mw.ResponseWriter, mw.r, sr)
+	default:
+		h.logger.Error("an upto payment was not settled after its answer went out",
+			zap.String("id", mw.id), zap.String("charge", mw.charge.String()), zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
+		h.setFailedResponse(mw.ResponseWriter, mw.r, sr)
+	}
+	return upstreamErr
+}
+
+// chargeAtEnd is the charge of an answer that has ended: the header's,
+// else the meter's reading, else the maximum. An answer the upstream
+// broke off (broken; not the buyer hanging up) without a header or a
+// reading is charged nothing.
+func (mw *meterWriter) chargeAtEnd(broken bool) (*big.Int, string) {
+	if mw.charge != nil && (mw.source == ChargeHeader || !broken) {
+		return mw.charge, mw.source
+	}
+	var count *big.Rat
+	ok := false
+	switch {
+	case mw.meter != nil:
+		count, ok = mw.meter.result()
+	case mw.rule.unit != nil && mw.state == meterHolding:
+		count, ok = jsonNumberAt(mw.held.Bytes(), mw.meterPath())
+	}
+	if ok {
+		return mw.h.capCharge(mw.r, mw.rule.metered(count), mw.rule.max, ChargeMeter), ChargeMeter
+	}
+	if broken {
+		mw.h.logger.Warn("the upstream's answer broke off before the meter read it; nothing charged", zap.String("uri", mw.r.RequestURI))
+		return new(big.Int), ChargeNone
+	}
+	if mw.rule.unit != nil {
+		mw.h.logger.Warn("the meter found no number in the upstream's answer; charging the maximum",
+			zap.String("path", mw.h.Meter.Path), zap.String("uri", mw.r.RequestURI))
+	}
+	return new(big.Int).Set(mw.rule.max), ChargeMaximum
+}
+
+func (mw *meterWriter) meterPath() []string { return newMeterReader(mw.h.Meter.Path, 0, false).path }

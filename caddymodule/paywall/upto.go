@@ -1,0 +1,382 @@
+package paywall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/ethereum/go-ethereum/common"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// Payment schemes a route can take.
+const (
+	// SchemeExact charges the price, whatever the upstream answers.
+	SchemeExact = "exact"
+	// SchemeUpto lets the buyer sign for a maximum (a Permit2 permit to
+	// the x402 upto proxy) and charges what the upstream's answer says
+	// was used (meter.go).
+	SchemeUpto = x402.SchemeUpto
+)
+
+// Metering is the scheme of a route and, for upto, how the charge is read
+// from the upstream's answer.
+type Metering struct {
+	// Scheme is the payment scheme: "exact" (default) charges the price;
+	// "upto" makes price (or amount) the maximum the buyer signs for and
+	// charges what was used: the upstream's Settlement-Overrides header
+	// ({"amount": "1234" | "$0.05" | "50%"}, removed from the answer),
+	// else the meter, else the maximum. Nothing is charged for an answer
+	// with a status of 400 or more. upto needs x402 version 2 buyers and
+	// a facilitator that lists upto for the network.
+	Scheme string `json:"scheme,omitempty"`
+
+	// Meter reads the charge of an upto payment from the answer's JSON
+	// when the upstream sends no Settlement-Overrides.
+	Meter *Meter `json:"meter,omitempty"`
+
+	// AssetTransfer is how an exact payment moves the token: "eip3009"
+	// (default, transferWithAuthorization) or "permit2" (a Permit2 witness
+	// transfer through the x402 exact proxy, for any ERC-20: the 402's
+	// extra says assetTransferMethod "permit2"; x402 version 2 only; the
+	// buyer approves Permit2 once). upto always moves it through Permit2.
+	AssetTransfer string `json:"asset_transfer,omitempty"`
+
+	// GasSponsoring is "eip2612" to declare the eip2612GasSponsoring
+	// extension in the 402 of an upto route: a buyer who has not approved
+	// Permit2 then signs an EIP-2612 permit of the token with its payment,
+	// which the facilitator submits with the settle (no approval
+	// transaction, no gas for the buyer). The token must have EIP-2612
+	// permit. Default: off.
+	GasSponsoring string `json:"gas_sponsoring,omitempty"`
+
+	// MeterMaxBytes bounds what the paywall keeps of an upto answer: the
+	// JSON body the meter reads (and, with settle before, the answer held
+	// until the charge is settled), or one server-sent event. Past it the
+	// meter cannot read the answer and the charge is the maximum (logged);
+	// an event over it is skipped. Default 1 MiB.
+	MeterMaxBytes int `json:"meter_max_bytes,omitempty"`
+}
+
+// upto reports whether the route takes upto payments.
+func (m *Metering) upto() bool { return m.Scheme == SchemeUpto }
+
+// maxBytes is MeterMaxBytes or its default.
+func (m *Metering) maxBytes() int {
+	if m.MeterMaxBytes > 0 {
+		return m.MeterMaxBytes
+	}
+	return DefaultMeterMaxBytes
+}
+
+// validateMetering checks the scheme's settings.
+func (h *Handler) validateMetering() error {
+	switch h.Scheme {
+	case "", SchemeExact, SchemeUpto:
+	default:
+		return fmt.Errorf("x402: scheme must be %q or %q, got %q", SchemeExact, SchemeUpto, h.Scheme)
+	}
+	if err := h.validateSponsoring(); err != nil {
+		return err
+	}
+	switch h.AssetTransfer {
+	case "", AssetTransferEIP3009:
+	case AssetTransferPermit2:
+		if h.upto() {
+			return errors.New("x402: asset_transfer is for scheme exact: upto always moves the token through Permit2")
+		}
+	default:
+		return fmt.Errorf("x402: asset_transfer must be %q or %q, got %q", AssetTransferEIP3009, AssetTransferPermit2, h.AssetTransfer)
+	}
+	if h.MeterMaxBytes < 0 {
+		return fmt.Errorf("x402: meter_max_bytes must not be negative, got %d", h.MeterMaxBytes)
+	}
+	if !h.upto() {
+		if h.Meter != nil || h.MeterMaxBytes != 0 {
+			return errors.New("x402: meter and meter_max_bytes are for scheme upto: an exact route charges its price whatever the answer")
+		}
+		return nil
+	}
+	if h.Meter != nil {
+		if err := h.Meter.validate(); err != nil {
+			return err
+		}
+	}
+	if h.Window.Access != 0 {
+		return errors.New("x402: access does not go with scheme upto: an upto payment pays for one metered answer, not for a time")
+	}
+	return nil
+}
+
+// unmarshalMeterOption reads scheme, meter and meter_max_bytes.
+func (h *Handler) unmarshalMeterOption(d *caddyfile.Dispenser, opt string) (bool, error) {
+	switch opt {
+	case "scheme":
+		v, err := httpx.OneArg(d)
+		if err != nil {
+			return true, err
+		}
+		h.Scheme = v
+	case "meter":
+		args := d.RemainingArgs()
+		if len(args) != 3 || args[0] != "json" {
+			return true, d.Errf("x402: meter takes json <dotted path> <unit price>, such as meter json usage.total_tokens 0.000002")
+		}
+		h.Meter = &Meter{Kind: args[0], Path: args[1], UnitPrice: args[2]}
+	case "asset_transfer":
+		v, err := httpx.OneArg(d)
+		if err != nil {
+			return true, err
+		}
+		h.AssetTransfer = v
+	case "gas_sponsoring":
+		v, err := httpx.OneArg(d)
+		if err != nil {
+			return true, err
+		}
+		h.GasSponsoring = v
+	case "meter_max_bytes":
+		v, err := httpx.OneArg(d)
+		if err != nil {
+			return true, err
+		}
+		n, err := parseByteSize(v)
+		if err != nil {
+			return true, d.Errf("x402: meter_max_bytes %q: %v", v, err)
+		}
+		h.MeterMaxBytes = n
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// parseByteSize reads a size: bytes, or with KiB, MiB (or KB, MB).
+func parseByteSize(s string) (int, error) {
+	mult := 1
+	for _, u := range []struct {
+		suffix string
+		mult   int
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"KB", 1000}, {"MB", 1000 * 1000}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil || n <= 0 || n > (1<<30)/mult {
+		return 0, errors.New("want a positive size up to 1 GiB, such as 1MiB or 65536")
+	}
+	return n * mult, nil
+}
+
+// provisionUpto makes the route's options upto ones: scheme upto, and the
+// extra the published clients need (assetTransferMethod permit2 and the
+// facilitator's address, which the buyer's permit names as the one that
+// may settle it), read from the facilitator's supported kinds.
+func (h *Handler) provisionUpto() error {
+	if !h.upto() {
+		return h.provisionExactPermit2()
+	}
+	if err := h.provisionSponsoring(); err != nil {
+		return err
+	}
+	if h.Facilitator != "" {
+		// A remote facilitator is asked for its address at the first
+		// request (upto_remote.go).
+		for i := range h.pricing.options {
+			opt := &h.pricing.options[i]
+			if opt.caip2 == "" {
+				return fmt.Errorf("x402: scheme upto on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
+			}
+			opt.reqs.Scheme = SchemeUpto
+		}
+		h.uptoRemote = &uptoRemote{}
+		return nil
+	}
+	if h.app == nil || h.app.Facilitator() == nil {
+		return errors.New("x402: scheme upto needs the x402 app's facilitator, or a remote facilitator")
+	}
+	fac := h.app.Facilitator()
+	for i := range h.pricing.options {
+		opt := &h.pricing.options[i]
+		addr := ""
+		if extra, ok := fac.SchemeExtra(opt.reqs.Network, SchemeUpto); ok {
+			var e struct {
+				FacilitatorAddress string `json:"facilitatorAddress"`
+			}
+			if b, err := json.Marshal(extra); err == nil && json.Unmarshal(b, &e) == nil && common.IsHexAddress(e.FacilitatorAddress) {
+				addr = common.HexToAddress(e.FacilitatorAddress).Hex()
+			}
+		}
+		if addr == "" {
+			return fmt.Errorf("x402: scheme upto on network %q: the facilitator does not offer upto there (the chain needs Permit2 %s and the x402 upto proxy %s, and the network a signer key)",
+				opt.reqs.Network, evm.Permit2Address.Hex(), evm.UptoPermit2ProxyAddress.Hex())
+		}
+		if opt.caip2 == "" {
+			return fmt.Errorf("x402: scheme upto on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
+		}
+		opt.reqs.Scheme = SchemeUpto
+		opt.extraV2 = map[string]any{"assetTransferMethod": "permit2", "facilitatorAddress": addr}
+	}
+	return nil
+}
+
+// parsePayment reads the payload of a payment for this route: EIP-3009 for
+// exact, a Permit2 witness transfer for upto, whose fields the paywall
+// keeps as an authorization (payer, witness.to, the permitted maximum,
+// validAfter, the deadline as validBefore, the nonce as 32 bytes) so that
+// its records, claims and refusals key it by payer and nonce as any other.
+func (h *Handler) parsePayment(payment *facilitator.Payment) error {
+	if !h.upto() {
+		err := payment.ParsePayload()
+		if err == nil || h.AssetTransfer != AssetTransferPermit2 {
+			return err
+		}
+		// A Permit2 route: the payload is a witness transfer through the
+		// x402 exact proxy.
+		return parsePermit2Payment(payment, false)
+	}
+	if payment.Scheme != SchemeUpto {
+		return &facilitator.InvalidPaymentError{Reason: facilitator.ReasonUnsupportedScheme(payment.Scheme)}
+	}
+	return parsePermit2Payment(payment, true)
+}
+
+// parsePermit2Payment reads a Permit2 payload (upto's, or exact's through
+// the exact proxy) into the payment's authorization fields.
+func parsePermit2Payment(payment *facilitator.Payment, upto bool) error {
+	raw, err := payment.PayloadJSON()
+	if err != nil {
+		return err
+	}
+	p, sig, err := evm.ParsePermit2Payload(raw, upto)
+	if err != nil {
+		return err
+	}
+	a := &payment.Authorization
+	a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce = p.From, p.To, p.Amount, p.ValidAfter, p.Deadline, evm.NonceBytes(p.Nonce)
+	payment.Signature, payment.Asset, payment.Value = sig, p.Token.Hex(), p.Amount.String()
+	return nil
+}
+
+// serveUpto serves a verified-to-be upto payment: verify at the maximum,
+// run the upstream with the answer metered (meter_writer.go), settle the
+// charge: before the answer goes out (settle before), or when it has
+// ended (settle after, the receipt in a trailer).
+func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte, id string, pid *paymentID, lost *lostPayment) (err error) {
+	res, ok, err := h.reservePayment(w, r, req, payment, refusal, lost)
+	if !ok {
+		return err
+	}
+	if res != nil {
+		defer res.Release() // nothing settled (an upstream error): nothing moved
+	}
+	sl := h.pricing.saleOf(r)
+	r.Header.Set(httpx.HeaderFrom, payment.Authorization.From.Hex())
+	r.Header.Set(httpx.HeaderValue, sl.part().reqs.MaxAmountRequired)
+	r.Header.Set(httpx.HeaderNetwork, sl.network())
+	mw := h.newMeterWriter(w, r, req, res, id, pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment),
+		ValidBefore: payment.Authorization.ValidBefore.String()}))
+	defer func() {
+		// reverse_proxy aborts an answer it cannot complete (the upstream
+		// broke off, or the buyer hung up) by panicking with
+		// http.ErrAbortHandler: what was streamed is charged by the rules
+		// of an answer that broke off, then the panic goes on.
+		// Held (settle before), nothing went out yet: the buyer gets a
+		// 502 instead, and nothing is charged.
+		if p := recover(); p != nil {
+			held := mw.holding()
+			_ = mw.finish(errAnswerAborted)
+			if held && p == http.ErrAbortHandler {
+				err = caddyhttp.Error(http.StatusBadGateway, errors.New("x402: the upstream's answer broke off before it was complete; nothing was charged"))
+				return
+			}
+			panic(p)
+		}
+	}()
+	return mw.finish(next.ServeHTTP(mw, r))
+}
+
+// errAnswerAborted is an answer aborted by a panic of the next handler.
+var errAnswerAborted = errors.New("x402: the answer was aborted")
+
+// chargeRule is how a route turns its answer into a charge on one option.
+type chargeRule struct {
+	max      *big.Int
+	decimals uint8
+	unit     *big.Rat // the meter's unit price in smallest units; nil without a meter
+}
+
+// chargeRuleOf is the rule of a request's sale.
+func (h *Handler) chargeRuleOf(r *http.Request) chargeRule {
+	sl := h.pricing.saleOf(r)
+	opt := &h.pricing.options[sl.opt]
+	max, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
+	if max == nil {
+		max = new(big.Int)
+	}
+	cr := chargeRule{max: max, decimals: opt.decimals}
+	if h.Meter != nil {
+		unit, _ := parseUnitPrice(h.Meter.UnitPrice) // validated
+		if h.pricing.whole {
+			unit = new(big.Rat).Mul(unit, new(big.Rat).SetInt(pow10(opt.decimals)))
+		}
+		cr.unit = unit
+	}
+	return cr
+}
+
+// metered is the charge of a meter reading: count x unit price, rounded
+// up to a smallest unit.
+func (cr chargeRule) metered(count *big.Rat) *big.Int {
+	return ceilRat(new(big.Rat).Mul(count, cr.unit))
+}
+
+// settleCharge settles an upto payment at its charge: the reservation
+// the embedded facilitator holds, or (a remote facilitator) the request
+// with the charge as its amount.
+func (h *Handler) settleCharge(r *http.Request, req *facilitator.Request, res *facilitator.Reservation, charge *big.Int) (*facilitator.SettleResponse, error) {
+	sreq := withAmount(req, charge.String())
+	if res == nil {
+		return h.settle(r, sreq, nil)
+	}
+	return h.settleBy(r, sreq, func(ctx context.Context) (*facilitator.SettleResponse, error) { return res.SettleAmount(ctx, charge) })
+}
+
+// withAmount is a copy of a request asking to settle amount (the charge),
+// as the x402 reference servers settle an upto payment: the requirements'
+// amount at settle is the charge.
+func withAmount(req *facilitator.Request, amount string) *facilitator.Request {
+	out := *req
+	out.PaymentRequirements.MaxAmountRequired = amount
+	if req.RequirementsV2 != nil {
+		v2 := *req.RequirementsV2
+		v2.Amount = amount
+		out.RequirementsV2 = &v2
+	}
+	return &out
+}
+
+// capCharge caps a charge at the maximum, logging a charge above it.
+func (h *Handler) capCharge(r *http.Request, charge, max *big.Int, source string) *big.Int {
+	if charge.Cmp(max) <= 0 {
+		return charge
+	}
+	h.logger.Warn("the upstream's answer asks for more than the buyer's maximum; charging the maximum",
+		zap.String("source", source), zap.String("charge", charge.String()), zap.String("maximum", max.String()),
+		zap.String("uri", r.RequestURI))
+	return new(big.Int).Set(max)
+}

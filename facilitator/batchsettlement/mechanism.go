@@ -1,0 +1,118 @@
+// Package batchsettlement is the x402 `batch-settlement` scheme (payment
+// channels) on EVM networks, facilitator side: verify of the deposit,
+// voucher and refund payloads and settle of deposit (through the network's
+// engine and journal), as @x402/evm 2.27's facilitator answers them. The
+// channel's typed data, calldata and reads come from package
+// facilitator/batch, which stays a leaf (the devnet imports it); this
+// package is the one that knows the engine and the network.
+package batchsettlement
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/engine"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+)
+
+// Scheme is the requirements' scheme of payment channels.
+const Scheme = "batch-settlement"
+
+func init() { scheme.Register(mechanism{}) }
+
+// mechanism is batch-settlement on eip155 (scheme.Mechanism).
+type mechanism struct{}
+
+func (mechanism) Name() string   { return Scheme }
+func (mechanism) Family() string { return "eip155" }
+
+// Bind readies batch-settlement on a network that has the settlement
+// contract and the ERC-3009 deposit collector at their canonical
+// addresses and a signer key (the receiver authorizer). Elsewhere it
+// declines (nil, nil), saying why in the log: the network serves its
+// other schemes.
+func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (scheme.Bound, error) {
+	log := env.Logger.With(zap.String("network", n.Cfg.Name))
+	if len(n.Cfg.SignerKeys) == 0 {
+		log.Info("batch-settlement not offered: the network has no signer key to authorize claims and refunds")
+		return nil, nil
+	}
+	var codes [2]hexutil.Bytes
+	elems := []rpc.BatchElem{
+		{Method: "eth_getCode", Args: []any{batch.SettlementAddress, "latest"}, Result: &codes[0]},
+		{Method: "eth_getCode", Args: []any{batch.ERC3009CollectorAddress, "latest"}, Result: &codes[1]},
+	}
+	if err := n.Pool.BatchShared(ctx, elems); err != nil {
+		log.Warn("batch-settlement not offered: the chain could not be asked for the contracts' code at start; restart when it answers", zap.Error(err))
+		return nil, nil
+	}
+	for i, a := range []common.Address{batch.SettlementAddress, batch.ERC3009CollectorAddress} {
+		if elems[i].Error != nil || len(codes[i]) == 0 {
+			log.Info("batch-settlement not offered: no contract at its canonical address", zap.String("address", a.Hex()))
+			return nil, nil
+		}
+	}
+	key := n.Cfg.SignerKeys[0]
+	return &bound{Network: n, env: env, authorizerKey: key, authorizer: crypto.PubkeyToAddress(key.PublicKey)}, nil
+}
+
+// bound is batch-settlement on one network (scheme.Bound).
+type bound struct {
+	*network.Network
+	env scheme.Env
+	// authorizerKey signs ClaimBatch and Refund for channels whose
+	// receiverAuthorizer is authorizer: the network's first signer key.
+	authorizerKey *ecdsa.PrivateKey
+	authorizer    common.Address
+}
+
+// Extra is what the requirements' extra must carry for a channel with this
+// facilitator: receiverAuthorizer, and the token's EIP-712 name and version
+// (the ERC-3009 deposit is signed under them).
+func (b *bound) Extra() any {
+	return map[string]any{"receiverAuthorizer": b.authorizer.Hex(), "name": b.Domain.Name, "version": b.Domain.Version}
+}
+
+// SupportedExtra is /supported's extra of the kind, as the published
+// facilitator's getExtra: the receiver authorizer.
+func (b *bound) SupportedExtra() any {
+	return map[string]any{"receiverAuthorizer": b.authorizer.Hex()}
+}
+
+// V2Only: x402 v1 has no batch-settlement; /supported lists it under the
+// CAIP-2 id only.
+func (b *bound) V2Only() bool { return true }
+
+// Spent reads a deposit's EIP-3009 authorization on the token: the ERC-3009
+// collector uses receiveWithAuthorization with the nonce
+// batch.ERC3009DepositNonce, so the token's authorizationState and
+// AuthorizationUsed log tell a deposit used.
+func (b *bound) Spent() engine.Spent { return depositSpent{token: b.Token} }
+
+// Recognize reads a mined deposit back: payer, the settlement contract (the
+// escrow) and the amount.
+func (b *bound) Recognize(to common.Address, input []byte) (from, payee common.Address, value *big.Int, ok bool) {
+	if to != batch.SettlementAddress || len(input) < 4 {
+		return common.Address{}, common.Address{}, nil, false
+	}
+	m, err := batch.ABI.MethodById(input)
+	if err != nil || m.Name != "deposit" {
+		return common.Address{}, common.Address{}, nil, false
+	}
+	if _, err := m.Inputs.Unpack(input[4:]); err != nil {
+		return common.Address{}, common.Address{}, nil, false
+	}
+	// The config is a static tuple, encoded in place: payer is the first
+	// word, the amount the eighth.
+	w := input[4:]
+	return common.BytesToAddress(w[12:32]), batch.SettlementAddress, new(big.Int).SetBytes(w[7*32 : 8*32]), true
+}
