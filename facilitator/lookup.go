@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -164,17 +165,23 @@ func (f *Facilitator) blockTime(ctx context.Context, n *network.Network, number 
 	return time.Unix(int64(head.Time), 0)
 }
 
-// usedOnChain asks each scheme bound to the network, in registration
-// order, whether (from, nonce) is an authorization of it used on chain
-// (exact: the token's authorizationState; upto: Permit2's nonceBitmap),
-// and finds the transaction of the first that says so.
-func (f *Facilitator) usedOnChain(ctx context.Context, n *network.Network, from common.Address, nonce [32]byte) (bool, common.Hash, error) {
+// lookupSchemes lists the schemes bound to the network, in registration
+// order, each followed by its flavours (exact through Permit2).
+func (f *Facilitator) lookupSchemes(n *network.Network) []string {
 	names := f.schemesOn(n)
 	for _, name := range names {
 		for _, fb := range f.flavours[boundKey{n, name}] {
 			names = append(names, fb.m.Name())
 		}
 	}
+	return names
+}
+
+// usedOnChain asks each of the schemes names bound to the network, in registration
+// order, whether (from, nonce) is an authorization of it used on chain
+// (exact: the token's authorizationState; upto: Permit2's nonceBitmap),
+// and finds the transaction of the first that says so.
+func (f *Facilitator) usedOnChain(ctx context.Context, n *network.Network, names []string, from common.Address, nonce [32]byte) (bool, common.Hash, error) {
 	for _, name := range names {
 		used, tx, err := n.Engine.UsedBySchemes(ctx, name, from, nonce)
 		if err != nil || used {
@@ -191,8 +198,8 @@ func (f *Facilitator) usedOnChain(ctx context.Context, n *network.Network, from 
 // transaction, ErrSettledElsewhere. A chain that cannot be reached, or a
 // use whose transaction is not found, is an error that is not
 // ErrSettlementNotFound.
-func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
-	used, tx, err := f.usedOnChain(ctx, n, from, nonce)
+func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, names []string, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
+	used, tx, err := f.usedOnChain(ctx, n, names, from, nonce)
 	if err != nil {
 		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.Cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
 		return nil, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)
@@ -259,10 +266,24 @@ func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
 // the transaction that used it, found by the token's AuthorizationUsed
 // log within the journal retention. A chain that cannot be reached is
 // another error, never ErrSettlementNotFound.
+//
+// Buyers pick nonces, so one payer may use one nonce for an EIP-3009
+// authorization and for a Permit2 one (upto, exact through Permit2): they
+// are two authorizations. Without a scheme the EIP-3009 one is answered
+// first; SettlementByAuthorizationOf names the scheme.
 func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*SettleResponse, error) {
+	return f.SettlementByAuthorizationOf(network, "", from, nonce)
+}
+
+// SettlementByAuthorizationOf is SettlementByAuthorization for an
+// authorization of a scheme: "exact" (EIP-3009), "upto" or
+// "exact-permit2" (Permit2's nonces, which both share); "" is any, the
+// EIP-3009 one first. A scheme the network does not serve is a
+// StatusError 400.
+func (f *Facilitator) SettlementByAuthorizationOf(network, scheme, from, nonce string) (*SettleResponse, error) {
 	ctx, cancel := context.WithTimeout(f.ctx, authLookupTimeout)
 	defer cancel()
-	return f.settlementByAuthorization(ctx, network, from, nonce, false)
+	return f.settlementByAuthorization(ctx, network, scheme, from, nonce, false)
 }
 
 // OwnSettlementByAuthorization is SettlementByAuthorization for a caller
@@ -276,15 +297,29 @@ func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*S
 // record that says failed is checked on chain too. The look-up ends with
 // ctx.
 func (f *Facilitator) OwnSettlementByAuthorization(ctx context.Context, network, from, nonce string) (*SettleResponse, error) {
-	ctx, cancel := context.WithTimeout(ctx, authLookupTimeout)
-	defer cancel()
-	return f.settlementByAuthorization(ctx, network, from, nonce, true)
+	return f.OwnSettlementByAuthorizationOf(ctx, network, "", from, nonce)
 }
 
-func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, from, nonce string, own bool) (*SettleResponse, error) {
+// OwnSettlementByAuthorizationOf is OwnSettlementByAuthorization for an
+// authorization of a scheme (SettlementByAuthorizationOf).
+func (f *Facilitator) OwnSettlementByAuthorizationOf(ctx context.Context, network, scheme, from, nonce string) (*SettleResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, authLookupTimeout)
+	defer cancel()
+	return f.settlementByAuthorization(ctx, network, scheme, from, nonce, true)
+}
+
+func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, schemeName, from, nonce string, own bool) (*SettleResponse, error) {
 	n := f.networkNamed(requested)
 	if n == nil {
 		return nil, badRequest("network %q is not served by this facilitator", requested)
+	}
+	names := f.lookupSchemes(n)
+	if schemeName != "" {
+		if !slices.Contains(names, schemeName) {
+			return nil, badRequest("scheme %q is not served on network %q; give one of %s, or none", schemeName, requested, strings.Join(names, ", "))
+		}
+		space := n.Engine.NonceSpace(schemeName)
+		names = slices.DeleteFunc(names, func(s string) bool { return n.Engine.NonceSpace(s) != space })
 	}
 	if !IsAddress(from) {
 		return nil, badRequest("from must be a 0x-prefixed 20-byte hex address, got %q", from)
@@ -293,12 +328,27 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, 
 	if err != nil || len(nb) != 32 {
 		return nil, badRequest("nonce must be 0x and 64 hex digits, got %q", nonce)
 	}
-	rec, err := f.journal.ByID(engine.RecordID(n.Cfg.Name, common.HexToAddress(from), [32]byte(nb)))
+	// Each nonce space's record, in the schemes' order (EIP-3009 first):
+	// a Permit2 authorization is journaled apart from the EIP-3009 one of
+	// the same payer and nonce.
+	var rec *store.Record
+	err = ErrSettlementNotFound
+	var spaces []string
+	for _, s := range names {
+		if sp := n.Engine.NonceSpace(s); !slices.Contains(spaces, sp) {
+			spaces = append(spaces, sp)
+		}
+	}
+	for _, sp := range spaces {
+		if rec, err = f.journal.ByID(engine.RecordIDIn(n.Cfg.Name, sp, common.HexToAddress(from), [32]byte(nb))); !errors.Is(err, ErrSettlementNotFound) {
+			break
+		}
+	}
 	// A record that says failed, for a caller that asks because the
 	// authorization is used on chain, may be older than a settlement
 	// whose record was lost: the chain says which.
 	if errors.Is(err, ErrSettlementNotFound) || (own && err == nil && rec.Status == StatusFailed) {
-		return f.authorizationOnChain(ctx, n, common.HexToAddress(from), [32]byte(nb), own)
+		return f.authorizationOnChain(ctx, n, names, common.HexToAddress(from), [32]byte(nb), own)
 	}
 	if err != nil {
 		return nil, err

@@ -41,14 +41,20 @@ func (e *Engine) ReleasePayer(from common.Address) {
 // is held then. The engine releases the hold when the outcome is final; a
 // caller that does not Submit after Claim must Release.
 func (e *Engine) Claim(ctx context.Context, from common.Address, nonce [32]byte) (bool, error) {
-	k := authKey{from, nonce}
+	return e.ClaimScheme(ctx, "", from, nonce)
+}
+
+// ClaimScheme is Claim for an authorization of a scheme (its nonce space:
+// a Permit2 nonce is held apart from the same EIP-3009 nonce).
+func (e *Engine) ClaimScheme(ctx context.Context, scheme string, from common.Address, nonce [32]byte) (bool, error) {
+	k := authKey{from, nonce, e.spaceOf(scheme)}
 	if !e.core.settling.acquire(k) {
 		return false, nil
 	}
 	if e.shared == nil {
 		return true, nil
 	}
-	ok, err := e.shared.HoldSettlement(ctx, RecordID(e.cfg.Network, from, nonce))
+	ok, err := e.shared.HoldSettlement(ctx, RecordIDIn(e.cfg.Network, k.space, from, nonce))
 	if !ok || err != nil {
 		e.core.settling.release(k)
 	}
@@ -58,10 +64,15 @@ func (e *Engine) Claim(ctx context.Context, from common.Address, nonce [32]byte)
 // Release gives back a claim taken with Claim that was not submitted, and
 // its reservation (Reserve): nothing moved.
 func (e *Engine) Release(from common.Address, nonce [32]byte) {
+	e.ReleaseScheme("", from, nonce)
+}
+
+// ReleaseScheme is Release for an authorization of a scheme (ClaimScheme).
+func (e *Engine) ReleaseScheme(scheme string, from common.Address, nonce [32]byte) {
+	k := authKey{from, nonce, e.spaceOf(scheme)}
 	if e.shared != nil {
-		e.shared.ReleaseSettlements(store.Release{ID: RecordID(e.cfg.Network, from, nonce)})
+		e.shared.ReleaseSettlements(store.Release{ID: RecordIDIn(e.cfg.Network, k.space, from, nonce)})
 	}
-	k := authKey{from, nonce}
 	e.core.payers.release(k, false, e.now())
 	e.core.settling.release(k)
 }

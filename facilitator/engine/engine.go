@@ -207,25 +207,30 @@ func (e *Engine) pickSigner(not common.Address) common.Address {
 // reserved already stays reserved (true). An error means the chain or the
 // shared journal could not be asked; nothing is reserved then.
 func (e *Engine) Reserve(ctx context.Context, from common.Address, nonce [32]byte, value, balance *big.Int, atBlock uint64) (bool, error) {
-	k := authKey{from, nonce}
+	return e.ReserveScheme(ctx, "", from, nonce, value, balance, atBlock)
+}
+
+// ReserveScheme is Reserve for an authorization of a scheme (ClaimScheme).
+func (e *Engine) ReserveScheme(ctx context.Context, scheme string, from common.Address, nonce [32]byte, value, balance *big.Int, atBlock uint64) (bool, error) {
+	k := authKey{from, nonce, e.spaceOf(scheme)}
 	if ok, err := e.reserveIn(ctx, k, value, balance, nil); ok || err != nil {
 		return ok, err
 	}
-	var nonces [][32]byte
+	var keys []authKey
 	if e.shared != nil {
 		ids, err := e.shared.Reservations(ctx, e.payerKey(from))
 		if err != nil {
 			return false, err
 		}
 		for _, id := range ids {
-			if f, n, ok := recordIDAuthorization(id); ok && f == from {
-				nonces = append(nonces, n)
+			if r, ok := recordIDAuthorization(id); ok && r.from == from {
+				keys = append(keys, r)
 			}
 		}
 	} else {
-		nonces = e.core.payers.nonces(from)
+		keys = e.core.payers.keys(from)
 	}
-	exact, inBalance, err := e.balanceAt(ctx, from, nonces, atBlock)
+	exact, inBalance, err := e.balanceAt(ctx, from, keys, atBlock)
 	if err != nil {
 		return false, err
 	}

@@ -7,10 +7,13 @@ import (
 )
 
 // authKey identifies an authorization on one network's token: the token
-// itself marks (from, nonce) as used.
+// itself (EIP-3009, space "") or Permit2 (space NonceSpacePermit2) marks
+// (from, nonce) as used. Buyers pick nonces, so one nonce may be used in
+// both spaces: they are different authorizations.
 type authKey struct {
 	from  common.Address
 	nonce [32]byte
+	space string
 }
 
 // inflight holds the authorizations being settled, so that the same

@@ -50,7 +50,7 @@ func (e *Engine) follow(ctx context.Context, recs []*store.Record) {
 			log.Error("unreadable journal record; left as it is")
 			continue
 		}
-		st := &settlement{key: authKey{from, nonce}, s: e.signerByAddress(common.HexToAddress(rec.Signer)), rec: rec, scheme: rec.Scheme, done: make(chan struct{})}
+		st := &settlement{key: authKey{from, nonce, e.spaceOf(rec.Scheme)}, s: e.signerByAddress(common.HexToAddress(rec.Signer)), rec: rec, scheme: rec.Scheme, done: make(chan struct{})}
 		for _, jt := range rec.Txs {
 			raw, err := hexutil.Decode(jt.Raw)
 			tx := new(types.Transaction)

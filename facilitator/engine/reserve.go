@@ -51,12 +51,12 @@ type reservation struct {
 // ledger holds the reservations of one token's payers (the core's).
 type ledger struct {
 	mu     sync.Mutex
-	payers map[common.Address]map[[32]byte]*reservation
+	payers map[common.Address]map[authKey]*reservation
 	spent  int // mined reservations kept, swept when many
 }
 
 func newLedger() *ledger {
-	return &ledger{payers: map[common.Address]map[[32]byte]*reservation{}}
+	return &ledger{payers: map[common.Address]map[authKey]*reservation{}}
 }
 
 // reserve reserves value for the authorization k when it fits in balance
@@ -65,11 +65,11 @@ func newLedger() *ledger {
 // counts every reservation (the first check). An authorization reserved
 // already keeps its reservation (true); a nil balance reserves without a
 // check (a settlement followed from the journal).
-func (l *ledger) reserve(k authKey, value, balance *big.Int, inBalance map[[32]byte]bool, now time.Time) bool {
+func (l *ledger) reserve(k authKey, value, balance *big.Int, inBalance map[authKey]bool, now time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rs := l.payers[k.from]
-	if _, ok := rs[k.nonce]; ok {
+	if _, ok := rs[k]; ok {
 		return true
 	}
 	if balance != nil {
@@ -85,20 +85,20 @@ func (l *ledger) reserve(k authKey, value, balance *big.Int, inBalance map[[32]b
 		}
 	}
 	if rs == nil {
-		rs = map[[32]byte]*reservation{}
+		rs = map[authKey]*reservation{}
 		l.payers[k.from] = rs
 	}
-	rs[k.nonce] = &reservation{value: new(big.Int).Set(value)}
+	rs[k] = &reservation{value: new(big.Int).Set(value)}
 	return true
 }
 
-// nonces lists the authorization nonces the payer has reserved.
-func (l *ledger) nonces(from common.Address) [][32]byte {
+// keys lists the authorizations the payer has reserved.
+func (l *ledger) keys(from common.Address) []authKey {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([][32]byte, 0, len(l.payers[from]))
-	for n := range l.payers[from] {
-		out = append(out, n)
+	out := make([]authKey, 0, len(l.payers[from]))
+	for k := range l.payers[from] {
+		out = append(out, k)
 	}
 	return out
 }
@@ -109,12 +109,12 @@ func (l *ledger) release(k authKey, moved bool, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rs := l.payers[k.from]
-	r := rs[k.nonce]
+	r := rs[k]
 	if r == nil {
 		return
 	}
 	if !moved {
-		delete(rs, k.nonce)
+		delete(rs, k)
 	} else if r.spentAt.IsZero() {
 		r.spentAt = now
 		l.spent++
@@ -161,7 +161,7 @@ func (l *ledger) reserved(from common.Address) *big.Int {
 
 // reserveIn reserves in the ledger, or with a shared journal in the
 // store.
-func (e *Engine) reserveIn(ctx context.Context, k authKey, value, balance *big.Int, inBalance map[[32]byte]bool) (bool, error) {
+func (e *Engine) reserveIn(ctx context.Context, k authKey, value, balance *big.Int, inBalance map[authKey]bool) (bool, error) {
 	if e.shared == nil {
 		return e.core.payers.reserve(k, value, balance, inBalance, e.now()), nil
 	}
@@ -169,25 +169,40 @@ func (e *Engine) reserveIn(ctx context.Context, k authKey, value, balance *big.I
 	if inBalance != nil {
 		ids = []string{}
 		for n := range inBalance {
-			ids = append(ids, RecordID(e.cfg.Network, k.from, n))
+			ids = append(ids, RecordIDIn(e.cfg.Network, n.space, n.from, n.nonce))
 		}
 	}
-	return e.shared.ReserveSettlement(ctx, RecordID(e.cfg.Network, k.from, k.nonce), e.payerKey(k.from), value, balance, ids)
+	return e.shared.ReserveSettlement(ctx, RecordIDIn(e.cfg.Network, k.space, k.from, k.nonce), e.payerKey(k.from), value, balance, ids)
 }
 
 // balanceAt reads, at one block, the payer's balance and which of the
 // given authorizations are used (so in that balance), in one round trip.
-func (e *Engine) balanceAt(ctx context.Context, from common.Address, nonces [][32]byte, block uint64) (*big.Int, map[[32]byte]bool, error) {
+func (e *Engine) balanceAt(ctx context.Context, from common.Address, keys []authKey, block uint64) (*big.Int, map[authKey]bool, error) {
 	balEl, bal := evm.ViewCallAt(e.cfg.Token, block, "balanceOf", from)
-	// A reservation's scheme is not kept beside it: each scheme's Spent is
-	// asked, and a nonce any of them reads used is in the balance (the
-	// schemes' nonces are 32 random bytes each, so they do not meet).
+	// Each space's authorizations are asked of the Spents of that space
+	// (a reservation's scheme is not kept beside it, only its space): a
+	// nonce any of them reads used is in the balance.
+	spaces := map[string][][32]byte{}
+	for _, k := range keys {
+		spaces[k.space] = append(spaces[k.space], k.nonce)
+	}
 	elems := []rpc.BatchElem{balEl}
-	var reads []func() ([]bool, error)
+	type read struct {
+		space string
+		used  func() ([]bool, error)
+	}
+	var reads []read
 	for _, sp := range e.allSpents() {
-		usedElems, readUsed := sp.UsedCalls(block, from, nonces)
+		space := ""
+		if s, ok := sp.(NonceSpacer); ok {
+			space = s.NonceSpace()
+		}
+		if len(spaces[space]) == 0 {
+			continue
+		}
+		usedElems, readUsed := sp.UsedCalls(block, from, spaces[space])
 		elems = append(elems, usedElems...)
-		reads = append(reads, readUsed)
+		reads = append(reads, read{space, readUsed})
 	}
 	if err := e.cfg.Pool.Batch(ctx, elems); err != nil {
 		return nil, nil, fmt.Errorf("reading the payer's balance and authorizations at block %d: %w", block, err)
@@ -201,15 +216,15 @@ func (e *Engine) balanceAt(ctx context.Context, from common.Address, nonces [][3
 	if err != nil {
 		return nil, nil, fmt.Errorf("balanceOf at block %d: %w", block, err)
 	}
-	used := map[[32]byte]bool{}
-	for _, readUsed := range reads {
-		us, err := readUsed()
+	used := map[authKey]bool{}
+	for _, r := range reads {
+		us, err := r.used()
 		if err != nil {
 			return nil, nil, err
 		}
-		for i, n := range nonces {
+		for i, n := range spaces[r.space] {
 			if us[i] {
-				used[n] = true
+				used[authKey{from, n, r.space}] = true
 			}
 		}
 	}
@@ -222,19 +237,23 @@ func (e *Engine) payerKey(from common.Address) string {
 	return e.cfg.ChainID.String() + "/" + e.cfg.Token.Hex() + "/" + from.Hex()
 }
 
-// recordIDAuthorization reads the payer and nonce out of a record ID
-// (network/from/nonce, RecordID).
-func recordIDAuthorization(id string) (common.Address, [32]byte, bool) {
-	var nonce [32]byte
-	i := strings.LastIndexByte(id, '/')
-	if i < 0 {
-		return common.Address{}, nonce, false
+// recordIDAuthorization reads the authorization (payer, nonce and nonce
+// space) out of a record ID (RecordIDIn); false when it is not one.
+func recordIDAuthorization(id string) (authKey, bool) {
+	var k authKey
+	parts := strings.Split(id, "/")
+	if len(parts) < 3 {
+		return k, false
 	}
-	j := strings.LastIndexByte(id[:i], '/')
-	b, err := hexutil.Decode(id[i+1:])
-	if j < 0 || err != nil || len(b) != 32 || !common.IsHexAddress(id[j+1:i]) {
-		return common.Address{}, nonce, false
+	b, err := hexutil.Decode(parts[len(parts)-1])
+	addr := parts[len(parts)-2]
+	if !common.IsHexAddress(addr) && len(parts) >= 4 {
+		k.space, addr = parts[len(parts)-2], parts[len(parts)-3]
 	}
-	copy(nonce[:], b)
-	return common.HexToAddress(id[j+1 : i]), nonce, true
+	if err != nil || len(b) != 32 || !common.IsHexAddress(addr) {
+		return authKey{}, false
+	}
+	k.from = common.HexToAddress(addr)
+	copy(k.nonce[:], b)
+	return k, true
 }

@@ -40,10 +40,15 @@ func TestLedger(t *testing.T) {
 			return l.reserve(key(payer, 5), n(10), n(50), nil, t0)
 		}, false, 100},
 		{"the exact check leaves out what is in the balance", func() bool {
-			return l.reserve(key(payer, 5), n(10), n(50), map[[32]byte]bool{{1}: true}, t0)
+			return l.reserve(key(payer, 5), n(10), n(50), map[authKey]bool{key(payer, 1): true}, t0)
 		}, true, 110},
+		{"the same nonce in another space is another authorization", func() bool {
+			k := key(payer, 1)
+			k.space = NonceSpacePermit2
+			return l.reserve(k, n(10), n(50), map[authKey]bool{key(payer, 1): true}, t0)
+		}, false, 110},
 		{"the exact check counts what is not", func() bool {
-			return l.reserve(key(payer, 6), n(10), n(50), map[[32]byte]bool{{1}: true}, t0)
+			return l.reserve(key(payer, 6), n(10), n(50), map[authKey]bool{key(payer, 1): true}, t0)
 		}, false, 110},
 		{"after spentKeep a mined transfer no longer counts", func() bool {
 			return l.reserve(key(payer, 6), n(50), n(100), nil, t0.Add(spentKeep+time.Second))
@@ -58,7 +63,7 @@ func TestLedger(t *testing.T) {
 			t.Fatalf("%s: reserved %s, want %d", s.name, got, s.reserve)
 		}
 	}
-	if got := len(l.nonces(payer)); got != 5 {
+	if got := len(l.keys(payer)); got != 5 {
 		t.Fatalf("nonces listed %d, want 5", got)
 	}
 	// Every reservation released: the payer is gone from the ledger.
@@ -80,17 +85,19 @@ func TestRecordIDAuthorization(t *testing.T) {
 	from := common.HexToAddress("0x00000000000000000000000000000000000000aa")
 	nonce := [32]byte{1, 2, 3}
 	for _, c := range []struct {
-		id string
-		ok bool
+		id    string
+		ok    bool
+		space string
 	}{
-		{RecordID("cronos-testnet", from, nonce), true},
-		{"cronos-testnet/" + from.Hex() + "/0x01", false},
-		{"cronos-testnet/0x12/" + RecordID("x", from, nonce)[len("x/")+43:], false},
-		{"nonsense", false},
+		{RecordID("cronos-testnet", from, nonce), true, ""},
+		{RecordIDIn("cronos-testnet", NonceSpacePermit2, from, nonce), true, NonceSpacePermit2},
+		{"cronos-testnet/" + from.Hex() + "/0x01", false, ""},
+		{"cronos-testnet/0x12/" + RecordID("x", from, nonce)[len("x/")+43:], false, ""},
+		{"nonsense", false, ""},
 	} {
-		f, n, ok := recordIDAuthorization(c.id)
-		if ok != c.ok || ok && (f != from || n != nonce) {
-			t.Errorf("recordIDAuthorization(%q) = %s, %x, %v; want ok %v", c.id, f.Hex(), n, ok, c.ok)
+		k, ok := recordIDAuthorization(c.id)
+		if ok != c.ok || ok && (k.from != from || k.nonce != nonce || k.space != c.space) {
+			t.Errorf("recordIDAuthorization(%q) = %+v, %v; want ok %v", c.id, k, ok, c.ok)
 		}
 	}
 }

@@ -60,10 +60,10 @@ func newSettlement(e *Engine, job *Job, s *signer) *settlement {
 		to = e.cfg.Token
 	}
 	return &settlement{
-		key: authKey{a.From, a.Nonce}, s: s, calldata: job.Calldata, create: job.Create, to: to, scheme: job.Scheme, fee: job.Fees, firstFee: job.Fees, serial: e.cfg.Serial,
+		key: authKey{a.From, a.Nonce, e.spaceOf(job.Scheme)}, s: s, calldata: job.Calldata, create: job.Create, to: to, scheme: job.Scheme, fee: job.Fees, firstFee: job.Fees, serial: e.cfg.Serial,
 		done: make(chan struct{}),
 		rec: &store.Record{
-			ID:               RecordID(e.cfg.Network, a.From, a.Nonce),
+			ID:               RecordIDIn(e.cfg.Network, e.spaceOf(job.Scheme), a.From, a.Nonce),
 			Network:          e.cfg.Network,
 			Scheme:           job.Scheme,
 			RequestedNetwork: job.Requested,
@@ -202,5 +202,15 @@ func (st *settlement) movedAt() uint64 {
 
 // RecordID is the journal ID of an authorization on a network.
 func RecordID(network string, from common.Address, nonce [32]byte) string {
+	return RecordIDIn(network, "", from, nonce)
+}
+
+// RecordIDIn is the record ID of an authorization in a nonce space
+// (NonceSpacer; "": EIP-3009, RecordID's form): network/from/space/nonce,
+// so a Permit2 nonce never names an EIP-3009 settlement's record.
+func RecordIDIn(network, space string, from common.Address, nonce [32]byte) string {
+	if space != "" {
+		return strings.ToLower(network + "/" + from.Hex() + "/" + space + "/" + hexutil.Encode(nonce[:]))
+	}
 	return strings.ToLower(network + "/" + from.Hex() + "/" + hexutil.Encode(nonce[:]))
 }

@@ -36,6 +36,32 @@ type UseMatcher interface {
 	MatchUse(payer common.Address, nonce [32]byte, to *common.Address, input []byte) bool
 }
 
+// NonceSpacer is a Spent whose nonces are not the token's EIP-3009 ones
+// (Permit2's nonceBitmap): its authorizations are held, reserved and
+// journaled apart from EIP-3009 authorizations of the same payer and
+// nonce, so a buyer who signs one nonce in both never has one taken for
+// the other.
+type NonceSpacer interface {
+	NonceSpace() string
+}
+
+// NonceSpacePermit2 is the nonce space of Permit2's nonceBitmap, shared
+// by every scheme that settles through Permit2 (the chain lets one of them
+// use a nonce).
+const NonceSpacePermit2 = "permit2"
+
+// NonceSpace is the nonce space of a scheme's authorizations on this
+// engine's network ("": EIP-3009's, NonceSpacePermit2).
+func (e *Engine) NonceSpace(scheme string) string { return e.spaceOf(scheme) }
+
+// spaceOf is the nonce space of a scheme's authorizations ("": EIP-3009).
+func (e *Engine) spaceOf(scheme string) string {
+	if s, ok := e.spentOf(scheme).(NonceSpacer); ok {
+		return s.NonceSpace()
+	}
+	return ""
+}
+
 // spentOf is the Spent of a scheme (Config.Spents; Config.Spent for "").
 func (e *Engine) spentOf(scheme string) Spent {
 	if s, ok := e.cfg.Spents[scheme]; ok && scheme != "" {
@@ -91,7 +117,7 @@ func (e *Engine) UsedBy(ctx context.Context, from common.Address, nonce [32]byte
 // UsedBySchemes is UsedBy for an authorization of the given scheme ("":
 // Config.Spent's).
 func (e *Engine) UsedBySchemes(ctx context.Context, scheme string, from common.Address, nonce [32]byte) (used bool, tx common.Hash, err error) {
-	k := authKey{from: from, nonce: nonce}
+	k := authKey{from: from, nonce: nonce, space: e.spaceOf(scheme)}
 	if used, err = e.used(ctx, k, scheme); err != nil || !used {
 		return used, common.Hash{}, err
 	}

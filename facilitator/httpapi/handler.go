@@ -227,15 +227,17 @@ func (h *handler) settlement(w http.ResponseWriter, hash string) {
 	h.writeSettlement(w, res, err)
 }
 
-// settlementByAuthorization answers GET /v2/x402/settlements?network=&from=&nonce=.
+// settlementByAuthorization answers GET
+// /v2/x402/settlements?network=&from=&nonce=[&scheme=]: scheme picks the
+// authorization's kind when one nonce is used by EIP-3009 and Permit2.
 func (h *handler) settlementByAuthorization(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	network, from, nonce := q.Get("network"), q.Get("from"), q.Get("nonce")
+	network, from, nonce, scheme := q.Get("network"), q.Get("from"), q.Get("nonce"), q.Get("scheme")
 	if network == "" || from == "" || nonce == "" {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "give network, from (the payer) and nonce (the authorization nonce) as query parameters, or a transaction hash in the path"})
 		return
 	}
-	res, err := h.f.SettlementByAuthorization(network, from, nonce)
+	res, err := h.f.SettlementByAuthorizationOf(network, scheme, from, nonce)
 	if errors.Is(err, store.ErrNotFound) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no settlement of authorization " + nonce + " by " + from + " on " + network + " is known to this facilitator"})
 		return

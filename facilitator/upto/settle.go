@@ -66,7 +66,7 @@ func (b *bound) claim(ctx context.Context, c *payment) (string, error) {
 	if len(b.Engine.Signers()) == 0 {
 		return "", scheme.Unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", b.Cfg.Name), nil)
 	}
-	held, err := b.Engine.Claim(ctx, c.a.From, c.nonce)
+	held, err := b.Engine.ClaimScheme(ctx, b.name(), c.a.From, c.nonce)
 	if err != nil {
 		b.env.Logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", b.Cfg.Name), zap.Error(err))
 		return "", scheme.Unavailable(scheme.TextStoreUnreachable, err)
@@ -79,7 +79,7 @@ func (b *bound) claim(ctx context.Context, c *payment) (string, error) {
 
 // reserve reserves value against the payer's balance read in st.
 func (b *bound) reserve(ctx context.Context, c *payment, value *big.Int, st *state) (string, error) {
-	ok, err := b.Engine.Reserve(ctx, c.a.From, c.nonce, value, st.balance, st.block)
+	ok, err := b.Engine.ReserveScheme(ctx, b.name(), c.a.From, c.nonce, value, st.balance, st.block)
 	if err != nil {
 		b.env.Logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", b.Cfg.Name), zap.Error(err))
 		return "", scheme.Unavailable(scheme.TextStoreUnreachable, err)
@@ -99,7 +99,7 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, amount *big.Int, 
 	submitted := false
 	defer func() {
 		if !submitted {
-			b.Engine.Release(c.a.From, c.nonce)
+			b.Engine.ReleaseScheme(b.name(), c.a.From, c.nonce)
 		}
 	}()
 	signer := b.sender(c)
@@ -250,7 +250,7 @@ func (r *claimed) SettleAmount(ctx context.Context, amount *big.Int) (*x402.Sett
 		return x402.Failed(r.requested, x402.ErrTextAlreadyUsed), nil
 	}
 	if amount.Sign() == 0 {
-		r.b.Engine.Release(r.c.a.From, r.c.nonce)
+		r.b.Engine.ReleaseScheme(r.b.name(), r.c.a.From, r.c.nonce)
 		return nothingSettled(r.c, r.requested), nil
 	}
 	deadline := time.Now().Add(r.b.env.SettleTimeout)
@@ -262,6 +262,6 @@ func (r *claimed) SettleAmount(ctx context.Context, amount *big.Int) (*x402.Sett
 // Release gives the claim back unsettled; after a settle it does nothing.
 func (r *claimed) Release() {
 	if r.take() {
-		r.b.Engine.Release(r.c.a.From, r.c.nonce)
+		r.b.Engine.ReleaseScheme(r.b.name(), r.c.a.From, r.c.nonce)
 	}
 }

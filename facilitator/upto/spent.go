@@ -25,9 +25,14 @@ type permit2Spent struct {
 }
 
 var (
-	_ engine.Spent      = permit2Spent{}
-	_ engine.UseMatcher = permit2Spent{}
+	_ engine.Spent       = permit2Spent{}
+	_ engine.UseMatcher  = permit2Spent{}
+	_ engine.NonceSpacer = permit2Spent{}
 )
+
+// NonceSpace is Permit2's: a Permit2 nonce is another authorization than
+// the same EIP-3009 nonce of the payer (engine.NonceSpacer).
+func (permit2Spent) NonceSpace() string { return engine.NonceSpacePermit2 }
 
 // transferTopic is ERC-20's Transfer(address,address,uint256).
 var transferTopic = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
