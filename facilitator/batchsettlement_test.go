@@ -217,23 +217,23 @@ func TestBatchClaimSettleRefund(t *testing.T) {
 
 	claim := map[string]any{"type": "claim", "claims": []any{claimRow(t, b1, c1, 1500, 1200), claimRow(t, b2, c2, 700, 700)}}
 	var s x402.ReferenceSettleResponse
-	if st := post(t, x402.PathSettle, channelBody(t, claim, req), &s); st != 200 || !s.Success || s.Transaction == "" || s.Amount != "1900" {
+	if st := postKeyed(t, x402.PathSettle, channelBody(t, claim, req), &s); st != 200 || !s.Success || s.Transaction == "" || s.Amount != "1900" {
 		t.Fatalf("claim = %d %+v", st, s)
 	}
 	if got := balance(t, batch.SettlementAddress); got.Cmp(escrow) != 0 {
 		t.Fatalf("a claim moved tokens: escrow %s -> %s", escrow, got)
 	}
-	if st := post(t, x402.PathSettle, channelBody(t, claim, req), &s); st != 200 || s.Success || s.ErrorReason != batchsettlement.ErrNothingToClaim || s.Transaction != "" {
+	if st := postKeyed(t, x402.PathSettle, channelBody(t, claim, req), &s); st != 200 || s.Success || s.ErrorReason != batchsettlement.ErrNothingToClaim || s.Transaction != "" {
 		t.Fatalf("claim again = %d %+v", st, s)
 	}
 	settle := map[string]any{"type": "settle", "receiver": seller.Hex(), "token": devnet.TokenAddress.Hex()}
-	if st := post(t, x402.PathSettle, channelBody(t, settle, req), &s); st != 200 || !s.Success || s.Amount != "1900" {
+	if st := postKeyed(t, x402.PathSettle, channelBody(t, settle, req), &s); st != 200 || !s.Success || s.Amount != "1900" {
 		t.Fatalf("settle = %d %+v", st, s)
 	}
 	if got := balance(t, seller); got.Int64() != 1900 {
 		t.Fatalf("seller holds %s, want 1900", got)
 	}
-	if st := post(t, x402.PathSettle, channelBody(t, settle, req), &s); st != 200 || s.Success || s.ErrorReason != batchsettlement.ErrNothingToSettle {
+	if st := postKeyed(t, x402.PathSettle, channelBody(t, settle, req), &s); st != 200 || s.Success || s.ErrorReason != batchsettlement.ErrNothingToSettle {
 		t.Fatalf("settle again = %d %+v", st, s)
 	}
 
@@ -243,7 +243,7 @@ func TestBatchClaimSettleRefund(t *testing.T) {
 	refund := voucherPayload(t, b1, c1, "refund", 1500)
 	refund["amount"], refund["refundNonce"] = "100000", "0"
 	refund["claims"] = []any{claimRow(t, b1, c1, 1500, 1500)}
-	if st := post(t, x402.PathSettle, channelBody(t, refund, req), &s); st != 200 || !s.Success || s.Amount != "3500" {
+	if st := postKeyed(t, x402.PathSettle, channelBody(t, refund, req), &s); st != 200 || !s.Success || s.Amount != "3500" {
 		t.Fatalf("refund = %d %+v", st, s)
 	}
 	if cs, _ := s.Extra["channelState"].(map[string]any); cs["balance"] != "1500" || cs["totalClaimed"] != "1500" || cs["refundNonce"] != "1" {
@@ -252,7 +252,7 @@ func TestBatchClaimSettleRefund(t *testing.T) {
 	if got := new(big.Int).Sub(balance(t, b1.Address), before); got.Int64() != 3500 {
 		t.Fatalf("buyer got %s back, want 3500", got)
 	}
-	if st := post(t, x402.PathSettle, channelBody(t, refund, req), &s); st != 200 || s.Success || s.ErrorReason != batchsettlement.ErrRefundNoBalance {
+	if st := postKeyed(t, x402.PathSettle, channelBody(t, refund, req), &s); st != 200 || s.Success || s.ErrorReason != batchsettlement.ErrRefundNoBalance {
 		t.Fatalf("refund again = %d %+v", st, s)
 	}
 	if got := new(big.Int).Sub(balance(t, b1.Address), before); got.Int64() != 3500 {
@@ -264,7 +264,7 @@ func TestBatchClaimSettleRefund(t *testing.T) {
 	foreign.ReceiverAuthorizer = seller
 	r2 := voucherPayload(t, b2, c2, "refund", 700)
 	r2["channelConfig"], r2["amount"], r2["refundNonce"], r2["claims"] = foreign, "1", "0", []any{}
-	if st := post(t, x402.PathSettle, channelBody(t, r2, req), &s); st != 200 || s.Success {
+	if st := postKeyed(t, x402.PathSettle, channelBody(t, r2, req), &s); st != 200 || s.Success {
 		t.Fatalf("foreign refund = %d %+v", st, s)
 	}
 }
@@ -286,7 +286,7 @@ func TestBatchSameTwiceConcurrent(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				var s x402.ReferenceSettleResponse
-				post(t, x402.PathSettle, body, &s)
+				postKeyed(t, x402.PathSettle, body, &s)
 				mu.Lock()
 				defer mu.Unlock()
 				answers = append(answers, s)
@@ -312,7 +312,7 @@ func TestBatchSameTwiceConcurrent(t *testing.T) {
 		t.Fatalf("%d claims settled, want 1: %+v", ok, answers)
 	}
 	var s x402.ReferenceSettleResponse
-	if st := post(t, x402.PathSettle, channelBody(t, map[string]any{"type": "settle", "receiver": seller.Hex(), "token": devnet.TokenAddress.Hex()}, req), &s); st != 200 || !s.Success || s.Amount != "900" {
+	if st := postKeyed(t, x402.PathSettle, channelBody(t, map[string]any{"type": "settle", "receiver": seller.Hex(), "token": devnet.TokenAddress.Hex()}, req), &s); st != 200 || !s.Success || s.Amount != "900" {
 		t.Fatalf("settle = %d %+v", st, s)
 	}
 	if got := balance(t, seller); got.Int64() != 900 {
@@ -340,7 +340,7 @@ func TestBatchEnrichedRefundVerify(t *testing.T) {
 	bare.Extra = map[string]any{}
 	before := balance(t, b1.Address)
 	var s x402.ReferenceSettleResponse
-	if st := post(t, x402.PathSettle, channelBody(t, refund, bare), &s); st != 200 || !s.Success || s.Amount != "10" {
+	if st := postKeyed(t, x402.PathSettle, channelBody(t, refund, bare), &s); st != 200 || !s.Success || s.Amount != "10" {
 		t.Fatalf("settle with an empty extra = %d %+v", st, s)
 	}
 	if got := new(big.Int).Sub(balance(t, b1.Address), before); got.Int64() != 10 {

@@ -134,6 +134,9 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	if reason != "" {
 		return failed(requested, x402.SettleText(reason)), nil
 	}
+	if err := gateReceiverOp(ctx, c); err != nil {
+		return nil, err
+	}
 	return b.Settle(ctx, c, requested, deadline)
 }
 

@@ -69,7 +69,7 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer fac.Close()
-	api = httptest.NewServer(httpapi.New(fac, httpapi.Config{NoRateLimits: true}))
+	api = httptest.NewServer(httpapi.New(fac, httpapi.Config{NoRateLimits: true, APIKeys: []string{testAPIKey}}))
 	defer api.Close()
 	return m.Run()
 }

@@ -94,4 +94,11 @@ func TestFacilitatorAPIKeys(t *testing.T) {
 	}
 	testutil.AssertLoadError(t, testutil.GlobalBlock("")+fmt.Sprintf(":%d {\n\tx402_facilitator {\n\t\tapi_key literal-key\n\t}\n}\n", testutil.FacPort),
 		"caddyfile", "api_key must be a placeholder")
+	for _, c := range []struct{ option, want string }{
+		{"api_key {env.K} receivers", "api_key {env.K}: after the key, expected receivers"},
+		{"api_key {env.K} for 0x1111111111111111111111111111111111111111", "..., got \\\"for 0x1111111111111111111111111111111111111111\\\""},
+		{"api_key {env.K} receivers 0x1234", "api_key {env.K} receivers: \\\"0x1234\\\" is not an address (0x and 40 hex digits)"},
+	} {
+		testutil.AssertLoadError(t, testutil.GlobalBlock("")+fmt.Sprintf(":%d {\n\tx402_facilitator {\n\t\t%s\n\t}\n}\n", testutil.FacPort, c.option), "caddyfile", c.want)
+	}
 }

@@ -2,11 +2,13 @@ package facilitatorapi
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 )
@@ -29,14 +31,16 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	x402_facilitator [<matcher>] {
 //		rate_limit verify|settle|lookup <requests> <window>
 //		rate_limit off
-//		api_key {env.NAME}
+//		api_key {env.NAME} [receivers <address>...]
 //		key_rate_limit verify|settle|lookup <requests> <window>
 //	}
 //
 // The limits apply per client IP; the defaults are the specification's,
 // verify 10 per 1m and settle 5 per 1m. A caller that sends one of the
 // api_keys (Authorization: Bearer KEY) is limited per key instead, by
-// default verify 600 per 1m and settle 300 per 1m.
+// default verify 600 per 1m and settle 300 per 1m. Batch-settlement
+// claim, settle and refund settles are served only to a caller with a
+// key; a key with receivers only for channels to those addresses.
 func (fr *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
 	if d.NextArg() {
@@ -47,13 +51,28 @@ func (fr *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		switch opt {
 		case "rate_limit", "key_rate_limit":
 		case "api_key":
-			if !d.NextArg() || d.CountRemainingArgs() > 0 {
-				return d.Err("x402_facilitator: api_key takes one placeholder, such as {env.X402_API_KEY}")
+			if !d.NextArg() {
+				return d.Err("x402_facilitator: api_key takes one placeholder, such as {env.X402_API_KEY}, then optionally receivers <address>...")
 			}
-			if !httpx.KeyPlaceholder.MatchString(d.Val()) {
+			key := d.Val()
+			if !httpx.KeyPlaceholder.MatchString(key) {
 				return d.Err("x402_facilitator: api_key must be a placeholder, {env.NAME} or {file.PATH}, not the key itself: a key written in the config would be served by the admin API (GET /config/)")
 			}
-			fr.APIKeys = append(fr.APIKeys, d.Val())
+			fr.APIKeys = append(fr.APIKeys, key)
+			if rest := d.RemainingArgs(); len(rest) > 0 {
+				if rest[0] != "receivers" || len(rest) == 1 {
+					return d.Errf("x402_facilitator: api_key %s: after the key, expected receivers <address>..., got %q", key, strings.Join(rest, " "))
+				}
+				for _, a := range rest[1:] {
+					if !common.IsHexAddress(a) {
+						return d.Errf("x402_facilitator: api_key %s receivers: %q is not an address (0x and 40 hex digits)", key, a)
+					}
+				}
+				if fr.APIKeyReceivers == nil {
+					fr.APIKeyReceivers = map[string][]string{}
+				}
+				fr.APIKeyReceivers[key] = append(fr.APIKeyReceivers[key], rest[1:]...)
+			}
 			continue
 		default:
 			return d.Errf("x402_facilitator: unrecognized option %q; expected rate_limit, api_key or key_rate_limit", opt)

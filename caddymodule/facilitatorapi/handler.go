@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
@@ -69,8 +71,16 @@ type Handler struct {
 	// share one IP's limit among all its buyers; an unknown key is
 	// answered 401, and a client IP that sends too many unknown keys gets
 	// 429 for a while (httpapi.DefaultUnknownKeyLimit). Callers
-	// without a key (the Cronos clients) are served as before.
+	// without a key (the Cronos clients) are served as before, except
+	// batch-settlement claim, settle and refund settles, which are
+	// served to a caller with a key only (without api_keys, to nobody).
 	APIKeys []string `json:"api_keys,omitempty"`
+
+	// APIKeyReceivers restricts keys of APIKeys (by their placeholder, as
+	// written there) to the receiver addresses whose batch-settlement
+	// channels they may claim, settle and refund; a key not in it may act
+	// for any receiver.
+	APIKeyReceivers map[string][]string `json:"api_key_receivers,omitempty"`
 
 	// KeyVerifyLimit limits verify requests per API key. Default: 600 per
 	// minute.
@@ -100,6 +110,16 @@ func (fr *Handler) Validate() error {
 	for _, k := range fr.APIKeys {
 		if !httpx.KeyPlaceholder.MatchString(strings.TrimSpace(k)) {
 			return errors.New("x402_facilitator: api_key must be a placeholder, {env.NAME} or {file.PATH}, not the key itself: a key written in the config would be served by the admin API (GET /config/)")
+		}
+	}
+	for k, addrs := range fr.APIKeyReceivers {
+		if !slices.Contains(fr.APIKeys, k) {
+			return fmt.Errorf("x402_facilitator: api_key_receivers names %s, which is not one of api_keys", k)
+		}
+		for _, a := range addrs {
+			if !common.IsHexAddress(strings.TrimSpace(a)) {
+				return fmt.Errorf("x402_facilitator: api_key %s receivers: %q is not an address (0x and 40 hex digits)", k, a)
+			}
 		}
 	}
 	for name, l := range map[string]*httpx.RateLimit{"verify": fr.VerifyLimit, "settle": fr.SettleLimit, "lookup": fr.LookupLimit,
@@ -141,6 +161,12 @@ func (fr *Handler) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("x402_facilitator: api_key %s is empty or cannot be resolved", k)
 		}
 		cfg.APIKeys = append(cfg.APIKeys, v)
+		if addrs, ok := fr.APIKeyReceivers[k]; ok {
+			if cfg.KeyReceivers == nil {
+				cfg.KeyReceivers = map[string][]string{}
+			}
+			cfg.KeyReceivers[v] = append(cfg.KeyReceivers[v], addrs...)
+		}
 	}
 	fr.api = httpapi.New(f, cfg)
 	return initMetrics(ctx.GetMetricsRegistry())

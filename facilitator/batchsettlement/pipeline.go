@@ -55,6 +55,34 @@ func (c *payment) Value() *big.Int {
 	return c.amount
 }
 
+// ReceiverOp implements scheme.ReceiverOp: a claim, settle or refund acts
+// for the receivers of its channels (a settle: its receiver).
+func (c *payment) ReceiverOp() (string, []common.Address) {
+	switch c.kind {
+	case "claim", "settle", "refund":
+	default:
+		return "", nil
+	}
+	var out []common.Address
+	add := func(a common.Address) {
+		for _, o := range out {
+			if o == a {
+				return
+			}
+		}
+		out = append(out, a)
+	}
+	if c.kind == "settle" {
+		add(c.receiver)
+	} else if c.kind == "refund" {
+		add(c.cfg.Receiver)
+	}
+	for _, r := range c.claims {
+		add(r.Voucher.Channel.Receiver)
+	}
+	return c.kind, out
+}
+
 // VerifyPayer is the verify answer's payer: the channel's.
 func (c *payment) VerifyPayer() string { return c.cfg.Payer.Hex() }
 

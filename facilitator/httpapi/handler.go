@@ -46,8 +46,14 @@ type Config struct {
 	// KEY". A caller with a key is limited per key by KeyVerifyLimit and
 	// KeySettleLimit instead of per IP; one with an unknown key is
 	// answered 401 (429 once its IP is over UnknownKeyLimit). Callers
-	// without a key are served as before.
+	// without a key are served as before, except batch-settlement claim,
+	// settle and refund settles, which need a known key (receivers.go):
+	// with no APIKeys at all they are refused (403).
 	APIKeys []string
+	// KeyReceivers restricts keys of APIKeys (by the key itself) to the
+	// receiver addresses whose batch-settlement channels they may claim,
+	// settle and refund; a key not in it may act for any receiver.
+	KeyReceivers map[string][]string
 	// KeyVerifyLimit limits verify requests per API key; the zero value
 	// means DefaultKeyVerifyLimit.
 	KeyVerifyLimit limit.RateLimit
@@ -79,7 +85,7 @@ type Config struct {
 // and the settlement look-ups and the discovery list.
 // Any Go program can mount it.
 func New(f *facilitator.Facilitator, cfg Config) http.Handler {
-	h := &handler{f: f, clientIP: cfg.ClientIP, keys: newAPIKeys(cfg.APIKeys), resources: cfg.Resources, catalogBytes: cfg.CatalogBytes}
+	h := &handler{f: f, clientIP: cfg.ClientIP, keys: newAPIKeys(cfg.APIKeys), receivers: newKeyReceivers(cfg.KeyReceivers), resources: cfg.Resources, catalogBytes: cfg.CatalogBytes}
 	if h.clientIP == nil {
 		h.clientIP = remoteIP
 	}
@@ -105,6 +111,7 @@ type handler struct {
 	lookupLimit *limit.Limiter
 
 	keys           apiKeys
+	receivers      keyReceivers // the receivers of restricted keys
 	keyVerifyLimit *limit.Limiter
 	keySettleLimit *limit.Limiter
 	keyLookupLimit *limit.Limiter
@@ -196,7 +203,8 @@ func (h *handler) settle(w http.ResponseWriter, r *http.Request) {
 	var res *x402.SettleResponse
 	if err == nil {
 		network = req.PaymentRequirements.Network
-		res, err = h.f.Settle(facilitator.ViaAPI(r.Context()), req)
+		ctx := facilitator.WithReceiverGate(facilitator.ViaAPI(r.Context()), h.receiverGate(w, r))
+		res, err = h.f.Settle(ctx, req)
 	}
 	if err != nil && x402.StatusOf(err) >= 500 {
 		h.f.Logger().Warn("settle could not be carried out", zap.String("network", network), zap.Error(err))

@@ -31,6 +31,10 @@ const (
 	// 2.27; the scheme gives those codes as its reasons, so they are
 	// their own code.
 	CodeBatchPrefix = "invalid_batch_settlement_evm_"
+	// CodeUnauthorized is ours: a settle this caller may not ask for
+	// (a batch-settlement claim, settle or refund without the API key
+	// that may act for its receiver); its text starts "Not authorized: ".
+	CodeUnauthorized = "unauthorized"
 )
 
 // codeByText maps the Cronos texts (exact or by prefix) to reference codes.
@@ -53,6 +57,7 @@ var codeByText = []struct{ text, code string }{
 	{"Unsupported x402Version", CodeInvalidVersion},
 	{"Transaction simulation failed", CodeSimulationFailed},
 	{ReasonSmartWalletPrefix, CodeInvalidPayload},
+	{"Not authorized: ", CodeUnauthorized},
 }
 
 // CodeOf returns the reference reason code for a Cronos reason or error

@@ -2,7 +2,10 @@
 // with @x402/evm 2.27's BatchSettlementEvmScheme and its channel manager)
 // uses our facilitator through HTTPFacilitatorClient, paid by @x402/fetch
 // with the published channel client: deposit -> vouchers -> claim ->
-// settle -> refund, with balances checked.
+// settle -> refund, with balances checked. The facilitator serves claim,
+// settle and refund only to a caller with an API key (the seller's, via
+// createAuthHeaders): the buyer's own refund without the seller's claims,
+// sent anonymously, is refused with 401 and moves nothing.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import express from "express";
@@ -21,21 +24,27 @@ const { BatchSettlementEvmScheme: ClientScheme } = require("@x402/evm/batch-sett
 const SETTLEMENT = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
 const PRICE = 1000n;
 
+const KEY = "interop-secret"; // X402_INTEROP_KEY in the harness
+const payTo = newPayTo();
+
 let caddy;
 before(async () => {
   caddy = await startCaddy((p) => devnetGlobal(p) + `
 :${p.http} {
-	x402_facilitator
+	x402_facilitator {
+		api_key {env.X402_INTEROP_KEY} receivers ${payTo}
+	}
 }
 `);
 });
 after(async () => caddy?.stop());
 
 test("the published channel server settles deposit, vouchers, claim, settle and refund through our facilitator", async () => {
-  const payTo = newPayTo();
   const token = caddy.info.token;
   const network = "eip155:338";
-  const facilitator = new HTTPFacilitatorClient({ url: caddy.url + "/v2/x402" });
+  const auth = { Authorization: `Bearer ${KEY}` };
+  const facilitator = new HTTPFacilitatorClient({ url: caddy.url + "/v2/x402",
+    createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }) });
   const scheme = new ServerScheme(payTo, { withdrawDelay: 900 });
   const server = new x402ResourceServer(facilitator).register(network, scheme);
   const app = express();
@@ -70,6 +79,27 @@ test("the published channel server settles deposit, vouchers, claim, settle and 
     const deposited = buyerBefore - (await balanceOf(caddy.info, buyer.address));
     assert.ok(deposited >= PRICE * BigInt(n), `deposited ${deposited}, below the ${n} requests served`);
     assert.equal((await balanceOf(caddy.info, SETTLEMENT)) - escrowBefore, deposited);
+
+    // The buyer's own refund, without the seller's outstanding claims,
+    // sent without a key: the published channel manager's refund payload
+    // (captured), its claims removed and its amount the whole deposit.
+    let captured;
+    const capture = { settle: async (payload, req) => { captured = { payload, req }; throw new Error("captured"); },
+      verify: (...a) => facilitator.verify(...a), getSupported: () => facilitator.getSupported() };
+    await assert.rejects(scheme.createChannelManager(capture, network, token.address).refund(), /captured/);
+    const { claimAuthorizerSignature, ...own } = captured.payload.payload;
+    const attack = { ...captured.payload, payload: { ...own, claims: [], amount: deposited.toString() } };
+    const heldBefore = await balanceOf(caddy.info, buyer.address);
+    const escrowHeld = await balanceOf(caddy.info, SETTLEMENT);
+    const anonymous = new HTTPFacilitatorClient({ url: caddy.url + "/v2/x402" });
+    await assert.rejects(anonymous.settle(attack, captured.req), (e) => {
+      assert.equal(e.statusCode, 401, e.message);
+      assert.equal(e.errorReason, "unauthorized");
+      assert.match(e.errorMessage, /^Not authorized: batch-settlement refund acts for the channel's receiver and is served only to callers with an API key: send Authorization: Bearer KEY/);
+      return true;
+    });
+    assert.equal(await balanceOf(caddy.info, buyer.address), heldBefore, "an anonymous refund moved tokens to the buyer");
+    assert.equal(await balanceOf(caddy.info, SETTLEMENT), escrowHeld, "an anonymous refund moved tokens out of the escrow");
 
     const manager = scheme.createChannelManager(facilitator, network, token.address);
     const cs = await manager.claimAndSettle();
