@@ -29,8 +29,8 @@ import (
 
 // nonceSpaceCaddyfile has an exact EIP-3009 route (/ex, 20000), an upto
 // route (/up, 2 per token up to 10000) and an exact route through Permit2
-// (/p2, 10000), all paying uptoPayTo on the devnet, and the facilitator's
-// HTTP routes.
+// (/p2, 10000), an exact EIP-3009 route of 5000 (/cheap), all paying
+// uptoPayTo on the devnet, and the facilitator's HTTP routes.
 const nonceSpaceCaddyfile = `
 :%[1]d {
 	x402_facilitator {
@@ -40,6 +40,13 @@ const nonceSpaceCaddyfile = `
 		x402 {
 			pay_to %[2]s
 			amount 20000
+		}
+		reverse_proxy %[3]s
+	}
+	handle_path /cheap/* {
+		x402 {
+			pay_to %[2]s
+			amount 5000
 		}
 		reverse_proxy %[3]s
 	}
@@ -236,4 +243,40 @@ func TestLostPermit2RecordNotEIP3009(t *testing.T) {
 			testutil.AssertDelta(t, "seller", sBefore, testutil.Balance(t, uptoPayTo), 0)
 		})
 	}
+}
+
+// TestLostEIP3009RecordNotPermit2: the other way round. A Permit2 payment
+// (exact through Permit2, 10000) with nonce N was settled by the embedded
+// facilitator, and an EIP-3009 payment of 5000 with the same N was used
+// on chain by someone else (the minter sent its transferWithAuthorization);
+// the paywall holds no record of either. The EIP-3009 payment is refused
+// as used, never delivered against the Permit2 payment's settlement.
+func TestLostEIP3009RecordNotPermit2(t *testing.T) {
+	up, ran := txUpstream(t)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(nonceSpaceCaddyfile, testutil.SitePort, uptoPayTo, up.Listener.Addr()))
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	approvePermit2(t, buyer)
+	fac := testutil.ActiveFacilitator(t)
+	var nonce [32]byte
+	rand.Read(nonce[:])
+	cheapURL, p2URL := testutil.SiteURL+"/cheap/json", testutil.SiteURL+"/p2/json"
+	hB, acc := permit2PaymentWithNonce(t, tester, buyer, p2URL, upto.SchemeExactPermit2, nonce)
+	sb, err := fac.Settle(context.Background(), &facilitator.Request{X402Version: 1, PaymentHeader: hB, PaymentRequirements: acc.V1(nil)})
+	if err != nil || !sb.Settled() {
+		t.Fatalf("settle of the Permit2 payment = %+v, %v", sb, err)
+	}
+	hA := signWithNonce(t, buyer, testutil.Require402(t, tester, cheapURL).PaymentRequirements, nonce, 10*time.Minute)
+	spendOnChain(t, hA)
+	bBefore, sBefore, runs := testutil.Balance(t, from), testutil.Balance(t, uptoPayTo), ran.Load()
+	resp, b := testutil.Get(t, tester, cheapURL, map[string]string{"X-Payment": hA})
+	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextAlreadyUsed) {
+		t.Fatalf("GET with the EIP-3009 payment someone else settled: %d %s; want 402 %q (not delivered against the Permit2 settlement %s)",
+			resp.StatusCode, b, facilitator.ErrTextAlreadyUsed, sb.TxHash)
+	}
+	if got := ran.Load() - runs; got != 0 {
+		t.Errorf("the upstream ran %d times; want 0", got)
+	}
+	testutil.AssertDelta(t, "buyer", bBefore, testutil.Balance(t, from), 0)
+	testutil.AssertDelta(t, "seller", sBefore, testutil.Balance(t, uptoPayTo), 0)
 }
