@@ -122,8 +122,8 @@ func (h *Handler) lookup(r *http.Request, rec *redemption, payment *facilitator.
 	if rec.TxHash != "" {
 		return h.outcomes.byTx(r.Context(), rec.TxHash)
 	}
-	a := &payment.Authorization
-	return h.outcomes.byAuthorization(r.Context(), h.pricing.saleOf(r).network(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
+	a, sl := &payment.Authorization, h.pricing.saleOf(r)
+	return h.outcomes.byAuthorization(r.Context(), sl.network(), sl.scheme(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
 }
 
 // resumeEarlier answers a payment whose authorization this paywall has
@@ -173,7 +173,7 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 		}
 		defer h.redeem.Release(pid.busyKey())
 	}
-	id := authID(h.pricing.saleOf(r).network(), payment.Authorization.From, payment.Authorization.Nonce)
+	id := h.authIDOf(r, payment)
 	fp := authFingerprint(payment)
 	switch held, holder, err := h.redeem.AcquireAuth(r.Context(), id, fp); {
 	case err != nil:

@@ -532,7 +532,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// garbage and the upstream can be told who pays in settle-after mode.
 	payment, err := facilitator.DecodePaymentHeader(header)
 	if err == nil {
-		err = h.parsePayment(payment)
+		sl.authScheme, err = h.parsePayment(payment)
 	}
 	if err != nil {
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, invalidReason(err))

@@ -28,9 +28,10 @@ var (
 type outcomeLookup interface {
 	// byTx looks a settlement up by one of its transaction hashes.
 	byTx(ctx context.Context, txHash string) (*facilitator.SettleResponse, error)
-	// byAuthorization looks a settlement up by network, payer and
+	// byAuthorization looks a settlement up by network, the
+	// authorization's scheme (its nonce space: noncespace.go), payer and
 	// authorization nonce (0x hex).
-	byAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error)
+	byAuthorization(ctx context.Context, network, scheme, from, nonce string) (*facilitator.SettleResponse, error)
 }
 
 // localLookup looks settlements up in the embedded facilitator.
@@ -39,7 +40,7 @@ type localLookup struct{ f *facilitator.Facilitator }
 // authorizationLookup is the embedded facilitator's lookup by
 // authorization, where it has one.
 type authorizationLookup interface {
-	SettlementByAuthorization(network, from, nonce string) (*facilitator.SettleResponse, error)
+	SettlementByAuthorizationOf(network, scheme, from, nonce string) (*facilitator.SettleResponse, error)
 }
 
 func (l localLookup) byTx(_ context.Context, txHash string) (*facilitator.SettleResponse, error) {
@@ -50,12 +51,12 @@ func (l localLookup) byTx(_ context.Context, txHash string) (*facilitator.Settle
 	return sr, err
 }
 
-func (l localLookup) byAuthorization(_ context.Context, network, from, nonce string) (*facilitator.SettleResponse, error) {
+func (l localLookup) byAuthorization(_ context.Context, network, scheme, from, nonce string) (*facilitator.SettleResponse, error) {
 	al, ok := any(l.f).(authorizationLookup)
 	if !ok {
 		return nil, errLookupUnsupported
 	}
-	sr, err := al.SettlementByAuthorization(network, from, nonce)
+	sr, err := al.SettlementByAuthorizationOf(network, scheme, from, nonce)
 	if errors.Is(err, facilitator.ErrNotFound) {
 		return nil, errOutcomeNotFound
 	}
@@ -64,7 +65,8 @@ func (l localLookup) byAuthorization(_ context.Context, network, from, nonce str
 
 // remoteLookup looks settlements up through a remote facilitator's
 // settlements routes: GET /v2/x402/settlements/{txHash} and
-// GET /v2/x402/settlements?network=&from=&nonce=.
+// GET /v2/x402/settlements?network=&from=&nonce=&scheme= (a facilitator
+// that does not know scheme ignores it).
 type remoteLookup struct {
 	base string
 	http *http.Client
@@ -78,8 +80,8 @@ func (o *remoteLookup) byTx(ctx context.Context, txHash string) (*facilitator.Se
 	return o.get(ctx, o.base+x402.PathSettlements+url.PathEscape(txHash))
 }
 
-func (o *remoteLookup) byAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error) {
-	q := url.Values{"network": {network}, "from": {from}, "nonce": {nonce}}
+func (o *remoteLookup) byAuthorization(ctx context.Context, network, scheme, from, nonce string) (*facilitator.SettleResponse, error) {
+	q := url.Values{"network": {network}, "from": {from}, "nonce": {nonce}, "scheme": {scheme}}
 	return o.get(ctx, o.base+strings.TrimSuffix(x402.PathSettlements, "/")+"?"+q.Encode())
 }
 

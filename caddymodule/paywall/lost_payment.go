@@ -56,11 +56,11 @@ const (
 // ownLookup is an outcome lookup that answers only settlements its own
 // facilitator made (the embedded one).
 type ownLookup interface {
-	ownByAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error)
+	ownByAuthorization(ctx context.Context, network, scheme, from, nonce string) (*facilitator.SettleResponse, error)
 }
 
-func (l localLookup) ownByAuthorization(ctx context.Context, network, from, nonce string) (*facilitator.SettleResponse, error) {
-	return l.f.OwnSettlementByAuthorization(ctx, network, from, nonce)
+func (l localLookup) ownByAuthorization(ctx context.Context, network, scheme, from, nonce string) (*facilitator.SettleResponse, error) {
+	return l.f.OwnSettlementByAuthorizationOf(ctx, network, scheme, from, nonce)
 }
 
 // lostPayment is what deliverLost needs of a request that servePaid found
@@ -82,8 +82,11 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 	if lp == nil || !ok {
 		return false, nil
 	}
-	a := &lp.payment.Authorization
-	sr, err := own.ownByAuthorization(r.Context(), h.pricing.saleOf(r).network(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
+	a, sl := &lp.payment.Authorization, h.pricing.saleOf(r)
+	// The payment's scheme: a Permit2 payment with the nonce of an
+	// EIP-3009 one (or the other way round) is another authorization,
+	// never delivered against that one's settlement (noncespace.go).
+	sr, err := own.ownByAuthorization(r.Context(), sl.network(), sl.scheme(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
 	switch {
 	case errors.Is(err, facilitator.ErrSettlementNotFound), errors.Is(err, facilitator.ErrSettledElsewhere):
 		h.logger.Debug("a payment used on chain, with no record here, was not settled by this facilitator; refused as used",

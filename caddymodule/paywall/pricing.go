@@ -296,11 +296,14 @@ func (h *Handler) priceFailed(err error) error {
 	return caddyhttp.Error(http.StatusInternalServerError, err)
 }
 
-// sale is what one request is sold for: its offer, and the option a
-// payment chose (the first until one is chosen).
+// sale is what one request is sold for: its offer, the option a
+// payment chose (the first until one is chosen), and the facilitator
+// scheme of the payment's authorization (authScheme; "" before one is
+// parsed).
 type sale struct {
-	offer *offer
-	opt   int
+	offer      *offer
+	opt        int
+	authScheme string
 }
 
 type saleCtxKey struct{}

@@ -5,13 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math/big"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -48,9 +47,10 @@ func settlementOf(rec *redemption) *facilitator.SettleResponse {
 }
 
 // authID is the key of an authorization: network, payer and nonce, in
-// lower case (addresses compare case-insensitively).
-func authID(network string, from common.Address, nonce [32]byte) string {
-	return strings.ToLower(network + "/" + from.Hex() + "/" + hexutil.Encode(nonce[:]))
+// lower case, and for a Permit2 authorization its nonce space between
+// payer and nonce (noncespace.go), as the engine's record IDs.
+func authID(network, space string, from common.Address, nonce [32]byte) string {
+	return engine.RecordIDIn(network, space, from, nonce)
 }
 
 // authFingerprint tells one signed authorization from another with the

@@ -237,21 +237,23 @@ func (h *Handler) provisionUpto() error {
 // exact, a Permit2 witness transfer for upto, whose fields the paywall
 // keeps as an authorization (payer, witness.to, the permitted maximum,
 // validAfter, the deadline as validBefore, the nonce as 32 bytes) so that
-// its records, claims and refusals key it by payer and nonce as any other.
-func (h *Handler) parsePayment(payment *facilitator.Payment) error {
+// its records, claims and refusals key it by payer and nonce as any other
+// (in Permit2's nonce space: noncespace.go). It answers the facilitator
+// scheme of the authorization (authScheme).
+func (h *Handler) parsePayment(payment *facilitator.Payment) (string, error) {
 	if !h.upto() {
 		err := payment.ParsePayload()
 		if err == nil || h.AssetTransfer != AssetTransferPermit2 {
-			return err
+			return authScheme(false, false), err
 		}
 		// A Permit2 route: the payload is a witness transfer through the
 		// x402 exact proxy.
-		return parsePermit2Payment(payment, false)
+		return authScheme(false, true), parsePermit2Payment(payment, false)
 	}
 	if payment.Scheme != SchemeUpto {
-		return &facilitator.InvalidPaymentError{Reason: facilitator.ReasonUnsupportedScheme(payment.Scheme)}
+		return "", &facilitator.InvalidPaymentError{Reason: facilitator.ReasonUnsupportedScheme(payment.Scheme)}
 	}
-	return parsePermit2Payment(payment, true)
+	return authScheme(true, false), parsePermit2Payment(payment, true)
 }
 
 // parsePermit2Payment reads a Permit2 payload (upto's, or exact's through
