@@ -4,8 +4,6 @@ import (
 	"net/http"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/engine"
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -14,7 +12,7 @@ import (
 // or exact with asset_transfer permit2): they are two authorizations, each
 // of which the chain lets be used once. The paywall keys its redemption
 // records and claims as the facilitator's engine keys its journal
-// (engine.RecordIDIn): an EIP-3009 payment by network/payer/nonce (the
+// (facilitator.AuthorizationKey): an EIP-3009 payment by network/payer/nonce (the
 // key records were always written under, so they stay valid across an
 // upgrade), a Permit2 payment by network/payer/permit2/nonce; and it names
 // the payment's scheme when it asks the facilitator what became of an
@@ -31,27 +29,16 @@ func authScheme(uptoRoute, permit2 bool) string {
 	case uptoRoute:
 		return x402.SchemeUpto
 	case permit2:
-		return upto.SchemeExactPermit2
+		return facilitator.SchemeExactPermit2
 	}
 	return x402.SchemeExact
 }
 
-// nonceSpace is the nonce space of a scheme's authorizations, as the
-// engine names it: Permit2's for upto and exact-permit2, "" (EIP-3009's)
-// for any other.
-func nonceSpace(scheme string) string {
-	switch scheme {
-	case x402.SchemeUpto, upto.SchemeExactPermit2:
-		return engine.NonceSpacePermit2
-	}
-	return ""
-}
-
 // authIDOf is the redemption key of the request's payment: its network,
-// payer, nonce space and nonce (authID).
+// payer, scheme and nonce (authID).
 func (h *Handler) authIDOf(r *http.Request, p *facilitator.Payment) string {
 	sl := h.pricing.saleOf(r)
-	return authID(sl.network(), nonceSpace(sl.scheme()), p.Authorization.From, p.Authorization.Nonce)
+	return authID(sl.network(), sl.scheme(), p.Authorization.From, p.Authorization.Nonce)
 }
 
 // scheme is the facilitator scheme of the request's payment (authScheme;

@@ -10,7 +10,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -46,11 +45,12 @@ func settlementOf(rec *redemption) *facilitator.SettleResponse {
 	return sr
 }
 
-// authID is the key of an authorization: network, payer and nonce, in
-// lower case, and for a Permit2 authorization its nonce space between
-// payer and nonce (noncespace.go), as the engine's record IDs.
-func authID(network, space string, from common.Address, nonce [32]byte) string {
-	return engine.RecordIDIn(network, space, from, nonce)
+// authID is the key of a scheme's authorization: network, payer and
+// nonce in lower case, with Permit2's nonce space for a Permit2 one
+// (noncespace.go), as the facilitator's record IDs
+// (facilitator.AuthorizationKey).
+func authID(network, scheme string, from common.Address, nonce [32]byte) string {
+	return facilitator.AuthorizationKey(network, scheme, from, nonce)
 }
 
 // authFingerprint tells one signed authorization from another with the

@@ -90,7 +90,7 @@ func TestSharedStoreAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := authID(h.firstReqs().Network, "", payment.Authorization.From, payment.Authorization.Nonce)
+	id := authID(h.firstReqs().Network, "exact", payment.Authorization.From, payment.Authorization.Nonce)
 	if got, err := b.Claims().Claim(context.Background(), id); got != store.Claimed || err != nil {
 		t.Fatalf("claim on b = %v, %v", got, err)
 	}

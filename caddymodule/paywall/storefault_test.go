@@ -78,7 +78,7 @@ func TestStoreFaultAnswers(t *testing.T) {
 			if err != nil || p.ParsePayload() != nil {
 				t.Fatal(err)
 			}
-			id := authID(h.firstReqs().Network, "", p.Authorization.From, p.Authorization.Nonce)
+			id := authID(h.firstReqs().Network, "exact", p.Authorization.From, p.Authorization.Nonce)
 			r := httptest.NewRequest(http.MethodGet, "http://example.com/paid", nil)
 			r.Header.Set("X-Payment", header)
 			r = r.WithContext(context.WithValue(r.Context(), caddyhttp.VarsCtxKey, map[string]any{}))
