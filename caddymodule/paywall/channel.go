@@ -50,6 +50,11 @@ const (
 // deposit stays locked after it asks to withdraw.
 const DefaultWithdrawDelay = 900
 
+// maxClaimEvery is the longest claim interval: a third of the withdraw
+// delay, so that a charged voucher is claimed before a withdrawal the
+// payer asked for completes.
+const maxClaimEvery = DefaultWithdrawDelay / 3 * time.Second
+
 // DefaultClaimEvery is how often a channel route claims what it charged.
 const DefaultClaimEvery = time.Minute
 
@@ -403,8 +408,8 @@ func (h *Handler) validateChannel() error {
 		return errors.New("x402: settle after does not go with scheme batch-settlement: a voucher is charged before the request is served")
 	case len(h.MCPTools) > 0:
 		return errors.New("x402: mcp_tool does not go with scheme batch-settlement yet")
-	case h.ClaimEvery < 0:
-		return errors.New("x402: claim_every must be positive")
+	case h.ClaimEvery < 0 || time.Duration(h.ClaimEvery) > maxClaimEvery:
+		return fmt.Errorf("x402: claim_every must be positive and at most %s (a third of the withdraw delay: a payer who asks to withdraw takes back what is not claimed when the delay ends)", maxClaimEvery)
 	}
 	return nil
 }

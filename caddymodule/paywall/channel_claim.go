@@ -117,22 +117,26 @@ func (h *Handler) claimRound(ctx context.Context) {
 		if len(rows) == 0 {
 			continue
 		}
-		sr, err := h.channelOp(ctx, i, map[string]any{"type": "claim", "claims": rows})
-		switch {
-		case err != nil:
-			h.logger.Warn("claim round: the claim could not be sent; the next round tries again", zap.Int("channels", len(rows)), zap.Error(err))
-			continue
-		case !sr.Settled() && sr.Error != "invalid_batch_settlement_evm_nothing_to_claim":
-			h.logger.Warn("claim round: the claim failed; the next round tries again", zap.Int("channels", len(rows)),
-				zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
-			continue
+		claimed, refused := h.claimRows(ctx, i, rows)
+		if len(rows) > 1 && refused {
+			// One bad row (a channel withdrawn below what it was charged)
+			// reverts the whole claim: the rows go one by one.
+			for k := range rows {
+				if one, _ := h.claimRows(ctx, i, rows[k:k+1]); len(one) == 1 {
+					claimed = append(claimed, k)
+				}
+			}
 		}
-		for _, j := range ids {
+		for _, k := range claimed {
+			j := ids[k]
 			if err := h.chans.store.MarkClaimed(ctx, list[j].ID, list[j].Charged); err != nil {
 				h.logger.Warn("claim round: a claim could not be recorded; the next round claims it again (paying nothing twice)", zap.Error(err))
 			}
 		}
-		h.logger.Info("claim round: claimed", zap.String("network", opt.reqs.Network), zap.Int("channels", len(rows)), zap.String("tx_hash", sr.TxHash))
+		if len(claimed) == 0 {
+			continue
+		}
+		h.logger.Info("claim round: claimed", zap.String("network", opt.reqs.Network), zap.Int("channels", len(claimed)))
 		for rcv := range receivers {
 			sr, err := h.channelOp(ctx, i, map[string]any{"type": "settle", "receiver": rcv.Hex(), "token": co.token.Hex()})
 			switch {
@@ -145,6 +149,28 @@ func (h *Handler) claimRound(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// claimRows claims rows in one transaction and returns the indexes of
+// the rows now claimed on chain (all, or none); refused says the
+// facilitator refused the claim (its simulation or transaction failed),
+// rather than could not be asked.
+func (h *Handler) claimRows(ctx context.Context, i int, rows []claimRow) (claimed []int, refused bool) {
+	sr, err := h.channelOp(ctx, i, map[string]any{"type": "claim", "claims": rows})
+	switch {
+	case err != nil:
+		h.logger.Warn("claim round: the claim could not be sent; the next round tries again", zap.Int("channels", len(rows)), zap.Error(err))
+		return nil, false
+	case !sr.Settled() && sr.Error != "invalid_batch_settlement_evm_nothing_to_claim":
+		h.logger.Warn("claim round: the claim failed; the next round tries again", zap.Int("channels", len(rows)),
+			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
+		return nil, sr.Error != facilitator.ErrTextPending
+	}
+	claimed = make([]int, len(rows))
+	for k := range claimed {
+		claimed[k] = k
+	}
+	return claimed, false
 }
 
 // channelOp settles a claim or settle payload on option i through the
