@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 
@@ -101,10 +100,11 @@ func (h *Handler) claimRound(ctx context.Context) {
 		}
 		var rows []claimRow
 		var ids []int
-		receivers := map[common.Address]bool{}
 		for j, c := range list {
+			// A route claims the channels paid to its pay_to (routes with
+			// the same pay_to share them).
 			if c.VoucherMax == nil || !strings.EqualFold(c.Config.ReceiverAuthorizer, co.authorizer.Hex()) ||
-				!strings.EqualFold(c.Config.Token, co.token.Hex()) {
+				!strings.EqualFold(c.Config.Token, co.token.Hex()) || !strings.EqualFold(c.Config.Receiver, co.payTo.Hex()) {
 				continue
 			}
 			var row claimRow
@@ -112,7 +112,6 @@ func (h *Handler) claimRound(ctx context.Context) {
 			row.Voucher.MaxClaimableAmount = c.VoucherMax.String()
 			row.Signature, row.TotalClaimed = c.VoucherSignature, c.Charged.String()
 			rows, ids = append(rows, row), append(ids, j)
-			receivers[common.HexToAddress(c.Config.Receiver)] = true
 		}
 		if len(rows) == 0 {
 			continue
@@ -137,16 +136,14 @@ func (h *Handler) claimRound(ctx context.Context) {
 			continue
 		}
 		h.logger.Info("claim round: claimed", zap.String("network", opt.reqs.Network), zap.Int("channels", len(claimed)))
-		for rcv := range receivers {
-			sr, err := h.channelOp(ctx, i, map[string]any{"type": "settle", "receiver": rcv.Hex(), "token": co.token.Hex()})
-			switch {
-			case err != nil:
-				h.logger.Warn("claim round: the settle could not be sent; the next round settles", zap.Error(err))
-			case !sr.Settled() && sr.Error != "invalid_batch_settlement_evm_nothing_to_settle":
-				h.logger.Warn("claim round: the settle failed; the next round settles", zap.String("error", sr.Error))
-			default:
-				h.logger.Info("claim round: settled to the receiver", zap.String("receiver", rcv.Hex()), zap.String("amount", sr.Value), zap.String("tx_hash", sr.TxHash))
-			}
+		sr, err := h.channelOp(ctx, i, map[string]any{"type": "settle", "receiver": co.payTo.Hex(), "token": co.token.Hex()})
+		switch {
+		case err != nil:
+			h.logger.Warn("claim round: the settle could not be sent; the next round settles", zap.Error(err))
+		case !sr.Settled() && sr.Error != "invalid_batch_settlement_evm_nothing_to_settle":
+			h.logger.Warn("claim round: the settle failed; the next round settles", zap.String("error", sr.Error))
+		default:
+			h.logger.Info("claim round: settled to pay_to", zap.String("pay_to", co.payTo.Hex()), zap.String("amount", sr.Value), zap.String("tx_hash", sr.TxHash))
 		}
 	}
 }

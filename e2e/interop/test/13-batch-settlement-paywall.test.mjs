@@ -9,6 +9,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { x402Client, wrapFetchWithPayment } from "@x402/fetch";
 import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
 import { createPublicClient, http } from "viem";
 import { startCaddy, devnetGlobal, balanceOf, newPayTo, waitFor, decodeB64JSON } from "../lib/harness.mjs";
@@ -22,6 +24,7 @@ const network = "eip155:338";
 
 let caddy;
 const payTo = newPayTo();
+const slowPayTo = newPayTo();
 before(async () => {
   // The channel store is bbolt (a devnet alone keeps it in memory).
   caddy = await startCaddy((p) => devnetGlobal(p).replace(/\tx402 \{\n/, `\tx402 {\n\t\tredemptions ${p.infoFile}.redemptions.db\n`) + `
@@ -32,6 +35,15 @@ before(async () => {
 			amount ${PRICE}
 			scheme batch-settlement
 			claim_every 1s
+		}
+		respond "paid content"
+	}
+	handle /slow {
+		x402 {
+			pay_to ${slowPayTo}
+			amount ${PRICE}
+			scheme batch-settlement
+			claim_every 5m
 		}
 		respond "paid content"
 	}
@@ -146,4 +158,25 @@ test("requests racing one channel never charge more than what was served", async
   served += results.filter((r) => r.status === 200).length;
   await waitFor(async () => (await balanceOf(caddy.info, payTo)) - sellerBefore === PRICE * BigInt(served), "the claim round", 30000).catch(() => {});
   assert.equal((await balanceOf(caddy.info, payTo)) - sellerBefore, PRICE * BigInt(served), `served ${served}`);
+});
+
+test("a config reload (the route's Cleanup, as at graceful stop) claims what was charged", async () => {
+  const { pay } = buyerClient(2, []);
+  const url = caddy.url + "/slow";
+  for (let i = 0; i < 3; i++) {
+    const res = await pay(url);
+    assert.equal(res.status, 200, await res.text());
+  }
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(await balanceOf(caddy.info, slowPayTo), 0n, "claim_every 5m: nothing claimed yet");
+  const res = await fetch(`http://127.0.0.1:${caddy.ports.admin}/load`, {
+    method: "POST",
+    headers: { "Content-Type": "text/caddyfile", "Cache-Control": "must-revalidate", Origin: `http://127.0.0.1:${caddy.ports.admin}` },
+    body: readFileSync(join(caddy.dir, "Caddyfile"), "utf8"),
+  });
+  assert.equal(res.status, 200, await res.text());
+  await waitFor(async () => (await balanceOf(caddy.info, slowPayTo)) === PRICE * 3n, "the last claim round", 30000);
+  // The channel goes on under the new config.
+  const more = await pay(url);
+  assert.equal(more.status, 200, await more.text());
 });
