@@ -178,7 +178,13 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	if pl.Type == "deposit" || rec == nil {
 		// A deposit, or a voucher of a channel this store does not know
 		// (a buyer whose record was pruned or lost): the facilitator checks
-		// it against the chain.
+		// it against the chain, which costs RPC calls, so it counts
+		// against the client's attempt limit (a voucher of a known channel
+		// costs none and does not).
+		if ok, wait := h.attempts.allow(httpx.ClientIP(r)); !ok {
+			h.metrics.payment(sl, OutcomeRateLimited, "")
+			return tooManyAttempts(w, wait)
+		}
 		vr, err := h.client.Verify(ctx, req)
 		if err != nil {
 			return h.facilitatorFailed(w, "verify", err)

@@ -36,6 +36,15 @@ const channelCaddyfile = `
 		}
 		respond "paid content"
 	}
+	handle /limited {
+		x402 {
+			pay_to %[2]s
+			amount 1000
+			scheme batch-settlement
+			attempt_limit 2 1m
+		}
+		respond "paid content"
+	}
 }
 `
 
@@ -234,5 +243,22 @@ func TestChannelConfigRefused(t *testing.T) {
 	} {
 		cfg := testutil.GlobalBlock("") + fmt.Sprintf(":%d {\n\tx402 {\n\t\tpay_to %s\n\t\tamount 1000\n\t\t%s\n\t}\n\trespond ok\n}\n", testutil.SitePort, channelPayTo, tc.opts)
 		testutil.AssertLoadError(t, cfg, "caddyfile", tc.want)
+	}
+}
+
+// TestChannelAttemptLimit: what makes the paywall ask the chain (a
+// voucher of a channel the store does not hold, a deposit) counts
+// against the client's attempt limit.
+func TestChannelAttemptLimit(t *testing.T) {
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(channelCaddyfile, testutil.SitePort, channelPayTo))
+	u := testutil.SiteURL + "/limited"
+	var got []int
+	for i := int64(0); i < 3; i++ {
+		cb := newChannelBuyer(t, tester, devnet.Buyer2PrivateKey, u, time.Now().UnixNano()+i)
+		resp, _ := testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.voucher(t, cb.key, 1000))})
+		got = append(got, resp.StatusCode)
+	}
+	if fmt.Sprint(got) != "[402 402 429]" {
+		t.Errorf("statuses %v, want [402 402 429]", got)
 	}
 }
