@@ -90,6 +90,7 @@ type claimChannel struct {
 // claim is idempotent on chain (a row at or below the channel's claimed
 // total pays nothing).
 func (h *Handler) claimRound(ctx context.Context) {
+	defer h.readChannelStats(ctx)
 	for i := range h.pricing.options {
 		opt := &h.pricing.options[i]
 		co := &h.chans.opts[i]
@@ -153,15 +154,21 @@ func (h *Handler) claimRound(ctx context.Context) {
 // facilitator refused the claim (its simulation or transaction failed),
 // rather than could not be asked.
 func (h *Handler) claimRows(ctx context.Context, i int, rows []claimRow) (claimed []int, refused bool) {
+	network := h.pricing.options[i].reqs.Network
 	sr, err := h.channelOp(ctx, i, map[string]any{"type": "claim", "claims": rows})
 	switch {
 	case err != nil:
+		countClaim(network, "failed")
 		h.logger.Warn("claim round: the claim could not be sent; the next round tries again", zap.Int("channels", len(rows)), zap.Error(err))
 		return nil, false
 	case !sr.Settled() && sr.Error != "invalid_batch_settlement_evm_nothing_to_claim":
 		h.logger.Warn("claim round: the claim failed; the next round tries again", zap.Int("channels", len(rows)),
 			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
+		countClaim(network, "refused")
 		return nil, sr.Error != facilitator.ErrTextPending
+	}
+	if sr.Settled() {
+		countClaim(network, "claimed")
 	}
 	claimed = make([]int, len(rows))
 	for k := range claimed {

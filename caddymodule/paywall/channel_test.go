@@ -227,6 +227,22 @@ func TestChannelPaywall(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	testutil.AssertDelta(t, "seller after the claim round", sellerBefore, testutil.Balance(t, channelPayTo), 10000)
+	// The gauges are read at the end of the round that paid the seller.
+	net := map[string]string{"network": "cronos-testnet"}
+	samples := testutil.Scrape(t)
+	for v, _ := testutil.Sample(samples, "x402_channels_claimed_smallest_units", net); v < 10000 && time.Now().Before(deadline); v, _ = testutil.Sample(samples, "x402_channels_claimed_smallest_units", net) {
+		time.Sleep(100 * time.Millisecond)
+		samples = testutil.Scrape(t)
+	}
+	if v, _ := testutil.Sample(samples, "x402_channel_claim_transactions_total", map[string]string{"network": "cronos-testnet", "outcome": "claimed"}); v < 1 {
+		t.Errorf("claim transactions: %v", v)
+	}
+	if v, ok := testutil.Sample(samples, "x402_channels_claimed_smallest_units", net); !ok || v < 10000 {
+		t.Errorf("claimed: %v %v", v, ok)
+	}
+	if v, ok := testutil.Sample(samples, "x402_channels_open", net); !ok || v < 1 {
+		t.Errorf("open channels: %v %v", v, ok)
+	}
 }
 
 // TestChannelConfigRefused: settings that do not go with a channel route

@@ -335,6 +335,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := initMeterMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return err
 	}
+	if err := initChannelMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return err
+	}
 	if err := h.provisionAccess(ctx); err != nil {
 		return err
 	}
