@@ -174,6 +174,11 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	req := h.v2Request(r, header, resourceURL(r))
 	req.PaymentRequirements.Resource = resourceURL(r)
+	if rec != nil && rec.State != store.ChannelOpen {
+		// Refused before a deposit moves anything into a channel that is
+		// being refunded or is closed.
+		return h.channelRefused(w, r, reasonChannelClosed)
+	}
 	var sr *facilitator.SettleResponse
 	if pl.Type == "deposit" || rec == nil {
 		// A deposit, or a voucher of a channel this store does not know

@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"strings"
@@ -60,9 +61,14 @@ type channelBuyer struct {
 
 // newChannelBuyer reads the route's 402 and makes the buyer's channel
 // config from it.
-func newChannelBuyer(t *testing.T, tester *caddytest.Tester, keyHex, u string, salt int64) *channelBuyer {
+func newChannelBuyer(t testing.TB, tester *caddytest.Tester, keyHex, u string, salt int64) *channelBuyer {
 	t.Helper()
-	resp, b := testutil.Get(t, tester, u, nil)
+	resp, err := tester.Client.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
 	if resp.StatusCode != http.StatusPaymentRequired {
 		t.Fatalf("unpaid: %d %s", resp.StatusCode, b)
 	}
@@ -87,7 +93,7 @@ func newChannelBuyer(t *testing.T, tester *caddytest.Tester, keyHex, u string, s
 }
 
 // header is the PAYMENT-SIGNATURE of a payload.
-func (cb *channelBuyer) header(t *testing.T, payload any) string {
+func (cb *channelBuyer) header(t testing.TB, payload any) string {
 	t.Helper()
 	raw, _ := json.Marshal(payload)
 	h, err := x402.EncodeBase64JSON(x402.PaymentPayloadV2{X402Version: 2, Accepted: cb.acc, Payload: raw})
@@ -98,7 +104,7 @@ func (cb *channelBuyer) header(t *testing.T, payload any) string {
 }
 
 // voucher is a voucher payload for max, signed by key.
-func (cb *channelBuyer) voucher(t *testing.T, key *ecdsa.PrivateKey, max int64) map[string]any {
+func (cb *channelBuyer) voucher(t testing.TB, key *ecdsa.PrivateKey, max int64) map[string]any {
 	t.Helper()
 	sig, err := batch.SignVoucher(key, big.NewInt(devnet.ChainID), cb.id, big.NewInt(max))
 	if err != nil {
@@ -109,7 +115,7 @@ func (cb *channelBuyer) voucher(t *testing.T, key *ecdsa.PrivateKey, max int64) 
 }
 
 // deposit is a deposit payload of amount with a voucher for max.
-func (cb *channelBuyer) deposit(t *testing.T, amount, max int64) map[string]any {
+func (cb *channelBuyer) deposit(t testing.TB, amount, max int64) map[string]any {
 	t.Helper()
 	p := cb.voucher(t, cb.key, max)
 	p["type"] = "deposit"
