@@ -65,6 +65,9 @@ type chanRoute struct {
 	opts  []chanOption
 	stop  chan struct{}
 	done  chan struct{}
+	// release lets go of the x402 app's facilitator and store, held for
+	// the last claim round at Cleanup (Caddy may clean the app up first).
+	release func() error
 }
 
 // chanOption is what a channel on one of the route's options must name.
@@ -115,6 +118,7 @@ func (h *Handler) provisionChannel() error {
 		cr.opts = append(cr.opts, chanOption{chainID: big.NewInt(opt.chainID),
 			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo)})
 	}
+	cr.release = h.app.Hold()
 	h.chans = cr
 	cr.stop, cr.done = make(chan struct{}), make(chan struct{})
 	go h.claimLoop(cr)

@@ -54,14 +54,16 @@ func (h *Handler) claimLoop(cr *chanRoute) {
 	}
 }
 
-// stopChannels ends the claim loop after its last round.
-func (h *Handler) stopChannels() {
+// stopChannels ends the claim loop after its last round, then lets go of
+// the facilitator and store it held for that round.
+func (h *Handler) stopChannels() error {
 	if h.chans == nil || h.chans.stop == nil {
-		return
+		return nil
 	}
 	close(h.chans.stop)
 	<-h.chans.done
 	h.chans.stop = nil
+	return h.chans.release()
 }
 
 // claimRow is one row of a claim payload, as the published server sends it.

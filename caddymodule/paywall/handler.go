@@ -365,6 +365,9 @@ func (h *Handler) networkNames() []string {
 // itself (with no x402 app configured).
 func (h *Handler) Cleanup() error {
 	var errs []error
+	if err := h.stopChannels(); err != nil { // a last claim round
+		errs = append(errs, err)
+	}
 	if err := h.gate.Cleanup(); err != nil {
 		errs = append(errs, err)
 	}
@@ -374,7 +377,6 @@ func (h *Handler) Cleanup() error {
 		}
 	}
 	h.releases = nil
-	h.stopChannels() // a last claim round
 	return errors.Join(errs...)
 }
 

@@ -13,7 +13,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { privateKeyToAccount } from "viem/accounts";
 import { createPublicClient, http } from "viem";
-import { startCaddy, devnetGlobal, balanceOf, newPayTo, waitFor, decodeB64JSON } from "../lib/harness.mjs";
+import { startCaddy, startDevnet, networkBlock, devnetGlobal, balanceOf, newPayTo, waitFor, decodeB64JSON } from "../lib/harness.mjs";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 
 const require = createRequire(import.meta.url);
 const { BatchSettlementEvmScheme: ClientScheme } = require("@x402/evm/batch-settlement/client");
@@ -179,4 +181,62 @@ test("a config reload (the route's Cleanup, as at graceful stop) claims what was
   // The channel goes on under the new config.
   const more = await pay(url);
   assert.equal(more.status, 200, await more.text());
+});
+
+test("kill -9 between requests loses nothing: the restarted paywall serves the next voucher and claims every one at graceful stop", async () => {
+  const chain = await startDevnet({ chainId: 84532, network: "base-sepolia", token: "0x036CbD53842c5426634e7929541eC2318f3dCF7e" });
+  const storeDir = mkdtempSync(join(tmpdir(), "x402-interop-channels-"));
+  const seller = newPayTo();
+  const config = (p) => `{
+	admin 127.0.0.1:${p.admin}
+	x402 {
+		redemptions ${storeDir}/redemptions.db
+		${networkBlock(chain.info, "X402_KILL_SIGNER")}
+	}
+}
+:${p.http} {
+	handle /paid {
+		x402 {
+			pay_to ${seller}
+			amount ${PRICE}
+			network base-sepolia
+			scheme batch-settlement
+			claim_every 5m
+		}
+		respond "paid content"
+	}
+	respond /healthcheck "ok"
+}
+`;
+  let shop = await startCaddy(config);
+  try {
+    const info = chain.info;
+    const buyer = privateKeyToAccount(info.buyers[0].privateKey);
+    const net = "eip155:84532";
+    const viemChain = { id: 84532, name: "devnet-b", nativeCurrency: { name: "ETH", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [info.rpcUrl] } } };
+    const reader = createPublicClient({ chain: viemChain, transport: http(info.rpcUrl) });
+    const signer = { address: buyer.address, signTypedData: (m) => buyer.signTypedData(m), readContract: (a) => reader.readContract(a) };
+    const client = x402Client.fromConfig({
+      schemes: [],
+      spendControls: { allowedAssets: [{ network: net, asset: info.token.address, maxAmountPerPayment: "1000000" }] },
+    }).register(net, new ClientScheme(signer, { depositPolicy: { depositMultiplier: 20 } }));
+    const pay = wrapFetchWithPayment(fetch, client);
+    for (let i = 0; i < 3; i++) {
+      const res = await pay(shop.url + "/paid");
+      assert.equal(res.status, 200, await res.text());
+    }
+    await shop.kill();
+    assert.equal(await balanceOf(info, seller), 0n, "nothing claimed before the kill (claim_every 5m)");
+    shop = await startCaddy(config);
+    const res = await pay(shop.url + "/paid");
+    assert.equal(res.status, 200, await res.text());
+    const receipt = decodeB64JSON(res.headers.get("payment-response"));
+    assert.equal(receipt.extra.channelState.chargedCumulativeAmount, (PRICE * 4n).toString(), "the record survived the kill");
+    assert.equal(receipt.transaction, "", "a voucher, not a new deposit");
+    await shop.stop(); // graceful: the last claim round
+    assert.equal(await balanceOf(info, seller), PRICE * 4n, "the seller gets every voucher served, across the kill");
+  } finally {
+    await shop.stop();
+    await chain.stop();
+  }
 });
