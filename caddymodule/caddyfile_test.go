@@ -107,7 +107,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"forward_payment_header with an argument", site("x402 {\n pay_to " + payTo + "\n price 1\n forward_payment_header on\n}"), "forward_payment_header takes no argument"},
 		{"bad paywall", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall maybe\n}"), `paywall must be "on" or "off", got "maybe"`},
 		{"template with paywall off", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall off\n paywall_template page.html\n}"), "paywall_template has no use with paywall off"},
-		{"bad scheme", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme batch\n}"), `scheme must be "exact" or "upto", got "batch"`},
+		{"bad scheme", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme batch\n}"), `scheme must be "exact", "upto" or "batch-settlement", got "batch"`},
 		{"meter on exact", site("x402 {\n pay_to " + payTo + "\n price 1\n meter json usage.total_tokens 0.000002\n}"), "meter and meter_max_bytes are for scheme upto"},
 		{"meter shape", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter usage.total_tokens 0.1\n}"), "meter takes json <dotted path> <unit price>"},
 		{"meter bad path", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter json usage..tokens 0.1\n}"), `meter json path "usage..tokens" is not a dotted path`},

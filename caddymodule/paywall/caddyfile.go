@@ -60,7 +60,8 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		facilitator_dialect cronos|v1|v2
 //		facilitator_header <name> <value>
 //		settle before|after
-//		scheme exact|upto
+//		scheme exact|upto|batch-settlement
+//		claim_every <duration>
 //		meter json <dotted path> <unit price>
 //		meter_max_bytes <size>
 //		gas_sponsoring eip2612|off

@@ -226,6 +226,7 @@ type Handler struct {
 	pricing     pricing        // the payment options and the offers of the route's prices
 	settleAfter bool
 	uptoRemote  *uptoRemote // an upto route's remote facilitator address, learnt at its first request
+	chans       *chanRoute  // a batch-settlement route's channels (channel.go); nil otherwise
 	v2          v2State
 	disc        discoveryState
 	mcp         *mcpState // the MCP route's priced tools; nil for other routes
@@ -334,6 +335,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := initMeterMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return err
 	}
+	if err := initChannelMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return err
+	}
 	if err := h.provisionAccess(ctx); err != nil {
 		return err
 	}
@@ -361,6 +365,9 @@ func (h *Handler) networkNames() []string {
 // itself (with no x402 app configured).
 func (h *Handler) Cleanup() error {
 	var errs []error
+	if err := h.stopChannels(); err != nil { // a last claim round
+		errs = append(errs, err)
+	}
 	if err := h.gate.Cleanup(); err != nil {
 		errs = append(errs, err)
 	}
@@ -527,6 +534,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	if len(header) > httpx.MaxPaymentHeaderBytes {
 		return h.paymentRequired(w, r, "", fmt.Sprintf("X-PAYMENT header exceeds %d KiB", httpx.MaxPaymentHeaderBytes>>10))
+	}
+	if h.chans != nil {
+		return h.serveChannel(w, r, next, header) // channel.go
 	}
 	// Decode here, so that a remote facilitator is not asked about
 	// garbage and the upstream can be told who pays in settle-after mode.

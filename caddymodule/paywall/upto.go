@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/common"
@@ -67,6 +68,12 @@ type Metering struct {
 	// meter cannot read the answer and the charge is the maximum (logged);
 	// an event over it is skipped. Default 1 MiB.
 	MeterMaxBytes int `json:"meter_max_bytes,omitempty"`
+
+	// ClaimEvery is how often a batch-settlement route claims the
+	// vouchers it charged (one transaction per network for up to 400
+	// channels) and settles the claimed funds to pay_to; a last round runs
+	// at graceful stop. Default 1m.
+	ClaimEvery caddy.Duration `json:"claim_every,omitempty"`
 }
 
 // upto reports whether the route takes upto payments.
@@ -84,8 +91,13 @@ func (m *Metering) maxBytes() int {
 func (h *Handler) validateMetering() error {
 	switch h.Scheme {
 	case "", SchemeExact, SchemeUpto:
+	case SchemeChannel:
+		return h.validateChannel()
 	default:
-		return fmt.Errorf("x402: scheme must be %q or %q, got %q", SchemeExact, SchemeUpto, h.Scheme)
+		return fmt.Errorf("x402: scheme must be %q, %q or %q, got %q", SchemeExact, SchemeUpto, SchemeChannel, h.Scheme)
+	}
+	if h.ClaimEvery != 0 {
+		return errors.New("x402: claim_every is for scheme batch-settlement")
 	}
 	if err := h.validateSponsoring(); err != nil {
 		return err
@@ -146,6 +158,16 @@ func (h *Handler) unmarshalMeterOption(d *caddyfile.Dispenser, opt string) (bool
 			return true, err
 		}
 		h.GasSponsoring = v
+	case "claim_every":
+		v, err := httpx.OneArg(d)
+		if err != nil {
+			return true, err
+		}
+		dur, err := caddy.ParseDuration(v)
+		if err != nil || dur <= 0 {
+			return true, d.Errf("x402: claim_every %q: want a positive duration, such as 1m", v)
+		}
+		h.ClaimEvery = caddy.Duration(dur)
 	case "meter_max_bytes":
 		v, err := httpx.OneArg(d)
 		if err != nil {
@@ -186,6 +208,9 @@ func parseByteSize(s string) (int, error) {
 // facilitator's address, which the buyer's permit names as the one that
 // may settle it), read from the facilitator's supported kinds.
 func (h *Handler) provisionUpto() error {
+	if h.channel() {
+		return h.provisionChannel()
+	}
 	if !h.upto() {
 		return h.provisionExactPermit2()
 	}

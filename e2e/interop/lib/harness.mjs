@@ -95,6 +95,11 @@ export async function startCaddy(makeCaddyfile) {
       proc.kill("SIGTERM");
       await waitFor(() => exited, "caddy to stop", 15000).catch(() => proc.kill("SIGKILL"));
     },
+    // kill is kill -9: no cleanup runs.
+    kill: async () => {
+      proc.kill("SIGKILL");
+      await waitFor(() => exited, "caddy to die", 15000);
+    },
   };
 }
 

@@ -1,0 +1,434 @@
+package paywall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/app"
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// SchemeChannel sells by payment channel (x402 `batch-settlement`): the
+// buyer deposits once, then pays each request with a cumulative voucher
+// that the paywall checks and charges in its store, without a chain round
+// trip; the vouchers are claimed in batches (claim_every) and the claimed
+// funds settled to pay_to.
+const SchemeChannel = "batch-settlement"
+
+// Reasons of the channel paywall, as the published server names them.
+const (
+	reasonCumulativeMismatch = "invalid_batch_settlement_evm_cumulative_amount_mismatch"
+	reasonChannelBusy        = "invalid_batch_settlement_evm_channel_busy"
+	reasonChannelClosed      = "invalid_batch_settlement_evm_channel_closed"
+	reasonExceedsBalance     = "invalid_batch_settlement_evm_cumulative_exceeds_balance"
+	reasonVoucherSignature   = "invalid_batch_settlement_evm_voucher_signature"
+	reasonChannelIDMismatch  = "invalid_batch_settlement_evm_channel_id_mismatch"
+	reasonReceiverMismatch   = "invalid_batch_settlement_evm_receiver_mismatch"
+	reasonAuthorizerMismatch = "invalid_batch_settlement_evm_receiver_authorizer_mismatch"
+	reasonTokenMismatch      = "invalid_batch_settlement_evm_token_mismatch"
+	reasonDelayMismatch      = "invalid_batch_settlement_evm_withdraw_delay_mismatch"
+	reasonPayloadType        = "invalid_batch_settlement_evm_payload_type"
+)
+
+// DefaultWithdrawDelay is the withdraw delay a channel route asks for
+// (the contract's minimum, 15 minutes): the longest a buyer's unspent
+// deposit stays locked after it asks to withdraw.
+const DefaultWithdrawDelay = 900
+
+// maxClaimEvery is the longest claim interval: a third of the withdraw
+// delay, so that a charged voucher is claimed before a withdrawal the
+// payer asked for completes.
+const maxClaimEvery = DefaultWithdrawDelay / 3 * time.Second
+
+// DefaultClaimEvery is how often a channel route claims what it charged.
+const DefaultClaimEvery = time.Minute
+
+// chanRoute is a channel route's state: the store and, per option, what
+// a channel must name.
+type chanRoute struct {
+	store store.Channels
+	opts  []chanOption
+	stop  chan struct{}
+	done  chan struct{}
+	// release lets go of the x402 app's facilitator and store, held for
+	// the last claim round at Cleanup (Caddy may clean the app up first).
+	release func() error
+}
+
+// chanOption is what a channel on one of the route's options must name.
+type chanOption struct {
+	chainID    *big.Int
+	authorizer common.Address // the facilitator's receiver authorizer
+	token      common.Address
+	payTo      common.Address
+}
+
+// channel reports whether the route sells by payment channel.
+func (m *Metering) channel() bool { return m.Scheme == SchemeChannel }
+
+// provisionChannel makes the route's options batch-settlement ones, with
+// the extra the published client needs, and starts the claim rounds.
+func (h *Handler) provisionChannel() error {
+	if h.Facilitator != "" || h.app == nil || h.app.Facilitator() == nil {
+		return errors.New("x402: scheme batch-settlement needs the x402 app's embedded facilitator (not a remote one): it signs the claims")
+	}
+	chans := store.ChannelsOf(h.redeem.Store())
+	if chans == nil {
+		return errors.New("x402: scheme batch-settlement needs a store that keeps payment channels (memory, bbolt or postgres)")
+	}
+	fac := h.app.Facilitator()
+	cr := &chanRoute{store: chans}
+	for i := range h.pricing.options {
+		opt := &h.pricing.options[i]
+		if opt.caip2 == "" {
+			return fmt.Errorf("x402: scheme batch-settlement on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
+		}
+		var e struct {
+			ReceiverAuthorizer string `json:"receiverAuthorizer"`
+			Name               string `json:"name"`
+			Version            string `json:"version"`
+		}
+		extra, ok := fac.SchemeExtra(opt.reqs.Network, SchemeChannel)
+		if ok {
+			b, _ := json.Marshal(extra)
+			_ = json.Unmarshal(b, &e)
+		}
+		if !ok || !common.IsHexAddress(e.ReceiverAuthorizer) {
+			return fmt.Errorf("x402: scheme batch-settlement on network %q: the facilitator does not offer it there (the chain needs the x402 batch settlement contract %s and its ERC-3009 deposit collector, and the network a signer key)",
+				opt.reqs.Network, batch.SettlementAddress.Hex())
+		}
+		opt.reqs.Scheme = SchemeChannel
+		opt.extraV2 = map[string]any{"receiverAuthorizer": common.HexToAddress(e.ReceiverAuthorizer).Hex(),
+			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": "eip3009"}
+		cr.opts = append(cr.opts, chanOption{chainID: big.NewInt(opt.chainID),
+			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo)})
+	}
+	h.chans = cr
+	if app.Validating() {
+		return nil // caddy validate: no claim rounds
+	}
+	cr.release = h.app.Hold()
+	cr.stop, cr.done = make(chan struct{}), make(chan struct{})
+	go h.claimLoop(cr)
+	return nil
+}
+
+// channelPayload is a batch-settlement payload as the published client
+// sends it (deposit or voucher).
+type channelPayload struct {
+	Type          string              `json:"type"`
+	ChannelConfig batch.ChannelConfig `json:"channelConfig"`
+	Voucher       struct {
+		ChannelID          common.Hash   `json:"channelId"`
+		MaxClaimableAmount string        `json:"maxClaimableAmount"`
+		Signature          hexutil.Bytes `json:"signature"`
+	} `json:"voucher"`
+	Deposit json.RawMessage `json:"deposit"`
+}
+
+// serveChannel serves a request paid by a channel payload: a deposit is
+// settled on chain, its channel recorded, and the request charged; a
+// voucher is checked and charged with one conditional write of the store.
+// Either way the charge is written before the upstream is called.
+func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
+	sl := h.pricing.saleOf(r)
+	payment, err := facilitator.DecodePaymentHeader(header)
+	if err != nil {
+		return h.channelRefused(w, r, invalidReason(err))
+	}
+	if payment.Scheme != "" && payment.Scheme != SchemeChannel {
+		return h.channelRefused(w, r, x402.ReasonUnsupportedScheme(payment.Scheme))
+	}
+	opt, reason := h.pricing.choose(payment)
+	sl.opt = opt
+	if reason != "" {
+		return h.channelRefused(w, r, reason)
+	}
+	raw, err := payment.PayloadJSON()
+	var pl channelPayload
+	if err != nil || json.Unmarshal(raw, &pl) != nil || (pl.Type != "deposit" && pl.Type != "voucher") {
+		return h.channelRefused(w, r, reasonPayloadType)
+	}
+	max, ok := new(big.Int).SetString(pl.Voucher.MaxClaimableAmount, 10)
+	if !ok || max.Sign() < 0 || max.BitLen() > 128 || len(pl.Voucher.Signature) == 0 {
+		return h.channelRefused(w, r, reasonPayloadType)
+	}
+	co := &h.chans.opts[opt]
+	if reason := co.checkConfig(&pl); reason != "" {
+		return h.channelRefused(w, r, reason)
+	}
+	price, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
+	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
+	ctx := r.Context()
+	rec, err := h.chans.store.Channel(ctx, id)
+	if err != nil {
+		return h.storeUnavailable(w, r, err)
+	}
+	req := h.v2Request(r, header, resourceURL(r))
+	req.PaymentRequirements.Resource = resourceURL(r)
+	if rec != nil && rec.State != store.ChannelOpen {
+		// Refused before a deposit moves anything into a channel that is
+		// being refunded or is closed.
+		return h.channelRefused(w, r, reasonChannelClosed)
+	}
+	var sr *facilitator.SettleResponse
+	if pl.Type == "deposit" || rec == nil {
+		// A deposit, or a voucher of a channel this store does not know
+		// (a buyer whose record was pruned or lost): the facilitator checks
+		// it against the chain, which costs RPC calls, so it counts
+		// against the client's attempt limit (a voucher of a known channel
+		// costs none and does not).
+		if ok, wait := h.attempts.allow(httpx.ClientIP(r)); !ok {
+			h.metrics.payment(sl, OutcomeRateLimited, "")
+			return tooManyAttempts(w, wait)
+		}
+		vr, err := h.client.Verify(ctx, req)
+		if err != nil {
+			return h.facilitatorFailed(w, "verify", err)
+		}
+		if !vr.IsValid {
+			return h.channelRefused(w, r, vr.Reason())
+		}
+		onChain := chainStateOf(vr.Extra)
+		base := onChain.Claimed
+		if rec != nil {
+			base = rec.Charged
+		}
+		if want := new(big.Int).Add(base, price); max.Cmp(want) != 0 {
+			if rec == nil {
+				rec = &store.Channel{ID: id, Balance: onChain.Balance, Charged: base, Claimed: onChain.Claimed,
+					WithdrawRequestedAt: onChain.WithdrawRequestedAt}
+			}
+			return h.correctiveChannel(w, r, rec)
+		}
+		if pl.Type == "deposit" {
+			sr, err = h.settleBy(r, req, func(ctx context.Context) (*facilitator.SettleResponse, error) { return h.client.Settle(ctx, req) })
+			if err != nil {
+				return h.facilitatorFailed(w, "settle", err)
+			}
+			if !sr.Settled() {
+				return h.settleRefused(w, r, sr)
+			}
+			onChain = chainStateOf(channelStateOf(sr.Extra))
+			if sr.BlockNumber != nil {
+				onChain.Block = *sr.BlockNumber
+			}
+		}
+		if rec, err = h.chans.store.Sync(ctx, id, sl.network(), storeConfig(pl.ChannelConfig), onChain); err != nil {
+			return h.channelStoreFailed(w, r, err, sr)
+		}
+	} else {
+		if want := new(big.Int).Add(rec.Charged, price); max.Cmp(want) != 0 {
+			return h.correctiveChannel(w, r, rec)
+		}
+		signer := pl.ChannelConfig.PayerAuthorizer
+		if signer == (common.Address{}) {
+			signer = pl.ChannelConfig.Payer
+		}
+		got, err := batch.RecoverVoucherSigner(co.chainID, pl.Voucher.ChannelID, max, pl.Voucher.Signature)
+		if err != nil || got != signer {
+			return h.channelRefused(w, r, reasonVoucherSignature)
+		}
+	}
+	charged := new(big.Int).Add(rec.Charged, price)
+	if max.Cmp(charged) != 0 {
+		return h.correctiveChannel(w, r, rec)
+	}
+	after, err := h.chans.store.Charge(ctx, id, rec.Charged, charged, store.ChannelVoucher{Max: max, Signature: pl.Voucher.Signature})
+	switch {
+	case errors.Is(err, store.ErrChannelConflict):
+		return h.correctiveChannel(w, r, after)
+	case errors.Is(err, store.ErrChannelBalance):
+		return h.channelRefused(w, r, reasonExceedsBalance)
+	case errors.Is(err, store.ErrChannelNotOpen):
+		return h.channelRefused(w, r, reasonChannelClosed)
+	case err != nil:
+		return h.channelStoreFailed(w, r, err, sr)
+	}
+	h.metrics.payment(sl, OutcomeSettled, "")
+	h.setChannelResponse(w, r, after, price, sr)
+	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
+	r.Header.Set(httpx.HeaderValue, price.String())
+	r.Header.Set(httpx.HeaderNetwork, sl.network())
+	return next.ServeHTTP(w, r)
+}
+
+// checkConfig checks a channel's config against the route's option, as
+// the published server does before anything else.
+func (co *chanOption) checkConfig(pl *channelPayload) string {
+	c := &pl.ChannelConfig
+	switch {
+	case c.Receiver != co.payTo:
+		return reasonReceiverMismatch
+	case c.ReceiverAuthorizer != co.authorizer:
+		return reasonAuthorizerMismatch
+	case c.Token != co.token:
+		return reasonTokenMismatch
+	case c.WithdrawDelay != DefaultWithdrawDelay:
+		return reasonDelayMismatch
+	}
+	if id, err := c.ID(co.chainID); err != nil || id != pl.Voucher.ChannelID {
+		return reasonChannelIDMismatch
+	}
+	return ""
+}
+
+// storeConfig is a channel config as the store keeps it.
+func storeConfig(c batch.ChannelConfig) store.ChannelConfig {
+	lower := func(a common.Address) string { return strings.ToLower(a.Hex()) }
+	return store.ChannelConfig{Payer: lower(c.Payer), PayerAuthorizer: lower(c.PayerAuthorizer), Receiver: lower(c.Receiver),
+		ReceiverAuthorizer: lower(c.ReceiverAuthorizer), Token: lower(c.Token), WithdrawDelay: c.WithdrawDelay,
+		Salt: strings.ToLower(c.Salt.Hex())}
+}
+
+// channelStateOf is the extra.channelState of a settle answer.
+func channelStateOf(extra map[string]any) map[string]any {
+	m, _ := extra["channelState"].(map[string]any)
+	return m
+}
+
+// chainStateOf reads a channel's state from the facilitator's extra
+// (balance, totalClaimed, withdrawRequestedAt).
+func chainStateOf(m map[string]any) store.ChainState {
+	num := func(k string) *big.Int {
+		v := new(big.Int)
+		switch x := m[k].(type) {
+		case string:
+			v.SetString(x, 10)
+		case float64:
+			v.SetInt64(int64(x))
+		case uint64:
+			v.SetUint64(x)
+		case int64:
+			v.SetInt64(x)
+		case json.Number:
+			v.SetString(string(x), 10)
+		case fmt.Stringer:
+			v.SetString(x.String(), 10)
+		}
+		return v
+	}
+	cs := store.ChainState{Balance: num("balance"), Claimed: num("totalClaimed")}
+	if at := num("withdrawRequestedAt"); at.Sign() > 0 {
+		cs.WithdrawRequestedAt = time.Unix(at.Int64(), 0)
+	}
+	return cs
+}
+
+// channelStateJSON is a channel's state as the published server sends it.
+func channelStateJSON(c *store.Channel) map[string]any {
+	var at int64
+	if !c.WithdrawRequestedAt.IsZero() {
+		at = c.WithdrawRequestedAt.Unix()
+	}
+	return map[string]any{"channelId": c.ID, "balance": c.Balance.String(), "totalClaimed": c.Claimed.String(),
+		"withdrawRequestedAt": at, "refundNonce": "0", "chargedCumulativeAmount": c.Charged.String()}
+}
+
+// setChannelResponse writes PAYMENT-RESPONSE of a charged request: the
+// channel's state after the charge and chargedAmount, as the published
+// server does; a deposit's names its transaction.
+func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *facilitator.SettleResponse) {
+	out := x402.ReferenceSettleResponse{Success: true, Network: h.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
+		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}}
+	if sr != nil {
+		out.Transaction, out.Amount = sr.TxHash, sr.Value
+	}
+	if v, err := x402.EncodeBase64JSON(out); err == nil {
+		w.Header().Set(x402.HeaderPaymentResponseV2, v)
+	}
+}
+
+// channelRefused answers a refused channel payment: 402 with the reason.
+func (h *Handler) channelRefused(w http.ResponseWriter, r *http.Request, reason string) error {
+	h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
+	return h.paymentRequired(w, r, "", reason)
+}
+
+// correctiveChannel is the published server's corrective 402: the
+// voucher was not signed from the channel's charged amount, so the
+// option's extra carries channelState and voucherState (the last charged
+// voucher) for the client to sign again from.
+func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel) error {
+	sl := h.pricing.saleOf(r)
+	h.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
+	accepts := sl.offer.accepts()
+	part := &accepts[sl.opt]
+	extra := map[string]any{}
+	for k, v := range part.Extra {
+		extra[k] = v
+	}
+	extra["channelState"] = channelStateJSON(c)
+	vs := map[string]any{"signedMaxClaimable": c.Charged.String(), "signature": "0x"}
+	if c.VoucherMax != nil {
+		vs = map[string]any{"signedMaxClaimable": c.VoucherMax.String(), "signature": hexutil.Encode(c.VoucherSignature)}
+	}
+	extra["voucherState"] = vs
+	part.Extra = extra
+	pr := x402.PaymentRequiredV2{X402Version: x402.Version2, Error: reasonCumulativeMismatch,
+		Resource: &x402.ResourceInfo{URL: resourceURL(r), Description: h.Description, MimeType: h.MimeType}, Accepts: accepts}
+	body, err := json.Marshal(pr)
+	if err != nil {
+		return err
+	}
+	v, err := x402.EncodeBase64JSON(pr)
+	if err != nil {
+		return err
+	}
+	hdr := w.Header()
+	hdr.Set(x402.HeaderPaymentRequired, v)
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusPaymentRequired)
+	_, err = w.Write(body)
+	return err
+}
+
+// channelStoreFailed answers a store that failed mid-way: 503. A deposit
+// that was settled stays in the buyer's channel (the chain holds it): the
+// buyer's next voucher resynchronises.
+func (h *Handler) channelStoreFailed(w http.ResponseWriter, r *http.Request, err error, sr *facilitator.SettleResponse) error {
+	if sr != nil {
+		h.logger.Error("a deposit was settled but its channel could not be charged; the deposit stays in the buyer's channel",
+			zap.String("tx_hash", sr.TxHash), zap.Error(err))
+	}
+	return h.storeUnavailable(w, r, err)
+}
+
+// validateChannel checks a batch-settlement route's settings.
+func (h *Handler) validateChannel() error {
+	switch {
+	case h.Meter != nil || h.MeterMaxBytes != 0:
+		return errors.New("x402: meter does not go with scheme batch-settlement yet: a channel route charges its price per request")
+	case h.AssetTransfer != "" && h.AssetTransfer != AssetTransferEIP3009:
+		return errors.New("x402: scheme batch-settlement takes deposits by ERC-3009 only (asset_transfer eip3009)")
+	case h.GasSponsoring != "":
+		return errors.New("x402: gas_sponsoring is for scheme upto")
+	case h.Window.Access != 0:
+		return errors.New("x402: access does not go with scheme batch-settlement: a voucher pays for one request")
+	case h.Settle == SettleAfter:
+		return errors.New("x402: settle after does not go with scheme batch-settlement: a voucher is charged before the request is served")
+	case len(h.MCPTools) > 0:
+		return errors.New("x402: mcp_tool does not go with scheme batch-settlement yet")
+	case h.ClaimEvery < 0 || time.Duration(h.ClaimEvery) > maxClaimEvery:
+		return fmt.Errorf("x402: claim_every must be positive and at most %s (a third of the withdraw delay: a payer who asks to withdraw takes back what is not claimed when the delay ends)", maxClaimEvery)
+	}
+	return nil
+}
