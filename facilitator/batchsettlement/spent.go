@@ -2,6 +2,7 @@ package batchsettlement
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
@@ -20,19 +21,18 @@ type depositSpent struct{ token common.Address }
 
 var _ engine.Spent = depositSpent{}
 
-var (
-	authorizationUsedTopic = crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
-	authorizationStateSel  = crypto.Keccak256([]byte("authorizationState(address,bytes32)"))[:4]
-	boolResult             = abi.Arguments{{Type: mustType("bool")}}
-)
+var authorizationUsedTopic = crypto.Keccak256Hash([]byte("AuthorizationUsed(address,bytes32)"))
 
-func mustType(t string) abi.Type {
-	ty, err := abi.NewType(t, "", nil)
+// eip3009StateABI is the token's EIP-3009 authorizationState (the ERC-3009
+// collector spends receiveWithAuthorization).
+var eip3009StateABI = func() abi.ABI {
+	a, err := abi.JSON(strings.NewReader(`[{"type":"function","name":"authorizationState","stateMutability":"view",
+ "inputs":[{"name":"authorizer","type":"address"},{"name":"nonce","type":"bytes32"}],"outputs":[{"type":"bool"}]}]`))
 	if err != nil {
-		panic(err) // a constant type string: a build defect
+		panic(err) // a constant ABI: a build defect
 	}
-	return ty
-}
+	return a
+}()
 
 // UsedCalls reads authorizationState(payer, nonce) of each nonce at block
 // (0: the latest).
@@ -40,7 +40,10 @@ func (s depositSpent) UsedCalls(block uint64, payer common.Address, nonces [][32
 	elems := make([]rpc.BatchElem, len(nonces))
 	outs := make([]*hexutil.Bytes, len(nonces))
 	for i, n := range nonces {
-		data := append(append(append([]byte{}, authorizationStateSel...), common.LeftPadBytes(payer.Bytes(), 32)...), n[:]...)
+		data, err := eip3009StateABI.Pack("authorizationState", payer, n)
+		if err != nil {
+			panic(err) // typed arguments: a build defect
+		}
 		if block == 0 {
 			elems[i], outs[i] = evm.CallData(s.token, data)
 		} else {
@@ -50,7 +53,7 @@ func (s depositSpent) UsedCalls(block uint64, payer common.Address, nonces [][32
 	return elems, func() ([]bool, error) {
 		used := make([]bool, len(outs))
 		for i, out := range outs {
-			v, err := boolResult.Unpack(*out)
+			v, err := eip3009StateABI.Unpack("authorizationState", *out)
 			if err != nil {
 				return nil, fmt.Errorf("authorizationState at block %d: %w", block, err)
 			}

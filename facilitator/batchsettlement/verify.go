@@ -7,7 +7,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
@@ -15,8 +14,6 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 )
-
-var balanceOfSel = crypto.Keccak256([]byte("balanceOf(address)"))[:4]
 
 // reads are the chain reads of a verify or a settle, in one shared batch:
 // the channel's three reads, the payer's token balance and the block
@@ -35,7 +32,7 @@ func (b *bound) newReads(c *payment, from common.Address, estimate bool) (*reads
 		rd.elems = append(rd.elems, rpc.BatchElem{})
 		rd.elems[i], rd.outs[i] = evm.CallData(batch.SettlementAddress, data)
 	}
-	el, out := evm.CallData(b.Token, append(append([]byte{}, balanceOfSel...), common.LeftPadBytes(c.cfg.Payer.Bytes(), 32)...))
+	el, out := evm.ViewCall(b.Token, "balanceOf", c.cfg.Payer)
 	rd.elems, rd.outs[3] = append(rd.elems, el), out
 	rd.elems = append(rd.elems, rpc.BatchElem{Method: "eth_blockNumber", Result: &rd.block})
 	if c.kind == "deposit" {

@@ -86,10 +86,8 @@ type uptoWitness struct {
 }
 
 // UptoSettleCalldata is the upto proxy's settle(permit, amount, owner,
-// witness, signature) moving amount (at most a.Amount). Its arguments are
-// static but for the signature, so the ABI encoding is written word by
-// word (what go-ethereum's ABI encoder gives, tested against it, without
-// its reflection: every verify and settle encodes one).
+// witness, signature) moving amount (at most a.Amount), packed by
+// go-ethereum's ABI encoder.
 func UptoSettleCalldata(a *Permit2Authorization, amount *big.Int, sig []byte) ([]byte, error) {
 	if err := a.check(UptoPermit2); err != nil {
 		return nil, err
@@ -97,51 +95,24 @@ func UptoSettleCalldata(a *Permit2Authorization, amount *big.Int, sig []byte) ([
 	if !uint256OK(amount) {
 		return nil, errors.New("settle amount missing or out of the uint256 range")
 	}
-	const head = 10 // permit (4 words), amount, owner, witness (3 words), the signature's offset
-	padded := (len(sig) + 31) / 32 * 32
-	out := make([]byte, 4+32*(head+1)+padded)
-	copy(out, uptoSettleSelector)
-	w := out[4:]
-	word := func(i int) []byte { return w[32*i : 32*i+32] }
-	copy(word(0)[12:], a.Token[:])
-	a.Amount.FillBytes(word(1))
-	a.Nonce.FillBytes(word(2))
-	a.Deadline.FillBytes(word(3))
-	amount.FillBytes(word(4))
-	copy(word(5)[12:], a.From[:])
-	copy(word(6)[12:], a.To[:])
-	copy(word(7)[12:], a.Facilitator[:])
-	a.ValidAfter.FillBytes(word(8))
-	new(big.Int).SetUint64(32 * head).FillBytes(word(9))
-	new(big.Int).SetUint64(uint64(len(sig))).FillBytes(word(10))
-	copy(w[32*(head+1):], sig)
-	return out, nil
+	return Permit2CallsABI.Pack("settle", a.permit(), amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
 }
 
 // ExactSettleCalldata is the exact Permit2 proxy's settle(permit, owner,
-// witness, signature), moving the whole permitted amount; written word by
-// word as UptoSettleCalldata.
+// witness, signature), moving the whole permitted amount, packed by
+// go-ethereum's ABI encoder.
 func ExactSettleCalldata(a *Permit2Authorization, sig []byte) ([]byte, error) {
 	if err := a.check(ExactPermit2); err != nil {
 		return nil, err
 	}
-	const head = 8 // permit (4 words), owner, witness (2 words), the signature's offset
-	padded := (len(sig) + 31) / 32 * 32
-	out := make([]byte, 4+32*(head+1)+padded)
-	copy(out, exactSettleSelector)
-	w := out[4:]
-	word := func(i int) []byte { return w[32*i : 32*i+32] }
-	copy(word(0)[12:], a.Token[:])
-	a.Amount.FillBytes(word(1))
-	a.Nonce.FillBytes(word(2))
-	a.Deadline.FillBytes(word(3))
-	copy(word(4)[12:], a.From[:])
-	copy(word(5)[12:], a.To[:])
-	a.ValidAfter.FillBytes(word(6))
-	new(big.Int).SetUint64(32 * head).FillBytes(word(7))
-	new(big.Int).SetUint64(uint64(len(sig))).FillBytes(word(8))
-	copy(w[32*(head+1):], sig)
-	return out, nil
+	return Permit2CallsABI.Pack("settle0", a.permit(), a.From, exactWitness{a.To, a.ValidAfter}, sig)
+}
+
+// permit is a's Permit2 PermitTransferFrom tuple.
+func (a *Permit2Authorization) permit() permitTuple {
+	var pt permitTuple
+	pt.Permitted.Token, pt.Permitted.Amount, pt.Nonce, pt.Deadline = a.Token, a.Amount, a.Nonce, a.Deadline
+	return pt
 }
 
 // exactWitness is the exact proxy's witness tuple.
@@ -192,12 +163,13 @@ func SettleWithPermitCalldata(p Permit2Proxy, permit *EIP2612Permit, a *Permit2A
 	if permit == nil || !uint256OK(permit.Value) || !uint256OK(permit.Deadline) {
 		return nil, errors.New("EIP-2612 permit value or deadline out of the uint256 range")
 	}
-	var pt permitTuple
-	pt.Permitted.Token, pt.Permitted.Amount, pt.Nonce, pt.Deadline = a.Token, a.Amount, a.Nonce, a.Deadline
 	if p == UptoPermit2 {
-		return Permit2CallsABI.Pack("settleWithPermit", permit, pt, amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
+		if !uint256OK(amount) {
+			return nil, errors.New("settle amount missing or out of the uint256 range")
+		}
+		return Permit2CallsABI.Pack("settleWithPermit", permit, a.permit(), amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
 	}
-	return Permit2CallsABI.Pack("settleWithPermit0", permit, pt, a.From, exactWitness{a.To, a.ValidAfter}, sig)
+	return Permit2CallsABI.Pack("settleWithPermit0", permit, a.permit(), a.From, exactWitness{a.To, a.ValidAfter}, sig)
 }
 
 // SettleWithPermitArgs reads a proxy's settleWithPermit calldata back: the
@@ -279,14 +251,6 @@ func ParseEIP2612Info(raw []byte) (permit *EIP2612Permit, from, asset, spender c
 	return permit, from, asset, spender, true
 }
 
-// The 4-byte selectors of the calls encoded by hand.
-var (
-	exactSettleSelector = Permit2CallsABI.Methods["settle0"].ID
-	uptoSettleSelector  = Permit2CallsABI.Methods["settle"].ID
-	nonceBitmapSelector = Permit2CallsABI.Methods["nonceBitmap"].ID
-	allowanceSelector   = Permit2CallsABI.Methods["allowance"].ID
-)
-
 // UptoSettleArgs reads an upto settle's calldata back: the authorization,
 // the amount moved and the signature; ok is false for other calldata.
 func UptoSettleArgs(input []byte) (a *Permit2Authorization, amount *big.Int, sig []byte, ok bool) {
@@ -319,12 +283,8 @@ func Permit2NonceWord(nonce [32]byte) (wordPos *big.Int, bit uint) {
 // NonceBitmapCall is the eth_call batch element of Permit2's
 // nonceBitmap(owner, wordPos) at block (0: the latest).
 func NonceBitmapCall(owner common.Address, nonce [32]byte, block uint64) (rpc.BatchElem, *hexutil.Bytes) {
-	// nonceBitmap(owner, nonce >> 8): the selector, the owner, then the
-	// nonce's top 31 bytes as a word.
-	data := make([]byte, 4+64)
-	copy(data, nonceBitmapSelector)
-	copy(data[4+12:], owner[:])
-	copy(data[4+32+1:], nonce[:31])
+	wordPos, _ := Permit2NonceWord(nonce)
+	data := mustPack(Permit2CallsABI, "nonceBitmap", owner, wordPos)
 	out := new(hexutil.Bytes)
 	at := "latest"
 	if block != 0 {
@@ -346,12 +306,19 @@ func NonceUsed(out hexutil.Bytes, nonce [32]byte) (bool, error) {
 // AllowanceCall is the eth_call batch element of token.allowance(owner,
 // Permit2).
 func AllowanceCall(token, owner common.Address) (rpc.BatchElem, *hexutil.Bytes) {
-	data := make([]byte, 4+64)
-	copy(data, allowanceSelector)
-	copy(data[4+12:], owner[:])
-	copy(data[4+32+12:], Permit2Address[:])
+	data := mustPack(Permit2CallsABI, "allowance", owner, Permit2Address)
 	out := new(hexutil.Bytes)
 	return rpc.BatchElem{Method: "eth_call", Args: []any{CallArgs{To: token, Data: data}, "latest"}, Result: out}, out
+}
+
+// mustPack packs a call whose arguments are typed by its caller (an error
+// is a build defect).
+func mustPack(a abi.ABI, method string, args ...any) []byte {
+	data, err := a.Pack(method, args...)
+	if err != nil {
+		panic(err)
+	}
+	return data
 }
 
 // ReadUint256 reads a uint256 answer of method.
