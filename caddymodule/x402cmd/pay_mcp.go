@@ -168,15 +168,8 @@ func runPayMCP(ctx context.Context, url string, key *ecdsa.PrivateKey, maxAmount
 		fmt.Fprintf(stderr, "x402: tool %s asked no payment\n", o.MCPTool)
 		return writeBody(stdout, append(m["result"], '\n'))
 	}
-	accepted, value, err := chooseV2(pr.Accepts, maxAmount, o.ChainID, o.Network)
+	accepted, value, opts, err := chooseV2Payment(pr, maxAmount, o, stderr)
 	if err != nil {
-		return err
-	}
-	opts := exact.PaymentOptions{Wallet: o.wallet, Deploy: o.deploy}
-	if o.ChainID != 0 {
-		opts.ChainID = big.NewInt(o.ChainID)
-	}
-	if opts.Extensions, err = paymentIDExtensions(pr.Extensions, o.PaymentID, stderr); err != nil {
 		return err
 	}
 	h, payment, err := exact.CreatePaymentV2(key, accepted, pr.Resource, opts)

@@ -22,15 +22,8 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	if err := x402.DecodeBase64JSON(required, &pr); err != nil {
 		return fmt.Errorf("the PAYMENT-REQUIRED header is not Base64 JSON: %w", err)
 	}
-	accepted, value, err := chooseV2(pr.Accepts, maxAmount, o.ChainID, o.Network)
+	accepted, value, opts, err := chooseV2Payment(&pr, maxAmount, o, stderr)
 	if err != nil {
-		return err
-	}
-	opts := exact.PaymentOptions{Wallet: o.wallet, Deploy: o.deploy}
-	if o.ChainID != 0 {
-		opts.ChainID = big.NewInt(o.ChainID)
-	}
-	if opts.Extensions, err = paymentIDExtensions(pr.Extensions, o.PaymentID, stderr); err != nil {
 		return err
 	}
 	var header string
@@ -99,6 +92,22 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 		fmt.Fprintf(stderr, "x402: %s answered %s without a PAYMENT-RESPONSE header\n", url, resp.Status)
 	}
 	return nil
+}
+
+// chooseV2Payment chooses from a version 2 seller's accepts (chooseV2)
+// and prepares the options of an exact payment for it: the wallet, the
+// chain id asked for, and the payment-identifier extension.
+func chooseV2Payment(pr *x402.PaymentRequiredV2, maxAmount *big.Int, o PayOptions, stderr io.Writer) (x402.RequirementsV2, *big.Int, exact.PaymentOptions, error) {
+	opts := exact.PaymentOptions{Wallet: o.wallet, Deploy: o.deploy}
+	accepted, value, err := chooseV2(pr.Accepts, maxAmount, o.ChainID, o.Network)
+	if err != nil {
+		return accepted, nil, opts, err
+	}
+	if o.ChainID != 0 {
+		opts.ChainID = big.NewInt(o.ChainID)
+	}
+	opts.Extensions, err = paymentIDExtensions(pr.Extensions, o.PaymentID, stderr)
+	return accepted, value, opts, err
 }
 
 // paymentIDExtensions is the payment-identifier extension of a v2
