@@ -28,7 +28,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return err // the site's discovery manifest is free
 	}
 	if h.mcp != nil && mcpCallOf(r) == nil {
-		return h.serveMCP(w, r, next) // priced tool calls come back here (mcp.go)
+		return h.serveMCP(w, r, next) // priced tool calls come back here (serveMCPCall below)
 	}
 	for _, k := range upstreamHeaders {
 		r.Header.Del(k)
