@@ -41,18 +41,6 @@ const retryAfterPending = "2"
 // textRetrySameHeader is what a pending or unclear answer tells the buyer.
 const textRetrySameHeader = "the payment was sent and is not confirmed yet; retry this request with the same X-PAYMENT header to get the resource once it is (do not sign a new payment)"
 
-// redeemCase is what a request's authorization is, given its record.
-type redeemCase int
-
-const (
-	redeemNew          redeemCase = iota // no record: verify and settle
-	redeemRefuse                         // someone else's, or spent: 402
-	redeemOtherAuth                      // the nonce is another authorization's: 402
-	redeemDeliver                        // paid: deliver without paying again
-	redeemPendingAgain                   // still pending: answer pending again
-	redeemUnknown                        // outcome unknown (lookup failed): 500, keep the record
-)
-
 // servePaid serves a request that carries a payment, in either settlement
 // order. It claims the payment id, if any, and the authorization first (a
 // concurrent copy is answered 409 at once, to come back), answers a payment id bound to

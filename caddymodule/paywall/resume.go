@@ -13,6 +13,18 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 )
 
+// redeemCase is what a request's authorization is, given its record.
+type redeemCase int
+
+const (
+	redeemNew          redeemCase = iota // no record: verify and settle
+	redeemRefuse                         // someone else's, or spent: 402
+	redeemOtherAuth                      // the nonce is another authorization's: 402
+	redeemDeliver                        // paid: deliver without paying again
+	redeemPendingAgain                   // still pending: answer pending again
+	redeemUnknown                        // outcome unknown (lookup failed): 500, keep the record
+)
+
 // resolve looks at the authorization's record and, for one that is
 // settling or pending, asks the facilitator what became of it. The caller
 // holds the authorization (acquire).
