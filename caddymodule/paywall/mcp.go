@@ -14,26 +14,19 @@
 package paywall
 
 import (
-	"bytes"
-	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Keys of the x402 MCP transport in _meta.
@@ -110,38 +103,6 @@ type mcpTool struct {
 type mcpLearnt struct {
 	description string
 	inputSchema json.RawMessage
-}
-
-// description is the tool's configured description, else the learnt one.
-func (t *mcpTool) description() string {
-	if t.cfg.Description != "" {
-		return t.cfg.Description
-	}
-	if l := t.learnt.Load(); l != nil {
-		return l.description
-	}
-	return ""
-}
-
-// inputSchema is the tool's configured input schema, else the learnt one
-// (nil when neither is known).
-func (t *mcpTool) inputSchema() json.RawMessage {
-	if len(t.cfg.InputSchema) > 0 {
-		return t.cfg.InputSchema
-	}
-	if l := t.learnt.Load(); l != nil {
-		return l.inputSchema
-	}
-	return nil
-}
-
-// resource is the tool's resource for its PaymentRequired.
-func (t *mcpTool) resource() *x402.ResourceInfo {
-	d := t.description()
-	if d == "" {
-		d = "Tool: " + t.cfg.Name
-	}
-	return &x402.ResourceInfo{URL: mcpToolResourcePrefix + t.cfg.Name, Description: d, MimeType: "application/json"}
 }
 
 // validateMCP checks the MCP settings.
@@ -249,12 +210,6 @@ type mcpCall struct {
 
 type mcpCallCtxKey struct{}
 
-// mcpCallOf is the priced tools/call a request carries, nil for others.
-func mcpCallOf(r *http.Request) *mcpCall {
-	c, _ := r.Context().Value(mcpCallCtxKey{}).(*mcpCall)
-	return c
-}
-
 // offerFor is the request's offer: its MCP tool's, or the route's.
 func (h *Handler) offerFor(r *http.Request) (*offer, error) {
 	if c := mcpCallOf(r); c != nil {
@@ -263,111 +218,9 @@ func (h *Handler) offerFor(r *http.Request) (*offer, error) {
 	return h.pricing.offerFor(r)
 }
 
-// mcpFree passes a request of an MCP route on, free: as every request,
-// without the buyer's payment headers or forged settlement headers.
-func (h *Handler) mcpFree(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	for _, k := range upstreamHeaders {
-		r.Header.Del(k)
-	}
-	if !h.ForwardPaymentHeader {
-		next = withoutPaymentHeaders{next}
-	}
-	return next.ServeHTTP(w, r)
-}
-
-// serveMCP serves a request of an MCP route: a priced tools/call through
-// the payment pipeline, tools/list with the prices added, anything else
-// free.
-func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	if r.Method != http.MethodPost {
-		if h.settleAfter {
-			// A resumed stream could replay the result of a priced call
-			// whose settle failed (or whose buyer hung up before it):
-			// with settle after, the server's stream starts afresh.
-			r.Header.Del("Last-Event-ID")
-		}
-		return h.mcpFree(w, r, next) // GET (the server's SSE stream), DELETE (end of session)
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, h.mcp.maxBody+1))
-	if err != nil {
-		return caddyhttp.Error(http.StatusBadRequest, fmt.Errorf("x402: reading the MCP request: %w", err))
-	}
-	if int64(len(body)) > h.mcp.maxBody {
-		return writeRPCError(w, http.StatusRequestEntityTooLarge, nil, rpcInvalidRequest,
-			fmt.Sprintf("the request body exceeds %s (mcp_max_body of this server): send a smaller request", humanize.IBytes(uint64(h.mcp.maxBody))), nil)
-	}
-	setBody(r, body)
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var batch []json.RawMessage
-		if err := json.Unmarshal(body, &batch); err != nil {
-			return writeRPCError(w, http.StatusBadRequest, nil, rpcParseError, "parse error: the body is not valid JSON: "+x402.Clip(err.Error(), 128), nil)
-		}
-		for _, m := range batch {
-			if msg, err := parseRPC(m); err == nil && h.pricedTool(msg) != nil {
-				return writeRPCError(w, http.StatusBadRequest, nil, rpcInvalidRequest,
-					"a JSON-RPC batch must not call a priced tool: send each paid tools/call as a request of its own", nil)
-			}
-		}
-		return h.mcpFree(w, r, next)
-	}
-	msg, err := parseRPC(body)
-	if err != nil {
-		return writeRPCError(w, http.StatusBadRequest, nil, rpcParseError, "parse error: the body is not a JSON-RPC message: "+x402.Clip(err.Error(), 128), nil)
-	}
-	if t := h.pricedTool(msg); t != nil {
-		if _, ok := msg["id"]; !ok {
-			// A notification gets no answer to carry the price or the
-			// result: a server that ran it would give the tool away.
-			return writeRPCError(w, http.StatusBadRequest, nil, rpcInvalidRequest,
-				fmt.Sprintf("tools/call of %q is priced, so it must be a request with an id, not a notification", t.cfg.Name), nil)
-		}
-		return h.serveMCPCall(w, r, next, msg, t)
-	}
-	if method, _ := msg.method(); method == "tools/list" {
-		return h.serveMCPList(w, r, next, msg)
-	}
-	return h.mcpFree(w, r, next)
-}
-
-// setBody gives r a body read already.
-func setBody(r *http.Request, body []byte) {
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	r.TransferEncoding = nil
-	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
-}
-
 // rpcMessage is a JSON-RPC message by its exact keys (never matched
 // case-insensitively: the server must read what the paywall read).
 type rpcMessage map[string]json.RawMessage
-
-func parseRPC(b []byte) (rpcMessage, error) {
-	var m rpcMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	if m == nil {
-		return nil, errors.New("null")
-	}
-	return m, nil
-}
-
-// method is the message's method, false when it has none.
-func (m rpcMessage) method() (string, bool) {
-	var s string
-	if json.Unmarshal(m["method"], &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// params is the message's params object (nil when absent or not one).
-func (m rpcMessage) params() map[string]json.RawMessage {
-	var p map[string]json.RawMessage
-	_ = json.Unmarshal(m["params"], &p)
-	return p
-}
 
 // pricedTool is the priced tool a tools/call request calls, nil for any
 // other message.
@@ -382,49 +235,6 @@ func (h *Handler) pricedTool(m rpcMessage) *mcpTool {
 	return h.mcp.tools[name]
 }
 
-// serveMCPCall serves a tools/call of a priced tool: the payment comes
-// out of _meta (or stays in the PAYMENT-SIGNATURE / X-PAYMENT header it
-// came in) and the paywall serves the call as any paid request, with an
-// answer turned into JSON-RPC.
-func (h *Handler) serveMCPCall(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, msg rpcMessage, t *mcpTool) error {
-	call := &mcpCall{tool: t, id: msg["id"]}
-	r2 := r.WithContext(context.WithValue(r.Context(), mcpCallCtxKey{}, call))
-	r2.Header = r.Header.Clone()
-	// The answer is read here: asked for without compression.
-	r2.Header.Del("Accept-Encoding")
-	params := msg.params()
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(params["_meta"], &meta) == nil {
-		if pay, ok := meta[mcpMetaPayment]; ok {
-			delete(meta, mcpMetaPayment)
-			if len(meta) == 0 {
-				delete(params, "_meta")
-			} else {
-				params["_meta"], _ = json.Marshal(meta)
-			}
-			msg["params"], _ = json.Marshal(params)
-			body, _ := json.Marshal(msg)
-			setBody(r2, body)
-			r2.Header.Del(httpx.HeaderPayment)
-			r2.Header.Del(x402.HeaderPaymentSignature)
-			if !bytes.Equal(bytes.TrimSpace(pay), []byte("null")) {
-				var v struct {
-					X402Version int `json:"x402Version"`
-				}
-				_ = json.Unmarshal(pay, &v)
-				hdr := x402.HeaderPaymentSignature
-				if v.X402Version == 1 {
-					hdr = httpx.HeaderPayment
-				}
-				r2.Header.Set(hdr, base64.StdEncoding.EncodeToString(pay))
-			}
-		}
-	}
-	mw := &mcpWriter{header: http.Header{}, call: call}
-	err := h.ServeHTTP(mw, r2, mcpUpstream{h: h, next: next, call: call})
-	return h.mcpFinish(w, mw, err)
-}
-
 // rpcError codes.
 const (
 	rpcParseError     = -32700
@@ -436,29 +246,6 @@ const (
 	// answer and its HTTP status.
 	rpcPaymentFailed = -32000
 )
-
-// writeRPCError answers a JSON-RPC error.
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string, data any) error {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	e := map[string]any{"code": code, "message": message}
-	if data != nil {
-		e["data"] = data
-	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
-	return writeJSON(w, status, b)
-}
-
-func writeJSON(w http.ResponseWriter, status int, b []byte) error {
-	hdr := w.Header()
-	hdr["Content-Type"] = jsonContentType
-	hdr["Cache-Control"] = noStore
-	hdr.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, err := w.Write(b)
-	return err
-}
 
 // unmarshalMCPOption reads mcp_tool, mcp_max_body and mcp_max_answer.
 //

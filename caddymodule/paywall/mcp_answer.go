@@ -615,3 +615,15 @@ func (t *mcpTool) learn(l *mcpLearnt) {
 	}
 	t.learnt.Store(l)
 }
+
+// mcpFree passes a request of an MCP route on, free: as every request,
+// without the buyer's payment headers or forged settlement headers.
+func (h *Handler) mcpFree(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	for _, k := range upstreamHeaders {
+		r.Header.Del(k)
+	}
+	if !h.ForwardPaymentHeader {
+		next = withoutPaymentHeaders{next}
+	}
+	return next.ServeHTTP(w, r)
+}

@@ -1,11 +1,9 @@
 package paywall
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/http"
 	"strings"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/common"
-	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
@@ -30,62 +27,6 @@ const (
 	// was used (meter.go).
 	SchemeUpto = x402.SchemeUpto
 )
-
-// Metering is the scheme of a route and, for upto, how the charge is read
-// from the upstream's answer.
-type Metering struct {
-	// Scheme is the payment scheme: "exact" (default) charges the price;
-	// "upto" makes price (or amount) the maximum the buyer signs for and
-	// charges what was used: the upstream's Settlement-Overrides header
-	// ({"amount": "1234" | "$0.05" | "50%"}, removed from the answer),
-	// else the meter, else the maximum. Nothing is charged for an answer
-	// with a status of 400 or more. upto needs x402 version 2 buyers and
-	// a facilitator that lists upto for the network.
-	Scheme string `json:"scheme,omitempty"`
-
-	// Meter reads the charge of an upto payment from the answer's JSON
-	// when the upstream sends no Settlement-Overrides.
-	Meter *Meter `json:"meter,omitempty"`
-
-	// AssetTransfer is how an exact payment moves the token: "eip3009"
-	// (default, transferWithAuthorization) or "permit2" (a Permit2 witness
-	// transfer through the x402 exact proxy, for any ERC-20: the 402's
-	// extra says assetTransferMethod "permit2"; x402 version 2 only; the
-	// buyer approves Permit2 once). upto always moves it through Permit2.
-	AssetTransfer string `json:"asset_transfer,omitempty"`
-
-	// GasSponsoring is "eip2612" to declare the eip2612GasSponsoring
-	// extension in the 402 of an upto route: a buyer who has not approved
-	// Permit2 then signs an EIP-2612 permit of the token with its payment,
-	// which the facilitator submits with the settle (no approval
-	// transaction, no gas for the buyer). The token must have EIP-2612
-	// permit. Default: off.
-	GasSponsoring string `json:"gas_sponsoring,omitempty"`
-
-	// MeterMaxBytes bounds what the paywall keeps of an upto answer: the
-	// JSON body the meter reads (and, with settle before, the answer held
-	// until the charge is settled), or one server-sent event. Past it the
-	// meter cannot read the answer and the charge is the maximum (logged);
-	// an event over it is skipped. Default 1 MiB.
-	MeterMaxBytes int `json:"meter_max_bytes,omitempty"`
-
-	// ClaimEvery is how often a batch-settlement route claims the
-	// vouchers it charged (one transaction per network for up to 400
-	// channels) and settles the claimed funds to pay_to; a last round runs
-	// at graceful stop. Default 1m.
-	ClaimEvery caddy.Duration `json:"claim_every,omitempty"`
-}
-
-// upto reports whether the route takes upto payments.
-func (m *Metering) upto() bool { return m.Scheme == SchemeUpto }
-
-// maxBytes is MeterMaxBytes or its default.
-func (m *Metering) maxBytes() int {
-	if m.MeterMaxBytes > 0 {
-		return m.MeterMaxBytes
-	}
-	return DefaultMeterMaxBytes
-}
 
 // validateMetering checks the scheme's settings.
 func (h *Handler) validateMetering() error {
@@ -339,71 +280,3 @@ func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyht
 
 // errAnswerAborted is an answer aborted by a panic of the next handler.
 var errAnswerAborted = errors.New("x402: the answer was aborted")
-
-// chargeRule is how a route turns its answer into a charge on one option.
-type chargeRule struct {
-	max      *big.Int
-	decimals uint8
-	unit     *big.Rat // the meter's unit price in smallest units; nil without a meter
-}
-
-// chargeRuleOf is the rule of a request's sale.
-func (h *Handler) chargeRuleOf(r *http.Request) chargeRule {
-	sl := h.pricing.saleOf(r)
-	opt := &h.pricing.options[sl.opt]
-	max, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
-	if max == nil {
-		max = new(big.Int)
-	}
-	cr := chargeRule{max: max, decimals: opt.decimals}
-	if h.Meter != nil {
-		unit, _ := parseUnitPrice(h.Meter.UnitPrice) // validated
-		if h.pricing.whole {
-			unit = new(big.Rat).Mul(unit, new(big.Rat).SetInt(pow10(opt.decimals)))
-		}
-		cr.unit = unit
-	}
-	return cr
-}
-
-// metered is the charge of a meter reading: count x unit price, rounded
-// up to a smallest unit.
-func (cr chargeRule) metered(count *big.Rat) *big.Int {
-	return ceilRat(new(big.Rat).Mul(count, cr.unit))
-}
-
-// settleCharge settles an upto payment at its charge: the reservation
-// the embedded facilitator holds, or (a remote facilitator) the request
-// with the charge as its amount.
-func (h *Handler) settleCharge(r *http.Request, req *facilitator.Request, res *facilitator.Reservation, charge *big.Int) (*facilitator.SettleResponse, error) {
-	sreq := withAmount(req, charge.String())
-	if res == nil {
-		return h.settle(r, sreq, nil)
-	}
-	return h.settleBy(r, sreq, func(ctx context.Context) (*facilitator.SettleResponse, error) { return res.SettleAmount(ctx, charge) })
-}
-
-// withAmount is a copy of a request asking to settle amount (the charge),
-// as the x402 reference servers settle an upto payment: the requirements'
-// amount at settle is the charge.
-func withAmount(req *facilitator.Request, amount string) *facilitator.Request {
-	out := *req
-	out.PaymentRequirements.MaxAmountRequired = amount
-	if req.RequirementsV2 != nil {
-		v2 := *req.RequirementsV2
-		v2.Amount = amount
-		out.RequirementsV2 = &v2
-	}
-	return &out
-}
-
-// capCharge caps a charge at the maximum, logging a charge above it.
-func (h *Handler) capCharge(r *http.Request, charge, max *big.Int, source string) *big.Int {
-	if charge.Cmp(max) <= 0 {
-		return charge
-	}
-	h.logger.Warn("the upstream's answer asks for more than the buyer's maximum; charging the maximum",
-		zap.String("source", source), zap.String("charge", charge.String()), zap.String("maximum", max.String()),
-		zap.String("uri", r.RequestURI))
-	return new(big.Int).Set(max)
-}

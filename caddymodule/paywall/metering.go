@@ -1,0 +1,61 @@
+package paywall
+
+import (
+	"github.com/caddyserver/caddy/v2"
+)
+
+// Metering is the scheme of a route and, for upto, how the charge is read
+// from the upstream's answer.
+type Metering struct {
+	// Scheme is the payment scheme: "exact" (default) charges the price;
+	// "upto" makes price (or amount) the maximum the buyer signs for and
+	// charges what was used: the upstream's Settlement-Overrides header
+	// ({"amount": "1234" | "$0.05" | "50%"}, removed from the answer),
+	// else the meter, else the maximum. Nothing is charged for an answer
+	// with a status of 400 or more. upto needs x402 version 2 buyers and
+	// a facilitator that lists upto for the network.
+	Scheme string `json:"scheme,omitempty"`
+
+	// Meter reads the charge of an upto payment from the answer's JSON
+	// when the upstream sends no Settlement-Overrides.
+	Meter *Meter `json:"meter,omitempty"`
+
+	// AssetTransfer is how an exact payment moves the token: "eip3009"
+	// (default, transferWithAuthorization) or "permit2" (a Permit2 witness
+	// transfer through the x402 exact proxy, for any ERC-20: the 402's
+	// extra says assetTransferMethod "permit2"; x402 version 2 only; the
+	// buyer approves Permit2 once). upto always moves it through Permit2.
+	AssetTransfer string `json:"asset_transfer,omitempty"`
+
+	// GasSponsoring is "eip2612" to declare the eip2612GasSponsoring
+	// extension in the 402 of an upto route: a buyer who has not approved
+	// Permit2 then signs an EIP-2612 permit of the token with its payment,
+	// which the facilitator submits with the settle (no approval
+	// transaction, no gas for the buyer). The token must have EIP-2612
+	// permit. Default: off.
+	GasSponsoring string `json:"gas_sponsoring,omitempty"`
+
+	// MeterMaxBytes bounds what the paywall keeps of an upto answer: the
+	// JSON body the meter reads (and, with settle before, the answer held
+	// until the charge is settled), or one server-sent event. Past it the
+	// meter cannot read the answer and the charge is the maximum (logged);
+	// an event over it is skipped. Default 1 MiB.
+	MeterMaxBytes int `json:"meter_max_bytes,omitempty"`
+
+	// ClaimEvery is how often a batch-settlement route claims the
+	// vouchers it charged (one transaction per network for up to 400
+	// channels) and settles the claimed funds to pay_to; a last round runs
+	// at graceful stop. Default 1m.
+	ClaimEvery caddy.Duration `json:"claim_every,omitempty"`
+}
+
+// upto reports whether the route takes upto payments.
+func (m *Metering) upto() bool { return m.Scheme == SchemeUpto }
+
+// maxBytes is MeterMaxBytes or its default.
+func (m *Metering) maxBytes() int {
+	if m.MeterMaxBytes > 0 {
+		return m.MeterMaxBytes
+	}
+	return DefaultMeterMaxBytes
+}

@@ -1,0 +1,125 @@
+package paywall
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+)
+
+// redeemCase is what a request's authorization is, given its record.
+type redeemCase int
+
+const (
+	redeemNew          redeemCase = iota // no record: verify and settle
+	redeemRefuse                         // someone else's, or spent: 402
+	redeemOtherAuth                      // the nonce is another authorization's: 402
+	redeemDeliver                        // paid: deliver without paying again
+	redeemPendingAgain                   // still pending: answer pending again
+	redeemUnknown                        // outcome unknown (lookup failed): 500, keep the record
+)
+
+// resolve looks at the authorization's record and, for one that is
+// settling or pending, asks the facilitator what became of it. The caller
+// holds the authorization (acquire).
+func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payment) (redeemCase, *redemption, error) {
+	rec, err := h.redeem.Store().Get(id)
+	if err != nil {
+		return redeemUnknown, nil, fmt.Errorf("reading the redemption store: %w", err)
+	}
+	if rec == nil {
+		return redeemNew, nil, nil
+	}
+	if rec.Authorization != "" && rec.Authorization != authFingerprint(payment) {
+		return redeemOtherAuth, rec, nil
+	}
+	if rec.Route != h.routeKey(r) || rec.State == redeemDelivered {
+		return redeemRefuse, rec, nil
+	}
+	switch rec.State {
+	case redeemPaid:
+		return redeemDeliver, rec, nil
+	case redeemSettling, redeemPending:
+	default:
+		return redeemUnknown, rec, fmt.Errorf("redemption %s has unknown state %q", id, rec.State)
+	}
+	sr, err := h.lookup(r, rec, payment)
+	switch {
+	case rec.TxHash == "" && (errors.Is(err, errOutcomeNotFound) || errors.Is(err, errLookupUnsupported)):
+		// The facilitator journals a settlement before it broadcasts, so
+		// an authorization it does not know moved no money: start over.
+		// (Without a lookup by authorization, start over too: verify and
+		// the facilitator refuse an authorization already used.)
+		if err := h.redeem.Store().Delete(id); err != nil {
+			return redeemUnknown, rec, err
+		}
+		return redeemNew, nil, nil
+	case err != nil:
+		return redeemUnknown, rec, err
+	case sr.Settled():
+		h.metrics.revenue(h.pricing.saleOf(r), sr)
+		setSettled(rec, redeemPaid, sr)
+		if err := h.redeem.Store().Put(id, rec); err != nil {
+			return redeemUnknown, rec, fmt.Errorf("writing the redemption store: %w", err)
+		}
+		return redeemDeliver, rec, nil
+	case sr.Error == facilitator.ErrTextPending:
+		if sr.TxHash != "" && sr.TxHash != rec.TxHash {
+			rec.TxHash, rec.State, rec.Updated = sr.TxHash, redeemPending, time.Now()
+			_ = h.redeem.Store().Put(id, rec)
+		}
+		return redeemPendingAgain, rec, nil
+	default:
+		// Failed for good: nothing moved. Forget it; the authorization is
+		// checked afresh (and most likely refused by verify).
+		if err := h.redeem.Store().Delete(id); err != nil {
+			return redeemUnknown, rec, err
+		}
+		return redeemNew, nil, nil
+	}
+}
+
+// lookup asks the facilitator for a settlement's outcome: by its
+// transaction when one is known, else by its authorization.
+func (h *Handler) lookup(r *http.Request, rec *redemption, payment *facilitator.Payment) (*facilitator.SettleResponse, error) {
+	if rec.TxHash != "" {
+		return h.outcomes.byTx(r.Context(), rec.TxHash)
+	}
+	a, sl := &payment.Authorization, h.pricing.saleOf(r)
+	return h.outcomes.byAuthorization(r.Context(), sl.network(), sl.scheme(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
+}
+
+// resumeEarlier answers a payment whose authorization this paywall has
+// seen before, from its redemption record: refused when it belongs to
+// another route or was delivered, delivered now when it was paid but not
+// delivered, pending again while its transaction waits for a block. It
+// reports handled false when there is no earlier attempt to resume and the
+// caller goes on to verify and settle. The caller holds the claim on id.
+func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+	id string, payment *facilitator.Payment) (bool, error) {
+	c, rec, err := h.resolve(r, id, payment)
+	switch c {
+	case redeemRefuse:
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, facilitator.ErrTextAlreadyUsed)
+		return true, h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
+	case redeemOtherAuth:
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, facilitator.ErrTextAlreadyUsed)
+		return true, h.paymentRequired(w, r, textOtherAuthUsed, "")
+	case redeemDeliver:
+		return true, h.deliver(w, r, next, id, rec)
+	case redeemPendingAgain:
+		return true, h.pending(w, r, rec.TxHash)
+	case redeemUnknown:
+		h.logger.Error("the outcome of an earlier settlement of this payment is unknown; the buyer may retry",
+			zap.String("id", id), zap.Error(err))
+		return true, h.facilitatorFailed(w, "confirmed", &facilitator.StatusError{Status: http.StatusInternalServerError,
+			Message: "the outcome of an earlier attempt with this payment is not known yet (" + err.Error() + "); retry with the same X-PAYMENT header", Err: err})
+	}
+	return false, nil
+}
