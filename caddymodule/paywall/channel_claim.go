@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -69,22 +70,11 @@ func (h *Handler) stopChannels() error {
 // claimRow is one row of a claim payload, as the published server sends it.
 type claimRow struct {
 	Voucher struct {
-		Channel            claimChannel `json:"channel"`
-		MaxClaimableAmount string       `json:"maxClaimableAmount"`
+		Channel            store.ChannelConfig `json:"channel"`
+		MaxClaimableAmount string              `json:"maxClaimableAmount"`
 	} `json:"voucher"`
 	Signature    hexutil.Bytes `json:"signature"`
 	TotalClaimed string        `json:"totalClaimed"`
-}
-
-// claimChannel is a channel config in a claim row.
-type claimChannel struct {
-	Payer              string `json:"payer"`
-	PayerAuthorizer    string `json:"payerAuthorizer"`
-	Receiver           string `json:"receiver"`
-	ReceiverAuthorizer string `json:"receiverAuthorizer"`
-	Token              string `json:"token"`
-	WithdrawDelay      uint64 `json:"withdrawDelay"`
-	Salt               string `json:"salt"`
 }
 
 // claimRound claims, per option, the channels charged beyond their claim
@@ -111,7 +101,7 @@ func (h *Handler) claimRound(ctx context.Context) {
 				continue
 			}
 			var row claimRow
-			row.Voucher.Channel = claimChannel(c.Config)
+			row.Voucher.Channel = c.Config
 			row.Voucher.MaxClaimableAmount = c.VoucherMax.String()
 			row.Signature, row.TotalClaimed = c.VoucherSignature, c.Charged.String()
 			rows, ids = append(rows, row), append(ids, j)
