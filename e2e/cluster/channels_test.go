@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -263,6 +264,7 @@ func TestChannelsAcrossInstances(t *testing.T) {
 		}
 		total += f
 		servedTotal += s
+		charged[i] = f
 	}
 	t.Logf("served %d, charged %d (the difference: charges whose answers the kill cut)", servedTotal, total)
 
@@ -315,5 +317,62 @@ func TestChannelsAcrossInstances(t *testing.T) {
 	}
 	if claims < logged || claims > logged+1 {
 		t.Errorf("%d claim transactions for %d logged rounds (one more at most: the killed instance's last)", claims, logged)
+	}
+
+	// A graceful stop of the claiming instance: its last round claims what
+	// was charged until then, and it gives the role up, so that the last
+	// instance claims what it charges next without waiting for the lease.
+	var third *instance
+	for _, in := range c.nodes {
+		if in != first && in != second {
+			third = in
+		}
+	}
+	pay := func(in *instance) {
+		t.Helper()
+		for i, b := range bs {
+			a := in.get("/chan/x", b.header(c, charged[i]+price, 0), 30*time.Second)
+			if a.status != http.StatusOK {
+				t.Fatalf("buyer %d's voucher at %s: %v", i, in.name, a)
+			}
+			charged[i] += price
+			total += price
+		}
+	}
+	pay(third)
+	pay(second)
+	second.terminate(t)
+	if got := delta(seller0, c.balance(c.payTo)); got != total {
+		t.Errorf("after the claiming instance's graceful stop the seller received %d, want %d (everything charged)", got, total)
+	}
+	stopped := time.Now()
+	pay(third)
+	for third.logCount("this instance now claims") == 0 || delta(seller0, c.balance(c.payTo)) != total {
+		if time.Since(stopped) > 30*time.Second {
+			t.Fatalf("after the graceful stop: the seller received %d, want %d; instance %s took the role: %v",
+				delta(seller0, c.balance(c.payTo)), total, third.name, third.logCount("this instance now claims") > 0)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("instance %s took the role and claimed %v after %s's graceful stop", third.name, time.Since(stopped).Round(100*time.Millisecond), second.name)
+}
+
+// terminate stops the instance gracefully (SIGTERM) and waits until it
+// has exited.
+func (in *instance) terminate(t *testing.T) {
+	t.Helper()
+	in.mu.Lock()
+	cmd, done := in.cmd, in.done
+	in.cmd = nil
+	in.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		t.Fatalf("instance %s did not stop within 60 s of SIGTERM", in.name)
 	}
 }
