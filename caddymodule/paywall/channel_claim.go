@@ -34,6 +34,10 @@ func (h *Handler) claimEvery() time.Duration {
 	return DefaultClaimEvery
 }
 
+// watchEvery is the time between two scans: claim_every, at most
+// maxWatchEvery.
+func (h *Handler) watchEvery() time.Duration { return min(h.claimEvery(), maxWatchEvery) }
+
 // claimLoop runs, until the route is cleaned up, the withdraw watch
 // (every watchEvery) and the claim rounds (every claim_every, and at once
 // for a channel whose payer asked to withdraw), where this instance holds

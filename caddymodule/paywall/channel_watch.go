@@ -42,10 +42,6 @@ const maxScanSpans = 10
 // channel is charged no more: a third of the delay, ten scans at least.
 const withdrawMargin = DefaultWithdrawDelay / 3 * time.Second
 
-// watchEvery is the time between two scans: claim_every, at most
-// maxWatchEvery.
-func (h *Handler) watchEvery() time.Duration { return min(h.claimEvery(), maxWatchEvery) }
-
 // withdrawClosing says whether a channel whose payer asked to withdraw is
 // past the point where a charge could still be claimed before the
 // withdrawal completes.
