@@ -21,6 +21,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -199,4 +200,28 @@ func sendTx(t *testing.T, chain *devnet.Chain, key *ecdsa.PrivateKey, data []byt
 		}
 	}
 	t.Fatalf("transaction %s not mined", tx.Hash())
+}
+
+// TestWithdrawClosing: a channel is charged until a third of its
+// withdraw delay is left, and not from then on.
+func TestWithdrawClosing(t *testing.T) {
+	at := time.Unix(1_800_000_000, 0)
+	end := at.Add(DefaultWithdrawDelay * time.Second)
+	for _, tc := range []struct {
+		name      string
+		requested time.Time
+		now       time.Time
+		want      bool
+	}{
+		{"no withdrawal pending", time.Time{}, at, false},
+		{"just asked", at, at, false},
+		{"a second before the margin", at, end.Add(-withdrawMargin - time.Second), false},
+		{"at the margin", at, end.Add(-withdrawMargin), true},
+		{"after the delay", at, end.Add(time.Hour), true},
+	} {
+		c := &store.Channel{WithdrawRequestedAt: tc.requested, Config: store.ChannelConfig{WithdrawDelay: DefaultWithdrawDelay}}
+		if got := withdrawClosing(c, tc.now); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
