@@ -168,8 +168,8 @@ func TestChannelPaywall(t *testing.T) {
 	// A deposit whose voucher is not price above the channel's charged;
 	// the store holds no voucher of it: no voucherState (the published
 	// client would throw on an empty signature), it reads the chain.
-	if st, _, _, pr := get(cb.deposit(t, 10000, 2000)); st != 402 || pr.Error != reasonCumulativeMismatch || pr.Accepts[0].Extra["voucherState"] != nil ||
-		pr.Accepts[0].Extra["channelState"].(map[string]any)["chargedCumulativeAmount"] != "0" {
+	if st, _, _, pr := get(cb.deposit(t, 10000, 2000)); st != 402 || pr.Error != reasonCumulativeMismatch || len(pr.Accepts) != 1 ||
+		pr.Accepts[0].Extra["voucherState"] != nil || fmt.Sprint(pr.Accepts[0].Extra["channelState"]) == "<nil>" {
 		t.Fatalf("deposit with a voucher of 2000: %d %+v", st, pr)
 	}
 	st, b, rs, _ := get(cb.deposit(t, 10000, 1000))
