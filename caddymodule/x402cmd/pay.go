@@ -65,11 +65,28 @@ type PayOptions struct {
 	// through this JSON-RPC endpoint, skipped when the allowance covers
 	// the maximum).
 	ApprovePermit2 string
+	// Channels is --channels DIR: where a batch-settlement route's channel
+	// records are kept (default: caddy-x402/channels in os.UserConfigDir).
+	Channels string
+	// Deposit is --deposit UNITS: what a new channel or a top-up deposits
+	// (default: DefaultDepositMultiplier x the price).
+	Deposit string
+	// MaxDeposit is --max-deposit UNITS: the most one deposit may be
+	// (default: DefaultDepositMultiplier x --max-amount).
+	MaxDeposit string
+	// ChannelSalt is --channel-salt N: the salt of the channel config
+	// (default 0, as the published client), another salt another channel.
+	ChannelSalt string
+	// RPC is --rpc URL: a JSON-RPC endpoint of the channel's chain, read
+	// when a channel record is missing or the seller's state must be
+	// checked against the chain.
+	RPC string
 
 	// Resolved from the options above.
 	wallet *common.Address
 	deploy *exact.WalletDeployment
 	jar    *cookieJar
+	chans  *channelFlags
 }
 
 // walletOptions resolves --smart-wallet and --smart-wallet-undeployed for
@@ -201,6 +218,11 @@ cookie without paying or signing in.
 	f.StringVar(&o.MCPTool, "mcp-tool", "", "URL is an MCP endpoint (streamable HTTP): call this tool, paying it with x402 over MCP")
 	f.StringVar(&o.MCPArgs, "args", "", "the --mcp-tool's arguments, a JSON object")
 	f.StringVar(&o.ApprovePermit2, "approve-permit2", "", "before paying an upto route, approve Permit2 on its token for the key: one transaction sent through this JSON-RPC URL, once per token and wallet (skipped when the allowance covers the maximum)")
+	f.StringVar(&o.Channels, "channels", "", "keep batch-settlement channel records in this directory (one JSON file per channel, mode 0600; default: caddy-x402/channels in the user's config directory)")
+	f.StringVar(&o.Deposit, "deposit", "", "on a batch-settlement route, deposit this many smallest units when opening or topping up a channel (default: "+strconv.Itoa(DefaultDepositMultiplier)+" x the price)")
+	f.StringVar(&o.MaxDeposit, "max-deposit", "", "refuse a channel deposit above this many smallest units (default: "+strconv.Itoa(DefaultDepositMultiplier)+" x --max-amount)")
+	f.StringVar(&o.ChannelSalt, "channel-salt", "", "the salt of the batch-settlement channel config (default 0; another salt opens another channel with the same seller)")
+	f.StringVar(&o.RPC, "rpc", "", "JSON-RPC URL of the chain, read to recover a batch-settlement channel whose record is missing and to check the seller's channel state")
 	f.BoolVar(&o.NoSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }
@@ -235,6 +257,9 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	case "", "auto", "v1", "v2":
 	default:
 		return fmt.Errorf("--protocol must be auto, v1 or v2, not %q", o.Protocol)
+	}
+	if o.chans, err = parseChannelFlags(o, maxAmount); err != nil {
+		return err
 	}
 	if o.PaymentID != "" && !x402.ValidPaymentID(o.PaymentID) {
 		return fmt.Errorf("--payment-id %q: %s", o.PaymentID, x402.ReasonPaymentIDFormat)

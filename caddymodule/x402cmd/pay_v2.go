@@ -26,6 +26,9 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	if err != nil {
 		return err
 	}
+	if accepted.Scheme == SchemeChannel {
+		return payChannel(ctx, url, &pr, accepted, value, key, o, do, stdout, stderr)
+	}
 	var header string
 	if accepted.Scheme == x402.SchemeUpto {
 		if header, err = payUpto(ctx, key, accepted, pr.Resource, value, o, stderr); err != nil {
