@@ -67,15 +67,11 @@ func (d channelDir) file(id common.Hash) string {
 // prepare makes the directory (0700) when it does not exist, and refuses
 // a --channels that is not a directory.
 func (d channelDir) prepare() error {
+	if fi, err := os.Stat(string(d)); err == nil && !fi.IsDir() {
+		return fmt.Errorf("--channels %s is not a directory", d)
+	}
 	if err := os.MkdirAll(string(d), 0o700); err != nil {
 		return fmt.Errorf("--channels %s: %w", d, err)
-	}
-	fi, err := os.Stat(string(d))
-	if err != nil {
-		return fmt.Errorf("--channels %s: %w", d, err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("--channels %s is not a directory", d)
 	}
 	return nil
 }
