@@ -145,12 +145,30 @@ func TestPayChannel(t *testing.T) {
 	want(out, 7000, 10000)
 
 	// The seller gets exactly price x calls from the claim rounds.
-	deadline := time.Now().Add(30 * time.Second)
-	for testutil.Balance(t, payChannelSeller).Cmp(new(big.Int).Add(sellerBefore, big.NewInt(7000))) < 0 && time.Now().Before(deadline) {
-		time.Sleep(200 * time.Millisecond)
+	sellerGot := func(want int64) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for testutil.Balance(t, payChannelSeller).Cmp(new(big.Int).Add(sellerBefore, big.NewInt(want))) < 0 && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+		}
+		time.Sleep(1500 * time.Millisecond) // one more round: nothing more to claim
+		testutil.AssertDelta(t, "seller after the claim rounds", sellerBefore, testutil.Balance(t, payChannelSeller), want)
 	}
-	time.Sleep(1500 * time.Millisecond) // one more round: nothing more to claim
-	testutil.AssertDelta(t, "seller after the claim rounds", sellerBefore, testutil.Balance(t, payChannelSeller), 7000)
+	sellerGot(7000)
+
+	// A lost record once the channel is claimed, without --rpc: the
+	// deposit is refused as below what the chain claimed (no state in
+	// that refusal), so a voucher alone asks the seller for its state.
+	if err := os.Remove(record); err != nil {
+		t.Fatal(err)
+	}
+	out = pay(o)
+	if !strings.Contains(out, "has been claimed beyond what we know: asking the seller for its state") ||
+		!strings.Contains(out, "resynchronised (charged 7000, balance 10000)") {
+		t.Fatalf("recovery after a claim:\n%s", out)
+	}
+	want(out, 8000, 10000)
+	sellerGot(8000)
 	testutil.AssertDelta(t, "buyer at the end", buyerBefore, testutil.Balance(t, buyer), -10000)
 
 	// Bad flags and records: clear errors, nothing paid.
