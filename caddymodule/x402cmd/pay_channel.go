@@ -118,6 +118,11 @@ type chanPay struct {
 	rpc      string
 	stderr   io.Writer
 
+	// recovering: no record was found and the chain was not read, so
+	// charged and balance are zero until the seller says more; probe:
+	// the next payment is a voucher alone, even without a balance.
+	recovering, probe bool
+
 	// The channel as the buyer knows it.
 	charged, balance *big.Int
 	signedMax        *big.Int
@@ -192,7 +197,10 @@ func payChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, acc
 	if err := c.load(ctx); err != nil {
 		return err
 	}
-	for attempt := 1; ; attempt++ {
+	// One resynchronisation (a corrective 402, or a balance found short)
+	// and one voucher sent to learn a lost channel's state.
+	retried, probed := false, false
+	for {
 		header, deposit, max, err := c.payment()
 		if err != nil {
 			return err
@@ -206,13 +214,23 @@ func payChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, acc
 			var refused x402.PaymentRequiredV2
 			_ = x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &refused)
 			switch {
-			case attempt == 1 && (refused.Error == reasonCumulativeMismatch || refused.Error == reasonCumulativeBelowClaimed):
+			case !probed && c.recovering && refused.Error == reasonCumulativeBelowClaimed && !hasChannelState(&refused):
+				// A deposit of a channel we hold no record of, refused
+				// as below what the chain has claimed without the
+				// seller's state: a voucher alone gets the corrective
+				// 402 with it.
+				probed, c.probe = true, true
+				fmt.Fprintf(stderr, "x402: channel %s has been claimed beyond what we know: asking the seller for its state\n", c.hexID())
+				continue
+			case !retried && (refused.Error == reasonCumulativeMismatch || refused.Error == reasonCumulativeBelowClaimed):
+				retried = true
 				if err := c.resync(ctx, &refused); err != nil {
 					return err
 				}
 				fmt.Fprintf(stderr, "x402: the seller's record of channel %s differs from ours: resynchronised (charged %s, balance %s); paying again\n", c.hexID(), c.charged, c.balance)
 				continue
-			case attempt == 1 && refused.Error == reasonExceedsBalance && deposit == nil:
+			case !retried && refused.Error == reasonExceedsBalance && deposit == nil:
+				retried = true
 				// Our balance was wrong (a refund or withdrawal we did not
 				// see): read it again, or deposit.
 				if err := c.rebalance(ctx); err != nil {
@@ -257,6 +275,17 @@ func payChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, acc
 	}
 }
 
+// hasChannelState reports whether a 402 carries a channel's state to
+// resynchronise from.
+func hasChannelState(pr *x402.PaymentRequiredV2) bool {
+	for _, a := range pr.Accepts {
+		if _, ok := a.Extra["channelState"].(map[string]any); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // hexID is the channel id as the records name it.
 func (c *chanPay) hexID() string { return strings.ToLower(c.id.Hex()) }
 
@@ -283,6 +312,7 @@ func (c *chanPay) load(ctx context.Context) error {
 	}
 	c.charged, c.balance = new(big.Int), new(big.Int)
 	if c.rpc == "" {
+		c.recovering = true
 		return nil
 	}
 	st, err := c.chainState(ctx)
@@ -314,7 +344,10 @@ func (c *chanPay) payment() (string, *big.Int, *big.Int, error) {
 	payload := map[string]any{"type": "voucher", "channelConfig": c.cfg,
 		"voucher": map[string]any{"channelId": c.id.Hex(), "maxClaimableAmount": max.String(), "signature": hexutil.Encode(sig)}}
 	var deposit *big.Int
-	if c.balance.Sign() == 0 || max.Cmp(c.balance) > 0 {
+	if c.probe {
+		c.probe = false
+		fmt.Fprintf(c.stderr, "x402: sending a voucher for %s on channel %s to learn the seller's state\n", max, c.hexID())
+	} else if c.balance.Sign() == 0 || max.Cmp(c.balance) > 0 {
 		if deposit, err = c.depositAmount(max); err != nil {
 			return "", nil, nil, err
 		}
@@ -492,7 +525,7 @@ func (c *chanPay) resync(ctx context.Context, pr *x402.PaymentRequiredV2) error 
 	if !okB {
 		return fmt.Errorf("payment refused: %s without the channel's balance: give --rpc URL to read it from the chain", pr.Error)
 	}
-	c.charged, c.balance = charged, balance
+	c.charged, c.balance, c.recovering = charged, balance, false
 	if okS && errSig == nil && len(sig) > 0 {
 		c.signedMax, c.signature = signed, sig
 	}
