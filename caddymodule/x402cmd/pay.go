@@ -81,6 +81,12 @@ type PayOptions struct {
 	// when a channel record is missing or the seller's state must be
 	// checked against the chain.
 	RPC string
+	// Refund is --refund: ask the seller of a batch-settlement route to
+	// refund the key's channel instead of paying.
+	Refund bool
+	// RefundAmount is --refund-amount UNITS: refund only this much
+	// (default: all that is not charged).
+	RefundAmount string
 
 	// Resolved from the options above.
 	wallet *common.Address
@@ -223,6 +229,8 @@ cookie without paying or signing in.
 	f.StringVar(&o.MaxDeposit, "max-deposit", "", "refuse a channel deposit above this many smallest units (default: "+strconv.Itoa(DefaultDepositMultiplier)+" x --max-amount)")
 	f.StringVar(&o.ChannelSalt, "channel-salt", "", "the salt of the batch-settlement channel config (default 0; another salt opens another channel with the same seller)")
 	f.StringVar(&o.RPC, "rpc", "", "JSON-RPC URL of the chain, read to recover a batch-settlement channel whose record is missing and to check the seller's channel state")
+	f.BoolVar(&o.Refund, "refund", false, "on a batch-settlement route, ask the seller to refund the key's channel (what is not charged goes back to the key) instead of paying")
+	f.StringVar(&o.RefundAmount, "refund-amount", "", "with --refund, refund only this many smallest units (default: all that is not charged)")
 	f.BoolVar(&o.NoSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }
