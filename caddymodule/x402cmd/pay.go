@@ -266,6 +266,9 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	default:
 		return fmt.Errorf("--protocol must be auto, v1 or v2, not %q", o.Protocol)
 	}
+	if o.RefundAmount != "" && !o.Refund {
+		return errors.New("--refund-amount goes with --refund")
+	}
 	if o.chans, err = parseChannelFlags(o, maxAmount); err != nil {
 		return err
 	}
