@@ -187,6 +187,17 @@ x402 PaymentRequired, pays it with the payment in
 params._meta["x402/payment"] (x402 over MCP) and calls it again. The tool's
 result goes to stdout, the settlement from its _meta to stderr.
 
+On a batch-settlement route (a payment channel), the first call deposits
+into the key's channel to the seller (--deposit, default 5 x the price,
+at most --max-deposit, default 5 x --max-amount) with a voucher for the
+first request; later calls sign the next cumulative voucher (no
+transaction). The channel is kept in --channels DIR (one JSON file per
+channel, mode 0600, locked while a command pays from it). A corrective 402
+from the seller resynchronises it, trusting only figures a voucher of the
+key's backs (or the chain, read through --rpc URL), and the call is sent
+again once. --refund asks the seller to refund what is not charged
+(--refund-amount for part of it).
+
 A paid answer that sets the seller's access cookie (x402_access_...) is
 reported on stderr with the end of its window. --cookie-jar FILE keeps
 cookies between runs (JSON, written with mode 0600, read when it exists):
