@@ -187,9 +187,7 @@ func payChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, acc
 	if err := c.flags.dir.prepare(); err != nil {
 		return err
 	}
-	unlock, err := c.flags.dir.lock(ctx, c.id, func() {
-		fmt.Fprintf(stderr, "x402: waiting for another caddy x402 pay on channel %s\n", c.hexID())
-	})
+	unlock, err := c.lock(ctx, o.Timeout)
 	if err != nil {
 		return err
 	}
@@ -284,6 +282,20 @@ func hasChannelState(pr *x402.PaymentRequiredV2) bool {
 		}
 	}
 	return false
+}
+
+// lock takes the channel's lock, waiting for another command paying from
+// it at most four request timeouts (its requests, a retry, a deposit's
+// block); a command that dies lets go at once.
+func (c *chanPay) lock(ctx context.Context, timeout time.Duration) (func(), error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 4*timeout)
+		defer cancel()
+	}
+	return c.flags.dir.lock(ctx, c.id, func() {
+		fmt.Fprintf(c.stderr, "x402: waiting for another caddy x402 pay on channel %s\n", c.hexID())
+	})
 }
 
 // hexID is the channel id as the records name it.

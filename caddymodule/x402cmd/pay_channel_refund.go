@@ -48,9 +48,7 @@ func refundChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, 
 	if err := c.flags.dir.prepare(); err != nil {
 		return err
 	}
-	unlock, err := c.flags.dir.lock(ctx, c.id, func() {
-		fmt.Fprintf(stderr, "x402: waiting for another caddy x402 pay on channel %s\n", c.hexID())
-	})
+	unlock, err := c.lock(ctx, o.Timeout)
 	if err != nil {
 		return err
 	}
