@@ -159,3 +159,53 @@ func TestPayChannelResync(t *testing.T) {
 		})
 	}
 }
+
+// TestPayChannelOfferRefused: a batch-settlement offer the command cannot
+// pay safely is refused before anything is signed, saying why.
+func TestPayChannelOfferRefused(t *testing.T) {
+	key, _ := evm.ParseKey(testBuyerKey)
+	with := func(k string, v any) x402.RequirementsV2 {
+		a := channelOffer
+		a.Extra = map[string]any{}
+		for k, v := range channelOffer.Extra {
+			a.Extra[k] = v
+		}
+		if v == nil {
+			delete(a.Extra, k)
+		} else {
+			a.Extra[k] = v
+		}
+		return a
+	}
+	flags, _ := parseChannelFlags(PayOptions{Channels: t.TempDir()}, big.NewInt(1000000))
+	for _, tc := range []struct {
+		name string
+		acc  x402.RequirementsV2
+		o    PayOptions
+		want string
+	}{
+		{"no receiver authorizer", with("receiverAuthorizer", nil), PayOptions{}, "names no receiverAuthorizer"},
+		{"a zero receiver authorizer", with("receiverAuthorizer", "0x0000000000000000000000000000000000000000"), PayOptions{}, "names no receiverAuthorizer"},
+		{"withdraw delay below the contract's", with("withdrawDelay", float64(60)), PayOptions{}, "withdrawDelay 60 is not a whole number of seconds from 900 to 2592000"},
+		{"withdraw delay not whole", with("withdrawDelay", 900.5), PayOptions{}, "withdrawDelay 900.5"},
+		{"permit2 deposits", with("assetTransferMethod", "permit2"), PayOptions{}, "takes channel deposits by permit2; this command deposits by eip3009 only"},
+		{"a smart wallet", channelOffer, PayOptions{SmartWallet: "devnet"}, "which --smart-wallet does not pay here"},
+		{"no token domain", with("name", nil), PayOptions{}, "lacks the token's EIP-712 name and version"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.chans = flags
+			if err := tc.o.walletOptions(key); err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			c, err := newChanPay("http://x/y", key, tc.acc, nil, big.NewInt(1000), tc.o, &stderr)
+			if err == nil {
+				c.charged, c.balance = new(big.Int), new(big.Int)
+				_, _, _, err = c.payment()
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
