@@ -165,8 +165,11 @@ func TestChannelPaywall(t *testing.T) {
 	if st, b, _, _ := get(cb.voucher(t, cb.key, 1000)); st != 402 || !strings.Contains(b, "invalid_batch_settlement_evm_channel_not_found") {
 		t.Fatalf("voucher before the deposit: %d %s", st, b)
 	}
-	// A deposit whose voucher is not price above the channel's charged.
-	if st, _, _, pr := get(cb.deposit(t, 10000, 2000)); st != 402 || pr.Error != reasonCumulativeMismatch {
+	// A deposit whose voucher is not price above the channel's charged;
+	// the store holds no voucher of it: no voucherState (the published
+	// client would throw on an empty signature), it reads the chain.
+	if st, _, _, pr := get(cb.deposit(t, 10000, 2000)); st != 402 || pr.Error != reasonCumulativeMismatch || len(pr.Accepts) != 1 ||
+		pr.Accepts[0].Extra["voucherState"] != nil || fmt.Sprint(pr.Accepts[0].Extra["channelState"]) == "<nil>" {
 		t.Fatalf("deposit with a voucher of 2000: %d %+v", st, pr)
 	}
 	st, b, rs, _ := get(cb.deposit(t, 10000, 1000))
