@@ -62,6 +62,7 @@ func (h *Handler) takeClaims(ctx context.Context, i int, final bool) func() {
 	}
 	if err == nil || !lead {
 		h.chans.led[key] = lead
+		h.setClaiming(i, lead)
 	}
 	if !lead {
 		done()
@@ -82,5 +83,19 @@ func (h *Handler) resignClaims(ctx context.Context) {
 				zap.String("role", key), zap.Error(err))
 		}
 		delete(h.chans.led, key)
+	}
+	for i := range h.pricing.options {
+		h.setClaiming(i, false)
+	}
+}
+
+// setClaiming sets the x402_channel_claiming gauge of option i.
+func (h *Handler) setClaiming(i int, lead bool) {
+	if m := &channelMetrics; m.claiming != nil {
+		v := 0.0
+		if lead {
+			v = 1
+		}
+		m.claiming.WithLabelValues(h.pricing.options[i].reqs.Network, h.chans.opts[i].payTo.Hex()).Set(v)
 	}
 }

@@ -246,6 +246,9 @@ func TestChannelPaywall(t *testing.T) {
 	if v, _ := testutil.Sample(samples, "x402_channel_claim_transactions_total", map[string]string{"network": "cronos-testnet", "outcome": "claimed"}); v < 1 {
 		t.Errorf("claim transactions: %v", v)
 	}
+	if v, ok := testutil.Sample(samples, "x402_channel_claiming", map[string]string{"network": "cronos-testnet", "pay_to": common.HexToAddress(channelPayTo).Hex()}); !ok || v != 1 {
+		t.Errorf("claiming role: %v %v", v, ok)
+	}
 	if v, ok := testutil.Sample(samples, "x402_channels_claimed_smallest_units", net); !ok || v < 10000 {
 		t.Errorf("claimed: %v %v", v, ok)
 	}
