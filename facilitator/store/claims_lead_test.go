@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
@@ -51,4 +54,18 @@ func TestPostgresLead(t *testing.T) {
 	b.Close() // its lease ends: the key is free
 	lead(c, "C after B stopped", true)
 	lead(a, "A while C leads", false)
+	// C's lease runs out (paused, cut off): fenced, it leads nothing, and
+	// A takes the role.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE x402_instances SET expires_at = clock_timestamp() WHERE id = $1`, c.Instance()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.Claims().Lead(ctx, "k"); got || !errors.Is(err, ErrFenced) {
+		t.Fatalf("C leads after its lease ran out: %v, %v; want false, ErrFenced", got, err)
+	}
+	lead(a, "A after C's lease ran out", true)
 }
