@@ -246,6 +246,9 @@ func TestChannelPaywall(t *testing.T) {
 	if v, _ := testutil.Sample(samples, "x402_channel_claim_transactions_total", map[string]string{"network": "cronos-testnet", "outcome": "claimed"}); v < 1 {
 		t.Errorf("claim transactions: %v", v)
 	}
+	if v, ok := testutil.Sample(samples, "x402_channel_claiming", map[string]string{"network": "cronos-testnet", "pay_to": common.HexToAddress(channelPayTo).Hex()}); !ok || v != 1 {
+		t.Errorf("claiming role: %v %v", v, ok)
+	}
 	if v, ok := testutil.Sample(samples, "x402_channels_claimed_smallest_units", net); !ok || v < 10000 {
 		t.Errorf("claimed: %v %v", v, ok)
 	}
@@ -259,7 +262,6 @@ func TestChannelPaywall(t *testing.T) {
 func TestChannelConfigRefused(t *testing.T) {
 	for _, tc := range []struct{ opts, want string }{
 		{"scheme batch-settlement\n\t\tsettle after", "settle after does not go with scheme batch-settlement"},
-		{"scheme batch-settlement\n\t\tclaim_every 10m", "claim_every must be positive and at most 5m0s"},
 		{"scheme batch-settlement\n\t\tclaim_every soon", "want a positive duration, such as 1m"},
 		{"claim_every 1m", "claim_every is for scheme batch-settlement"},
 		{"scheme batch-settlement\n\t\tmeter json usage.total_tokens 0.000002", "meter does not go with scheme batch-settlement yet"},

@@ -347,9 +347,9 @@ test("the same across three instances on one PostgreSQL (storage postgres)", asy
     assert.equal((await nonceOf(info, info.signer.address)) - nonce0, txs.length);
     const rounds = claimRounds(logs.join("\n"));
     t.diagnostic(`${served(buyers)} requests on 3 instances, ${txs.length} gas payer transactions: ${kinds.join(" ")}; ${rounds} claim rounds logged; ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    // Each instance runs its own claim rounds on the shared channels until
-    // one instance holds a claim lease (issue 26's lease26): pending.
-    await t.test("one claim and one settle per claim round across the instances", { todo: "one claiming instance by lease (lease26)" }, () => {
+    // One instance at a time claims (the claiming role in the shared
+    // store): one claim and one settle per round, whichever instance.
+    await t.test("one claim and one settle per claim round across the instances", () => {
       for (const tx of txs) assert.equal(tx.status, "success", `transaction ${tx.hash}`);
       const rest = kinds.filter((k) => k !== "deposit");
       assert.deepEqual(rest, Array.from({ length: rounds }, () => ["claimWithSignature", "settle"]).flat(), `a claim then a settle per round: ${kinds}`);
