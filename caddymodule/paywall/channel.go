@@ -262,11 +262,10 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 		return h.channelStoreFailed(w, r, err, sr)
 	}
 	h.metrics.payment(sl, OutcomeSettled, "")
-	h.setChannelResponse(w, r, after, price, sr)
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	return next.ServeHTTP(w, r)
+	return h.serveChannelMetered(w, r, next, after, price, sr) // channel_meter.go
 }
 
 // checkConfig checks a channel's config against the route's option, as
@@ -416,8 +415,6 @@ func (h *Handler) channelStoreFailed(w http.ResponseWriter, r *http.Request, err
 // validateChannel checks a batch-settlement route's settings.
 func (h *Handler) validateChannel() error {
 	switch {
-	case h.Meter != nil || h.MeterMaxBytes != 0:
-		return errors.New("x402: meter does not go with scheme batch-settlement yet: a channel route charges its price per request")
 	case h.AssetTransfer != "" && h.AssetTransfer != AssetTransferEIP3009:
 		return errors.New("x402: scheme batch-settlement takes deposits by ERC-3009 only (asset_transfer eip3009)")
 	case h.GasSponsoring != "":
@@ -431,5 +428,5 @@ func (h *Handler) validateChannel() error {
 	case h.ClaimEvery < 0 || time.Duration(h.ClaimEvery) > maxClaimEvery:
 		return fmt.Errorf("x402: claim_every must be positive and at most %s (a third of the withdraw delay: a payer who asks to withdraw takes back what is not claimed when the delay ends)", maxClaimEvery)
 	}
-	return nil
+	return h.validateChannelMeter() // channel_meter.go
 }

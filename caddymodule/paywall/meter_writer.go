@@ -63,6 +63,7 @@ type meterWriter struct {
 	held     bytes.Buffer // settle before: the answer held
 	trailer  string       // settle after: the receipt's trailer name
 	upgraded bool
+	ch       *chanCharge // a channel request's charge (channel_meter.go), or nil
 }
 
 func (h *Handler) newMeterWriter(w http.ResponseWriter, r *http.Request, req *facilitator.Request, res *facilitator.Reservation, id string, rec *redemption) *meterWriter {
@@ -94,6 +95,9 @@ func (mw *meterWriter) writeHeader(status int) {
 	}
 	if status >= 400 {
 		mw.state = meterPassing
+		if mw.ch != nil {
+			mw.ch.release(mw.ResponseWriter) // nothing charged, said before the status goes out
+		}
 		mw.ResponseWriter.WriteHeader(status)
 		return
 	}
@@ -147,7 +151,7 @@ func (mw *meterWriter) settleBefore(complete bool) {
 		_ = h.facilitatorFailed(mw.ResponseWriter, "settled", err)
 		return
 	case sr.Settled():
-		h.settled(mw.ResponseWriter, mw.r, sr)
+		mw.receipt(sr)
 		if complete {
 			// The whole answer is held: say how long it is.
 			mw.ResponseWriter.Header().Set("Content-Length", fmt.Sprint(mw.held.Len()))
@@ -174,6 +178,9 @@ func (mw *meterWriter) settleBefore(complete bool) {
 func (mw *meterWriter) settle() (*facilitator.SettleResponse, error) {
 	h, rec, charge := mw.h, mw.rec, mw.charge
 	h.metrics.metered(h.pricing.saleOf(mw.r), mw.source, charge)
+	if mw.ch != nil {
+		return mw.ch.settle(charge), nil
+	}
 	rec.State, rec.Updated = redeemSettling, time.Now()
 	if err := h.redeem.Store().Put(mw.id, rec); err != nil {
 		return nil, fmt.Errorf("x402: writing the redemption store: %w", err)
@@ -323,7 +330,7 @@ func (mw *meterWriter) finish(upstreamErr error) error {
 		h.setFailedResponse(mw.ResponseWriter, mw.r, &facilitator.SettleResponse{Event: facilitator.EventFailed,
 			Network: h.pricing.saleOf(mw.r).network(), Error: facilitator.MessageOf(err), Timestamp: facilitator.Timestamp(time.Now())})
 	case sr.Settled():
-		h.settled(mw.ResponseWriter, mw.r, sr)
+		mw.receipt(sr)
 	default:
 		h.logger.Error("an upto payment was not settled after its answer went out",
 			zap.String("id", mw.id), zap.String("charge", mw.charge.String()), zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
@@ -360,6 +367,15 @@ func (mw *meterWriter) chargeAtEnd(broken bool) (*big.Int, string) {
 			zap.String("path", mw.h.Meter.Path), zap.String("uri", mw.r.RequestURI))
 	}
 	return new(big.Int).Set(mw.rule.max), ChargeMaximum
+}
+
+// receipt writes the receipt of a settled charge.
+func (mw *meterWriter) receipt(sr *facilitator.SettleResponse) {
+	if mw.ch != nil {
+		mw.ch.respond(mw.ResponseWriter)
+		return
+	}
+	mw.h.settled(mw.ResponseWriter, mw.r, sr)
 }
 
 func (mw *meterWriter) meterPath() []string { return newMeterReader(mw.h.Meter.Path, 0, false).path }

@@ -1,0 +1,227 @@
+package paywall
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// channelMeterPayTo is the seller of the metered channel tests, paid by
+// no other test.
+const channelMeterPayTo = "0x0000000000000000000000000000000000C4a126"
+
+const channelMeterCaddyfile = `
+:%[1]d {
+	handle_path /m/* {
+		x402 {
+			pay_to %[2]s
+			amount 10000
+			scheme batch-settlement
+			meter json usage.total_tokens 2
+			claim_every 1s
+		}
+		reverse_proxy %[3]s
+	}
+	handle_path /small/* {
+		x402 {
+			pay_to %[2]s
+			amount 10000
+			scheme batch-settlement
+			meter json usage.total_tokens 2
+			meter_max_bytes 1KiB
+		}
+		reverse_proxy %[3]s
+	}
+	handle_path /nometer/* {
+		x402 {
+			pay_to %[2]s
+			amount 10000
+			scheme batch-settlement
+		}
+		reverse_proxy %[3]s
+	}
+}
+`
+
+// channelStreamUpstream is meteredUpstream with /ssehdr: a server-sent
+// events answer that states its charge in Settlement-Overrides (?o=) and
+// sends its second event only after release.
+func channelStreamUpstream(t *testing.T, release <-chan struct{}) *httptest.Server {
+	closed := make(chan struct{})
+	close(closed)
+	metered := meteredUpstream(t, closed).Config.Handler
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/ssehdr" {
+			metered.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set(HeaderSettlementOverrides, r.URL.Query().Get("o"))
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"delta\":\"Hel\"}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-time.After(20 * time.Second):
+		}
+		fmt.Fprint(w, "data: {\"delta\":\"lo\"}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(up.Close)
+	return up
+}
+
+// channelReceipt is what PAYMENT-RESPONSE of a channel request says.
+type channelReceipt struct {
+	ok                bool
+	transaction       string
+	charged, snapshot string // chargedAmount, channelState.chargedCumulativeAmount
+}
+
+func channelReceiptOf(t *testing.T, v string) channelReceipt {
+	t.Helper()
+	if v == "" {
+		return channelReceipt{}
+	}
+	var rs x402.ReferenceSettleResponse
+	if err := x402.DecodeBase64JSON(v, &rs); err != nil {
+		t.Fatalf("PAYMENT-RESPONSE %q: %v", v, err)
+	}
+	cs, _ := rs.Extra["channelState"].(map[string]any)
+	c, _ := rs.Extra["chargedAmount"].(string)
+	s, _ := cs["chargedCumulativeAmount"].(string)
+	return channelReceipt{ok: rs.Success, transaction: rs.Transaction, charged: c, snapshot: s}
+}
+
+// TestChannelMeter: a metered channel route charges what the answer says
+// (Settlement-Overrides, else the meter, else the price; capped at the
+// price; nothing for an error answer), says so in PAYMENT-RESPONSE
+// (chargedAmount and the channel's chargedCumulativeAmount), and the
+// buyer's next voucher, signed from that cumulative as the published
+// client signs it, is served without a corrective 402. The claim round
+// pays the seller exactly the sum of the charges.
+func TestChannelMeter(t *testing.T) {
+	release := make(chan struct{})
+	up := channelStreamUpstream(t, release)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(channelMeterCaddyfile, testutil.SitePort, channelMeterPayTo, up.Listener.Addr()))
+	cb := newChannelBuyer(t, tester, devnet.Buyer1PrivateKey, testutil.SiteURL+"/m/json", time.Now().UnixNano())
+	sellerBefore := testutil.Balance(t, channelMeterPayTo)
+	o := func(amount string) string { return url.QueryEscape(`{"amount":"` + amount + `"}`) }
+
+	// The deposit's request is metered too: 100 tokens at 2.
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/m/json?tokens=100", map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.deposit(t, 100000, 10000))})
+	rc := channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2))
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"answer":"42"`) || !rc.ok || rc.transaction == "" || rc.charged != "200" || rc.snapshot != "200" {
+		t.Fatalf("deposit: %d %s %+v", resp.StatusCode, b, rc)
+	}
+	cumulative := int64(200)
+	for _, tc := range []struct {
+		name, path string
+		status     int
+		charge     int64
+		body       string
+	}{
+		{"header, smallest units", "/m/header?o=" + o("1234"), 200, 1234, "metered by header"},
+		{"header, whole tokens", "/m/header?o=" + url.QueryEscape(`{"amount":"$0.005"}`), 200, 5000, "metered by header"},
+		{"header, percent", "/m/header?o=" + o("25%"), 200, 2500, "metered by header"},
+		{"header above the price: capped", "/m/header?o=" + o("20000"), 200, 10000, "metered by header"},
+		{"header, 0", "/m/header?o=" + o("0"), 200, 0, "metered by header"},
+		{"meter, JSON body", "/m/json?tokens=1234", 200, 2468, `"answer":"42"`},
+		{"meter, 0", "/m/json?tokens=0", 200, 0, `"answer":"42"`},
+		{"meter above the price: capped", "/m/json?tokens=99999", 200, 10000, `"answer":"42"`},
+		{"meter finds nothing: the price", "/m/plain", 200, 10000, "no meter here"},
+		{"error answer: nothing", "/m/error", http.StatusBadGateway, 0, "upstream failed"},
+		{"server-sent events, held and metered", "/m/sse?tokens=321", 200, 642, "data: [DONE]"},
+		{"held answer within meter_max_bytes", "/m/big?tokens=5", 200, 10, `"total_tokens":5}}`},
+		{"held answer over meter_max_bytes: the price", "/small/big?tokens=5", 200, 10000, `"total_tokens":5}}`},
+		{"no meter: the price", "/nometer/plain", 200, 10000, "no meter here"},
+		{"no meter, header", "/nometer/header?o=" + o("77"), 200, 77, "metered by header"},
+		{"no meter, error answer: nothing", "/nometer/error", http.StatusBadGateway, 0, "upstream failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Signed from the last receipt's cumulative, as the published
+			// client signs: served, never a corrective 402.
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+tc.path, map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.voucher(t, cb.key, cumulative+10000))})
+			if resp.StatusCode != tc.status || !strings.Contains(string(b), tc.body) {
+				t.Fatalf("%d %s, want %d with %q", resp.StatusCode, b, tc.status, tc.body)
+			}
+			if v := resp.Header.Get(HeaderSettlementOverrides); v != "" {
+				t.Errorf("the buyer saw Settlement-Overrides %q", v)
+			}
+			rc := channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2))
+			cumulative += tc.charge
+			if !rc.ok || rc.transaction != "" || rc.charged != fmt.Sprint(tc.charge) || rc.snapshot != fmt.Sprint(cumulative) {
+				t.Errorf("receipt %+v, want chargedAmount %d, chargedCumulativeAmount %d", rc, tc.charge, cumulative)
+			}
+		})
+	}
+	// A voucher signed from the reserved cumulative (the price, not the
+	// charge) is corrected to the metered one.
+	resp, _ = testutil.Get(t, tester, testutil.SiteURL+"/m/json", map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.voucher(t, cb.key, cumulative+10000+10000))})
+	var pr x402.PaymentRequiredV2
+	_ = x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr)
+	if resp.StatusCode != 402 || pr.Error != reasonCumulativeMismatch {
+		t.Fatalf("a voucher from the wrong cumulative: %d %+v", resp.StatusCode, pr)
+	}
+	if cs, _ := pr.Accepts[0].Extra["channelState"].(map[string]any); cs["chargedCumulativeAmount"] != fmt.Sprint(cumulative) {
+		t.Errorf("corrective channelState %+v, want chargedCumulativeAmount %d", cs, cumulative)
+	}
+
+	// The claim round pays the seller what was charged, not what was
+	// reserved.
+	deadline := time.Now().Add(30 * time.Second)
+	want := new(big.Int).Add(sellerBefore, big.NewInt(cumulative))
+	for testutil.Balance(t, channelMeterPayTo).Cmp(want) != 0 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	testutil.AssertDelta(t, "seller after the claim round", sellerBefore, testutil.Balance(t, channelMeterPayTo), cumulative)
+	close(release)
+}
+
+// TestChannelMeterStream: an answer whose charge the upstream states in
+// Settlement-Overrides streams at once on a channel route, event by
+// event, its receipt in the header (the charge is known before the first
+// byte goes out).
+func TestChannelMeterStream(t *testing.T) {
+	release := make(chan struct{})
+	up := channelStreamUpstream(t, release)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(channelMeterCaddyfile, testutil.SitePort, channelMeterPayTo, up.Listener.Addr()))
+	cb := newChannelBuyer(t, tester, devnet.Buyer1PrivateKey, testutil.SiteURL+"/m/json", time.Now().UnixNano())
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/m/json?tokens=1", map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.deposit(t, 50000, 10000))})
+	if resp.StatusCode != 200 || channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2)).snapshot != "2" {
+		t.Fatalf("deposit: %d %s", resp.StatusCode, b)
+	}
+	req, _ := http.NewRequest(http.MethodGet, testutil.SiteURL+"/m/ssehdr?o="+url.QueryEscape(`{"amount":"600"}`), nil)
+	req.Header.Set(x402.HeaderPaymentSignature, cb.header(t, cb.voucher(t, cb.key, 10002)))
+	sresp, err := tester.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sresp.Body.Close()
+	rc := channelReceiptOf(t, sresp.Header.Get(x402.HeaderPaymentResponseV2))
+	if sresp.StatusCode != 200 || rc.charged != "600" || rc.snapshot != "602" {
+		t.Fatalf("stream: %d, receipt %+v", sresp.StatusCode, rc)
+	}
+	rd := bufio.NewReader(sresp.Body)
+	if first, err := rd.ReadString('\n'); err != nil || !strings.Contains(first, `"Hel"`) {
+		t.Fatalf("first event, before the upstream sends the second: %q %v", first, err)
+	}
+	close(release)
+	if rest, err := io.ReadAll(rd); err != nil || !strings.HasSuffix(string(rest), "data: [DONE]\n\n") {
+		t.Fatalf("rest of the stream: %q %v", rest, err)
+	}
+	// The next voucher, from 602.
+	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/m/json?tokens=3", map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.voucher(t, cb.key, 10602))})
+	if rc := channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2)); resp.StatusCode != 200 || rc.charged != "6" || rc.snapshot != "608" {
+		t.Fatalf("next voucher: %d %s %+v", resp.StatusCode, b, rc)
+	}
+}
