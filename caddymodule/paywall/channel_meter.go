@@ -85,8 +85,9 @@ func (cc *chanCharge) settle(charge *big.Int) *facilitator.SettleResponse {
 	cc.done = true
 	cc.after, cc.charged = cc.reserved, cc.price
 	if refund := new(big.Int).Sub(cc.price, charge); refund.Sign() > 0 {
-		if c := cc.lower(refund); c != nil {
-			cc.after, cc.charged = c, charge
+		var lowered bool
+		if cc.after, lowered = cc.lower(refund); lowered {
+			cc.charged = charge
 		}
 	}
 	return &facilitator.SettleResponse{Event: facilitator.EventSettled, Value: cc.charged.String(), Network: cc.h.pricing.saleOf(cc.r).network()}
@@ -95,8 +96,9 @@ func (cc *chanCharge) settle(charge *big.Int) *facilitator.SettleResponse {
 // lower gives back refund of the reservation: the second write, from
 // the reserved charged (or, when another request of the channel charged
 // since, from the current one: the refund is this request's alone). It
-// answers the record after it, or nil when the reservation stands.
-func (cc *chanCharge) lower(refund *big.Int) *store.Channel {
+// answers the record as it stands after it, and whether the refund was
+// made (else the reservation stands).
+func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
 	h, cur := cc.h, cc.reserved
 	// The buyer hanging up does not stop the write: what it paid for was
 	// answered (or nothing was).
@@ -109,23 +111,26 @@ func (cc *chanCharge) lower(refund *big.Int) *store.Channel {
 			// answer): what is claimed cannot be given back.
 			h.logger.Warn("a metered channel charge could not be lowered: the channel was claimed past it; the price stands",
 				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.String("claimed", cur.Claimed.String()))
-			return nil
+			return cur, false
 		}
 		after, err := h.chans.store.Charge(ctx, cur.ID, cur.Charged, target, store.ChannelVoucher{Max: cur.VoucherMax, Signature: cur.VoucherSignature})
 		switch {
 		case err == nil:
-			return after
+			return after, true
 		case errors.Is(err, store.ErrChannelConflict) && after != nil:
 			cur = after // another request of the channel charged: lower from there
 			continue
 		}
 		h.logger.Warn("a metered channel charge could not be lowered; the price the voucher reserved stands",
 			zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.Error(err))
-		return nil
+		if after != nil {
+			cur = after
+		}
+		return cur, false
 	}
 	h.logger.Warn("a metered channel charge could not be lowered: the channel kept moving; the price the voucher reserved stands",
 		zap.String("channel", cur.ID), zap.String("refund", refund.String()))
-	return nil
+	return cur, false
 }
 
 // release charges nothing for a request whose answer was not settled

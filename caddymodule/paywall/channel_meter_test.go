@@ -29,7 +29,7 @@ const channelMeterCaddyfile = `
 			amount 10000
 			scheme batch-settlement
 			meter json usage.total_tokens 2
-			claim_every 1s
+			claim_every %[4]s
 		}
 		reverse_proxy %[3]s
 	}
@@ -54,14 +54,17 @@ const channelMeterCaddyfile = `
 }
 `
 
-// channelStreamUpstream is meteredUpstream with /ssehdr: a server-sent
-// events answer that states its charge in Settlement-Overrides (?o=) and
-// sends its second event only after release.
-func channelStreamUpstream(t *testing.T, release <-chan struct{}) *httptest.Server {
-	closed := make(chan struct{})
-	close(closed)
-	metered := meteredUpstream(t, closed).Config.Handler
+// channelStreamUpstream is meteredUpstream (its /sse waits for release)
+// with /ssehdr: a server-sent events answer that states its charge in
+// Settlement-Overrides (?o=) and sends its second event only after
+// release. Each request's path goes to seen, when there is room.
+func channelStreamUpstream(t *testing.T, release <-chan struct{}, seen chan<- string) *httptest.Server {
+	metered := meteredUpstream(t, release).Config.Handler
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case seen <- r.URL.Path:
+		default:
+		}
 		if r.URL.Path != "/ssehdr" {
 			metered.ServeHTTP(w, r)
 			return
@@ -111,8 +114,9 @@ func channelReceiptOf(t *testing.T, v string) channelReceipt {
 // pays the seller exactly the sum of the charges.
 func TestChannelMeter(t *testing.T) {
 	release := make(chan struct{})
-	up := channelStreamUpstream(t, release)
-	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(channelMeterCaddyfile, testutil.SitePort, channelMeterPayTo, up.Listener.Addr()))
+	close(release)
+	up := channelStreamUpstream(t, release, nil)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(channelMeterCaddyfile, testutil.SitePort, channelMeterPayTo, up.Listener.Addr(), "1s"))
 	cb := newChannelBuyer(t, tester, devnet.Buyer1PrivateKey, testutil.SiteURL+"/m/json", time.Now().UnixNano())
 	sellerBefore := testutil.Balance(t, channelMeterPayTo)
 	o := func(amount string) string { return url.QueryEscape(`{"amount":"` + amount + `"}`) }
@@ -184,7 +188,6 @@ func TestChannelMeter(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	testutil.AssertDelta(t, "seller after the claim round", sellerBefore, testutil.Balance(t, channelMeterPayTo), cumulative)
-	close(release)
 }
 
 // TestChannelMeterStream: an answer whose charge the upstream states in
@@ -193,8 +196,8 @@ func TestChannelMeter(t *testing.T) {
 // byte goes out).
 func TestChannelMeterStream(t *testing.T) {
 	release := make(chan struct{})
-	up := channelStreamUpstream(t, release)
-	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(channelMeterCaddyfile, testutil.SitePort, channelMeterPayTo, up.Listener.Addr()))
+	up := channelStreamUpstream(t, release, nil)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(channelMeterCaddyfile, testutil.SitePort, channelMeterPayTo, up.Listener.Addr(), "1m"))
 	cb := newChannelBuyer(t, tester, devnet.Buyer1PrivateKey, testutil.SiteURL+"/m/json", time.Now().UnixNano())
 	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/m/json?tokens=1", map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.deposit(t, 50000, 10000))})
 	if resp.StatusCode != 200 || channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2)).snapshot != "2" {
@@ -223,5 +226,75 @@ func TestChannelMeterStream(t *testing.T) {
 	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/m/json?tokens=3", map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.voucher(t, cb.key, 10602))})
 	if rc := channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2)); resp.StatusCode != 200 || rc.charged != "6" || rc.snapshot != "608" {
 		t.Fatalf("next voucher: %d %s %+v", resp.StatusCode, b, rc)
+	}
+}
+
+// TestChannelMeterConcurrent: a metered request of a channel settles its
+// charge even when another request of the channel charged while its
+// answer was held (the buyer signed that voucher from the reservation, as
+// a corrective 402 tells it to): the refund is taken from the channel's
+// charged as it stands, so the channel ends at the sum of the charges.
+// When the claim round has claimed past the reservation meanwhile, the
+// reservation stands (what is claimed is not given back): the receipt
+// says chargedAmount = the price.
+func TestChannelMeterConcurrent(t *testing.T) {
+	for _, tc := range []struct {
+		name, claimEvery string
+		claimed          bool
+	}{{"lowered from the current charged", "5m", false}, {"claimed past the reservation", "1s", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			release, seen := make(chan struct{}), make(chan string, 1)
+			up := channelStreamUpstream(t, release, seen)
+			tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(channelMeterCaddyfile, testutil.SitePort, channelMeterPayTo, up.Listener.Addr(), tc.claimEvery))
+			cb := newChannelBuyer(t, tester, devnet.Buyer1PrivateKey, testutil.SiteURL+"/m/json", time.Now().UnixNano())
+			sellerBefore := testutil.Balance(t, channelMeterPayTo)
+			get := func(path string, max int64) (int, channelReceipt) {
+				resp, _ := testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.voucher(t, cb.key, max))})
+				return resp.StatusCode, channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2))
+			}
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+"/m/json?tokens=1", map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.deposit(t, 50000, 10000))})
+			if resp.StatusCode != 200 || channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2)).snapshot != "2" {
+				t.Fatalf("deposit: %d %s", resp.StatusCode, b)
+			}
+			<-seen
+			// A: reserves 10002, its answer (100 tokens: 200) held until release.
+			type answer struct {
+				status int
+				rc     channelReceipt
+			}
+			a := make(chan answer, 1)
+			go func() {
+				st, rc := get("/m/sse?tokens=100", 10002)
+				a <- answer{st, rc}
+			}()
+			if p := <-seen; p != "/sse" {
+				t.Fatalf("upstream saw %q", p)
+			}
+			if tc.claimed {
+				// The claim round claims the reservation while A is held.
+				want := new(big.Int).Add(sellerBefore, big.NewInt(10002))
+				for deadline := time.Now().Add(30 * time.Second); testutil.Balance(t, channelMeterPayTo).Cmp(want) != 0 && time.Now().Before(deadline); {
+					time.Sleep(100 * time.Millisecond)
+				}
+				testutil.AssertDelta(t, "seller: the reservation claimed", sellerBefore, testutil.Balance(t, channelMeterPayTo), 10002)
+			}
+			// B, signed from the reservation: 3 tokens, 6.
+			if st, rc := get("/m/json?tokens=3", 20002); st != 200 || rc.charged != "6" || rc.snapshot != "10008" {
+				t.Fatalf("B: %d %+v", st, rc)
+			}
+			close(release)
+			got := <-a
+			want, next := channelReceipt{ok: true, charged: "200", snapshot: "208"}, int64(208)
+			if tc.claimed {
+				want, next = channelReceipt{ok: true, charged: "10000", snapshot: "10008"}, 10008
+			}
+			if got.status != 200 || got.rc != want {
+				t.Fatalf("A: %d %+v, want %+v", got.status, got.rc, want)
+			}
+			// The next voucher, from A's receipt.
+			if st, rc := get("/m/json?tokens=1", next+10000); st != 200 || rc.snapshot != fmt.Sprint(next+2) {
+				t.Fatalf("next voucher: %d %+v", st, rc)
+			}
+		})
 	}
 }
