@@ -145,6 +145,14 @@ func (cc *chanCharge) release(w http.ResponseWriter) {
 	cc.respond(w)
 }
 
+// upgrade charges the price for a connection the upstream takes over
+// (101 Switching Protocols): what goes through it cannot be metered.
+func (cc *chanCharge) upgrade(w http.ResponseWriter) {
+	cc.h.metrics.metered(cc.h.pricing.saleOf(cc.r), ChargeMaximum, cc.price)
+	cc.settle(cc.price)
+	cc.respond(w)
+}
+
 // respond writes PAYMENT-RESPONSE of a settled channel request: the
 // channel's state after the charge and chargedAmount.
 func (cc *chanCharge) respond(w http.ResponseWriter) {

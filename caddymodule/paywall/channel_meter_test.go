@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -64,6 +65,20 @@ func channelStreamUpstream(t *testing.T, release <-chan struct{}, seen chan<- st
 		select {
 		case seen <- r.URL.Path:
 		default:
+		}
+		if r.URL.Path == "/ws" {
+			// An upgrade: 101, then one line echoed.
+			conn, brw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			fmt.Fprint(brw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n")
+			brw.Flush()
+			line, _ := brw.ReadString('\n')
+			fmt.Fprint(brw, "echo: "+line)
+			brw.Flush()
+			return
 		}
 		if r.URL.Path != "/ssehdr" {
 			metered.ServeHTTP(w, r)
@@ -296,5 +311,44 @@ func TestChannelMeterConcurrent(t *testing.T) {
 				t.Fatalf("next voucher: %d %+v", st, rc)
 			}
 		})
+	}
+}
+
+// TestChannelMeterUpgrade: a connection the upstream takes over (101
+// Switching Protocols) goes through on a channel route, metered or not,
+// at the price (what goes through it cannot be metered), the receipt in
+// the 101's header.
+func TestChannelMeterUpgrade(t *testing.T) {
+	up := channelStreamUpstream(t, nil, nil)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(channelMeterCaddyfile, testutil.SitePort, channelMeterPayTo, up.Listener.Addr(), "1m"))
+	cb := newChannelBuyer(t, tester, devnet.Buyer1PrivateKey, testutil.SiteURL+"/m/json", time.Now().UnixNano())
+	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/m/json?tokens=1", map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.deposit(t, 50000, 10000))})
+	if resp.StatusCode != 200 {
+		t.Fatalf("deposit: %d %s", resp.StatusCode, b)
+	}
+	cumulative := int64(2)
+	for _, path := range []string{"/m/ws", "/nometer/ws"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(testutil.SiteURL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+		fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: echo\r\n%s: %s\r\n\r\n",
+			path, x402.HeaderPaymentSignature, cb.header(t, cb.voucher(t, cb.key, cumulative+10000)))
+		rd := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(rd, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		cumulative += 10000
+		rc := channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2))
+		if resp.StatusCode != http.StatusSwitchingProtocols || rc.charged != "10000" || rc.snapshot != fmt.Sprint(cumulative) {
+			t.Fatalf("%s: %d %+v", path, resp.StatusCode, rc)
+		}
+		fmt.Fprint(conn, "hello\n")
+		if line, err := rd.ReadString('\n'); err != nil || line != "echo: hello\n" {
+			t.Fatalf("%s: through the connection: %q %v", path, line, err)
+		}
 	}
 }

@@ -90,7 +90,16 @@ func (mw *meterWriter) writeHeader(status int) {
 	override := hdr.Get(HeaderSettlementOverrides)
 	hdr.Del(HeaderSettlementOverrides)
 	if status == http.StatusSwitchingProtocols {
-		mw.state, mw.upgraded = meterDropped, true
+		mw.upgraded = true
+		if mw.ch != nil {
+			// A channel's voucher pays the price for the connection, which
+			// goes through (channel_meter.go).
+			mw.ch.upgrade(mw.ResponseWriter)
+			mw.state = meterPassing
+			mw.ResponseWriter.WriteHeader(status)
+			return
+		}
+		mw.state = meterDropped
 		return
 	}
 	if status >= 400 {
@@ -272,8 +281,15 @@ func (mw *meterWriter) FlushError() error {
 // Flush implements http.Flusher.
 func (mw *meterWriter) Flush() { _ = mw.FlushError() }
 
-// Hijack is refused: an upgraded connection cannot be metered.
+// Hijack is refused on an upto route: an upgraded connection cannot be
+// metered. A channel request's connection goes through, at the price.
 func (mw *meterWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	mw.mu.Lock()
+	through := mw.ch != nil && mw.upgraded
+	mw.mu.Unlock()
+	if through {
+		return http.NewResponseController(mw.ResponseWriter).Hijack()
+	}
 	return nil, nil, errUptoUpgrade
 }
 
