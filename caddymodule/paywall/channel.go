@@ -422,7 +422,7 @@ func (h *Handler) validateChannel() error {
 	case h.Window.Access != 0:
 		return errors.New("x402: access does not go with scheme batch-settlement: a voucher pays for one request")
 	case h.Settle == SettleAfter:
-		return errors.New("x402: settle after does not go with scheme batch-settlement: a voucher is charged before the request is served")
+		return errors.New("x402: settle after does not go with scheme batch-settlement: a channel's receipt must be a header, which the buyer signs its next voucher from (the published client reads no trailer); a metered answer is held up to meter_max_bytes, or streams at once when the upstream states its charge in Settlement-Overrides")
 	case len(h.MCPTools) > 0:
 		return errors.New("x402: mcp_tool does not go with scheme batch-settlement yet")
 	case h.ClaimEvery < 0 || time.Duration(h.ClaimEvery) > maxClaimEvery:
