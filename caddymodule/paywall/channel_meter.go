@@ -142,7 +142,7 @@ func (cc *chanCharge) release(w http.ResponseWriter) {
 		return
 	}
 	cc.settle(new(big.Int))
-	cc.respond(w)
+	cc.receipt(w)
 }
 
 // upgrade charges the price for a connection the upstream takes over
@@ -150,12 +150,12 @@ func (cc *chanCharge) release(w http.ResponseWriter) {
 func (cc *chanCharge) upgrade(w http.ResponseWriter) {
 	cc.h.metrics.metered(cc.h.pricing.saleOf(cc.r), ChargeMaximum, cc.price)
 	cc.settle(cc.price)
-	cc.respond(w)
+	cc.receipt(w)
 }
 
-// respond writes PAYMENT-RESPONSE of a settled channel request: the
+// receipt writes PAYMENT-RESPONSE of a settled channel request: the
 // channel's state after the charge and chargedAmount.
-func (cc *chanCharge) respond(w http.ResponseWriter) {
+func (cc *chanCharge) receipt(w http.ResponseWriter) {
 	cc.h.setChannelResponse(w, cc.r, cc.after, cc.charged, cc.deposit)
 }
 

@@ -63,7 +63,23 @@ type meterWriter struct {
 	held     bytes.Buffer // settle before: the answer held
 	trailer  string       // settle after: the receipt's trailer name
 	upgraded bool
-	ch       *chanCharge // a channel request's charge (channel_meter.go), or nil
+	ch       answerCharge // a channel request's charge (channel_meter.go), or nil
+}
+
+// answerCharge settles the charge of a request that is not an upto
+// payment (a channel request: channel_meter.go): the meter writer hands
+// it the charge instead of settling a payment.
+type answerCharge interface {
+	// settle charges the metered charge (at most the maximum).
+	settle(charge *big.Int) *facilitator.SettleResponse
+	// receipt writes the receipt of the settled charge.
+	receipt(w http.ResponseWriter)
+	// release charges nothing and writes its receipt (an answer not
+	// settled: a status of 400 or more, no answer).
+	release(w http.ResponseWriter)
+	// upgrade charges the maximum for a connection the upstream takes
+	// over, and writes its receipt.
+	upgrade(w http.ResponseWriter)
 }
 
 func (h *Handler) newMeterWriter(w http.ResponseWriter, r *http.Request, req *facilitator.Request, res *facilitator.Reservation, id string, rec *redemption) *meterWriter {
@@ -388,7 +404,7 @@ func (mw *meterWriter) chargeAtEnd(broken bool) (*big.Int, string) {
 // receipt writes the receipt of a settled charge.
 func (mw *meterWriter) receipt(sr *facilitator.SettleResponse) {
 	if mw.ch != nil {
-		mw.ch.respond(mw.ResponseWriter)
+		mw.ch.receipt(mw.ResponseWriter)
 		return
 	}
 	mw.h.settled(mw.ResponseWriter, mw.r, sr)
