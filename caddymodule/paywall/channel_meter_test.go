@@ -135,6 +135,15 @@ func TestChannelMeter(t *testing.T) {
 	cb := newChannelBuyer(t, tester, devnet.Buyer1PrivateKey, testutil.SiteURL+"/m/json", time.Now().UnixNano())
 	sellerBefore := testutil.Balance(t, channelMeterPayTo)
 	o := func(amount string) string { return url.QueryEscape(`{"amount":"` + amount + `"}`) }
+	metered := func(source string) float64 {
+		v, _ := testutil.Sample(testutil.Scrape(t), "x402_metered_smallest_units_total",
+			map[string]string{"network": "cronos-testnet", "route": "10000 to " + strings.ToLower(channelMeterPayTo), "source": source})
+		return v
+	}
+	meteredBefore := map[string]float64{}
+	for _, s := range []string{ChargeHeader, ChargeMeter, ChargeMaximum} {
+		meteredBefore[s] = metered(s)
+	}
 
 	// The deposit's request is metered too: 100 tokens at 2.
 	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/m/json?tokens=100", map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.deposit(t, 100000, 10000))})
@@ -182,6 +191,14 @@ func TestChannelMeter(t *testing.T) {
 				t.Errorf("receipt %+v, want chargedAmount %d, chargedCumulativeAmount %d", rc, tc.charge, cumulative)
 			}
 		})
+	}
+	// The metrics carry each charge by its source (an error answer, charged
+	// nothing, is not counted).
+	for source, want := range map[string]float64{ChargeHeader: 1234 + 5000 + 2500 + 10000 + 0 + 77,
+		ChargeMeter: 200 + 2468 + 0 + 10000 + 642 + 10, ChargeMaximum: 3 * 10000} {
+		if got := metered(source) - meteredBefore[source]; got != want {
+			t.Errorf("x402_metered_smallest_units_total{source=%q} grew by %v, want %v", source, got, want)
+		}
 	}
 	// A voucher signed from the reserved cumulative (the price, not the
 	// charge) is corrected to the metered one.
