@@ -33,9 +33,13 @@ import (
 // held answer (at most meter_max_bytes; past it the price is charged and
 // the rest streams). A kill -9 between the two writes leaves the
 // reservation: the seller keeps the price the buyer signed for, never
-// more. When the second write cannot be made (the store failed, the
-// channel was claimed past it or is being refunded), the reservation
-// stands too and the answer says so (chargedAmount = the price).
+// more. When the second write is refused (the channel was claimed past
+// it, or is being refunded), the reservation stands too and the answer
+// says so (chargedAmount = the price). When the store cannot be reached,
+// the record tells whether the write happened; when it cannot be read
+// either, the answer goes out without a receipt (none rather than an
+// untrue one), and the buyer's next voucher is corrected by a 402 to
+// what the store holds.
 
 // chanCharge is the charge of one channel request: its reservation, and
 // the second write that settles the metered charge.
@@ -120,13 +124,23 @@ func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
 		case errors.Is(err, store.ErrChannelConflict) && after != nil:
 			cur = after // another request of the channel charged: lower from there
 			continue
+		case after != nil: // refused: not open, or out of range
+			h.logger.Warn("a metered channel charge could not be lowered; the price the voucher reserved stands",
+				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.Error(err))
+			return after, false
 		}
-		h.logger.Warn("a metered channel charge could not be lowered; the price the voucher reserved stands",
+		// A store fault (PostgreSQL out of reach): the write happened or
+		// not, and the record tells which.
+		now, rerr := h.chans.store.Channel(ctx, cur.ID)
+		switch {
+		case rerr == nil && now != nil && now.Charged.Cmp(target) == 0:
+			return now, true
+		case rerr == nil && now != nil && now.Charged.Cmp(cur.Charged) == 0:
+			continue // not written: again
+		}
+		h.logger.Error("a metered channel charge could not be settled: the store cannot be reached; the answer goes out without a receipt (the buyer's next voucher is corrected by a 402 to what the store holds: the price reserved, or the charge)",
 			zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.Error(err))
-		if after != nil {
-			cur = after
-		}
-		return cur, false
+		return nil, false
 	}
 	h.logger.Warn("a metered channel charge could not be lowered: the channel kept moving; the price the voucher reserved stands",
 		zap.String("channel", cur.ID), zap.String("refund", refund.String()))
@@ -156,6 +170,9 @@ func (cc *chanCharge) upgrade(w http.ResponseWriter) {
 // receipt writes PAYMENT-RESPONSE of a settled channel request: the
 // channel's state after the charge and chargedAmount.
 func (cc *chanCharge) receipt(w http.ResponseWriter) {
+	if cc.after == nil {
+		return // unknown (the store failed): no receipt rather than an untrue one
+	}
 	cc.h.setChannelResponse(w, cc.r, cc.after, cc.charged, cc.deposit)
 }
 
