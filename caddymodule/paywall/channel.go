@@ -265,7 +265,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	return h.serveChannelMetered(w, r, next, after, price, sr) // channel_meter.go
+	return h.serveChannelMetered(w, r, next, after, price, sr, h.setChannelResponse) // channel_meter.go
 }
 
 // checkConfig checks a channel's config against the route's option, as
@@ -328,6 +328,30 @@ func chainStateOf(m map[string]any) store.ChainState {
 		cs.WithdrawRequestedAt = time.Unix(at.Int64(), 0)
 	}
 	return cs
+}
+
+// channelStateJSON is a channel's state as the published server sends it.
+func channelStateJSON(c *store.Channel) map[string]any {
+	var at int64
+	if !c.WithdrawRequestedAt.IsZero() {
+		at = c.WithdrawRequestedAt.Unix()
+	}
+	return map[string]any{"channelId": c.ID, "balance": c.Balance.String(), "totalClaimed": c.Claimed.String(),
+		"withdrawRequestedAt": at, "refundNonce": "0", "chargedCumulativeAmount": c.Charged.String()}
+}
+
+// setChannelResponse writes PAYMENT-RESPONSE of a charged request: the
+// channel's state after the charge and chargedAmount, as the published
+// server does; a deposit's names its transaction.
+func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *facilitator.SettleResponse) {
+	out := x402.ReferenceSettleResponse{Success: true, Network: h.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
+		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}}
+	if sr != nil {
+		out.Transaction, out.Amount = sr.TxHash, sr.Value
+	}
+	if v, err := x402.EncodeBase64JSON(out); err == nil {
+		w.Header().Set(x402.HeaderPaymentResponseV2, v)
+	}
 }
 
 // channelRefused answers a refused channel payment: 402 with the reason.

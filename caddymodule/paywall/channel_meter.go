@@ -49,16 +49,20 @@ type chanCharge struct {
 	reserved *store.Channel              // the record after the reservation
 	price    *big.Int                    // what the voucher reserved
 	deposit  *facilitator.SettleResponse // the deposit's settle, or nil (a voucher)
-	done     bool                        // settled, or released
-	after    *store.Channel              // the record after the settle
-	charged  *big.Int                    // what the request was charged
+	// respond writes the receipt (channel.go's setChannelResponse, handed
+	// over so that this file does not call back into channel.go).
+	respond func(w http.ResponseWriter, r *http.Request, c *store.Channel, charged *big.Int, deposit *facilitator.SettleResponse)
+	done    bool           // settled, or released
+	after   *store.Channel // the record after the settle
+	charged *big.Int       // what the request was charged
 }
 
 // serveChannelMetered runs the upstream of a charged channel request
 // through the meter and settles the charge (serveChannel's last step).
 func (h *Handler) serveChannelMetered(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, reserved *store.Channel,
-	price *big.Int, deposit *facilitator.SettleResponse) (err error) {
-	cc := &chanCharge{h: h, r: r, reserved: reserved, price: price, deposit: deposit}
+	price *big.Int, deposit *facilitator.SettleResponse,
+	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *facilitator.SettleResponse)) (err error) {
+	cc := &chanCharge{h: h, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
 	mw := h.newMeterWriter(w, r, nil, nil, "", nil)
 	mw.ch = cc
 	defer func() {
@@ -173,7 +177,7 @@ func (cc *chanCharge) receipt(w http.ResponseWriter) {
 	if cc.after == nil {
 		return // unknown (the store failed): no receipt rather than an untrue one
 	}
-	cc.h.setChannelResponse(w, cc.r, cc.after, cc.charged, cc.deposit)
+	cc.respond(w, cc.r, cc.after, cc.charged, cc.deposit)
 }
 
 // validateChannelMeter checks the metering settings of a channel route.
