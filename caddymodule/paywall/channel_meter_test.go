@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -366,6 +367,31 @@ func TestChannelMeterUpgrade(t *testing.T) {
 		fmt.Fprint(conn, "hello\n")
 		if line, err := rd.ReadString('\n'); err != nil || line != "echo: hello\n" {
 			t.Fatalf("%s: through the connection: %q %v", path, line, err)
+		}
+	}
+}
+
+// TestChannelMeterPayCommand: "caddy x402 pay" on a metered channel route
+// takes the metered chargedAmount into its channel record and signs its
+// next voucher from it: each call is one payment, none corrected.
+func TestChannelMeterPayCommand(t *testing.T) {
+	up := channelStreamUpstream(t, nil, nil)
+	testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(channelMeterCaddyfile, testutil.SitePort, channelMeterPayTo, up.Listener.Addr(), "1m"))
+	o := x402cmd.PayOptions{Key: devnet.Buyer2PrivateKey, MaxAmount: "10000", Timeout: 30 * time.Second, Channels: t.TempDir(), ChannelSalt: fmt.Sprint(time.Now().UnixNano())}
+	cumulative := 0
+	for _, tc := range []struct {
+		path   string
+		charge int
+	}{{"/m/json?tokens=5", 10}, {"/m/json?tokens=1234", 2468}, {"/m/header?o=" + url.QueryEscape(`{"amount":"0"}`), 0}, {"/m/json?tokens=99999", 10000}, {"/m/json?tokens=3", 6}} {
+		var stdout, stderr strings.Builder
+		if err := x402cmd.RunPay(t.Context(), testutil.SiteURL+tc.path, o, &stdout, &stderr); err != nil {
+			t.Fatalf("%s: %v\n%s", tc.path, err, stderr.String())
+		}
+		cumulative += tc.charge
+		want := fmt.Sprintf("x402: paid %d smallest units from channel ", tc.charge)
+		if !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), fmt.Sprintf(": charged cumulative %d, ", cumulative)) ||
+			strings.Contains(stderr.String(), "resynchronis") {
+			t.Fatalf("%s: want %q and charged cumulative %d, no resynchronisation:\n%s", tc.path, want, cumulative, stderr.String())
 		}
 	}
 }
