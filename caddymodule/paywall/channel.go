@@ -263,11 +263,10 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 		return h.channelStoreFailed(w, r, err, sr)
 	}
 	h.metrics.payment(sl, OutcomeSettled, "")
-	h.setChannelResponse(w, r, after, price, sr)
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	return next.ServeHTTP(w, r)
+	return h.serveChannelMetered(w, r, next, after, price, sr, h.setChannelResponse) // channel_meter.go
 }
 
 // checkConfig checks a channel's config against the route's option, as
@@ -417,8 +416,6 @@ func (h *Handler) channelStoreFailed(w http.ResponseWriter, r *http.Request, err
 // validateChannel checks a batch-settlement route's settings.
 func (h *Handler) validateChannel() error {
 	switch {
-	case h.Meter != nil || h.MeterMaxBytes != 0:
-		return errors.New("x402: meter does not go with scheme batch-settlement yet: a channel route charges its price per request")
 	case h.AssetTransfer != "" && h.AssetTransfer != AssetTransferEIP3009:
 		return errors.New("x402: scheme batch-settlement takes deposits by ERC-3009 only (asset_transfer eip3009)")
 	case h.GasSponsoring != "":
@@ -426,11 +423,11 @@ func (h *Handler) validateChannel() error {
 	case h.Window.Access != 0:
 		return errors.New("x402: access does not go with scheme batch-settlement: a voucher pays for one request")
 	case h.Settle == SettleAfter:
-		return errors.New("x402: settle after does not go with scheme batch-settlement: a voucher is charged before the request is served")
+		return errors.New("x402: settle after does not go with scheme batch-settlement: a channel's receipt must be a header, which the buyer signs its next voucher from (the published client reads no trailer); a metered answer is held up to meter_max_bytes, or streams at once when the upstream states its charge in Settlement-Overrides")
 	case len(h.MCPTools) > 0:
 		return errors.New("x402: mcp_tool does not go with scheme batch-settlement yet")
 	case h.ClaimEvery < 0:
 		return errors.New("x402: claim_every must be positive")
 	}
-	return nil
+	return h.validateChannelMeter() // channel_meter.go
 }

@@ -264,7 +264,8 @@ func TestChannelConfigRefused(t *testing.T) {
 		{"scheme batch-settlement\n\t\tsettle after", "settle after does not go with scheme batch-settlement"},
 		{"scheme batch-settlement\n\t\tclaim_every soon", "want a positive duration, such as 1m"},
 		{"claim_every 1m", "claim_every is for scheme batch-settlement"},
-		{"scheme batch-settlement\n\t\tmeter json usage.total_tokens 0.000002", "meter does not go with scheme batch-settlement yet"},
+		{"scheme batch-settlement\n\t\tmeter json usage..tokens 2", "is not a dotted path"},
+		{"scheme batch-settlement\n\t\tmeter json usage.tokens -1", "want a non-negative decimal number"},
 		{"scheme batch-settlement\n\t\tfacilitator https://example.com", "needs the x402 app's embedded facilitator"},
 		{"scheme channels", `\"batch-settlement\", got \"channels\"`},
 	} {
