@@ -22,6 +22,7 @@ func Channels(t *testing.T, b Backend[store.Channels]) {
 	t.Run("ChannelsLists", func(t *testing.T) { channelsLists(t, b) })
 	t.Run("ChannelsStatsAndPrune", func(t *testing.T) { channelsStatsAndPrune(t, b) })
 	t.Run("ChannelsBadInput", func(t *testing.T) { channelsBadInput(t, b) })
+	t.Run("ChannelsRefund", func(t *testing.T) { channelsRefund(t, b) })
 }
 
 // ChannelID is a test channel id from n.
