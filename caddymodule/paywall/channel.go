@@ -69,6 +69,8 @@ type chanRoute struct {
 	// release lets go of the x402 app's facilitator and store, held for
 	// the last claim round at Cleanup (Caddy may clean the app up first).
 	release func() error
+	// pruned is when the refund round last pruned closed channels.
+	pruned time.Time
 }
 
 // chanOption is what a channel on one of the route's options must name.
@@ -140,6 +142,8 @@ type channelPayload struct {
 		Signature          hexutil.Bytes `json:"signature"`
 	} `json:"voucher"`
 	Deposit json.RawMessage `json:"deposit"`
+	// Amount is a refund's amount (optional: all that is not charged).
+	Amount *string `json:"amount"`
 }
 
 // serveChannel serves a request paid by a channel payload: a deposit is
@@ -162,7 +166,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	raw, err := payment.PayloadJSON()
 	var pl channelPayload
-	if err != nil || json.Unmarshal(raw, &pl) != nil || (pl.Type != "deposit" && pl.Type != "voucher") {
+	if err != nil || json.Unmarshal(raw, &pl) != nil || (pl.Type != "deposit" && pl.Type != "voucher" && pl.Type != "refund") {
 		return h.channelRefused(w, r, reasonPayloadType)
 	}
 	max, ok := new(big.Int).SetString(pl.Voucher.MaxClaimableAmount, 10)
@@ -173,6 +177,9 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	if reason := co.checkConfig(&pl); reason != "" {
 		return h.channelRefused(w, r, reason)
 	}
+	if pl.Type == "refund" {
+		return h.serveRefund(w, r, &pl, co, max, header) // channel_refund.go
+	}
 	price, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
 	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
 	ctx := r.Context()
@@ -182,9 +189,10 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	req := h.v2Request(r, header, resourceURL(r))
 	req.PaymentRequirements.Resource = resourceURL(r)
-	if rec != nil && rec.State != store.ChannelOpen {
+	if rec != nil && (rec.State == store.ChannelRefunding || (rec.State == store.ChannelClosed && pl.Type != "deposit")) {
 		// Refused before a deposit moves anything into a channel that is
-		// being refunded or is closed.
+		// being refunded. A deposit into a closed (refunded) channel opens
+		// it again, as the published server does.
 		return h.channelRefused(w, r, reasonChannelClosed)
 	}
 	var sr *facilitator.SettleResponse
@@ -213,7 +221,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 		if want := new(big.Int).Add(base, price); max.Cmp(want) != 0 {
 			if rec == nil {
 				rec = &store.Channel{ID: id, Balance: onChain.Balance, Charged: base, Claimed: onChain.Claimed,
-					WithdrawRequestedAt: onChain.WithdrawRequestedAt}
+					WithdrawRequestedAt: onChain.WithdrawRequestedAt, RefundNonce: onChain.RefundNonce}
 			}
 			return h.correctiveChannel(w, r, rec)
 		}
@@ -228,6 +236,11 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 			onChain = chainStateOf(channelStateOf(sr.Extra))
 			if sr.BlockNumber != nil {
 				onChain.Block = *sr.BlockNumber
+			}
+			if rec != nil && rec.State == store.ChannelClosed {
+				if _, err := h.chans.store.SetChannelState(ctx, id, store.ChannelClosed, store.ChannelOpen); err != nil {
+					return h.channelStoreFailed(w, r, err, sr)
+				}
 			}
 		}
 		if rec, err = h.chans.store.Sync(ctx, id, sl.network(), storeConfig(pl.ChannelConfig), onChain); err != nil {
@@ -304,7 +317,7 @@ func channelStateOf(extra map[string]any) map[string]any {
 }
 
 // chainStateOf reads a channel's state from the facilitator's extra
-// (balance, totalClaimed, withdrawRequestedAt).
+// (balance, totalClaimed, withdrawRequestedAt, refundNonce).
 func chainStateOf(m map[string]any) store.ChainState {
 	num := func(k string) *big.Int {
 		v := new(big.Int)
@@ -324,7 +337,7 @@ func chainStateOf(m map[string]any) store.ChainState {
 		}
 		return v
 	}
-	cs := store.ChainState{Balance: num("balance"), Claimed: num("totalClaimed")}
+	cs := store.ChainState{Balance: num("balance"), Claimed: num("totalClaimed"), RefundNonce: num("refundNonce")}
 	if at := num("withdrawRequestedAt"); at.Sign() > 0 {
 		cs.WithdrawRequestedAt = time.Unix(at.Int64(), 0)
 	}
@@ -338,7 +351,7 @@ func channelStateJSON(c *store.Channel) map[string]any {
 		at = c.WithdrawRequestedAt.Unix()
 	}
 	return map[string]any{"channelId": c.ID, "balance": c.Balance.String(), "totalClaimed": c.Claimed.String(),
-		"withdrawRequestedAt": at, "refundNonce": "0", "chargedCumulativeAmount": c.Charged.String()}
+		"withdrawRequestedAt": at, "refundNonce": nonceString(c.RefundNonce), "chargedCumulativeAmount": c.Charged.String()}
 }
 
 // setChannelResponse writes PAYMENT-RESPONSE of a charged request: the
@@ -427,6 +440,8 @@ func (h *Handler) validateChannel() error {
 		return errors.New("x402: settle after does not go with scheme batch-settlement: a voucher is charged before the request is served")
 	case len(h.MCPTools) > 0:
 		return errors.New("x402: mcp_tool does not go with scheme batch-settlement yet")
+	case h.RefundIdle < 0:
+		return errors.New("x402: refund_idle must be a positive duration, or off")
 	case h.ClaimEvery < 0 || time.Duration(h.ClaimEvery) > maxClaimEvery:
 		return fmt.Errorf("x402: claim_every must be positive and at most %s (a third of the withdraw delay: a payer who asks to withdraw takes back what is not claimed when the delay ends)", maxClaimEvery)
 	}

@@ -50,6 +50,7 @@ func (h *Handler) claimLoop(cr *chanRoute) {
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), h.claimEvery())
 			h.claimRound(ctx)
+			h.refundRound(ctx) // channel_refund.go
 			cancel()
 		}
 	}
@@ -169,9 +170,18 @@ func (h *Handler) claimRows(ctx context.Context, i int, rows []claimRow) (claime
 	return claimed, false
 }
 
-// channelOp settles a claim or settle payload on option i through the
-// embedded facilitator.
+// channelOp settles a claim, settle or refund payload on option i
+// through the embedded facilitator.
 func (h *Handler) channelOp(ctx context.Context, i int, payload map[string]any) (*facilitator.SettleResponse, error) {
+	req, err := h.channelRequest(i, payload)
+	if err != nil {
+		return nil, err
+	}
+	return h.client.Settle(ctx, req)
+}
+
+// channelRequest is the facilitator request of a payload on option i.
+func (h *Handler) channelRequest(i int, payload map[string]any) (*facilitator.Request, error) {
 	opt := &h.pricing.options[i]
 	part, err := newOfferPart(opt, "0")
 	if err != nil {
@@ -186,6 +196,6 @@ func (h *Handler) channelOp(ctx context.Context, i int, payload map[string]any) 
 		return nil, err
 	}
 	reqs := *part.v2
-	return h.client.Settle(ctx, &facilitator.Request{X402Version: facilitator.X402Version, PaymentHeader: header,
-		PaymentRequirements: part.reqs, Dialect: x402.DialectV2, RequirementsV2: &reqs})
+	return &facilitator.Request{X402Version: facilitator.X402Version, PaymentHeader: header,
+		PaymentRequirements: part.reqs, Dialect: x402.DialectV2, RequirementsV2: &reqs}, nil
 }

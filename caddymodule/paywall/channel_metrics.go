@@ -20,6 +20,7 @@ var channelMetrics struct {
 	unclaimed *prometheus.GaugeVec
 	claimed   *prometheus.GaugeVec
 	claims    *prometheus.CounterVec
+	refunds   *prometheus.CounterVec
 }
 
 func initChannelMetrics(reg *prometheus.Registry) error {
@@ -41,8 +42,12 @@ func initChannelMetrics(reg *prometheus.Registry) error {
 			Namespace: "x402", Name: "channel_claim_transactions_total",
 			Help: "Claim transactions of payment channels, by network and outcome (claimed, refused: the facilitator or the chain refused it, failed: the facilitator could not be asked).",
 		}, []string{"network", "outcome"})
+		m.refunds = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "x402", Name: "channel_refunds_total",
+			Help: "Cooperative refunds of payment channels (idle or asked by the buyer), by network and outcome (refunded; pending: maybe broadcast, retried; refused; failed: nothing was broadcast).",
+		}, []string{"network", "outcome"})
 	})
-	for _, c := range []prometheus.Collector{m.open, m.unclaimed, m.claimed, m.claims} {
+	for _, c := range []prometheus.Collector{m.open, m.unclaimed, m.claimed, m.claims, m.refunds} {
 		if err := httpx.Register(reg, c); err != nil {
 			return err
 		}
@@ -54,6 +59,13 @@ func initChannelMetrics(reg *prometheus.Registry) error {
 func countClaim(network, outcome string) {
 	if m := &channelMetrics; m.claims != nil {
 		m.claims.WithLabelValues(network, outcome).Inc()
+	}
+}
+
+// countRefund counts a refund's outcome.
+func countRefund(network, outcome string) {
+	if m := &channelMetrics; m.refunds != nil {
+		m.refunds.WithLabelValues(network, outcome).Inc()
 	}
 }
 
