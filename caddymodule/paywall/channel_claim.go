@@ -45,6 +45,7 @@ func (h *Handler) claimLoop(cr *chanRoute) {
 		case <-cr.stop:
 			ctx, cancel := context.WithTimeout(context.Background(), finalClaimTimeout)
 			h.claimRound(ctx)
+			h.settleRefunded(ctx) // channel_refund.go
 			cancel()
 			return
 		case <-t.C:

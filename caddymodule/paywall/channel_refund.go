@@ -54,6 +54,37 @@ const closedRetention = 7 * 24 * time.Hour
 // pruneEvery is how often a route prunes closed channels.
 const pruneEvery = time.Hour
 
+// settleDue holds the (network, pay_to, token) of the options whose refunds
+// claimed vouchers since their last settle: the next round settles them.
+var settleDue sync.Map
+
+// dueKey is an option's key in settleDue.
+func (co *chanOption) dueKey(network string) string {
+	return network + "|" + co.payTo.Hex() + "|" + co.token.Hex()
+}
+
+// settleRefunded settles to pay_to what refunds claimed (claimed funds
+// stay in the contract until settled); a settle that fails stays due.
+func (h *Handler) settleRefunded(ctx context.Context) {
+	for i := range h.pricing.options {
+		co, network := &h.chans.opts[i], h.pricing.options[i].reqs.Network
+		if _, due := settleDue.LoadAndDelete(co.dueKey(network)); !due {
+			continue
+		}
+		sr, err := h.channelOp(ctx, i, map[string]any{"type": "settle", "receiver": co.payTo.Hex(), "token": co.token.Hex()})
+		switch {
+		case err != nil:
+			settleDue.Store(co.dueKey(network), true)
+			h.logger.Warn("refund round: the settle of refunded channels' claims could not be sent; the next round settles", zap.Error(err))
+		case !sr.Settled() && sr.Error != "invalid_batch_settlement_evm_nothing_to_settle":
+			settleDue.Store(co.dueKey(network), true)
+			h.logger.Warn("refund round: the settle of refunded channels' claims failed; the next round settles", zap.String("error", sr.Error))
+		case sr.Settled():
+			h.logger.Info("refund round: settled to pay_to what refunds claimed", zap.String("pay_to", co.payTo.Hex()), zap.String("amount", sr.Value), zap.String("tx_hash", sr.TxHash))
+		}
+	}
+}
+
 // refundsInFlight holds the ids of the channels this process is refunding
 // right now, so that a retry round does not race the attempt it retries.
 var refundsInFlight sync.Map
@@ -107,6 +138,7 @@ func (h *Handler) refundRound(ctx context.Context) {
 			run(list, err, "idle")
 		}
 	}
+	h.settleRefunded(ctx)
 	if time.Since(cr.pruned) >= pruneEvery {
 		cr.pruned = time.Now()
 		if n, err := cr.store.PruneChannels(ctx, time.Now().Add(-closedRetention)); err != nil {
@@ -234,6 +266,9 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 		return back(refundResult{rec: rec, err: err})
 	case sr.Settled():
 		countRefund(rec.Network, "refunded")
+		if len(payload["claims"].([]claimRow)) > 0 {
+			settleDue.Store(h.chans.opts[i].dueKey(rec.Network), true)
+		}
 		cs := chainStateOf(channelStateOf(sr.Extra))
 		if sr.BlockNumber != nil {
 			cs.Block = *sr.BlockNumber
