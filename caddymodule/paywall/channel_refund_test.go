@@ -24,8 +24,12 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
-// refundPayTo is the seller of the refund tests, paid by no other test.
-const refundPayTo = "0x0000000000000000000000000000000000C4a126"
+// refundPayTo and idlePayTo are the sellers of the refund tests, paid by
+// no other test.
+const (
+	refundPayTo = "0x0000000000000000000000000000000000C4a126"
+	idlePayTo   = "0x0000000000000000000000000000000000C4a127"
+)
 
 const refundCaddyfile = `
 :%[1]d {
@@ -40,7 +44,7 @@ const refundCaddyfile = `
 	}
 	handle /idle {
 		x402 {
-			pay_to %[2]s
+			pay_to %[3]s
 			amount 1000
 			scheme batch-settlement
 			claim_every 1s
@@ -120,7 +124,7 @@ func add(v *big.Int, d int64) *big.Int { return new(big.Int).Add(v, big.NewInt(d
 // (vouchers refused), and the same refund sent again, or twice at once,
 // pays once.
 func TestChannelRefundRequested(t *testing.T) {
-	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo))
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo))
 	u := testutil.SiteURL + "/slow"
 	cb := newChannelBuyer(t, tester, devnet.Buyer1PrivateKey, u, time.Now().UnixNano())
 	payer := crypto.PubkeyToAddress(cb.key.PublicKey).Hex()
@@ -206,10 +210,10 @@ func TestChannelRefundRequested(t *testing.T) {
 
 	// A reload runs the old route's last round: it settles what the
 	// refunds claimed, once.
-	testutil.LoadConfig(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo))
+	testutil.LoadConfig(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo))
 	waitBalance(t, refundPayTo, add(sellerBefore, 4000))
 	testutil.AssertDelta(t, "seller after the settle", sellerBefore, testutil.Balance(t, refundPayTo), 4000)
-	testutil.LoadConfig(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo))
+	testutil.LoadConfig(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo))
 	time.Sleep(time.Second)
 	testutil.AssertDelta(t, "seller after another reload", sellerBefore, testutil.Balance(t, refundPayTo), 4000)
 }
@@ -220,11 +224,11 @@ func TestChannelRefundRequested(t *testing.T) {
 // opens the closed channel again, with the chain's refund nonce in its
 // state, and the next idle refund uses the next nonce.
 func TestChannelRefundIdle(t *testing.T) {
-	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo))
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, idlePayTo, idlePayTo))
 	u := testutil.SiteURL + "/idle"
 	cb := newChannelBuyer(t, tester, devnet.Buyer2PrivateKey, u, time.Now().UnixNano())
 	payer := crypto.PubkeyToAddress(cb.key.PublicKey).Hex()
-	sellerBefore := testutil.Balance(t, refundPayTo)
+	sellerBefore := testutil.Balance(t, idlePayTo)
 	if st, b, _, _ := channelGet(t, tester, cb, u, cb.deposit(t, 10000, 1000)); st != 200 {
 		t.Fatalf("deposit: %d %s", st, b)
 	}
@@ -234,8 +238,8 @@ func TestChannelRefundIdle(t *testing.T) {
 	payerBefore := testutil.Balance(t, payer)
 	waitBalance(t, payer, add(payerBefore, 8000))
 	testutil.AssertDelta(t, "payer after the idle refund", payerBefore, testutil.Balance(t, payer), 8000)
-	waitBalance(t, refundPayTo, add(sellerBefore, 2000))
-	testutil.AssertDelta(t, "seller after the idle refund", sellerBefore, testutil.Balance(t, refundPayTo), 2000)
+	waitBalance(t, idlePayTo, add(sellerBefore, 2000))
+	testutil.AssertDelta(t, "seller after the idle refund", sellerBefore, testutil.Balance(t, idlePayTo), 2000)
 	chans := activeChannels(t)
 	ctx := context.Background()
 	id := strings.ToLower(cb.id.Hex())
@@ -282,8 +286,8 @@ func TestChannelRefundIdle(t *testing.T) {
 	payerBefore = testutil.Balance(t, payer)
 	waitBalance(t, payer, add(payerBefore, 4000))
 	testutil.AssertDelta(t, "payer after the second idle refund", payerBefore, testutil.Balance(t, payer), 4000)
-	waitBalance(t, refundPayTo, add(sellerBefore, 3000))
-	testutil.AssertDelta(t, "seller after the second idle refund", sellerBefore, testutil.Balance(t, refundPayTo), 3000)
+	waitBalance(t, idlePayTo, add(sellerBefore, 3000))
+	testutil.AssertDelta(t, "seller after the second idle refund", sellerBefore, testutil.Balance(t, idlePayTo), 3000)
 	if on := chainChannel(t, cb.id); on.RefundNonce.Int64() != 2 || on.Balance.Int64() != 3000 || on.TotalClaimed.Int64() != 3000 {
 		t.Fatalf("chain after the second idle refund: %+v", on)
 	}
