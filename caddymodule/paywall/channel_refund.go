@@ -42,9 +42,13 @@ const (
 	reasonChannelNotFound     = "invalid_batch_settlement_evm_channel_not_found"
 )
 
-// maxRefundsPerRound bounds the refunds one round sends (one transaction
-// each); the rest wait for the next round.
+// maxRefundsPerRound bounds the refunds one round of a route attempts
+// (one transaction each); the rest wait for the next round.
 const maxRefundsPerRound = 50
+
+// refundListLimit bounds the channels a round lists (the store's lists
+// hold every route's channels, which the round then filters).
+const refundListLimit = 2000
 
 // closedRetention is how long a closed channel's record is kept after its
 // last charge (a late voucher is then refused as closed, not re-read from
@@ -120,21 +124,23 @@ func (h *Handler) refundRound(ctx context.Context) {
 	cr := h.chans
 	for i := range h.pricing.options {
 		co, network := &cr.opts[i], h.pricing.options[i].reqs.Network
+		attempts := 0
 		run := func(list []*store.Channel, err error, why string) {
 			if err != nil {
 				h.logger.Warn("refund round: the channel store could not be read; the next round tries again", zap.Error(err))
 				return
 			}
 			for _, c := range list {
-				if co.owns(c, network) && ctx.Err() == nil {
+				if co.owns(c, network) && ctx.Err() == nil && attempts < maxRefundsPerRound {
+					attempts++
 					h.refundChannel(ctx, i, c, nil, nil, why)
 				}
 			}
 		}
-		list, err := cr.store.Refunding(ctx, maxRefundsPerRound)
+		list, err := cr.store.Refunding(ctx, refundListLimit)
 		run(list, err, "retry")
 		if h.RefundIdle > 0 {
-			list, err := cr.store.Idle(ctx, time.Now().Add(-time.Duration(h.RefundIdle)), maxRefundsPerRound)
+			list, err := cr.store.Idle(ctx, time.Now().Add(-time.Duration(h.RefundIdle)), refundListLimit)
 			run(list, err, "idle")
 		}
 	}
