@@ -171,6 +171,9 @@ func TestChannelRefundRequested(t *testing.T) {
 		t.Fatalf("refund: %d %s %+v", st, b, rs)
 	}
 	testutil.AssertDelta(t, "payer after the refund", payerBefore, testutil.Balance(t, payer), 7000)
+	if rc, err := testutil.ActiveChain(t).Client().TransactionReceipt(context.Background(), common.HexToHash(rs.Transaction)); err == nil {
+		t.Logf("claim + refund in one multicall: %d gas", rc.GasUsed)
+	}
 	// The refund claimed the three charged requests (no claim round ran:
 	// claim_every 5m); they reach pay_to at the next settle.
 	if on := chainChannel(t, cb.id); on.TotalClaimed.Int64() != 3000 || on.Balance.Int64() != 3000 || on.RefundNonce.Int64() != 1 {
