@@ -314,3 +314,34 @@ func TestChannelRefundConfig(t *testing.T) {
 		testutil.AssertLoadError(t, cfg, "caddyfile", tc.want)
 	}
 }
+
+// TestChannelRefundUnknownChannel: a refund of a channel the store does
+// not hold (its record lost; here funded past the paywall) is checked
+// against the chain, recorded, and refunded: all of it, nothing being
+// charged or claimed.
+func TestChannelRefundUnknownChannel(t *testing.T) {
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo))
+	u := testutil.SiteURL + "/slow"
+	cb := newChannelBuyer(t, tester, devnet.Buyer3PrivateKey, u, time.Now().UnixNano())
+	payer := crypto.PubkeyToAddress(cb.key.PublicKey).Hex()
+	reqs := x402.PaymentRequirements{Scheme: SchemeChannel, Network: "cronos-testnet", PayTo: cb.acc.PayTo, Asset: cb.acc.Asset,
+		MaxAmountRequired: cb.acc.Amount, MaxTimeoutSeconds: 300, Resource: u}
+	sr, err := testutil.ActiveFacilitator(t).Settle(context.Background(), &x402.Request{X402Version: 1,
+		PaymentHeader: cb.header(t, cb.deposit(t, 6000, 1000)), PaymentRequirements: reqs, Dialect: x402.DialectV2, RequirementsV2: &cb.acc})
+	if err != nil || !sr.Settled() {
+		t.Fatalf("deposit past the paywall: %+v %v", sr, err)
+	}
+	if rec, err := activeChannels(t).Channel(context.Background(), strings.ToLower(cb.id.Hex())); rec != nil || err != nil {
+		t.Fatalf("the store holds the channel: %+v %v", rec, err)
+	}
+	before := testutil.Balance(t, payer)
+	// A refund voucher must be of the charged amount: the chain says 0.
+	if st, b, _, pr := channelGet(t, tester, cb, u, cb.refund(t, 1000, "")); st != 402 || pr.Error != reasonCumulativeMismatch {
+		t.Fatalf("refund voucher of 1000: %d %s", st, b)
+	}
+	st, b, rs, _ := channelGet(t, tester, cb, u, cb.refund(t, 0, ""))
+	if st != 200 || rs.Amount != "6000" {
+		t.Fatalf("refund: %d %s %+v", st, b, rs)
+	}
+	testutil.AssertDelta(t, "payer after the refund", before, testutil.Balance(t, payer), 6000)
+}
