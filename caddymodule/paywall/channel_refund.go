@@ -428,7 +428,7 @@ func (h *Handler) serveRefund(w http.ResponseWriter, r *http.Request, pl *channe
 	case res.reason != "":
 		return h.channelRefused(w, r, res.reason)
 	}
-	h.metrics.payment(sl, OutcomeSettled, "")
+	// A refund is no payment: x402_channel_refunds_total counts it.
 	out := x402.ReferenceSettleResponse{Success: true, Network: sl.v2Network(), Payer: res.rec.Config.Payer,
 		Transaction: res.sr.TxHash, Amount: res.sr.Value, Extra: map[string]any{"channelState": channelStateJSON(res.rec)}}
 	if v, err := x402.EncodeBase64JSON(out); err == nil {
