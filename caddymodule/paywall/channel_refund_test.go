@@ -52,8 +52,20 @@ const refundCaddyfile = `
 		}
 		respond "paid content"
 	}
+	handle /retry {
+		x402 {
+			pay_to %[4]s
+			amount 1000
+			scheme batch-settlement
+			claim_every 1s
+		}
+		respond "paid content"
+	}
 }
 `
+
+// retryPayTo is the seller of TestChannelRefundInterrupted.
+const retryPayTo = "0x0000000000000000000000000000000000C4a128"
 
 // refund is a refund payload: a voucher of max (charging nothing) and an
 // optional amount.
@@ -124,7 +136,7 @@ func add(v *big.Int, d int64) *big.Int { return new(big.Int).Add(v, big.NewInt(d
 // (vouchers refused), and the same refund sent again, or twice at once,
 // pays once.
 func TestChannelRefundRequested(t *testing.T) {
-	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo))
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo, retryPayTo))
 	u := testutil.SiteURL + "/slow"
 	cb := newChannelBuyer(t, tester, devnet.Buyer1PrivateKey, u, time.Now().UnixNano())
 	payer := crypto.PubkeyToAddress(cb.key.PublicKey).Hex()
@@ -215,7 +227,7 @@ func TestChannelRefundRequested(t *testing.T) {
 	// refunds claimed, once. (Each reload's config differs: Caddy skips
 	// loading one it runs already.)
 	reload := func(n int) {
-		cfg := strings.Replace(fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo), "\thandle /slow {",
+		cfg := strings.Replace(fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo, retryPayTo), "\thandle /slow {",
 			fmt.Sprintf("\thandle /reload%d {\n\t\trespond ok\n\t}\n\thandle /slow {", n), 1)
 		testutil.LoadConfig(t, testutil.GlobalBlock("")+cfg)
 	}
@@ -233,7 +245,7 @@ func TestChannelRefundRequested(t *testing.T) {
 // opens the closed channel again, with the chain's refund nonce in its
 // state, and the next idle refund uses the next nonce.
 func TestChannelRefundIdle(t *testing.T) {
-	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, idlePayTo, idlePayTo))
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo, retryPayTo))
 	u := testutil.SiteURL + "/idle"
 	cb := newChannelBuyer(t, tester, devnet.Buyer2PrivateKey, u, time.Now().UnixNano())
 	payer := crypto.PubkeyToAddress(cb.key.PublicKey).Hex()
@@ -320,7 +332,7 @@ func TestChannelRefundConfig(t *testing.T) {
 // against the chain, recorded, and refunded: all of it, nothing being
 // charged or claimed.
 func TestChannelRefundUnknownChannel(t *testing.T) {
-	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo))
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo, retryPayTo))
 	u := testutil.SiteURL + "/slow"
 	cb := newChannelBuyer(t, tester, devnet.Buyer3PrivateKey, u, time.Now().UnixNano())
 	payer := crypto.PubkeyToAddress(cb.key.PublicKey).Hex()
@@ -344,4 +356,36 @@ func TestChannelRefundUnknownChannel(t *testing.T) {
 		t.Fatalf("refund: %d %s %+v", st, b, rs)
 	}
 	testutil.AssertDelta(t, "payer after the refund", before, testutil.Balance(t, payer), 6000)
+}
+
+// TestChannelRefundInterrupted: a refund interrupted after its channel
+// stopped charging (an instance killed between the state write and the
+// send) is finished by the next round: the payer gets deposit - charged,
+// once, and the seller the charged amount.
+func TestChannelRefundInterrupted(t *testing.T) {
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo, retryPayTo))
+	u := testutil.SiteURL + "/retry"
+	cb := newChannelBuyer(t, tester, devnet.Buyer3PrivateKey, u, time.Now().UnixNano())
+	payer := crypto.PubkeyToAddress(cb.key.PublicKey).Hex()
+	sellerBefore := testutil.Balance(t, retryPayTo)
+	if st, b, _, _ := channelGet(t, tester, cb, u, cb.deposit(t, 9000, 1000)); st != 200 {
+		t.Fatalf("deposit: %d %s", st, b)
+	}
+	before := testutil.Balance(t, payer)
+	chans := activeChannels(t)
+	id := strings.ToLower(cb.id.Hex())
+	if moved, err := chans.SetChannelState(context.Background(), id, store.ChannelOpen, store.ChannelRefunding); !moved || err != nil {
+		t.Fatalf("open -> refunding: %v %v", moved, err)
+	}
+	if st, b, _, _ := channelGet(t, tester, cb, u, cb.voucher(t, cb.key, 2000)); st != 402 || !strings.Contains(b, reasonChannelClosed) {
+		t.Errorf("voucher of a refunding channel: %d %s", st, b)
+	}
+	waitBalance(t, payer, add(before, 8000))
+	waitBalance(t, retryPayTo, add(sellerBefore, 1000))
+	time.Sleep(1500 * time.Millisecond) // more rounds: nothing more moves
+	testutil.AssertDelta(t, "payer after the finished refund", before, testutil.Balance(t, payer), 8000)
+	testutil.AssertDelta(t, "seller after the finished refund", sellerBefore, testutil.Balance(t, retryPayTo), 1000)
+	if rec, err := chans.Channel(context.Background(), id); err != nil || rec == nil || rec.State != store.ChannelClosed || rec.RefundNonce.Int64() != 1 {
+		t.Fatalf("record after the finished refund: %+v %v", rec, err)
+	}
 }
