@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -302,58 +301,6 @@ func (co *chanOption) checkConfig(pl *channelPayload) string {
 	return ""
 }
 
-// storeConfig is a channel config as the store keeps it.
-func storeConfig(c batch.ChannelConfig) store.ChannelConfig {
-	lower := func(a common.Address) string { return strings.ToLower(a.Hex()) }
-	return store.ChannelConfig{Payer: lower(c.Payer), PayerAuthorizer: lower(c.PayerAuthorizer), Receiver: lower(c.Receiver),
-		ReceiverAuthorizer: lower(c.ReceiverAuthorizer), Token: lower(c.Token), WithdrawDelay: c.WithdrawDelay,
-		Salt: strings.ToLower(c.Salt.Hex())}
-}
-
-// channelStateOf is the extra.channelState of a settle answer.
-func channelStateOf(extra map[string]any) map[string]any {
-	m, _ := extra["channelState"].(map[string]any)
-	return m
-}
-
-// chainStateOf reads a channel's state from the facilitator's extra
-// (balance, totalClaimed, withdrawRequestedAt, refundNonce).
-func chainStateOf(m map[string]any) store.ChainState {
-	num := func(k string) *big.Int {
-		v := new(big.Int)
-		switch x := m[k].(type) {
-		case string:
-			v.SetString(x, 10)
-		case float64:
-			v.SetInt64(int64(x))
-		case uint64:
-			v.SetUint64(x)
-		case int64:
-			v.SetInt64(x)
-		case json.Number:
-			v.SetString(string(x), 10)
-		case fmt.Stringer:
-			v.SetString(x.String(), 10)
-		}
-		return v
-	}
-	cs := store.ChainState{Balance: num("balance"), Claimed: num("totalClaimed"), RefundNonce: num("refundNonce")}
-	if at := num("withdrawRequestedAt"); at.Sign() > 0 {
-		cs.WithdrawRequestedAt = time.Unix(at.Int64(), 0)
-	}
-	return cs
-}
-
-// channelStateJSON is a channel's state as the published server sends it.
-func channelStateJSON(c *store.Channel) map[string]any {
-	var at int64
-	if !c.WithdrawRequestedAt.IsZero() {
-		at = c.WithdrawRequestedAt.Unix()
-	}
-	return map[string]any{"channelId": c.ID, "balance": c.Balance.String(), "totalClaimed": c.Claimed.String(),
-		"withdrawRequestedAt": at, "refundNonce": nonceString(c.RefundNonce), "chargedCumulativeAmount": c.Charged.String()}
-}
-
 // setChannelResponse writes PAYMENT-RESPONSE of a charged request: the
 // channel's state after the charge and chargedAmount, as the published
 // server does; a deposit's names its transaction.
@@ -366,52 +313,6 @@ func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *
 	if v, err := x402.EncodeBase64JSON(out); err == nil {
 		w.Header().Set(x402.HeaderPaymentResponseV2, v)
 	}
-}
-
-// channelRefused answers a refused channel payment: 402 with the reason.
-func (h *Handler) channelRefused(w http.ResponseWriter, r *http.Request, reason string) error {
-	h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
-	return h.paymentRequired(w, r, "", reason)
-}
-
-// correctiveChannel is the published server's corrective 402: the
-// voucher was not signed from the channel's charged amount, so the
-// option's extra carries channelState and voucherState (the last charged
-// voucher) for the client to sign again from.
-func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel) error {
-	sl := h.pricing.saleOf(r)
-	h.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
-	accepts := sl.offer.accepts()
-	part := &accepts[sl.opt]
-	extra := map[string]any{}
-	for k, v := range part.Extra {
-		extra[k] = v
-	}
-	extra["channelState"] = channelStateJSON(c)
-	vs := map[string]any{"signedMaxClaimable": c.Charged.String(), "signature": "0x"}
-	if c.VoucherMax != nil {
-		vs = map[string]any{"signedMaxClaimable": c.VoucherMax.String(), "signature": hexutil.Encode(c.VoucherSignature)}
-	}
-	extra["voucherState"] = vs
-	part.Extra = extra
-	pr := x402.PaymentRequiredV2{X402Version: x402.Version2, Error: reasonCumulativeMismatch,
-		Resource: &x402.ResourceInfo{URL: resourceURL(r), Description: h.Description, MimeType: h.MimeType}, Accepts: accepts}
-	body, err := json.Marshal(pr)
-	if err != nil {
-		return err
-	}
-	v, err := x402.EncodeBase64JSON(pr)
-	if err != nil {
-		return err
-	}
-	hdr := w.Header()
-	hdr.Set(x402.HeaderPaymentRequired, v)
-	hdr["Content-Type"] = jsonContentType
-	hdr["Cache-Control"] = noStore
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
-	w.WriteHeader(http.StatusPaymentRequired)
-	_, err = w.Write(body)
-	return err
 }
 
 // channelStoreFailed answers a store that failed mid-way: 503. A deposit

@@ -344,14 +344,6 @@ func (h *Handler) readChannel(ctx context.Context, i int, rec *store.Channel, v 
 	return &cs, "", nil
 }
 
-// nonceString is a refund nonce as decimal text (nil: 0).
-func nonceString(n *big.Int) string {
-	if n == nil {
-		return "0"
-	}
-	return n.String()
-}
-
 // serveRefund serves a buyer's refund request (payload type refund, as the
 // published client's refund(url) sends it): a voucher of the channel's
 // charged amount (charging nothing), signed by the payer, and an optional
