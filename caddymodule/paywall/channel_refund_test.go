@@ -389,3 +389,41 @@ func TestChannelRefundInterrupted(t *testing.T) {
 		t.Fatalf("record after the finished refund: %+v %v", rec, err)
 	}
 }
+
+// TestChannelRefundPartial: a refund of part of what is not charged
+// leaves the channel open (vouchers go on from the charged amount); an
+// amount above what is left refunds what is left and closes it.
+func TestChannelRefundPartial(t *testing.T) {
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(refundCaddyfile, testutil.SitePort, refundPayTo, idlePayTo, retryPayTo))
+	u := testutil.SiteURL + "/slow"
+	cb := newChannelBuyer(t, tester, devnet.Buyer3PrivateKey, u, time.Now().UnixNano())
+	payer := crypto.PubkeyToAddress(cb.key.PublicKey).Hex()
+	if st, b, _, _ := channelGet(t, tester, cb, u, cb.deposit(t, 10000, 1000)); st != 200 {
+		t.Fatalf("deposit: %d %s", st, b)
+	}
+	before := testutil.Balance(t, payer)
+	st, b, rs, _ := channelGet(t, tester, cb, u, cb.refund(t, 1000, "3000"))
+	cs, _ := rs.Extra["channelState"].(map[string]any)
+	if st != 200 || rs.Amount != "3000" || cs["balance"] != "7000" || cs["refundNonce"] != "1" {
+		t.Fatalf("partial refund: %d %s %+v", st, b, rs)
+	}
+	testutil.AssertDelta(t, "payer after the partial refund", before, testutil.Balance(t, payer), 3000)
+	for i := int64(2); i <= 4; i++ {
+		if st, b, _, _ := channelGet(t, tester, cb, u, cb.voucher(t, cb.key, 1000*i)); st != 200 {
+			t.Fatalf("voucher %d after the partial refund: %d %s", i, st, b)
+		}
+	}
+	// 7000 in the channel, 4000 charged: an amount of 100000 refunds 3000.
+	st, b, rs, _ = channelGet(t, tester, cb, u, cb.refund(t, 4000, "100000"))
+	cs, _ = rs.Extra["channelState"].(map[string]any)
+	if st != 200 || rs.Amount != "3000" || cs["balance"] != "4000" || cs["totalClaimed"] != "4000" || cs["refundNonce"] != "2" {
+		t.Fatalf("refund above what is left: %d %s %+v", st, b, rs)
+	}
+	testutil.AssertDelta(t, "payer after both refunds", before, testutil.Balance(t, payer), 6000)
+	if st, b, _, _ := channelGet(t, tester, cb, u, cb.voucher(t, cb.key, 5000)); st != 402 || !strings.Contains(b, reasonChannelClosed) {
+		t.Fatalf("voucher after the last refund: %d %s", st, b)
+	}
+	if on := chainChannel(t, cb.id); on.Balance.Int64() != 4000 || on.TotalClaimed.Int64() != 4000 || on.RefundNonce.Int64() != 2 {
+		t.Fatalf("chain at the end: %+v", on)
+	}
+}
