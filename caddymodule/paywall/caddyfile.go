@@ -62,6 +62,7 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		settle before|after
 //		scheme exact|upto|batch-settlement
 //		claim_every <duration>
+//		refund_idle <duration>|off
 //		meter json <dotted path> <unit price>
 //		meter_max_bytes <size>
 //		gas_sponsoring eip2612|off

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +68,8 @@ type chanRoute struct {
 	// (channel_watch.go). The claim loop alone uses them.
 	led     map[string]bool
 	scanned map[int]uint64
+	// pruned is when the refund round last pruned closed channels.
+	pruned time.Time
 }
 
 // chanOption is what a channel on one of the route's options must name.
@@ -140,6 +141,8 @@ type channelPayload struct {
 		Signature          hexutil.Bytes `json:"signature"`
 	} `json:"voucher"`
 	Deposit json.RawMessage `json:"deposit"`
+	// Amount is a refund's amount (optional: all that is not charged).
+	Amount *string `json:"amount"`
 }
 
 // serveChannel serves a request paid by a channel payload: a deposit is
@@ -162,7 +165,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	raw, err := payment.PayloadJSON()
 	var pl channelPayload
-	if err != nil || json.Unmarshal(raw, &pl) != nil || (pl.Type != "deposit" && pl.Type != "voucher") {
+	if err != nil || json.Unmarshal(raw, &pl) != nil || (pl.Type != "deposit" && pl.Type != "voucher" && pl.Type != "refund") {
 		return h.channelRefused(w, r, reasonPayloadType)
 	}
 	max, ok := new(big.Int).SetString(pl.Voucher.MaxClaimableAmount, 10)
@@ -173,6 +176,9 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	if reason := co.checkConfig(&pl); reason != "" {
 		return h.channelRefused(w, r, reason)
 	}
+	if pl.Type == "refund" {
+		return h.serveRefund(w, r, &pl, co, max, header) // channel_refund.go
+	}
 	price, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
 	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
 	ctx := r.Context()
@@ -182,10 +188,13 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	req := h.v2Request(r, header, resourceURL(r))
 	req.PaymentRequirements.Resource = resourceURL(r)
-	if rec != nil && (rec.State != store.ChannelOpen || withdrawClosing(rec, time.Now())) {
+	if rec != nil && (rec.State == store.ChannelRefunding || (rec.State == store.ChannelClosed && pl.Type != "deposit") ||
+		withdrawClosing(rec, time.Now())) {
 		// Refused before a deposit moves anything into a channel that is
-		// being refunded or is closed, or whose payer's withdrawal could
-		// complete before a charge now is claimed (channel_watch.go).
+		// being refunded, or whose payer's withdrawal could complete
+		// before a charge now is claimed (channel_watch.go). A deposit
+		// into a closed (refunded) channel opens it again, as the
+		// published server does.
 		return h.channelRefused(w, r, reasonChannelClosed)
 	}
 	var sr *facilitator.SettleResponse
@@ -214,7 +223,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 		if want := new(big.Int).Add(base, price); max.Cmp(want) != 0 {
 			if rec == nil {
 				rec = &store.Channel{ID: id, Balance: onChain.Balance, Charged: base, Claimed: onChain.Claimed,
-					WithdrawRequestedAt: onChain.WithdrawRequestedAt}
+					WithdrawRequestedAt: onChain.WithdrawRequestedAt, RefundNonce: onChain.RefundNonce}
 			}
 			return h.correctiveChannel(w, r, rec)
 		}
@@ -229,6 +238,11 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 			onChain = chainStateOf(channelStateOf(sr.Extra))
 			if sr.BlockNumber != nil {
 				onChain.Block = *sr.BlockNumber
+			}
+			if rec != nil && rec.State == store.ChannelClosed {
+				if _, err := h.chans.store.SetChannelState(ctx, id, store.ChannelClosed, store.ChannelOpen); err != nil {
+					return h.channelStoreFailed(w, r, err, sr)
+				}
 			}
 		}
 		if rec, err = h.chans.store.Sync(ctx, id, sl.network(), storeConfig(pl.ChannelConfig), onChain); err != nil {
@@ -289,58 +303,6 @@ func (co *chanOption) checkConfig(pl *channelPayload) string {
 	return ""
 }
 
-// storeConfig is a channel config as the store keeps it.
-func storeConfig(c batch.ChannelConfig) store.ChannelConfig {
-	lower := func(a common.Address) string { return strings.ToLower(a.Hex()) }
-	return store.ChannelConfig{Payer: lower(c.Payer), PayerAuthorizer: lower(c.PayerAuthorizer), Receiver: lower(c.Receiver),
-		ReceiverAuthorizer: lower(c.ReceiverAuthorizer), Token: lower(c.Token), WithdrawDelay: c.WithdrawDelay,
-		Salt: strings.ToLower(c.Salt.Hex())}
-}
-
-// channelStateOf is the extra.channelState of a settle answer.
-func channelStateOf(extra map[string]any) map[string]any {
-	m, _ := extra["channelState"].(map[string]any)
-	return m
-}
-
-// chainStateOf reads a channel's state from the facilitator's extra
-// (balance, totalClaimed, withdrawRequestedAt).
-func chainStateOf(m map[string]any) store.ChainState {
-	num := func(k string) *big.Int {
-		v := new(big.Int)
-		switch x := m[k].(type) {
-		case string:
-			v.SetString(x, 10)
-		case float64:
-			v.SetInt64(int64(x))
-		case uint64:
-			v.SetUint64(x)
-		case int64:
-			v.SetInt64(x)
-		case json.Number:
-			v.SetString(string(x), 10)
-		case fmt.Stringer:
-			v.SetString(x.String(), 10)
-		}
-		return v
-	}
-	cs := store.ChainState{Balance: num("balance"), Claimed: num("totalClaimed")}
-	if at := num("withdrawRequestedAt"); at.Sign() > 0 {
-		cs.WithdrawRequestedAt = time.Unix(at.Int64(), 0)
-	}
-	return cs
-}
-
-// channelStateJSON is a channel's state as the published server sends it.
-func channelStateJSON(c *store.Channel) map[string]any {
-	var at int64
-	if !c.WithdrawRequestedAt.IsZero() {
-		at = c.WithdrawRequestedAt.Unix()
-	}
-	return map[string]any{"channelId": c.ID, "balance": c.Balance.String(), "totalClaimed": c.Claimed.String(),
-		"withdrawRequestedAt": at, "refundNonce": "0", "chargedCumulativeAmount": c.Charged.String()}
-}
-
 // setChannelResponse writes PAYMENT-RESPONSE of a charged request: the
 // channel's state after the charge and chargedAmount, as the published
 // server does; a deposit's names its transaction.
@@ -353,53 +315,6 @@ func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *
 	if v, err := x402.EncodeBase64JSON(out); err == nil {
 		w.Header().Set(x402.HeaderPaymentResponseV2, v)
 	}
-}
-
-// channelRefused answers a refused channel payment: 402 with the reason.
-func (h *Handler) channelRefused(w http.ResponseWriter, r *http.Request, reason string) error {
-	h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
-	return h.paymentRequired(w, r, "", reason)
-}
-
-// correctiveChannel is the published server's corrective 402: the
-// voucher was not signed from the channel's charged amount, so the
-// option's extra carries channelState and voucherState (the last charged
-// voucher) for the client to sign again from. A channel with no voucher
-// in the store (known from the chain only) has no voucherState, as with
-// the published server: its client then resynchronises from the chain (an
-// empty signature would make it throw).
-func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel) error {
-	sl := h.pricing.saleOf(r)
-	h.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
-	accepts := sl.offer.accepts()
-	part := &accepts[sl.opt]
-	extra := map[string]any{}
-	for k, v := range part.Extra {
-		extra[k] = v
-	}
-	extra["channelState"] = channelStateJSON(c)
-	if c.VoucherMax != nil {
-		extra["voucherState"] = map[string]any{"signedMaxClaimable": c.VoucherMax.String(), "signature": hexutil.Encode(c.VoucherSignature)}
-	}
-	part.Extra = extra
-	pr := x402.PaymentRequiredV2{X402Version: x402.Version2, Error: reasonCumulativeMismatch,
-		Resource: &x402.ResourceInfo{URL: resourceURL(r), Description: h.Description, MimeType: h.MimeType}, Accepts: accepts}
-	body, err := json.Marshal(pr)
-	if err != nil {
-		return err
-	}
-	v, err := x402.EncodeBase64JSON(pr)
-	if err != nil {
-		return err
-	}
-	hdr := w.Header()
-	hdr.Set(x402.HeaderPaymentRequired, v)
-	hdr["Content-Type"] = jsonContentType
-	hdr["Cache-Control"] = noStore
-	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
-	w.WriteHeader(http.StatusPaymentRequired)
-	_, err = w.Write(body)
-	return err
 }
 
 // channelStoreFailed answers a store that failed mid-way: 503. A deposit
@@ -426,6 +341,8 @@ func (h *Handler) validateChannel() error {
 		return errors.New("x402: settle after does not go with scheme batch-settlement: a channel's receipt must be a header, which the buyer signs its next voucher from (the published client reads no trailer); a metered answer is held up to meter_max_bytes, or streams at once when the upstream states its charge in Settlement-Overrides")
 	case len(h.MCPTools) > 0:
 		return errors.New("x402: mcp_tool does not go with scheme batch-settlement yet")
+	case h.RefundIdle < 0:
+		return errors.New("x402: refund_idle must be a positive duration, or off")
 	case h.ClaimEvery < 0:
 		return errors.New("x402: claim_every must be positive")
 	}

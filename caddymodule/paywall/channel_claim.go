@@ -2,7 +2,6 @@ package paywall
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
-	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Claim rounds: every claim_every (and at graceful stop), the channels
@@ -53,6 +51,7 @@ func (h *Handler) claimLoop(cr *chanRoute) {
 		case <-cr.stop:
 			ctx, cancel := context.WithTimeout(context.Background(), finalClaimTimeout)
 			h.claimRound(ctx, true, true)
+			h.settleRefunded(ctx) // channel_refund.go
 			h.resignClaims(ctx)
 			cancel()
 			return
@@ -63,6 +62,9 @@ func (h *Handler) claimLoop(cr *chanRoute) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), max(h.claimEvery(), maxWatchEvery))
 			h.claimRound(ctx, due, false)
+			if due {
+				h.refundRound(ctx) // channel_refund.go
+			}
 			cancel()
 		}
 	}
@@ -200,25 +202,4 @@ func (h *Handler) claimRows(ctx context.Context, i int, rows []claimRow) (claime
 		claimed[k] = k
 	}
 	return claimed, false
-}
-
-// channelOp settles a claim or settle payload on option i through the
-// embedded facilitator.
-func (h *Handler) channelOp(ctx context.Context, i int, payload map[string]any) (*facilitator.SettleResponse, error) {
-	opt := &h.pricing.options[i]
-	part, err := newOfferPart(opt, "0")
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(payload)
-	if err != nil {
-		return nil, err
-	}
-	header, err := x402.EncodeBase64JSON(x402.PaymentPayloadV2{X402Version: x402.Version2, Accepted: *part.v2, Payload: raw})
-	if err != nil {
-		return nil, err
-	}
-	reqs := *part.v2
-	return h.client.Settle(ctx, &facilitator.Request{X402Version: facilitator.X402Version, PaymentHeader: header,
-		PaymentRequirements: part.reqs, Dialect: x402.DialectV2, RequirementsV2: &reqs})
 }

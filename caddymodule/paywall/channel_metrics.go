@@ -21,6 +21,7 @@ var channelMetrics struct {
 	claimed   *prometheus.GaugeVec
 	claims    *prometheus.CounterVec
 	claiming  *prometheus.GaugeVec
+	refunds   *prometheus.CounterVec
 }
 
 func initChannelMetrics(reg *prometheus.Registry) error {
@@ -46,8 +47,12 @@ func initChannelMetrics(reg *prometheus.Registry) error {
 			Namespace: "x402", Name: "channel_claiming",
 			Help: "1 while this instance holds the role of claiming the payment channels paid to pay_to on network (one instance of all sharing a store), else 0.",
 		}, []string{"network", "pay_to"})
+		m.refunds = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "x402", Name: "channel_refunds_total",
+			Help: "Cooperative refunds of payment channels (idle or asked by the buyer), by network and outcome (refunded; pending: maybe broadcast, retried; refused; failed: nothing was broadcast).",
+		}, []string{"network", "outcome"})
 	})
-	for _, c := range []prometheus.Collector{m.open, m.unclaimed, m.claimed, m.claims, m.claiming} {
+	for _, c := range []prometheus.Collector{m.open, m.unclaimed, m.claimed, m.claims, m.claiming, m.refunds} {
 		if err := httpx.Register(reg, c); err != nil {
 			return err
 		}
@@ -59,6 +64,13 @@ func initChannelMetrics(reg *prometheus.Registry) error {
 func countClaim(network, outcome string) {
 	if m := &channelMetrics; m.claims != nil {
 		m.claims.WithLabelValues(network, outcome).Inc()
+	}
+}
+
+// countRefund counts a refund's outcome.
+func countRefund(network, outcome string) {
+	if m := &channelMetrics; m.refunds != nil {
+		m.refunds.WithLabelValues(network, outcome).Inc()
 	}
 }
 

@@ -47,6 +47,13 @@ type Metering struct {
 	// channels) and settles the claimed funds to pay_to; a last round runs
 	// at graceful stop. Default 1m.
 	ClaimEvery caddy.Duration `json:"claim_every,omitempty"`
+
+	// RefundIdle refunds, on a batch-settlement route, the channels not
+	// charged for this long: what the buyer deposited and was not charged
+	// goes back to it (the charged vouchers claimed in the same
+	// transaction) and the channel closes. Default: off (a buyer asks for
+	// its refund, or withdraws after the withdraw delay).
+	RefundIdle caddy.Duration `json:"refund_idle,omitempty"`
 }
 
 // upto reports whether the route takes upto payments.

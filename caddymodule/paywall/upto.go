@@ -40,6 +40,9 @@ func (h *Handler) validateMetering() error {
 	if h.ClaimEvery != 0 {
 		return errors.New("x402: claim_every is for scheme batch-settlement")
 	}
+	if h.RefundIdle != 0 {
+		return errors.New("x402: refund_idle is for scheme batch-settlement")
+	}
 	if err := h.validateSponsoring(); err != nil {
 		return err
 	}
@@ -109,6 +112,8 @@ func (h *Handler) unmarshalMeterOption(d *caddyfile.Dispenser, opt string) (bool
 			return true, d.Errf("x402: claim_every %q: want a positive duration, such as 1m", v)
 		}
 		h.ClaimEvery = caddy.Duration(dur)
+	case "refund_idle":
+		return true, h.parseRefundIdle(d)
 	case "meter_max_bytes":
 		v, err := httpx.OneArg(d)
 		if err != nil {

@@ -54,6 +54,9 @@ type ChainState struct {
 	WithdrawRequestedAt time.Time
 	// Block is the block the reading was made at.
 	Block uint64
+	// RefundNonce is the channel's refundNonce: the nonce the next
+	// cooperative refund must carry (nil: 0). It only rises.
+	RefundNonce *big.Int
 }
 
 // Channel is the paywall's record of one payment channel.
@@ -85,6 +88,9 @@ type Channel struct {
 	LastActivity time.Time
 	// State is ChannelOpen, ChannelRefunding or ChannelClosed.
 	State string
+	// RefundNonce is the highest refundNonce read from the chain (never
+	// decreases): the nonce the next cooperative refund signs.
+	RefundNonce *big.Int
 }
 
 // ChannelVoucher is a signed voucher as a charge stores it.
@@ -139,6 +145,9 @@ type Channels interface {
 	// Withdrawing lists up to limit channels whose payer asked to
 	// withdraw, the earliest request first.
 	Withdrawing(ctx context.Context, limit int) ([]*Channel, error)
+	// Refunding lists up to limit channels in state ChannelRefunding (a
+	// refund under way or to retry), the least recently active first.
+	Refunding(ctx context.Context, limit int) ([]*Channel, error)
 	// ChannelStats sums the channels by network, for metrics.
 	ChannelStats(ctx context.Context) (map[string]ChannelStats, error)
 	// PruneChannels removes the closed channels last active before t and
@@ -278,6 +287,8 @@ func checkSync(network string, cfg *ChannelConfig, cs ChainState) error {
 		return fmt.Errorf("%w: network %q", ErrBadCharge, network)
 	case !amountOK(cs.Balance) || !amountOK(cs.Claimed):
 		return fmt.Errorf("%w: chain balance and claimed must be 0..2^128-1", ErrBadCharge)
+	case cs.RefundNonce != nil && (cs.RefundNonce.Sign() < 0 || cs.RefundNonce.BitLen() > 256):
+		return fmt.Errorf("%w: refund nonce must be 0..2^256-1", ErrBadCharge)
 	}
 	return nil
 }
@@ -288,12 +299,23 @@ func checkSync(network string, cfg *ChannelConfig, cs ChainState) error {
 func newChannel(id, network string, cfg ChannelConfig, cs ChainState, now time.Time) *Channel {
 	return &Channel{ID: id, Network: network, Config: cfg, Balance: new(big.Int).Set(cs.Balance),
 		Charged: new(big.Int).Set(cs.Claimed), Claimed: new(big.Int).Set(cs.Claimed), Block: cs.Block,
-		WithdrawRequestedAt: cs.WithdrawRequestedAt, LastActivity: now, State: ChannelOpen}
+		WithdrawRequestedAt: cs.WithdrawRequestedAt, LastActivity: now, State: ChannelOpen, RefundNonce: nonceOf(cs)}
+}
+
+// nonceOf is a reading's refund nonce (0 when it has none).
+func nonceOf(cs ChainState) *big.Int {
+	if cs.RefundNonce == nil {
+		return new(big.Int)
+	}
+	return new(big.Int).Set(cs.RefundNonce)
 }
 
 // applySync takes a chain reading into c unless c holds a newer one.
 func (c *Channel) applySync(cs ChainState) {
 	c.raiseClaimed(cs.Claimed)
+	if n := nonceOf(cs); c.RefundNonce == nil || n.Cmp(c.RefundNonce) > 0 {
+		c.RefundNonce = n // the chain's refund nonce only rises
+	}
 	if cs.Block < c.Block {
 		return
 	}
@@ -335,6 +357,7 @@ type channelJSON struct {
 	WithdrawRequestedAt *time.Time    `json:"withdrawRequestedAt,omitempty"`
 	LastActivity        time.Time     `json:"lastActivity"`
 	State               string        `json:"state"`
+	RefundNonce         string        `json:"refundNonce,omitempty"`
 }
 
 // MarshalJSON encodes the record with exact decimal amounts.
@@ -344,6 +367,9 @@ func (c *Channel) MarshalJSON() ([]byte, error) {
 		Block: c.Block, LastActivity: c.LastActivity, State: c.State}
 	if c.VoucherMax != nil {
 		j.VoucherMax = c.VoucherMax.String()
+	}
+	if c.RefundNonce != nil && c.RefundNonce.Sign() > 0 {
+		j.RefundNonce = c.RefundNonce.String()
 	}
 	if !c.WithdrawRequestedAt.IsZero() {
 		j.WithdrawRequestedAt = &c.WithdrawRequestedAt
@@ -366,6 +392,10 @@ func (c *Channel) UnmarshalJSON(data []byte) error {
 	ok[3] = true
 	if j.VoucherMax != "" {
 		c.VoucherMax, ok[3] = new(big.Int).SetString(j.VoucherMax, 10)
+	}
+	c.RefundNonce = new(big.Int)
+	if j.RefundNonce != "" && ok[3] {
+		c.RefundNonce, ok[3] = new(big.Int).SetString(j.RefundNonce, 10)
 	}
 	if !ok[0] || !ok[1] || !ok[2] || !ok[3] {
 		return fmt.Errorf("channel record %s: an amount is not a decimal integer", j.ID)
@@ -400,6 +430,7 @@ func (c *Channel) clone() *Channel {
 		return new(big.Int).Set(v)
 	}
 	out.Balance, out.Charged, out.VoucherMax, out.Claimed = cp(c.Balance), cp(c.Charged), cp(c.VoucherMax), cp(c.Claimed)
+	out.RefundNonce = cp(c.RefundNonce)
 	out.VoucherSignature = slices.Clone(c.VoucherSignature)
 	return &out
 }
@@ -420,6 +451,8 @@ func idle(c *Channel, before time.Time) bool {
 }
 
 func withdrawing(c *Channel) bool { return !c.WithdrawRequestedAt.IsZero() }
+
+func refunding(c *Channel) bool { return c.State == ChannelRefunding }
 
 func lastActivity(c *Channel) time.Time      { return c.LastActivity }
 func withdrawRequested(c *Channel) time.Time { return c.WithdrawRequestedAt }

@@ -209,6 +209,10 @@ func (s *boltChannels) Withdrawing(ctx context.Context, limit int) ([]*Channel, 
 	return s.list(withdrawing, withdrawRequested, limit)
 }
 
+func (s *boltChannels) Refunding(ctx context.Context, limit int) ([]*Channel, error) {
+	return s.list(refunding, lastActivity, limit)
+}
+
 func (s *boltChannels) ChannelStats(ctx context.Context) (map[string]ChannelStats, error) {
 	out := map[string]ChannelStats{}
 	_, err := s.list(func(c *Channel) bool { addStats(out, c); return false }, lastActivity, 0)

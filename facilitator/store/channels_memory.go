@@ -138,6 +138,10 @@ func (s *memChannels) Withdrawing(ctx context.Context, limit int) ([]*Channel, e
 	return s.list(withdrawing, withdrawRequested, limit), nil
 }
 
+func (s *memChannels) Refunding(ctx context.Context, limit int) ([]*Channel, error) {
+	return s.list(refunding, lastActivity, limit), nil
+}
+
 func (s *memChannels) ChannelStats(ctx context.Context) (map[string]ChannelStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -26,7 +26,7 @@ func (s *PostgresChannels) DSN() string { return s.p.DSN() }
 
 // channelCols are the columns a record is read from, amounts as text.
 const channelCols = `id, network, config, balance::text, charged::text, voucher_max::text, voucher_sig,
-	claimed::text, block, withdraw_requested_at, last_activity, state`
+	claimed::text, block, withdraw_requested_at, last_activity, state, refund_nonce::text`
 
 // scanChannel reads one record of channelCols.
 func scanChannel(row pgx.Row) (*Channel, error) {
@@ -34,18 +34,20 @@ func scanChannel(row pgx.Row) (*Channel, error) {
 		c                         Channel
 		cfg                       []byte
 		balance, charged, claimed string
+		nonce                     string
 		vmax                      *string
 		block                     int64
 		withdraw                  *time.Time
 	)
 	if err := row.Scan(&c.ID, &c.Network, &cfg, &balance, &charged, &vmax, &c.VoucherSignature,
-		&claimed, &block, &withdraw, &c.LastActivity, &c.State); err != nil {
+		&claimed, &block, &withdraw, &c.LastActivity, &c.State, &nonce); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(cfg, &c.Config); err != nil {
 		return nil, fmt.Errorf("channel %s: its config: %w", c.ID, err)
 	}
-	var ok [4]bool
+	var ok [5]bool
+	c.RefundNonce, ok[4] = new(big.Int).SetString(nonce, 10)
 	c.Balance, ok[0] = new(big.Int).SetString(balance, 10)
 	c.Charged, ok[1] = new(big.Int).SetString(charged, 10)
 	c.Claimed, ok[2] = new(big.Int).SetString(claimed, 10)
@@ -53,7 +55,7 @@ func scanChannel(row pgx.Row) (*Channel, error) {
 	if vmax != nil {
 		c.VoucherMax, ok[3] = new(big.Int).SetString(*vmax, 10)
 	}
-	if !ok[0] || !ok[1] || !ok[2] || !ok[3] {
+	if !ok[0] || !ok[1] || !ok[2] || !ok[3] || !ok[4] {
 		return nil, fmt.Errorf("channel %s: an amount is not a decimal integer", c.ID)
 	}
 	c.Block = uint64(block)
@@ -90,17 +92,18 @@ func (s *PostgresChannels) Sync(ctx context.Context, id, network string, cfg Cha
 	ctx, cancel := s.p.bound(ctx)
 	defer cancel()
 	c, err := scanChannel(s.p.pool.QueryRow(ctx, `INSERT INTO x402_channels AS c
-			(id, network, config, balance, charged, claimed, block, withdraw_requested_at, last_activity, state)
-		VALUES ($1, $2, $3, $4::numeric, $5::numeric, $5::numeric, $6, $7, $8, 'open')
+			(id, network, config, balance, charged, claimed, block, withdraw_requested_at, last_activity, state, refund_nonce)
+		VALUES ($1, $2, $3, $4::numeric, $5::numeric, $5::numeric, $6, $7, $8, 'open', $9::numeric)
 		ON CONFLICT (id) DO UPDATE SET
 			claimed = greatest(c.claimed, excluded.claimed),
+			refund_nonce = greatest(c.refund_nonce, excluded.refund_nonce),
 			charged = greatest(c.charged, excluded.claimed),
 			balance = CASE WHEN excluded.block >= c.block THEN excluded.balance ELSE c.balance END,
 			withdraw_requested_at = CASE WHEN excluded.block >= c.block THEN excluded.withdraw_requested_at
 				ELSE c.withdraw_requested_at END,
 			block = greatest(c.block, excluded.block)
 		RETURNING `+channelCols,
-		k, network, string(config), cs.Balance.String(), cs.Claimed.String(), int64(cs.Block), nullTime(cs.WithdrawRequestedAt), time.Now()))
+		k, network, string(config), cs.Balance.String(), cs.Claimed.String(), int64(cs.Block), nullTime(cs.WithdrawRequestedAt), time.Now(), nonceOf(cs).String()))
 	return c, pgError(err)
 }
 
@@ -233,6 +236,11 @@ func (s *PostgresChannels) Idle(ctx context.Context, before time.Time, limit int
 // Withdrawing implements Channels.
 func (s *PostgresChannels) Withdrawing(ctx context.Context, limit int) ([]*Channel, error) {
 	return s.list(ctx, `WHERE withdraw_requested_at IS NOT NULL ORDER BY withdraw_requested_at, id LIMIT $1`, listLimit(limit))
+}
+
+// Refunding implements Channels.
+func (s *PostgresChannels) Refunding(ctx context.Context, limit int) ([]*Channel, error) {
+	return s.list(ctx, `WHERE state = 'refunding' ORDER BY last_activity, id LIMIT $1`, listLimit(limit))
 }
 
 // ChannelStats implements Channels: one aggregate query.

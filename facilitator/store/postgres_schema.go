@@ -268,6 +268,13 @@ CREATE INDEX x402_channels_to_claim ON x402_channels (network, last_activity) WH
 CREATE INDEX x402_channels_idle ON x402_channels (last_activity) WHERE state = 'open';
 CREATE INDEX x402_channels_withdrawing ON x402_channels (withdraw_requested_at) WHERE withdraw_requested_at IS NOT NULL;
 `,
+	// 8: a channel's refundNonce as last read from the chain (the nonce
+	// its next cooperative refund signs), and the channels whose refund
+	// is under way or to retry.
+	`
+ALTER TABLE x402_channels ADD COLUMN refund_nonce numeric(78, 0) NOT NULL DEFAULT 0;
+CREATE INDEX x402_channels_refunding ON x402_channels (last_activity) WHERE state = 'refunding';
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.
