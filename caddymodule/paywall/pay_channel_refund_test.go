@@ -56,9 +56,6 @@ func TestPayChannelRefund(t *testing.T) {
 	refund := o
 	refund.Refund = true
 	body, out, err := run(refund)
-	if err != nil && strings.Contains(err.Error(), "invalid_batch_settlement_evm_payload_type") {
-		t.Skip("this paywall serves no refund payloads (the seller's side of refunds is on branch refund26)")
-	}
 	refunded := regexp.MustCompile(`(?m)^x402: refunded (\d+) smallest units of channel (0x[0-9a-f]{64}) to 0x[0-9a-fA-F]{40} \(transaction 0x[0-9a-f]{64}\): charged cumulative (\d+), balance (\d+), remaining (\d+) \(record (.+)\)$`)
 	want := func(out string, amount, charged, balance int) string {
 		t.Helper()
