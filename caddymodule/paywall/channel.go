@@ -77,6 +77,7 @@ type chanOption struct {
 	authorizer common.Address // the facilitator's receiver authorizer
 	token      common.Address
 	payTo      common.Address
+	ids        *channelIDs // memoised config -> channel id
 }
 
 // channel reports whether the route sells by payment channel.
@@ -117,7 +118,7 @@ func (h *Handler) provisionChannel() error {
 		opt.extraV2 = map[string]any{"receiverAuthorizer": common.HexToAddress(e.ReceiverAuthorizer).Hex(),
 			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": "eip3009"}
 		cr.opts = append(cr.opts, chanOption{chainID: big.NewInt(opt.chainID),
-			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo)})
+			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo), ids: new(channelIDs)})
 	}
 	h.chans = cr
 	if app.Validating() {
@@ -175,6 +176,11 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	price, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
 	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
+	if pl.Type == "voucher" {
+		if served, err := h.serveVoucher(w, r, next, &pl, co, max, price, id); served {
+			return err
+		}
+	}
 	ctx := r.Context()
 	rec, err := h.chans.store.Channel(ctx, id)
 	if err != nil {
@@ -283,7 +289,7 @@ func (co *chanOption) checkConfig(pl *channelPayload) string {
 	case c.WithdrawDelay != DefaultWithdrawDelay:
 		return reasonDelayMismatch
 	}
-	if id, err := c.ID(co.chainID); err != nil || id != pl.Voucher.ChannelID {
+	if id, err := co.ids.id(*c, co.chainID); err != nil || id != pl.Voucher.ChannelID {
 		return reasonChannelIDMismatch
 	}
 	return ""

@@ -1,0 +1,105 @@
+package paywall
+
+import (
+	"errors"
+	"math/big"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+)
+
+// serveVoucher serves a voucher of a channel the store knows on the hot
+// path: the signature recovered locally, then one conditional write
+// (Charge from maxClaimableAmount - price), with no read of the store
+// before it. A conflict answers the corrective 402 from the record the
+// write returns. The refusals keep the published server's order
+// (closed, cumulative mismatch, signature, balance): a voucher whose
+// signature does not recover to its signer reads the record to tell a
+// cumulative mismatch from a bad signature. served is false, with
+// nothing written, when the store holds no such channel: the caller then
+// takes the unknown-channel path (the facilitator's Verify).
+func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, pl *channelPayload, co *chanOption, max, price *big.Int, id string) (served bool, err error) {
+	ctx := r.Context()
+	signer := pl.ChannelConfig.PayerAuthorizer
+	if signer == (common.Address{}) {
+		signer = pl.ChannelConfig.Payer
+	}
+	got, err := batch.RecoverVoucherSigner(co.chainID, pl.Voucher.ChannelID, max, pl.Voucher.Signature)
+	sigOK := err == nil && got == signer
+	prev := new(big.Int).Sub(max, price)
+	if !sigOK || prev.Sign() < 0 {
+		rec, err := h.chans.store.Channel(ctx, id)
+		switch {
+		case err != nil:
+			return true, h.storeUnavailable(w, r, err)
+		case rec == nil:
+			return false, nil
+		case rec.State != store.ChannelOpen:
+			return true, h.channelRefused(w, r, reasonChannelClosed)
+		case new(big.Int).Add(rec.Charged, price).Cmp(max) != 0:
+			return true, h.correctiveChannel(w, r, rec)
+		}
+		return true, h.channelRefused(w, r, reasonVoucherSignature)
+	}
+	after, err := h.chans.store.Charge(ctx, id, prev, max, store.ChannelVoucher{Max: max, Signature: pl.Voucher.Signature})
+	switch {
+	case errors.Is(err, store.ErrChannelNotFound):
+		return false, nil
+	case errors.Is(err, store.ErrChannelConflict):
+		return true, h.correctiveChannel(w, r, after)
+	case errors.Is(err, store.ErrChannelBalance):
+		return true, h.channelRefused(w, r, reasonExceedsBalance)
+	case errors.Is(err, store.ErrChannelNotOpen):
+		return true, h.channelRefused(w, r, reasonChannelClosed)
+	case err != nil:
+		return true, h.channelStoreFailed(w, r, err, nil)
+	}
+	co.ids.remember(pl.ChannelConfig, pl.Voucher.ChannelID)
+	sl := h.pricing.saleOf(r)
+	h.metrics.payment(sl, OutcomeSettled, "")
+	h.setChannelResponse(w, r, after, price, nil)
+	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
+	r.Header.Set(httpx.HeaderValue, price.String())
+	r.Header.Set(httpx.HeaderNetwork, sl.network())
+	return true, next.ServeHTTP(w, r)
+}
+
+// maxChannelIDs bounds the memo of channel ids (about 200 bytes an
+// entry); a full memo starts afresh.
+const maxChannelIDs = 1 << 16
+
+// channelIDs memoises a channel config's id (its EIP-712 hash) for the
+// configs of channels charged on the route: only a config whose voucher
+// was charged is remembered, so requests without a paid channel do not
+// fill it.
+type channelIDs struct {
+	m sync.Map // batch.ChannelConfig -> common.Hash
+	n atomic.Int64
+}
+
+// id is cfg's channel id on chainID.
+func (c *channelIDs) id(cfg batch.ChannelConfig, chainID *big.Int) (common.Hash, error) {
+	if v, ok := c.m.Load(cfg); ok {
+		return v.(common.Hash), nil
+	}
+	return cfg.ID(chainID)
+}
+
+// remember keeps cfg's id.
+func (c *channelIDs) remember(cfg batch.ChannelConfig, id common.Hash) {
+	if _, ok := c.m.Load(cfg); ok {
+		return
+	}
+	if c.n.Add(1) > maxChannelIDs {
+		c.m.Clear()
+		c.n.Store(1)
+	}
+	c.m.Store(cfg, id)
+}
