@@ -149,9 +149,13 @@ type channelPayload struct {
 // Either way the charge is written before the upstream is called.
 func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
 	sl := h.pricing.saleOf(r)
-	payment, err := facilitator.DecodePaymentHeader(header)
-	if err != nil {
-		return h.channelRefused(w, r, invalidReason(err))
+	var pl channelPayload
+	payment, fast := decodeVoucherHeader(header, &pl)
+	if !fast {
+		var err error
+		if payment, err = facilitator.DecodePaymentHeader(header); err != nil {
+			return h.channelRefused(w, r, invalidReason(err))
+		}
 	}
 	if payment.Scheme != "" && payment.Scheme != SchemeChannel {
 		return h.channelRefused(w, r, x402.ReasonUnsupportedScheme(payment.Scheme))
@@ -161,10 +165,11 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	if reason != "" {
 		return h.channelRefused(w, r, reason)
 	}
-	raw, err := payment.PayloadJSON()
-	var pl channelPayload
-	if err != nil || json.Unmarshal(raw, &pl) != nil || (pl.Type != "deposit" && pl.Type != "voucher") {
-		return h.channelRefused(w, r, reasonPayloadType)
+	if !fast {
+		raw, err := payment.PayloadJSON()
+		if err != nil || json.Unmarshal(raw, &pl) != nil || (pl.Type != "deposit" && pl.Type != "voucher") {
+			return h.channelRefused(w, r, reasonPayloadType)
+		}
 	}
 	max, ok := new(big.Int).SetString(pl.Voucher.MaxClaimableAmount, 10)
 	if !ok || max.Sign() < 0 || max.BitLen() > 128 || len(pl.Voucher.Signature) == 0 {

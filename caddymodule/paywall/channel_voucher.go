@@ -1,6 +1,7 @@
 package paywall
 
 import (
+	"encoding/json"
 	"errors"
 	"math/big"
 	"net/http"
@@ -11,8 +12,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // serveVoucher serves a voucher of a channel the store knows on the hot
@@ -102,4 +105,30 @@ func (c *channelIDs) remember(cfg batch.ChannelConfig, id common.Hash) {
 		c.n.Store(1)
 	}
 	c.m.Store(cfg, id)
+}
+
+// decodeVoucherHeader decodes, in one pass, a payment header that is an
+// x402 version 2 batch-settlement voucher (the hot path); false for
+// anything else, which the general decoder then reads and judges.
+func decodeVoucherHeader(header string, pl *channelPayload) (*facilitator.Payment, bool) {
+	raw, err := x402.DecodeBase64(header)
+	if err != nil {
+		return nil, false
+	}
+	var env struct {
+		X402Version json.RawMessage `json:"x402Version"`
+		Accepted    *struct {
+			Scheme  string `json:"scheme"`
+			Network string `json:"network"`
+			Asset   string `json:"asset"`
+		} `json:"accepted"`
+		Payload channelPayload `json:"payload"`
+	}
+	if json.Unmarshal(raw, &env) != nil || string(env.X402Version) != "2" || env.Accepted == nil || env.Payload.Type != "voucher" {
+		return nil, false
+	}
+	*pl = env.Payload
+	a := env.Accepted
+	return &facilitator.Payment{X402Version: x402.Version2, Scheme: a.Scheme, Network: a.Network,
+		Accepted: &x402.RequirementsV2{Scheme: a.Scheme, Network: a.Network, Asset: a.Asset}}, true
 }
