@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -181,8 +182,10 @@ func channelLoad(t *testing.T, global string, n, requests, slices int) {
 	}
 
 	// Alternating slices of unpaid and paid requests, each by n clients at once.
-	run := func(each func(g, k int) error, count func(g int) int) time.Duration {
-		start := time.Now()
+	var cpu402, cpuPaid time.Duration
+	run := func(each func(g, k int) error, count func(g int) int, cpu *time.Duration) time.Duration {
+		start, cpu0 := time.Now(), cpuTime()
+		defer func() { *cpu += cpuTime() - cpu0 }()
 		var wg sync.WaitGroup
 		for g := range n {
 			wg.Add(1)
@@ -207,12 +210,12 @@ func channelLoad(t *testing.T, global string, n, requests, slices int) {
 			all := len(headers[g])
 			return all*(s+1)/slices - all*s/slices
 		}
-		t402 += run(func(g, k int) error { return get("", http.StatusPaymentRequired) }, share)
+		t402 += run(func(g, k int) error { return get("", http.StatusPaymentRequired) }, share, &cpu402)
 		tPaid += run(func(g, k int) error {
 			h := headers[g][next[g]]
 			next[g]++
 			return get(h, http.StatusOK)
-		}, share)
+		}, share, &cpuPaid)
 		for g := range n {
 			n402 += share(g)
 		}
@@ -254,6 +257,8 @@ func channelLoad(t *testing.T, global string, n, requests, slices int) {
 	beyond := float64(total-uint64(rounds)+buyerTxs) / float64(n)
 	t.Logf("LOAD %s buyers=%d: unpaid 402 %.0f req/s, paid by voucher %.0f req/s, ratio %.2f (%d + %d requests in %d slices)",
 		storeName(global), n, rate402, ratePaid, ratePaid/rate402, n402, nPaid, slices)
+	t.Logf("LOAD %s buyers=%d: CPU of this process (Caddy, clients, devnet) per request: unpaid 402 %.0f us, paid by voucher %.0f us, ratio %.2f",
+		storeName(global), n, float64(cpu402.Microseconds())/float64(n402), float64(cpuPaid.Microseconds())/float64(nPaid), float64(cpu402)/float64(cpuPaid)*float64(nPaid)/float64(n402))
 	t.Logf("LOAD %s buyers=%d: %d paid requests (%d deposits + %d vouchers); gas payer sent %d transactions %v; buyers sent %d; per buyer beyond the claim rounds: %.2f",
 		storeName(global), n, paid, n, paid-n, total, byMethod, buyerTxs, beyond)
 	if beyond > 3 {
@@ -302,4 +307,13 @@ func txsByMethod(t *testing.T, chain *devnet.Chain, from common.Address, first, 
 		}
 	}
 	return out
+}
+
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"hash/crc32"
 	"math/big"
@@ -41,7 +42,7 @@ const chanLogEvery = 100 * time.Millisecond
 // chanLogMaxBytes checkpoints early when a log file grows past it.
 const chanLogMaxBytes = 8 << 20
 
-// chanLogMaxRecord bounds one log record (a channel record's JSON).
+// chanLogMaxRecord bounds one log record (a charge record).
 const chanLogMaxRecord = 64 << 10
 
 // chanLogHeader is a record's header: payload length (uint32), CRC-32C
@@ -169,16 +170,23 @@ func (l *chanLog) replay(files []string) error {
 				if s <= applied {
 					continue
 				}
-				c := new(Channel)
-				if err := c.UnmarshalJSON(payload); err != nil {
-					return fmt.Errorf("the channel log %s holds a record that is not a channel: %w", name, err)
+				k, charged, v, at, err := decodeChargeRecord(payload)
+				if err != nil {
+					return fmt.Errorf("the channel log %s: %w", name, err)
 				}
-				bk, err := tx.CreateBucketIfNotExists(bucketChannels)
+				c, err := (*boltChannels)(nil).get(tx, k) // get reads tx only
 				if err != nil {
 					return err
 				}
-				if err := bk.Put([]byte(c.ID), payload); err != nil {
-					return err
+				if c != nil { // a charge is logged only for a record bbolt holds
+					c.chargeInto(charged, v, at)
+					data, err := c.MarshalJSON()
+					if err != nil {
+						return err
+					}
+					if err := tx.Bucket(bucketChannels).Put([]byte(k), data); err != nil {
+						return err
+					}
 				}
 				seq = max(seq, s)
 			}
@@ -225,7 +233,8 @@ func (l *chanLog) rotate() error {
 	return nil
 }
 
-// append logs c as the next record with one write. Called with mu held.
+// append logs charge c (the record after it) as the next record, with one
+// write. Called with mu held.
 func (l *chanLog) append(c *Channel) error {
 	if l.f == nil {
 		return fmt.Errorf("%w: the channel store is closed", ErrUnavailable)
@@ -235,17 +244,9 @@ func (l *chanLog) append(c *Channel) error {
 			return l.broken
 		}
 	}
-	payload, err := c.MarshalJSON()
-	if err != nil {
-		return err
-	}
-	if len(payload) > chanLogMaxRecord {
-		return fmt.Errorf("%w: a channel record of %d bytes", ErrBadCharge, len(payload))
-	}
 	seq := l.seq + 1
-	b := append(l.buf[:0], make([]byte, chanLogHeader)...)
-	b = append(b, payload...)
-	binary.BigEndian.PutUint32(b[0:4], uint32(len(payload)))
+	b := appendChargeRecord(append(l.buf[:0], make([]byte, chanLogHeader)...), c)
+	binary.BigEndian.PutUint32(b[0:4], uint32(len(b)-chanLogHeader))
 	binary.BigEndian.PutUint64(b[8:16], seq)
 	binary.BigEndian.PutUint32(b[4:8], crc32.Checksum(b[8:], crc32c))
 	l.buf = b
@@ -297,7 +298,10 @@ func (l *chanLog) charge(s *boltChannels, k string, prev, charged *big.Int, v Ch
 	if err := chargeRefusal(cur, prev, charged); err != nil {
 		return cur.clone(), err
 	}
-	next := cur.clone()
+	// Records held ahead of bbolt are never changed in place: a charge
+	// makes a new one, sharing the amounts it does not change.
+	next := new(Channel)
+	*next = *cur
 	next.chargeInto(charged, v, time.Now())
 	if err := l.append(next); err != nil {
 		return nil, err
@@ -464,4 +468,40 @@ func (l *chanLog) close() error {
 		l.f = nil
 	}
 	return err
+}
+
+// A charge record (the log's payload): the channel id (32 bytes), charged
+// and the voucher's max (16 bytes each, uint128), the charge's time (Unix
+// nanoseconds, 8 bytes) and the voucher's signature (the rest). Replay
+// applies it to the record bbolt holds, as Charge did.
+const chargeRecordFixed = 32 + 16 + 16 + 8
+
+// appendChargeRecord appends c's charge record to b.
+func appendChargeRecord(b []byte, c *Channel) []byte {
+	var w [32]byte
+	copy(w[:], common32(c.ID))
+	b = append(b, w[:]...)
+	b = append(b, c.Charged.FillBytes(w[:16])...)
+	b = append(b, c.VoucherMax.FillBytes(w[:16])...)
+	b = binary.BigEndian.AppendUint64(b, uint64(c.LastActivity.UnixNano()))
+	return append(b, c.VoucherSignature...)
+}
+
+// decodeChargeRecord reads a charge record.
+func decodeChargeRecord(p []byte) (id string, charged *big.Int, v ChannelVoucher, at time.Time, err error) {
+	if len(p) <= chargeRecordFixed || len(p) > chargeRecordFixed+maxVoucherSignature {
+		return "", nil, v, at, fmt.Errorf("a charge record of %d bytes", len(p))
+	}
+	id = "0x" + hex.EncodeToString(p[:32])
+	charged = new(big.Int).SetBytes(p[32:48])
+	v.Max = new(big.Int).SetBytes(p[48:64])
+	at = time.Unix(0, int64(binary.BigEndian.Uint64(p[64:72])))
+	v.Signature = append([]byte(nil), p[72:]...)
+	return id, charged, v, at, nil
+}
+
+// common32 is a channel key's 32 bytes.
+func common32(k string) []byte {
+	b, _ := hex.DecodeString(strings.TrimPrefix(k, "0x"))
+	return b
 }
