@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -57,7 +58,14 @@ func TestChannelLoad(t *testing.T) {
 		}
 		buyers = append(buyers, n)
 	}
-	for _, st := range strings.Split(envStr("X402_LOAD_STORES", "bbolt,postgres"), ",") {
+	for i, st := range strings.Split(envStr("X402_LOAD_STORES", "bbolt,postgres"), ",") {
+		if i > 0 {
+			// Another store: the signer's engine must start afresh with its
+			// journal, so the previous config goes first (the devnet too).
+			if err := caddy.Stop(); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for _, n := range buyers {
 			t.Run(fmt.Sprintf("%s/buyers=%d", st, n), func(t *testing.T) {
 				var global string
