@@ -342,14 +342,25 @@ func chainStateOf(m map[string]any) store.ChainState {
 	return cs
 }
 
-// channelStateJSON is a channel's state as the published server sends it.
-func channelStateJSON(c *store.Channel) map[string]any {
+// channelStateJSON is a channel's state as the published server sends it
+// (a struct: it is encoded on every paid request).
+func channelStateJSON(c *store.Channel) channelStateWire {
 	var at int64
 	if !c.WithdrawRequestedAt.IsZero() {
 		at = c.WithdrawRequestedAt.Unix()
 	}
-	return map[string]any{"channelId": c.ID, "balance": c.Balance.String(), "totalClaimed": c.Claimed.String(),
-		"withdrawRequestedAt": at, "refundNonce": "0", "chargedCumulativeAmount": c.Charged.String()}
+	return channelStateWire{ChannelID: c.ID, Balance: c.Balance.String(), TotalClaimed: c.Claimed.String(),
+		WithdrawRequestedAt: at, RefundNonce: "0", ChargedCumulativeAmount: c.Charged.String()}
+}
+
+// channelStateWire is the published server's channelState.
+type channelStateWire struct {
+	ChannelID               string `json:"channelId"`
+	Balance                 string `json:"balance"`
+	TotalClaimed            string `json:"totalClaimed"`
+	WithdrawRequestedAt     int64  `json:"withdrawRequestedAt"`
+	RefundNonce             string `json:"refundNonce"`
+	ChargedCumulativeAmount string `json:"chargedCumulativeAmount"`
 }
 
 // setChannelResponse writes PAYMENT-RESPONSE of a charged request: the
