@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,7 +42,8 @@ import (
 // shared machine. It reports both rates and their ratio, waits for the
 // claim rounds to pay the seller exactly price x paid requests, and counts
 // the transactions on chain from the facilitator's gas payer (deposits,
-// claims, settles) and the buyers' nonces.
+// claims, settles) and the buyers' nonces. X402_LOAD_PROFILE=<dir> writes a
+// CPU profile of each slice there (go tool pprof -top <dir>/bbolt-paid-*).
 //
 //	X402_LOAD=1 go test ./caddymodule/paywall -run TestChannelLoad -v -count=1 -timeout 30m
 func TestChannelLoad(t *testing.T) {
@@ -192,7 +194,24 @@ func channelLoad(t *testing.T, global string, n, requests, slices int) {
 
 	// Alternating slices of unpaid and paid requests, each by n clients at once.
 	var cpu402, cpuPaid time.Duration
+	profiles := os.Getenv("X402_LOAD_PROFILE") // a directory: a CPU profile per slice and kind
+	slice := 0
 	run := func(each func(g, k int) error, count func(g int) int, cpu *time.Duration) time.Duration {
+		if profiles != "" {
+			kind := "paid"
+			if cpu == &cpu402 {
+				kind = "402"
+			}
+			f, err := os.Create(filepath.Join(profiles, fmt.Sprintf("%s-%s-%d-%d.pprof", storeName(global), kind, n, slice)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				t.Fatal(err)
+			}
+			defer pprof.StopCPUProfile()
+		}
 		start, cpu0 := time.Now(), cpuTime()
 		defer func() { *cpu += cpuTime() - cpu0 }()
 		var wg sync.WaitGroup
@@ -228,6 +247,7 @@ func channelLoad(t *testing.T, global string, n, requests, slices int) {
 		for g := range n {
 			n402 += share(g)
 		}
+		slice++
 	}
 	nPaid = n402
 	if t.Failed() {
