@@ -1,7 +1,7 @@
 package paywall
 
 import (
-	"encoding/json"
+	"encoding/hex"
 	"errors"
 	"math/big"
 	"net/http"
@@ -107,28 +107,42 @@ func (c *channelIDs) remember(cfg batch.ChannelConfig, id common.Hash) {
 	c.m.Store(cfg, id)
 }
 
-// decodeVoucherHeader decodes, in one pass, a payment header that is an
-// x402 version 2 batch-settlement voucher (the hot path); false for
-// anything else, which the general decoder then reads and judges.
+// decodeVoucherHeader decodes, in one pass and without reflection
+// (scanVoucherJSON), a payment header that is an x402 version 2
+// batch-settlement voucher (the hot path); false for anything else, which
+// the general decoder then reads and judges. Hex fields are taken only in
+// the canonical form (0x and hex digits of the exact length), which
+// go-ethereum's decoders read the same way.
 func decodeVoucherHeader(header string, pl *channelPayload) (*facilitator.Payment, bool) {
 	raw, err := x402.DecodeBase64(header)
 	if err != nil {
 		return nil, false
 	}
-	var env struct {
-		X402Version json.RawMessage `json:"x402Version"`
-		Accepted    *struct {
-			Scheme  string `json:"scheme"`
-			Network string `json:"network"`
-			Asset   string `json:"asset"`
-		} `json:"accepted"`
-		Payload channelPayload `json:"payload"`
-	}
-	if json.Unmarshal(raw, &env) != nil || string(env.X402Version) != "2" || env.Accepted == nil || env.Payload.Type != "voucher" {
+	v, ok := scanVoucherJSON(raw)
+	if !ok || v.typ != "voucher" {
 		return nil, false
 	}
-	*pl = env.Payload
-	a := env.Accepted
-	return &facilitator.Payment{X402Version: x402.Version2, Scheme: a.Scheme, Network: a.Network,
-		Accepted: &x402.RequirementsV2{Scheme: a.Scheme, Network: a.Network, Asset: a.Asset}}, true
+	cfg := &pl.ChannelConfig
+	ok = hexInto(cfg.Payer[:], v.payer) && hexInto(cfg.PayerAuthorizer[:], v.payerAuth) &&
+		hexInto(cfg.Receiver[:], v.receiver) && hexInto(cfg.ReceiverAuthorizer[:], v.receiverAuth) &&
+		hexInto(cfg.Token[:], v.token) && hexInto(cfg.Salt[:], v.salt) && hexInto(pl.Voucher.ChannelID[:], v.channelID)
+	if !ok || len(v.signature) < 2 || len(v.signature)%2 != 0 {
+		return nil, false
+	}
+	pl.Voucher.Signature = make([]byte, len(v.signature)/2-1)
+	if !hexInto(pl.Voucher.Signature, v.signature) {
+		return nil, false
+	}
+	pl.Type, cfg.WithdrawDelay, pl.Voucher.MaxClaimableAmount = v.typ, v.withdrawDelay, v.max
+	return &facilitator.Payment{X402Version: x402.Version2, Scheme: v.scheme, Network: v.network,
+		Accepted: &x402.RequirementsV2{Scheme: v.scheme, Network: v.network, Asset: v.asset}}, true
+}
+
+// hexInto decodes s, 0x and exactly 2 x len(dst) hex digits, into dst.
+func hexInto(dst []byte, s string) bool {
+	if len(s) != 2+2*len(dst) || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
+		return false
+	}
+	_, err := hex.Decode(dst, []byte(s[2:]))
+	return err == nil
 }

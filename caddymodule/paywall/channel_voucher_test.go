@@ -1,0 +1,156 @@
+package paywall
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// voucherHeaderFor is a voucher's PAYMENT-SIGNATURE as the published
+// client sends it, its payload edited by edit (a JSON text replacement).
+func voucherHeaderFor(t testing.TB, edit func(string) string) string {
+	t.Helper()
+	key, _ := crypto.HexToECDSA(strings.TrimPrefix(devnet.Buyer1PrivateKey, "0x"))
+	payer := crypto.PubkeyToAddress(key.PublicKey)
+	cfg := batch.ChannelConfig{Payer: payer, PayerAuthorizer: payer, Receiver: common.HexToAddress(channelPayTo),
+		ReceiverAuthorizer: common.HexToAddress("0x00000000000000000000000000000000000000Aa"), Token: devnet.TokenAddress,
+		WithdrawDelay: DefaultWithdrawDelay, Salt: common.BigToHash(big.NewInt(7))}
+	id, err := cfg.ID(big.NewInt(devnet.ChainID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := batch.SignVoucher(key, big.NewInt(devnet.ChainID), id, big.NewInt(3000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, _ := json.Marshal(map[string]any{"type": "voucher", "channelConfig": cfg,
+		"voucher": map[string]any{"channelId": id.Hex(), "maxClaimableAmount": "3000", "signature": hexutil.Encode(sig)}})
+	acc := x402.RequirementsV2{Scheme: SchemeChannel, Network: "eip155:338", Asset: devnet.TokenAddress.Hex(), Amount: "1000",
+		PayTo: channelPayTo, MaxTimeoutSeconds: 300, Extra: map[string]any{"receiverAuthorizer": "0x00000000000000000000000000000000000000Aa", "withdrawDelay": 900}}
+	raw, _ := json.Marshal(x402.PaymentPayloadV2{X402Version: 2, Accepted: acc, Payload: json.RawMessage(edit(string(pl)))})
+	return base64.StdEncoding.EncodeToString(raw)
+}
+
+// TestDecodeVoucherHeader: the one-pass decoder of the voucher hot path
+// reads what the general decoder reads, and leaves to it (false) every
+// header it does not read the same way.
+func TestDecodeVoucherHeader(t *testing.T) {
+	general := func(header string) (*facilitator.Payment, channelPayload, bool) {
+		p, err := facilitator.DecodePaymentHeader(header)
+		if err != nil {
+			return nil, channelPayload{}, false
+		}
+		raw, err := p.PayloadJSON()
+		var pl channelPayload
+		if err != nil || json.Unmarshal(raw, &pl) != nil {
+			return nil, channelPayload{}, false
+		}
+		return p, pl, true
+	}
+	same := func(s string) string { return s }
+	for _, tc := range []struct {
+		name string
+		edit func(string) string
+		fast bool // the hot path reads it
+	}{
+		{"as published", same, true},
+		{"addresses in lower case", func(s string) string {
+			return regexp.MustCompile(`0x[0-9a-fA-F]+`).ReplaceAllStringFunc(s, strings.ToLower)
+		}, true},
+		{"spaces between tokens", func(s string) string {
+			return strings.NewReplacer(`":`, `" : `, `,"`, " ,\n\t\"").Replace(s)
+		}, true},
+		{"an unknown field of any shape", func(s string) string {
+			return strings.Replace(s, `{"channelConfig"`, `{"note":[1,-2.5e3,{"a":"\u00e9\n"},true,null],"channelConfig"`, 1)
+		}, true},
+		{"a key in another letter case", func(s string) string { return strings.Replace(s, `"payer":`, `"Payer":`, 1) }, false},
+		{"a repeated key", func(s string) string { return strings.Replace(s, `"type":"voucher"`, `"type":"voucher","type":"voucher"`, 1) }, false},
+		{"an escaped string", func(s string) string { return strings.Replace(s, `"type":"voucher"`, `"type":"vouche\u0072"`, 1) }, false},
+		{"maxClaimableAmount as a number", func(s string) string {
+			return strings.Replace(s, `"maxClaimableAmount":"3000"`, `"maxClaimableAmount":3000`, 1)
+		}, false},
+		{"withdrawDelay as a string", func(s string) string {
+			return strings.Replace(s, `"withdrawDelay":900`, `"withdrawDelay":"900"`, 1)
+		}, false},
+		{"trailing garbage", func(s string) string { return s + "x" }, false},
+		{"a deposit", func(s string) string { return strings.Replace(s, `"type":"voucher"`, `"type":"deposit"`, 1) }, false},
+		{"an address without 0x", func(s string) string { return strings.Replace(s, `"payer":"0x`, `"payer":"`, 1) }, false},
+		{"a short address", func(s string) string { return strings.Replace(s, `"payer":"0x`, `"payer":"0x0`, 1) }, false},
+		{"a signature of odd length", func(s string) string { return strings.Replace(s, `"signature":"0x`, `"signature":"0x0`, 1) }, false},
+		{"an address as a number", func(s string) string {
+			i := strings.Index(s, `"token":"`)
+			return s[:i] + `"token":5,"x":"` + s[i+len(`"token":"`):]
+		}, false},
+		{"a null payer", func(s string) string {
+			i := strings.Index(s, `"payer":"`)
+			return s[:i] + `"payer":null,"x":"` + s[i+len(`"payer":"`):]
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := voucherHeaderFor(t, tc.edit)
+			var pl channelPayload
+			p, ok := decodeVoucherHeader(h, &pl)
+			if ok != tc.fast {
+				t.Fatalf("hot path read it: %v, want %v", ok, tc.fast)
+			}
+			if !ok {
+				return
+			}
+			gp, gpl, gok := general(h)
+			if !gok {
+				t.Fatal("the general decoder refuses what the hot path read")
+			}
+			if !reflect.DeepEqual(pl, gpl) {
+				t.Errorf("payload\n%+v\nthe general decoder's\n%+v", pl, gpl)
+			}
+			if p.X402Version != gp.X402Version || p.Scheme != gp.Scheme || p.Network != gp.Network || p.Accepted.Asset != gp.Accepted.Asset {
+				t.Errorf("payment %+v, the general decoder's %+v", p, gp)
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeVoucherHeader: the hot path's decode of a voucher header
+// against the general decoder's (envelope, payload, channel payload).
+//
+//	go test ./caddymodule/paywall -run '^$' -bench DecodeVoucherHeader
+func BenchmarkDecodeVoucherHeader(b *testing.B) {
+	h := voucherHeaderFor(b, func(s string) string { return s })
+	b.Run("hot", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			var pl channelPayload
+			if _, ok := decodeVoucherHeader(h, &pl); !ok {
+				b.Fatal("not read")
+			}
+		}
+	})
+	b.Run("general", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			p, err := facilitator.DecodePaymentHeader(h)
+			if err != nil {
+				b.Fatal(err)
+			}
+			raw, _ := p.PayloadJSON()
+			var pl channelPayload
+			if err := json.Unmarshal(raw, &pl); err != nil {
+				b.Fatal(fmt.Sprint(err))
+			}
+		}
+	})
+}
