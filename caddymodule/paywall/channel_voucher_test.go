@@ -78,7 +78,9 @@ func TestDecodeVoucherHeader(t *testing.T) {
 			return strings.Replace(s, `{"channelConfig"`, `{"note":[1,-2.5e3,{"a":"\u00e9\n"},true,null],"channelConfig"`, 1)
 		}, true},
 		{"a key in another letter case", func(s string) string { return strings.Replace(s, `"payer":`, `"Payer":`, 1) }, false},
-		{"a repeated key", func(s string) string { return strings.Replace(s, `"type":"voucher"`, `"type":"voucher","type":"voucher"`, 1) }, false},
+		{"a repeated key", func(s string) string {
+			return strings.Replace(s, `"type":"voucher"`, `"type":"voucher","type":"voucher"`, 1)
+		}, false},
 		{"an escaped string", func(s string) string { return strings.Replace(s, `"type":"voucher"`, `"type":"vouche\u0072"`, 1) }, false},
 		{"maxClaimableAmount as a number", func(s string) string {
 			return strings.Replace(s, `"maxClaimableAmount":"3000"`, `"maxClaimableAmount":3000`, 1)
