@@ -23,18 +23,7 @@ type boltChannels struct {
 func (b *boltRedemptions) Channels() Channels { return b.channels }
 
 // get reads a record in a transaction; nil when there is none.
-func (s *boltChannels) get(tx *bolt.Tx, k string) (*Channel, error) {
-	bk := tx.Bucket(bucketChannels)
-	if bk == nil {
-		return nil, nil
-	}
-	v := bk.Get([]byte(k))
-	if v == nil {
-		return nil, nil
-	}
-	c := new(Channel)
-	return c, json.Unmarshal(v, c)
-}
+func (s *boltChannels) get(tx *bolt.Tx, k string) (*Channel, error) { return boltChannel(tx, k) }
 
 // put writes a record in an update transaction.
 func (s *boltChannels) put(tx *bolt.Tx, c *Channel) error {
@@ -89,7 +78,7 @@ func (s *boltChannels) Charge(ctx context.Context, id string, prev, charged *big
 	if err := checkChargeArgs(prev, charged, v); err != nil {
 		return nil, err
 	}
-	return s.log.charge(s, k, prev, charged, v)
+	return s.log.charge(k, prev, charged, v)
 }
 
 func (s *boltChannels) Channel(ctx context.Context, id string) (*Channel, error) {
@@ -97,7 +86,7 @@ func (s *boltChannels) Channel(ctx context.Context, id string) (*Channel, error)
 	if err != nil {
 		return nil, err
 	}
-	return s.log.read(s, k)
+	return s.log.read(k)
 }
 
 func (s *boltChannels) MarkClaimed(ctx context.Context, id string, claimed *big.Int) error {

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"math/big"
@@ -174,7 +175,7 @@ func (l *chanLog) replay(files []string) error {
 				if err != nil {
 					return fmt.Errorf("the channel log %s: %w", name, err)
 				}
-				c, err := (*boltChannels)(nil).get(tx, k) // get reads tx only
+				c, err := boltChannel(tx, k)
 				if err != nil {
 					return err
 				}
@@ -278,14 +279,14 @@ func (l *chanLog) current(k string) (*Channel, bool) {
 
 // charge is Charge: the record (ahead of bbolt, else read from it)
 // checked and charged, logged, and held until the next checkpoint.
-func (l *chanLog) charge(s *boltChannels, k string, prev, charged *big.Int, v ChannelVoucher) (*Channel, error) {
+func (l *chanLog) charge(k string, prev, charged *big.Int, v ChannelVoucher) (*Channel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	cur, ok := l.current(k)
 	if !ok {
 		err := l.db.View(func(tx *bolt.Tx) error {
 			var err error
-			cur, err = s.get(tx, k)
+			cur, err = boltChannel(tx, k)
 			return err
 		})
 		if err != nil {
@@ -311,7 +312,7 @@ func (l *chanLog) charge(s *boltChannels, k string, prev, charged *big.Int, v Ch
 }
 
 // read is the record of k: ahead of bbolt, else from it.
-func (l *chanLog) read(s *boltChannels, k string) (*Channel, error) {
+func (l *chanLog) read(k string) (*Channel, error) {
 	l.mu.Lock()
 	if c, ok := l.current(k); ok {
 		l.mu.Unlock()
@@ -323,7 +324,7 @@ func (l *chanLog) read(s *boltChannels, k string) (*Channel, error) {
 	var out *Channel
 	err := l.db.View(func(tx *bolt.Tx) error {
 		var err error
-		out, err = s.get(tx, k)
+		out, err = boltChannel(tx, k)
 		return err
 	})
 	return out, err
@@ -504,4 +505,18 @@ func decodeChargeRecord(p []byte) (id string, charged *big.Int, v ChannelVoucher
 func common32(k string) []byte {
 	b, _ := hex.DecodeString(strings.TrimPrefix(k, "0x"))
 	return b
+}
+
+// boltChannel reads a record in a transaction; nil when there is none.
+func boltChannel(tx *bolt.Tx, k string) (*Channel, error) {
+	bk := tx.Bucket(bucketChannels)
+	if bk == nil {
+		return nil, nil
+	}
+	v := bk.Get([]byte(k))
+	if v == nil {
+		return nil, nil
+	}
+	c := new(Channel)
+	return c, json.Unmarshal(v, c)
 }
