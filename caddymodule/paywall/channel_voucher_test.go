@@ -1,15 +1,19 @@
 package paywall
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -17,12 +21,13 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // voucherHeaderFor is a voucher's PAYMENT-SIGNATURE as the published
 // client sends it, its payload edited by edit (a JSON text replacement).
-func voucherHeaderFor(t testing.TB, edit func(string) string) string {
+func voucherHeaderFor(t testing.TB, max int64, edit func(string) string) string {
 	t.Helper()
 	key, _ := crypto.HexToECDSA(strings.TrimPrefix(devnet.Buyer1PrivateKey, "0x"))
 	payer := crypto.PubkeyToAddress(key.PublicKey)
@@ -33,12 +38,12 @@ func voucherHeaderFor(t testing.TB, edit func(string) string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig, err := batch.SignVoucher(key, big.NewInt(devnet.ChainID), id, big.NewInt(3000))
+	sig, err := batch.SignVoucher(key, big.NewInt(devnet.ChainID), id, big.NewInt(max))
 	if err != nil {
 		t.Fatal(err)
 	}
 	pl, _ := json.Marshal(map[string]any{"type": "voucher", "channelConfig": cfg,
-		"voucher": map[string]any{"channelId": id.Hex(), "maxClaimableAmount": "3000", "signature": hexutil.Encode(sig)}})
+		"voucher": map[string]any{"channelId": id.Hex(), "maxClaimableAmount": fmt.Sprint(max), "signature": hexutil.Encode(sig)}})
 	acc := x402.RequirementsV2{Scheme: SchemeChannel, Network: "eip155:338", Asset: devnet.TokenAddress.Hex(), Amount: "1000",
 		PayTo: channelPayTo, MaxTimeoutSeconds: 300, Extra: map[string]any{"receiverAuthorizer": "0x00000000000000000000000000000000000000Aa", "withdrawDelay": 900}}
 	raw, _ := json.Marshal(x402.PaymentPayloadV2{X402Version: 2, Accepted: acc, Payload: json.RawMessage(edit(string(pl)))})
@@ -103,7 +108,7 @@ func TestDecodeVoucherHeader(t *testing.T) {
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := voucherHeaderFor(t, tc.edit)
+			h := voucherHeaderFor(t, 3000, tc.edit)
 			var pl channelPayload
 			p, ok := decodeVoucherHeader(h, &pl)
 			if ok != tc.fast {
@@ -131,7 +136,7 @@ func TestDecodeVoucherHeader(t *testing.T) {
 //
 //	go test ./caddymodule/paywall -run '^$' -bench DecodeVoucherHeader
 func BenchmarkDecodeVoucherHeader(b *testing.B) {
-	h := voucherHeaderFor(b, func(s string) string { return s })
+	h := voucherHeaderFor(b, 3000, func(s string) string { return s })
 	b.Run("hot", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
@@ -155,4 +160,95 @@ func BenchmarkDecodeVoucherHeader(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestChannelVoucherHotPath: the hot path's answers without a read of
+// the store before the charge, against a store holding the channel: a
+// voucher charges it; the same voucher again gets the corrective 402 from
+// the record the refused charge returns; a closed channel is refused
+// before the cumulative check, a voucher beyond the balance after it; a
+// channel the store does not hold goes to the facilitator's Verify.
+func TestChannelVoucherHotPath(t *testing.T) {
+	ctx := context.Background()
+	notFound := "invalid_batch_settlement_evm_channel_not_found"
+	fc := &fakeClient{verify: &facilitator.VerifyResponse{IsValid: false, InvalidReason: &notFound}}
+	h, _ := testHandler(t, fc, false)
+	h.Amount = "1000"
+	h.attempts = newAttempts(h)
+	opt := h.pricing.options[0]
+	opt.caip2, opt.reqs.Scheme, opt.reqs.PayTo, opt.reqs.Asset = "eip155:338", SchemeChannel, channelPayTo, devnet.TokenAddress.Hex()
+	h.PayTo = channelPayTo
+	h.setTestOptions(t, opt)
+	chans := store.ChannelsOf(store.NewMemoryRedemptions())
+	h.chans = &chanRoute{store: chans, opts: []chanOption{{chainID: big.NewInt(devnet.ChainID),
+		authorizer: common.HexToAddress("0x00000000000000000000000000000000000000Aa"), token: devnet.TokenAddress,
+		payTo: common.HexToAddress(channelPayTo), ids: new(channelIDs)}}}
+	h0 := voucherHeaderFor(t, 3000, func(s string) string { return s })
+	h4 := voucherHeaderFor(t, 4000, func(s string) string { return s })
+	var pl channelPayload
+	if _, ok := decodeVoucherHeader(h0, &pl); !ok {
+		t.Fatal("header not read")
+	}
+	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
+	serve := func(header string) (int, string) {
+		r := httptest.NewRequest(http.MethodGet, "http://example.com/paid", nil)
+		r.Header.Set(x402.HeaderPaymentSignature, header)
+		r = r.WithContext(context.WithValue(r.Context(), caddyhttp.VarsCtxKey, map[string]any{}))
+		w := httptest.NewRecorder()
+		if err := h.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+			_, err := w.Write([]byte("resource"))
+			return err
+		})); err != nil {
+			t.Fatal(err)
+		}
+		var pr x402.PaymentRequiredV2
+		_ = x402.DecodeBase64JSON(w.Header().Get(x402.HeaderPaymentRequired), &pr)
+		if w.Code == http.StatusOK {
+			return w.Code, w.Body.String()
+		}
+		return w.Code, pr.Error
+	}
+	charged := func() string {
+		c, err := chans.Channel(ctx, id)
+		if err != nil || c == nil {
+			t.Fatal(c, err)
+		}
+		return c.Charged.String()
+	}
+	// Not in the store: the facilitator is asked.
+	if st, reason := serve(h0); st != 402 || reason != "invalid_batch_settlement_evm_channel_not_found" || fc.lastReq == nil {
+		t.Fatalf("unknown channel: %d %s (asked: %v)", st, reason, fc.lastReq != nil)
+	}
+	cfg := storeConfig(pl.ChannelConfig)
+	if _, err := chans.Sync(ctx, id, "eip155:338", cfg, store.ChainState{Balance: big.NewInt(3500), Claimed: big.NewInt(2000), Block: 1}); err != nil {
+		t.Fatal(err)
+	}
+	fc.lastReq = nil
+	for _, tc := range []struct {
+		name    string
+		header  string
+		prepare func()
+		status  int
+		reason  string
+		charged string
+	}{
+		{"a voucher from the charged amount", h0, nil, 200, "resource", "3000"},
+		{"the same voucher again", h0, nil, 402, reasonCumulativeMismatch, "3000"},
+		{"a voucher beyond the balance", h4, nil, 402, reasonExceedsBalance, "3000"},
+		{"a closed channel", h4, func() {
+			if _, err := chans.SetChannelState(ctx, id, store.ChannelOpen, store.ChannelClosed); err != nil {
+				t.Fatal(err)
+			}
+		}, 402, reasonChannelClosed, "3000"},
+	} {
+		if tc.prepare != nil {
+			tc.prepare()
+		}
+		if st, got := serve(tc.header); st != tc.status || got != tc.reason || charged() != tc.charged {
+			t.Errorf("%s: %d %s, charged %s; want %d %s, charged %s", tc.name, st, got, charged(), tc.status, tc.reason, tc.charged)
+		}
+	}
+	if fc.lastReq != nil {
+		t.Error("the facilitator was asked about a channel the store holds")
+	}
 }
