@@ -10,6 +10,7 @@ type voucherJSON struct {
 	payer, payerAuth, receiver, receiverAuth string
 	token, salt, channelID, max, signature   string
 	withdrawDelay                            uint64
+	accepted                                 bool // an accepted object was read
 }
 
 // scanVoucherJSON reads a voucher header's JSON without reflection, in
@@ -27,7 +28,7 @@ func scanVoucherJSON(b []byte) (voucherJSON, bool) {
 	}
 	s.space()
 	v := &s.v
-	if s.i != len(s.b) || v.version != "2" {
+	if s.i != len(s.b) || v.version != "2" || !v.accepted {
 		return s.v, false
 	}
 	// withdrawDelay is a JSON number read into a uint64: digits only.
@@ -74,6 +75,7 @@ func (s *jsonScan) field(o int, k string) bool {
 		case "extensions":
 			return s.skip()
 		case "accepted":
+			v.accepted = true
 			return s.obj(objAccepted)
 		case "payload":
 			return s.obj(objPayload)

@@ -252,3 +252,34 @@ func TestChannelVoucherHotPath(t *testing.T) {
 		t.Error("the facilitator was asked about a channel the store holds")
 	}
 }
+
+// FuzzDecodeVoucherHeader: whatever header the hot path reads, the
+// general decoder reads the same way.
+//
+//	go test ./caddymodule/paywall -run '^$' -fuzz FuzzDecodeVoucherHeader -fuzztime 60s
+func FuzzDecodeVoucherHeader(f *testing.F) {
+	raw, _ := base64.StdEncoding.DecodeString(voucherHeaderFor(f, 3000, func(s string) string { return s }))
+	f.Add(raw)
+	f.Add([]byte(strings.Replace(string(raw), `"payer"`, ` "payer" `, 1)))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		h := base64.StdEncoding.EncodeToString(raw)
+		var pl channelPayload
+		p, ok := decodeVoucherHeader(h, &pl)
+		if !ok {
+			return
+		}
+		gp, err := facilitator.DecodePaymentHeader(h)
+		if err != nil {
+			t.Fatalf("the hot path read %s; the general decoder: %v", raw, err)
+		}
+		graw, err := gp.PayloadJSON()
+		var gpl channelPayload
+		if err != nil || json.Unmarshal(graw, &gpl) != nil {
+			t.Fatalf("the hot path read %s; the general decoder's payload: %v", raw, err)
+		}
+		if !reflect.DeepEqual(pl, gpl) || p.X402Version != gp.X402Version || p.Scheme != gp.Scheme || p.Network != gp.Network ||
+			gp.Accepted == nil || p.Accepted.Asset != gp.Accepted.Asset {
+			t.Fatalf("%s\nhot %+v %+v\ngeneral %+v %+v", raw, p, pl, gp, gpl)
+		}
+	})
+}
