@@ -108,7 +108,7 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"bad paywall", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall maybe\n}"), `paywall must be "on" or "off", got "maybe"`},
 		{"template with paywall off", site("x402 {\n pay_to " + payTo + "\n price 1\n paywall off\n paywall_template page.html\n}"), "paywall_template has no use with paywall off"},
 		{"bad scheme", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme batch\n}"), `scheme must be "exact", "upto" or "batch-settlement", got "batch"`},
-		{"meter on exact", site("x402 {\n pay_to " + payTo + "\n price 1\n meter json usage.total_tokens 0.000002\n}"), "meter and meter_max_bytes are for scheme upto"},
+		{"meter on exact", site("x402 {\n pay_to " + payTo + "\n price 1\n meter json usage.total_tokens 0.000002\n}"), "meter and meter_max_bytes are for scheme upto or batch-settlement"},
 		{"meter shape", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter usage.total_tokens 0.1\n}"), "meter takes json <dotted path> <unit price>"},
 		{"meter bad path", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter json usage..tokens 0.1\n}"), `meter json path "usage..tokens" is not a dotted path`},
 		{"meter bad unit price", site("x402 {\n pay_to " + payTo + "\n price 1\n scheme upto\n meter json usage.tokens -1\n}"), `meter json unit price "-1": want a non-negative decimal number`},

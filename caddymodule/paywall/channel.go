@@ -49,11 +49,6 @@ const (
 // deposit stays locked after it asks to withdraw.
 const DefaultWithdrawDelay = 900
 
-// maxClaimEvery is the longest claim interval: a third of the withdraw
-// delay, so that a charged voucher is claimed before a withdrawal the
-// payer asked for completes.
-const maxClaimEvery = DefaultWithdrawDelay / 3 * time.Second
-
 // DefaultClaimEvery is how often a channel route claims what it charged.
 const DefaultClaimEvery = time.Minute
 
@@ -67,6 +62,11 @@ type chanRoute struct {
 	// release lets go of the x402 app's facilitator and store, held for
 	// the last claim round at Cleanup (Caddy may clean the app up first).
 	release func() error
+	// led notes the claiming roles this route took (channel_lease.go);
+	// scanned, per option, the next block the withdraw watch reads
+	// (channel_watch.go). The claim loop alone uses them.
+	led     map[string]bool
+	scanned map[int]uint64
 }
 
 // chanOption is what a channel on one of the route's options must name.
@@ -92,7 +92,7 @@ func (h *Handler) provisionChannel() error {
 		return errors.New("x402: scheme batch-settlement needs a store that keeps payment channels (memory, bbolt or postgres)")
 	}
 	fac := h.app.Facilitator()
-	cr := &chanRoute{store: chans}
+	cr := &chanRoute{store: chans, led: map[string]bool{}, scanned: map[int]uint64{}}
 	for i := range h.pricing.options {
 		opt := &h.pricing.options[i]
 		if opt.caip2 == "" {
@@ -191,9 +191,10 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	req := h.v2Request(r, header, resourceURL(r))
 	req.PaymentRequirements.Resource = resourceURL(r)
-	if rec != nil && rec.State != store.ChannelOpen {
+	if rec != nil && (rec.State != store.ChannelOpen || withdrawClosing(rec, time.Now())) {
 		// Refused before a deposit moves anything into a channel that is
-		// being refunded or is closed.
+		// being refunded or is closed, or whose payer's withdrawal could
+		// complete before a charge now is claimed (channel_watch.go).
 		return h.channelRefused(w, r, reasonChannelClosed)
 	}
 	var sr *facilitator.SettleResponse
@@ -271,11 +272,10 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 		return h.channelStoreFailed(w, r, err, sr)
 	}
 	h.metrics.payment(sl, OutcomeSettled, "")
-	h.setChannelResponse(w, r, after, price, sr)
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	return next.ServeHTTP(w, r)
+	return h.serveChannelMetered(w, r, next, after, price, sr, h.setChannelResponse) // channel_meter.go
 }
 
 // checkConfig checks a channel's config against the route's option, as
@@ -343,8 +343,6 @@ func chainStateOf(m map[string]any) store.ChainState {
 // validateChannel checks a batch-settlement route's settings.
 func (h *Handler) validateChannel() error {
 	switch {
-	case h.Meter != nil || h.MeterMaxBytes != 0:
-		return errors.New("x402: meter does not go with scheme batch-settlement yet: a channel route charges its price per request")
 	case h.AssetTransfer != "" && h.AssetTransfer != AssetTransferEIP3009:
 		return errors.New("x402: scheme batch-settlement takes deposits by ERC-3009 only (asset_transfer eip3009)")
 	case h.GasSponsoring != "":
@@ -352,11 +350,11 @@ func (h *Handler) validateChannel() error {
 	case h.Window.Access != 0:
 		return errors.New("x402: access does not go with scheme batch-settlement: a voucher pays for one request")
 	case h.Settle == SettleAfter:
-		return errors.New("x402: settle after does not go with scheme batch-settlement: a voucher is charged before the request is served")
+		return errors.New("x402: settle after does not go with scheme batch-settlement: a channel's receipt must be a header, which the buyer signs its next voucher from (the published client reads no trailer); a metered answer is held up to meter_max_bytes, or streams at once when the upstream states its charge in Settlement-Overrides")
 	case len(h.MCPTools) > 0:
 		return errors.New("x402: mcp_tool does not go with scheme batch-settlement yet")
-	case h.ClaimEvery < 0 || time.Duration(h.ClaimEvery) > maxClaimEvery:
-		return fmt.Errorf("x402: claim_every must be positive and at most %s (a third of the withdraw delay: a payer who asks to withdraw takes back what is not claimed when the delay ends)", maxClaimEvery)
+	case h.ClaimEvery < 0:
+		return errors.New("x402: claim_every must be positive")
 	}
-	return nil
+	return h.validateChannelMeter() // channel_meter.go
 }

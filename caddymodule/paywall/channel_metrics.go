@@ -20,6 +20,7 @@ var channelMetrics struct {
 	unclaimed *prometheus.GaugeVec
 	claimed   *prometheus.GaugeVec
 	claims    *prometheus.CounterVec
+	claiming  *prometheus.GaugeVec
 }
 
 func initChannelMetrics(reg *prometheus.Registry) error {
@@ -41,8 +42,12 @@ func initChannelMetrics(reg *prometheus.Registry) error {
 			Namespace: "x402", Name: "channel_claim_transactions_total",
 			Help: "Claim transactions of payment channels, by network and outcome (claimed, refused: the facilitator or the chain refused it, failed: the facilitator could not be asked).",
 		}, []string{"network", "outcome"})
+		m.claiming = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: "x402", Name: "channel_claiming",
+			Help: "1 while this instance holds the role of claiming the payment channels paid to pay_to on network (one instance of all sharing a store), else 0.",
+		}, []string{"network", "pay_to"})
 	})
-	for _, c := range []prometheus.Collector{m.open, m.unclaimed, m.claimed, m.claims} {
+	for _, c := range []prometheus.Collector{m.open, m.unclaimed, m.claimed, m.claims, m.claiming} {
 		if err := httpx.Register(reg, c); err != nil {
 			return err
 		}

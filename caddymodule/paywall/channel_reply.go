@@ -62,7 +62,10 @@ func (h *Handler) channelRefused(w http.ResponseWriter, r *http.Request, reason 
 // correctiveChannel is the published server's corrective 402: the
 // voucher was not signed from the channel's charged amount, so the
 // option's extra carries channelState and voucherState (the last charged
-// voucher) for the client to sign again from.
+// voucher) for the client to sign again from. A channel with no voucher
+// in the store (known from the chain only) has no voucherState, as with
+// the published server: its client then resynchronises from the chain (an
+// empty signature would make it throw).
 func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel) error {
 	sl := h.pricing.saleOf(r)
 	h.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
@@ -73,11 +76,9 @@ func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *s
 		extra[k] = v
 	}
 	extra["channelState"] = channelStateJSON(c)
-	vs := map[string]any{"signedMaxClaimable": c.Charged.String(), "signature": "0x"}
 	if c.VoucherMax != nil {
-		vs = map[string]any{"signedMaxClaimable": c.VoucherMax.String(), "signature": hexutil.Encode(c.VoucherSignature)}
+		extra["voucherState"] = map[string]any{"signedMaxClaimable": c.VoucherMax.String(), "signature": hexutil.Encode(c.VoucherSignature)}
 	}
-	extra["voucherState"] = vs
 	part.Extra = extra
 	pr := x402.PaymentRequiredV2{X402Version: x402.Version2, Error: reasonCumulativeMismatch,
 		Resource: &x402.ResourceInfo{URL: resourceURL(r), Description: h.Description, MimeType: h.MimeType}, Accepts: accepts}

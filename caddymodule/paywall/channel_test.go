@@ -165,8 +165,11 @@ func TestChannelPaywall(t *testing.T) {
 	if st, b, _, _ := get(cb.voucher(t, cb.key, 1000)); st != 402 || !strings.Contains(b, "invalid_batch_settlement_evm_channel_not_found") {
 		t.Fatalf("voucher before the deposit: %d %s", st, b)
 	}
-	// A deposit whose voucher is not price above the channel's charged.
-	if st, _, _, pr := get(cb.deposit(t, 10000, 2000)); st != 402 || pr.Error != reasonCumulativeMismatch {
+	// A deposit whose voucher is not price above the channel's charged;
+	// the store holds no voucher of it: no voucherState (the published
+	// client would throw on an empty signature), it reads the chain.
+	if st, _, _, pr := get(cb.deposit(t, 10000, 2000)); st != 402 || pr.Error != reasonCumulativeMismatch || len(pr.Accepts) != 1 ||
+		pr.Accepts[0].Extra["voucherState"] != nil || fmt.Sprint(pr.Accepts[0].Extra["channelState"]) == "<nil>" {
 		t.Fatalf("deposit with a voucher of 2000: %d %+v", st, pr)
 	}
 	st, b, rs, _ := get(cb.deposit(t, 10000, 1000))
@@ -245,6 +248,9 @@ func TestChannelPaywall(t *testing.T) {
 	if v, _ := testutil.Sample(samples, "x402_channel_claim_transactions_total", map[string]string{"network": "cronos-testnet", "outcome": "claimed"}); v < 1 {
 		t.Errorf("claim transactions: %v", v)
 	}
+	if v, ok := testutil.Sample(samples, "x402_channel_claiming", map[string]string{"network": "cronos-testnet", "pay_to": common.HexToAddress(channelPayTo).Hex()}); !ok || v != 1 {
+		t.Errorf("claiming role: %v %v", v, ok)
+	}
 	if v, ok := testutil.Sample(samples, "x402_channels_claimed_smallest_units", net); !ok || v < 10000 {
 		t.Errorf("claimed: %v %v", v, ok)
 	}
@@ -258,10 +264,10 @@ func TestChannelPaywall(t *testing.T) {
 func TestChannelConfigRefused(t *testing.T) {
 	for _, tc := range []struct{ opts, want string }{
 		{"scheme batch-settlement\n\t\tsettle after", "settle after does not go with scheme batch-settlement"},
-		{"scheme batch-settlement\n\t\tclaim_every 10m", "claim_every must be positive and at most 5m0s"},
 		{"scheme batch-settlement\n\t\tclaim_every soon", "want a positive duration, such as 1m"},
 		{"claim_every 1m", "claim_every is for scheme batch-settlement"},
-		{"scheme batch-settlement\n\t\tmeter json usage.total_tokens 0.000002", "meter does not go with scheme batch-settlement yet"},
+		{"scheme batch-settlement\n\t\tmeter json usage..tokens 2", "is not a dotted path"},
+		{"scheme batch-settlement\n\t\tmeter json usage.tokens -1", "want a non-negative decimal number"},
 		{"scheme batch-settlement\n\t\tfacilitator https://example.com", "needs the x402 app's embedded facilitator"},
 		{"scheme channels", `\"batch-settlement\", got \"channels\"`},
 	} {

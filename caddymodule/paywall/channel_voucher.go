@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/common"
@@ -27,7 +28,8 @@ import (
 // signature does not recover to its signer reads the record to tell a
 // cumulative mismatch from a bad signature. served is false, with
 // nothing written, when the store holds no such channel: the caller then
-// takes the unknown-channel path (the facilitator's Verify).
+// takes the unknown-channel path (the facilitator's Verify). A charged
+// request goes through the meter (channel_meter.go), as serveChannel's.
 func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, pl *channelPayload, co *chanOption, max, price *big.Int, id string) (served bool, err error) {
 	ctx := r.Context()
 	signer := pl.ChannelConfig.PayerAuthorizer
@@ -65,13 +67,21 @@ func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next cadd
 		return true, h.channelStoreFailed(w, r, err, nil)
 	}
 	co.ids.remember(pl.ChannelConfig, pl.Voucher.ChannelID)
+	if withdrawClosing(after, time.Now()) {
+		// The payer's withdrawal could complete before this charge is
+		// claimed (channel_watch.go), which a read before the charge would
+		// have refused: the charge is given back and the request refused.
+		// A charge that cannot be given back stands, and is served.
+		if _, lowered := (&chanCharge{h: h, r: r, reserved: after, price: price}).lower(price); lowered {
+			return true, h.channelRefused(w, r, reasonChannelClosed)
+		}
+	}
 	sl := h.pricing.saleOf(r)
 	h.metrics.payment(sl, OutcomeSettled, "")
-	h.setChannelResponse(w, r, after, price, nil)
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	return true, next.ServeHTTP(w, r)
+	return true, h.serveChannelMetered(w, r, next, after, price, nil, h.setChannelResponse) // channel_meter.go
 }
 
 // maxChannelIDs bounds the memo of channel ids (about 200 bytes an

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/common"
@@ -235,6 +236,13 @@ func TestChannelVoucherHotPath(t *testing.T) {
 		{"a voucher from the charged amount", h0, nil, 200, "resource", "3000"},
 		{"the same voucher again", h0, nil, 402, reasonCumulativeMismatch, "3000"},
 		{"a voucher beyond the balance", h4, nil, 402, reasonExceedsBalance, "3000"},
+		{"a channel whose payer's withdrawal completes within the margin", h4, func() {
+			cs := store.ChainState{Balance: big.NewInt(5000), Claimed: big.NewInt(2000), Block: 2,
+				WithdrawRequestedAt: time.Now().Add(-DefaultWithdrawDelay * time.Second)}
+			if _, err := chans.Sync(ctx, id, "eip155:338", cfg, cs); err != nil {
+				t.Fatal(err)
+			}
+		}, 402, reasonChannelClosed, "3000"}, // charged, then given back
 		{"a closed channel", h4, func() {
 			if _, err := chans.SetChannelState(ctx, id, store.ChannelOpen, store.ChannelClosed); err != nil {
 				t.Fatal(err)

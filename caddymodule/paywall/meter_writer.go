@@ -63,6 +63,23 @@ type meterWriter struct {
 	held     bytes.Buffer // settle before: the answer held
 	trailer  string       // settle after: the receipt's trailer name
 	upgraded bool
+	ch       answerCharge // a channel request's charge (channel_meter.go), or nil
+}
+
+// answerCharge settles the charge of a request that is not an upto
+// payment (a channel request: channel_meter.go): the meter writer hands
+// it the charge instead of settling a payment.
+type answerCharge interface {
+	// settle charges the metered charge (at most the maximum).
+	settle(charge *big.Int) *facilitator.SettleResponse
+	// receipt writes the receipt of the settled charge.
+	receipt(w http.ResponseWriter)
+	// release charges nothing and writes its receipt (an answer not
+	// settled: a status of 400 or more, no answer).
+	release(w http.ResponseWriter)
+	// upgrade charges the maximum for a connection the upstream takes
+	// over, and writes its receipt.
+	upgrade(w http.ResponseWriter)
 }
 
 func (h *Handler) newMeterWriter(w http.ResponseWriter, r *http.Request, req *facilitator.Request, res *facilitator.Reservation, id string, rec *redemption) *meterWriter {
@@ -89,11 +106,23 @@ func (mw *meterWriter) writeHeader(status int) {
 	override := hdr.Get(HeaderSettlementOverrides)
 	hdr.Del(HeaderSettlementOverrides)
 	if status == http.StatusSwitchingProtocols {
-		mw.state, mw.upgraded = meterDropped, true
+		mw.upgraded = true
+		if mw.ch != nil {
+			// A channel's voucher pays the price for the connection, which
+			// goes through (channel_meter.go).
+			mw.ch.upgrade(mw.ResponseWriter)
+			mw.state = meterPassing
+			mw.ResponseWriter.WriteHeader(status)
+			return
+		}
+		mw.state = meterDropped
 		return
 	}
 	if status >= 400 {
 		mw.state = meterPassing
+		if mw.ch != nil {
+			mw.ch.release(mw.ResponseWriter) // nothing charged, said before the status goes out
+		}
 		mw.ResponseWriter.WriteHeader(status)
 		return
 	}
@@ -147,7 +176,7 @@ func (mw *meterWriter) settleBefore(complete bool) {
 		_ = h.facilitatorFailed(mw.ResponseWriter, "settled", err)
 		return
 	case sr.Settled():
-		h.settled(mw.ResponseWriter, mw.r, sr)
+		mw.receipt(sr)
 		if complete {
 			// The whole answer is held: say how long it is.
 			mw.ResponseWriter.Header().Set("Content-Length", fmt.Sprint(mw.held.Len()))
@@ -174,6 +203,9 @@ func (mw *meterWriter) settleBefore(complete bool) {
 func (mw *meterWriter) settle() (*facilitator.SettleResponse, error) {
 	h, rec, charge := mw.h, mw.rec, mw.charge
 	h.metrics.metered(h.pricing.saleOf(mw.r), mw.source, charge)
+	if mw.ch != nil {
+		return mw.ch.settle(charge), nil
+	}
 	rec.State, rec.Updated = redeemSettling, time.Now()
 	if err := h.redeem.Store().Put(mw.id, rec); err != nil {
 		return nil, fmt.Errorf("x402: writing the redemption store: %w", err)
@@ -265,8 +297,15 @@ func (mw *meterWriter) FlushError() error {
 // Flush implements http.Flusher.
 func (mw *meterWriter) Flush() { _ = mw.FlushError() }
 
-// Hijack is refused: an upgraded connection cannot be metered.
+// Hijack is refused on an upto route: an upgraded connection cannot be
+// metered. A channel request's connection goes through, at the price.
 func (mw *meterWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	mw.mu.Lock()
+	through := mw.ch != nil && mw.upgraded
+	mw.mu.Unlock()
+	if through {
+		return http.NewResponseController(mw.ResponseWriter).Hijack()
+	}
 	return nil, nil, errUptoUpgrade
 }
 
@@ -323,7 +362,7 @@ func (mw *meterWriter) finish(upstreamErr error) error {
 		h.setFailedResponse(mw.ResponseWriter, mw.r, &facilitator.SettleResponse{Event: facilitator.EventFailed,
 			Network: h.pricing.saleOf(mw.r).network(), Error: facilitator.MessageOf(err), Timestamp: facilitator.Timestamp(time.Now())})
 	case sr.Settled():
-		h.settled(mw.ResponseWriter, mw.r, sr)
+		mw.receipt(sr)
 	default:
 		h.logger.Error("an upto payment was not settled after its answer went out",
 			zap.String("id", mw.id), zap.String("charge", mw.charge.String()), zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
@@ -360,6 +399,15 @@ func (mw *meterWriter) chargeAtEnd(broken bool) (*big.Int, string) {
 			zap.String("path", mw.h.Meter.Path), zap.String("uri", mw.r.RequestURI))
 	}
 	return new(big.Int).Set(mw.rule.max), ChargeMaximum
+}
+
+// receipt writes the receipt of a settled charge.
+func (mw *meterWriter) receipt(sr *facilitator.SettleResponse) {
+	if mw.ch != nil {
+		mw.ch.receipt(mw.ResponseWriter)
+		return
+	}
+	mw.h.settled(mw.ResponseWriter, mw.r, sr)
 }
 
 func (mw *meterWriter) meterPath() []string { return newMeterReader(mw.h.Meter.Path, 0, false).path }

@@ -57,7 +57,7 @@ func (h *Handler) validateMetering() error {
 	}
 	if !h.upto() {
 		if h.Meter != nil || h.MeterMaxBytes != 0 {
-			return errors.New("x402: meter and meter_max_bytes are for scheme upto: an exact route charges its price whatever the answer")
+			return errors.New("x402: meter and meter_max_bytes are for scheme upto or batch-settlement: an exact route charges its price whatever the answer")
 		}
 		return nil
 	}

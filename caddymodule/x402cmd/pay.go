@@ -65,11 +65,34 @@ type PayOptions struct {
 	// through this JSON-RPC endpoint, skipped when the allowance covers
 	// the maximum).
 	ApprovePermit2 string
+	// Channels is --channels DIR: where a batch-settlement route's channel
+	// records are kept (default: caddy-x402/channels in os.UserConfigDir).
+	Channels string
+	// Deposit is --deposit UNITS: what a new channel or a top-up deposits
+	// (default: DefaultDepositMultiplier x the price).
+	Deposit string
+	// MaxDeposit is --max-deposit UNITS: the most one deposit may be
+	// (default: DefaultDepositMultiplier x --max-amount).
+	MaxDeposit string
+	// ChannelSalt is --channel-salt N: the salt of the channel config
+	// (default 0, as the published client), another salt another channel.
+	ChannelSalt string
+	// RPC is --rpc URL: a JSON-RPC endpoint of the channel's chain, read
+	// when a channel record is missing or the seller's state must be
+	// checked against the chain.
+	RPC string
+	// Refund is --refund: ask the seller of a batch-settlement route to
+	// refund the key's channel instead of paying.
+	Refund bool
+	// RefundAmount is --refund-amount UNITS: refund only this much
+	// (default: all that is not charged).
+	RefundAmount string
 
 	// Resolved from the options above.
 	wallet *common.Address
 	deploy *exact.WalletDeployment
 	jar    *cookieJar
+	chans  *channelFlags
 }
 
 // walletOptions resolves --smart-wallet and --smart-wallet-undeployed for
@@ -164,6 +187,17 @@ x402 PaymentRequired, pays it with the payment in
 params._meta["x402/payment"] (x402 over MCP) and calls it again. The tool's
 result goes to stdout, the settlement from its _meta to stderr.
 
+On a batch-settlement route (a payment channel), the first call deposits
+into the key's channel to the seller (--deposit, default 5 x the price,
+at most --max-deposit, default 5 x --max-amount) with a voucher for the
+first request; later calls sign the next cumulative voucher (no
+transaction). The channel is kept in --channels DIR (one JSON file per
+channel, mode 0600, locked while a command pays from it). A corrective 402
+from the seller resynchronises it, trusting only figures a voucher of the
+key's backs (or the chain, read through --rpc URL), and the call is sent
+again once. --refund asks the seller to refund what is not charged
+(--refund-amount for part of it).
+
 A paid answer that sets the seller's access cookie (x402_access_...) is
 reported on stderr with the end of its window. --cookie-jar FILE keeps
 cookies between runs (JSON, written with mode 0600, read when it exists):
@@ -201,6 +235,13 @@ cookie without paying or signing in.
 	f.StringVar(&o.MCPTool, "mcp-tool", "", "URL is an MCP endpoint (streamable HTTP): call this tool, paying it with x402 over MCP")
 	f.StringVar(&o.MCPArgs, "args", "", "the --mcp-tool's arguments, a JSON object")
 	f.StringVar(&o.ApprovePermit2, "approve-permit2", "", "before paying an upto route, approve Permit2 on its token for the key: one transaction sent through this JSON-RPC URL, once per token and wallet (skipped when the allowance covers the maximum)")
+	f.StringVar(&o.Channels, "channels", "", "keep batch-settlement channel records in this directory (one JSON file per channel, mode 0600; default: caddy-x402/channels in the user's config directory)")
+	f.StringVar(&o.Deposit, "deposit", "", "on a batch-settlement route, deposit this many smallest units when opening or topping up a channel (default: "+strconv.Itoa(DefaultDepositMultiplier)+" x the price)")
+	f.StringVar(&o.MaxDeposit, "max-deposit", "", "refuse a channel deposit above this many smallest units (default: "+strconv.Itoa(DefaultDepositMultiplier)+" x --max-amount)")
+	f.StringVar(&o.ChannelSalt, "channel-salt", "", "the salt of the batch-settlement channel config (default 0; another salt opens another channel with the same seller)")
+	f.StringVar(&o.RPC, "rpc", "", "JSON-RPC URL of the chain, read to recover a batch-settlement channel whose record is missing and to check the seller's channel state")
+	f.BoolVar(&o.Refund, "refund", false, "on a batch-settlement route, ask the seller to refund the key's channel (what is not charged goes back to the key) instead of paying")
+	f.StringVar(&o.RefundAmount, "refund-amount", "", "with --refund, refund only this many smallest units (default: all that is not charged)")
 	f.BoolVar(&o.NoSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }
@@ -235,6 +276,12 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	case "", "auto", "v1", "v2":
 	default:
 		return fmt.Errorf("--protocol must be auto, v1 or v2, not %q", o.Protocol)
+	}
+	if o.RefundAmount != "" && !o.Refund {
+		return errors.New("--refund-amount goes with --refund")
+	}
+	if o.chans, err = parseChannelFlags(o, maxAmount); err != nil {
+		return err
 	}
 	if o.PaymentID != "" && !x402.ValidPaymentID(o.PaymentID) {
 		return fmt.Errorf("--payment-id %q: %s", o.PaymentID, x402.ReasonPaymentIDFormat)

@@ -78,7 +78,8 @@ func sameNetwork(offered, wanted string) bool {
 }
 
 // chooseV2 picks the first entry of accepts this buyer can pay: scheme
-// exact or upto (its amount is the maximum), an eip155 network (the given chain id's and network's, when they
+// exact, upto (its amount is the maximum) or batch-settlement (its amount
+// is the price of one request, paid from a channel), an eip155 network (the given chain id's and network's, when they
 // are given), a valid amount within maxAmount.
 func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64, network string) (x402.RequirementsV2, *big.Int, error) {
 	var why []string
@@ -86,7 +87,7 @@ func chooseV2(accepts []x402.RequirementsV2, maxAmount *big.Int, chainID int64, 
 		id, ok := x402.ParseCAIP2(a.Network)
 		value, err := x402.ParseAmount(a.Amount)
 		switch {
-		case a.Scheme != x402.SchemeExact && a.Scheme != x402.SchemeUpto:
+		case a.Scheme != x402.SchemeExact && a.Scheme != x402.SchemeUpto && a.Scheme != SchemeChannel:
 			why = append(why, fmt.Sprintf("%s on %s: scheme not supported", a.Scheme, a.Network))
 		case !ok:
 			why = append(why, fmt.Sprintf("%s: not an eip155 network", a.Network))

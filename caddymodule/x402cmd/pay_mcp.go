@@ -172,6 +172,9 @@ func runPayMCP(ctx context.Context, url string, key *ecdsa.PrivateKey, maxAmount
 	if err != nil {
 		return err
 	}
+	if accepted.Scheme == SchemeChannel {
+		return fmt.Errorf("refusing to pay: tool %s is sold by scheme %s (a payment channel), which this command pays over HTTP only", o.MCPTool, accepted.Scheme)
+	}
 	h, payment, err := exact.CreatePaymentV2(key, accepted, pr.Resource, opts)
 	if err != nil {
 		return fmt.Errorf("signing the payment: %w", err)

@@ -26,6 +26,15 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	if err != nil {
 		return err
 	}
+	if o.Refund && accepted.Scheme != SchemeChannel {
+		return fmt.Errorf("--refund is for batch-settlement routes; %s offers scheme %s", url, accepted.Scheme)
+	}
+	if o.Refund {
+		return refundChannel(ctx, url, &pr, accepted, key, o, do, stdout, stderr)
+	}
+	if accepted.Scheme == SchemeChannel {
+		return payChannel(ctx, url, &pr, accepted, value, key, o, do, stdout, stderr)
+	}
 	var header string
 	if accepted.Scheme == x402.SchemeUpto {
 		if header, err = payUpto(ctx, key, accepted, pr.Resource, value, o, stderr); err != nil {

@@ -246,6 +246,14 @@ http://:{$PORT} {
 		attempt_limit off
 		access 5s
 	}
+	x402 /chan/* {
+		pay_to %[3]s
+		amount %[4]d
+		network cronos-testnet
+		attempt_limit off
+		scheme batch-settlement
+		claim_every 2s
+	}
 	respond /free "ok" 200
 	reverse_proxy %[5]s {
 		header_up X-Instance {$NAME}

@@ -179,15 +179,16 @@ export function recordCalls(prefix) {
 
 // startDevnet runs a development chain of its own ("caddy x402 devnet"),
 // for a second network beside the one Caddy embeds: opts has chainId,
-// network and token (its token address). Returns {info, stop}; info is the
+// network, token (its token address) and buyers (how many, 5 unless set). Returns {info, stop}; info is the
 // chain's info file (RPC URL, token, TEST-ONLY keys).
-export async function startDevnet({ chainId, network, token }) {
+export async function startDevnet({ chainId, network, token, buyers }) {
   const dir = mkdtempSync(join(tmpdir(), "x402-interop-devnet-"));
   const out = join(dir, "devnet.json");
   const port = await freePort();
   const args = ["x402", "devnet", "--listen", `127.0.0.1:${port}`, "--block-time", "200ms", "--out", out,
     "--chain-id", String(chainId), "--network", network];
   if (token) args.push("--token", token);
+  if (buyers) args.push("--buyers", String(buyers));
   const proc = spawn(caddyBin(), args, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   proc.stdout.on("data", (d) => (log += d));
@@ -239,4 +240,76 @@ export function payCLI(args, env = {}) {
     proc.stderr.on("data", (d) => (stderr += d));
     proc.on("exit", (code) => res({ code, stdout, stderr }));
   });
+}
+
+let pgtestBuilt;
+// startPostgres runs a throwaway PostgreSQL server (our internal/pgtest
+// command: initdb in a temporary directory, a free port, one database) and
+// returns {url, stop}; null when the machine has no PostgreSQL server
+// binaries (initdb, postgres), so that the case can skip and say so. Under
+// CI=true a missing server is an error, as in the Go tests.
+export async function startPostgres() {
+  if (!pgtestBuilt) {
+    pgtestBuilt = join(mkdtempSync(join(tmpdir(), "x402-interop-pgtest-")), "pgtest");
+    execFileSync("go", ["build", "-o", pgtestBuilt, "./internal/pgtest/cmd/pgtest"], { cwd: repo, stdio: "inherit" });
+  }
+  const dir = mkdtempSync(join(tmpdir(), "x402-interop-pg-"));
+  const out = join(dir, "pg.url");
+  const proc = spawn(pgtestBuilt, ["--db", "x402", "--out", out], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  proc.stdout.on("data", (d) => (log += d));
+  proc.stderr.on("data", (d) => (log += d));
+  let exited = false;
+  proc.on("exit", () => (exited = true));
+  try {
+    await waitFor(() => {
+      if (exited) throw Object.assign(new Error("pgtest exited:\n" + log), { fatal: true });
+      return existsSync(out) && readFileSync(out, "utf8").trim();
+    }, "PostgreSQL to start", 60000);
+  } catch (e) {
+    proc.kill("SIGKILL");
+    // pgtest says "PostgreSQL server binaries not available" (none found,
+    // or no postgres OS user to run them as root).
+    if (/server binaries not available/.test(log) && process.env.CI !== "true") return null;
+    throw e;
+  }
+  return {
+    url: readFileSync(out, "utf8").trim(),
+    log: () => log,
+    stop: async () => {
+      if (exited) return;
+      proc.kill("SIGTERM");
+      await waitFor(() => exited, "PostgreSQL to stop", 30000).catch(() => proc.kill("SIGKILL"));
+    },
+  };
+}
+
+// transactionsFrom lists the transactions that address sent in blocks
+// after fromBlock (exclusive) up to the latest, in nonce order:
+// {nonce, to, input, hash, status}.
+export async function transactionsFrom(info, address, fromBlock) {
+  const c = createPublicClient({ chain: chainOf(info), transport: http(info.rpcUrl) });
+  const latest = await c.getBlockNumber();
+  const txs = [];
+  for (let n = fromBlock + 1n; n <= latest; n++) {
+    const b = await c.getBlock({ blockNumber: n, includeTransactions: true });
+    for (const tx of b.transactions) {
+      if (tx.from.toLowerCase() === address.toLowerCase()) txs.push(tx);
+    }
+  }
+  txs.sort((a, b) => a.nonce - b.nonce);
+  for (const tx of txs) tx.status = (await c.getTransactionReceipt({ hash: tx.hash })).status;
+  return txs;
+}
+
+// nonceOf is an address's transaction count on the chain (its next nonce).
+export async function nonceOf(info, address) {
+  const c = createPublicClient({ chain: chainOf(info), transport: http(info.rpcUrl) });
+  return c.getTransactionCount({ address, blockTag: "latest" });
+}
+
+// blockNumber is the chain's latest block.
+export async function blockNumber(info) {
+  const c = createPublicClient({ chain: chainOf(info), transport: http(info.rpcUrl) });
+  return c.getBlockNumber();
 }

@@ -1,0 +1,101 @@
+package paywall
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"go.uber.org/zap"
+)
+
+// One claiming instance: the claim rounds (and the withdraw watch) of a
+// receiver on a network run in one place at a time. In this process, the
+// routes paid to the same pay_to (and a config replaced by a reload) take
+// turns; across the instances sharing a PostgreSQL store, one instance
+// holds the role (store.Leader, fenced by its lease) for as long as it
+// runs: another takes it when it stops (Resign) or dies (its lease runs
+// out). The others charge vouchers into the shared store; the claiming
+// instance claims them all.
+
+// claimTurns are this process's turns, one per role key.
+var claimTurns sync.Map // role key -> chan struct{} (capacity 1)
+
+// claimRole is the role of claiming option i's channels.
+func (h *Handler) claimRole(i int) string {
+	return "channel-claims|" + h.pricing.options[i].reqs.Network + "|" + strings.ToLower(h.chans.opts[i].payTo.Hex())
+}
+
+// takeClaims takes the role of claiming option i's channels: this
+// process's turn (a route that finds another one's round under way skips
+// its own, which would claim the same rows; final waits for it) and, with
+// a shared store, the role across instances. It returns the function that
+// gives the turn back, or nil when another route or instance claims.
+func (h *Handler) takeClaims(ctx context.Context, i int, final bool) func() {
+	key := h.claimRole(i)
+	v, _ := claimTurns.LoadOrStore(key, make(chan struct{}, 1))
+	turn := v.(chan struct{})
+	if final {
+		select {
+		case turn <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+	} else {
+		select {
+		case turn <- struct{}{}:
+		default:
+			return nil
+		}
+	}
+	done := func() { <-turn }
+	lead, err := h.redeem.Lead(ctx, key)
+	if err != nil {
+		h.logger.Warn("claim round: the shared store could not say which instance claims; this instance skips the round and asks again at the next",
+			zap.String("role", key), zap.Error(err))
+	}
+	if lead != h.chans.led[key] && h.redeem.Shared() {
+		if lead {
+			h.logger.Info("this instance now claims the payment channels of this receiver and network (the other instances charge, this one claims)", zap.String("role", key))
+		} else if err == nil {
+			h.logger.Info("another instance claims the payment channels of this receiver and network now", zap.String("role", key))
+		}
+	}
+	if err == nil || !lead {
+		h.chans.led[key] = lead
+		h.setClaiming(i, lead)
+	}
+	if !lead {
+		done()
+		return nil
+	}
+	return done
+}
+
+// resignClaims gives up, at graceful stop after the last round, the roles
+// this route took, so that another instance claims at once.
+func (h *Handler) resignClaims(ctx context.Context) {
+	for key, lead := range h.chans.led {
+		if !lead {
+			continue
+		}
+		if err := h.redeem.Resign(ctx, key); err != nil {
+			h.logger.Warn("the claiming role could not be given up; another instance takes it when this instance's lease runs out",
+				zap.String("role", key), zap.Error(err))
+		}
+		delete(h.chans.led, key)
+	}
+	for i := range h.pricing.options {
+		h.setClaiming(i, false)
+	}
+}
+
+// setClaiming sets the x402_channel_claiming gauge of option i.
+func (h *Handler) setClaiming(i int, lead bool) {
+	if m := &channelMetrics; m.claiming != nil {
+		v := 0.0
+		if lead {
+			v = 1
+		}
+		m.claiming.WithLabelValues(h.pricing.options[i].reqs.Network, h.chans.opts[i].payTo.Hex()).Set(v)
+	}
+}

@@ -1,0 +1,192 @@
+package paywall
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"net/http"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+)
+
+// Metering on a channel route (x402 batch-settlement).
+//
+// The voucher reserves the price: serveChannel charges the channel from
+// base to base + price (the store's one conditional write) before the
+// upstream runs, so the seller holds what the buyer signed whatever
+// happens next. The answer is then metered as an upto answer is
+// (meter_writer.go: Settlement-Overrides, else the meter, else the price;
+// nothing for a status of 400 or more, or an answer that broke off before
+// it was read), and a second Charge moves the channel's charged down to
+// base + the charge. PAYMENT-RESPONSE carries chargedAmount (the charge)
+// and channelState.chargedCumulativeAmount (the channel's charged after
+// it), as the published server does after a settlement override, so the
+// published client signs its next voucher from there: no corrective 402.
+//
+// The charge is known before the answer goes out: from the upstream's
+// header at once (the answer streams), or from the meter at the end of a
+// held answer (at most meter_max_bytes; past it the price is charged and
+// the rest streams). A kill -9 between the two writes leaves the
+// reservation: the seller keeps the price the buyer signed for, never
+// more. When the second write is refused (the channel was claimed past
+// it, or is being refunded), the reservation stands too and the answer
+// says so (chargedAmount = the price). When the store cannot be reached,
+// the record tells whether the write happened; when it cannot be read
+// either, the answer goes out without a receipt (none rather than an
+// untrue one), and the buyer's next voucher is corrected by a 402 to
+// what the store holds.
+
+// chanCharge is the charge of one channel request: its reservation, and
+// the second write that settles the metered charge.
+type chanCharge struct {
+	h        *Handler
+	r        *http.Request
+	reserved *store.Channel              // the record after the reservation
+	price    *big.Int                    // what the voucher reserved
+	deposit  *facilitator.SettleResponse // the deposit's settle, or nil (a voucher)
+	// respond writes the receipt (channel.go's setChannelResponse, handed
+	// over so that this file does not call back into channel.go).
+	respond func(w http.ResponseWriter, r *http.Request, c *store.Channel, charged *big.Int, deposit *facilitator.SettleResponse)
+	done    bool           // settled, or released
+	after   *store.Channel // the record after the settle
+	charged *big.Int       // what the request was charged
+}
+
+// serveChannelMetered runs the upstream of a charged channel request
+// through the meter and settles the charge (serveChannel's last step).
+func (h *Handler) serveChannelMetered(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, reserved *store.Channel,
+	price *big.Int, deposit *facilitator.SettleResponse,
+	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *facilitator.SettleResponse)) (err error) {
+	cc := &chanCharge{h: h, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
+	mw := h.newMeterWriter(w, r, nil, nil, "", nil)
+	mw.ch = cc
+	defer func() {
+		// reverse_proxy aborts an answer it cannot complete by panicking
+		// with http.ErrAbortHandler (as in serveUpto): a held answer is
+		// answered 502 and nothing is charged; a streaming one was settled.
+		if p := recover(); p != nil {
+			held := mw.holding()
+			_ = mw.finish(errAnswerAborted)
+			cc.release(w)
+			if held && p == http.ErrAbortHandler {
+				err = caddyhttp.Error(http.StatusBadGateway, errors.New("x402: the upstream's answer broke off before it was complete; nothing was charged"))
+				return
+			}
+			panic(p)
+		}
+	}()
+	err = mw.finish(next.ServeHTTP(mw, r))
+	cc.release(w)
+	return err
+}
+
+// settle moves the channel's charged from the reservation to base +
+// charge (charge at most the price: capped by the meter writer) and
+// answers the receipt's settle response. It always succeeds for the
+// buyer: a write that cannot be made leaves the reservation, logged.
+func (cc *chanCharge) settle(charge *big.Int) *facilitator.SettleResponse {
+	cc.done = true
+	cc.after, cc.charged = cc.reserved, cc.price
+	if refund := new(big.Int).Sub(cc.price, charge); refund.Sign() > 0 {
+		var lowered bool
+		if cc.after, lowered = cc.lower(refund); lowered {
+			cc.charged = charge
+		}
+	}
+	return &facilitator.SettleResponse{Event: facilitator.EventSettled, Value: cc.charged.String(), Network: cc.h.pricing.saleOf(cc.r).network()}
+}
+
+// lower gives back refund of the reservation: the second write, from
+// the reserved charged (or, when another request of the channel charged
+// since, from the current one: the refund is this request's alone). It
+// answers the record as it stands after it, and whether the refund was
+// made (else the reservation stands).
+func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
+	h, cur := cc.h, cc.reserved
+	// The buyer hanging up does not stop the write: what it paid for was
+	// answered (or nothing was).
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(cc.r.Context()), 10*time.Second)
+	defer cancel()
+	for try := 0; try < 3; try++ {
+		target := new(big.Int).Sub(cur.Charged, refund)
+		if target.Cmp(cur.Claimed) < 0 || cur.VoucherMax == nil {
+			// Claimed past it since (a claim round ran during a long
+			// answer): what is claimed cannot be given back.
+			h.logger.Warn("a metered channel charge could not be lowered: the channel was claimed past it; the price stands",
+				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.String("claimed", cur.Claimed.String()))
+			return cur, false
+		}
+		after, err := h.chans.store.Charge(ctx, cur.ID, cur.Charged, target, store.ChannelVoucher{Max: cur.VoucherMax, Signature: cur.VoucherSignature})
+		switch {
+		case err == nil:
+			return after, true
+		case errors.Is(err, store.ErrChannelConflict) && after != nil:
+			cur = after // another request of the channel charged: lower from there
+			continue
+		case after != nil: // refused: not open, or out of range
+			h.logger.Warn("a metered channel charge could not be lowered; the price the voucher reserved stands",
+				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.Error(err))
+			return after, false
+		}
+		// A store fault (PostgreSQL out of reach): the write happened or
+		// not, and the record tells which.
+		now, rerr := h.chans.store.Channel(ctx, cur.ID)
+		switch {
+		case rerr == nil && now != nil && now.Charged.Cmp(target) == 0:
+			return now, true
+		case rerr == nil && now != nil && now.Charged.Cmp(cur.Charged) == 0:
+			continue // not written: again
+		}
+		h.logger.Error("a metered channel charge could not be settled: the store cannot be reached; the answer goes out without a receipt (the buyer's next voucher is corrected by a 402 to what the store holds: the price reserved, or the charge)",
+			zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.Error(err))
+		return nil, false
+	}
+	h.logger.Warn("a metered channel charge could not be lowered: the channel kept moving; the price the voucher reserved stands",
+		zap.String("channel", cur.ID), zap.String("refund", refund.String()))
+	return cur, false
+}
+
+// release charges nothing for a request whose answer was not settled
+// (a status of 400 or more, no answer, an answer that broke off while
+// held): the reservation is given back. A deposit's receipt still goes
+// out (chargedAmount 0), so that the buyer records its deposit.
+func (cc *chanCharge) release(w http.ResponseWriter) {
+	if cc.done {
+		return
+	}
+	cc.settle(new(big.Int))
+	cc.receipt(w)
+}
+
+// upgrade charges the price for a connection the upstream takes over
+// (101 Switching Protocols): what goes through it cannot be metered.
+func (cc *chanCharge) upgrade(w http.ResponseWriter) {
+	cc.h.metrics.metered(cc.h.pricing.saleOf(cc.r), ChargeMaximum, cc.price)
+	cc.settle(cc.price)
+	cc.receipt(w)
+}
+
+// receipt writes PAYMENT-RESPONSE of a settled channel request: the
+// channel's state after the charge and chargedAmount.
+func (cc *chanCharge) receipt(w http.ResponseWriter) {
+	if cc.after == nil {
+		return // unknown (the store failed): no receipt rather than an untrue one
+	}
+	cc.respond(w, cc.r, cc.after, cc.charged, cc.deposit)
+}
+
+// validateChannelMeter checks the metering settings of a channel route.
+func (h *Handler) validateChannelMeter() error {
+	if h.MeterMaxBytes < 0 {
+		return errors.New("x402: meter_max_bytes must not be negative")
+	}
+	if h.Meter != nil {
+		return h.Meter.validate()
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Leader holds roles, rather than requests: a key that one instance holds
+// for as long as it runs and asks for it again (the one instance that
+// claims a receiver's payment channels). An instance that dies loses its
+// roles when its lease runs out; one that stops gives them up with Resign.
+type Leader interface {
+	// Lead takes key for this instance, or keeps it: true when this
+	// instance holds it now (it held it, no instance did, or the one that
+	// did is dead). It is fenced: an instance whose lease ran out leads
+	// nothing (false, with ErrFenced or an error of the store) until it
+	// holds a lease again. An error means no decision: the caller does not
+	// lead this time.
+	Lead(ctx context.Context, key string) (bool, error)
+	// Resign gives key up if this instance holds it, so that another
+	// instance takes it at once rather than after this one's lease.
+	Resign(ctx context.Context, key string) error
+}
+
+// leadPrefix keeps role keys apart from the claims of requests.
+const leadPrefix = "lead:"
+
+var _ Leader = (*PostgresClaims)(nil)
+
+// Lead implements Leader: one round trip, fenced by the instance's lease
+// (x402_fence), in the claims table that holds the requests' keys.
+func (c *PostgresClaims) Lead(ctx context.Context, key string) (bool, error) {
+	p := c.p
+	var owner string
+	err := p.pool.QueryRow(ctx, `WITH fence AS (SELECT x402_fence($2))
+		INSERT INTO x402_claims AS c (key, owner) SELECT $1, $2 FROM fence
+		ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, taken_at = clock_timestamp()
+		WHERE c.owner = excluded.owner
+			OR NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner AND i.expires_at > clock_timestamp())
+		RETURNING owner`, leadPrefix+key, p.Instance()).Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, pgError(err)
+	}
+	return true, nil
+}
+
+// Resign implements Leader.
+func (c *PostgresClaims) Resign(ctx context.Context, key string) error {
+	_, err := c.p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = $1 AND owner = $2`, leadPrefix+key, c.p.Instance())
+	return pgError(err)
+}
