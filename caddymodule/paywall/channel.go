@@ -13,7 +13,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
@@ -78,6 +77,7 @@ type chanOption struct {
 	authorizer common.Address // the facilitator's receiver authorizer
 	token      common.Address
 	payTo      common.Address
+	ids        *channelIDs // memoised config -> channel id
 }
 
 // channel reports whether the route sells by payment channel.
@@ -118,7 +118,7 @@ func (h *Handler) provisionChannel() error {
 		opt.extraV2 = map[string]any{"receiverAuthorizer": common.HexToAddress(e.ReceiverAuthorizer).Hex(),
 			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": "eip3009"}
 		cr.opts = append(cr.opts, chanOption{chainID: big.NewInt(opt.chainID),
-			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo)})
+			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo), ids: new(channelIDs)})
 	}
 	h.chans = cr
 	if app.Validating() {
@@ -151,9 +151,13 @@ type channelPayload struct {
 // Either way the charge is written before the upstream is called.
 func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
 	sl := h.pricing.saleOf(r)
-	payment, err := facilitator.DecodePaymentHeader(header)
-	if err != nil {
-		return h.channelRefused(w, r, invalidReason(err))
+	var pl channelPayload
+	payment, fast := decodeVoucherHeader(header, &pl)
+	if !fast {
+		var err error
+		if payment, err = facilitator.DecodePaymentHeader(header); err != nil {
+			return h.channelRefused(w, r, invalidReason(err))
+		}
 	}
 	if payment.Scheme != "" && payment.Scheme != SchemeChannel {
 		return h.channelRefused(w, r, x402.ReasonUnsupportedScheme(payment.Scheme))
@@ -163,10 +167,11 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	if reason != "" {
 		return h.channelRefused(w, r, reason)
 	}
-	raw, err := payment.PayloadJSON()
-	var pl channelPayload
-	if err != nil || json.Unmarshal(raw, &pl) != nil || (pl.Type != "deposit" && pl.Type != "voucher" && pl.Type != "refund") {
-		return h.channelRefused(w, r, reasonPayloadType)
+	if !fast {
+		raw, err := payment.PayloadJSON()
+		if err != nil || json.Unmarshal(raw, &pl) != nil || (pl.Type != "deposit" && pl.Type != "voucher" && pl.Type != "refund") {
+			return h.channelRefused(w, r, reasonPayloadType)
+		}
 	}
 	max, ok := new(big.Int).SetString(pl.Voucher.MaxClaimableAmount, 10)
 	if !ok || max.Sign() < 0 || max.BitLen() > 128 || len(pl.Voucher.Signature) == 0 {
@@ -181,6 +186,11 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	price, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
 	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
+	if pl.Type == "voucher" {
+		if served, err := h.serveVoucher(w, r, next, &pl, co, max, price, id); served {
+			return err
+		}
+	}
 	ctx := r.Context()
 	rec, err := h.chans.store.Channel(ctx, id)
 	if err != nil {
@@ -297,35 +307,10 @@ func (co *chanOption) checkConfig(pl *channelPayload) string {
 	case c.WithdrawDelay != DefaultWithdrawDelay:
 		return reasonDelayMismatch
 	}
-	if id, err := c.ID(co.chainID); err != nil || id != pl.Voucher.ChannelID {
+	if id, err := co.ids.id(*c, co.chainID); err != nil || id != pl.Voucher.ChannelID {
 		return reasonChannelIDMismatch
 	}
 	return ""
-}
-
-// setChannelResponse writes PAYMENT-RESPONSE of a charged request: the
-// channel's state after the charge and chargedAmount, as the published
-// server does; a deposit's names its transaction.
-func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *facilitator.SettleResponse) {
-	out := x402.ReferenceSettleResponse{Success: true, Network: h.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
-		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}}
-	if sr != nil {
-		out.Transaction, out.Amount = sr.TxHash, sr.Value
-	}
-	if v, err := x402.EncodeBase64JSON(out); err == nil {
-		w.Header().Set(x402.HeaderPaymentResponseV2, v)
-	}
-}
-
-// channelStoreFailed answers a store that failed mid-way: 503. A deposit
-// that was settled stays in the buyer's channel (the chain holds it): the
-// buyer's next voucher resynchronises.
-func (h *Handler) channelStoreFailed(w http.ResponseWriter, r *http.Request, err error, sr *facilitator.SettleResponse) error {
-	if sr != nil {
-		h.logger.Error("a deposit was settled but its channel could not be charged; the deposit stays in the buyer's channel",
-			zap.String("tx_hash", sr.TxHash), zap.Error(err))
-	}
-	return h.storeUnavailable(w, r, err)
 }
 
 // validateChannel checks a batch-settlement route's settings.

@@ -55,16 +55,6 @@ func chainStateOf(m map[string]any) store.ChainState {
 	return cs
 }
 
-// channelStateJSON is a channel's state as the published server sends it.
-func channelStateJSON(c *store.Channel) map[string]any {
-	var at int64
-	if !c.WithdrawRequestedAt.IsZero() {
-		at = c.WithdrawRequestedAt.Unix()
-	}
-	return map[string]any{"channelId": c.ID, "balance": c.Balance.String(), "totalClaimed": c.Claimed.String(),
-		"withdrawRequestedAt": at, "refundNonce": nonceString(c.RefundNonce), "chargedCumulativeAmount": c.Charged.String()}
-}
-
 // nonceString is a refund nonce as decimal text (nil: 0).
 func nonceString(n *big.Int) string {
 	if n == nil {

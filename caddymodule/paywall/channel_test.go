@@ -183,6 +183,8 @@ func TestChannelPaywall(t *testing.T) {
 		reason  string
 	}{
 		{"voucher signed by another key", cb.voucher(t, other, 2000), reasonVoucherSignature},
+		// The published order: a cumulative mismatch before the signature.
+		{"voucher sent again, signed by another key", cb.voucher(t, other, 1000), reasonCumulativeMismatch},
 		{"voucher sent again", cb.voucher(t, cb.key, 1000), reasonCumulativeMismatch},
 		{"voucher skipping a price", cb.voucher(t, cb.key, 3000), reasonCumulativeMismatch},
 		{"unknown payload type", map[string]any{"type": "claim"}, reasonPayloadType},

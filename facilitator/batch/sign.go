@@ -93,9 +93,11 @@ func recoverSigner(d common.Hash, sig []byte) (common.Address, error) {
 	if s[64] > 1 {
 		return common.Address{}, errors.New("signature v not 27 or 28")
 	}
-	pub, err := crypto.SigToPub(d[:], s)
+	// Ecrecover's 65-byte public key hashed straight into the address:
+	// SigToPub would decode it into a curve point first, for nothing.
+	pub, err := crypto.Ecrecover(d[:], s)
 	if err != nil {
 		return common.Address{}, err
 	}
-	return crypto.PubkeyToAddress(*pub), nil
+	return common.BytesToAddress(crypto.Keccak256(pub[1:])[12:]), nil
 }

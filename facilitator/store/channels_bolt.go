@@ -15,26 +15,15 @@ var bucketChannels = []byte("payment-channels")
 
 // boltChannels are the channels in the redemption store's bbolt file.
 type boltChannels struct {
-	db    *bolt.DB
-	group *boltGroup // its writes, committed in groups
+	db  *bolt.DB
+	log *chanLog // charges logged ahead of bbolt (channels_bolt_log.go)
 }
 
 // Channels is the channel store in the same file as the redemptions.
 func (b *boltRedemptions) Channels() Channels { return b.channels }
 
 // get reads a record in a transaction; nil when there is none.
-func (s *boltChannels) get(tx *bolt.Tx, k string) (*Channel, error) {
-	bk := tx.Bucket(bucketChannels)
-	if bk == nil {
-		return nil, nil
-	}
-	v := bk.Get([]byte(k))
-	if v == nil {
-		return nil, nil
-	}
-	c := new(Channel)
-	return c, json.Unmarshal(v, c)
-}
+func (s *boltChannels) get(tx *bolt.Tx, k string) (*Channel, error) { return boltChannel(tx, k) }
 
 // put writes a record in an update transaction.
 func (s *boltChannels) put(tx *bolt.Tx, c *Channel) error {
@@ -49,10 +38,9 @@ func (s *boltChannels) put(tx *bolt.Tx, c *Channel) error {
 	return bk.Put([]byte(c.ID), data)
 }
 
-// update runs fn in one write transaction shared with concurrent callers
-// (a group commit: one fsync for many, boltGroup). fn may run twice, so it
-// sets its results afresh on each run.
-func (s *boltChannels) update(fn func(tx *bolt.Tx) error) error { return s.group.run(fn) }
+// update runs fn in one write transaction, after the charges logged
+// ahead of bbolt (chanLog.update). fn sets its results afresh on each run.
+func (s *boltChannels) update(fn func(tx *bolt.Tx) error) error { return s.log.update(fn) }
 
 func (s *boltChannels) Sync(ctx context.Context, id, network string, cfg ChannelConfig, cs ChainState) (*Channel, error) {
 	k, err := channelKey(id)
@@ -79,8 +67,9 @@ func (s *boltChannels) Sync(ctx context.Context, id, network string, cfg Channel
 	return out, err
 }
 
-// Charge implements Channels. A refusal leaves the Batch function without
-// an error (a failed function would fail its batch and run again alone).
+// Charge implements Channels: checked against the record as charged so
+// far, logged with one write and answered; bbolt takes it at the next
+// checkpoint (chanLog).
 func (s *boltChannels) Charge(ctx context.Context, id string, prev, charged *big.Int, v ChannelVoucher) (*Channel, error) {
 	k, err := channelKey(id)
 	if err != nil {
@@ -89,31 +78,7 @@ func (s *boltChannels) Charge(ctx context.Context, id string, prev, charged *big
 	if err := checkChargeArgs(prev, charged, v); err != nil {
 		return nil, err
 	}
-	var (
-		out     *Channel
-		refusal error
-	)
-	err = s.update(func(tx *bolt.Tx) error {
-		out, refusal = nil, nil
-		c, err := s.get(tx, k)
-		if err != nil {
-			return err
-		}
-		if c == nil {
-			refusal = ErrChannelNotFound
-			return nil
-		}
-		out = c
-		if refusal = chargeRefusal(c, prev, charged); refusal != nil {
-			return nil
-		}
-		c.chargeInto(charged, v, time.Now())
-		return s.put(tx, c)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, refusal
+	return s.log.charge(k, prev, charged, v)
 }
 
 func (s *boltChannels) Channel(ctx context.Context, id string) (*Channel, error) {
@@ -121,12 +86,7 @@ func (s *boltChannels) Channel(ctx context.Context, id string) (*Channel, error)
 	if err != nil {
 		return nil, err
 	}
-	var out *Channel
-	err = s.db.View(func(tx *bolt.Tx) error {
-		out, err = s.get(tx, k)
-		return err
-	})
-	return out, err
+	return s.log.read(k)
 }
 
 func (s *boltChannels) MarkClaimed(ctx context.Context, id string, claimed *big.Int) error {
@@ -175,6 +135,8 @@ func (s *boltChannels) SetChannelState(ctx context.Context, id, from, to string)
 // list scans the channels for those that pass keep, ordered by key.
 func (s *boltChannels) list(keep func(*Channel) bool, key func(*Channel) time.Time, limit int) ([]*Channel, error) {
 	var out []*Channel
+	s.log.mu.Lock() // the records held ahead of bbolt replace theirs
+	defer s.log.mu.Unlock()
 	err := s.db.View(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketChannels)
 		if bk == nil {
@@ -185,7 +147,7 @@ func (s *boltChannels) list(keep func(*Channel) bool, key func(*Channel) time.Ti
 			if err := json.Unmarshal(v, c); err != nil {
 				return err
 			}
-			if keep(c) {
+			if c = s.log.overlay(c); keep(c) {
 				out = append(out, c)
 			}
 			return nil

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,7 +43,12 @@ func OpenBoltRedemptions(path string) (Redemptions, error) {
 		db.Close()
 		return nil, fmt.Errorf("preparing the redemption store %s: %w", path, err)
 	}
-	return &boltRedemptions{db: db, channels: &boltChannels{db: db, group: &boltGroup{db: db}}}, nil
+	log, err := openChanLog(db, path)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("replaying the payment channel log of %s: %w", path, err)
+	}
+	return &boltRedemptions{db: db, channels: &boltChannels{db: db, log: log}}, nil
 }
 
 func (b *boltRedemptions) Get(id string) (*Redemption, error) {
@@ -172,7 +178,9 @@ func (b *boltRedemptions) Prune(expiredBefore int64) (int, error) {
 	return n, err
 }
 
-func (b *boltRedemptions) Close() error { return b.db.Close() }
+func (b *boltRedemptions) Close() error {
+	return errors.Join(b.channels.log.close(), b.db.Close())
+}
 
 // Path is the store's file.
 func (b *boltRedemptions) Path() string { return b.db.Path() }

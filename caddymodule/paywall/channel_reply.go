@@ -1,0 +1,112 @@
+package paywall
+
+import (
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"strconv"
+
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// The answers of a channel route (moved from channel.go so that the
+// voucher hot path, channel_voucher.go, calls down to them: no file calls
+// back into a file that calls it).
+
+// channelStateJSON is a channel's state as the published server sends it
+// (a struct: it is encoded on every paid request).
+func channelStateJSON(c *store.Channel) channelStateWire {
+	var at int64
+	if !c.WithdrawRequestedAt.IsZero() {
+		at = c.WithdrawRequestedAt.Unix()
+	}
+	return channelStateWire{ChannelID: c.ID, Balance: c.Balance.String(), TotalClaimed: c.Claimed.String(),
+		WithdrawRequestedAt: at, RefundNonce: nonceString(c.RefundNonce), ChargedCumulativeAmount: c.Charged.String()}
+}
+
+// channelStateWire is the published server's channelState.
+type channelStateWire struct {
+	ChannelID               string `json:"channelId"`
+	Balance                 string `json:"balance"`
+	TotalClaimed            string `json:"totalClaimed"`
+	WithdrawRequestedAt     int64  `json:"withdrawRequestedAt"`
+	RefundNonce             string `json:"refundNonce"`
+	ChargedCumulativeAmount string `json:"chargedCumulativeAmount"`
+}
+
+// setChannelResponse writes PAYMENT-RESPONSE of a charged request: the
+// channel's state after the charge and chargedAmount, as the published
+// server does; a deposit's names its transaction.
+func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *facilitator.SettleResponse) {
+	out := x402.ReferenceSettleResponse{Success: true, Network: h.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
+		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}}
+	if sr != nil {
+		out.Transaction, out.Amount = sr.TxHash, sr.Value
+	}
+	if v, err := x402.EncodeBase64JSON(out); err == nil {
+		w.Header().Set(x402.HeaderPaymentResponseV2, v)
+	}
+}
+
+// channelRefused answers a refused channel payment: 402 with the reason.
+func (h *Handler) channelRefused(w http.ResponseWriter, r *http.Request, reason string) error {
+	h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
+	return h.paymentRequired(w, r, "", reason)
+}
+
+// correctiveChannel is the published server's corrective 402: the
+// voucher was not signed from the channel's charged amount, so the
+// option's extra carries channelState and voucherState (the last charged
+// voucher) for the client to sign again from. A channel with no voucher
+// in the store (known from the chain only) has no voucherState, as with
+// the published server: its client then resynchronises from the chain (an
+// empty signature would make it throw).
+func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel) error {
+	sl := h.pricing.saleOf(r)
+	h.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
+	accepts := sl.offer.accepts()
+	part := &accepts[sl.opt]
+	extra := map[string]any{}
+	for k, v := range part.Extra {
+		extra[k] = v
+	}
+	extra["channelState"] = channelStateJSON(c)
+	if c.VoucherMax != nil {
+		extra["voucherState"] = map[string]any{"signedMaxClaimable": c.VoucherMax.String(), "signature": hexutil.Encode(c.VoucherSignature)}
+	}
+	part.Extra = extra
+	pr := x402.PaymentRequiredV2{X402Version: x402.Version2, Error: reasonCumulativeMismatch,
+		Resource: &x402.ResourceInfo{URL: resourceURL(r), Description: h.Description, MimeType: h.MimeType}, Accepts: accepts}
+	body, err := json.Marshal(pr)
+	if err != nil {
+		return err
+	}
+	v, err := x402.EncodeBase64JSON(pr)
+	if err != nil {
+		return err
+	}
+	hdr := w.Header()
+	hdr.Set(x402.HeaderPaymentRequired, v)
+	hdr["Content-Type"] = jsonContentType
+	hdr["Cache-Control"] = noStore
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusPaymentRequired)
+	_, err = w.Write(body)
+	return err
+}
+
+// channelStoreFailed answers a store that failed mid-way: 503. A deposit
+// that was settled stays in the buyer's channel (the chain holds it): the
+// buyer's next voucher resynchronises.
+func (h *Handler) channelStoreFailed(w http.ResponseWriter, r *http.Request, err error, sr *facilitator.SettleResponse) error {
+	if sr != nil {
+		h.logger.Error("a deposit was settled but its channel could not be charged; the deposit stays in the buyer's channel",
+			zap.String("tx_hash", sr.TxHash), zap.Error(err))
+	}
+	return h.storeUnavailable(w, r, err)
+}
