@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,4 +180,13 @@ func (d channelDir) lock(ctx context.Context, id common.Hash, waiting func()) (f
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// parseAmount parses a decimal amount, zero allowed.
+func parseAmount(s string) (*big.Int, bool) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return nil, false
+	}
+	v, ok := new(big.Int).SetString(s, 10)
+	return v, ok && v.BitLen() <= 256
 }

@@ -95,15 +95,6 @@ func parseChannelFlags(o PayOptions, maxAmount *big.Int) (*channelFlags, error) 
 	return cf, nil
 }
 
-// parseAmount parses a decimal amount, zero allowed.
-func parseAmount(s string) (*big.Int, bool) {
-	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
-		return nil, false
-	}
-	v, ok := new(big.Int).SetString(s, 10)
-	return v, ok && v.BitLen() <= 256
-}
-
 // chanPay is one payment from a channel.
 type chanPay struct {
 	url      string
