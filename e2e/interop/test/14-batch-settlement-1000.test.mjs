@@ -271,9 +271,9 @@ test("1,000 requests by four published clients: one deposit each, a claim and a 
     assert.equal(nonce1 - nonce0, BUYERS + 2 * rounds);
     t.diagnostic(`${served(buyers)} requests, ${txs.length} gas payer transactions (${BUYERS} deposits, ${rounds} claim rounds), ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-    // A cooperative refund returns the deposit minus what was charged
-    // (refunds are issue 26's refund26 work; pending until it is merged).
-    await t.test("a cooperative refund returns deposit minus charged", { todo: "refunds at the paywall (refund26)" }, async () => {
+    // A cooperative refund (the published client's refund(url)) returns
+    // the deposit minus what was charged.
+    await t.test("a cooperative refund returns deposit minus charged", async () => {
       shop = await startCaddy(fast);
       const b = buyers[1];
       const was = await balanceOf(info, b.account.address);
