@@ -262,12 +262,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 		if want := new(big.Int).Add(rec.Charged, price); max.Cmp(want) != 0 {
 			return h.correctiveChannel(w, r, rec)
 		}
-		signer := pl.ChannelConfig.PayerAuthorizer
-		if signer == (common.Address{}) {
-			signer = pl.ChannelConfig.Payer
-		}
-		got, err := batch.RecoverVoucherSigner(co.chainID, pl.Voucher.ChannelID, max, pl.Voucher.Signature)
-		if err != nil || got != signer {
+		if !co.voucherSigned(&pl, max) {
 			return h.channelRefused(w, r, reasonVoucherSignature)
 		}
 	}

@@ -13,13 +13,11 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -399,12 +397,7 @@ func (h *Handler) serveRefund(w http.ResponseWriter, r *http.Request, pl *channe
 			return h.storeUnavailable(w, r, err)
 		}
 	} else {
-		signer := pl.ChannelConfig.PayerAuthorizer
-		if signer == (common.Address{}) {
-			signer = pl.ChannelConfig.Payer
-		}
-		got, err := batch.RecoverVoucherSigner(co.chainID, pl.Voucher.ChannelID, max, pl.Voucher.Signature)
-		if err != nil || got != signer {
+		if !co.voucherSigned(pl, max) {
 			return h.channelRefused(w, r, reasonVoucherSignature)
 		}
 	}

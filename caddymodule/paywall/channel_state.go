@@ -62,3 +62,15 @@ func nonceString(n *big.Int) string {
 	}
 	return n.String()
 }
+
+// voucherSigned reports whether the payload's voucher for max is signed by
+// the channel's payer authorizer (its payer when it names none), checked
+// locally: the voucher's EIP-712 digest under the option's chain.
+func (co *chanOption) voucherSigned(pl *channelPayload, max *big.Int) bool {
+	signer := pl.ChannelConfig.PayerAuthorizer
+	if signer == (common.Address{}) {
+		signer = pl.ChannelConfig.Payer
+	}
+	got, err := batch.RecoverVoucherSigner(co.chainID, pl.Voucher.ChannelID, max, pl.Voucher.Signature)
+	return err == nil && got == signer
+}

@@ -32,12 +32,7 @@ import (
 // request goes through the meter (channel_meter.go), as serveChannel's.
 func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, pl *channelPayload, co *chanOption, max, price *big.Int, id string) (served bool, err error) {
 	ctx := r.Context()
-	signer := pl.ChannelConfig.PayerAuthorizer
-	if signer == (common.Address{}) {
-		signer = pl.ChannelConfig.Payer
-	}
-	got, err := batch.RecoverVoucherSigner(co.chainID, pl.Voucher.ChannelID, max, pl.Voucher.Signature)
-	sigOK := err == nil && got == signer
+	sigOK := co.voucherSigned(pl, max)
 	prev := new(big.Int).Sub(max, price)
 	if !sigOK || prev.Sign() < 0 {
 		rec, err := h.chans.store.Channel(ctx, id)

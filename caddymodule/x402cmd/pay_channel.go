@@ -120,6 +120,28 @@ type chanPay struct {
 	signature        []byte
 }
 
+// openChanPay makes the payment's chanPay, holds its channel's lock (the
+// returned unlock lets it go) and loads its record.
+func openChanPay(ctx context.Context, url string, key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource *x402.ResourceInfo,
+	price *big.Int, o PayOptions, stderr io.Writer) (*chanPay, func(), error) {
+	c, err := newChanPay(url, key, accepted, resource, price, o, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.flags.dir.prepare(); err != nil {
+		return nil, nil, err
+	}
+	unlock, err := c.lock(ctx, o.Timeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.load(ctx); err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return c, unlock, nil
+}
+
 // newChanPay builds the buyer's channel for a batch-settlement offer: the
 // config the published client builds (payer and payer authorizer the key's
 // address, salt --channel-salt, 0 by default), refusing offers it cannot
@@ -171,21 +193,11 @@ func newChanPay(url string, key *ecdsa.PrivateKey, accepted x402.RequirementsV2,
 // once from a corrective 402.
 func payChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, accepted x402.RequirementsV2, price *big.Int, key *ecdsa.PrivateKey, o PayOptions,
 	do func(string, string) (*http.Response, []byte, error), stdout, stderr io.Writer) error {
-	c, err := newChanPay(url, key, accepted, pr.Resource, price, o, stderr)
-	if err != nil {
-		return err
-	}
-	if err := c.flags.dir.prepare(); err != nil {
-		return err
-	}
-	unlock, err := c.lock(ctx, o.Timeout)
+	c, unlock, err := openChanPay(ctx, url, key, accepted, pr.Resource, price, o, stderr)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := c.load(ctx); err != nil {
-		return err
-	}
 	// One resynchronisation (a corrective 402, or a balance found short)
 	// and one voucher sent to learn a lost channel's state.
 	retried, probed := false, false

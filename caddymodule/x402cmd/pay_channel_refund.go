@@ -41,21 +41,11 @@ func refundChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, 
 		amount = v
 	}
 	price, _ := parseAmount(accepted.Amount)
-	c, err := newChanPay(url, key, accepted, pr.Resource, price, o, stderr)
-	if err != nil {
-		return err
-	}
-	if err := c.flags.dir.prepare(); err != nil {
-		return err
-	}
-	unlock, err := c.lock(ctx, o.Timeout)
+	c, unlock, err := openChanPay(ctx, url, key, accepted, pr.Resource, price, o, stderr)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if err := c.load(ctx); err != nil {
-		return err
-	}
 	if !c.recovering && c.balance.Cmp(c.charged) <= 0 {
 		return fmt.Errorf("refusing to ask for a refund: channel %s has nothing left (balance %s, charged %s)", c.hexID(), c.balance, c.charged)
 	}
