@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
@@ -37,7 +38,8 @@ func (mechanism) Family() string { return "eip155" }
 
 // Bind readies batch-settlement on a network that has the settlement
 // contract and the ERC-3009 deposit collector at their canonical
-// addresses and a signer key (the receiver authorizer). Elsewhere it
+// addresses, runs EIP-1153 (batch.SupportsTransientStorage), and has a
+// signer key (the receiver authorizer). Elsewhere it
 // declines (nil, nil), saying why in the log: the network serves its
 // other schemes.
 func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (scheme.Bound, error) {
@@ -60,6 +62,22 @@ func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (
 			log.Info("batch-settlement not offered: no contract at its canonical address", zap.String("address", a.Hex()))
 			return nil, nil
 		}
+	}
+	// The contracts use transient storage (EIP-1153): on a chain that does
+	// not run it (before Cancun) every deposit and claim would revert.
+	var transient bool
+	err := n.Pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
+		var err error
+		transient, err = batch.SupportsTransientStorage(ctx, ethclient.NewClient(c))
+		return err
+	})
+	switch {
+	case err != nil:
+		log.Warn("batch-settlement not offered: the chain could not be probed for EIP-1153 (transient storage) at start; restart when it answers", zap.Error(err))
+		return nil, nil
+	case !transient:
+		log.Warn("batch-settlement not offered: the chain does not run EIP-1153 (transient storage, Cancun), which the channel contracts need; it is offered once the chain has enabled it and the facilitator restarts")
+		return nil, nil
 	}
 	key := n.Cfg.SignerKeys[0]
 	return &bound{Network: n, env: env, authorizerKey: key, authorizer: crypto.PubkeyToAddress(key.PublicKey)}, nil
