@@ -116,7 +116,7 @@ func (h *Handler) provisionChannel() error {
 		}
 		opt.reqs.Scheme = SchemeChannel
 		opt.extraV2 = map[string]any{"receiverAuthorizer": common.HexToAddress(e.ReceiverAuthorizer).Hex(),
-			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": "eip3009"}
+			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": h.channelTransfer()}
 		cr.opts = append(cr.opts, chanOption{chainID: big.NewInt(opt.chainID),
 			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo), ids: new(channelIDs)})
 	}
@@ -311,8 +311,8 @@ func (co *chanOption) checkConfig(pl *channelPayload) string {
 // validateChannel checks a batch-settlement route's settings.
 func (h *Handler) validateChannel() error {
 	switch {
-	case h.AssetTransfer != "" && h.AssetTransfer != AssetTransferEIP3009:
-		return errors.New("x402: scheme batch-settlement takes deposits by ERC-3009 only (asset_transfer eip3009)")
+	case h.AssetTransfer != "" && h.AssetTransfer != AssetTransferEIP3009 && h.AssetTransfer != AssetTransferPermit2:
+		return fmt.Errorf("x402: asset_transfer must be %q or %q, got %q", AssetTransferEIP3009, AssetTransferPermit2, h.AssetTransfer)
 	case h.GasSponsoring != "":
 		return errors.New("x402: gas_sponsoring is for scheme upto")
 	case h.Window.Access != 0:
