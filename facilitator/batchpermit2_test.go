@@ -132,7 +132,9 @@ func TestBatchPermit2Deposit(t *testing.T) {
 	}{
 		{"no allowance to Permit2", permit2DepositPayload(t, unapproved, ucfg, 100, 10, 1), req, batchsettlement.ErrPermit2AllowanceRequired},
 		{"another spender", mutate(func(a map[string]any) { a["spender"] = seller.Hex() }), req, batchsettlement.ErrPermit2InvalidSpender},
-		{"another amount", mutate(func(a map[string]any) { a["permitted"] = map[string]any{"token": devnet.TokenAddress.Hex(), "amount": "101"} }), req, batchsettlement.ErrPermit2AmountMismatch},
+		{"another amount", mutate(func(a map[string]any) {
+			a["permitted"] = map[string]any{"token": devnet.TokenAddress.Hex(), "amount": "101"}
+		}), req, batchsettlement.ErrPermit2AmountMismatch},
 		{"another channel", mutate(func(a map[string]any) { a["witness"] = map[string]any{"channelId": "0x" + strings.Repeat("11", 32)} }), req, batchsettlement.ErrChannelIDMismatch},
 		{"expired", mutate(func(a map[string]any) { a["deadline"] = "1" }), req, batchsettlement.ErrPermit2DeadlineExpired},
 		{"another nonce than signed", mutate(func(a map[string]any) { a["nonce"] = "10" }), req, batchsettlement.ErrPermit2InvalidSignature},
