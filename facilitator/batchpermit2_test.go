@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
@@ -157,4 +158,27 @@ func TestBatchPermit2Deposit(t *testing.T) {
 	if got := balance(t, unapproved.Address); got.Cmp(ub) != 0 {
 		t.Fatalf("the unapproved buyer's balance moved: %s -> %s", ub, got)
 	}
+}
+
+// TestBatchPermit2CrashRecovery: TestBatchCrashRecovery's burst with
+// deposits by Permit2: the restarted facilitator concludes what was sent
+// from Permit2's nonceBitmap and each deposit moves exactly once.
+func TestBatchPermit2CrashRecovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test skipped in -short mode")
+	}
+	const burst, amount = 8, 700
+	key := newSignerKey(t, chain)
+	authorizer := crypto.PubkeyToAddress(key.PublicKey)
+	seller := newSeller(t)
+	req := permit2ChannelReq(seller)
+	req.Extra["receiverAuthorizer"] = authorizer.Hex()
+	buyer := uptoBuyer(t, burst*amount, big.NewInt(1_000_000))
+	bodies := make([][]byte, burst)
+	for i := range bodies {
+		cfg := channelOf(buyer, seller, byte(150+i))
+		cfg.ReceiverAuthorizer = authorizer
+		bodies[i] = channelBody(t, permit2DepositPayload(t, buyer, cfg, amount, 1, int64(1000+i)), req)
+	}
+	depositCrash(t, key, buyer.Address, bodies, amount)
 }
