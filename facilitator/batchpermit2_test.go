@@ -1,6 +1,7 @@
 package facilitator_test
 
 import (
+	"encoding/json"
 	"math/big"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -181,4 +183,53 @@ func TestBatchPermit2CrashRecovery(t *testing.T) {
 		bodies[i] = channelBody(t, permit2DepositPayload(t, buyer, cfg, amount, 1, int64(1000+i)), req)
 	}
 	depositCrash(t, key, buyer.Address, bodies, amount)
+}
+
+// TestBatchPermit2DepositEIP2612: a buyer who never approved Permit2 (and
+// holds no gas) deposits by Permit2 with its EIP-2612 permit of the
+// deposit to Permit2 in the eip2612GasSponsoring extension: verify
+// accepts it without an allowance, the settle submits the permit in the
+// Permit2 collector's data and moves exactly the deposit; a permit of
+// another value is refused with the published reason.
+func TestBatchPermit2DepositEIP2612(t *testing.T) {
+	buyer := newBuyer(t, chain, 100_000) // no approval, no gas
+	seller := newSeller(t)
+	req := permit2ChannelReq(seller)
+	cfg := channelOf(buyer, seller, 61)
+	dep := permit2DepositPayload(t, buyer, cfg, 4000, 1000, 3)
+	body := func(value int64) []byte {
+		t.Helper()
+		ext, err := upto.EIP2612Extension(buyer.Key, devnet.TokenAddress, devnet.TokenName, devnet.TokenVersion, big.NewInt(devnet.ChainID), new(big.Int), big.NewInt(value), big.NewInt(time.Now().Add(time.Hour).Unix()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(map[string]any{"x402Version": 2,
+			"paymentPayload":      map[string]any{"x402Version": 2, "accepted": req, "payload": dep, "extensions": ext},
+			"paymentRequirements": req})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var v x402.ReferenceVerifyResponse
+	if st := post(t, x402.PathVerify, channelBody(t, dep, req), &v); st != 200 || v.IsValid || v.InvalidReason != batchsettlement.ErrPermit2AllowanceRequired {
+		t.Fatalf("verify without the permit = %d %+v", st, v)
+	}
+	if st := post(t, x402.PathVerify, body(4001), &v); st != 200 || v.IsValid || v.InvalidReason != batchsettlement.ErrEip2612AmountMismatch {
+		t.Fatalf("verify with a permit of another value = %d %+v", st, v)
+	}
+	if st := post(t, x402.PathVerify, body(4000), &v); st != 200 || !v.IsValid {
+		t.Fatalf("verify with the permit = %d %+v", st, v)
+	}
+	before, escrow := balance(t, buyer.Address), balance(t, batch.SettlementAddress)
+	var s x402.ReferenceSettleResponse
+	if st := post(t, x402.PathSettle, body(4000), &s); st != 200 || !s.Success || s.Amount != "4000" {
+		t.Fatalf("settle with the permit = %d %+v", st, s)
+	}
+	if got := new(big.Int).Sub(before, balance(t, buyer.Address)); got.Int64() != 4000 {
+		t.Fatalf("buyer paid %s, want 4000", got)
+	}
+	if got := new(big.Int).Sub(balance(t, batch.SettlementAddress), escrow); got.Int64() != 4000 {
+		t.Fatalf("escrow got %s, want 4000", got)
+	}
 }
