@@ -3,6 +3,7 @@ package facilitator_test
 import (
 	"encoding/json"
 	"math/big"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
@@ -231,5 +233,39 @@ func TestBatchPermit2DepositEIP2612(t *testing.T) {
 	}
 	if got := new(big.Int).Sub(balance(t, batch.SettlementAddress), escrow); got.Int64() != 4000 {
 		t.Fatalf("escrow got %s, want 4000", got)
+	}
+}
+
+// TestBatchPermit2DepositWithoutPermit2: on a chain without Permit2 (and
+// so without the Permit2 deposit collector) batch-settlement is served
+// but Permit2 deposits are not: SchemeExtra says so (the paywall refuses
+// such a route at start) and a Permit2 deposit is refused as the
+// published facilitator refuses an unknown payload.
+func TestBatchPermit2DepositWithoutPermit2(t *testing.T) {
+	c, err := devnet.Start(devnet.Config{BlockTime: 200 * time.Millisecond, WithoutPermit2: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	f, api, _ := startFacilitator(t, c.Signer().Key, c.RPCURL(), t.TempDir()+"/journal.db", nil)
+	if _, ok := f.SchemeExtra(facilitator.NetworkCronosTestnet, batchsettlement.Scheme); !ok {
+		t.Fatal("batch-settlement not served on a chain without Permit2")
+	}
+	if extra, ok := f.SchemeExtra(facilitator.NetworkCronosTestnet, facilitator.SchemeBatchPermit2Deposit); ok {
+		t.Fatalf("Permit2 deposits served on a chain without Permit2: %v", extra)
+	}
+	if _, ok := fac.SchemeExtra(facilitator.NetworkCronosTestnet, facilitator.SchemeBatchPermit2Deposit); !ok {
+		t.Fatal("Permit2 deposits not served on the devnet that has Permit2")
+	}
+	buyer := c.Buyers()[0]
+	seller := newSeller(t)
+	req := permit2ChannelReq(seller)
+	req.Extra["receiverAuthorizer"] = c.Signer().Address.Hex()
+	cfg := channelOf(buyer, seller, 1)
+	cfg.ReceiverAuthorizer = c.Signer().Address
+	var v x402.ReferenceVerifyResponse
+	b := channelBody(t, permit2DepositPayload(t, buyer, cfg, 100, 10, 1), req)
+	if st := postWithURL(t, http.DefaultClient, api+x402.PathVerify, b, &v); st != 200 || v.IsValid || v.InvalidReason != batchsettlement.ErrInvalidPayloadType {
+		t.Fatalf("verify = %d %+v", st, v)
 	}
 }

@@ -114,6 +114,9 @@ func (h *Handler) provisionChannel() error {
 			return fmt.Errorf("x402: scheme batch-settlement on network %q: the facilitator does not offer it there (the chain needs the x402 batch settlement contract %s and its ERC-3009 deposit collector, and the network a signer key)",
 				opt.reqs.Network, batch.SettlementAddress.Hex())
 		}
+		if err := h.checkChannelTransfer(opt.reqs.Network); err != nil {
+			return err
+		}
 		opt.reqs.Scheme = SchemeChannel
 		opt.extraV2 = map[string]any{"receiverAuthorizer": common.HexToAddress(e.ReceiverAuthorizer).Hex(),
 			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": h.channelTransfer()}

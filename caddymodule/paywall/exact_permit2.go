@@ -8,19 +8,6 @@ const (
 	AssetTransferPermit2 = "permit2"
 )
 
-// channelTransfer is how a batch-settlement route's buyers deposit
-// (extra.assetTransferMethod): "eip3009" (receiveWithAuthorization into
-// the ERC-3009 collector) unless asset_transfer permit2 (a Permit2
-// witness transfer into the Permit2 collector, after the buyer approved
-// Permit2 once or with an eip2612GasSponsoring permit). Vouchers are the
-// same either way.
-func (h *Handler) channelTransfer() string {
-	if h.AssetTransfer == AssetTransferPermit2 {
-		return AssetTransferPermit2
-	}
-	return AssetTransferEIP3009
-}
-
 // provisionExactPermit2 makes an exact route with asset_transfer permit2
 // announce it: extra.assetTransferMethod "permit2" in its v2 requirements
 // (the published clients then sign a Permit2 witness transfer to the
