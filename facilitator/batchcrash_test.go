@@ -2,6 +2,7 @@ package facilitator_test
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"math/big"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
@@ -26,7 +28,6 @@ func TestBatchCrashRecovery(t *testing.T) {
 		t.Skip("crash test skipped in -short mode")
 	}
 	const burst, amount = 12, 700
-	ctx := context.Background()
 	key := newSignerKey(t, chain)
 	authorizer := crypto.PubkeyToAddress(key.PublicKey)
 	seller := newSeller(t)
@@ -39,7 +40,19 @@ func TestBatchCrashRecovery(t *testing.T) {
 		cfg.ReceiverAuthorizer = authorizer
 		bodies[i] = channelBody(t, depositPayload(t, buyer, cfg, amount, 1), req)
 	}
-	escrow, before := balance(t, batch.SettlementAddress), balance(t, buyer.Address)
+	depositCrash(t, key, buyer.Address, bodies, amount)
+}
+
+// depositCrash sends the deposits' bodies at once to a facilitator child
+// with key, killed with SIGKILL after its first broadcast (mining held
+// back), restarts it on the same journal, sends them again, and checks
+// that each moved exactly amount once from payer into the escrow.
+func depositCrash(t *testing.T, key *ecdsa.PrivateKey, payer common.Address, bodies [][]byte, amount int64) {
+	t.Helper()
+	ctx := context.Background()
+	burst := int64(len(bodies))
+	authorizer := crypto.PubkeyToAddress(key.PublicKey)
+	escrow, before := balance(t, batch.SettlementAddress), balance(t, payer)
 	journal := t.TempDir() + "/journal.db"
 
 	c1 := startChild(t, key, journal)
@@ -78,7 +91,7 @@ func TestBatchCrashRecovery(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	movedBefore := new(big.Int).Sub(before, balance(t, buyer.Address)).Int64() / amount
+	movedBefore := new(big.Int).Sub(before, balance(t, payer)).Int64() / amount
 	settled := 0
 	for _, b := range bodies {
 		var s x402.ReferenceSettleResponse
@@ -93,7 +106,7 @@ func TestBatchCrashRecovery(t *testing.T) {
 	if movedBefore+int64(settled) != burst {
 		t.Fatalf("%d moved before + %d settled by the retries, want %d", movedBefore, settled, burst)
 	}
-	if got := new(big.Int).Sub(before, balance(t, buyer.Address)); got.Int64() != burst*amount {
+	if got := new(big.Int).Sub(before, balance(t, payer)); got.Int64() != burst*amount {
 		t.Fatalf("buyer paid %s, want %d", got, burst*amount)
 	}
 	if got := new(big.Int).Sub(balance(t, batch.SettlementAddress), escrow); got.Int64() != burst*amount {

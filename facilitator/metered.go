@@ -25,13 +25,21 @@ func (r *Reservation) SettleAmount(ctx context.Context, amount *big.Int) (*Settl
 // SchemeExtra is the requirements' extra a scheme announces on a network
 // (upto: the token's EIP-712 name and version and facilitatorAddress, the
 // signer that settles); ok is false when the scheme is not served there
-// (upto on a chain without Permit2 and the x402 upto proxy).
+// (upto on a chain without Permit2 and the x402 upto proxy). A
+// flavour's name asks for the flavour (SchemeBatchPermit2Deposit).
 func (f *Facilitator) SchemeExtra(network, schemeName string) (any, bool) {
 	n := f.networkNamed(network)
 	if n == nil {
 		return nil, false
 	}
 	b := f.bound[boundKey{n, schemeName}]
+	for k, fbs := range f.flavours {
+		for _, fb := range fbs {
+			if b == nil && k.n == n && fb.m.Name() == schemeName {
+				b = fb.b
+			}
+		}
+	}
 	if b == nil {
 		return nil, false
 	}

@@ -114,9 +114,12 @@ func (h *Handler) provisionChannel() error {
 			return fmt.Errorf("x402: scheme batch-settlement on network %q: the facilitator does not offer it there (the chain needs the x402 batch settlement contract %s and its ERC-3009 deposit collector, and the network a signer key)",
 				opt.reqs.Network, batch.SettlementAddress.Hex())
 		}
+		if err := h.checkChannelTransfer(opt.reqs.Network); err != nil {
+			return err
+		}
 		opt.reqs.Scheme = SchemeChannel
 		opt.extraV2 = map[string]any{"receiverAuthorizer": common.HexToAddress(e.ReceiverAuthorizer).Hex(),
-			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": "eip3009"}
+			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": h.channelTransfer()}
 		cr.opts = append(cr.opts, chanOption{chainID: big.NewInt(opt.chainID),
 			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo), ids: new(channelIDs)})
 	}
@@ -311,8 +314,8 @@ func (co *chanOption) checkConfig(pl *channelPayload) string {
 // validateChannel checks a batch-settlement route's settings.
 func (h *Handler) validateChannel() error {
 	switch {
-	case h.AssetTransfer != "" && h.AssetTransfer != AssetTransferEIP3009:
-		return errors.New("x402: scheme batch-settlement takes deposits by ERC-3009 only (asset_transfer eip3009)")
+	case h.AssetTransfer != "" && h.AssetTransfer != AssetTransferEIP3009 && h.AssetTransfer != AssetTransferPermit2:
+		return fmt.Errorf("x402: asset_transfer must be %q or %q, got %q", AssetTransferEIP3009, AssetTransferPermit2, h.AssetTransfer)
 	case h.GasSponsoring != "":
 		return errors.New("x402: gas_sponsoring is for scheme upto")
 	case h.Window.Access != 0:

@@ -25,6 +25,8 @@ type Metering struct {
 	// transfer through the x402 exact proxy, for any ERC-20: the 402's
 	// extra says assetTransferMethod "permit2"; x402 version 2 only; the
 	// buyer approves Permit2 once). upto always moves it through Permit2.
+	// On a batch-settlement route it is how the buyer deposits: the
+	// ERC-3009 collector (default) or the Permit2 collector.
 	AssetTransfer string `json:"asset_transfer,omitempty"`
 
 	// GasSponsoring is "eip2612" to declare the eip2612GasSponsoring

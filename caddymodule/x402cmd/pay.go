@@ -61,9 +61,10 @@ type PayOptions struct {
 	// MCPArgs is --args: the tool's arguments, a JSON object.
 	MCPArgs string
 	// ApprovePermit2 is --approve-permit2 RPC_URL: before paying an upto
-	// route, approve Permit2 on its token for the key (one transaction
+	// route (or depositing into a batch-settlement route's channel by
+	// Permit2), approve Permit2 on its token for the key (one transaction
 	// through this JSON-RPC endpoint, skipped when the allowance covers
-	// the maximum).
+	// the maximum or the deposit).
 	ApprovePermit2 string
 	// Channels is --channels DIR: where a batch-settlement route's channel
 	// records are kept (default: caddy-x402/channels in os.UserConfigDir).
@@ -234,7 +235,7 @@ cookie without paying or signing in.
 	f.StringVar(&o.CookieJar, "cookie-jar", "", "keep cookies (the seller's access cookie) in this JSON file, mode 0600: sent when they match the URL, saved when set")
 	f.StringVar(&o.MCPTool, "mcp-tool", "", "URL is an MCP endpoint (streamable HTTP): call this tool, paying it with x402 over MCP")
 	f.StringVar(&o.MCPArgs, "args", "", "the --mcp-tool's arguments, a JSON object")
-	f.StringVar(&o.ApprovePermit2, "approve-permit2", "", "before paying an upto route, approve Permit2 on its token for the key: one transaction sent through this JSON-RPC URL, once per token and wallet (skipped when the allowance covers the maximum)")
+	f.StringVar(&o.ApprovePermit2, "approve-permit2", "", "before paying an upto route or depositing by Permit2 into a batch-settlement route's channel, approve Permit2 on its token for the key: one transaction sent through this JSON-RPC URL, once per token and wallet (skipped when the allowance covers the maximum or the deposit)")
 	f.StringVar(&o.Channels, "channels", "", "keep batch-settlement channel records in this directory (one JSON file per channel, mode 0600; default: caddy-x402/channels in the user's config directory)")
 	f.StringVar(&o.Deposit, "deposit", "", "on a batch-settlement route, deposit this many smallest units when opening or topping up a channel (default: "+strconv.Itoa(DefaultDepositMultiplier)+" x the price)")
 	f.StringVar(&o.MaxDeposit, "max-deposit", "", "refuse a channel deposit above this many smallest units (default: "+strconv.Itoa(DefaultDepositMultiplier)+" x --max-amount)")

@@ -108,6 +108,8 @@ type chanPay struct {
 	flags    *channelFlags
 	rpc      string
 	stderr   io.Writer
+	// approve is --approve-permit2 (a Permit2 route's deposit).
+	approve string
 
 	// recovering: no record was found and the chain was not read, so
 	// charged and balance are zero until the seller says more; probe:
@@ -165,8 +167,8 @@ func newChanPay(url string, key *ecdsa.PrivateKey, accepted x402.RequirementsV2,
 		}
 		delay = uint64(d)
 	}
-	if m, _ := accepted.Extra["assetTransferMethod"].(string); m != "" && m != "eip3009" {
-		return nil, fmt.Errorf("refusing to pay: the seller takes channel deposits by %s; this command deposits by eip3009 only", m)
+	if m, _ := accepted.Extra["assetTransferMethod"].(string); m != "" && m != "eip3009" && m != "permit2" {
+		return nil, fmt.Errorf("refusing to pay: the seller takes channel deposits by %s; this command deposits by eip3009 or permit2 only", m)
 	}
 	if !x402.IsAddress(accepted.PayTo) || !x402.IsAddress(accepted.Asset) {
 		return nil, fmt.Errorf("refusing to pay: the offer's payTo %q or asset %q is not an address", accepted.PayTo, accepted.Asset)
@@ -176,7 +178,7 @@ func newChanPay(url string, key *ecdsa.PrivateKey, accepted x402.RequirementsV2,
 	}
 	payer := crypto.PubkeyToAddress(key.PublicKey)
 	c := &chanPay{url: url, key: key, accepted: accepted, resource: resource, price: price, chainID: big.NewInt(chainID),
-		flags: o.chans, rpc: o.RPC, stderr: stderr,
+		flags: o.chans, rpc: o.RPC, stderr: stderr, approve: o.ApprovePermit2,
 		cfg: batch.ChannelConfig{Payer: payer, PayerAuthorizer: payer, Receiver: common.HexToAddress(accepted.PayTo),
 			ReceiverAuthorizer: common.HexToAddress(ra), Token: common.HexToAddress(accepted.Asset), WithdrawDelay: delay, Salt: o.chans.salt}}
 	id, err := c.cfg.ID(c.chainID)
@@ -245,7 +247,7 @@ func payChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, acc
 				reason = strings.TrimSpace(string(data))
 			}
 			if deposit != nil {
-				return fmt.Errorf("payment refused: %s (nothing was charged, and the deposit was not made)", reason)
+				return fmt.Errorf("payment refused: %s (nothing was charged, and the deposit was not made)%s", reason, permit2Hint(reason))
 			}
 			return fmt.Errorf("payment refused: %s (nothing was charged)", reason)
 		}
@@ -416,12 +418,16 @@ func (c *chanPay) depositAmount(max *big.Int) (*big.Int, error) {
 	return target, nil
 }
 
-// signDeposit is the payload's deposit: an EIP-3009
+// signDeposit is the payload's deposit (on a Permit2 route,
+// signPermit2Deposit's): an EIP-3009
 // ReceiveWithAuthorization of amount to the ERC-3009 deposit collector
 // under the token's domain (extra name and version), with a new salt (the
 // authorization's nonce is keccak256(channelId, salt)), valid for the
 // offer's maxTimeoutSeconds.
 func (c *chanPay) signDeposit(amount *big.Int) (map[string]any, error) {
+	if c.permit2Deposits() {
+		return c.signPermit2Deposit(amount) // pay_channel_permit2.go
+	}
 	dom := c.accepted.Domain()
 	if dom == nil {
 		return nil, fmt.Errorf("refusing to pay: the seller's batch-settlement offer lacks the token's EIP-712 name and version (extra.name, extra.version) that a deposit is signed under")

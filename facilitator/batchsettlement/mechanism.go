@@ -91,6 +91,8 @@ type bound struct {
 	// receiverAuthorizer is authorizer: the network's first signer key.
 	authorizerKey *ecdsa.PrivateKey
 	authorizer    common.Address
+	// permit2 says this is the bound of Permit2 deposits (permit2.go).
+	permit2 bool
 }
 
 // Extra is what the requirements' extra must carry for a channel with this
@@ -114,7 +116,20 @@ func (b *bound) V2Only() bool { return true }
 // collector uses receiveWithAuthorization with the nonce
 // batch.ERC3009DepositNonce, so the token's authorizationState and
 // AuthorizationUsed log tell a deposit used.
-func (b *bound) Spent() engine.Spent { return depositSpent{token: b.Token} }
+func (b *bound) Spent() engine.Spent {
+	if b.permit2 {
+		return permit2DepositSpent{token: b.Token}
+	}
+	return depositSpent{token: b.Token}
+}
+
+// name is the engine's name of this bound's deposits.
+func (b *bound) name() string {
+	if b.permit2 {
+		return SchemePermit2Deposit
+	}
+	return Scheme
+}
 
 // Recognize reads a mined deposit back: payer, the settlement contract (the
 // escrow) and the amount.

@@ -1,7 +1,6 @@
 package batchsettlement
 
 import (
-	"encoding/json"
 	"math/big"
 	"strings"
 
@@ -79,7 +78,7 @@ type depositJSON struct {
 			Salt        common.Hash   `json:"salt"`
 			Signature   hexutil.Bytes `json:"signature"`
 		} `json:"erc3009Authorization"`
-		Permit2 json.RawMessage `json:"permit2Authorization"`
+		Permit2 *permit2AuthJSON `json:"permit2Authorization"`
 	} `json:"authorization"`
 }
 

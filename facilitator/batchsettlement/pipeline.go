@@ -25,6 +25,11 @@ type payment struct {
 	amount, validAfter, validBefore, salt *big.Int
 	depositSig                            []byte
 	nonce                                 common.Hash
+	// A Permit2 deposit (permit2.go): its nonce (validBefore is its
+	// deadline) and the EIP-2612 permit to Permit2 it may bring.
+	permit2 bool
+	p2nonce *big.Int
+	permit  *evm.EIP2612Permit
 	// state is the channel as read by Verify; valid says Verify found
 	// the payload valid.
 	state *batch.ChannelState
@@ -186,7 +191,7 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 		return nil, reason
 	}
 	if c.kind == "deposit" {
-		if reason := b.checkDeposit(c, pl.Deposit, extra); reason != "" {
+		if reason := b.checkDeposit(c, pl.Deposit, extra, p); reason != "" {
 			return nil, reason
 		}
 	}
@@ -244,13 +249,18 @@ func (b *bound) checkConfig(c *payment, id common.Hash, r *x402.PaymentRequireme
 }
 
 // checkDeposit checks an ERC-3009 deposit authorization: present, the
-// token's domain named, its window, its signature by the payer. A Permit2
-// deposit is not served (yet): ErrInvalidPayloadType.
-func (b *bound) checkDeposit(c *payment, d *depositJSON, extra map[string]any) string {
+// token's domain named, its window, its signature by the payer. The
+// method is the requirements' assetTransferMethod, else the payload's; a
+// Permit2 deposit is checked by checkPermit2Deposit where it is served
+// (the flavour's bound), else refused: ErrInvalidPayloadType.
+func (b *bound) checkDeposit(c *payment, d *depositJSON, extra map[string]any, p *x402.Payment) string {
 	method, _ := extra["assetTransferMethod"].(string)
 	a := d.Authorization.ERC3009
-	if method == "permit2" || (a == nil && len(d.Authorization.Permit2) > 0) {
-		return ErrInvalidPayloadType
+	if method == "permit2" || (method == "" && a == nil && d.Authorization.Permit2 != nil) {
+		if !b.permit2 {
+			return ErrInvalidPayloadType
+		}
+		return b.checkPermit2Deposit(c, d, c.id, p)
 	}
 	if a == nil {
 		return ErrErc3009AuthorizationRequired

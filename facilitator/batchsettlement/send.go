@@ -48,6 +48,9 @@ type op struct {
 	simFail, txFail string
 	// after adds to a settled answer (the channel's state, an amount).
 	after func(ctx context.Context, res *x402.SettleResponse)
+	// scheme is the engine's name of the op: its nonce space and Spent
+	// ("": Scheme).
+	scheme string
 }
 
 // opNonce is the hold key of a claim, settle or refund: keccak256 of its
@@ -61,7 +64,10 @@ func (b *bound) send(ctx context.Context, o *op, requested string, deadline time
 	if len(n.Engine.Signers()) == 0 {
 		return nil, scheme.Unavailable(fmt.Sprintf("network %s has no signer key, so this facilitator cannot settle on it; configure a signer key", n.Cfg.Name), nil)
 	}
-	held, err := n.Engine.Claim(ctx, o.from, o.nonce)
+	if o.scheme == "" {
+		o.scheme = Scheme
+	}
+	held, err := n.Engine.ClaimScheme(ctx, o.scheme, o.from, o.nonce)
 	if err != nil {
 		return nil, scheme.Unavailable(scheme.TextStoreUnreachable, err)
 	}
@@ -71,7 +77,7 @@ func (b *bound) send(ctx context.Context, o *op, requested string, deadline time
 	submitted := false
 	defer func() {
 		if !submitted {
-			n.Engine.Release(o.from, o.nonce)
+			n.Engine.ReleaseScheme(o.scheme, o.from, o.nonce)
 		}
 	}()
 	signer := n.Engine.PickSigner()
@@ -123,7 +129,7 @@ func (b *bound) send(ctx context.Context, o *op, requested string, deadline time
 	} else {
 		fe.GasPrice = new(big.Int).Set(q.GasPrice)
 	}
-	job := &engine.Job{Requested: requested, Scheme: Scheme, To: batch.SettlementAddress, Via: scheme.Via(ctx),
+	job := &engine.Job{Requested: requested, Scheme: o.scheme, To: batch.SettlementAddress, Via: scheme.Via(ctx),
 		Auth:      x402.Authorization{From: o.from, To: batch.SettlementAddress, Value: o.value, ValidAfter: o.validAfter, ValidBefore: o.validBefore, Nonce: o.nonce},
 		Signature: o.signature, Calldata: o.calldata, Fees: fe, Signer: signer, Deadline: deadline}
 	t, err := n.Engine.Submit(job)

@@ -41,19 +41,22 @@ func (b *bound) settleDeposit(ctx context.Context, c *payment, requested string,
 	if err != nil {
 		return x402.Failed(requested, ErrInvalidPayloadType), nil
 	}
-	rd, _ := b.newReads(&payment{kind: "voucher", cfg: c.cfg, id: c.id}, b.authorizer, false)
+	rd, _ := b.newReads(&payment{kind: "voucher", cfg: c.cfg, id: c.id, permit2: c.permit2, permit: c.permit}, b.authorizer, false)
 	o := &op{from: c.cfg.Payer, nonce: c.nonce, value: c.amount, validAfter: c.validAfter, validBefore: c.validBefore, signature: c.depositSig,
-		calldata: data, reads: rd.elems, simFail: ErrDepositSimulationFailed, txFail: ErrDepositTransactionFailed}
+		calldata: data, reads: rd.elems, simFail: ErrDepositSimulationFailed, txFail: ErrDepositTransactionFailed, scheme: b.name()}
 	o.decide = func(block uint64) (string, error) {
 		rd.elems = o.reads
 		st, payerBalance, err := rd.state()
 		if err != nil {
 			return ErrRPCReadFailed, nil
 		}
+		if reason := allowanceReason(c, rd.allowance()); reason != "" {
+			return reason, nil
+		}
 		if reason := decide(c, st, payerBalance); reason != "" {
 			return reason, nil
 		}
-		ok, err := b.Engine.Reserve(ctx, c.cfg.Payer, c.nonce, c.amount, payerBalance, block)
+		ok, err := b.Engine.ReserveScheme(ctx, b.name(), c.cfg.Payer, c.nonce, c.amount, payerBalance, block)
 		if err != nil {
 			return "", scheme.Unavailable(scheme.TextStoreUnreachable, err)
 		}

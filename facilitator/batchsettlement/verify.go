@@ -23,6 +23,10 @@ type reads struct {
 	outs  [4]*hexutil.Bytes
 	block hexutil.Uint64
 	gas   hexutil.Uint64
+	// allowed is a Permit2 deposit's allowance to Permit2, read last
+	// (at allowAt) when it brings no EIP-2612 permit.
+	allowed *hexutil.Bytes
+	allowAt int
 }
 
 func (b *bound) newReads(c *payment, from common.Address, estimate bool) (*reads, error) {
@@ -48,13 +52,31 @@ func (b *bound) newReads(c *payment, from common.Address, estimate bool) (*reads
 			rd.elems = append(rd.elems, rpc.BatchElem{Method: "eth_call", Args: []any{args, "latest"}, Result: &sim})
 		}
 	}
+	if c.permit2 && c.permit == nil {
+		var el rpc.BatchElem
+		el, rd.allowed = evm.AllowanceCall(b.Token, c.cfg.Payer)
+		rd.allowAt, rd.elems = len(rd.elems), append(rd.elems, el)
+	}
 	return rd, nil
+}
+
+// allowance is the read allowance to Permit2 (nil: not read, or the read
+// failed).
+func (rd *reads) allowance() *big.Int {
+	if rd.allowed == nil || rd.elems[rd.allowAt].Error != nil {
+		return nil
+	}
+	v, err := evm.ReadUint256("allowance", *rd.allowed)
+	if err != nil {
+		return nil
+	}
+	return v
 }
 
 // simErr is the deposit simulation's error (nil when it ran, or for
 // another payload).
 func (rd *reads) simErr() error {
-	if len(rd.elems) > 5 {
+	if len(rd.elems) > 5 && (rd.allowed == nil || rd.allowAt != 5) {
 		return rd.elems[5].Error
 	}
 	return nil
@@ -77,8 +99,16 @@ func (rd *reads) state() (batch.ChannelState, *big.Int, error) {
 	return st, new(big.Int).SetBytes(*rd.outs[3]), nil
 }
 
-// depositCalldata is deposit(config, amount, ERC-3009 collector, collectorData).
+// depositCalldata is deposit(config, amount, collector, collectorData):
+// the ERC-3009 collector's, or the Permit2 collector's.
 func (b *bound) depositCalldata(c *payment) ([]byte, error) {
+	if c.permit2 {
+		cd, err := permit2CollectorData(c)
+		if err != nil {
+			return nil, err
+		}
+		return batch.DepositCalldata(c.cfg, c.amount, batch.Permit2CollectorAddress, cd)
+	}
 	cd, err := batch.ERC3009CollectorData(c.validAfter, c.validBefore, c.salt, c.depositSig)
 	if err != nil {
 		return nil, err
@@ -109,7 +139,10 @@ func (b *bound) Verify(ctx context.Context, sp scheme.Payment) (string, error) {
 	if err != nil {
 		return ErrRPCReadFailed, nil
 	}
-	reason := decide(c, st, payerBalance)
+	reason := allowanceReason(c, rd.allowance())
+	if reason == "" {
+		reason = decide(c, st, payerBalance)
+	}
 	if reason == "" && rd.simErr() != nil {
 		reason = ErrDepositSimulationFailed
 	}

@@ -1,0 +1,38 @@
+package paywall
+
+// Deposits by Permit2 on a batch-settlement route (asset_transfer permit2).
+
+import (
+	"fmt"
+
+	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+)
+
+// channelTransfer is how a batch-settlement route's buyers deposit
+// (extra.assetTransferMethod): "eip3009" (receiveWithAuthorization into
+// the ERC-3009 collector) unless asset_transfer permit2 (a Permit2
+// witness transfer into the Permit2 collector, after the buyer approved
+// Permit2 once or with an eip2612GasSponsoring permit). Vouchers are the
+// same either way.
+func (h *Handler) channelTransfer() string {
+	if h.AssetTransfer == AssetTransferPermit2 {
+		return AssetTransferPermit2
+	}
+	return AssetTransferEIP3009
+}
+
+// checkChannelTransfer refuses asset_transfer permit2 on a channel route
+// whose network's facilitator takes no Permit2 deposits (the chain lacks
+// Permit2 or the Permit2 deposit collector).
+func (h *Handler) checkChannelTransfer(network string) error {
+	if h.channelTransfer() != AssetTransferPermit2 {
+		return nil
+	}
+	if _, ok := h.app.Facilitator().SchemeExtra(network, facilitator.SchemeBatchPermit2Deposit); !ok {
+		return fmt.Errorf("x402: asset_transfer permit2 with scheme batch-settlement on network %q: the facilitator takes no Permit2 deposits there (the chain needs Permit2 %s and the Permit2 deposit collector %s); use asset_transfer eip3009",
+			network, evm.Permit2Address.Hex(), batch.Permit2CollectorAddress.Hex())
+	}
+	return nil
+}
