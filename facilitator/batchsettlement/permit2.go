@@ -58,7 +58,11 @@ func (permit2Flavour) Takes(p *x402.Payment) bool { return p.PayloadHas(`"permit
 // chain has Permit2 and the Permit2 deposit collector; elsewhere it
 // declines, and such deposits are refused (ErrInvalidPayloadType).
 func (permit2Flavour) Bind(ctx context.Context, n *network.Network, env scheme.Env) (scheme.Bound, error) {
-	sb, err := mechanism{}.Bind(ctx, n, env)
+	// The base checks (contracts, EIP-1153, a signer key) log their
+	// refusals once, in batch-settlement's own Bind: here they are quiet.
+	quiet := env
+	quiet.Logger = zap.NewNop()
+	sb, err := mechanism{}.Bind(ctx, n, quiet)
 	if sb == nil || err != nil {
 		return nil, err
 	}
@@ -72,7 +76,7 @@ func (permit2Flavour) Bind(ctx context.Context, n *network.Network, env scheme.E
 		return nil, nil
 	}
 	b := sb.(*bound)
-	b.permit2 = true
+	b.env, b.permit2 = env, true
 	return b, nil
 }
 
