@@ -118,7 +118,7 @@ func (b *bound) V2Only() bool { return true }
 // AuthorizationUsed log tell a deposit used.
 func (b *bound) Spent() engine.Spent {
 	if b.permit2 {
-		return permit2DepositSpent{token: b.Token}
+		return permit2DepositSpent{engine.Permit2Spent{Token: b.Token}}
 	}
 	return depositSpent{token: b.Token}
 }

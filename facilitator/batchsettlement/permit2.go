@@ -14,7 +14,6 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
@@ -190,43 +189,13 @@ func allowanceReason(c *payment, allowance *big.Int) string {
 // of it, so the transaction that used it is found from the token's
 // Transfer logs out of the payer, each read back (MatchUse: a deposit
 // through the Permit2 collector of that payer and nonce).
-type permit2DepositSpent struct{ token common.Address }
+type permit2DepositSpent struct{ engine.Permit2Spent }
 
 var (
 	_ engine.Spent       = permit2DepositSpent{}
 	_ engine.UseMatcher  = permit2DepositSpent{}
 	_ engine.NonceSpacer = permit2DepositSpent{}
 )
-
-// NonceSpace is Permit2's.
-func (permit2DepositSpent) NonceSpace() string { return engine.NonceSpacePermit2 }
-
-var transferTopic = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
-
-// UsedCalls reads nonceBitmap(payer, wordPos) of each nonce at block.
-func (s permit2DepositSpent) UsedCalls(block uint64, payer common.Address, nonces [][32]byte) ([]rpc.BatchElem, func() ([]bool, error)) {
-	elems := make([]rpc.BatchElem, len(nonces))
-	outs := make([]*hexutil.Bytes, len(nonces))
-	for i, n := range nonces {
-		elems[i], outs[i] = evm.NonceBitmapCall(payer, n, block)
-	}
-	return elems, func() ([]bool, error) {
-		used := make([]bool, len(nonces))
-		for i, out := range outs {
-			u, err := evm.NonceUsed(*out, nonces[i])
-			if err != nil {
-				return nil, err
-			}
-			used[i] = u
-		}
-		return used, nil
-	}
-}
-
-// UseLog is the token's Transfer logs out of the payer.
-func (s permit2DepositSpent) UseLog(payer common.Address, _ [32]byte) (common.Address, []any) {
-	return s.token, []any{transferTopic, common.BytesToHash(payer.Bytes())}
-}
 
 // MatchUse reports whether a transaction is a deposit through the Permit2
 // collector of payer's nonce.

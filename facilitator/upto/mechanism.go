@@ -126,4 +126,6 @@ func (b *bound) SupportedExtra() any { return b.Extra() }
 func (b *bound) V2Only() bool { return true }
 
 // Spent reads Permit2's nonceBitmap and the token's Transfer logs.
-func (b *bound) Spent() engine.Spent { return permit2Spent{token: b.Token, proxy: b.proxy} }
+func (b *bound) Spent() engine.Spent {
+	return permit2Spent{Permit2Spent: engine.Permit2Spent{Token: b.Token}, proxy: b.proxy}
+}

@@ -4,9 +4,6 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
@@ -20,7 +17,7 @@ import (
 // token's Transfer logs out of the payer, each transaction read back
 // (MatchUse: an upto settle of that owner and nonce).
 type permit2Spent struct {
-	token common.Address
+	engine.Permit2Spent
 	proxy evm.Permit2Proxy
 }
 
@@ -30,39 +27,6 @@ var (
 	_ engine.NonceSpacer = permit2Spent{}
 )
 
-// NonceSpace is Permit2's: a Permit2 nonce is another authorization than
-// the same EIP-3009 nonce of the payer (engine.NonceSpacer).
-func (permit2Spent) NonceSpace() string { return engine.NonceSpacePermit2 }
-
-// transferTopic is ERC-20's Transfer(address,address,uint256).
-var transferTopic = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
-
-// UsedCalls reads nonceBitmap(payer, wordPos) of each nonce at block (0:
-// the latest).
-func (s permit2Spent) UsedCalls(block uint64, payer common.Address, nonces [][32]byte) ([]rpc.BatchElem, func() ([]bool, error)) {
-	elems := make([]rpc.BatchElem, len(nonces))
-	outs := make([]*hexutil.Bytes, len(nonces))
-	for i, n := range nonces {
-		elems[i], outs[i] = evm.NonceBitmapCall(payer, n, block)
-	}
-	return elems, func() ([]bool, error) {
-		used := make([]bool, len(nonces))
-		for i, out := range outs {
-			u, err := evm.NonceUsed(*out, nonces[i])
-			if err != nil {
-				return nil, err
-			}
-			used[i] = u
-		}
-		return used, nil
-	}
-}
-
-// UseLog is the token's Transfer logs out of the payer.
-func (s permit2Spent) UseLog(payer common.Address, _ [32]byte) (common.Address, []any) {
-	return s.token, []any{transferTopic, common.BytesToHash(payer.Bytes())}
-}
-
 // MatchUse reports whether a transaction is an upto settle through the
 // proxy of the payer's nonce.
 func (s permit2Spent) MatchUse(payer common.Address, nonce [32]byte, to *common.Address, input []byte) bool {
@@ -70,7 +34,7 @@ func (s permit2Spent) MatchUse(payer common.Address, nonce [32]byte, to *common.
 		return false
 	}
 	a, _, ok := settleArgs(s.proxy, input)
-	return ok && a.From == payer && evm.NonceBytes(a.Nonce) == nonce && a.Token == s.token
+	return ok && a.From == payer && evm.NonceBytes(a.Nonce) == nonce && a.Token == s.Token
 }
 
 // settleArgs reads a proxy's settle calldata back: the authorization and
