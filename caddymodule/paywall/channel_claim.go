@@ -2,14 +2,11 @@ package paywall
 
 import (
 	"context"
-	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Claim rounds: every claim_every (and at graceful stop), the channels
@@ -105,16 +102,6 @@ func (h *Handler) stopChannels() error {
 	return h.chans.release()
 }
 
-// claimRow is one row of a claim payload, as the published server sends it.
-type claimRow struct {
-	Voucher struct {
-		Channel            store.ChannelConfig `json:"channel"`
-		MaxClaimableAmount string              `json:"maxClaimableAmount"`
-	} `json:"voucher"`
-	Signature    hexutil.Bytes `json:"signature"`
-	TotalClaimed string        `json:"totalClaimed"`
-}
-
 // claimOption claims option i's channels charged beyond their claim and
 // settles the claimed funds. A failed round is simply run again: a claim
 // is idempotent on chain (a row at or below the channel's claimed total
@@ -132,15 +119,10 @@ func (h *Handler) claimOption(ctx context.Context, i int) {
 	for j, c := range list {
 		// A route claims the channels paid to its pay_to (routes with
 		// the same pay_to share them).
-		if c.VoucherMax == nil || !strings.EqualFold(c.Config.ReceiverAuthorizer, co.authorizer.Hex()) ||
-			!strings.EqualFold(c.Config.Token, co.token.Hex()) || !strings.EqualFold(c.Config.Receiver, co.payTo.Hex()) {
+		if c.VoucherMax == nil || !co.owns(c, opt.reqs.Network) {
 			continue
 		}
-		var row claimRow
-		row.Voucher.Channel = c.Config
-		row.Voucher.MaxClaimableAmount = c.VoucherMax.String()
-		row.Signature, row.TotalClaimed = c.VoucherSignature, c.Charged.String()
-		rows, ids = append(rows, row), append(ids, j)
+		rows, ids = append(rows, newClaimRow(c.Config, c.VoucherMax, c.VoucherSignature, c.Charged)), append(ids, j)
 	}
 	if len(rows) == 0 {
 		return
@@ -165,15 +147,7 @@ func (h *Handler) claimOption(ctx context.Context, i int) {
 		return
 	}
 	h.logger.Info("claim round: claimed", zap.String("network", opt.reqs.Network), zap.Int("channels", len(claimed)))
-	sr, err := h.channelOp(ctx, i, map[string]any{"type": "settle", "receiver": co.payTo.Hex(), "token": co.token.Hex()})
-	switch {
-	case err != nil:
-		h.logger.Warn("claim round: the settle could not be sent; the next round settles", zap.Error(err))
-	case !sr.Settled() && sr.Error != "invalid_batch_settlement_evm_nothing_to_settle":
-		h.logger.Warn("claim round: the settle failed; the next round settles", zap.String("error", sr.Error))
-	default:
-		h.logger.Info("claim round: settled to pay_to", zap.String("pay_to", co.payTo.Hex()), zap.String("amount", sr.Value), zap.String("tx_hash", sr.TxHash))
-	}
+	h.settleToPayTo(ctx, i, "claim round")
 }
 
 // claimRows claims rows in one transaction and returns the indexes of

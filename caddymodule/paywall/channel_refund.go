@@ -73,16 +73,8 @@ func (h *Handler) settleRefunded(ctx context.Context) {
 		if _, due := settleDue.LoadAndDelete(co.dueKey(network)); !due {
 			continue
 		}
-		sr, err := h.channelOp(ctx, i, map[string]any{"type": "settle", "receiver": co.payTo.Hex(), "token": co.token.Hex()})
-		switch {
-		case err != nil:
+		if !h.settleToPayTo(ctx, i, "refund round") {
 			settleDue.Store(co.dueKey(network), true)
-			h.logger.Warn("refund round: the settle of refunded channels' claims could not be sent; the next round settles", zap.Error(err))
-		case !sr.Settled() && sr.Error != "invalid_batch_settlement_evm_nothing_to_settle":
-			settleDue.Store(co.dueKey(network), true)
-			h.logger.Warn("refund round: the settle of refunded channels' claims failed; the next round settles", zap.String("error", sr.Error))
-		case sr.Settled():
-			h.logger.Info("refund round: settled to pay_to what refunds claimed", zap.String("pay_to", co.payTo.Hex()), zap.String("amount", sr.Value), zap.String("tx_hash", sr.TxHash))
 		}
 	}
 }
@@ -107,13 +99,6 @@ func (h *Handler) parseRefundIdle(d *caddyfile.Dispenser) error {
 	}
 	h.RefundIdle = caddy.Duration(dur)
 	return nil
-}
-
-// owns says whether channel c is one of option co's (network, receiver,
-// receiver authorizer, token): routes with the same pay_to share them.
-func (co *chanOption) owns(c *store.Channel, network string) bool {
-	return c.Network == network && strings.EqualFold(c.Config.ReceiverAuthorizer, co.authorizer.Hex()) &&
-		strings.EqualFold(c.Config.Token, co.token.Hex()) && strings.EqualFold(c.Config.Receiver, co.payTo.Hex())
 }
 
 // refundRound retries the refunds under way and refunds the channels idle
@@ -263,10 +248,7 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 	if v != nil {
 		voucher = map[string]any{"channelId": rec.ID, "maxClaimableAmount": v.max.String(), "signature": hexutil.Encode(v.sig)}
 		if rec.Charged.Cmp(rec.Claimed) > 0 {
-			var row claimRow
-			row.Voucher.Channel, row.Voucher.MaxClaimableAmount = rec.Config, v.max.String()
-			row.Signature, row.TotalClaimed = v.sig, rec.Charged.String()
-			payload["claims"] = []claimRow{row}
+			payload["claims"] = []claimRow{newClaimRow(rec.Config, v.max, v.sig, rec.Charged)}
 		}
 	}
 	payload["voucher"] = voucher

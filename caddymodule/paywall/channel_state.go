@@ -74,3 +74,10 @@ func (co *chanOption) voucherSigned(pl *channelPayload, max *big.Int) bool {
 	got, err := batch.RecoverVoucherSigner(co.chainID, pl.Voucher.ChannelID, max, pl.Voucher.Signature)
 	return err == nil && got == signer
 }
+
+// owns says whether channel c is one of option co's (network, receiver,
+// receiver authorizer, token): routes with the same pay_to share them.
+func (co *chanOption) owns(c *store.Channel, network string) bool {
+	return c.Network == network && strings.EqualFold(c.Config.ReceiverAuthorizer, co.authorizer.Hex()) &&
+		strings.EqualFold(c.Config.Token, co.token.Hex()) && strings.EqualFold(c.Config.Receiver, co.payTo.Hex())
+}
