@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -126,23 +127,13 @@ func (l *chanLog) files() ([]string, []uint64, error) {
 			fs = append(fs, file{n, g})
 		}
 	}
-	slices.SortFunc(fs, func(a, b file) int { return cmpU(a.gen, b.gen) })
+	slices.SortFunc(fs, func(a, b file) int { return cmp.Compare(a.gen, b.gen) })
 	var out []string
 	var gens []uint64
 	for _, f := range fs {
 		out, gens = append(out, f.name), append(gens, f.gen)
 	}
 	return out, gens, nil
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // replay puts the records of files newer than bbolt's into bbolt, in
