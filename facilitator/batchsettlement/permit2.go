@@ -140,18 +140,10 @@ func (b *bound) checkPermit2Deposit(c *payment, d *depositJSON, voucherID common
 	c.permit2, c.depositSig, c.validAfter = true, a.Signature, new(big.Int)
 	c.nonce = evm.NonceBytes(c.p2nonce)
 	if info := p.ExtensionInfo(x402.ExtEIP2612GasSponsoring); info != nil {
-		permit, from, asset, spender, ok := evm.ParseEIP2612Info(info)
+		permit, reason := evm.CheckEIP2612Info(info, c.cfg.Payer, b.Token, b.env.Now().Unix()+6)
 		switch {
-		case !ok:
-			return x402.ReasonEIP2612Format
-		case from != c.cfg.Payer:
-			return x402.ReasonEIP2612From
-		case asset != b.Token:
-			return x402.ReasonEIP2612Asset
-		case spender != evm.Permit2Address:
-			return x402.ReasonEIP2612Spender
-		case permit.Deadline.Cmp(big.NewInt(b.env.Now().Unix()+6)) < 0:
-			return x402.ReasonEIP2612Expired
+		case reason != "":
+			return reason
 		case permit.Value.Cmp(c.amount) != 0:
 			return ErrEip2612AmountMismatch
 		}

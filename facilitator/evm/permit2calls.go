@@ -445,3 +445,25 @@ func NonceBytes(n *big.Int) [32]byte {
 	n.FillBytes(b[:])
 	return b
 }
+
+// CheckEIP2612Info reads an eip2612GasSponsoring extension's info with
+// the reference facilitator's checks, in its order: well formed, its owner
+// the payer, its token the asset, its spender Permit2, its deadline not
+// before notBefore (unix seconds). It answers the permit, or the x402
+// reason refusing it.
+func CheckEIP2612Info(raw []byte, payer, token common.Address, notBefore int64) (*EIP2612Permit, string) {
+	permit, from, asset, spender, ok := ParseEIP2612Info(raw)
+	switch {
+	case !ok:
+		return nil, x402.ReasonEIP2612Format
+	case from != payer:
+		return nil, x402.ReasonEIP2612From
+	case asset != token:
+		return nil, x402.ReasonEIP2612Asset
+	case spender != Permit2Address:
+		return nil, x402.ReasonEIP2612Spender
+	case permit.Deadline.Cmp(big.NewInt(notBefore)) < 0:
+		return nil, x402.ReasonEIP2612Expired
+	}
+	return permit, ""
+}

@@ -104,18 +104,9 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 // reference facilitator's checks: its owner the payer, its token the asset,
 // its spender Permit2, its deadline at least the expiry margin ahead.
 func (b *bound) checkPermit(c *payment, info []byte) string {
-	permit, from, asset, spender, ok := evm.ParseEIP2612Info(info)
-	switch {
-	case !ok:
-		return x402.ReasonEIP2612Format
-	case from != c.a.From:
-		return x402.ReasonEIP2612From
-	case asset != b.Token:
-		return x402.ReasonEIP2612Asset
-	case spender != evm.Permit2Address:
-		return x402.ReasonEIP2612Spender
-	case permit.Deadline.Cmp(big.NewInt(b.env.Now().Add(b.env.ExpiryMargin).Unix())) < 0:
-		return x402.ReasonEIP2612Expired
+	permit, reason := evm.CheckEIP2612Info(info, c.a.From, b.Token, b.env.Now().Add(b.env.ExpiryMargin).Unix())
+	if reason != "" {
+		return reason
 	}
 	c.permit = permit
 	return ""
