@@ -57,6 +57,20 @@ export async function waitFor(fn, what, ms = 60000) {
 // and returns {url, info, stop, log}. ports has http, admin, rpc; info is
 // the devnet's info file when the config runs one.
 export async function startCaddy(makeCaddyfile) {
+  // The ports are picked free, then released for caddy to bind: another
+  // listener (such as a devnet asked for any free port) may take one in
+  // between. caddy then exits "address already in use", and the start is
+  // tried again with fresh ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startCaddyOnce(makeCaddyfile);
+    } catch (e) {
+      if (attempt >= 3 || !/address already in use/.test(e.message)) throw e;
+    }
+  }
+}
+
+async function startCaddyOnce(makeCaddyfile) {
   const dir = mkdtempSync(join(tmpdir(), "x402-interop-"));
   const ports = { http: await freePort(), admin: await freePort(), rpc: await freePort() };
   const infoFile = join(dir, "devnet.json");
