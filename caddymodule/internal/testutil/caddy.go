@@ -43,7 +43,9 @@ func NewTester(t testing.TB, caddyfile string) *caddytest.Tester {
 		TestRequestTimeout: 30 * time.Second,
 		LoadRequestTimeout: 30 * time.Second,
 	})
+	before := listeners()
 	tester.InitServer(caddyfile, "caddyfile")
+	awaitOldListeners(t, before)
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -60,9 +62,12 @@ func LoadConfig(t *testing.T, caddyfile string) {
 }
 
 // PostLoad posts a config of contentType to the admin API's /load and
-// returns the answer.
+// returns the answer, once the previous configuration's listeners are
+// closed (reload.go).
 func PostLoad(t *testing.T, config, contentType string) (int, []byte) {
 	t.Helper()
+	before := listeners()
+	defer awaitOldListeners(t, before)
 	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://localhost:%d/load", AdminPort), strings.NewReader(config))
 	req.Header.Set("Content-Type", contentType)
 	resp, err := http.DefaultClient.Do(req)
