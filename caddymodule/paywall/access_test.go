@@ -434,13 +434,13 @@ func TestAccess(t *testing.T) {
 
 	// A reload builds new handlers: the key comes from Caddy's storage and
 	// the grants from the store, so the cookie and sign-ins still hold.
-	tester.InitServer(strings.Replace(siteConfig, "label acc", "label acc2", 1), "caddyfile")
+	testutil.NewTester(t, strings.Replace(siteConfig, "label acc", "label acc2", 1))
 	if resp, b = accessGet(t, testutil.SiteURL+"/acc/z", nil, ck); resp.StatusCode != 402 {
 		// The label is part of the route's identity: a renamed route is
 		// another route.
 		t.Fatalf("the cookie after renaming the route: %d %s", resp.StatusCode, b)
 	}
-	tester.InitServer(siteConfig, "caddyfile")
+	testutil.NewTester(t, siteConfig)
 	if resp, b = accessGet(t, testutil.SiteURL+"/acc/z", nil, ck); resp.StatusCode != 200 {
 		t.Fatalf("the cookie after a reload: %d %s", resp.StatusCode, b)
 	}
