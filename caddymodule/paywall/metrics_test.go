@@ -60,9 +60,13 @@ func TestMetrics(t *testing.T) {
 	for i := 0; i < 2; i++ { // the second is over the limit
 		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", testutil.FacPort, x402.PathVerify), strings.NewReader("{}"))
 		req.Header.Set("Content-Type", "application/json")
-		if resp, err := tester.Client.Do(req); err == nil {
-			resp.Body.Close()
+		// A request lost on the way must fail here, not show up below
+		// as a wrong count of rate-limited calls (issue 37).
+		resp, err := tester.Client.Do(req)
+		if err != nil {
+			t.Fatalf("verify call %d: %v", i+1, err)
 		}
+		resp.Body.Close()
 	}
 	testutil.Get(t, tester, fmt.Sprintf("http://127.0.0.1:%d/healthcheck", testutil.FacPort), nil)
 	after := testutil.Scrape(t)
