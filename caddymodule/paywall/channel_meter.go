@@ -63,16 +63,25 @@ func (h *Handler) serveChannelMetered(w http.ResponseWriter, r *http.Request, ne
 	price *big.Int, deposit *facilitator.SettleResponse,
 	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *facilitator.SettleResponse)) (err error) {
 	cc := &chanCharge{h: h, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
+	if h.goneBeforeUpstream(r) {
+		cc.release(w) // nothing went upstream, nothing is charged (hangup.go)
+		return nil
+	}
 	mw := h.newMeterWriter(w, r, nil, nil, "", nil)
 	mw.ch = cc
 	defer func() {
 		// reverse_proxy aborts an answer it cannot complete by panicking
 		// with http.ErrAbortHandler (as in serveUpto): a held answer is
-		// answered 502 and nothing is charged; a streaming one was settled.
+		// answered 502 and nothing is charged; a streaming one was settled;
+		// a buyer who hung up is charged (hangup.go) and gets nothing.
 		if p := recover(); p != nil {
 			held := mw.holding()
 			_ = mw.finish(errAnswerAborted)
 			cc.release(w)
+			if held && p == http.ErrAbortHandler && hungUp(r, 0) {
+				err = nil
+				return
+			}
 			if held && p == http.ErrAbortHandler {
 				err = caddyhttp.Error(http.StatusBadGateway, errors.New("x402: the upstream's answer broke off before it was complete; nothing was charged"))
 				return

@@ -119,6 +119,10 @@ func (mw *meterWriter) writeHeader(status int) {
 		return
 	}
 	if status >= 400 {
+		if hungUp(mw.r, status) {
+			mw.hangUp()
+			return
+		}
 		mw.state = meterPassing
 		if mw.ch != nil {
 			mw.ch.release(mw.ResponseWriter) // nothing charged, said before the status goes out
@@ -324,6 +328,10 @@ func (mw *meterWriter) finish(upstreamErr error) error {
 	defer mw.mu.Unlock()
 	h := mw.h
 	if mw.state == meterIdle {
+		if upstreamErr != nil && hungUp(mw.r, 0) {
+			mw.hangUp()
+			return nil
+		}
 		if upstreamErr != nil {
 			return upstreamErr // nothing answered, nothing charged: the error handler answers
 		}
@@ -339,6 +347,10 @@ func (mw *meterWriter) finish(upstreamErr error) error {
 		}
 		return nil
 	case meterHolding:
+		if upstreamErr != nil && hungUp(mw.r, 0) {
+			mw.hangUp()
+			return nil
+		}
 		if upstreamErr != nil {
 			// The upstream broke off before its answer was complete:
 			// nothing went out, nothing is charged.
@@ -379,16 +391,8 @@ func (mw *meterWriter) chargeAtEnd(broken bool) (*big.Int, string) {
 	if mw.charge != nil && (mw.source == ChargeHeader || !broken) {
 		return mw.charge, mw.source
 	}
-	var count *big.Rat
-	ok := false
-	switch {
-	case mw.meter != nil:
-		count, ok = mw.meter.result()
-	case mw.rule.unit != nil && mw.state == meterHolding:
-		count, ok = jsonNumberAt(mw.held.Bytes(), mw.meterPath())
-	}
-	if ok {
-		return mw.h.capCharge(mw.r, mw.rule.metered(count), mw.rule.max, ChargeMeter), ChargeMeter
+	if charge, ok := mw.reading(); ok {
+		return charge, ChargeMeter
 	}
 	if broken {
 		mw.h.logger.Warn("the upstream's answer broke off before the meter read it; nothing charged", zap.String("uri", mw.r.RequestURI))
@@ -399,6 +403,45 @@ func (mw *meterWriter) chargeAtEnd(broken bool) (*big.Int, string) {
 			zap.String("path", mw.h.Meter.Path), zap.String("uri", mw.r.RequestURI))
 	}
 	return new(big.Int).Set(mw.rule.max), ChargeMaximum
+}
+
+// reading is the charge of what the meter read of the answer so far
+// (capped at the maximum), if it read a number.
+func (mw *meterWriter) reading() (*big.Int, bool) {
+	var count *big.Rat
+	ok := false
+	switch {
+	case mw.meter != nil:
+		count, ok = mw.meter.result()
+	case mw.rule.unit != nil && mw.state == meterHolding:
+		count, ok = jsonNumberAt(mw.held.Bytes(), mw.meterPath())
+	}
+	if !ok {
+		return nil, false
+	}
+	return mw.h.capCharge(mw.r, mw.rule.metered(count), mw.rule.max, ChargeMeter), true
+}
+
+// hangUp charges a request whose buyer hung up after it went to the
+// upstream and before its answer went out (hangup.go): the charge known
+// so far (the upstream's header, or the meter's reading of what came),
+// else the maximum. An upto payment's record says that its answer is lost,
+// so that a retry does not run the upstream again; a channel keeps the
+// charge. Nothing goes out: the buyer is gone. The caller holds mu.
+func (mw *meterWriter) hangUp() {
+	if mw.charge == nil {
+		if charge, ok := mw.reading(); ok {
+			mw.charge, mw.source = charge, ChargeMeter
+		} else {
+			mw.charge, mw.source = new(big.Int).Set(mw.rule.max), ChargeMaximum
+		}
+	}
+	mw.state = meterDropped
+	if mw.rec != nil {
+		mw.rec.AnswerLost = true
+	}
+	sr, err := mw.settle()
+	mw.h.logAnswerLost(mw.r, mw.id, sr, err)
 }
 
 // receipt writes the receipt of a settled charge.

@@ -120,6 +120,8 @@ func (h *Handler) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, p
 		return true, h.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDConflict, PaymentID: pid.id, Retry: retryPaymentIDConflict})
 	case rec.Route != h.routeKey(r):
 		return true, h.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDElsewhere, PaymentID: pid.id, Retry: retryPaymentIDConflict})
+	case rec.State == redeemDelivered && rec.AnswerLost:
+		return false, nil // charged when its buyer hung up: the record answers (hangup.go)
 	case rec.State == redeemDelivered:
 		a := paymentIDAnswer{Error: textPaymentIDDelivered, PaymentID: pid.id, TxHash: rec.TxHash, Network: h.pricing.saleOf(r).v2Network(), Retry: retryPaymentIDDelivered}
 		if sr := settlementOf(rec); sr != nil {

@@ -23,6 +23,7 @@ const (
 	redeemDeliver                        // paid: deliver without paying again
 	redeemPendingAgain                   // still pending: answer pending again
 	redeemUnknown                        // outcome unknown (lookup failed): 500, keep the record
+	redeemLost                           // charged when the buyer hung up, the answer lost: 402 (hangup.go)
 )
 
 // resolve looks at the authorization's record and, for one that is
@@ -39,7 +40,13 @@ func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payme
 	if rec.Authorization != "" && rec.Authorization != authFingerprint(payment) {
 		return redeemOtherAuth, rec, nil
 	}
-	if rec.Route != h.routeKey(r) || rec.State == redeemDelivered {
+	if rec.Route != h.routeKey(r) {
+		return redeemRefuse, rec, nil
+	}
+	if rec.State == redeemDelivered {
+		if rec.AnswerLost {
+			return redeemLost, rec, nil
+		}
 		return redeemRefuse, rec, nil
 	}
 	switch rec.State {
@@ -62,6 +69,15 @@ func (h *Handler) resolve(r *http.Request, id string, payment *facilitator.Payme
 		return redeemNew, nil, nil
 	case err != nil:
 		return redeemUnknown, rec, err
+	case sr.Settled() && rec.AnswerLost:
+		// Charged when its buyer hung up (hangup.go): spent, never
+		// delivered again.
+		h.metrics.revenue(h.pricing.saleOf(r), sr)
+		setSettled(rec, redeemDelivered, sr)
+		if err := h.redeem.Store().Put(id, rec); err != nil {
+			return redeemUnknown, rec, fmt.Errorf("writing the redemption store: %w", err)
+		}
+		return redeemLost, rec, nil
 	case sr.Settled():
 		h.metrics.revenue(h.pricing.saleOf(r), sr)
 		setSettled(rec, redeemPaid, sr)
@@ -108,6 +124,8 @@ func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next cad
 	case redeemRefuse:
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, facilitator.ErrTextAlreadyUsed)
 		return true, h.paymentRequired(w, r, facilitator.ErrTextAlreadyUsed, "")
+	case redeemLost:
+		return true, h.answerLost(w, r)
 	case redeemOtherAuth:
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, facilitator.ErrTextAlreadyUsed)
 		return true, h.paymentRequired(w, r, textOtherAuthUsed, "")

@@ -40,17 +40,25 @@ func (h *Handler) deliverThenSettle(w http.ResponseWriter, r *http.Request, next
 
 	sw := &settleWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, req: req, res: res,
 		id: id, rec: pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment), ValidBefore: payment.Authorization.ValidBefore.String()})}
+	if h.goneBeforeUpstream(r) {
+		return nil // nothing went upstream, nothing is charged (hangup.go)
+	}
 	err := next.ServeHTTP(sw, r)
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	if !sw.decided {
-		if err != nil {
+		switch {
+		case err != nil && hungUp(r, 0):
+			// The buyer hung up: the payment is spent (hangup.go).
+			sw.decide(statusClientClosed)
+		case err != nil:
 			// The error handler answers; nothing was delivered, so no
 			// money moves.
 			return err
+		default:
+			// The upstream wrote nothing at all: an empty 200. Settle now.
+			sw.decide(http.StatusOK)
 		}
-		// The upstream wrote nothing at all: an empty 200. Settle now.
-		sw.decide(http.StatusOK)
 	}
 	switch sw.state {
 	case stateSettleError:
@@ -97,6 +105,10 @@ type settleWriter struct {
 // accordingly. The caller holds mu.
 func (sw *settleWriter) decide(status int) {
 	sw.decided = true
+	if hungUp(sw.r, status) {
+		sw.settleHungUp()
+		return
+	}
 	if status >= 400 {
 		sw.state = statePassing
 		sw.ResponseWriter.WriteHeader(status)
@@ -139,6 +151,41 @@ func (sw *settleWriter) decide(status int) {
 		sw.state = stateRefused
 		clearHeader(sw.ResponseWriter.Header())
 		_ = h.settleRefused(sw.ResponseWriter, sw.r, sr)
+	}
+}
+
+// settleHungUp settles the price of a payment whose buyer hung up after
+// its request went to the upstream (hangup.go): it is spent, its answer
+// lost, which its record says, so that a retry does not run the upstream
+// again. Nothing is written to the buyer, who is gone, and the upstream's
+// answer, if any, is dropped. The caller holds mu.
+func (sw *settleWriter) settleHungUp() {
+	h, rec := sw.h, sw.rec
+	sw.state = stateRefused
+	rec.State, rec.AnswerLost, rec.Updated = redeemSettling, true, time.Now()
+	if err := h.redeem.Store().Put(sw.id, rec); err != nil {
+		h.logger.Error("the buyer hung up after its request went to the upstream; its payment is not charged: the redemption store cannot be written",
+			zap.String("id", sw.id), zap.Error(err))
+		return
+	}
+	sr, err := h.settle(sw.r, sw.req, sw.res)
+	h.logAnswerLost(sw.r, sw.id, sr, err)
+	switch {
+	case err != nil:
+		h.settleFailed(sw.id, err)
+	case sr.Settled():
+		h.metrics.revenue(h.pricing.saleOf(sw.r), sr)
+		setSettled(rec, redeemDelivered, sr)
+		if err := h.redeem.Store().Put(sw.id, rec); err != nil {
+			h.logger.Error("marking a payment charged for a buyer who hung up failed; a retry could run the upstream again",
+				zap.String("id", sw.id), zap.Error(err))
+		}
+	case sr.Error == facilitator.ErrTextPending:
+		// A retry finds it settled later, and its answer lost.
+		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
+		_ = h.redeem.Store().Put(sw.id, rec)
+	default:
+		_ = h.redeem.Store().Delete(sw.id)
 	}
 }
 

@@ -257,6 +257,9 @@ func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyht
 	if res != nil {
 		defer res.Release() // nothing settled (an upstream error): nothing moved
 	}
+	if h.goneBeforeUpstream(r) {
+		return nil // nothing went upstream, nothing is charged (hangup.go)
+	}
 	sl := h.pricing.saleOf(r)
 	r.Header.Set(httpx.HeaderFrom, payment.Authorization.From.Hex())
 	r.Header.Set(httpx.HeaderValue, sl.part().reqs.MaxAmountRequired)
@@ -269,10 +272,15 @@ func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyht
 		// http.ErrAbortHandler: what was streamed is charged by the rules
 		// of an answer that broke off, then the panic goes on.
 		// Held (settle before), nothing went out yet: the buyer gets a
-		// 502 instead, and nothing is charged.
+		// 502 instead, and nothing is charged; a buyer who hung up is
+		// charged (hangup.go) and gets nothing.
 		if p := recover(); p != nil {
 			held := mw.holding()
 			_ = mw.finish(errAnswerAborted)
+			if held && p == http.ErrAbortHandler && hungUp(r, 0) {
+				err = nil
+				return
+			}
 			if held && p == http.ErrAbortHandler {
 				err = caddyhttp.Error(http.StatusBadGateway, errors.New("x402: the upstream's answer broke off before it was complete; nothing was charged"))
 				return

@@ -50,6 +50,12 @@ type Redemption struct {
 	// another with the same payer and nonce (a hash of its fields and
 	// signature); "" in records written before it was kept.
 	Authorization string `json:"authorization,omitempty"`
+	// AnswerLost marks a payment spent without an answer: its request went
+	// to the upstream and the buyer hung up before the answer began, so
+	// it was charged (settle after, upto, MCP) and the answer, which is not
+	// kept, is lost. A retry is told so, and the upstream does not run
+	// again for it.
+	AnswerLost bool `json:"answerLost,omitempty"`
 	// Updated is when the record was last written.
 	Updated time.Time `json:"updated"`
 }

@@ -165,7 +165,7 @@ func Redemptions(t *testing.T, b Backend[store.Redemptions]) {
 // record nor its payment id, and says so; after Delete it writes again.
 func redemptionsCreate(t *testing.T, b Backend[store.Redemptions]) {
 	s := b.New(t)
-	delivered := &store.Redemption{Route: "r", State: store.RedeemDelivered, Authorization: "fp1"}
+	delivered := &store.Redemption{Route: "r", State: store.RedeemDelivered, Authorization: "fp1", AnswerLost: true}
 	if ok, err := s.Create("a", delivered); !ok || err != nil {
 		t.Fatalf("Create on no record = %v, %v; want true", ok, err)
 	}
@@ -173,8 +173,8 @@ func redemptionsCreate(t *testing.T, b Backend[store.Redemptions]) {
 	if ok, err := s.Create("a", paid); ok || err != nil {
 		t.Fatalf("Create over a delivered record = %v, %v; want false, nil", ok, err)
 	}
-	if got, err := s.Get("a"); err != nil || got == nil || got.State != store.RedeemDelivered || got.Route != "r" || got.Authorization != "fp1" {
-		t.Fatalf("after a Create that found a record, Get = %+v, %v; want the delivered record unchanged", got, err)
+	if got, err := s.Get("a"); err != nil || got == nil || got.State != store.RedeemDelivered || got.Route != "r" || got.Authorization != "fp1" || !got.AnswerLost {
+		t.Fatalf("after a Create that found a record, Get = %+v, %v; want the delivered record unchanged (its answer lost)", got, err)
 	}
 	if id, rec, err := s.ByPaymentID("payer/id-1"); id != "" || rec != nil || err != nil {
 		t.Fatalf("a Create that wrote nothing bound its payment id: %q %+v %v", id, rec, err)
