@@ -67,6 +67,10 @@ func TestCaddyfileErrors(t *testing.T) {
 		{"path guard with an argument", site("x402_path_guard strict"), "x402_path_guard takes no arguments and no block"},
 		{"path guard with a block", site("x402_path_guard {\n strict\n}"), "x402_path_guard takes no arguments and no block"},
 		{"bad address", site("x402 {\n pay_to 0x1234\n price 0.01\n}"), `pay_to "0x1234" is not an address`},
+		// 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed with one letter's case changed (EIP-55's example).
+		{"bad pay_to checksum", site("x402 {\n pay_to 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD\n price 0.01\n}"),
+			`pay_to "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD" has a bad EIP-55 checksum (its mix of upper and lower case is not the address's), and wallets and clients such as viem refuse it: ` +
+				"check that it is the address you mean, then write it as 0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed (its checksum) or all in lower case"},
 		{"address without 0x", site("x402 {\n pay_to 1111111111111111111111111111111111111111\n price 0.01\n}"), "is not an address"},
 		{"bad price", site("x402 {\n pay_to " + payTo + "\n price abc\n}"), `price "abc" is not a`},
 		{"negative price", site("x402 {\n pay_to " + payTo + "\n price -1\n}"), `price "-1" is not a positive decimal number`},

@@ -49,6 +49,11 @@ func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string)
 	if !scheme.Known(r.Scheme) {
 		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
 	}
+	if req.X402Version == x402.Version1 && f.v2Only(r.Scheme) {
+		// The scheme asked for is the one not supported (upto in a v1
+		// request), whatever the payment header says.
+		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
+	}
 	if p.Scheme != r.Scheme {
 		return nil, nil, ReasonUnsupportedScheme(p.Scheme)
 	}
@@ -71,6 +76,17 @@ func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string)
 	}
 	c, reason := b.Check(req, p)
 	return b, c, reason
+}
+
+// v2Only tells whether the scheme is bound only for x402 version 2 (upto)
+// on any of the facilitator's networks.
+func (f *Facilitator) v2Only(name string) bool {
+	for _, n := range f.networks {
+		if b, ok := f.bound[boundKey{n, name}].(interface{ V2Only() bool }); ok && b.V2Only() {
+			return true
+		}
+	}
+	return false
 }
 
 // verifyExtra is a verified payment whose answer names its payer and

@@ -280,6 +280,8 @@ func TestVerifyReasons(t *testing.T) {
 	wrongAsset.Asset = "0x0000000000000000000000000000000000000001"
 	wrongScheme := requirements(seller, "10000")
 	wrongScheme.Scheme = "subscription"
+	upto := requirements(seller, "10000")
+	upto.Scheme = "upto"
 	wrongPayTo := requirements(newSeller(t), "10000")
 	dearer := requirements(seller, "20000")
 	badMax := requirements(seller, "10000.0")
@@ -302,6 +304,9 @@ func TestVerifyReasons(t *testing.T) {
 	}{
 		{"unsupported scheme", good, wrongScheme, "Unsupported scheme: subscription"},
 		{"header scheme", reencode(func(m map[string]any) { m["scheme"] = "subscription" }), req, "Unsupported scheme: subscription"},
+		// upto is x402 v2 only: a v1 request for it names upto, not the header's exact.
+		{"upto in v1", good, upto, "Unsupported scheme: upto"},
+		{"upto in v1, header too", reencode(func(m map[string]any) { m["scheme"] = "upto" }), upto, "Unsupported scheme: upto"},
 		{"unsupported network", good, other, "Unsupported network: base-sepolia"},
 		{"header network", reencode(func(m map[string]any) { m["network"] = "cronos-mainnet" }), req, "Unsupported network: cronos-mainnet"},
 		{"unsupported asset", good, wrongAsset, "Unsupported asset: 0x0000000000000000000000000000000000000001"},

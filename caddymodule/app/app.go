@@ -102,6 +102,13 @@ type App struct {
 	// several instances run the same config as one.
 	Storage *StorageConfig `json:"storage,omitempty"`
 
+	// SharePorts lets this Caddy start on an address another process
+	// already listens on (Caddy's listeners share ports, and the two then
+	// take turns answering). Without it such a start is refused, naming
+	// the address and the process.
+	SharePorts bool `json:"share_ports,omitempty"`
+
+	ctx    caddy.Context
 	fac    *facilitator.Facilitator
 	nets   []string // this config's network names
 	redeem *Deliveries
@@ -302,11 +309,15 @@ func (a *App) validate() error {
 // Provision resolves the signer keys and gets the shared facilitator (and
 // devnet) from the usage pool, creating them if this configuration is new.
 func (a *App) Provision(ctx caddy.Context) error {
-	a.logger = ctx.Logger()
+	a.logger, a.ctx = ctx.Logger(), ctx
 	if err := a.validate(); err != nil {
 		return err
 	}
-	cfgJSON, err := json.Marshal(a)
+	// share_ports is no part of the facilitator's identity: the shared
+	// facilitator is kept across a reload that changes only it.
+	keyed := *a
+	keyed.SharePorts = false
+	cfgJSON, err := json.Marshal(&keyed)
 	if err != nil {
 		return err
 	}
@@ -711,8 +722,18 @@ func resolveKey(repl *caddy.Replacer, network, placeholder string) (*ecdsa.Priva
 	return k, nil
 }
 
-// Start implements caddy.App; the facilitator is already running.
-func (a *App) Start() error { return nil }
+// Start implements caddy.App; the facilitator is already running. It
+// refuses to start on an address another process listens on (ports.go),
+// unless SharePorts.
+func (a *App) Start() error {
+	if a.SharePorts {
+		return nil
+	}
+	if err := checkPortsFree(a.ctx); err != nil {
+		return fmt.Errorf("x402: %w", err)
+	}
+	return nil
+}
 
 // Stop implements caddy.App; the facilitator is released in Cleanup.
 func (a *App) Stop() error { return nil }

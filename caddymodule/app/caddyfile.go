@@ -65,6 +65,7 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //		storage postgres <connection string> {
 //			lease <duration>
 //		}
+//		share_ports
 //	}
 //
 // network may repeat, and signer_key and rpc within it. A built-in network
@@ -150,8 +151,13 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 					return d.Errf("unrecognized storage postgres option %q; expected lease", d.Val())
 				}
 			}
+		case "share_ports":
+			if d.NextArg() {
+				return d.Err("share_ports takes no argument")
+			}
+			a.SharePorts = true
 		default:
-			return d.Errf("unrecognized x402 option %q; expected network, devnet, settle_timeout, journal, journal_retention, redemptions or storage", d.Val())
+			return d.Errf("unrecognized x402 option %q; expected network, devnet, settle_timeout, journal, journal_retention, redemptions, storage or share_ports", d.Val())
 		}
 	}
 	if err := a.validate(); err != nil {

@@ -142,7 +142,7 @@ func (fr *Handler) Provision(ctx caddy.Context) error {
 	if f == nil {
 		return errors.New("x402_facilitator: the x402 app has no facilitator")
 	}
-	cfg := httpapi.Config{NoRateLimits: fr.NoRateLimits, ClientIP: httpx.ClientIP, Resources: ownResources}
+	cfg := httpapi.Config{NoRateLimits: fr.NoRateLimits, ClientIP: httpx.ClientIP, Resources: ownResources, OwnOrigin: ownOrigin}
 	for _, l := range []struct {
 		from *httpx.RateLimit
 		to   *limit.RateLimit
@@ -180,6 +180,15 @@ var ownResources func(*http.Request) []x402.DiscoveryItem
 // ListResources sets where the discovery list gets this Caddy's own
 // routes. The paywall calls it from its init.
 func ListResources(f func(*http.Request) []x402.DiscoveryItem) { ownResources = f }
+
+// ownOrigin tells whether a resource URL's origin is one this Caddy
+// serves, so that the discovery catalog takes no entry for it from a
+// payment; the paywall sets it (OwnsOrigins).
+var ownOrigin func(string) bool
+
+// OwnsOrigins sets how the discovery catalog tells this Caddy's own
+// origins. The paywall calls it from its init.
+func OwnsOrigins(f func(resourceURL string) bool) { ownOrigin = f }
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
 func (fr *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {

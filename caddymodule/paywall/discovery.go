@@ -52,6 +52,12 @@ type Discovery struct {
 	// declaration in its 402, and not listed in /.well-known/x402.json
 	// nor in the embedded facilitator's discovery list.
 	NoDiscovery bool `json:"no_discovery,omitempty"`
+
+	// DiscoveryAlways lists the route in the embedded facilitator's
+	// discovery list even when its server listens on loopback addresses
+	// only (such routes are not listed by default: they are not meant to
+	// be reached from elsewhere).
+	DiscoveryAlways bool `json:"discovery_always,omitempty"`
 }
 
 // discoveryState is what Provision builds for discovery.
@@ -325,11 +331,13 @@ func (h *Handler) unmarshalDiscoveryOption(d *caddyfile.Dispenser, opt, v string
 	case "discovery":
 		switch v {
 		case "on":
-			h.NoDiscovery = false
+			h.NoDiscovery, h.DiscoveryAlways = false, false
 		case "off":
-			h.NoDiscovery = true
+			h.NoDiscovery, h.DiscoveryAlways = true, false
+		case "always":
+			h.NoDiscovery, h.DiscoveryAlways = false, true
 		default:
-			return d.Errf("x402: discovery must be on or off, got %q", v)
+			return d.Errf("x402: discovery must be on, off or always, got %q", v)
 		}
 	}
 	return err

@@ -12,7 +12,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/rewrite"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/facilitatorapi"
-	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -158,22 +157,17 @@ func matchesHost(hosts []string, r *http.Request) bool {
 	return err == nil && ok
 }
 
-// originURL is the origin the buyer addressed ("https://host"): the
-// request's own, or what a trusted proxy forwarded (httpx.RequestOrigin).
-func originURL(r *http.Request) string {
-	scheme, host := httpx.RequestOrigin(r)
-	return scheme + "://" + host
-}
-
 func init() { facilitatorapi.ListResources(ownResources) }
 
 // ownResources are the discovery list entries, ordered by URL, of every
-// discoverable x402 route of this Caddy that uses the embedded facilitator (the app's
-// config that answers r), for the facilitator's list. A route's URL is
-// its site's origin with its path pattern: the host of its host matcher
-// (one entry per host), or, for a site without one, the host r was sent
-// to; the scheme and port its server listens with.
-func ownResources(r *http.Request) []x402.DiscoveryItem {
+// discoverable x402 route of this Caddy that uses the embedded facilitator,
+// for the facilitator's list. A route's URL comes from the configuration,
+// never from the request: its site's origin with its path pattern, the
+// host of its host matcher (one entry per host), or for a site without one
+// its server's bind address, else localhost; the scheme and port its
+// server listens with. A server that listens on loopback addresses only is
+// not listed, but for routes with discovery always.
+func ownResources(_ *http.Request) []x402.DiscoveryItem {
 	appIface, err := caddy.ActiveContext().AppIfConfigured("http")
 	if err != nil {
 		return nil
@@ -181,11 +175,6 @@ func ownResources(r *http.Request) []x402.DiscoveryItem {
 	app, _ := appIface.(*caddyhttp.App)
 	if app == nil {
 		return nil
-	}
-	here, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
-	reqHost, _, err := net.SplitHostPort(r.Host)
-	if err != nil {
-		reqHost = r.Host
 	}
 	names := make([]string, 0, len(app.Servers))
 	for name := range app.Servers {
@@ -197,9 +186,13 @@ func ownResources(r *http.Request) []x402.DiscoveryItem {
 		srv := app.Servers[name]
 		var routes []discoveredRoute
 		walkRoutes(srv.Routes, discoveredRoute{}, &routes)
+		local := loopbackOnly(srv)
 		for _, p := range routes {
 			if p.h.Facilitator != "" {
 				continue // another facilitator lists it
+			}
+			if local && !p.h.DiscoveryAlways {
+				continue // reachable from this machine only
 			}
 			var origins []string
 			for _, host := range p.hosts {
@@ -208,11 +201,7 @@ func ownResources(r *http.Request) []x402.DiscoveryItem {
 				}
 			}
 			if p.hosts == nil {
-				if srv == here {
-					origins = []string{originURL(r)}
-				} else {
-					origins = []string{serverOrigin(srv, reqHost)}
-				}
+				origins = []string{serverOrigin(srv, hostlessHost(srv))}
 			}
 			for _, o := range origins {
 				out = append(out, p.h.discoveryItems(o+routePattern(p.path), p.methods)...)
@@ -240,6 +229,9 @@ func serverOrigin(srv *caddyhttp.Server, host string) string {
 		}
 	}
 	if port == 0 || port == def {
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]" // an IPv6 bind address
+		}
 		return scheme + "://" + host
 	}
 	return scheme + "://" + net.JoinHostPort(host, strconv.FormatUint(uint64(port), 10))

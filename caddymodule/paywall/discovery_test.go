@@ -210,7 +210,7 @@ func TestDiscoveryConfigErrors(t *testing.T) {
 		{"missing file", site("input_schema /nonexistent/schema.json"), `x402: input_schema: "/nonexistent/schema.json" is neither inline JSON nor a readable file`},
 		{"schema not an object", site("output_schema `[1]`"), "x402: output_schema must be a JSON Schema (a JSON object)"},
 		{"bad body type", site("body_type xml"), `x402: body_type must be json, form-data or text, got "xml"`},
-		{"bad discovery", site("discovery maybe"), `x402: discovery must be on or off, got "maybe"`},
+		{"bad discovery", site("discovery maybe"), `x402: discovery must be on, off or always, got "maybe"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := caddyconfig.GetAdapter("caddyfile").Adapt([]byte(tc.caddyfile), nil)

@@ -2,8 +2,12 @@ package paywall
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -88,11 +92,12 @@ func serveWellKnown(w http.ResponseWriter, r *http.Request) (bool, error) {
 		return false, nil
 	}
 	m := wellKnownManifest{X402Version: x402.Version2, Items: []wellKnownItem{}}
-	origin := originURL(r)
+	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	for _, p := range routes {
 		if t := p.h.disc.at.Unix(); t > m.LastUpdated {
 			m.LastUpdated = t
 		}
+		origin := serverOrigin(srv, siteHost(srv, p.hosts, r))
 		m.Items = append(m.Items, p.h.wellKnownItems(origin+routePattern(p.path), routeTemplate(p.path), p.methods)...)
 	}
 	body, err := json.Marshal(&m)
@@ -111,6 +116,28 @@ func serveWellKnown(w http.ResponseWriter, r *http.Request) (bool, error) {
 	}
 	_, err = w.Write(body)
 	return true, err
+}
+
+// siteHost is the host a site's route is listed under in its manifest,
+// from the configuration: the host of its host matcher that r was sent
+// to (the name as configured; for a wildcard, the name it matched), or for
+// a site without a host name its server's bind address, else localhost.
+// A Host header naming no configured host is never listed.
+func siteHost(srv *caddyhttp.Server, hosts []string, r *http.Request) string {
+	if hosts == nil {
+		return hostlessHost(srv)
+	}
+	name, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		name = strings.Trim(r.Host, "[]")
+	}
+	name = strings.ToLower(name)
+	for _, h := range hosts {
+		if strings.EqualFold(h, name) {
+			return strings.ToLower(h)
+		}
+	}
+	return name // matched a wildcard of the host matcher (siteRoutes)
 }
 
 // wellKnownItems are the route's manifest items at URL u, one per method

@@ -15,6 +15,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/access"
@@ -419,6 +420,18 @@ func (h *Handler) provisionClient(ctx caddy.Context) error {
 	return nil
 }
 
+// badChecksum tells whether an address (IsAddress) is written in mixed case
+// that is not its EIP-55 checksum, and gives the checksummed form. All lower
+// or all upper case carries no checksum and is accepted as written.
+func badChecksum(addr string) (string, bool) {
+	digits := addr[2:]
+	if digits == strings.ToLower(digits) || digits == strings.ToUpper(digits) {
+		return "", false
+	}
+	want := common.HexToAddress(addr).Hex()
+	return want, addr != want
+}
+
 // Validate checks the handler's own settings.
 func (h *Handler) Validate() error {
 	if h.PayTo == "" {
@@ -426,6 +439,10 @@ func (h *Handler) Validate() error {
 	}
 	if !facilitator.IsAddress(h.PayTo) {
 		return fmt.Errorf("x402: pay_to %q is not an address: want 0x followed by 40 hex digits", h.PayTo)
+	}
+	if want, ok := badChecksum(h.PayTo); ok {
+		return fmt.Errorf("x402: pay_to %q has a bad EIP-55 checksum (its mix of upper and lower case is not the address's), and wallets and clients such as viem refuse it: "+
+			"check that it is the address you mean, then write it as %s (its checksum) or all in lower case", h.PayTo, want)
 	}
 	switch {
 	case h.Price != "" && h.Amount != "":

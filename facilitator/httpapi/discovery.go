@@ -25,7 +25,8 @@ import (
 // (ValidateBazaar), only once the payment settled (so that every entry
 // cost its writer a payment), keyed by URL, tool and payee (a payment to
 // one payee never replaces another's entry), and kept in the journal's
-// storage (store.CatalogOf), bounded in bytes.
+// storage (store.CatalogOf), bounded in bytes. An origin the facilitator's
+// own server serves (Config.OwnOrigin) is never cataloged from a payment.
 
 // Defaults of the discovery list and catalog.
 const (
@@ -196,6 +197,11 @@ func (h *handler) catalog(r *http.Request, req *x402.Request) BazaarResponse {
 				return BazaarResponse{Status: BazaarSuccess}
 			}
 		}
+	}
+	if h.ownOrigin != nil && h.ownOrigin(u) {
+		// Another payee's entry for one of our own origins would list
+		// the stranger's payTo under the seller's URL.
+		return rejected("the resource's origin is served by this facilitator's own server, whose routes are listed from its configuration; it is not cataloged from a payment")
 	}
 	item := x402.DiscoveryItem{
 		Resource: u, Type: in.Type, X402Version: x402.Version2,

@@ -75,6 +75,11 @@ type Config struct {
 	// (the request is the listing's, for its origin), first in the
 	// discovery list (discovery.go). Nil lists the catalog only.
 	Resources func(*http.Request) []x402.DiscoveryItem
+	// OwnOrigin tells whether a resource URL's origin is served by this
+	// facilitator's own server (such as the Caddy it runs in): the catalog
+	// takes no entry for it from a payment, since only the server's own
+	// configuration (Resources) speaks for it. Nil: none is.
+	OwnOrigin func(resourceURL string) bool
 	// CatalogBytes bounds the discovery catalog in all; zero means
 	// DefaultCatalogBytes, negative catalogs nothing.
 	CatalogBytes int64
@@ -85,7 +90,7 @@ type Config struct {
 // and the settlement look-ups and the discovery list.
 // Any Go program can mount it.
 func New(f *facilitator.Facilitator, cfg Config) http.Handler {
-	h := &handler{f: f, clientIP: cfg.ClientIP, keys: newAPIKeys(cfg.APIKeys), receivers: newKeyReceivers(cfg.KeyReceivers), resources: cfg.Resources, catalogBytes: cfg.CatalogBytes}
+	h := &handler{f: f, clientIP: cfg.ClientIP, keys: newAPIKeys(cfg.APIKeys), receivers: newKeyReceivers(cfg.KeyReceivers), resources: cfg.Resources, ownOrigin: cfg.OwnOrigin, catalogBytes: cfg.CatalogBytes}
 	if h.clientIP == nil {
 		h.clientIP = remoteIP
 	}
@@ -118,6 +123,7 @@ type handler struct {
 	unknownKeys    *limit.Limiter // requests with an unknown key, per client IP
 
 	resources    func(*http.Request) []x402.DiscoveryItem
+	ownOrigin    func(string) bool
 	catalogBytes int64
 }
 

@@ -37,6 +37,10 @@ before(async () => {
 });
 after(async () => caddy?.stop());
 
+// Our site has no host name: discovery lists it under localhost (from the
+// configuration, never from the request's Host), on the port it listens on.
+const listed = () => caddy.url.replace("//127.0.0.1:", "//localhost:");
+
 const bazaar = () => withBazaar(new HTTPFacilitatorClient({ url: caddy.url + "/v2/x402" })).extensions.bazaar;
 
 test("listResources of @x402/extensions lists our routes as /.well-known/x402.json does", async () => {
@@ -44,7 +48,7 @@ test("listResources of @x402/extensions lists our routes as /.well-known/x402.js
   assert.equal(list.x402Version, 2);
   assert.deepEqual(list.pagination, { limit: 100, offset: 0, total: 1 });
   const [item] = list.items;
-  assert.equal(item.resource, caddy.url + "/weather");
+  assert.equal(item.resource, listed() + "/weather");
   assert.equal(item.type, "http");
   assert.equal(item.description, "interop: discovery");
   assert.deepEqual(item.accepts.map((a) => [a.scheme, a.network, a.amount, a.asset.toLowerCase(), a.payTo.toLowerCase()]),
@@ -116,12 +120,12 @@ test("another seller's resource is cataloged from the declaration its paying cli
       [["eip155:338", "20000", sellerPayTo.toLowerCase()]]);
     assert.deepEqual(item.extensions.bazaar.info.input, { type: "http", method: "GET", queryParams: { days: "3" } });
     // Our own route stays first; the filter by payee finds the seller's.
-    assert.equal(list.items[0].resource, caddy.url + "/weather");
+    assert.equal(list.items[0].resource, listed() + "/weather");
     const mine = await bazaar().listResources({ payTo: sellerPayTo });
     assert.deepEqual(mine.items.map((i) => i.resource), [seller.url + "/forecast"]);
     // The origin's manifest lists only the origin's own routes.
     const manifest = await (await fetch(caddy.url + "/.well-known/x402.json")).json();
-    assert.deepEqual(manifest.items.map((i) => i.resource.url), [caddy.url + "/weather"]);
+    assert.deepEqual(manifest.items.map((i) => i.resource.url), [listed() + "/weather"]);
   } finally {
     await seller.close();
   }
