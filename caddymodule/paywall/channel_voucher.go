@@ -44,7 +44,11 @@ func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next cadd
 		case rec.State != store.ChannelOpen:
 			return true, h.channelRefused(w, r, reasonChannelClosed)
 		case new(big.Int).Add(rec.Charged, price).Cmp(max) != 0:
-			return true, h.correctiveChannel(w, r, rec)
+			proof := proofUnsigned
+			if sigOK {
+				proof = proofSigned
+			}
+			return true, h.correctiveChannel(w, r, rec, co.discloses(pl, max, rec, proof))
 		}
 		return true, h.channelRefused(w, r, reasonVoucherSignature)
 	}
@@ -53,7 +57,7 @@ func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next cadd
 	case errors.Is(err, store.ErrChannelNotFound):
 		return false, nil
 	case errors.Is(err, store.ErrChannelConflict):
-		return true, h.correctiveChannel(w, r, after)
+		return true, h.correctiveChannel(w, r, after, co.discloses(pl, max, after, proofSigned))
 	case errors.Is(err, store.ErrChannelBalance):
 		return true, h.channelRefused(w, r, reasonExceedsBalance)
 	case errors.Is(err, store.ErrChannelNotOpen):
