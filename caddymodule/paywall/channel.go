@@ -280,7 +280,11 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	if max.Cmp(charged) != 0 {
 		return h.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
 	}
+	held := heldCharges.hold(id, price) // until the charge is final (channel_held.go)
 	after, err := h.chans.store.Charge(ctx, id, rec.Charged, charged, store.ChannelVoucher{Max: max, Signature: pl.Voucher.Signature})
+	if err != nil {
+		held()
+	}
 	switch {
 	case errors.Is(err, store.ErrChannelConflict):
 		return h.correctiveChannel(w, r, after, co.discloses(&pl, max, after, proofUnchecked))
@@ -295,7 +299,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	return h.serveChannelMetered(w, r, next, after, price, sr, h.setChannelResponse) // channel_meter.go
+	return h.serveChannelMetered(w, r, next, after, price, sr, h.setChannelResponse, held) // channel_meter.go
 }
 
 // checkConfig checks a channel's config against the route's option, as
