@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
@@ -51,13 +52,38 @@ const strangerCaddyfile = `
 }
 `
 
-// signerNonce is the facilitator signer's transaction count on the devnet.
-func signerNonce(t *testing.T) uint64 {
+// chainMark is a point on the devnet to count a channel's transactions
+// from: the head block.
+func chainMark(t *testing.T) uint64 {
 	t.Helper()
-	signer := crypto.PubkeyToAddress(testutil.BuyerKey(t, devnet.SignerPrivateKey).PublicKey)
-	n, err := testutil.ActiveChain(t).Client().NonceAt(context.Background(), signer, nil)
+	n, err := testutil.ActiveChain(t).Client().BlockNumber(context.Background())
 	if err != nil {
 		t.Fatal(err)
+	}
+	return n
+}
+
+// channelTxs counts the facilitator signer's transactions mined after
+// block from whose calldata names cb's channel (its config's salt, unique
+// to the test): claims and refunds of it. Other tests' transactions of
+// the same signer are not counted.
+func channelTxs(t *testing.T, cb *channelBuyer, from uint64) int {
+	t.Helper()
+	client := testutil.ActiveChain(t).Client()
+	signer := crypto.PubkeyToAddress(testutil.BuyerKey(t, devnet.SignerPrivateKey).PublicKey)
+	head := chainMark(t)
+	n := 0
+	for b := from + 1; b <= head; b++ {
+		blk, err := client.BlockByNumber(context.Background(), new(big.Int).SetUint64(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tx := range blk.Transactions() {
+			sender, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx)
+			if err == nil && sender == signer && bytes.Contains(tx.Data(), cb.cfg.Salt[:]) {
+				n++
+			}
+		}
 	}
 	return n
 }
@@ -95,7 +121,7 @@ func TestChannelRefundStranger(t *testing.T) {
 			t.Fatalf("voucher %d: %d %s", i, st, b)
 		}
 	}
-	payerBefore, nonceBefore, chainBefore := testutil.Balance(t, payer), signerNonce(t), chainChannel(t, cb.id)
+	payerBefore, mark, chainBefore := testutil.Balance(t, payer), chainMark(t), chainChannel(t, cb.id)
 
 	// The stranger's voucher with a wrong cumulative: the corrective 402
 	// says where the channel stands (public on chain), not the voucher.
@@ -129,8 +155,8 @@ func TestChannelRefundStranger(t *testing.T) {
 			t.Errorf("the stranger's refund (amount %q): %d %s %s, want 402 %s", amount, st, pr.Error, b, reasonVoucherSignature)
 		}
 	}
-	if n := signerNonce(t); n != nonceBefore {
-		t.Errorf("the signer sent %d transactions for the stranger's refunds, want none", n-nonceBefore)
+	if n := channelTxs(t, cb, mark); n != 0 {
+		t.Errorf("the signer sent %d transactions for the stranger's refunds, want none", n)
 	}
 	testutil.AssertDelta(t, "payer after the stranger's refunds", payerBefore, testutil.Balance(t, payer), 0)
 	if on := chainChannel(t, cb.id); on.Balance.Cmp(chainBefore.Balance) != 0 || on.RefundNonce.Cmp(chainBefore.RefundNonce) != 0 || on.Balance.Int64() != 10000 {
@@ -160,8 +186,8 @@ func TestChannelRefundStranger(t *testing.T) {
 	if st, b, _, pr := channelGet(t, tester, cb, u, cb.refund(t, 3000, "")); st != 402 || pr.Error != reasonChannelBusy {
 		t.Errorf("refund of a channel refunding elsewhere: %d %s %s, want 402 %s", st, pr.Error, b, reasonChannelBusy)
 	}
-	if n := signerNonce(t); n != nonceBefore {
-		t.Errorf("the signer sent %d transactions for a refund under way elsewhere, want none", n-nonceBefore)
+	if n := channelTxs(t, cb, mark); n != 0 {
+		t.Errorf("the signer sent %d transactions for a refund under way elsewhere, want none", n)
 	}
 	if moved, err := chans.SetChannelState(context.Background(), id, store.ChannelRefunding, store.ChannelOpen); !moved || err != nil {
 		t.Fatalf("refunding -> open: %v %v", moved, err)
@@ -173,8 +199,8 @@ func TestChannelRefundStranger(t *testing.T) {
 		t.Fatalf("the payer's refund: %d %s %+v", st, b, rs)
 	}
 	testutil.AssertDelta(t, "payer after its refund", payerBefore, testutil.Balance(t, payer), 7000)
-	if n := signerNonce(t); n != nonceBefore+1 {
-		t.Errorf("the signer sent %d transactions for the payer's refund, want 1", n-nonceBefore)
+	if n := channelTxs(t, cb, mark); n != 1 {
+		t.Errorf("the signer sent %d transactions for the payer's refund, want 1", n)
 	}
 }
 
@@ -192,7 +218,7 @@ func TestChannelRefundClaimedVoucher(t *testing.T) {
 	u := testutil.SiteURL + "/claimed"
 	cb := newChannelBuyer(t, tester, devnet.Buyer5PrivateKey, u, time.Now().UnixNano())
 	payer := crypto.PubkeyToAddress(cb.key.PublicKey).Hex()
-	sellerBefore := testutil.Balance(t, claimedPayTo)
+	sellerBefore, start := testutil.Balance(t, claimedPayTo), chainMark(t)
 	if st, b, _, _ := channelGet(t, tester, cb, u, cb.deposit(t, 20000, 1000)); st != 200 {
 		t.Fatalf("deposit: %d %s", st, b)
 	}
@@ -218,34 +244,28 @@ func TestChannelRefundClaimedVoucher(t *testing.T) {
 	// The stranger reads the voucher from the claim's calldata.
 	sig := rec.VoucherSignature
 	client := testutil.ActiveChain(t).Client()
-	head, err := client.BlockNumber(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	found := false
-	for n := int64(head); n >= 0 && n > int64(head)-500 && !found; n-- {
-		blk, err := client.BlockByNumber(context.Background(), big.NewInt(n))
+	for n := start + 1; n <= chainMark(t) && !found; n++ {
+		blk, err := client.BlockByNumber(context.Background(), new(big.Int).SetUint64(n))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, tx := range blk.Transactions() {
-			if bytes.Contains(tx.Data(), sig) {
-				found = true
-			}
+			found = found || bytes.Contains(tx.Data(), sig)
 		}
 	}
 	if !found {
-		t.Fatalf("the claimed voucher's signature is in no recent transaction's calldata")
+		t.Fatalf("the claimed voucher's signature is in no transaction's calldata since the deposit")
 	}
-	payerBefore, nonceBefore := testutil.Balance(t, payer), signerNonce(t)
+	payerBefore, mark := testutil.Balance(t, payer), chainMark(t)
 
 	// Below refund_min (0.001 = 1000 units): refused, nothing sent.
 	if st, b, _, pr := channelGet(t, tester, cb, u, cb.refundOf("2000", sig, "1")); st != 402 || !strings.HasPrefix(pr.Error, reasonRefundBelowMinimum) ||
 		!strings.Contains(pr.Error, "at least 1000 smallest units") {
 		t.Errorf("a replayed refund of 1: %d %s %s, want 402 %s", st, pr.Error, b, reasonRefundBelowMinimum)
 	}
-	if n := signerNonce(t); n != nonceBefore {
-		t.Fatalf("the signer sent %d transactions for a refund below refund_min, want none", n-nonceBefore)
+	if n := channelTxs(t, cb, mark); n != 0 {
+		t.Fatalf("the signer sent %d transactions for a refund below refund_min, want none", n)
 	}
 	// One partial refund per window goes through (to the payer); the
 	// others, partial or full, are refused with nothing sent.
@@ -257,8 +277,8 @@ func TestChannelRefundClaimedVoucher(t *testing.T) {
 			t.Errorf("a replayed refund (amount %q) within the window: %d %s %s, want 402 %s", amount, st, pr.Error, b, reasonRefundTooSoon)
 		}
 	}
-	if n := signerNonce(t); n != nonceBefore+1 {
-		t.Errorf("the signer sent %d transactions for the replayed refunds, want 1", n-nonceBefore)
+	if n := channelTxs(t, cb, mark); n != 1 {
+		t.Errorf("the signer sent %d transactions for the replayed refunds, want 1", n)
 	}
 	testutil.AssertDelta(t, "payer after the replayed refunds", payerBefore, testutil.Balance(t, payer), 1000)
 	if on := chainChannel(t, cb.id); on.Balance.Int64() != 19000 || on.RefundNonce.Int64() != 1 {
