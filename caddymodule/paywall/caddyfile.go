@@ -63,6 +63,8 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		scheme exact|upto|batch-settlement
 //		claim_every <duration>
 //		refund_idle <duration>|off
+//		refund_window <duration>
+//		refund_min <price>
 //		meter json <dotted path> <unit price>
 //		meter_max_bytes <size>
 //		gas_sponsoring eip2612|off

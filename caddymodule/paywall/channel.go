@@ -78,6 +78,8 @@ type chanOption struct {
 	token      common.Address
 	payTo      common.Address
 	ids        *channelIDs // memoised config -> channel id
+	// refundMin is refund_min in the token's smallest units (nil: none).
+	refundMin *big.Int
 }
 
 // channel reports whether the route sells by payment channel.
@@ -120,8 +122,13 @@ func (h *Handler) provisionChannel() error {
 		opt.reqs.Scheme = SchemeChannel
 		opt.extraV2 = map[string]any{"receiverAuthorizer": common.HexToAddress(e.ReceiverAuthorizer).Hex(),
 			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": h.channelTransfer()}
+		refundMin, err := h.refundMinOf(opt) // channel_refund_limit.go
+		if err != nil {
+			return err
+		}
 		cr.opts = append(cr.opts, chanOption{chainID: big.NewInt(opt.chainID),
-			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo), ids: new(channelIDs)})
+			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo), ids: new(channelIDs),
+			refundMin: refundMin})
 	}
 	h.chans = cr
 	if app.Validating() {
@@ -238,7 +245,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 				rec = &store.Channel{ID: id, Balance: onChain.Balance, Charged: base, Claimed: onChain.Claimed,
 					WithdrawRequestedAt: onChain.WithdrawRequestedAt, RefundNonce: onChain.RefundNonce}
 			}
-			return h.correctiveChannel(w, r, rec)
+			return h.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
 		}
 		if pl.Type == "deposit" {
 			sr, err = h.settleBy(r, req, func(ctx context.Context) (*facilitator.SettleResponse, error) { return h.client.Settle(ctx, req) })
@@ -263,7 +270,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 		}
 	} else {
 		if want := new(big.Int).Add(rec.Charged, price); max.Cmp(want) != 0 {
-			return h.correctiveChannel(w, r, rec)
+			return h.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
 		}
 		if !co.voucherSigned(&pl, max) {
 			return h.channelRefused(w, r, reasonVoucherSignature)
@@ -271,12 +278,16 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	charged := new(big.Int).Add(rec.Charged, price)
 	if max.Cmp(charged) != 0 {
-		return h.correctiveChannel(w, r, rec)
+		return h.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
 	}
+	held := heldCharges.hold(id, price) // until the charge is final (channel_held.go)
 	after, err := h.chans.store.Charge(ctx, id, rec.Charged, charged, store.ChannelVoucher{Max: max, Signature: pl.Voucher.Signature})
+	if err != nil {
+		held()
+	}
 	switch {
 	case errors.Is(err, store.ErrChannelConflict):
-		return h.correctiveChannel(w, r, after)
+		return h.correctiveChannel(w, r, after, co.discloses(&pl, max, after, proofUnchecked))
 	case errors.Is(err, store.ErrChannelBalance):
 		return h.channelRefused(w, r, reasonExceedsBalance)
 	case errors.Is(err, store.ErrChannelNotOpen):
@@ -288,7 +299,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	return h.serveChannelMetered(w, r, next, after, price, sr, h.setChannelResponse) // channel_meter.go
+	return h.serveChannelMetered(w, r, next, after, price, sr, h.setChannelResponse, held) // channel_meter.go
 }
 
 // checkConfig checks a channel's config against the route's option, as
@@ -328,6 +339,9 @@ func (h *Handler) validateChannel() error {
 		return errors.New("x402: refund_idle must be a positive duration, or off")
 	case h.ClaimEvery < 0:
 		return errors.New("x402: claim_every must be positive")
+	}
+	if err := h.validateRefundLimit(); err != nil { // channel_refund_limit.go
+		return err
 	}
 	return h.validateChannelMeter() // channel_meter.go
 }

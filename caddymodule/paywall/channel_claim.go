@@ -2,6 +2,7 @@ package paywall
 
 import (
 	"context"
+	"math/big"
 	"time"
 
 	"go.uber.org/zap"
@@ -109,6 +110,11 @@ func (h *Handler) stopChannels() error {
 func (h *Handler) claimOption(ctx context.Context, i int) {
 	opt := &h.pricing.options[i]
 	co := &h.chans.opts[i]
+	// What is charged and final: the charged read minus what requests
+	// still held may give back (channel_held.go), so that a claim never
+	// takes more than the receipts state.
+	mark, end := heldCharges.begin()
+	defer end()
 	list, err := h.chans.store.ToClaim(ctx, opt.reqs.Network, maxClaimRows)
 	if err != nil {
 		h.logger.Warn("claim round: the channel store could not be read; the next round tries again", zap.Error(err))
@@ -116,13 +122,18 @@ func (h *Handler) claimOption(ctx context.Context, i int) {
 	}
 	var rows []claimRow
 	var ids []int
+	var totals []*big.Int
 	for j, c := range list {
 		// A route claims the channels paid to its pay_to (routes with
 		// the same pay_to share them).
 		if c.VoucherMax == nil || !co.owns(c, opt.reqs.Network) {
 			continue
 		}
-		rows, ids = append(rows, newClaimRow(c.Config, c.VoucherMax, c.VoucherSignature, c.Charged)), append(ids, j)
+		total := new(big.Int).Sub(c.Charged, heldCharges.pending(c.ID, mark))
+		if total.Cmp(c.Claimed) <= 0 {
+			continue // nothing final beyond the claimed total yet: a later round
+		}
+		rows, ids, totals = append(rows, newClaimRow(c.Config, c.VoucherMax, c.VoucherSignature, total)), append(ids, j), append(totals, total)
 	}
 	if len(rows) == 0 {
 		return
@@ -139,7 +150,7 @@ func (h *Handler) claimOption(ctx context.Context, i int) {
 	}
 	for _, k := range claimed {
 		j := ids[k]
-		if err := h.chans.store.MarkClaimed(ctx, list[j].ID, list[j].Charged); err != nil {
+		if err := h.chans.store.MarkClaimed(ctx, list[j].ID, totals[k]); err != nil {
 			h.logger.Warn("claim round: a claim could not be recorded; the next round claims it again (paying nothing twice)", zap.Error(err))
 		}
 	}

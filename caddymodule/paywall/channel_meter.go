@@ -58,10 +58,13 @@ type chanCharge struct {
 }
 
 // serveChannelMetered runs the upstream of a charged channel request
-// through the meter and settles the charge (serveChannel's last step).
+// through the meter and settles the charge (serveChannel's last step);
+// then it lets go of the price held for the claim round (held, from
+// heldCharges.hold: the charge is final).
 func (h *Handler) serveChannelMetered(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, reserved *store.Channel,
 	price *big.Int, deposit *facilitator.SettleResponse,
-	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *facilitator.SettleResponse)) (err error) {
+	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *facilitator.SettleResponse), held func()) (err error) {
+	defer held()
 	cc := &chanCharge{h: h, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
 	if h.goneBeforeUpstream(r) {
 		cc.release(w) // nothing went upstream, nothing is charged (hangup.go)

@@ -2,6 +2,7 @@ package paywall
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math/big"
@@ -267,14 +268,16 @@ func TestChannelMeterStream(t *testing.T) {
 // answer was held (the buyer signed that voucher from the reservation, as
 // a corrective 402 tells it to): the refund is taken from the channel's
 // charged as it stands, so the channel ends at the sum of the charges.
-// When the claim round has claimed past the reservation meanwhile, the
-// reservation stands (what is claimed is not given back): the receipt
-// says chargedAmount = the price.
+// A claim round while the answer is held claims only what is final (issue
+// 32, finding 5: it claimed the reservation, 10000 more than the receipt
+// then stated): the held request is charged its metered amount, and the
+// chain's claimed total, the seller's balance and the store's charged end
+// at the sum of the receipts' chargedAmount.
 func TestChannelMeterConcurrent(t *testing.T) {
 	for _, tc := range []struct {
 		name, claimEvery string
 		claimed          bool
-	}{{"lowered from the current charged", "5m", false}, {"claimed past the reservation", "1s", true}} {
+	}{{"lowered from the current charged", "5m", false}, {"a claim round while held claims only the final charges", "1s", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			release, seen := make(chan struct{}), make(chan string, 1)
 			up := channelStreamUpstream(t, release, seen)
@@ -304,12 +307,13 @@ func TestChannelMeterConcurrent(t *testing.T) {
 				t.Fatalf("upstream saw %q", p)
 			}
 			if tc.claimed {
-				// The claim round claims the reservation while A is held.
-				want := new(big.Int).Add(sellerBefore, big.NewInt(10002))
-				for deadline := time.Now().Add(30 * time.Second); testutil.Balance(t, channelMeterPayTo).Cmp(want) != 0 && time.Now().Before(deadline); {
-					time.Sleep(100 * time.Millisecond)
+				// The claim round while A is held claims the deposit's
+				// charge (2, final), not A's reservation (10000 more).
+				waitBalance(t, channelMeterPayTo, add(sellerBefore, 2))
+				testutil.AssertDelta(t, "seller: the final charge claimed while A is held", sellerBefore, testutil.Balance(t, channelMeterPayTo), 2)
+				if on := chainChannel(t, cb.id); on.TotalClaimed.Int64() != 2 {
+					t.Fatalf("chain claimed %s while A is held, want 2 (the final charges)", on.TotalClaimed)
 				}
-				testutil.AssertDelta(t, "seller: the reservation claimed", sellerBefore, testutil.Balance(t, channelMeterPayTo), 10002)
 			}
 			// B, signed from the reservation: 3 tokens, 6.
 			if st, rc := get("/m/json?tokens=3", 20002); st != 200 || rc.charged != "6" || rc.snapshot != "10008" {
@@ -318,15 +322,25 @@ func TestChannelMeterConcurrent(t *testing.T) {
 			close(release)
 			got := <-a
 			want, next := channelReceipt{ok: true, charged: "200", snapshot: "208"}, int64(208)
-			if tc.claimed {
-				want, next = channelReceipt{ok: true, charged: "10000", snapshot: "10008"}, 10008
-			}
 			if got.status != 200 || got.rc != want {
 				t.Fatalf("A: %d %+v, want %+v", got.status, got.rc, want)
 			}
 			// The next voucher, from A's receipt.
 			if st, rc := get("/m/json?tokens=1", next+10000); st != 200 || rc.snapshot != fmt.Sprint(next+2) {
 				t.Fatalf("next voucher: %d %+v", st, rc)
+			}
+			if tc.claimed {
+				// The receipts: 2 + 200 + 6 + 2 = 210, claimed and paid
+				// exactly; the store's charged is the same.
+				waitBalance(t, channelMeterPayTo, add(sellerBefore, 210))
+				testutil.AssertDelta(t, "seller after the claim rounds", sellerBefore, testutil.Balance(t, channelMeterPayTo), 210)
+				if on := chainChannel(t, cb.id); on.TotalClaimed.Int64() != 210 {
+					t.Errorf("chain claimed %s, want 210 (the receipts' sum)", on.TotalClaimed)
+				}
+				rec, err := activeChannels(t).Channel(context.Background(), strings.ToLower(cb.id.Hex()))
+				if err != nil || rec == nil || rec.Charged.Int64() != 210 || rec.Claimed.Int64() != 210 {
+					t.Errorf("record: %+v %v, want charged and claimed 210", rec, err)
+				}
 			}
 		})
 	}

@@ -198,6 +198,11 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 		return refundResult{rec: rec, reason: reasonRefundNoBalance}
 	case rec.State != store.ChannelRefunding:
 		return refundResult{rec: rec, reason: reasonChannelBusy} // moved back to open meanwhile
+	case why == whyRequested && !moved:
+		// Another instance (or an attempt that may have been broadcast)
+		// is refunding it: a buyer's request sends nothing, so that one
+		// refund is not sent twice; the refund round finishes it.
+		return refundResult{rec: rec, reason: reasonChannelBusy}
 	}
 	log := h.logger.With(zap.String("channel", rec.ID), zap.String("why", why))
 	// back returns the channel to open when this attempt broadcast nothing
@@ -340,7 +345,8 @@ func (h *Handler) readChannel(ctx context.Context, i int, rec *store.Channel, v 
 // with PAYMENT-RESPONSE (the refund's transaction and amount, the channel
 // after it) and {"message":"Refund acknowledged","channelId":...}, as the
 // published server answers. The upstream is not called.
-func (h *Handler) serveRefund(w http.ResponseWriter, r *http.Request, pl *channelPayload, co *chanOption, max *big.Int, header string) error {
+func (h *Handler) serveRefund(w http.ResponseWriter, r *http.Request, pl *channelPayload, co *chanOption, max *big.Int, header string) (err error) {
+	sent := false // a refund transaction was sent (the unproven refund's slot stays taken)
 	sl := h.pricing.saleOf(r)
 	var amount *big.Int
 	if pl.Amount != nil {
@@ -388,9 +394,31 @@ func (h *Handler) serveRefund(w http.ResponseWriter, r *http.Request, pl *channe
 	}
 	if max.Cmp(rec.Charged) != 0 {
 		// A refund voucher charges nothing: it is of the charged amount.
-		return h.correctiveChannel(w, r, rec)
+		return h.correctiveChannel(w, r, rec, co.discloses(pl, max, rec, proofUnchecked))
 	}
-	res := h.refundChannel(ctx, sl.opt, rec, amount, &refundVoucher{max: max, sig: pl.Voucher.Signature}, "requested")
+	if !refundProven(rec, max) {
+		// A voucher at the claimed total: anyone may have read it from a
+		// claim's calldata (channel_refund_limit.go). Bounded: no partial
+		// refund below refund_min, one refund per channel per window.
+		if reason, text := co.unprovenRefundRefusal(rec, amount); reason != "" {
+			h.logger.Info("refund refused: below refund_min for a refund whose voucher is public on chain", zap.String("channel", id), zap.String("amount", amount.String()))
+			h.metrics.payment(sl, OutcomeRefused, reason)
+			return h.paymentRequired(w, r, "", reason+text)
+		}
+		undo, ok := takeRefundSlot(id, h.refundWindow(), time.Now())
+		if !ok {
+			h.logger.Info("refund refused: one refund whose voucher is public on chain per channel per refund_window", zap.String("channel", id))
+			h.metrics.payment(sl, OutcomeRefused, reasonRefundTooSoon)
+			return h.paymentRequired(w, r, "", reasonRefundTooSoon+textRefundTooSoon)
+		}
+		defer func() {
+			if !sent {
+				undo()
+			}
+		}()
+	}
+	res := h.refundChannel(ctx, sl.opt, rec, amount, &refundVoucher{max: max, sig: pl.Voucher.Signature}, whyRequested)
+	sent = res.sr != nil && (res.sr.Settled() || res.sr.TxHash != "")
 	switch {
 	case res.err != nil && errors.Is(res.err, store.ErrUnavailable):
 		return h.storeUnavailable(w, r, res.err)

@@ -321,6 +321,11 @@ func TestChannelRefundConfig(t *testing.T) {
 		{"scheme batch-settlement\n\t\trefund_idle soon", "want a duration of at least 1s, such as 24h, or off"},
 		{"scheme batch-settlement\n\t\trefund_idle 10ms", "want a duration of at least 1s"},
 		{"refund_idle 1h", "refund_idle is for scheme batch-settlement"},
+		{"scheme batch-settlement\n\t\trefund_window 10ms", "want a duration of at least 1s, such as 10m"},
+		{"scheme batch-settlement\n\t\trefund_min 1e3", "want a price in whole tokens, such as 0.01"},
+		{"scheme batch-settlement\n\t\trefund_min 0.0000001", "has more than 6 decimal places, the token's precision"},
+		{"refund_window 1m", "refund_window and refund_min are for scheme batch-settlement"},
+		{"refund_min 0.01", "refund_window and refund_min are for scheme batch-settlement"},
 	} {
 		cfg := testutil.GlobalBlock("") + fmt.Sprintf(":%d {\n\tx402 {\n\t\tpay_to %s\n\t\tamount 1000\n\t\t%s\n\t}\n\trespond ok\n}\n", testutil.SitePort, refundPayTo, tc.opts)
 		testutil.AssertLoadError(t, cfg, "caddyfile", tc.want)

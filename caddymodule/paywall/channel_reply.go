@@ -61,12 +61,14 @@ func (h *Handler) channelRefused(w http.ResponseWriter, r *http.Request, reason 
 
 // correctiveChannel is the published server's corrective 402: the
 // voucher was not signed from the channel's charged amount, so the
-// option's extra carries channelState and voucherState (the last charged
-// voucher) for the client to sign again from. A channel with no voucher
-// in the store (known from the chain only) has no voucherState, as with
-// the published server: its client then resynchronises from the chain (an
-// empty signature would make it throw).
-func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel) error {
+// option's extra carries channelState and, when disclose says so (only
+// to the channel's payer: chanOption.discloses), voucherState (the last
+// charged voucher) for the client to sign again from. A channel with no
+// voucher in the store (known from the chain only), or a request not
+// proven to be the payer's, gets no voucherState: the published client
+// then resynchronises from the chain (an empty signature would make it
+// throw), and a stranger learns nothing it could sign a refund with.
+func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel, disclose bool) error {
 	sl := h.pricing.saleOf(r)
 	h.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
 	accepts := sl.offer.accepts()
@@ -76,7 +78,7 @@ func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *s
 		extra[k] = v
 	}
 	extra["channelState"] = channelStateJSON(c)
-	if c.VoucherMax != nil {
+	if disclose && c.VoucherMax != nil {
 		extra["voucherState"] = map[string]any{"signedMaxClaimable": c.VoucherMax.String(), "signature": hexutil.Encode(c.VoucherSignature)}
 	}
 	part.Extra = extra

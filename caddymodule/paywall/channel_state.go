@@ -81,3 +81,35 @@ func (co *chanOption) owns(c *store.Channel, network string) bool {
 	return c.Network == network && strings.EqualFold(c.Config.ReceiverAuthorizer, co.authorizer.Hex()) &&
 		strings.EqualFold(c.Config.Token, co.token.Hex()) && strings.EqualFold(c.Config.Receiver, co.payTo.Hex())
 }
+
+// payerProof is what the request says of its voucher when a channel's
+// corrective 402 is answered: whether its signature is known to be the
+// payer's (signed), known not to be (unsigned), or not checked yet.
+type payerProof int
+
+const (
+	proofUnchecked payerProof = iota
+	proofSigned
+	proofUnsigned
+)
+
+// discloses says whether the corrective 402 of channel c may carry its
+// voucherState (the payer's last charged voucher and signature) to a
+// request whose voucher is pl's for max. Only the channel's payer may
+// have it: the request must carry a voucher signed by the payer (or its
+// payer authorizer), checked here unless proof says already, and one that
+// is not public: above what the chain has claimed (a voucher at or below
+// it may be read from a claim's calldata by anyone). A voucherState that
+// is itself at the claimed total is public (the claim carried it), and is
+// disclosed to any request signed by the payer, so that the payer's own
+// client, which resends its last voucher, resynchronises. Anyone else gets
+// the corrective 402 without it: channelState is public on chain.
+func (co *chanOption) discloses(pl *channelPayload, max *big.Int, c *store.Channel, proof payerProof) bool {
+	if c == nil || c.VoucherMax == nil || pl == nil || max == nil || proof == proofUnsigned {
+		return false
+	}
+	if max.Cmp(c.Claimed) <= 0 && c.VoucherMax.Cmp(c.Claimed) > 0 {
+		return false
+	}
+	return proof == proofSigned || co.voucherSigned(pl, max)
+}

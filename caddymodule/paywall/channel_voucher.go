@@ -44,16 +44,24 @@ func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next cadd
 		case rec.State != store.ChannelOpen:
 			return true, h.channelRefused(w, r, reasonChannelClosed)
 		case new(big.Int).Add(rec.Charged, price).Cmp(max) != 0:
-			return true, h.correctiveChannel(w, r, rec)
+			proof := proofUnsigned
+			if sigOK {
+				proof = proofSigned
+			}
+			return true, h.correctiveChannel(w, r, rec, co.discloses(pl, max, rec, proof))
 		}
 		return true, h.channelRefused(w, r, reasonVoucherSignature)
 	}
+	held := heldCharges.hold(id, price) // until the charge is final (channel_held.go)
 	after, err := h.chans.store.Charge(ctx, id, prev, max, store.ChannelVoucher{Max: max, Signature: pl.Voucher.Signature})
+	if err != nil {
+		held()
+	}
 	switch {
 	case errors.Is(err, store.ErrChannelNotFound):
 		return false, nil
 	case errors.Is(err, store.ErrChannelConflict):
-		return true, h.correctiveChannel(w, r, after)
+		return true, h.correctiveChannel(w, r, after, co.discloses(pl, max, after, proofSigned))
 	case errors.Is(err, store.ErrChannelBalance):
 		return true, h.channelRefused(w, r, reasonExceedsBalance)
 	case errors.Is(err, store.ErrChannelNotOpen):
@@ -68,6 +76,7 @@ func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next cadd
 		// have refused: the charge is given back and the request refused.
 		// A charge that cannot be given back stands, and is served.
 		if _, lowered := (&chanCharge{h: h, r: r, reserved: after, price: price}).lower(price); lowered {
+			held()
 			return true, h.channelRefused(w, r, reasonChannelClosed)
 		}
 	}
@@ -76,7 +85,7 @@ func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next cadd
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	return true, h.serveChannelMetered(w, r, next, after, price, nil, h.setChannelResponse) // channel_meter.go
+	return true, h.serveChannelMetered(w, r, next, after, price, nil, h.setChannelResponse, held) // channel_meter.go
 }
 
 // maxChannelIDs bounds the memo of channel ids (about 200 bytes an

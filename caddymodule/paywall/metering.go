@@ -56,6 +56,21 @@ type Metering struct {
 	// transaction) and the channel closes. Default: off (a buyer asks for
 	// its refund, or withdraws after the withdraw delay).
 	RefundIdle caddy.Duration `json:"refund_idle,omitempty"`
+
+	// RefundWindow bounds, on a batch-settlement route, the refunds that
+	// a stranger could also have asked for (authorized by a voucher at the
+	// channel's claimed total, which claim transactions make public): at
+	// most one such refund transaction per channel per window, on each
+	// instance. A refund whose voucher is above the claimed total (known
+	// only to the payer) is not bounded. Default 10m.
+	RefundWindow caddy.Duration `json:"refund_window,omitempty"`
+
+	// RefundMin is, on a batch-settlement route, the least partial refund
+	// of those RefundWindow bounds, in whole tokens (as price): about the
+	// gas a refund transaction costs, so that a stranger cannot make the
+	// seller pay more gas than the refunds move. A refund of all that is
+	// left is not bounded by it. Default 0.01.
+	RefundMin string `json:"refund_min,omitempty"`
 }
 
 // upto reports whether the route takes upto payments.

@@ -43,6 +43,9 @@ func (h *Handler) validateMetering() error {
 	if h.RefundIdle != 0 {
 		return errors.New("x402: refund_idle is for scheme batch-settlement")
 	}
+	if h.RefundWindow != 0 || h.RefundMin != "" {
+		return errors.New("x402: refund_window and refund_min are for scheme batch-settlement")
+	}
 	if err := h.validateSponsoring(); err != nil {
 		return err
 	}
@@ -114,6 +117,8 @@ func (h *Handler) unmarshalMeterOption(d *caddyfile.Dispenser, opt string) (bool
 		h.ClaimEvery = caddy.Duration(dur)
 	case "refund_idle":
 		return true, h.parseRefundIdle(d)
+	case "refund_window", "refund_min":
+		return true, h.parseRefundLimit(d, opt) // channel_refund_limit.go
 	case "meter_max_bytes":
 		v, err := httpx.OneArg(d)
 		if err != nil {
