@@ -129,16 +129,25 @@ func TestLyingWalletInstances(t *testing.T) {
 
 	var reverted *facilitator.SettleResponse
 	for _, s := range answers {
-		switch {
-		case s == nil:
-		case s.Error == facilitator.ErrTextFailedOnChain && s.TxHash != "":
+		if s != nil && s.Error == facilitator.ErrTextFailedOnChain && s.TxHash != "" {
 			reverted = s
-		case s.Error != facilitator.ReasonWalletBusy:
-			t.Errorf("answer %+v, want the revert or %q", s, facilitator.ReasonWalletBusy)
 		}
 	}
 	if reverted == nil {
 		t.Fatalf("no answer names the reverted transaction: %v", mix)
+	}
+	// Every other payment of the burst is refused as busy while the first
+	// is settled or, when it reaches the wallet's check only after that
+	// settlement reverted (a loaded machine runs the forty calls less at
+	// once: issue 37 saw it), with the cooling-off naming the reverted
+	// transaction, the answer of the payments after the burst below.
+	for _, s := range answers {
+		switch {
+		case s == nil, s.Error == facilitator.ErrTextFailedOnChain && s.TxHash != "", s.Error == facilitator.ReasonWalletBusy:
+		case coolingOffAfter(s.Error, reverted.TxHash) && !s.Settled() && s.TxHash == "":
+		default:
+			t.Errorf("answer %+v, want the revert, %q or the cooling-off naming %s", s, facilitator.ReasonWalletBusy, reverted.TxHash)
+		}
 	}
 	var gas, count uint64
 	for _, in := range ins {
@@ -158,8 +167,7 @@ func TestLyingWalletInstances(t *testing.T) {
 	for i, r := range next {
 		in := ins[i%3]
 		s, err := in.f.Settle(context.Background(), r)
-		if err != nil || s.Settled() || !strings.HasPrefix(s.Error, "Smart-contract wallet: refused until ") ||
-			!strings.Contains(s.Error, " payment reverted on chain in transaction "+strings.ToLower(reverted.TxHash)+" though its simulation passed") {
+		if err != nil || s.Settled() || !coolingOffAfter(s.Error, reverted.TxHash) {
 			t.Fatalf("settle %d after the revert = %+v, %v; want the cooling-off naming %s", i, s, err, reverted.TxHash)
 		}
 		sameCode := strings.Contains(s.Error, "a wallet with the same code's payment")
@@ -182,6 +190,13 @@ func TestLyingWalletInstances(t *testing.T) {
 	if err != nil || !s.Settled() {
 		t.Fatalf("the honest SmartWallet's payment = %+v, %v", s, err)
 	}
+}
+
+// coolingOffAfter tells whether reason is the cooling-off refusal that
+// names the reverted transaction txHash.
+func coolingOffAfter(reason, txHash string) bool {
+	return strings.HasPrefix(reason, "Smart-contract wallet: refused until ") &&
+		strings.Contains(reason, " payment reverted on chain in transaction "+strings.ToLower(txHash)+" though its simulation passed")
 }
 
 // waitReverts waits until f has counted more than min reverted
