@@ -49,9 +49,10 @@ func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string)
 	if !scheme.Known(r.Scheme) {
 		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
 	}
-	if req.X402Version == x402.Version1 && f.v2Only(r.Scheme) {
+	if req.X402Version == x402.Version1 && p.X402Version != x402.Version2 && f.v2Only(r.Scheme) {
 		// The scheme asked for is the one not supported (upto in a v1
-		// request), whatever the payment header says.
+		// request with a v1 payment), whatever the payment header says. A
+		// version 2 payment in a v1 body (the paywall's own calls) goes on.
 		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
 	}
 	if p.Scheme != r.Scheme {
