@@ -22,7 +22,7 @@ import (
 
 // channelMeterPayTo is the seller of the metered channel tests, paid by
 // no other test.
-const channelMeterPayTo = "0x0000000000000000000000000000000000C4a126"
+const channelMeterPayTo = "0x0000000000000000000000000000000000c4a126"
 
 const channelMeterCaddyfile = `
 :%[1]d {

@@ -21,8 +21,8 @@ import (
 // strangerPayTo and claimedPayTo are the sellers of the stranger's refund
 // tests, paid by no other test.
 const (
-	strangerPayTo = "0x0000000000000000000000000000000000C4a129"
-	claimedPayTo  = "0x0000000000000000000000000000000000C4a12A"
+	strangerPayTo = "0x0000000000000000000000000000000000c4A129"
+	claimedPayTo  = "0x0000000000000000000000000000000000C4A12A"
 )
 
 const strangerCaddyfile = `

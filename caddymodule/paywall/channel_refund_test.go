@@ -27,8 +27,8 @@ import (
 // refundPayTo and idlePayTo are the sellers of the refund tests, paid by
 // no other test.
 const (
-	refundPayTo = "0x0000000000000000000000000000000000C4a126"
-	idlePayTo   = "0x0000000000000000000000000000000000C4a127"
+	refundPayTo = "0x0000000000000000000000000000000000c4a126"
+	idlePayTo   = "0x0000000000000000000000000000000000C4A127"
 )
 
 const refundCaddyfile = `
@@ -65,7 +65,7 @@ const refundCaddyfile = `
 `
 
 // retryPayTo is the seller of TestChannelRefundInterrupted.
-const retryPayTo = "0x0000000000000000000000000000000000C4a128"
+const retryPayTo = "0x0000000000000000000000000000000000c4a128"
 
 // refund is a refund payload: a voucher of max (charging nothing) and an
 // optional amount.

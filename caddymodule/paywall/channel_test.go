@@ -24,7 +24,7 @@ import (
 )
 
 // channelPayTo is the seller of the channel tests, paid by no other test.
-const channelPayTo = "0x0000000000000000000000000000000000C4a026"
+const channelPayTo = "0x0000000000000000000000000000000000c4A026"
 
 const channelCaddyfile = `
 :%[1]d {

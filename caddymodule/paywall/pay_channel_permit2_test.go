@@ -20,7 +20,7 @@ import (
 
 // payChannelPermit2Seller is the seller of TestPayChannelPermit2, paid by
 // no other test.
-const payChannelPermit2Seller = "0x0000000000000000000000000000000000C4a0a7"
+const payChannelPermit2Seller = "0x0000000000000000000000000000000000c4A0a7"
 
 // TestPayChannelPermit2: "caddy x402 pay" on a batch-settlement route
 // with asset_transfer permit2, from a fresh wallet that never approved

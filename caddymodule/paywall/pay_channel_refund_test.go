@@ -16,7 +16,7 @@ import (
 )
 
 // payRefundSeller is the seller of TestPayChannelRefund, paid by no other test.
-const payRefundSeller = "0x0000000000000000000000000000000000C4a0a7"
+const payRefundSeller = "0x0000000000000000000000000000000000c4A0a7"
 
 // TestPayChannelRefund: "caddy x402 pay --refund" gets the unclaimed rest
 // of the channel back (and only it), refuses to ask again when nothing is

@@ -19,7 +19,7 @@ import (
 )
 
 // payChannelSeller is the seller of TestPayChannel, paid by no other test.
-const payChannelSeller = "0x0000000000000000000000000000000000C4a0a6"
+const payChannelSeller = "0x0000000000000000000000000000000000c4A0A6"
 
 // TestPayChannel: "caddy x402 pay" on a batch-settlement route opens a
 // channel with one deposit, pays later calls with vouchers (no transfer),

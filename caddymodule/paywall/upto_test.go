@@ -31,7 +31,7 @@ import (
 )
 
 // uptoPayTo is the seller of the upto tests, paid by no other test.
-const uptoPayTo = "0x0000000000000000000000000000000000B0b025"
+const uptoPayTo = "0x0000000000000000000000000000000000b0B025"
 
 // meteredUpstream is a real HTTP upstream that answers as a metered API
 // does: /header states the charge in Settlement-Overrides (?o=), /json
