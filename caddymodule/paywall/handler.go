@@ -37,7 +37,13 @@ var (
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 )
 
-var upstreamHeaders = []string{httpx.HeaderTxHash, httpx.HeaderFrom, httpx.HeaderValue, httpx.HeaderNetwork, httpx.HeaderBlockNumber, httpx.HeaderAccessUntil, httpx.HeaderAccessVia}
+// upstreamHeaders are the request headers the upstream reads from the
+// paywall alone (who paid, the settlement, the access window), and
+// Settlement-Overrides, which an upstream that echoes request headers
+// would answer as its charge: a buyer's own are removed from every
+// request.
+var upstreamHeaders = []string{httpx.HeaderTxHash, httpx.HeaderFrom, httpx.HeaderValue, httpx.HeaderNetwork, httpx.HeaderBlockNumber, httpx.HeaderAccessUntil, httpx.HeaderAccessVia,
+	HeaderSettlementOverrides}
 
 // paymentHeaders are the buyer's payment headers, which the next handler
 // does not see unless forward_payment_header is set.
