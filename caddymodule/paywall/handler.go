@@ -217,8 +217,8 @@ type Handler struct {
 	// discovery (discovery.go).
 	Discovery
 
-	// MCP is what the route sells over MCP: mcp_tool, mcp_max_body and
-	// mcp_max_answer (mcp.go).
+	// MCP is what the route sells over MCP: mcp_tool, mcp_max_body,
+	// mcp_max_answer and mcp_call_timeout (mcp.go).
 	MCP
 
 	client      facilitator.Client
