@@ -22,7 +22,9 @@ import (
 
 // HeaderSettlementOverrides is the response header an upstream states the
 // charge of an upto payment in (the x402 reference servers' name). The
-// paywall removes it: the buyer never sees it.
+// paywall removes it: the buyer never sees it. Sent as a trailer, it is
+// removed too and is not the charge; a buyer's own, in its request,
+// never reaches the upstream (meter_request.go).
 const HeaderSettlementOverrides = "Settlement-Overrides"
 
 // DefaultMeterMaxBytes bounds what the meter keeps of one answer: a JSON
