@@ -54,7 +54,7 @@ var wholeModified = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 //   - /echo: wholeDoc, answering the request's Settlement-Overrides
 //     header as its own (an upstream that echoes headers);
 //   - /trailer: wholeDoc, with Settlement-Overrides {"amount":"0"} as a
-//     trailer.
+//     trailer; /unannounced: the same, not announced in Trailer.
 //
 // The request headers of each request are kept (seen).
 type wholeUpstream struct {
@@ -124,6 +124,11 @@ func (u *wholeUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(wholeDoc)
 		w.Header().Set(HeaderSettlementOverrides, `{"amount":"0"}`)
+	case "/unannounced":
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(wholeDoc)
+		w.(http.Flusher).Flush() // chunked, so that the trailer goes out
+		w.Header().Set(http.TrailerPrefix+HeaderSettlementOverrides, `{"amount":"0"}`)
 	default:
 		http.NotFound(w, r)
 	}
@@ -356,6 +361,8 @@ func TestSettlementOverridesFromUpstreamOnly(t *testing.T) {
 		{"the buyer's header, settle after", "/after/echo", forged, 200, 2468, doc},
 		{"a trailer", "/before/trailer", nil, 200, 2468, doc},
 		{"a trailer, settle after", "/after/trailer", nil, 200, 2468, doc},
+		{"an unannounced trailer", "/before/unannounced", nil, 200, 2468, doc},
+		{"an unannounced trailer, settle after", "/after/unannounced", nil, 200, 2468, doc},
 	}
 	t.Run("upto", func(t *testing.T) { runUptoCases(t, tester, up, cases) })
 	var chanCases []wholeCase
