@@ -24,9 +24,9 @@ import (
 
 // The sellers of the tests of this file, paid by no other test.
 const (
-	wholeUptoPayTo    = "0x00000000000000000000000000000000000A9e32"
-	wholeChannelPayTo = "0x00000000000000000000000000000000000C4e32"
-	wholeExactPayTo   = "0x00000000000000000000000000000000000E7032"
+	wholeUptoPayTo    = "0x00000000000000000000000000000000000a9e32"
+	wholeChannelPayTo = "0x00000000000000000000000000000000000c4e32"
+	wholeExactPayTo   = "0x00000000000000000000000000000000000e7032"
 )
 
 // wholeDoc is the metered JSON answer of wholeUpstream: 1234 tokens, so
