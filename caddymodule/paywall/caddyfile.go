@@ -92,6 +92,7 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		mcp_tool <name> <price> [{ description <text>; input_schema <JSON or file> }]
 //		mcp_max_body <size>
 //		mcp_max_answer <size>
+//		mcp_call_timeout <duration>
 //	}
 //
 // pay_to and exactly one of price or amount (or mcp_tool lines) are required; price and
@@ -185,7 +186,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			h.ForwardPaymentHeader = true
 			continue
-		case "mcp_tool", "mcp_max_body", "mcp_max_answer":
+		case "mcp_tool", "mcp_max_body", "mcp_max_answer", "mcp_call_timeout":
 			if err := h.unmarshalMCPOption(d, opt); err != nil {
 				return err
 			}

@@ -70,6 +70,7 @@ func (h *Handler) serveChannelMetered(w http.ResponseWriter, r *http.Request, ne
 		cc.release(w) // nothing went upstream, nothing is charged (hangup.go)
 		return nil
 	}
+	h.forMeter(r) // the whole answer, whatever the buyer asked for (meter_request.go)
 	mw := h.newMeterWriter(w, r, nil, nil, "", nil)
 	mw.ch = cc
 	defer func() {

@@ -37,7 +37,13 @@ var (
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 )
 
-var upstreamHeaders = []string{httpx.HeaderTxHash, httpx.HeaderFrom, httpx.HeaderValue, httpx.HeaderNetwork, httpx.HeaderBlockNumber, httpx.HeaderAccessUntil, httpx.HeaderAccessVia}
+// upstreamHeaders are the request headers the upstream reads from the
+// paywall alone (who paid, the settlement, the access window), and
+// Settlement-Overrides, which an upstream that echoes request headers
+// would answer as its charge: a buyer's own are removed from every
+// request.
+var upstreamHeaders = []string{httpx.HeaderTxHash, httpx.HeaderFrom, httpx.HeaderValue, httpx.HeaderNetwork, httpx.HeaderBlockNumber, httpx.HeaderAccessUntil, httpx.HeaderAccessVia,
+	HeaderSettlementOverrides}
 
 // paymentHeaders are the buyer's payment headers, which the next handler
 // does not see unless forward_payment_header is set.
@@ -211,8 +217,8 @@ type Handler struct {
 	// discovery (discovery.go).
 	Discovery
 
-	// MCP is what the route sells over MCP: mcp_tool, mcp_max_body and
-	// mcp_max_answer (mcp.go).
+	// MCP is what the route sells over MCP: mcp_tool, mcp_max_body,
+	// mcp_max_answer and mcp_call_timeout (mcp.go).
 	MCP
 
 	client      facilitator.Client

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -42,6 +43,9 @@ const (
 const (
 	DefaultMCPMaxBody   = 1 << 20  // a JSON-RPC request
 	DefaultMCPMaxAnswer = 16 << 20 // the server's answer to a priced call or tools/list
+	// DefaultMCPCallTimeout bounds the time the server takes to answer a
+	// priced call, to the end of its answer (an event stream included).
+	DefaultMCPCallTimeout = 2 * time.Minute
 	// mcpMaxLearnt bounds a tool's description and input schema learnt
 	// from a tools/list answer.
 	mcpMaxLearnt = 16 << 10
@@ -68,8 +72,8 @@ type MCPTool struct {
 	InputSchema json.RawMessage `json:"input_schema,omitempty"`
 }
 
-// MCP is what a route sells over MCP: mcp_tool, mcp_max_body and
-// mcp_max_answer.
+// MCP is what a route sells over MCP: mcp_tool, mcp_max_body,
+// mcp_max_answer and mcp_call_timeout.
 type MCP struct {
 	// MCPTools are the priced tools of an MCP route. With any, the route
 	// is an MCP endpoint: a tools/call of one of them is charged its
@@ -82,14 +86,21 @@ type MCP struct {
 	// MCPMaxAnswer bounds the MCP server's answer to a priced call (or
 	// tools/list), read whole to find the result, in bytes. Default: 16 MiB.
 	MCPMaxAnswer int64 `json:"mcp_max_answer,omitempty"`
+	// MCPCallTimeout bounds the time the MCP server takes to answer a
+	// priced call, to the end of its answer: an event stream that has not
+	// ended by then is cut, and the call is answered as one that got no
+	// result (not settled after; paid but not delivered before), unless
+	// the response to the call came within it. Default: 2m.
+	MCPCallTimeout caddy.Duration `json:"mcp_call_timeout,omitempty"`
 }
 
 // mcpState is an MCP route's tools at run time.
 type mcpState struct {
-	tools     map[string]*mcpTool
-	order     []*mcpTool
-	maxBody   int64
-	maxAnswer int64
+	tools       map[string]*mcpTool
+	order       []*mcpTool
+	maxBody     int64
+	maxAnswer   int64
+	callTimeout time.Duration
 }
 
 // mcpTool is a priced tool with its offer.
@@ -110,6 +121,9 @@ func (h *Handler) validateMCP() error {
 	if len(h.MCPTools) == 0 {
 		if h.MCPMaxBody != 0 || h.MCPMaxAnswer != 0 {
 			return errors.New("x402: mcp_max_body and mcp_max_answer need mcp_tool lines: they bound an MCP route")
+		}
+		if h.MCPCallTimeout != 0 {
+			return errors.New("x402: mcp_call_timeout needs mcp_tool lines: it bounds a priced tool call of an MCP route")
 		}
 		return nil
 	}
@@ -147,6 +161,9 @@ func (h *Handler) validateMCP() error {
 	if h.MCPMaxBody < 0 || h.MCPMaxAnswer < 0 {
 		return errors.New("x402: mcp_max_body and mcp_max_answer must be positive sizes")
 	}
+	if h.MCPCallTimeout < 0 {
+		return errors.New("x402: mcp_call_timeout must be a positive duration, such as 2m")
+	}
 	return nil
 }
 
@@ -165,7 +182,10 @@ func (h *Handler) provisionMCP(ctx caddy.Context) error {
 	if len(h.MCPTools) == 0 {
 		return nil
 	}
-	st := &mcpState{tools: map[string]*mcpTool{}, maxBody: h.MCPMaxBody, maxAnswer: h.MCPMaxAnswer}
+	st := &mcpState{tools: map[string]*mcpTool{}, maxBody: h.MCPMaxBody, maxAnswer: h.MCPMaxAnswer, callTimeout: time.Duration(h.MCPCallTimeout)}
+	if st.callTimeout == 0 {
+		st.callTimeout = DefaultMCPCallTimeout
+	}
 	if st.maxBody == 0 {
 		st.maxBody = DefaultMCPMaxBody
 	}
@@ -247,7 +267,8 @@ const (
 	rpcPaymentFailed = -32000
 )
 
-// unmarshalMCPOption reads mcp_tool, mcp_max_body and mcp_max_answer.
+// unmarshalMCPOption reads mcp_tool, mcp_max_body, mcp_max_answer and
+// mcp_call_timeout.
 //
 //	mcp_tool <name> <price> [{
 //	    description <text>
@@ -255,8 +276,20 @@ const (
 //	}]
 //	mcp_max_body <size>
 //	mcp_max_answer <size>
+//	mcp_call_timeout <duration>
 func (h *Handler) unmarshalMCPOption(d *caddyfile.Dispenser, opt string) error {
 	switch opt {
+	case "mcp_call_timeout":
+		v, err := httpx.OneArg(d)
+		if err != nil {
+			return err
+		}
+		dur, err := caddy.ParseDuration(v)
+		if err != nil || dur < time.Second {
+			return d.Errf("x402: mcp_call_timeout %q: want a duration of at least 1s, such as 2m", v)
+		}
+		h.MCPCallTimeout = caddy.Duration(dur)
+		return nil
 	case "mcp_max_body", "mcp_max_answer":
 		v, err := httpx.OneArg(d)
 		if err != nil {

@@ -100,7 +100,10 @@ type mcpUpstream struct {
 func (u mcpUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 	c := u.call
 	bw := &bufferWriter{header: http.Header{}, limit: u.h.mcp.maxAnswer}
-	err := u.next.ServeHTTP(bw, r)
+	timedOut, err := u.serveBounded(bw, r) // mcp_timeout.go
+	if timedOut = timedOut && !c.answeredIn(bw); timedOut {
+		err = nil // answered below: a call without a result
+	}
 	if err != nil && !bw.written() {
 		return err
 	}
@@ -111,6 +114,14 @@ func (u mcpUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 	c.origStatus = status
 	c.sent = status
 	switch {
+	case timedOut:
+		u.h.logger.Error("the MCP server did not answer a priced tool call within mcp_call_timeout; its answer was cut, it is not delivered and not settled after (raise mcp_call_timeout if the tool needs longer, or have the server end its event stream after the response)",
+			zap.String("tool", c.tool.cfg.Name), zap.Duration("mcp_call_timeout", u.h.mcp.callTimeout))
+		c.failed, c.sent = true, http.StatusBadGateway
+		c.ans = nil
+		c.raw = false
+		c.origStatus = mcpTimedOut // mcpFinish answers a JSON-RPC error
+		bw.body.Reset()
 	case bw.over:
 		u.h.logger.Error("the MCP server's answer to a priced tool call exceeds mcp_max_answer; it is not delivered and not settled after",
 			zap.String("tool", c.tool.cfg.Name), zap.Int64("mcp_max_answer", u.h.mcp.maxAnswer))
@@ -348,6 +359,19 @@ func (h *Handler) mcpServerAnswer(w http.ResponseWriter, mw *mcpWriter) error {
 	}
 	pr := mcpSettlementOf(mw.header)
 	switch {
+	case c.origStatus == mcpTimedOut:
+		h.mcpMetric(c, mcpOutcomeToolError)
+		for k := range hdr {
+			delete(hdr, k)
+		}
+		text := textMCPTimedOut(h.mcp.callTimeout)
+		var data any
+		if pr != nil {
+			data = map[string]any{mcpMetaPaymentResponse: pr, "retry": textMCPRetryPaid}
+		} else {
+			text += "; nothing was charged"
+		}
+		return writeRPCError(w, http.StatusOK, c.id, rpcInternalError, text, data)
 	case c.origStatus < 0:
 		h.mcpMetric(c, mcpOutcomeToolError)
 		for k := range hdr {

@@ -791,6 +791,8 @@ func TestMCPConfigErrors(t *testing.T) {
 		{"unknown sub-option", site("mcp_tool a 0.01 {\nprice 2\n}"), `x402: mcp_tool: unrecognized option "price" (description, input_schema)`},
 		{"bounds without tools", site("price 1\nmcp_max_body 1KiB"), "x402: mcp_max_body and mcp_max_answer need mcp_tool lines: they bound an MCP route"},
 		{"bad size", site("mcp_tool a 0.01\nmcp_max_answer lots"), `x402: mcp_max_answer: "lots" is not a size such as 1MiB`},
+		{"timeout without tools", site("price 1\nmcp_call_timeout 1m"), "x402: mcp_call_timeout needs mcp_tool lines: it bounds a priced tool call of an MCP route"},
+		{"bad timeout", site("mcp_tool a 0.01\nmcp_call_timeout 10ms"), `x402: mcp_call_timeout "10ms": want a duration of at least 1s, such as 2m`},
 		{"access window", site("mcp_tool a 0.01\naccess 1h"), "x402: access windows are not supported on an MCP route (mcp_tool): each tool call is paid"},
 		{"upto", site("mcp_tool a 0.01\nscheme upto"), "x402: an MCP route (mcp_tool) takes exact payments by EIP-3009: remove scheme upto and asset_transfer permit2 (each tool call is paid its price)"},
 		{"permit2", site("mcp_tool a 0.01\nasset_transfer permit2"), "x402: an MCP route (mcp_tool) takes exact payments by EIP-3009: remove scheme upto and asset_transfer permit2 (each tool call is paid its price)"},

@@ -22,7 +22,9 @@ import (
 
 // HeaderSettlementOverrides is the response header an upstream states the
 // charge of an upto payment in (the x402 reference servers' name). The
-// paywall removes it: the buyer never sees it.
+// paywall removes it: the buyer never sees it. Sent as a trailer, it is
+// removed too and is not the charge; a buyer's own, in its request,
+// never reaches the upstream (meter_request.go).
 const HeaderSettlementOverrides = "Settlement-Overrides"
 
 // DefaultMeterMaxBytes bounds what the meter keeps of one answer: a JSON
@@ -177,7 +179,7 @@ func jsonNumberAt(doc []byte, path []string) (*big.Rat, bool) {
 
 // jsonLookup is the raw value at path in doc (an object key per segment,
 // or an array index for a segment of digits), found by scanning: nothing
-// off the path is decoded or copied.
+// off the path is decoded or copied. Of duplicate keys, the last counts.
 func jsonLookup(doc []byte, path []string) ([]byte, bool) {
 	i := skipWS(doc, 0)
 	var ok bool
@@ -187,32 +189,41 @@ func jsonLookup(doc []byte, path []string) ([]byte, bool) {
 		}
 		switch doc[i] {
 		case '{':
+			// The last of duplicate keys counts, as common parsers take it
+			// (encoding/json, JSON.parse, Python's json): the object is
+			// scanned to its end. What follows the last key found is not
+			// checked (a document cut after it still reads).
 			i++
+			found := -1
 			for {
 				i = skipWS(doc, i)
 				if i >= len(doc) || doc[i] != '"' {
-					return nil, false // '}' (not found) or not JSON
+					break // '}', or not JSON
 				}
 				var end int
 				if end, ok = skipString(doc, i); !ok {
-					return nil, false
+					break
 				}
 				key := doc[i:end]
 				if i = skipWS(doc, end); i >= len(doc) || doc[i] != ':' {
-					return nil, false
+					break
 				}
 				i = skipWS(doc, i+1)
 				if keyIs(key, seg) {
-					break
+					found = i
 				}
 				if i, ok = skipValue(doc, i); !ok {
-					return nil, false
+					break
 				}
 				if i = skipWS(doc, i); i >= len(doc) || doc[i] != ',' {
-					return nil, false
+					break
 				}
 				i++
 			}
+			if found < 0 {
+				return nil, false
+			}
+			i = found
 		case '[':
 			n, err := strconv.Atoi(seg)
 			if err != nil || n < 0 {

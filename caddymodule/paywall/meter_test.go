@@ -1,6 +1,8 @@
 package paywall
 
 import (
+	"encoding/json"
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
@@ -91,6 +93,58 @@ func TestJSONNumberAt(t *testing.T) {
 		if ok != (tc.want != "") || (ok && v.RatString() != tc.want) {
 			t.Errorf("jsonNumberAt(%s, %s) = %v, %v; want %q", tc.doc, tc.path, v, ok, tc.want)
 		}
+	}
+}
+
+// TestJSONNumberAtDuplicateKeys: of duplicate keys the meter takes the
+// last, as encoding/json, JSON.parse and Python's json do (an upstream
+// answer read one way by the seller's code and another by the meter
+// would be charged what the seller did not mean), at every level of the
+// path, escaped or not; and it agrees with encoding/json on each.
+func TestJSONNumberAtDuplicateKeys(t *testing.T) {
+	for _, tc := range []struct {
+		doc, want string
+	}{
+		{`{"usage":{"total_tokens":1,"total_tokens":2468}}`, "2468"},
+		{`{"usage":{"total_tokens":2468,"total_tokens":1}}`, "1"},
+		{`{"usage":{"total_tokens":1},"usage":{"total_tokens":2468}}`, "2468"},
+		{`{"usage":{"total_tokens":2468},"usage":{"prompt_tokens":1}}`, ""},
+		{`{"usage":{"total_tokens":1},"x":[1,{"usage":2}],"usage":{"total_tokens":7,"total_tokens":8}}`, "8"},
+		{`{"usage":{"total_tokens":1,"total\u005ftokens":9}}`, "9"},
+		{`{"usage":{"total\u005ftokens":9,"total_tokens":3}}`, "3"},
+		{`{"usage":{"total_tokens":5,"total_tokens":"6"}}`, "6"},
+		{`{"usage":{"total_tokens":5,"total_tokens":null}}`, ""},
+		{`{"usage":{"total_tokens":5,"total_tokens":-1}}`, ""},
+		{` { "usage" : { "total_tokens" : 4 , "total_tokens" : 40 } } `, "40"},
+	} {
+		v, ok := jsonNumberAt([]byte(tc.doc), []string{"usage", "total_tokens"})
+		if ok != (tc.want != "") || (ok && v.RatString() != tc.want) {
+			t.Errorf("jsonNumberAt(%s) = %v, %v; want %q", tc.doc, v, ok, tc.want)
+		}
+		// encoding/json into a map reads the same, as JSON.parse does.
+		var std map[string]any
+		if err := json.Unmarshal([]byte(tc.doc), &std); err != nil {
+			t.Fatalf("%s: %v", tc.doc, err)
+		}
+		usage, _ := std["usage"].(map[string]any)
+		stdGot := ""
+		switch n := usage["total_tokens"].(type) {
+		case float64:
+			if n >= 0 {
+				stdGot = fmt.Sprint(n)
+			}
+		case string:
+			stdGot = n
+		}
+		if stdGot != tc.want {
+			t.Errorf("%s: encoding/json reads %q, the test wants %q", tc.doc, stdGot, tc.want)
+		}
+	}
+	// Through the event-stream reader too.
+	m := newMeterReader("usage.total_tokens", 1024, true)
+	m.write([]byte("data: {\"usage\":{\"total_tokens\":1,\"total_tokens\":2468}}\n\n"))
+	if v, ok := m.result(); !ok || v.RatString() != "2468" {
+		t.Errorf("event stream with a duplicate key: %v, %v; want 2468", v, ok)
 	}
 }
 

@@ -105,6 +105,7 @@ func (mw *meterWriter) writeHeader(status int) {
 	}
 	override := hdr.Get(HeaderSettlementOverrides)
 	hdr.Del(HeaderSettlementOverrides)
+	dropOverrideTrailer(hdr) // announced as a trailer: not the buyer's to see (meter_request.go)
 	if status == http.StatusSwitchingProtocols {
 		mw.upgraded = true
 		if mw.ch != nil {
@@ -139,6 +140,15 @@ func (mw *meterWriter) writeHeader(status int) {
 				zap.String("value", x402.Clip(override, 128)), zap.Error(err))
 		} else {
 			mw.charge, mw.source = mw.h.capCharge(mw.r, v, mw.rule.max, ChargeHeader), ChargeHeader
+		}
+	}
+	if mw.charge == nil && mw.rule.unit != nil {
+		if why := unreadable(status, hdr); why != "" {
+			// Not the whole answer, or not one the meter reads: charged as
+			// if it were read whole (meter_request.go).
+			mw.h.logger.Warn("the meter cannot read the upstream's answer as a whole; charging the maximum (state the charge in Settlement-Overrides to charge less)",
+				zap.String("reason", why), zap.String("uri", mw.r.RequestURI))
+			mw.charge, mw.source = new(big.Int).Set(mw.rule.max), ChargeMaximum
 		}
 	}
 	if mw.charge == nil {
@@ -327,6 +337,10 @@ func (mw *meterWriter) finish(upstreamErr error) error {
 	mw.mu.Lock()
 	defer mw.mu.Unlock()
 	h := mw.h
+	if dropOverrideTrailer(mw.ResponseWriter.Header()) {
+		h.logger.Warn("the upstream sent Settlement-Overrides as a trailer; removed and ignored (the charge is read from the response header only): send it as a header",
+			zap.String("uri", mw.r.RequestURI))
+	}
 	if mw.state == meterIdle {
 		if upstreamErr != nil && hungUp(mw.r, 0) {
 			mw.hangUp()

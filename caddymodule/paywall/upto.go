@@ -269,6 +269,7 @@ func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyht
 	r.Header.Set(httpx.HeaderFrom, payment.Authorization.From.Hex())
 	r.Header.Set(httpx.HeaderValue, sl.part().reqs.MaxAmountRequired)
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
+	h.forMeter(r) // the whole answer, whatever the buyer asked for (meter_request.go)
 	mw := h.newMeterWriter(w, r, req, res, id, pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment),
 		ValidBefore: payment.Authorization.ValidBefore.String()}))
 	defer func() {
