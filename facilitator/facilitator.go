@@ -406,14 +406,31 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	}
 	out.Signers["eip155:*"] = signers
 	// A Permit2 scheme served takes the buyer's EIP-2612 permit with its
-	// payment (settled through the proxy's settleWithPermit).
+	// payment (settled through the proxy's settleWithPermit), where the
+	// network's token has permit.
 	for _, n := range f.networks {
-		if f.bound[boundKey{n, x402.SchemeUpto}] != nil || len(f.flavours[boundKey{n, x402.SchemeExact}]) > 0 {
+		if f.sponsorsEIP2612(n) {
 			out.Extensions = []string{x402.ExtEIP2612GasSponsoring}
 			break
 		}
 	}
 	return out
+}
+
+// sponsorsEIP2612 reports whether a Permit2 scheme on the network (upto,
+// exact through Permit2) takes the eip2612GasSponsoring extension: its
+// token has EIP-2612 permit.
+func (f *Facilitator) sponsorsEIP2612(n *network.Network) bool {
+	bs := []scheme.Bound{f.bound[boundKey{n, x402.SchemeUpto}]}
+	for _, fb := range f.flavours[boundKey{n, x402.SchemeExact}] {
+		bs = append(bs, fb.b)
+	}
+	for _, b := range bs {
+		if s, ok := b.(interface{ SponsorsEIP2612() bool }); ok && s.SponsorsEIP2612() {
+			return true
+		}
+	}
+	return false
 }
 
 // schemesOn lists the schemes bound to a network, in registration order.

@@ -181,25 +181,54 @@ func (f *Facilitator) lookupSchemes(n *network.Network) []string {
 // order, whether (from, nonce) is an authorization of it used on chain
 // (exact: the token's authorizationState; upto: Permit2's nonceBitmap),
 // and finds the transaction of the first that says so.
+//
+// A Permit2 nonce used on chain by no transaction of an x402 scheme within
+// the look-up window (another Permit2 spender's transfer, the payer's
+// invalidateUnorderedNonces: Permit2 logs nothing of the nonces it uses,
+// so the scan reads the payer's transfers and finds none of ours) is
+// errUsedElsewhere: a final answer, not a chain to ask again.
 func (f *Facilitator) usedOnChain(ctx context.Context, n *network.Network, names []string, from common.Address, nonce [32]byte) (bool, common.Hash, error) {
+	var elsewhere error
 	for _, name := range names {
 		used, tx, err := n.Engine.UsedBySchemes(ctx, name, from, nonce)
+		if used && errors.Is(err, engine.ErrNoUseLog) && n.Engine.NonceSpace(name) == engine.NonceSpacePermit2 {
+			elsewhere = err // another scheme through Permit2 may have used it: ask it too
+			continue
+		}
 		if err != nil || used {
 			return used, tx, err
 		}
 	}
+	if elsewhere != nil {
+		return true, common.Hash{}, fmt.Errorf("%w: %w", errUsedElsewhere, elsewhere)
+	}
 	return false, common.Hash{}, nil
 }
+
+// errUsedElsewhere is a Permit2 authorization whose nonce is used on chain
+// by no x402 settlement within the look-up window (usedOnChain).
+var errUsedElsewhere = errors.New("the Permit2 nonce was used on chain by no x402 settlement within the look-up window")
 
 // authorizationOnChain looks an authorization up on its network's token:
 // unused is ErrSettlementNotFound (nothing moved); used is answered as
 // settlementOnChain answers the transaction of its AuthorizationUsed log,
 // or, when own is set and none of the network's signer keys sent that
-// transaction, ErrSettledElsewhere. A chain that cannot be reached, or a
+// transaction, ErrSettledElsewhere. A Permit2 nonce used by no x402
+// settlement (errUsedElsewhere) is payment.failed with
+// ErrTextUsedElsewhere, or ErrSettledElsewhere when own is set. A chain that cannot be reached, or a
 // use whose transaction is not found, is an error that is not
 // ErrSettlementNotFound.
 func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, names []string, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
 	used, tx, err := f.usedOnChain(ctx, n, names, from, nonce)
+	if errors.Is(err, errUsedElsewhere) {
+		f.logger.Info("a Permit2 authorization looked up is used on chain, but by no x402 settlement: answered failed (used elsewhere)",
+			zap.String("network", n.Cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
+		if own {
+			return nil, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, ErrSettledElsewhere, err)
+		}
+		return &SettleResponse{X402Version: X402Version, Event: EventFailed, Network: n.Cfg.Name, Error: ErrTextUsedElsewhere,
+			Timestamp: Timestamp(f.now())}, nil
+	}
 	if err != nil {
 		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.Cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
 		return nil, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)

@@ -31,6 +31,7 @@ const (
 	ErrTextNotYetValid       = x402.ErrTextNotYetValid
 	ErrTextPending           = x402.ErrTextPending
 	ErrTextNotBroadcast      = x402.ErrTextNotBroadcast
+	ErrTextUsedElsewhere     = x402.ErrTextUsedElsewhere
 	EventFailed              = x402.EventFailed
 	EventSettled             = x402.EventSettled
 	ReasonInvalidBase64      = x402.ReasonInvalidBase64

@@ -31,6 +31,9 @@ type Deliveries struct {
 	mu      sync.Mutex
 	holders map[string]string // claimed key -> the holder's authFingerprint, in this process
 
+	coolOnce sync.Once
+	cool     store.CoolOffs // the cooling-offs beside the records (CoolOffs)
+
 	stop chan struct{} // closed by Destruct: ends the pruning loop
 	done chan struct{} // closed when the pruning loop has ended
 	// closeStore closes what the Deliveries own at Destruct.
@@ -67,6 +70,7 @@ func (rd *Deliveries) pruneLoop() {
 			caddy.Log().Named("x402").Info("pruned delivered payments whose authorizations expired from the redemption store", zap.Int("removed", n))
 		}
 		rd.pruneGrants()
+		rd.pruneCoolOffs()
 		select {
 		case <-rd.stop:
 			return
@@ -132,6 +136,18 @@ func (rd *Deliveries) pruneGrants() {
 	}
 }
 
+// pruneCoolOffs removes the cooling-offs that ended, beside the
+// redemption records.
+func (rd *Deliveries) pruneCoolOffs() {
+	n, err := rd.CoolOffs().PruneCoolOffs(time.Now())
+	switch {
+	case err != nil:
+		caddy.Log().Named("x402").Error("pruning ended cooling-offs failed; it is tried again in an hour", zap.Error(err))
+	case n > 0:
+		caddy.Log().Named("x402").Info("pruned ended cooling-offs", zap.Int("removed", n))
+	}
+}
+
 // OpenDeliveries gets the delivery records from the usage pool, opening
 // them if no running config has them: the bbolt file at path, or, when
 // path is "", a store in memory named by memName. release lets go of them
@@ -179,3 +195,16 @@ func DefaultRedemptionsPath() string {
 
 // Store is the records themselves.
 func (rd *Deliveries) Store() store.Redemptions { return rd.store }
+
+// CoolOffs is the cooling-offs kept beside the records (shared by every
+// instance on a PostgreSQL store): the payers a paywall refuses settle
+// after for a while, because an upto settle of theirs after its answer
+// failed. A store that keeps none gets its own, in memory.
+func (rd *Deliveries) CoolOffs() store.CoolOffs {
+	rd.coolOnce.Do(func() {
+		if rd.cool = store.CoolOffsOf(rd.store); rd.cool == nil {
+			rd.cool = store.NewMemoryCoolOffs()
+		}
+	})
+	return rd.cool
+}

@@ -64,6 +64,8 @@ type meterWriter struct {
 	trailer  string       // settle after: the receipt's trailer name
 	upgraded bool
 	ch       answerCharge // a channel request's charge (channel_meter.go), or nil
+
+	settled *facilitator.SettleResponse // the facilitator's answer to the charge's settle, nil before
 }
 
 // answerCharge settles the charge of a request that is not an upto
@@ -225,6 +227,7 @@ func (mw *meterWriter) settle() (*facilitator.SettleResponse, error) {
 		return nil, fmt.Errorf("x402: writing the redemption store: %w", err)
 	}
 	sr, err := h.settleCharge(mw.r, mw.req, mw.res, charge)
+	mw.settled = sr
 	switch {
 	case err != nil:
 		h.settleFailed(mw.id, err)

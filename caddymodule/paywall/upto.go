@@ -272,6 +272,11 @@ func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyht
 	h.forMeter(r) // the whole answer, whatever the buyer asked for (meter_request.go)
 	mw := h.newMeterWriter(w, r, req, res, id, pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment),
 		ValidBefore: payment.Authorization.ValidBefore.String()}))
+	// Settle after only in the payer's turn (upto_after.go); given back
+	// once the settle is done, after the deferred finish below.
+	turn := h.uptoAfterTurn(r, payment, id)
+	mw.after = turn != nil
+	defer func() { turn.end(mw.settledAfter()) }()
 	defer func() {
 		// reverse_proxy aborts an answer it cannot complete (the upstream
 		// broke off, or the buyer hung up) by panicking with

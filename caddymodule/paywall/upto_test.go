@@ -421,6 +421,7 @@ func TestUptoSettleAfterFails(t *testing.T) {
 	key := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
 	from := crypto.PubkeyToAddress(key.PublicKey)
 	approvePermit2(t, key)
+	t.Cleanup(func() { clearUptoAfterCoolOffs(t) }) // the refused settle makes the payer cool off (upto_after.go)
 	u := testutil.SiteURL + "/after/sse?tokens=50"
 	pay := payUpto(t, tester, key, u)
 	sBefore := testutil.Balance(t, uptoPayTo)

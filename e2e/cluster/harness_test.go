@@ -246,6 +246,15 @@ http://:{$PORT} {
 		attempt_limit off
 		access 5s
 	}
+	x402 /upto-after/* {
+		pay_to %[3]s
+		amount %[4]d
+		network cronos-testnet
+		attempt_limit off
+		scheme upto
+		meter json usage.total_tokens 2
+		settle after
+	}
 	x402 /chan/* {
 		pay_to %[3]s
 		amount %[4]d
@@ -501,15 +510,27 @@ var client = &http.Client{
 
 // upstream is the content server behind every instance: it counts its
 // runs per path and per instance (X-Instance) and answers
-// "content <path> tx=<X-Payment-Tx-Hash>".
+// "content <path> tx=<X-Payment-Tx-Hash>"; under /upto-after/ it streams
+// server-sent events (streamWhole), the last one after release.
 type upstream struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	hits map[string]map[string]int // path -> instance -> runs
+	// streams receives the instance's name as a stream starts (when
+	// there is room); release, closed, lets the streams end.
+	streams chan string
+	release chan struct{}
 }
 
+// The events of an /upto-after/ stream: the first at once, the rest
+// (50 units used: a charge of 100 at the route's meter) after release.
+const (
+	streamFirst = "data: {\"delta\":\"Hel\",\"usage\":null}\n\n"
+	streamRest  = "data: {\"delta\":\"lo\",\"usage\":{\"total_tokens\":50}}\n\ndata: [DONE]\n\n"
+)
+
 func newUpstream(t *testing.T) *upstream {
-	u := &upstream{hits: map[string]map[string]int{}}
+	u := &upstream{hits: map[string]map[string]int{}, streams: make(chan string, 64), release: make(chan struct{})}
 	u.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u.mu.Lock()
 		if u.hits[r.URL.Path] == nil {
@@ -517,6 +538,22 @@ func newUpstream(t *testing.T) *upstream {
 		}
 		u.hits[r.URL.Path][r.Header.Get("X-Instance")]++
 		u.mu.Unlock()
+		if strings.HasPrefix(r.URL.Path, "/upto-after/") {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, streamFirst)
+			w.(http.Flusher).Flush()
+			select {
+			case u.streams <- r.Header.Get("X-Instance"):
+			default:
+			}
+			select {
+			case <-u.release:
+			case <-r.Context().Done():
+			case <-time.After(time.Minute):
+			}
+			fmt.Fprint(w, streamRest)
+			return
+		}
 		fmt.Fprintf(w, "content %s tx=%s", r.URL.Path, r.Header.Get("X-Payment-Tx-Hash"))
 	}))
 	t.Cleanup(u.srv.Close)

@@ -100,9 +100,12 @@ func (e *Engine) used(ctx context.Context, k authKey, scheme string) (bool, erro
 // scan (findUse), enough for a settlement the watcher just saw.
 const usedByLookback = useLogChunk
 
-// errNoUseLog: the chain has no log of the authorization's use (the
-// Spent's UseLog) within the blocks searched.
-var errNoUseLog = errors.New("no AuthorizationUsed log found")
+// ErrNoUseLog: the chain has no log of the authorization's use (the
+// Spent's UseLog; for a UseMatcher, none whose transaction MatchUse
+// takes) within the blocks searched: UsedBySchemes's error for an
+// authorization used on chain whose transaction is not found (match it
+// with errors.Is).
+var ErrNoUseLog = errors.New("no AuthorizationUsed log found")
 
 // UsedBy reads whether an authorization is used on chain and, when it is,
 // finds the transaction that used it from the log of its use (Spent,
@@ -153,12 +156,12 @@ func (e *Engine) usedBy(ctx context.Context, k authKey, scheme string, head uint
 			return common.Hash{}, err
 		}
 		if !found {
-			return common.Hash{}, errNoUseLog
+			return common.Hash{}, ErrNoUseLog
 		}
 		return h, nil
 	}
 	if len(logs) == 0 {
-		return common.Hash{}, errNoUseLog
+		return common.Hash{}, ErrNoUseLog
 	}
 	return logs[0].TxHash, nil
 }
@@ -275,7 +278,7 @@ type scanResult struct {
 }
 
 // findUse scans for the transaction that used an authorization (see the
-// top of this file). A use not found in the window is errNoUseLog; a chain
+// top of this file). A use not found in the window is ErrNoUseLog; a chain
 // that cannot be reached (or a context that ends) is another error.
 func (e *Engine) findUse(ctx context.Context, k authKey, scheme string) (common.Hash, error) {
 	sp := e.spentOf(scheme)
@@ -325,9 +328,9 @@ func (e *Engine) findUse(ctx context.Context, k authKey, scheme string) (common.
 			}
 		}
 		if lo == 0 || low == nil || int64(low.Time) < cutoff {
-			return common.Hash{}, fmt.Errorf("%w in blocks %d to %d (the look-up window of %s, %d round trips)", errNoUseLog, lo, uint64(head.Number), window, res.chunks)
+			return common.Hash{}, fmt.Errorf("%w in blocks %d to %d (the look-up window of %s, %d round trips)", ErrNoUseLog, lo, uint64(head.Number), window, res.chunks)
 		}
 		hi = lo - 1
 	}
-	return common.Hash{}, fmt.Errorf("%w in blocks %d to %d (%d round trips, the most one look-up reads for a window of %s)", errNoUseLog, res.oldest, uint64(head.Number), res.chunks, window)
+	return common.Hash{}, fmt.Errorf("%w in blocks %d to %d (%d round trips, the most one look-up reads for a window of %s)", ErrNoUseLog, res.oldest, uint64(head.Number), res.chunks, window)
 }

@@ -50,10 +50,12 @@ type CoolOffs interface {
 }
 
 // CoolOffsOf returns the cooling-offs kept in the same storage as a
-// journal (its memory, bbolt file or PostgreSQL database), or nil when it
-// keeps none.
-func CoolOffsOf(j Journal) CoolOffs {
-	if c, ok := j.(interface{ CoolOffs() CoolOffs }); ok {
+// journal or a redemption store (its memory, bbolt file or PostgreSQL
+// database), or nil when it keeps none. A journal's and a redemption
+// store's on one PostgreSQL database are the same table; on bbolt, each
+// file keeps its own.
+func CoolOffsOf(s any) CoolOffs {
+	if c, ok := s.(interface{ CoolOffs() CoolOffs }); ok {
 		return c.CoolOffs()
 	}
 	return nil
@@ -134,6 +136,9 @@ func NewMemoryCoolOffs() CoolOffs { return &memCoolOffs{m: map[string]CoolOff{}}
 
 // CoolOffs is the cooling-offs that live beside the memory journal.
 func (j *memJournal) CoolOffs() CoolOffs { return j.cool }
+
+// CoolOffs is the cooling-offs that live beside the memory redemptions.
+func (s *memRedemptions) CoolOffs() CoolOffs { return s.cool }
 
 func (s *memCoolOffs) Strike(_ context.Context, keys []string, txHash string, now time.Time, base, max time.Duration) ([]CoolOff, error) {
 	keys, err := checkStrike(keys, txHash, base, max)

@@ -19,6 +19,11 @@ type boltCoolOffs struct{ db *bolt.DB }
 // CoolOffs is the cooling-offs in the same file as the journal.
 func (j *boltJournal) CoolOffs() CoolOffs { return &boltCoolOffs{db: j.db} }
 
+// CoolOffs is the cooling-offs in the same file as the redemption
+// records (the paywall's: settle after refused to a payer whose settle
+// failed).
+func (b *boltRedemptions) CoolOffs() CoolOffs { return &boltCoolOffs{db: b.db} }
+
 func (s *boltCoolOffs) Strike(_ context.Context, keys []string, txHash string, now time.Time, base, max time.Duration) ([]CoolOff, error) {
 	keys, err := checkStrike(keys, txHash, base, max)
 	if err != nil {

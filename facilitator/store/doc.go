@@ -5,8 +5,9 @@
 // payment for one request at a time (Claims), and the access grants that
 // payments buy with the Sign-In-With-X nonces already used (Grants, kept
 // beside the redemptions: GrantsOf), the cooling-offs of payers whose
-// mined settlements reverted though their simulations passed (CoolOffs,
-// kept beside the journal: CoolOffsOf), the paywall's payment channels
+// mined settlements reverted though their simulations passed, and of the
+// paywall's payers whose upto settle after failed (CoolOffs, kept beside
+// the journal and beside the redemptions: CoolOffsOf), the paywall's payment channels
 // (x402 batch-settlement) whose charges are one conditional write each
 // (Channels, kept beside the redemptions: ChannelsOf), plus, in
 // PostgreSQL, named secrets every instance shares (Secrets).

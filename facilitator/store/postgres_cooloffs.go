@@ -18,6 +18,10 @@ var _ CoolOffs = (*PostgresCoolOffs)(nil)
 // CoolOffs is the store's cooling-offs, beside its journal.
 func (j *PostgresJournal) CoolOffs() CoolOffs { return &PostgresCoolOffs{j.p} }
 
+// CoolOffs is the store's cooling-offs, beside its redemption records:
+// the same table as the journal's (the keys tell them apart).
+func (s *PostgresRedemptions) CoolOffs() CoolOffs { return &PostgresCoolOffs{s.p} }
+
 // DSN is the store's connection string, to open another instance on it.
 func (s *PostgresCoolOffs) DSN() string { return s.p.DSN() }
 

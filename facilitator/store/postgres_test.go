@@ -52,6 +52,13 @@ func TestPostgres(t *testing.T) {
 			return store.CoolOffsOf(openPG(t, old.(*store.PostgresCoolOffs).DSN(), 0).Journal())
 		},
 	})
+	// The paywall's (settle after), beside the redemptions: the same table.
+	storetest.CoolOffs(t, storetest.Backend[store.CoolOffs]{
+		New: func(t testing.TB) store.CoolOffs { return store.CoolOffsOf(openPG(t, srv.DSN(t), 0).Redemptions()) },
+		Reopen: func(t testing.TB, old store.CoolOffs) store.CoolOffs {
+			return store.CoolOffsOf(openPG(t, old.(*store.PostgresCoolOffs).DSN(), 0).Redemptions())
+		},
+	})
 	// Reopen and Peer are another instance (a new pool) on the same
 	// database: a restart, and two instances racing.
 	other := func(t testing.TB, old store.Channels) store.Channels {

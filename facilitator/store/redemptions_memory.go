@@ -14,11 +14,12 @@ type memRedemptions struct {
 
 	grants   *memGrants   // the access grants beside them
 	channels *memChannels // the payment channels beside them (made on first use)
+	cool     *memCoolOffs // the cooling-offs beside them (cooloffs.go)
 }
 
 // NewMemoryRedemptions returns a redemption store that lives in memory only.
 func NewMemoryRedemptions() Redemptions {
-	return &memRedemptions{m: map[string][]byte{}, ids: map[string]string{}, grants: newMemGrants()}
+	return &memRedemptions{m: map[string][]byte{}, ids: map[string]string{}, grants: newMemGrants(), cool: &memCoolOffs{m: map[string]CoolOff{}}}
 }
 
 func (s *memRedemptions) Get(id string) (*Redemption, error) {

@@ -28,6 +28,10 @@ func TestMemory(t *testing.T) {
 	storetest.CoolOffs(t, storetest.Backend[store.CoolOffs]{
 		New: func(t testing.TB) store.CoolOffs { return store.CoolOffsOf(store.NewMemoryJournal()) },
 	})
+	// The paywall's cooling-offs (settle after) beside the redemptions.
+	storetest.CoolOffs(t, storetest.Backend[store.CoolOffs]{
+		New: func(t testing.TB) store.CoolOffs { return store.CoolOffsOf(store.NewMemoryRedemptions()) },
+	})
 	storetest.Channels(t, storetest.Backend[store.Channels]{
 		New: func(t testing.TB) store.Channels { return store.ChannelsOf(store.NewMemoryRedemptions()) },
 	})
@@ -96,6 +100,24 @@ func TestBolt(t *testing.T) {
 			path := j.(interface{ Path() string }).Path()
 			j.Close()
 			return cools(t, path)
+		},
+	})
+	// The paywall's cooling-offs (settle after) live in the redemption
+	// store's file.
+	redeemFiles := map[store.CoolOffs]store.Redemptions{}
+	redeemCools := func(t testing.TB, path string) store.CoolOffs {
+		r := redemptions(t, path)
+		c := store.CoolOffsOf(r)
+		redeemFiles[c] = r
+		return c
+	}
+	storetest.CoolOffs(t, storetest.Backend[store.CoolOffs]{
+		New: func(t testing.TB) store.CoolOffs { return redeemCools(t, filepath.Join(t.TempDir(), "redemptions.db")) },
+		Reopen: func(t testing.TB, old store.CoolOffs) store.CoolOffs {
+			r := redeemFiles[old]
+			path := r.(interface{ Path() string }).Path()
+			r.Close()
+			return redeemCools(t, path)
 		},
 	})
 	// The channels live in the redemption store's file.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
@@ -64,7 +65,30 @@ func bindProxy(ctx context.Context, n *network.Network, env scheme.Env, proxy ev
 	if err != nil {
 		return nil, err
 	}
-	return &bound{Network: n, env: env, hasher: h, proxy: proxy}, nil
+	return &bound{Network: n, env: env, hasher: h, proxy: proxy, permit: hasEIP2612(ctx, n, env)}, nil
+}
+
+// noncesSelector is EIP-2612's nonces(address).
+var noncesSelector = []byte{0x7e, 0xce, 0xbe, 0x00}
+
+// hasEIP2612 reports whether the network's token has EIP-2612 permit, so
+// that an eip2612GasSponsoring permit can be submitted for it: its
+// nonces(address) answers a uint256 (a token without it reverts or
+// answers nothing; its DOMAIN_SEPARATOR() was read at network.Open). A
+// chain that cannot be asked now says no, as a bind that cannot read
+// Permit2's code does.
+func hasEIP2612(ctx context.Context, n *network.Network, env scheme.Env) bool {
+	el, out := evm.CallData(n.Token, append(append([]byte(nil), noncesSelector...), make([]byte, 32)...))
+	err := n.Pool.Batch(ctx, []rpc.BatchElem{el})
+	if err == nil {
+		err = el.Error
+	}
+	if err == nil && len(*out) == 32 {
+		return true
+	}
+	env.Logger.Info("the token has no EIP-2612 permit (its nonces(address) did not answer a uint256), or the chain could not say; the eip2612GasSponsoring extension is not offered on this network",
+		zap.String("network", n.Cfg.Name), zap.String("token", n.Token.Hex()), zap.Int("answer_bytes", len(*out)), zap.Error(err))
+	return false
 }
 
 // missingContracts lists the canonical addresses of Permit2 and the proxy
@@ -89,6 +113,7 @@ type bound struct {
 	env    scheme.Env
 	hasher *evm.Permit2Hasher
 	proxy  evm.Permit2Proxy
+	permit bool // the token has EIP-2612 permit (hasEIP2612)
 }
 
 // upto reports whether the bound is upto's (else exact through Permit2).
@@ -121,6 +146,10 @@ func (b *bound) Extra() any {
 
 // SupportedExtra is the extra /supported lists with upto's kinds.
 func (b *bound) SupportedExtra() any { return b.Extra() }
+
+// SponsorsEIP2612 reports whether the bound takes the
+// eip2612GasSponsoring extension: the token has EIP-2612 permit.
+func (b *bound) SponsorsEIP2612() bool { return b.permit }
 
 // V2Only keeps upto out of /supported's x402 v1 kinds: v1 has no upto.
 func (b *bound) V2Only() bool { return true }

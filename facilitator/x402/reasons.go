@@ -27,6 +27,11 @@ const (
 	// was refused before its transaction was broadcast: nothing was sent
 	// and the authorization was not used.
 	ErrTextNotBroadcast = "Settlement not broadcast"
+	// ErrTextUsedElsewhere is what a look-up answers (payment.failed) for
+	// a Permit2 authorization whose nonce is used on chain by no x402
+	// settlement within the look-up window: another Permit2 spender used
+	// it, or the payer invalidated it. It never settles.
+	ErrTextUsedElsewhere = ErrTextAlreadyUsed + ": its Permit2 nonce was used on chain, but by no x402 settlement within the look-up window (another Permit2 spender used it, or the payer invalidated it); this authorization will never settle"
 )
 
 // MaxEchoBytes is how much of a value from the request a reason repeats: a
