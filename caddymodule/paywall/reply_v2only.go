@@ -33,7 +33,7 @@ type v2OnlyAnswer struct {
 }
 
 // v2Only reports whether the route's scheme exists in x402 version 2 only.
-func (h *Handler) v2Only() bool { return h.upto() || h.channel() }
+func (h *Handler) v2Only() bool { return h.upto() || h.Scheme == SchemeChannel }
 
 // v2OnlyBody is the 402 body of a version 2 only route: errText (as the
 // PAYMENT-REQUIRED header words it), invalid (a verify reason, also the
