@@ -179,9 +179,14 @@ func (h *Handler) pending(w http.ResponseWriter, r *http.Request, txHash string)
 	sl := h.pricing.saleOf(r)
 	sr := &facilitator.SettleResponse{Event: facilitator.EventFailed, TxHash: txHash, Network: sl.network(),
 		Error: facilitator.ErrTextPending, Timestamp: facilitator.Timestamp(time.Now())}
-	body := sl.offer.build(facilitator.ErrTextPending, "", resourceURL(r))
-	extra := `"txHash":` + string(appendJSONString(nil, txHash)) + `,"retry":` + string(appendJSONString(nil, textRetrySameHeader)) + ","
-	body = append([]byte("{"+extra), body[1:]...)
+	var body []byte
+	if h.v2Only() {
+		body = h.v2OnlyBody(facilitator.ErrTextPending, "", txHash, textRetrySameHeader) // reply_v2only.go
+	} else {
+		body = sl.offer.build(facilitator.ErrTextPending, "", resourceURL(r))
+		extra := `"txHash":` + string(appendJSONString(nil, txHash)) + `,"retry":` + string(appendJSONString(nil, textRetrySameHeader)) + ","
+		body = append([]byte("{"+extra), body[1:]...)
+	}
 	hdr := w.Header()
 	hdr["Content-Type"] = jsonContentType
 	hdr["Cache-Control"] = noStore
@@ -326,6 +331,10 @@ func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errTex
 	errText, invalid = clipReason(errText), clipReason(invalid)
 	body := h.pricing.saleOf(r).offer.build(errText, invalid, resourceURL(r))
 	hdr := w.Header()
+	var v2Only []byte
+	if h.v2Only() {
+		v2Only = h.v2OnlyBody(errText, invalid, "", "") // reply_v2only.go
+	}
 	if invalid != "" {
 		errText = invalid
 	}
@@ -335,7 +344,10 @@ func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errTex
 		perRequest = h.pricing.saleOf(r).offer
 	}
 	if served, err := h.servePage(w, r, perRequest, body); served {
-		return err
+		return err // the page's script reads the requirements in the version 1 shape
+	}
+	if v2Only != nil {
+		body = v2Only
 	}
 	hdr["Content-Type"] = jsonContentType
 	hdr["Cache-Control"] = noStore

@@ -383,6 +383,15 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	if err := json.Unmarshal(data, &pr); err != nil {
 		return fmt.Errorf("the 402 answer is not x402 JSON: %w", err)
 	}
+	if pr.X402Version == x402.Version2 {
+		// A route whose scheme is x402 version 2 only (upto,
+		// batch-settlement) says so in its body, and lists no version 1
+		// requirements to sign for.
+		if o.Protocol == "v1" {
+			return fmt.Errorf("%s is paid with x402 version 2 only (its 402 body says x402Version 2): pay without --protocol v1", url)
+		}
+		return fmt.Errorf("%s is paid with x402 version 2 only (its 402 body says x402Version 2), but its answer has no PAYMENT-REQUIRED header to pay it with", url)
+	}
 	reqs, value, err := chooseV1(&pr, maxAmount, o.Network, o.ChainID)
 	if err != nil {
 		return err

@@ -109,3 +109,44 @@ func mustBig(s string) *big.Int {
 	v, _ := new(big.Int).SetString(s, 10)
 	return v
 }
+
+// TestPayV1OfV2OnlyRoute (issue 32, finding 9): --protocol v1 against a
+// route paid with x402 version 2 only (the paywall's upto and
+// batch-settlement routes: a PAYMENT-REQUIRED header, and a body that says
+// x402Version 2 with no version 1 requirements) says so plainly and pays
+// nothing.
+func TestPayV1OfV2OnlyRoute(t *testing.T) {
+	base := testReqs
+	base.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+	accepts := []x402.RequirementsV2{base.V2("eip155:338")}
+	accepts[0].Scheme = x402.SchemeUpto
+	paid := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Payment") != "" || r.Header.Get("Payment-Signature") != "" {
+			paid++
+		}
+		if r.URL.Path != "/nov2" {
+			pr, _ := x402.EncodeBase64JSON(x402.PaymentRequiredV2{X402Version: 2, Resource: &x402.ResourceInfo{URL: "http://x/y"}, Accepts: accepts})
+			w.Header().Set("Payment-Required", pr)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusPaymentRequired)
+		w.Write([]byte(`{"x402Version":2,"error":"PAYMENT-SIGNATURE header is required","message":"this route is paid with x402 version 2 only (scheme upto)"}` + "\n"))
+	}))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		path, protocol, want string
+	}{
+		{"/v2only", "v1", srv.URL + "/v2only is paid with x402 version 2 only (its 402 body says x402Version 2): pay without --protocol v1"},
+		{"/nov2", "", srv.URL + "/nov2 is paid with x402 version 2 only (its 402 body says x402Version 2), but its answer has no PAYMENT-REQUIRED header to pay it with"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := RunPay(context.Background(), srv.URL+tc.path, PayOptions{Key: testBuyerKey, Method: "GET", Timeout: 10 * time.Second, Protocol: tc.protocol}, &stdout, &stderr)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("pay %s (protocol %q): %v\nwant %s", tc.path, tc.protocol, err, tc.want)
+		}
+	}
+	if paid != 0 {
+		t.Errorf("%d payments were sent", paid)
+	}
+}

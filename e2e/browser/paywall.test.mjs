@@ -366,13 +366,17 @@ function wallet(key, opts = {}) {
 // announced ({w, name, rdns, icon}) announcing themselves by EIP-6963, as
 // browser extensions do: once when the document starts and again at each
 // eip6963:requestProvider. It records the document's response, every
-// request and every console message.
+// request, every PAYMENT-SIGNATURE the page sends and every console message.
 async function openPage(w, urlPath = '/api/weather', announced = []) {
   const ctx = await browser.createBrowserContext();
   const page = await ctx.newPage();
   await page.setViewport({ width: 900, height: 1000 });
-  const seen = { requests: [], console: [], errors: [] };
-  page.on('request', (r) => seen.requests.push(r.url()));
+  const seen = { requests: [], signatures: [], console: [], errors: [] };
+  page.on('request', (r) => {
+    seen.requests.push(r.url());
+    const sig = r.headers()['payment-signature'];
+    if (sig) seen.signatures.push(sig);
+  });
   page.on('console', (m) => seen.console.push(m.text()));
   page.on('pageerror', (e) => seen.errors.push(String(e)));
   const expose = (fn, wal) => page.exposeFunction(fn, (method, params) => wal.handle(method, JSON.parse(params)));
@@ -430,7 +434,7 @@ async function waitForOutcome(page) {
     const s = document.getElementById('x402-status');
     const k = s && s.getAttribute('data-kind');
     const title = s && s.querySelector('strong') ? s.querySelector('strong').textContent : '';
-    return k === 'ok' || k === 'error' || (k === 'warn' && title !== 'Settlement pending');
+    return k === 'ok' || k === 'error' || (k === 'warn' && title !== 'Settlement pending' && title !== 'Your payment is being served');
   }, { timeout: 60000 });
   return page.evaluate(() => {
     const s = document.getElementById('x402-status');
@@ -921,6 +925,78 @@ test('an exact route with asset_transfer permit2: the page signs the Permit2 tra
     const tx = await page.$eval('#x402-tx', (e) => e.textContent);
     assert.equal(JSON.parse(await page.$eval('#x402-content', (e) => e.textContent)).paid.tx_hash, tx);
     assert.match(status.text, new RegExp(`Settled in transaction ${tx}`));
+    // The payment carries the payment-identifier extension the 402
+    // declares (payment_identifier optional by default), with an id.
+    assert.equal(seen.signatures.length, 1);
+    assertPaymentId(decodeB64JSON(seen.signatures[0]));
+    assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+  }
+});
+
+// decodeB64JSON reads a Base64 JSON header.
+function decodeB64JSON(v) {
+  return JSON.parse(Buffer.from(v, 'base64').toString('utf8'));
+}
+
+// assertPaymentId checks a version 2 payment's payment-identifier
+// extension: the 402's declaration echoed with an id as
+// @x402/extensions' generatePaymentId makes them; it returns the id.
+function assertPaymentId(payment) {
+  const ext = payment.extensions && payment.extensions['payment-identifier'];
+  assert.ok(ext, `the payment carries no payment-identifier: ${JSON.stringify(payment.extensions)}`);
+  assert.equal(ext.info.required, false);
+  assert.match(ext.info.id, /^pay_[0-9a-f]{32}$/);
+  assert.equal(ext.schema.properties.id.pattern, '^[a-zA-Z0-9_-]+$', 'the declaration\'s schema is echoed');
+  return ext.info.id;
+}
+
+test('a Permit2 payment whose answer is lost: the button sends the same payment again (its payment id, no new signature), and the buyer pays once', async () => {
+  const w = wallet(info.buyers[2].privateKey);
+  if ((await permit2Allowance(w.address)) === 0n) {
+    const owner = new ethers.Wallet(info.buyers[2].privateKey, rpc);
+    const t = new ethers.Contract(info.token.address, ['function approve(address,uint256) returns (bool)'], owner);
+    await (await t.approve(PERMIT2, ethers.MaxUint256)).wait();
+  }
+  const before = await balances(w.address);
+  const { ctx, page, seen } = await openPage(w, '/permit2/lost');
+  try {
+    // The first paid request reaches the seller, which settles and
+    // serves it; the connection then breaks before the page reads the
+    // answer (as a network that drops it would).
+    let served = null;
+    await page.setRequestInterception(true);
+    page.on('request', async (r) => {
+      const sig = r.headers()['payment-signature'];
+      if (!sig || served) return r.continue();
+      const res = await fetch(r.url(), { headers: r.headers() });
+      served = { status: res.status, receipt: decodeB64JSON(res.headers.get('payment-response')), body: await res.text() };
+      return r.abort('connectionreset');
+    });
+    const lost = await payAndWait(page);
+    assert.equal(served.status, 200, `the first request: ${served.body}`);
+    assert.equal(served.receipt.success, true);
+    assert.equal(lost.kind, 'error');
+    assert.equal(lost.title, 'The seller could not be reached');
+    assert.match(lost.text, /Your payment may still go through: press the button to send the same payment again \(no new signature\); it is charged at most once\./);
+    assert.equal(await page.$eval('#x402-pay', (e) => e.textContent), 'Try again');
+
+    // Try again: the same PAYMENT-SIGNATURE, byte for byte, signed once;
+    // the seller knows it (its payment id, delivered) and says so.
+    const again = await payAndWait(page);
+    assert.equal(seen.signatures.length, 2);
+    assert.equal(seen.signatures[1], seen.signatures[0], 'the same payment is sent again');
+    assertPaymentId(decodeB64JSON(seen.signatures[0]));
+    assert.equal(w.state.typed.length, 1, 'the wallet signed once');
+    assert.equal(again.kind, 'warn');
+    assert.equal(again.title, 'Already paid');
+    assert.equal(again.text, 'Already paidThis payment was settled in transaction ' + served.receipt.transaction +
+      ' and its content was served to an earlier request whose answer was lost; the seller does not serve it or charge it again. Press the button to buy it again with a new payment.');
+    assert.equal(await page.$eval('#x402-tx', (e) => e.textContent), served.receipt.transaction);
+    const after = await balances(w.address);
+    assert.equal(before.buyer - after.buyer, PRICE_UNITS, 'the buyer paid the price once');
+    assert.equal(after.seller - before.seller, PRICE_UNITS, 'the seller got the price once');
     assertNoCSPViolations(seen);
   } finally {
     await ctx.close();

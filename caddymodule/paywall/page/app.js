@@ -17,7 +17,11 @@
 // wallet approve Permit2 once (eth_sendTransaction) or, when the route
 // declares eip2612GasSponsoring, sign an EIP-2612 permit instead, then
 // sign Permit2's PermitWitnessTransferFrom as @x402/evm 2.27 does, sends
-// PAYMENT-SIGNATURE and shows the charge from PAYMENT-RESPONSE.
+// PAYMENT-SIGNATURE and shows the charge from PAYMENT-RESPONSE. A version 2
+// payment carries the payment-identifier extension when the 402 declares
+// it (one id for the page's life), and a payment whose answer was lost is
+// sent again unchanged on "Try again", so that the seller recognises it
+// and charges it at most once.
 // Nothing is loaded from elsewhere; it runs under the page's strict CSP.
 (function () {
   'use strict';
@@ -51,6 +55,8 @@
   var v2req = null;
   var permit2 = false;
   var upto = false;
+  // optionIndex is the index of the option paid (choose).
+  var optionIndex = 0;
   var symbol = 'tokens';
   var decimals = 6;
 
@@ -96,6 +102,20 @@
     { name: 'verifyingContract', type: 'address' }
   ];
 
+  // paymentId is the page's payment id (the payment-identifier extension
+  // of x402 version 2), made when first needed as @x402/extensions'
+  // generatePaymentId makes one: "pay_" and 32 hex digits. One id for the
+  // page's life: the seller binds it to the first payment that may move
+  // money, so another payment signed on this page after a lost answer is
+  // refused (409) rather than charged a second time.
+  var paymentId = '';
+  // unanswered is the payment whose answer never came (the request failed
+  // on the way, or its settlement stayed pending): {option, header, v2}. "Try
+  // again" sends it again unchanged instead of having the wallet sign a
+  // new one: the seller recognises it (the same authorization, and its
+  // payment id) and charges it at most once.
+  var unanswered = null;
+
   function setText(id, text) {
     var e = $(id);
     if (e) e.textContent = text;
@@ -104,6 +124,7 @@
   // choose makes option i the one paid: its requirements, its chain and
   // its token, and shows its price.
   function choose(i) {
+    optionIndex = i;
     req = accepts[i] || null;
     cfg = Object.assign({}, baseCfg, cfgOptions[i] || {});
     symbol = cfg.symbol || 'tokens';
@@ -452,6 +473,25 @@
     return out === '0x' ? null : BigInt(out);
   }
 
+  // paymentIdExtension is the payment-identifier extension of a version 2
+  // payment when the 402 declares it (an entry whose info.required is a
+  // boolean): the seller's declaration with info.id added, as
+  // @x402/extensions' appendPaymentIdentifierToExtensions writes it; null
+  // when the 402 does not declare it.
+  function paymentIdExtension() {
+    var ext = paymentRequiredV2 && paymentRequiredV2.extensions;
+    var decl = ext && ext['payment-identifier'];
+    if (!decl || typeof decl !== 'object' || !decl.info || typeof decl.info.required !== 'boolean') return null;
+    if (!paymentId) {
+      var rnd = new Uint8Array(16);
+      crypto.getRandomValues(rnd);
+      paymentId = 'pay_' + hex(rnd).slice(2);
+    }
+    var out = Object.assign({}, decl);
+    out.info = Object.assign({}, decl.info, { id: paymentId });
+    return out;
+  }
+
   function sponsorsEip2612() {
     var ext = paymentRequiredV2 && paymentRequiredV2.extensions;
     var extra = (v2req && v2req.extra) || {};
@@ -615,6 +655,11 @@
     var nonce = await allowPermit2(eth, account, amount);
     setStep('sign', 'active');
     var extensions = nonce === null ? undefined : await signEip2612(eth, account, amount, nonce, deadline);
+    var pid = paymentIdExtension();
+    if (pid) {
+      extensions = extensions || {};
+      extensions['payment-identifier'] = pid;
+    }
     return signPermit2(eth, account, amount, deadline, extensions);
   }
 
@@ -634,6 +679,44 @@
 
   function sleep(ms) { return new Promise(function (r) { setTimeout(r, ms); }); }
 
+  // lostAnswer marks a failure after which the payment's outcome is not
+  // known: "Try again" sends the same payment again.
+  function lostAnswer(e) {
+    e.lost = true;
+    return e;
+  }
+
+  // conflict reads a 409 to the paid request: the seller is serving this
+  // payment in another request (Retry-After: asked again with the same
+  // payment, as a pending one), it was served before (its answer lost:
+  // paid, not served again), or its payment id belongs to another payment.
+  async function conflict(res, attempt) {
+    var body = {};
+    try { body = await res.json(); } catch (e) { /* not JSON */ }
+    var reason = body.error || 'HTTP 409';
+    var retry = typeof body.retry === 'string' ? ' ' + body.retry.charAt(0).toUpperCase() + body.retry.slice(1) + '.' : '';
+    if (body.error === 'payment already delivered') {
+      paymentId = ''; // that purchase is over: another one takes a new id
+      var tx = body.transaction || '';
+      if (tx) showTx(tx, null, body.payer, true);
+      throw new PaymentError('settle', 'Already paid',
+        'This payment was settled' + (tx ? ' in transaction ' + tx : '') + ' and its content was served to an earlier request whose answer was lost; ' +
+        'the seller does not serve it or charge it again. Press the button to buy it again with a new payment.', 'warn');
+    }
+    if (res.headers.get('Retry-After') && attempt < PENDING_RETRIES) {
+      setStep('settle', 'active');
+      show('warn', 'Your payment is being served', 'The seller is still serving this payment in another request. Asking again with the same payment (' + (attempt + 1) + '/' + PENDING_RETRIES + ')…');
+      var after = Number(res.headers.get('Retry-After'));
+      await sleep(after >= 1 ? Math.min(after, 10) * 1000 : PENDING_DELAY_MS);
+      return;
+    }
+    if (res.headers.get('Retry-After')) {
+      throw lostAnswer(new PaymentError('settle', 'Your payment is still being served',
+        'The seller is still serving this payment in another request. Press the button later to ask again with the same payment (no new signature); it is charged at most once.', 'warn'));
+    }
+    throw new PaymentError('settle', 'Payment refused', 'The seller refused the payment: ' + reason + '.' + retry);
+  }
+
   // submit retries this URL with the payment: X-PAYMENT (version 1) or
   // PAYMENT-SIGNATURE (version 2, v2 true).
   async function submit(header, v2) {
@@ -650,9 +733,14 @@
           credentials: 'same-origin'
         });
       } catch (err) {
-        throw new PaymentError('settle', 'The seller could not be reached', errorText(err) + '. Your authorization may still be settled; try again to retry it.');
+        throw lostAnswer(new PaymentError('settle', 'The seller could not be reached',
+          errorText(err) + '. Your payment may still go through: press the button to send the same payment again (no new signature); it is charged at most once.'));
       }
       var settlement = decodeSettlement(res);
+      if (res.status === 409) {
+        await conflict(res, attempt);
+        continue;
+      }
       if (res.status !== 402) return { res: res, settlement: settlement };
 
       var body = {};
@@ -671,8 +759,9 @@
         continue;
       }
       if (/pending/i.test(reason)) {
-        throw new PaymentError('settle', 'Settlement still pending',
-          (tx ? 'Transaction ' + tx + ' is not confirmed yet. ' : '') + 'Reload this page later; your authorization is settled at most once.', 'warn');
+        throw lostAnswer(new PaymentError('settle', 'Settlement still pending',
+          (tx ? 'Transaction ' + tx + ' is not confirmed yet. ' : '') +
+          'Press the button later to ask again with the same payment (no new signature); it is settled at most once.', 'warn'));
       }
       throw new PaymentError('settle', 'Payment refused', 'The seller refused the payment: ' + reason + '.');
     }
@@ -950,6 +1039,8 @@
   // ---- the button ----
 
   var busy = false;
+  // step is the payment's step now, named in a failure.
+  var step = 'connect';
 
   function setBusy(on) {
     busy = on;
@@ -959,54 +1050,82 @@
     for (var i = 0; i < bs.length; i++) bs[i].disabled = on;
   }
 
+  // signPayment has the wallet sign the payment of amount (after the
+  // connection, the chain switch and, on a Permit2 route, the approval) and
+  // returns its header; '' when the person has to choose a wallet first.
+  async function signPayment(amount) {
+    var wallet = pickWallet();
+    if (!wallet) {
+      chooseWallet();
+      return '';
+    }
+    if (!chooserBox.hidden) renderChooser();
+    var eth = wallet.provider;
+    setStep('connect', 'active');
+    show('info', 'Connecting…', 'Approve the connection in ' + (wallet.name || 'your wallet') + '.');
+    var accounts;
+    try {
+      accounts = await call(eth, 'eth_requestAccounts');
+    } catch (err) {
+      if (errorCode(err) === 4001) throw new PaymentError('connect', 'Connection declined', 'You declined the connection request. Nothing was paid.', 'warn');
+      throw new PaymentError('connect', 'Your wallet could not connect', errorText(err));
+    }
+    if (!accounts || !accounts.length) throw new PaymentError('connect', 'No account', 'Your wallet gave no account. Unlock it and try again.');
+    var account = accounts[0];
+
+    step = 'chain';
+    setStep('chain', 'active');
+    await ensureChain(eth);
+
+    step = permit2 ? 'approve' : 'sign';
+    setStep(step, 'active');
+    await checkBalance(eth, account, amount);
+    if (permit2) return payPermit2(eth, account, amount);
+    show('info', 'Sign the payment', 'Your wallet asks you to sign a transfer of ' + formatUnits(amount, decimals) + ' ' + symbol + ' to ' + req.payTo + '.');
+    return sign(eth, account);
+  }
+
   async function pay() {
     if (busy) return;
     setBusy(true);
-    var step = 'connect';
+    step = 'connect';
     var choosing = false;
     try {
       if (!req) throw new PaymentError('connect', 'Nothing to pay', 'This page has no payment requirements.');
-      var wallet = pickWallet();
-      if (!wallet) {
-        chooseWallet();
-        choosing = true;
-        return;
-      }
-      if (!chooserBox.hidden) renderChooser();
-      var eth = wallet.provider;
-      setStep('connect', 'active');
-      show('info', 'Connecting…', 'Approve the connection in ' + (wallet.name || 'your wallet') + '.');
-      var accounts;
-      try {
-        accounts = await call(eth, 'eth_requestAccounts');
-      } catch (err) {
-        if (errorCode(err) === 4001) throw new PaymentError('connect', 'Connection declined', 'You declined the connection request. Nothing was paid.', 'warn');
-        throw new PaymentError('connect', 'Your wallet could not connect', errorText(err));
-      }
-      if (!accounts || !accounts.length) throw new PaymentError('connect', 'No account', 'Your wallet gave no account. Unlock it and try again.');
-      var account = accounts[0];
-
-      step = 'chain';
-      setStep('chain', 'active');
-      await ensureChain(eth);
-
-      step = permit2 ? 'approve' : 'sign';
-      setStep(step, 'active');
       var amount = BigInt(req.maxAmountRequired);
-      await checkBalance(eth, account, amount);
-      var header;
-      if (permit2) {
-        header = await payPermit2(eth, account, amount);
+      var header, v2 = permit2;
+      if (unanswered) {
+        // The last payment's answer was lost: the same payment again (on
+        // its network, whatever was chosen since), no wallet needed.
+        if (unanswered.option !== optionIndex) {
+          choose(unanswered.option);
+          if (networkSelect) networkSelect.value = String(unanswered.option);
+          amount = BigInt(req.maxAmountRequired);
+        }
+        header = unanswered.header;
+        v2 = unanswered.v2;
       } else {
-        show('info', 'Sign the payment', 'Your wallet asks you to sign a transfer of ' + formatUnits(amount, decimals) + ' ' + symbol + ' to ' + req.payTo + '.');
-        header = await sign(eth, account);
+        header = await signPayment(amount);
+        if (!header) {
+          choosing = true;
+          return;
+        }
       }
 
       step = 'settle';
       setStep('settle', 'active');
-      show('info', 'Settling…', upto ? 'The seller is answering and will settle what the answer used, at most ' + formatUnits(amount, decimals) + ' ' + symbol + '.'
+      show('info', unanswered ? 'Sending the same payment again…' : 'Settling…',
+        unanswered ? 'The answer to your payment was lost, so the page sends the same payment again (no new signature): it is charged at most once.'
+        : upto ? 'The seller is answering and will settle what the answer used, at most ' + formatUnits(amount, decimals) + ' ' + symbol + '.'
         : 'The seller is settling your payment on chain.');
-      var out = await submit(header, permit2);
+      var out;
+      try {
+        out = await submit(header, v2);
+        unanswered = null;
+      } catch (err) {
+        unanswered = err && err.lost ? { option: optionIndex, header: header, v2: v2 } : null;
+        throw err;
+      }
       var s = out.settlement;
       var tx = s && (s.txHash || s.transaction);
       if (tx) showTx(tx, s.blockNumber, s.payer || s.from, !!s.success);
