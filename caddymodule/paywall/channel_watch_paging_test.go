@@ -112,7 +112,7 @@ func TestWithdrawPendingPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !h.withdrawPending(ctx, 0) {
-		t.Fatalf("withdrawPending with the %dth withdrawing channel charged: false; want true", n)
+		t.Fatalf("withdrawPending with the last of %d withdrawing channels charged: false; want true", n)
 	}
 }
 
