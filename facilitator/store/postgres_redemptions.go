@@ -58,7 +58,7 @@ func (s *PostgresRedemptions) Create(id string, r *Redemption) (bool, error) {
 // (FOR SHARE) until the write commits, so that another instance taking
 // the claim over waits for the write and then reads it, or comes first
 // and the write finds no row. With no claim held here (o null) it is
-// one row, and the write is not fenced (o null).
+// one row: the write is not fenced.
 func fenceOn(k, o string) string {
 	return `WITH held AS (
 		SELECT 1 FROM x402_claims WHERE ` + o + `::text IS NOT NULL AND key = ` + k + ` AND owner = ` + o + ` FOR SHARE),
