@@ -67,6 +67,9 @@ type chanRoute struct {
 	// (channel_watch.go). The claim loop alone uses them.
 	led     map[string]bool
 	scanned map[int]uint64
+	// chain is what the withdraw watch reads of the chain; nil: the
+	// embedded facilitator (tests only set it).
+	chain withdrawChain
 	// pruned is when the refund round last pruned closed channels.
 	pruned time.Time
 }

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
@@ -16,7 +17,7 @@ import (
 // balance (initiateWithdraw) and take it withdrawDelay later
 // (finalizeWithdraw), vouchers charged and not claimed by then included.
 // The claiming instance scans the contract's WithdrawInitiated and
-// WithdrawFinalized logs from the last block it saw (one eth_getLogs per
+// WithdrawFinalized logs from the last block read (one eth_getLogs per
 // scan, whatever the number of channels; reading every open channel's
 // state would cost three calls per channel per scan), reads the state of
 // the channels it holds that the logs name, and records it (Sync:
@@ -25,12 +26,20 @@ import (
 // while it has charges unclaimed, and is charged no more once the delay
 // is within withdrawMargin of its end, so that what it was charged is
 // claimed before the payer can take it.
+//
+// The next block to read is kept in the channel store too, where it keeps
+// watch marks (store.WatchMarks: PostgreSQL), so that an instance taking
+// the claiming role over resumes where the last one stopped; only a watch
+// with no mark (the first ever) reads withdrawLookback blocks back. The
+// channels with a pending withdrawal are read page by page, every one of
+// them, however many.
 
 // maxWatchEvery is the longest time between two scans.
 const maxWatchEvery = 30 * time.Second
 
-// withdrawLookback is how many blocks the first scan (when this
-// instance takes the claiming role) reads back: a withdraw request older
+// withdrawLookback is how many blocks the first scan (when no scan was
+// recorded: neither by this process nor in the store) reads back: a
+// withdraw request older
 // than that was asked more than the withdraw delay ago on any chain with
 // blocks at least 0.1 s apart.
 const withdrawLookback = 10_000
@@ -53,22 +62,66 @@ func withdrawClosing(c *store.Channel, now time.Time) bool {
 	return !now.Before(end.Add(-withdrawMargin))
 }
 
+// withdrawChain is what the withdraw watch reads of the chain: the
+// embedded facilitator (a test gives its own to see what is asked).
+type withdrawChain interface {
+	ChainHead(ctx context.Context, network string) (uint64, error)
+	WithdrawLogs(ctx context.Context, network string, from, to uint64) ([]common.Hash, error)
+	ChannelState(ctx context.Context, network string, id common.Hash, block uint64) (batch.ChannelState, error)
+}
+
+// watchChain is the chain the withdraw watch reads.
+func (h *Handler) watchChain() withdrawChain {
+	if h.chans.chain != nil {
+		return h.chans.chain
+	}
+	return h.app.Facilitator()
+}
+
+// watchKey is the store key of option i's withdraw watch mark.
+func (h *Handler) watchKey(i int) string {
+	return "withdraw-watch|" + h.pricing.options[i].reqs.Network + "|" + strings.ToLower(h.chans.opts[i].payTo.Hex())
+}
+
+// scanFrom is the block option i's withdraw watch reads next: the later
+// of this process's last scan and the store's mark, or, with neither,
+// withdrawLookback blocks before head. A mark beyond the head (a chain
+// started anew under the same store) is not followed.
+func (h *Handler) scanFrom(ctx context.Context, i int, head uint64) uint64 {
+	from, ok := h.chans.scanned[i]
+	if wm, isMarks := h.chans.store.(store.WatchMarks); isMarks {
+		mark, found, err := wm.WatchMark(ctx, h.watchKey(i))
+		switch {
+		case err != nil:
+			h.logger.Warn("withdraw watch: where the last scan stopped could not be read from the store; this scan starts from this instance's own last scan, or a fixed span back",
+				zap.String("network", h.pricing.options[i].reqs.Network), zap.Error(err))
+		case found && mark > head+1:
+			h.logger.Warn("withdraw watch: the store's mark of the last scan is beyond the chain's newest block (a chain started anew?); scanning a fixed span back instead",
+				zap.String("network", h.pricing.options[i].reqs.Network), zap.Uint64("mark", mark), zap.Uint64("head", head))
+		case found && (!ok || mark > from):
+			from, ok = mark, true
+		}
+	}
+	if !ok {
+		from = head - min(head, withdrawLookback)
+	}
+	return from
+}
+
 // watchWithdraws scans option i's network for withdraw requests since the
 // last scan, records the state of this route's channels they name, and
 // says whether one of this route's channels with a pending withdrawal has
 // charges to claim.
 func (h *Handler) watchWithdraws(ctx context.Context, i int) bool {
 	network := h.pricing.options[i].reqs.Network
-	fac := h.app.Facilitator()
+	fac := h.watchChain()
 	head, err := fac.ChainHead(ctx, network)
 	if err != nil {
 		h.logger.Warn("withdraw watch: the chain could not be read; the next scan tries again", zap.String("network", network), zap.Error(err))
 		return h.withdrawPending(ctx, i)
 	}
-	from, ok := h.chans.scanned[i]
-	if !ok {
-		from = head - min(head, withdrawLookback)
-	}
+	from := h.scanFrom(ctx, i, head)
+	wm, _ := h.chans.store.(store.WatchMarks)
 	for n := 0; from <= head && n < maxScanSpans; n++ {
 		to := min(head, from+facilitator.MaxWithdrawLogSpan-1)
 		ids, err := fac.WithdrawLogs(ctx, network, from, to)
@@ -82,6 +135,12 @@ func (h *Handler) watchWithdraws(ctx context.Context, i int) bool {
 		}
 		from = to + 1
 		h.chans.scanned[i] = from
+		if wm != nil {
+			if err := wm.SetWatchMark(ctx, h.watchKey(i), from); err != nil {
+				h.logger.Warn("withdraw watch: where this scan stopped could not be recorded in the store; an instance taking the watch over would read these blocks again",
+					zap.String("network", network), zap.Uint64("next", from), zap.Error(err))
+			}
+		}
 	}
 	return h.withdrawPending(ctx, i)
 }
@@ -101,7 +160,7 @@ func (h *Handler) syncWithdraws(ctx context.Context, i int, ids []common.Hash, b
 		if rec == nil || rec.Network != network || !strings.EqualFold(rec.Config.Receiver, co.payTo.Hex()) {
 			continue // not a channel of this route
 		}
-		st, err := h.app.Facilitator().ChannelState(ctx, network, id, block)
+		st, err := h.watchChain().ChannelState(ctx, network, id, block)
 		if err != nil {
 			h.logger.Warn("withdraw watch: a channel's state could not be read; the next scan tries again", zap.String("channel", rec.ID), zap.Error(err))
 			return false
@@ -127,19 +186,26 @@ func (h *Handler) syncWithdraws(ctx context.Context, i int, ids []common.Hash, b
 }
 
 // withdrawPending says whether one of option i's channels with a pending
-// withdrawal has charges not claimed yet.
+// withdrawal has charges not claimed yet, reading them all, a page of
+// maxClaimRows at a time.
 func (h *Handler) withdrawPending(ctx context.Context, i int) bool {
 	network := h.pricing.options[i].reqs.Network
 	co := &h.chans.opts[i]
-	list, err := h.chans.store.Withdrawing(ctx, maxClaimRows)
-	if err != nil {
-		h.logger.Warn("withdraw watch: the channel store could not be read; the next scan tries again", zap.Error(err))
-		return false
-	}
-	for _, c := range list {
-		if c.Network == network && strings.EqualFold(c.Config.Receiver, co.payTo.Hex()) && c.Charged.Cmp(c.Claimed) > 0 {
-			return true
+	var after *store.Channel
+	for {
+		list, err := h.chans.store.Withdrawing(ctx, after, maxClaimRows)
+		if err != nil {
+			h.logger.Warn("withdraw watch: the channel store could not be read; the next scan tries again", zap.Error(err))
+			return false
 		}
+		for _, c := range list {
+			if c.Network == network && strings.EqualFold(c.Config.Receiver, co.payTo.Hex()) && c.Charged.Cmp(c.Claimed) > 0 {
+				return true
+			}
+		}
+		if len(list) < maxClaimRows {
+			return false
+		}
+		after = list[len(list)-1]
 	}
-	return false
 }

@@ -2,6 +2,7 @@ package paywall
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // deliver runs the upstream for a paid authorization and marks it
@@ -23,19 +26,25 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, next caddyhttp
 		return nil
 	}
 	h.settled(w, r, settlementOf(rec))
-	dw := &deliverWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, id: id, rec: rec}
+	dw := &deliverWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, id: id, rec: rec}
 	return next.ServeHTTP(dw, r)
 }
 
 // deliverWriter marks a paid redemption delivered when the answer begins.
+// When that write finds the claim on the payment taken over by another
+// instance (store.ErrClaimLost: this one was paused past its lease), the
+// upstream's answer is dropped and the buyer told to retry (claimLost):
+// the instance that holds the payment now delivers it, not both.
 type deliverWriter struct {
 	*caddyhttp.ResponseWriterWrapper
 	h   *Handler
+	r   *http.Request
 	id  string
 	rec *redemption
 
 	once   sync.Once
-	status int // the final status written, 0 before WriteHeader
+	status int  // the final status written, 0 before WriteHeader
+	lost   bool // the claim was lost: the upstream's answer is dropped
 }
 
 // written is the status the answer goes out with: the one WriteHeader
@@ -56,7 +65,13 @@ func (dw *deliverWriter) begin(status int) {
 	dw.once.Do(func() {
 		rec := *dw.rec
 		rec.State, rec.Updated = redeemDelivered, time.Now()
-		if err := dw.h.redeem.Store().Put(dw.id, &rec); err != nil {
+		err := dw.h.redeem.Store().Put(dw.id, &rec)
+		if errors.Is(err, store.ErrClaimLost) {
+			dw.lost = true
+			dw.h.claimLost(dw.ResponseWriterWrapper.ResponseWriter, dw.r, dw.id, dw.rec.TxHash, err)
+			return
+		}
+		if err != nil {
 			dw.h.logger.Error("marking a payment delivered failed; a retry could get the resource again",
 				zap.String("id", dw.id), zap.Error(err))
 		}
@@ -68,21 +83,33 @@ func (dw *deliverWriter) WriteHeader(status int) {
 		dw.status = status
 	}
 	dw.begin(status)
+	if dw.lost {
+		return
+	}
 	dw.ResponseWriterWrapper.WriteHeader(status)
 }
 
 func (dw *deliverWriter) Write(p []byte) (int, error) {
 	dw.begin(dw.written())
+	if dw.lost {
+		return len(p), nil
+	}
 	return dw.ResponseWriterWrapper.Write(p)
 }
 
 func (dw *deliverWriter) ReadFrom(src io.Reader) (int64, error) {
 	dw.begin(dw.written())
+	if dw.lost {
+		return io.Copy(io.Discard, src)
+	}
 	return dw.ResponseWriterWrapper.ReadFrom(src)
 }
 
 func (dw *deliverWriter) FlushError() error {
 	dw.begin(dw.written())
+	if dw.lost {
+		return nil
+	}
 	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Flush()
 }
 
@@ -90,5 +117,8 @@ func (dw *deliverWriter) Flush() { _ = dw.FlushError() }
 
 func (dw *deliverWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	dw.begin(http.StatusSwitchingProtocols)
+	if dw.lost {
+		return nil, nil, store.ErrClaimLost
+	}
 	return http.NewResponseController(dw.ResponseWriterWrapper.ResponseWriter).Hijack()
 }

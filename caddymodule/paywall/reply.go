@@ -250,6 +250,24 @@ func (h *Handler) storeUnavailable(w http.ResponseWriter, r *http.Request, err e
 	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textStoreDown, retryStoreDown)
 }
 
+// Texts of claimLost.
+const (
+	textClaimLost  = "this instance lost its hold on the payment (it was paused past its lease) and another instance took the payment over; this answer was not sent, so that the payment is not delivered twice"
+	retryClaimLost = "the payment was settled (txHash); send the same payment header again in a moment: the instance that holds the payment now answers it"
+)
+
+// claimLost answers a paid request whose claim another instance took over
+// while this one was paused past its lease (store.ErrClaimLost): 409 with
+// the transaction and Retry-After; nothing of the upstream's answer is
+// sent, the new holder delivers the payment.
+func (h *Handler) claimLost(w http.ResponseWriter, r *http.Request, id, txHash string, err error) {
+	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
+	h.logger.Warn("a paid request lost its claim on the payment: this instance was paused past its lease and another instance took the payment over; its answer was dropped so that the payment is delivered once, by the new holder (if this recurs, look at why the instance stalls or set a longer lease)",
+		zap.String("id", id), zap.String("tx_hash", txHash), zap.Error(err))
+	clearHeader(w.Header())
+	_ = httpx.WriteRetryJSON(w, http.StatusConflict, textClaimLost, retryClaimLost, "txHash", txHash)
+}
+
 // paidUnrecorded answers a payment that moved money when its record cannot
 // be written: 503 with the transaction and Retry-After; the same header
 // again gets the resource (the record still says settling, and the retry

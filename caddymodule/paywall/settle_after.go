@@ -16,6 +16,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // deliverThenSettle runs the next handler with a verified but unsettled
@@ -131,7 +132,15 @@ func (sw *settleWriter) decide(status int) {
 		// The answer begins right here: paid and delivered at once.
 		h.metrics.revenue(h.pricing.saleOf(sw.r), sr)
 		setSettled(rec, redeemDelivered, sr)
-		if err := h.redeem.Store().Put(sw.id, rec); err != nil {
+		err := h.redeem.Store().Put(sw.id, rec)
+		if errors.Is(err, store.ErrClaimLost) {
+			// Another instance took the payment over while this one was
+			// paused: it delivers; this answer is dropped.
+			sw.state = stateRefused
+			h.claimLost(sw.ResponseWriter, sw.r, sw.id, sr.TxHash, err)
+			return
+		}
+		if err != nil {
 			h.logger.Error("marking a payment delivered failed; a retry could get the resource again",
 				zap.String("id", sw.id), zap.Error(err))
 		}

@@ -143,8 +143,10 @@ type Channels interface {
 	// least recently active first.
 	Idle(ctx context.Context, before time.Time, limit int) ([]*Channel, error)
 	// Withdrawing lists up to limit channels whose payer asked to
-	// withdraw, the earliest request first.
-	Withdrawing(ctx context.Context, limit int) ([]*Channel, error)
+	// withdraw, the earliest request first (then by id), after the
+	// channel after (nil: from the first): a caller pages through them
+	// all by passing the last channel of one page to get the next.
+	Withdrawing(ctx context.Context, after *Channel, limit int) ([]*Channel, error)
 	// Refunding lists up to limit channels in state ChannelRefunding (a
 	// refund under way or to retry), the least recently active first.
 	Refunding(ctx context.Context, limit int) ([]*Channel, error)
@@ -451,6 +453,23 @@ func idle(c *Channel, before time.Time) bool {
 }
 
 func withdrawing(c *Channel) bool { return !c.WithdrawRequestedAt.IsZero() }
+
+// withdrawingAfter keeps the channels withdrawing that come after the
+// channel after in Withdrawing's order (all of them for nil).
+func withdrawingAfter(after *Channel) func(*Channel) bool {
+	return func(c *Channel) bool {
+		if !withdrawing(c) {
+			return false
+		}
+		if after == nil {
+			return true
+		}
+		if d := c.WithdrawRequestedAt.Compare(after.WithdrawRequestedAt); d != 0 {
+			return d > 0
+		}
+		return c.ID > after.ID
+	}
+}
 
 func refunding(c *Channel) bool { return c.State == ChannelRefunding }
 

@@ -167,8 +167,8 @@ func (s *boltChannels) Idle(ctx context.Context, before time.Time, limit int) ([
 	return s.list(func(c *Channel) bool { return idle(c, before) }, lastActivity, limit)
 }
 
-func (s *boltChannels) Withdrawing(ctx context.Context, limit int) ([]*Channel, error) {
-	return s.list(withdrawing, withdrawRequested, limit)
+func (s *boltChannels) Withdrawing(ctx context.Context, after *Channel, limit int) ([]*Channel, error) {
+	return s.list(withdrawingAfter(after), withdrawRequested, limit)
 }
 
 func (s *boltChannels) Refunding(ctx context.Context, limit int) ([]*Channel, error) {

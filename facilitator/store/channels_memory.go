@@ -134,8 +134,8 @@ func (s *memChannels) Idle(ctx context.Context, before time.Time, limit int) ([]
 	return s.list(func(c *Channel) bool { return idle(c, before) }, lastActivity, limit), nil
 }
 
-func (s *memChannels) Withdrawing(ctx context.Context, limit int) ([]*Channel, error) {
-	return s.list(withdrawing, withdrawRequested, limit), nil
+func (s *memChannels) Withdrawing(ctx context.Context, after *Channel, limit int) ([]*Channel, error) {
+	return s.list(withdrawingAfter(after), withdrawRequested, limit), nil
 }
 
 func (s *memChannels) Refunding(ctx context.Context, limit int) ([]*Channel, error) {

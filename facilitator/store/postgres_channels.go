@@ -234,8 +234,12 @@ func (s *PostgresChannels) Idle(ctx context.Context, before time.Time, limit int
 }
 
 // Withdrawing implements Channels.
-func (s *PostgresChannels) Withdrawing(ctx context.Context, limit int) ([]*Channel, error) {
-	return s.list(ctx, `WHERE withdraw_requested_at IS NOT NULL ORDER BY withdraw_requested_at, id LIMIT $1`, listLimit(limit))
+func (s *PostgresChannels) Withdrawing(ctx context.Context, after *Channel, limit int) ([]*Channel, error) {
+	if after == nil {
+		return s.list(ctx, `WHERE withdraw_requested_at IS NOT NULL ORDER BY withdraw_requested_at, id LIMIT $1`, listLimit(limit))
+	}
+	return s.list(ctx, `WHERE withdraw_requested_at IS NOT NULL AND (withdraw_requested_at, id) > ($2, $3)
+		ORDER BY withdraw_requested_at, id LIMIT $1`, listLimit(limit), after.WithdrawRequestedAt, after.ID)
 }
 
 // Refunding implements Channels.

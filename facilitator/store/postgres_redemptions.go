@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -38,20 +39,46 @@ func (s *PostgresRedemptions) Get(id string) (*Redemption, error) {
 	return r, nil
 }
 
-// Put implements Redemptions.
+// Put implements Redemptions. A record whose key a request of this
+// process holds a claim on (Claim) is written only while that claim is
+// still this instance's (fenced, see heldBy): ErrClaimLost otherwise.
 func (s *PostgresRedemptions) Put(id string, r *Redemption) error {
 	_, err := s.put(id, r, `DO UPDATE SET state = excluded.state, valid_before = excluded.valid_before,
 			payment_id = excluded.payment_id, record = excluded.record`)
 	return err
 }
 
-// Create implements Redemptions.
+// Create implements Redemptions, fenced as Put.
 func (s *PostgresRedemptions) Create(id string, r *Redemption) (bool, error) {
 	return s.put(id, r, `DO NOTHING`)
 }
 
+// fenceOn is the first part of a redemption write: the row of the claim on
+// the record's key (parameter k) by the lease it was taken under (o), locked
+// (FOR SHARE) until the write commits, so that another instance taking
+// the claim over waits for the write and then reads it, or comes first
+// and the write finds no row. With no claim held here (o null) it is
+// one row: the write is not fenced.
+func fenceOn(k, o string) string {
+	return `WITH held AS (
+		SELECT 1 FROM x402_claims WHERE ` + o + `::text IS NOT NULL AND key = ` + k + ` AND owner = ` + o + ` FOR SHARE),
+	fence AS (SELECT 1 FROM held UNION ALL SELECT 1 WHERE ` + o + `::text IS NULL)`
+}
+
+// heldBy is the lease under which a request of this process holds the
+// claim on key, or nil when none does (the write is then not fenced).
+func (s *PostgresRedemptions) heldBy(key string) *string {
+	s.p.mu.Lock()
+	defer s.p.mu.Unlock()
+	owner, ok := s.p.claims[key]
+	if !ok {
+		return nil
+	}
+	return &owner
+}
+
 // put writes a record, doing onConflict when the authorization has one,
-// and says whether it wrote.
+// and says whether it wrote; fenced by the claim on id held here, if any.
 func (s *PostgresRedemptions) put(id string, r *Redemption, onConflict string) (bool, error) {
 	data, err := json.Marshal(r)
 	if err != nil {
@@ -67,22 +94,46 @@ func (s *PostgresRedemptions) put(id string, r *Redemption, onConflict string) (
 	}
 	ctx, cancel := s.p.ctx()
 	defer cancel()
-	tag, err := s.p.pool.Exec(ctx, `INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
-		VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (id) `+onConflict, id, r.State, vb, pid, string(data)) // text: []byte is sent as bytea
+	var held, wrote bool
+	err = s.p.pool.QueryRow(ctx, fenceOn("$1", "$6")+`, w AS (
+		INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
+		SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM fence)
+		ON CONFLICT (id) `+onConflict+` RETURNING 1)
+		SELECT EXISTS (SELECT 1 FROM fence), EXISTS (SELECT 1 FROM w)`,
+		id, r.State, vb, pid, string(data), s.heldBy(id)).Scan(&held, &wrote) // text: []byte is sent as bytea
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "x402_redemptions_payment_id_key" {
 		return false, ErrPaymentIDTaken
 	}
-	return err == nil && tag.RowsAffected() == 1, pgError(err)
+	if err != nil {
+		return false, pgError(err)
+	}
+	if !held {
+		return false, claimLost(id)
+	}
+	return wrote, nil
 }
 
-// Delete implements Redemptions.
+// claimLost is ErrClaimLost for the record of id.
+func claimLost(id string) error {
+	return fmt.Errorf("%w (record %s)", ErrClaimLost, id)
+}
+
+// Delete implements Redemptions, fenced as Put.
 func (s *PostgresRedemptions) Delete(id string) error {
 	ctx, cancel := s.p.ctx()
 	defer cancel()
-	_, err := s.p.pool.Exec(ctx, `DELETE FROM x402_redemptions WHERE id = $1`, id)
-	return pgError(err)
+	var held bool
+	err := s.p.pool.QueryRow(ctx, fenceOn("$1", "$2")+`, d AS (
+		DELETE FROM x402_redemptions WHERE id = $1 AND EXISTS (SELECT 1 FROM fence))
+		SELECT EXISTS (SELECT 1 FROM fence)`, id, s.heldBy(id)).Scan(&held)
+	if err != nil {
+		return pgError(err)
+	}
+	if !held {
+		return claimLost(id)
+	}
+	return nil
 }
 
 // ByPaymentID implements Redemptions.

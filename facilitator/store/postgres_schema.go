@@ -275,6 +275,16 @@ CREATE INDEX x402_channels_withdrawing ON x402_channels (withdraw_requested_at) 
 ALTER TABLE x402_channels ADD COLUMN refund_nonce numeric(78, 0) NOT NULL DEFAULT 0;
 CREATE INDEX x402_channels_refunding ON x402_channels (last_activity) WHERE state = 'refunding';
 `,
+	// 9: the watch marks: per chain watch (the withdraw watch of one
+	// network and receiver), the next block it reads, so that the
+	// instance that takes the watch over resumes there.
+	`
+CREATE TABLE x402_watch_marks (
+	key        text PRIMARY KEY,
+	block      bigint NOT NULL,
+	updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.

@@ -92,6 +92,15 @@ type Redemptions interface {
 // so this is a safeguard.
 var ErrPaymentIDTaken = errors.New("the payment identifier is bound to another payment")
 
+// ErrClaimLost refuses a write of a record whose key a request of this
+// process had claimed, when the claim is no longer this instance's: its
+// lease ran out (a pause, a cut to the database) and another instance
+// took the key over. Nothing is written: the record is the new holder's.
+// The request that held the claim stops: it does not deliver, and tells
+// its buyer to retry (the new holder answers). Only a shared store
+// (PostgreSQL) answers it; one process's claims cannot be taken over.
+var ErrClaimLost = errors.New("the claim on this payment was taken over by another instance after this instance's lease ran out; nothing was written")
+
 // Prunable reports whether a record may go: it was delivered, and its
 // authorization expired before the given Unix time. Such an authorization
 // can never be settled again nor pass verify (the token refuses it after

@@ -374,9 +374,25 @@ func channelsLists(t *testing.T, b Backend[store.Channels]) {
 	if b.Reopen != nil {
 		s = b.Reopen(t, s)
 	}
-	cs, err := s.Withdrawing(ctx, 0)
+	cs, err := s.Withdrawing(ctx, nil, 0)
 	if err != nil || len(cs) != 2 || cs[0].ID != ChannelID(2) || cs[1].ID != ChannelID(1) || !cs[0].WithdrawRequestedAt.Equal(at) {
 		t.Fatalf("Withdrawing = %v, %v; want 2 then 1", cs, err)
+	}
+	// Paged: one a page, each after the last of the one before, then
+	// none. Channel 3 asks at the same moment as 1: the id orders them.
+	if _, err := s.Sync(ctx, ChannelID(3), "net", ChannelCfg(), store.ChainState{Balance: Big("1000"), Claimed: new(big.Int), Block: 20, WithdrawRequestedAt: at.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	var after *store.Channel
+	for _, want := range []int{2, 1, 3} {
+		cs, err := s.Withdrawing(ctx, after, 1)
+		if err != nil || len(cs) != 1 || cs[0].ID != ChannelID(want) {
+			t.Fatalf("Withdrawing after %v = %v, %v; want channel %d", after, cs, err, want)
+		}
+		after = cs[0]
+	}
+	if cs, err := s.Withdrawing(ctx, after, 1); err != nil || len(cs) != 0 {
+		t.Fatalf("Withdrawing after the last = %v, %v; want none", cs, err)
 	}
 }
 
