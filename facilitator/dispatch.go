@@ -49,12 +49,12 @@ func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string)
 	if !scheme.Known(r.Scheme) {
 		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
 	}
-	if req.Dialect != x402.DialectV2 && f.v2Only(r.Scheme) {
+	if req.Dialect != x402.DialectV2 && p.X402Version != x402.Version2 && f.v2Only(r.Scheme) {
 		// The scheme asked for is the one not supported (upto in a v1
-		// request), whatever the payment header says. A v2 request is
-		// known by its dialect: the paywall's own requests keep
-		// X402Version 1 with the v2 dialect (caddymodule/paywall's
-		// v2Request).
+		// request with a v1 payment), whatever the payment header says.
+		// A version 2 payment goes on: in a v2 request, in the paywall's
+		// own requests (X402Version 1 with the v2 dialect) and in the
+		// library's callers' (no dialect set).
 		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
 	}
 	if p.Scheme != r.Scheme {
