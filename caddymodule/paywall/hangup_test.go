@@ -262,7 +262,9 @@ func TestHangUpRunsUpstreamOnce(t *testing.T) {
 	}
 
 	t.Run("upto settle before, meter json", func(t *testing.T) {
-		buyer := testutil.BuyerKey(t, devnet.Buyer3PrivateKey)
+		// Buyer4, like the other upto tests: TestUptoPayCommand needs Buyer3
+		// without a Permit2 allowance.
+		buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
 		approvePermit2(t, buyer)
 		url := testutil.SiteURL + "/upto/slow"
 		pay := payUpto(t, tester, buyer, url)
@@ -275,7 +277,7 @@ func TestHangUpRunsUpstreamOnce(t *testing.T) {
 	})
 
 	t.Run("upto settle before, the answer begun", func(t *testing.T) {
-		buyer := testutil.BuyerKey(t, devnet.Buyer3PrivateKey)
+		buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
 		url := testutil.SiteURL + "/upto/partial"
 		pay := payUpto(t, tester, buyer, url)
 		before := testutil.Balance(t, hangUptoPayTo)
