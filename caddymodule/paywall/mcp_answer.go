@@ -360,18 +360,7 @@ func (h *Handler) mcpServerAnswer(w http.ResponseWriter, mw *mcpWriter) error {
 	pr := mcpSettlementOf(mw.header)
 	switch {
 	case c.origStatus == mcpTimedOut:
-		h.mcpMetric(c, mcpOutcomeToolError)
-		for k := range hdr {
-			delete(hdr, k)
-		}
-		text := textMCPTimedOut(h.mcp.callTimeout)
-		var data any
-		if pr != nil {
-			data = map[string]any{mcpMetaPaymentResponse: pr, "retry": textMCPRetryPaid}
-		} else {
-			text += "; nothing was charged"
-		}
-		return writeRPCError(w, http.StatusOK, c.id, rpcInternalError, text, data)
+		return h.mcpNoResult(w, c, pr, textMCPTimedOut(h.mcp.callTimeout))
 	case c.origStatus < 0:
 		h.mcpMetric(c, mcpOutcomeToolError)
 		for k := range hdr {
@@ -386,18 +375,7 @@ func (h *Handler) mcpServerAnswer(w http.ResponseWriter, mw *mcpWriter) error {
 		// A 2xx answer in which no response to the call can be read: it
 		// does not go out, since a client might read a result in it that
 		// was not paid for (settle after).
-		h.mcpMetric(c, mcpOutcomeToolError)
-		for k := range hdr {
-			delete(hdr, k)
-		}
-		text := "the MCP server's answer holds no response to this call that this gateway can read (JSON, or an event stream, without Content-Encoding)"
-		var data any
-		if pr != nil {
-			data = map[string]any{mcpMetaPaymentResponse: pr, "retry": textMCPRetryPaid}
-		} else {
-			text += "; nothing was charged"
-		}
-		return writeRPCError(w, http.StatusOK, c.id, rpcInternalError, text, data)
+		return h.mcpNoResult(w, c, pr, "the MCP server's answer holds no response to this call that this gateway can read (JSON, or an event stream, without Content-Encoding)")
 	case c.raw:
 		h.mcpMetric(c, mcpOutcomeToolError)
 		hdr.Set("Content-Length", strconv.Itoa(mw.body.Len()))
@@ -420,6 +398,25 @@ func (h *Handler) mcpServerAnswer(w http.ResponseWriter, mw *mcpWriter) error {
 	w.WriteHeader(c.origStatus)
 	_, err := w.Write(out)
 	return err
+}
+
+// mcpNoResult answers a priced call for which the MCP server gave no result
+// to deliver: a JSON-RPC error saying why (text), with the settlement and
+// the retry note when the call was paid (pr, settle before), else saying
+// that nothing was charged.
+func (h *Handler) mcpNoResult(w http.ResponseWriter, c *mcpCall, pr json.RawMessage, text string) error {
+	h.mcpMetric(c, mcpOutcomeToolError)
+	hdr := w.Header()
+	for k := range hdr {
+		delete(hdr, k)
+	}
+	var data any
+	if pr != nil {
+		data = map[string]any{mcpMetaPaymentResponse: pr, "retry": textMCPRetryPaid}
+	} else {
+		text += "; nothing was charged"
+	}
+	return writeRPCError(w, http.StatusOK, c.id, rpcInternalError, text, data)
 }
 
 // mcpSettlementOf is the settlement the paywall put in PAYMENT-RESPONSE
