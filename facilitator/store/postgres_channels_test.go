@@ -37,6 +37,7 @@ func TestPostgresChannelsKilled(t *testing.T) {
 	var (
 		out  [channels]outcome
 		wins atomic.Int64
+		each [channels]atomic.Int64 // charges answered per channel
 		wg   sync.WaitGroup
 	)
 	for n := 0; n < channels; n++ {
@@ -51,11 +52,23 @@ func TestPostgresChannelsKilled(t *testing.T) {
 					return
 				}
 				wins.Add(1)
+				each[n].Add(1)
 				prev = next
 			}
 		}()
 	}
-	for wins.Load() < 200 {
+	// Every channel has a charge answered before the kill: on a loaded
+	// machine one goroutine could otherwise get none in, and its channel
+	// would have no voucher to check (CI saw it once).
+	started := func() bool {
+		for i := range each {
+			if each[i].Load() == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for wins.Load() < 200 || !started() {
 		time.Sleep(time.Millisecond)
 	}
 	srv.Kill(t)
