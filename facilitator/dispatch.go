@@ -85,18 +85,11 @@ func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string)
 // on any of the facilitator's networks.
 func (f *Facilitator) v2Only(name string) bool {
 	for _, n := range f.networks {
-		if b, ok := f.bound[boundKey{n, name}].(interface{ V2Only() bool }); ok && b.V2Only() {
+		if b, ok := f.bound[boundKey{n, name}].(scheme.V2Only); ok && b.V2Only() {
 			return true
 		}
 	}
 	return false
-}
-
-// verifyExtra is a verified payment whose answer names its payer and
-// carries the scheme's extra (batch-settlement: the channel's state).
-type verifyExtra interface {
-	VerifyPayer() string
-	VerifyExtra() map[string]any
 }
 
 // Verify checks a payment against the seller's requirements: the off-chain
@@ -122,7 +115,7 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 	if reason != "" {
 		res = Invalid(reason)
 	}
-	if ve, ok := c.(verifyExtra); ok {
+	if ve, ok := c.(scheme.VerifyExtra); ok {
 		res.Payer, res.Extra = ve.VerifyPayer(), ve.VerifyExtra()
 	}
 	return res, nil

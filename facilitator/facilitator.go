@@ -277,7 +277,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		if _, fl := m.(scheme.Flavour); !fl && (spent == nil || m.Name() == x402.SchemeExact) {
 			spent, key = b.Spent(), ""
 		}
-		if rw, ok := b.(interface{ Reverted(*engine.Revert) }); ok {
+		if rw, ok := b.(scheme.RevertHandler); ok {
 			onRevert[key] = rw.Reverted
 		}
 	}
@@ -383,7 +383,7 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
-			if v2, ok := f.bound[boundKey{n, name}].(interface{ V2Only() bool }); ok && v2.V2Only() {
+			if v2, ok := f.bound[boundKey{n, name}].(scheme.V2Only); ok && v2.V2Only() {
 				continue // a scheme x402 v1 has not (upto)
 			}
 			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: name, Network: n.Cfg.Name})
@@ -393,7 +393,7 @@ func (f *Facilitator) Supported() *SupportedResponse {
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
 			k := SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)}
-			if x, ok := f.bound[boundKey{n, name}].(interface{ SupportedExtra() any }); ok {
+			if x, ok := f.bound[boundKey{n, name}].(scheme.SupportedExtra); ok {
 				k.Extra = x.SupportedExtra()
 			}
 			out.Kinds = append(out.Kinds, k)
@@ -421,12 +421,17 @@ func (f *Facilitator) Supported() *SupportedResponse {
 // exact through Permit2) takes the eip2612GasSponsoring extension: its
 // token has EIP-2612 permit.
 func (f *Facilitator) sponsorsEIP2612(n *network.Network) bool {
-	bs := []scheme.Bound{f.bound[boundKey{n, x402.SchemeUpto}]}
-	for _, fb := range f.flavours[boundKey{n, x402.SchemeExact}] {
-		bs = append(bs, fb.b)
+	var bs []scheme.Bound
+	for _, m := range scheme.All() {
+		if b := f.bound[boundKey{n, m.Name()}]; b != nil {
+			bs = append(bs, b)
+		}
+		for _, fb := range f.flavours[boundKey{n, m.Name()}] {
+			bs = append(bs, fb.b)
+		}
 	}
 	for _, b := range bs {
-		if s, ok := b.(interface{ SponsorsEIP2612() bool }); ok && s.SponsorsEIP2612() {
+		if s, ok := b.(scheme.EIP2612Sponsor); ok && s.SponsorsEIP2612() {
 			return true
 		}
 	}

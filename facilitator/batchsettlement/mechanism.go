@@ -112,6 +112,12 @@ func (b *bound) SupportedExtra() any {
 // CAIP-2 id only.
 func (b *bound) V2Only() bool { return true }
 
+// The optional abilities the core finds on batch-settlement's Bound.
+var (
+	_ scheme.SupportedExtra = (*bound)(nil)
+	_ scheme.V2Only         = (*bound)(nil)
+)
+
 // Spent reads a deposit's EIP-3009 authorization on the token: the ERC-3009
 // collector uses receiveWithAuthorization with the nonce
 // batch.ERC3009DepositNonce, so the token's authorizationState and

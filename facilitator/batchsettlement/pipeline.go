@@ -88,6 +88,8 @@ func (c *payment) ReceiverOp() (string, []common.Address) {
 	return c.kind, out
 }
 
+var _ scheme.VerifyExtra = (*payment)(nil)
+
 // VerifyPayer is the verify answer's payer: the channel's.
 func (c *payment) VerifyPayer() string { return c.cfg.Payer.Hex() }
 

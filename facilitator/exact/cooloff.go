@@ -117,6 +117,8 @@ func (b *bound) coolingOff(ctx context.Context, c *payment, ws *evm.WalletState)
 	return x402.ReasonCoolingOff(co.Until, co.TxHash, strings.HasPrefix(co.Key, "code:")), nil
 }
 
+var _ scheme.RevertHandler = (*bound)(nil)
+
 // Reverted is the network's engine's Config.Reverted: it counts a reverted
 // settlement and, for a payer that is a smart-contract wallet whose
 // authorization stayed unused, makes it cool off (in the background; the

@@ -154,6 +154,13 @@ func (b *bound) SponsorsEIP2612() bool { return b.permit }
 // V2Only keeps upto out of /supported's x402 v1 kinds: v1 has no upto.
 func (b *bound) V2Only() bool { return true }
 
+// The optional abilities the core finds on upto's Bound.
+var (
+	_ scheme.SupportedExtra = (*bound)(nil)
+	_ scheme.EIP2612Sponsor = (*bound)(nil)
+	_ scheme.V2Only         = (*bound)(nil)
+)
+
 // Spent reads Permit2's nonceBitmap and the token's Transfer logs.
 func (b *bound) Spent() engine.Spent {
 	return permit2Spent{Permit2Spent: engine.Permit2Spent{Token: b.Token}, proxy: b.proxy}

@@ -1,0 +1,39 @@
+package scheme
+
+import "github.com/caddy-x402/caddy-x402/facilitator/engine"
+
+// The optional abilities of a scheme: the core asserts a Mechanism, a
+// Bound or a Payment to these and uses what it finds.
+
+// RevertHandler is a Bound told of each of its settlements that was mined
+// and reverted (exact: counts them and cools the payer off). It owns rv:
+// it calls rv.Release when done. Without it the core only releases rv.
+type RevertHandler interface {
+	Reverted(rv *engine.Revert)
+}
+
+// V2Only is a Bound whose scheme x402 version 1 has not (upto,
+// batch-settlement): /supported lists it only among the version 2 kinds.
+type V2Only interface {
+	V2Only() bool
+}
+
+// SupportedExtra is a Bound whose /supported kind carries an extra (upto:
+// the Permit2 proxy; batch-settlement: the channel contracts).
+type SupportedExtra interface {
+	SupportedExtra() any
+}
+
+// EIP2612Sponsor is a Bound that takes a buyer's EIP-2612 permit with its
+// payment (the eip2612GasSponsoring extension of a Permit2 scheme whose
+// token has permit): /supported lists the extension when one does.
+type EIP2612Sponsor interface {
+	SponsorsEIP2612() bool
+}
+
+// VerifyExtra is a checked Payment whose verify answer names its payer and
+// carries the scheme's extra (batch-settlement: the channel's state).
+type VerifyExtra interface {
+	VerifyPayer() string
+	VerifyExtra() map[string]any
+}
