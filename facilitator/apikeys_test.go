@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -49,7 +50,7 @@ func TestUnknownAPIKeys(t *testing.T) {
 	guesser, seller := clientFrom(t, "127.0.0.1"), clientFrom(t, "127.0.0.2")
 
 	req := requirements(newSeller(t), "1000")
-	h, p := pay(t, buyer(0), req, facilitator.PaymentOptions{})
+	h, p := pay(t, buyer(0), req, exact.PaymentOptions{})
 	payment := body(h, req)
 	call := func(c *http.Client, path, auth string) (int, string, string) {
 		t.Helper()

@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -191,7 +192,7 @@ func crashRecovery(t *testing.T, killAt uint64) {
 	chain.PauseMining()
 	bodies := make([][]byte, burst)
 	for i := range bodies {
-		h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+		h, _ := pay(t, b, req, exact.PaymentOptions{})
 		bodies[i] = body(h, req)
 	}
 	var wg sync.WaitGroup
@@ -241,7 +242,7 @@ func crashRecovery(t *testing.T, killAt uint64) {
 	// New settles succeed straight away, and so does a retry of every
 	// payment of the burst that was never journaled.
 	for range 3 {
-		h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+		h, _ := pay(t, b, req, exact.PaymentOptions{})
 		var s facilitator.SettleResponse
 		if status := postWithURL(t, http.DefaultClient, c2.url+x402.PathSettle, body(h, req), &s); status != 200 || !s.Settled() {
 			t.Fatalf("settle after restart = %d %+v", status, s)

@@ -14,6 +14,7 @@ import (
 	ethcommon "github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -29,12 +30,12 @@ func TestDialects(t *testing.T) {
 	}{
 		{"cronos", func(t *testing.T, seller string) ([]byte, string) {
 			r := requirements(addr(seller), "1234")
-			h, p := pay(t, buyer(0), r, facilitator.PaymentOptions{})
+			h, p := pay(t, buyer(0), r, exact.PaymentOptions{})
 			return body(h, r), p.Authorization.From.Hex()
 		}},
 		{"v1", func(t *testing.T, seller string) ([]byte, string) {
 			r := requirements(addr(seller), "1234")
-			h, p := pay(t, buyer(1), r, facilitator.PaymentOptions{Shape: facilitator.ShapeX402})
+			h, p := pay(t, buyer(1), r, exact.PaymentOptions{Shape: facilitator.ShapeX402})
 			raw, _ := x402.DecodeBase64(h)
 			b, _ := json.Marshal(map[string]any{"x402Version": 1, "paymentPayload": json.RawMessage(raw), "paymentRequirements": r})
 			return b, p.Authorization.From.Hex()
@@ -43,7 +44,7 @@ func TestDialects(t *testing.T) {
 			r := requirements(addr(seller), "1234")
 			r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
 			acc := r.V2("eip155:338")
-			h, p, err := facilitator.CreatePaymentV2(buyer(2).Key, acc, &x402.ResourceInfo{URL: "http://x/y"}, facilitator.PaymentOptions{ValidFor: 3600e9})
+			h, p, err := exact.CreatePaymentV2(buyer(2).Key, acc, &x402.ResourceInfo{URL: "http://x/y"}, exact.PaymentOptions{ValidFor: 3600e9})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,13 +138,13 @@ func TestRemoteDialects(t *testing.T) {
 			req := &facilitator.Request{X402Version: 1, PaymentRequirements: r, RequirementsV2: &acc}
 			b := buyer(i % 5)
 			if tc.v2Buyer {
-				h, _, err := facilitator.CreatePaymentV2(b.Key, acc, nil, facilitator.PaymentOptions{ValidFor: time.Hour})
+				h, _, err := exact.CreatePaymentV2(b.Key, acc, nil, exact.PaymentOptions{ValidFor: time.Hour})
 				if err != nil {
 					t.Fatal(err)
 				}
 				req.PaymentHeader, req.Dialect = h, x402.DialectV2
 			} else {
-				req.PaymentHeader, _ = pay(t, b, r, facilitator.PaymentOptions{})
+				req.PaymentHeader, _ = pay(t, b, r, exact.PaymentOptions{})
 			}
 			v, err := client.Verify(context.Background(), req)
 			if err != nil || !v.IsValid || !strings.EqualFold(v.Payer, b.Address.Hex()) && tc.dialect != "cronos" {
@@ -169,7 +170,7 @@ func TestRemoteDialects(t *testing.T) {
 // without saying whether it settled are errors, never a verdict.
 func TestRemoteFailures(t *testing.T) {
 	r := requirements(newSeller(t), "5")
-	h, _ := pay(t, buyer(0), r, facilitator.PaymentOptions{})
+	h, _ := pay(t, buyer(0), r, exact.PaymentOptions{})
 	req := &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: r}
 
 	down := remote.New("http://127.0.0.1:1", remote.Options{})
@@ -207,9 +208,9 @@ func TestSettlePendingDialects(t *testing.T) {
 	seller := newSeller(t)
 	r := requirements(seller, "901")
 	r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
-	cronosHeader, _ := pay(t, newBuyer(t, chain, 901), r, facilitator.PaymentOptions{})
+	cronosHeader, _ := pay(t, newBuyer(t, chain, 901), r, exact.PaymentOptions{})
 	acc := r.V2("eip155:338")
-	v2Header, _, err := facilitator.CreatePaymentV2(newBuyer(t, chain, 901).Key, acc, nil, facilitator.PaymentOptions{ValidFor: time.Hour})
+	v2Header, _, err := exact.CreatePaymentV2(newBuyer(t, chain, 901).Key, acc, nil, exact.PaymentOptions{ValidFor: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

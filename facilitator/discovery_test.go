@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -83,7 +84,7 @@ func TestDiscoveryCatalog(t *testing.T) {
 		r := requirements(seller, "1234")
 		r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
 		acc := r.V2("eip155:338")
-		h, _, err := facilitator.CreatePaymentV2(newBuyer(t, chain, 10_000).Key, acc, &x402.ResourceInfo{URL: resource, Description: "weather"}, facilitator.PaymentOptions{ValidFor: time.Hour})
+		h, _, err := exact.CreatePaymentV2(newBuyer(t, chain, 10_000).Key, acc, &x402.ResourceInfo{URL: resource, Description: "weather"}, exact.PaymentOptions{ValidFor: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}

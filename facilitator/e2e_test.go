@@ -23,6 +23,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/limit"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -113,7 +114,7 @@ func requirements(payTo common.Address, amount string) facilitator.PaymentRequir
 func buyer(i int) devnet.Account { return chain.Buyers()[i] }
 
 // pay signs a payment for req with the buyer's key.
-func pay(t *testing.T, b devnet.Account, req facilitator.PaymentRequirements, opts facilitator.PaymentOptions) (string, *facilitator.Payment) {
+func pay(t *testing.T, b devnet.Account, req facilitator.PaymentRequirements, opts exact.PaymentOptions) (string, *facilitator.Payment) {
 	t.Helper()
 	if opts.ChainID == nil {
 		opts.ChainID = big.NewInt(devnet.ChainID)
@@ -121,7 +122,7 @@ func pay(t *testing.T, b devnet.Account, req facilitator.PaymentRequirements, op
 	if opts.ValidFor == 0 {
 		opts.ValidFor = time.Hour
 	}
-	h, p, err := facilitator.CreatePayment(b.Key, req, opts)
+	h, p, err := exact.CreatePayment(b.Key, req, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestSettleSuccessBothShapes(t *testing.T) {
 			seller := newSeller(t)
 			b := buyer(0)
 			req := requirements(seller, "10000")
-			h, p := pay(t, b, req, facilitator.PaymentOptions{Shape: shape})
+			h, p := pay(t, b, req, exact.PaymentOptions{Shape: shape})
 			before := balance(t, b.Address)
 
 			status, v := verify(t, body(h, req))
@@ -262,7 +263,7 @@ func TestVerifyReasons(t *testing.T) {
 	seller := newSeller(t)
 	b := buyer(1)
 	req := requirements(seller, "10000")
-	good, _ := pay(t, b, req, facilitator.PaymentOptions{})
+	good, _ := pay(t, b, req, exact.PaymentOptions{})
 
 	reencode := func(edit func(m map[string]any)) string {
 		raw, _ := base64.StdEncoding.DecodeString(good)
@@ -288,13 +289,13 @@ func TestVerifyReasons(t *testing.T) {
 
 	poor, _ := crypto.GenerateKey()
 	poorAcct := devnet.Account{Address: crypto.PubkeyToAddress(poor.PublicKey), Key: poor}
-	poorHeader, _ := pay(t, poorAcct, req, facilitator.PaymentOptions{})
+	poorHeader, _ := pay(t, poorAcct, req, exact.PaymentOptions{})
 
-	wrongDomain, _ := pay(t, b, req, facilitator.PaymentOptions{Domain: &facilitator.DomainInfo{Name: "USD Coin", Version: "2"}})
-	wrongChain, _ := pay(t, b, req, facilitator.PaymentOptions{ChainID: big.NewInt(25)})
+	wrongDomain, _ := pay(t, b, req, exact.PaymentOptions{Domain: &facilitator.DomainInfo{Name: "USD Coin", Version: "2"}})
+	wrongChain, _ := pay(t, b, req, exact.PaymentOptions{ChainID: big.NewInt(25)})
 	now := time.Now()
-	expired, _ := pay(t, b, req, facilitator.PaymentOptions{Now: now.Add(-time.Hour), ValidFor: time.Hour + 3*time.Second})
-	notYet, _ := pay(t, b, req, facilitator.PaymentOptions{Now: now.Add(time.Hour)})
+	expired, _ := pay(t, b, req, exact.PaymentOptions{Now: now.Add(-time.Hour), ValidFor: time.Hour + 3*time.Second})
+	notYet, _ := pay(t, b, req, exact.PaymentOptions{Now: now.Add(time.Hour)})
 
 	for _, tc := range []struct {
 		name   string
@@ -361,7 +362,7 @@ func TestVerifyReasons(t *testing.T) {
 
 func TestBadRequests(t *testing.T) {
 	req := requirements(newSeller(t), "10000")
-	good, _ := pay(t, buyer(1), req, facilitator.PaymentOptions{})
+	good, _ := pay(t, buyer(1), req, exact.PaymentOptions{})
 	valid := string(body(good, req))
 	huge := `{"x402Version":1,"paymentHeader":"` + strings.Repeat("A", 70<<10) + `","paymentRequirements":{}}`
 	for _, tc := range []struct {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
@@ -102,7 +103,7 @@ func TestSettleStorm(t *testing.T) {
 
 	bodies := make([][]byte, distinct)
 	for i := range bodies {
-		h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+		h, _ := pay(t, b, req, exact.PaymentOptions{})
 		bodies[i] = body(h, req)
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: distinct * copies, MaxConnsPerHost: 0}}
@@ -171,7 +172,7 @@ func burstBodies(b *testing.B, c *devnet.Chain, n int) [][]byte {
 	for i := range bodies {
 		buyer := c.Buyers()[i%len(c.Buyers())]
 		req := requirements(newSeller(b), "1000")
-		h, _, err := facilitator.CreatePayment(buyer.Key, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
+		h, _, err := exact.CreatePayment(buyer.Key, req, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
 		if err != nil {
 			b.Fatal(err)
 		}

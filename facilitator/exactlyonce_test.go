@@ -18,6 +18,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -254,7 +255,7 @@ func payments(t *testing.T, b devnet.Account, req facilitator.PaymentRequirement
 	pays := make([]*facilitator.Payment, n)
 	bodies := make([][]byte, n)
 	for i := range bodies {
-		h, p := pay(t, b, req, facilitator.PaymentOptions{})
+		h, p := pay(t, b, req, exact.PaymentOptions{})
 		pays[i], bodies[i] = p, body(h, req)
 	}
 	return pays, bodies
@@ -291,7 +292,7 @@ func TestUnclearSendOneLineage(t *testing.T) {
 	tf := newTestFacilitator(t, key, func(c *facilitator.Config) { c.Networks[0].RPCURLs = []string{proxy.URL()} })
 	seller := newSeller(t)
 	req := requirements(seller, "700")
-	h, _ := pay(t, newBuyer(t, chain, 700), req, facilitator.PaymentOptions{})
+	h, _ := pay(t, newBuyer(t, chain, 700), req, exact.PaymentOptions{})
 	start, err := chain.Client().NonceAt(ctx, signer, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +340,7 @@ func TestUnclearSendNeverArrived(t *testing.T) {
 	})
 	seller := newSeller(t)
 	req := requirements(seller, "700")
-	h, p := pay(t, newBuyer(t, chain, 700), req, facilitator.PaymentOptions{})
+	h, p := pay(t, newBuyer(t, chain, 700), req, exact.PaymentOptions{})
 	start, err := chain.Client().NonceAt(ctx, signer, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -380,7 +381,7 @@ func TestVerifyWindowEdges(t *testing.T) {
 		{at.Add(-time.Second), ""},
 	} {
 		// CreatePayment sets validAfter ten minutes before its Now.
-		h, p := pay(t, b, req, facilitator.PaymentOptions{Now: tc.validAfter.Add(10 * time.Minute), ValidFor: time.Hour})
+		h, p := pay(t, b, req, exact.PaymentOptions{Now: tc.validAfter.Add(10 * time.Minute), ValidFor: time.Hour})
 		if p.Authorization.ValidAfter.Int64() != tc.validAfter.Unix() {
 			t.Fatalf("validAfter %s, want %d", p.Authorization.ValidAfter, tc.validAfter.Unix())
 		}
@@ -411,7 +412,7 @@ func TestSignerWithoutGasSkipped(t *testing.T) {
 	req := requirements(seller, "100")
 	b := newBuyer(t, chain, 400)
 	for i := range 4 {
-		h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+		h, _ := pay(t, b, req, exact.PaymentOptions{})
 		if status, s := tf.settle(t, body(h, req)); status != 200 || !s.Settled() {
 			t.Fatalf("settle %d = %d %+v", i, status, s)
 		}
@@ -439,7 +440,7 @@ func TestSettleTimeoutBoundsWholeCall(t *testing.T) {
 	})
 	seller := newSeller(t)
 	req := requirements(seller, "300")
-	h, p := pay(t, newBuyer(t, chain, 300), req, facilitator.PaymentOptions{})
+	h, p := pay(t, newBuyer(t, chain, 300), req, exact.PaymentOptions{})
 	proxy.SetDelay(600 * time.Millisecond)
 	t0 := time.Now()
 	status, s := tf.settle(t, body(h, req))
@@ -500,7 +501,7 @@ func TestExpiredSettlementFreesNonce(t *testing.T) {
 	}
 	seller := newSeller(t)
 	req := requirements(seller, "50")
-	h, p, err := facilitator.CreatePayment(c.Buyers()[0].Key, req, facilitator.PaymentOptions{ChainID: c.ChainID(), ValidFor: 3 * time.Second})
+	h, p, err := exact.CreatePayment(c.Buyers()[0].Key, req, exact.PaymentOptions{ChainID: c.ChainID(), ValidFor: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,7 +563,7 @@ func TestExpiredSettlementFreesNonce(t *testing.T) {
 	}
 	// The signer is not stalled.
 	c.ResumeMining()
-	h2, _, _ := facilitator.CreatePayment(c.Buyers()[0].Key, req, facilitator.PaymentOptions{ChainID: c.ChainID()})
+	h2, _, _ := exact.CreatePayment(c.Buyers()[0].Key, req, exact.PaymentOptions{ChainID: c.ChainID()})
 	for range 20 {
 		if status := postWithURL(t, http.DefaultClient, api+x402.PathSettle, body(h2, req), &s); status == 200 && s.Settled() {
 			return
@@ -622,7 +623,7 @@ func foreignHoldsNonce(t *testing.T, nonceOffset uint64) {
 	req := requirements(seller, "10")
 	b := newBuyer(t, chain, (burst+1)*10)
 	// One settle, so that the engine knows its nonce and counts on.
-	h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+	h, _ := pay(t, b, req, exact.PaymentOptions{})
 	if status, s := tf.settle(t, body(h, req)); status != 200 || !s.Settled() {
 		t.Fatalf("first settle = %d %+v", status, s)
 	}
@@ -660,7 +661,7 @@ func foreignHoldsNonce(t *testing.T, nonceOffset uint64) {
 	codes := make([]int, burst)
 	var wg sync.WaitGroup
 	for i := range burst {
-		hb, p := pay(t, b, req, facilitator.PaymentOptions{})
+		hb, p := pay(t, b, req, exact.PaymentOptions{})
 		pays[i] = p
 		chans[i] = make(chan facilitator.SettleResponse, 1)
 		wg.Add(1)

@@ -449,9 +449,12 @@ func (f *Facilitator) schemesOn(n *network.Network) []string {
 	return names
 }
 
-// boundsOf lists a scheme's Bound on each network it is bound to, in
-// configuration order.
-func (f *Facilitator) boundsOf(name string) []scheme.Bound {
+var _ scheme.Bindings = (*Facilitator)(nil)
+
+// Bounds lists a scheme's Bound on each network it is bound to, in
+// configuration order (scheme.Bindings: a scheme's own reads, such as
+// exact.RevertCounts, go through it).
+func (f *Facilitator) Bounds(name string) []scheme.Bound {
 	var out []scheme.Bound
 	for _, n := range f.networks {
 		if b := f.bound[boundKey{n, name}]; b != nil {
@@ -459,6 +462,17 @@ func (f *Facilitator) boundsOf(name string) []scheme.Bound {
 		}
 	}
 	return out
+}
+
+// Bound is a scheme's Bound on a network, by any of the network's names;
+// false when the scheme is not bound there (scheme.Bindings).
+func (f *Facilitator) Bound(network, name string) (scheme.Bound, bool) {
+	n := f.networkNamed(network)
+	if n == nil {
+		return nil, false
+	}
+	b := f.bound[boundKey{n, name}]
+	return b, b != nil
 }
 
 // ChainName returns the CAIP-2 id of a configured network, by any of its names.

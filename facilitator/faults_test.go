@@ -18,6 +18,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -155,7 +156,7 @@ func TestRPCOutage(t *testing.T) {
 	b := newBuyer(t, chain, 10000)
 
 	proxy.Down()
-	h1, _ := pay(t, b, req, facilitator.PaymentOptions{})
+	h1, _ := pay(t, b, req, exact.PaymentOptions{})
 	status, s := tf.settle(t, body(h1, req))
 	if status != 503 || s.Event != facilitator.EventFailed || !strings.Contains(s.Error, "cannot reach the chain of network cronos-testnet; nothing was broadcast") {
 		t.Fatalf("settle with the node down = %d %+v", status, s)
@@ -192,7 +193,7 @@ func TestDroppedTransaction(t *testing.T) {
 	tf := newTestFacilitator(t, nil, nil)
 	seller := newSeller(t)
 	req := requirements(seller, "500")
-	h, _ := pay(t, newBuyer(t, chain, 500), req, facilitator.PaymentOptions{})
+	h, _ := pay(t, newBuyer(t, chain, 500), req, exact.PaymentOptions{})
 
 	chain.PauseMining()
 	latestBefore, pendingBefore, _ := chain.NonceAt(context.Background(), tf.signer)
@@ -224,7 +225,7 @@ func TestSignerWithoutGas(t *testing.T) {
 	tf := newTestFacilitator(t, key, nil)
 	seller := newSeller(t)
 	req := requirements(seller, "700")
-	h, _ := pay(t, newBuyer(t, chain, 700), req, facilitator.PaymentOptions{})
+	h, _ := pay(t, newBuyer(t, chain, 700), req, exact.PaymentOptions{})
 
 	status, s := tf.settle(t, body(h, req))
 	want := "the facilitator's signer " + tf.signer.Hex() + " has too little gas money on network cronos-testnet; nothing was sent, try again after the operator funds it"
@@ -259,7 +260,7 @@ func TestSettlePending(t *testing.T) {
 	})
 	seller := newSeller(t)
 	req := requirements(seller, "900")
-	h, p := pay(t, newBuyer(t, chain, 900), req, facilitator.PaymentOptions{})
+	h, p := pay(t, newBuyer(t, chain, 900), req, exact.PaymentOptions{})
 	from, nonce := p.Authorization.From.Hex(), hexutil.Encode(p.Authorization.Nonce[:])
 
 	chain.PauseMining()
@@ -369,7 +370,7 @@ func TestFailoverAndSigners(t *testing.T) {
 	req := requirements(seller, "100")
 	b := newBuyer(t, chain, 1000)
 	for range 4 {
-		h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+		h, _ := pay(t, b, req, exact.PaymentOptions{})
 		if status, s := tf.settle(t, body(h, req)); status != 200 || !s.Settled() {
 			t.Fatalf("settle = %d %+v", status, s)
 		}
@@ -465,7 +466,7 @@ func BenchmarkConfirmLatency(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		req := requirements(newSeller(b), "1")
-		h, _, _ := facilitator.CreatePayment(buyerAcct.Key, req, facilitator.PaymentOptions{ChainID: chain.ChainID(), ValidFor: time.Hour})
+		h, _, _ := exact.CreatePayment(buyerAcct.Key, req, exact.PaymentOptions{ChainID: chain.ChainID(), ValidFor: time.Hour})
 		_, pending, _ := chain.NonceAt(context.Background(), signer)
 		done := make(chan *facilitator.SettleResponse, 1)
 		go func() {
@@ -516,7 +517,7 @@ func TestLaggingEndpoint(t *testing.T) {
 	}
 	seller := newSeller(t)
 	req := requirements(seller, "300")
-	h, _ := pay(t, newBuyer(t, chain, 300), req, facilitator.PaymentOptions{})
+	h, _ := pay(t, newBuyer(t, chain, 300), req, exact.PaymentOptions{})
 	if status, s := tf.settle(t, body(h, req)); status != 200 || !s.Settled() {
 		t.Fatalf("settle = %d %+v", status, s)
 	}

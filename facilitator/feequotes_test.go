@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
 )
 
@@ -36,7 +37,7 @@ func settleBurst(t *testing.T, tf *testFacilitator, req facilitator.PaymentRequi
 	b := newBuyer(t, chain, int64(n)*100)
 	ch := make(chan facilitator.SettleResponse, n)
 	for range n {
-		h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+		h, _ := pay(t, b, req, exact.PaymentOptions{})
 		go func() {
 			status, s := tf.settle(t, body(h, req))
 			if status != 200 {
@@ -98,7 +99,7 @@ func TestFeeReadFailsRetried(t *testing.T) {
 
 	proxy.Hold(feeReadMethod)
 	first := newBuyer(t, chain, 100)
-	h, _ := pay(t, first, req, facilitator.PaymentOptions{})
+	h, _ := pay(t, first, req, exact.PaymentOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	firstErr := make(chan error, 1)

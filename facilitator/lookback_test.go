@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
 )
 
@@ -55,7 +56,7 @@ func TestLookupByAuthorizationBeyond10000Blocks(t *testing.T) {
 
 	seller := newSeller(t)
 	req := requirements(seller, "10")
-	h, p := pay(t, c.Buyers()[0], req, facilitator.PaymentOptions{})
+	h, p := pay(t, c.Buyers()[0], req, exact.PaymentOptions{})
 	settler := start(c.Signer().Key, 0)
 	s, err := settler.Settle(context.Background(), &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req})
 	if err != nil || !s.Settled() {

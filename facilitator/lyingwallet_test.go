@@ -17,6 +17,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
@@ -202,11 +203,11 @@ func coolingOffAfter(reason, txHash string) bool {
 // waitReverts waits until f has counted more than min reverted
 // settlements (the count follows the settle answer by a moment), or a
 // second, and returns its stats.
-func waitReverts(t testing.TB, f *facilitator.Facilitator, min uint64) facilitator.RevertStats {
+func waitReverts(t testing.TB, f *facilitator.Facilitator, min uint64) exact.RevertStats {
 	t.Helper()
 	deadline := time.Now().Add(time.Second)
 	for {
-		st := f.RevertStats()[0]
+		st := exact.RevertCounts(f)[0]
 		if st.Reverted > min || time.Now().After(deadline) {
 			return st
 		}
@@ -240,7 +241,7 @@ func lyingChain(t *testing.T, skew *atomic.Int64) (*devnet.Chain, *facilitator.F
 // lyingPayment signs a payment from wallet valid for three hours.
 func lyingPayment(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, req facilitator.PaymentRequirements) *facilitator.Request {
 	t.Helper()
-	h, _, err := facilitator.CreatePayment(owner, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: 3 * time.Hour, Wallet: &wallet})
+	h, _, err := exact.CreatePayment(owner, req, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: 3 * time.Hour, Wallet: &wallet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +368,7 @@ func TestLyingWalletOneInFlight(t *testing.T) {
 	if sent != 1 || mix[facilitator.ErrTextFailedOnChain] != 1 || mix[facilitator.ReasonWalletBusy] != 39 {
 		t.Fatalf("%d broadcast, answers %v; want 1 broadcast, 1 revert and 39 refused as busy", sent, mix)
 	}
-	if st := f.RevertStats()[0]; st.BusyRefusals != 39 {
+	if st := exact.RevertCounts(f)[0]; st.BusyRefusals != 39 {
 		t.Fatalf("busy refusals counted %d, want 39", st.BusyRefusals)
 	}
 }

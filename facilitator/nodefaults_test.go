@@ -99,7 +99,7 @@ func TestNodeErrorIsNoVerdict(t *testing.T) {
 	seller := newSeller(t)
 	req := requirements(seller, "1500")
 	b := newBuyer(t, chain, price)
-	h, p := pay(t, b, req, facilitator.PaymentOptions{})
+	h, p := pay(t, b, req, exact.PaymentOptions{})
 	raw := body(h, req)
 	payer := b.Address.Hex()
 	latest0, pending0, err := chain.NonceAt(ctx, tf.signer)
@@ -280,7 +280,7 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 		}
 		first := len(pays)
 		for range burst {
-			h, p := pay(t, b, req, facilitator.PaymentOptions{})
+			h, p := pay(t, b, req, exact.PaymentOptions{})
 			pays, bodies = append(pays, p), append(bodies, body(h, req))
 		}
 		answers = append(answers, make([]facilitator.SettleResponse, burst)...)
@@ -440,7 +440,7 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 
 	// The signer goes on at once: the refused payment, tried again, and a
 	// new one settle.
-	h, p := pay(t, b, req, facilitator.PaymentOptions{})
+	h, p := pay(t, b, req, exact.PaymentOptions{})
 	for _, again := range [][]byte{bodies[refusedI], body(h, req)} {
 		t0 := time.Now()
 		if status, s := tf.settle(t, again); status != http.StatusOK || !s.Settled() || time.Since(t0) > 5*time.Second {

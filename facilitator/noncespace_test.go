@@ -14,6 +14,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -33,7 +34,7 @@ func TestCrossSchemeNonce(t *testing.T) {
 			var n [32]byte
 			rand.Read(n[:])
 			sellerA, sellerB := newSeller(t), newSeller(t)
-			h, _ := pay(t, b, requirements(sellerA, "1000"), facilitator.PaymentOptions{Nonce: &n})
+			h, _ := pay(t, b, requirements(sellerA, "1000"), exact.PaymentOptions{Nonce: &n})
 			sa, err := fac.Settle(ctx, &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: requirements(sellerA, "1000")})
 			if err != nil || !sa.Settled() {
 				t.Fatalf("exact settle = %+v, %v", sa, err)

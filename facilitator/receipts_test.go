@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 )
 
 // TestReceiptsByBlock: the outcomes of a block's settlements are read with
@@ -40,7 +41,7 @@ func TestReceiptsByBlock(t *testing.T) {
 				}
 				var chs []chan facilitator.SettleResponse
 				for range perBlock {
-					h, _ := pay(t, b, req, facilitator.PaymentOptions{})
+					h, _ := pay(t, b, req, exact.PaymentOptions{})
 					chs = append(chs, settleAsync(t, tf, body(h, req)))
 				}
 				waitBroadcast(t, tf.signer, pending+perBlock-1)

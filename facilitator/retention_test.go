@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -70,12 +71,12 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 	seller := newSeller(t)
 	req := requirements(seller, "10")
 	b := newBuyer(t, chain, 20)
-	h, p := pay(t, b, req, facilitator.PaymentOptions{})
+	h, p := pay(t, b, req, exact.PaymentOptions{})
 	var s facilitator.SettleResponse
 	if status := postWithURL(t, http.DefaultClient, api+x402.PathSettle, body(h, req), &s); status != http.StatusOK || !s.Settled() || s.BlockNumber == nil {
 		t.Fatalf("settle = %d %+v", status, s)
 	}
-	_, unused := pay(t, b, req, facilitator.PaymentOptions{})
+	_, unused := pay(t, b, req, exact.PaymentOptions{})
 
 	n, err := j.(store.Compacter).Compact(time.Now().Add(time.Hour))
 	if err != nil || n != 1 {

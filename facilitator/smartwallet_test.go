@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -54,9 +55,9 @@ func walletFacilitator(t testing.TB, c *devnet.Chain, factories ...common.Addres
 
 // walletPayment is a payment from wallet signed by owner (wrapped for
 // ERC-6492 when deploy is set).
-func walletPayment(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, deploy *facilitator.WalletDeployment, req facilitator.PaymentRequirements) *facilitator.Request {
+func walletPayment(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, deploy *exact.WalletDeployment, req facilitator.PaymentRequirements) *facilitator.Request {
 	t.Helper()
-	h, _, err := facilitator.CreatePayment(owner, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour, Wallet: &wallet, Deploy: deploy})
+	h, _, err := exact.CreatePayment(owner, req, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour, Wallet: &wallet, Deploy: deploy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestSmartWalletPays(t *testing.T) {
 	// The same authorization again: used.
 	verifyIs(t, f, r, facilitator.ErrTextAlreadyUsed)
 	settleIs(t, f, r, facilitator.EventFailed, facilitator.ErrTextAlreadyUsed)
-	if st := f.SmartWalletStats()[0]; st.Payments != 1 || st.Deployments != 0 {
+	if st := exact.WalletStats(f)[0]; st.Payments != 1 || st.Deployments != 0 {
 		t.Fatalf("stats %+v", st)
 	}
 	// An EOA that signs with another key is still an invalid signature
@@ -175,7 +176,7 @@ func TestERC6492(t *testing.T) {
 	c, refuser := walletChain(t, devnet.Config{})
 	w := c.UndeployedWallet()
 	owner := c.Buyers()[0]
-	deploy := &facilitator.WalletDeployment{Factory: w.Factory, Calldata: token.CreateAccountCalldata(owner.Address, big.NewInt(w.Salt))}
+	deploy := &exact.WalletDeployment{Factory: w.Factory, Calldata: token.CreateAccountCalldata(owner.Address, big.NewInt(w.Salt))}
 	seller := newSeller(t)
 	req := requirements(seller, "2000000")
 	r := walletPayment(t, owner.Key, w.Address, deploy, req)
@@ -214,10 +215,10 @@ func TestERC6492(t *testing.T) {
 	logGas(t, c, "ERC-6492 settle (deployment and transfer in one transaction, payee without balance)", s.TxHash)
 	wantBalance(t, c, "wallet", w.Address, new(big.Int).Sub(devnet.BuyerTokens, big.NewInt(2000000)))
 	wantBalance(t, c, "seller", seller, big.NewInt(2000000))
-	waitStats(t, f, func(st facilitator.SmartWalletStats) bool {
+	waitStats(t, f, func(st exact.SmartWalletStats) bool {
 		return st.Deployments == 1 && st.DeploymentGas > 0 && st.DeploymentFeeWei.Sign() > 0
 	})
-	t.Logf("ERC-6492 deployment and transfer: %+v", f.SmartWalletStats()[0])
+	t.Logf("ERC-6492 deployment and transfer: %+v", exact.WalletStats(f)[0])
 
 	// The wallet exists now: a wrapped signature is checked with the
 	// wallet, without deploying, and below the floor too.
@@ -227,11 +228,11 @@ func TestERC6492(t *testing.T) {
 	wantBalance(t, c, "seller", seller, big.NewInt(2000001))
 }
 
-func waitStats(t *testing.T, f *facilitator.Facilitator, ok func(facilitator.SmartWalletStats) bool) {
+func waitStats(t *testing.T, f *facilitator.Facilitator, ok func(exact.SmartWalletStats) bool) {
 	t.Helper()
-	for i := 0; !ok(f.SmartWalletStats()[0]); i++ {
+	for i := 0; !ok(exact.WalletStats(f)[0]); i++ {
 		if i == 600 {
-			t.Fatalf("stats %+v", f.SmartWalletStats()[0])
+			t.Fatalf("stats %+v", exact.WalletStats(f)[0])
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -251,7 +252,7 @@ func TestSmartWalletTokenWithoutOverload(t *testing.T) {
 	verifyIs(t, f, r, reason)
 	settleIs(t, f, r, facilitator.EventFailed, reason)
 	w := c.UndeployedWallet()
-	deploy := &facilitator.WalletDeployment{Factory: w.Factory, Calldata: token.CreateAccountCalldata(owner.Address, big.NewInt(w.Salt))}
+	deploy := &exact.WalletDeployment{Factory: w.Factory, Calldata: token.CreateAccountCalldata(owner.Address, big.NewInt(w.Salt))}
 	verifyIs(t, f, walletPayment(t, owner.Key, w.Address, deploy, requirements(seller, "1000000")), reason)
 	wantBalance(t, c, "wallet", c.SmartWallet().Address, devnet.BuyerTokens)
 
@@ -277,7 +278,7 @@ func TestSmartWalletConcurrent(t *testing.T) {
 	if err := c.Mint(context.Background(), undeployed, devnet.BuyerTokens); err != nil {
 		t.Fatal(err)
 	}
-	deploy := &facilitator.WalletDeployment{Factory: devnet.FactoryAddress, Calldata: token.CreateAccountCalldata(owner.Address, salt)}
+	deploy := &exact.WalletDeployment{Factory: devnet.FactoryAddress, Calldata: token.CreateAccountCalldata(owner.Address, salt)}
 	seller := newSeller(t)
 	req := requirements(seller, "30000")
 	var reqs []*facilitator.Request
@@ -334,8 +335,8 @@ func TestSmartWalletConcurrent(t *testing.T) {
 	wantBalance(t, c, "deployed wallet", c.SmartWallet().Address, new(big.Int).Sub(devnet.BuyerTokens, big.NewInt(40*30000)))
 	wantBalance(t, c, "undeployed wallet", undeployed, new(big.Int).Sub(devnet.BuyerTokens, big.NewInt(10*30000)))
 	// One of the ten deployed the wallet; the others found it deployed.
-	waitStats(t, f, func(st facilitator.SmartWalletStats) bool { return st.Payments+st.Deployments == 50 })
-	if st := f.SmartWalletStats()[0]; st.Deployments != 1 {
+	waitStats(t, f, func(st exact.SmartWalletStats) bool { return st.Payments+st.Deployments == 50 })
+	if st := exact.WalletStats(f)[0]; st.Deployments != 1 {
 		t.Fatalf("stats %+v, want 1 deployment", st)
 	}
 }
@@ -347,7 +348,7 @@ func BenchmarkVerifySmartWallet(b *testing.B) {
 	c, f := walletChain(b, devnet.Config{}, devnet.FactoryAddress)
 	owner := c.Buyers()[0]
 	w := c.UndeployedWallet()
-	deploy := &facilitator.WalletDeployment{Factory: w.Factory, Calldata: token.CreateAccountCalldata(owner.Address, big.NewInt(w.Salt))}
+	deploy := &exact.WalletDeployment{Factory: w.Factory, Calldata: token.CreateAccountCalldata(owner.Address, big.NewInt(w.Salt))}
 	req := requirements(common.HexToAddress("0x2222222222222222222222222222222222222222"), "20000")
 	for _, bc := range []struct {
 		name string

@@ -1,10 +1,6 @@
 package facilitator
 
-import (
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
-	"github.com/caddy-x402/caddy-x402/facilitator/exact"
-	"github.com/caddy-x402/caddy-x402/facilitator/x402"
-)
+import "github.com/caddy-x402/caddy-x402/facilitator/evm"
 
 // NetworkRPCStats is one network's JSON-RPC endpoints with their counts.
 type NetworkRPCStats struct {
@@ -22,22 +18,4 @@ func (f *Facilitator) RPCStats() []NetworkRPCStats {
 		out[i] = NetworkRPCStats{Network: n.Cfg.Name, Endpoints: n.Pool.Stats()}
 	}
 	return out
-}
-
-// RevertStats are a network's settlements that were mined and reverted,
-// and the smart-contract wallet payments refused for it (exact.RevertStats).
-type RevertStats = exact.RevertStats
-
-// RevertStats returns every network's revert counts, for metrics.
-func (f *Facilitator) RevertStats() []RevertStats {
-	return exact.RevertCounts(f.boundsOf(x402.SchemeExact))
-}
-
-// SmartWalletStats are a network's smart-contract wallet settlements
-// since the facilitator started (exact.SmartWalletStats).
-type SmartWalletStats = exact.SmartWalletStats
-
-// SmartWalletStats returns every network's smart-wallet counts, for metrics.
-func (f *Facilitator) SmartWalletStats() []SmartWalletStats {
-	return exact.WalletStats(f.boundsOf(x402.SchemeExact))
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -49,7 +50,7 @@ func BenchmarkUptoVerifyVsExact(b *testing.B) {
 	}
 	seller := common.HexToAddress("0x2222222222222222222222222222222222222222")
 	ex := exactV2(seller, "10000")
-	he, _, err := facilitator.CreatePaymentV2(key, ex, nil, facilitator.PaymentOptions{ValidFor: time.Hour})
+	he, _, err := exact.CreatePaymentV2(key, ex, nil, exact.PaymentOptions{ValidFor: time.Hour})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func BenchmarkUptoSettleVsExact(b *testing.B) {
 			seller := newSeller(b)
 			if scheme == "exact" {
 				acc := exactV2(seller, "1000")
-				h, _, err := facilitator.CreatePaymentV2(buyer.Key, acc, nil, facilitator.PaymentOptions{ValidFor: time.Hour})
+				h, _, err := exact.CreatePaymentV2(buyer.Key, acc, nil, exact.PaymentOptions{ValidFor: time.Hour})
 				if err != nil {
 					b.Fatal(err)
 				}

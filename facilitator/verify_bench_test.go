@@ -39,7 +39,7 @@ func verifyFixtureRecovery(b *testing.B) (f *facilitator.Facilitator, r *facilit
 		b.Fatal(err)
 	}
 	req := requirements(common.HexToAddress("0x2222222222222222222222222222222222222222"), "10000")
-	h, p, err := facilitator.CreatePayment(key, req, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
+	h, p, err := exact.CreatePayment(key, req, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 )
 
 // facilitatorCollector reports the embedded facilitator's state at scrape
@@ -97,14 +98,14 @@ func (c facilitatorCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descRPCErrors, prometheus.CounterValue, float64(e.Errors), n.Network, label)
 		}
 	}
-	for _, n := range c.f.SmartWalletStats() {
+	for _, n := range exact.WalletStats(c.f) {
 		fee, _ := new(big.Float).SetInt(n.DeploymentFeeWei).Float64()
 		ch <- prometheus.MustNewConstMetric(descWalletPays, prometheus.CounterValue, float64(n.Payments), n.Network)
 		ch <- prometheus.MustNewConstMetric(descDeployments, prometheus.CounterValue, float64(n.Deployments), n.Network)
 		ch <- prometheus.MustNewConstMetric(descDeploymentGas, prometheus.CounterValue, float64(n.DeploymentGas), n.Network)
 		ch <- prometheus.MustNewConstMetric(descDeploymentFee, prometheus.CounterValue, fee, n.Network)
 	}
-	for _, n := range c.f.RevertStats() {
+	for _, n := range exact.RevertCounts(c.f) {
 		fee, _ := new(big.Float).SetInt(n.FeeWei).Float64()
 		ch <- prometheus.MustNewConstMetric(descReverted, prometheus.CounterValue, float64(n.Reverted), n.Network)
 		ch <- prometheus.MustNewConstMetric(descRevertGas, prometheus.CounterValue, float64(n.GasUsed), n.Network)

@@ -16,6 +16,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 )
 
 // TestRPCCredentialsNeverLeave configures a network whose RPC URLs carry
@@ -73,8 +74,8 @@ func TestRPCCredentialsNeverLeave(t *testing.T) {
 	}
 	bogus := func() string {
 		key, _ := crypto.GenerateKey()
-		h, _, err := facilitator.CreatePayment(key, testutil.Require402(t, tester, testutil.SiteURL+"/").PaymentRequirements,
-			facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
+		h, _, err := exact.CreatePayment(key, testutil.Require402(t, tester, testutil.SiteURL+"/").PaymentRequirements,
+			exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 		if err != nil {
 			t.Fatal(err)
 		}

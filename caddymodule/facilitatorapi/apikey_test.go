@@ -13,6 +13,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -49,8 +50,8 @@ func TestFacilitatorAPIKeys(t *testing.T) {
 	// per-IP limit would have allowed one.
 	for i := 0; i < 5; i++ {
 		k, _ := crypto.GenerateKey()
-		h, _, err := facilitator.CreatePayment(k, testutil.Require402(t, tester, testutil.SiteURL+"/").PaymentRequirements,
-			facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
+		h, _, err := exact.CreatePayment(k, testutil.Require402(t, tester, testutil.SiteURL+"/").PaymentRequirements,
+			exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,8 +19,8 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -108,7 +108,7 @@ func signIn(t *testing.T, c challenge, key *ecdsa.PrivateKey, edit func(*x402.SI
 func payV2At(t *testing.T, tester *caddytest.Tester, url string, key *ecdsa.PrivateKey) (*http.Response, []byte) {
 	t.Helper()
 	o := offerV2(t, tester, url)
-	header, _, err := facilitator.CreatePaymentV2(key, o.accepted, o.resource, facilitator.PaymentOptions{})
+	header, _, err := exact.CreatePaymentV2(key, o.accepted, o.resource, exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 )
 
 // TestPaywallCostLimits measures the RPC calls a bogus payment costs the
@@ -65,7 +66,7 @@ func TestPaywallCostLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		reqs := testutil.Require402(t, tester, testutil.SiteURL+path).PaymentRequirements
-		h, _, err := facilitator.CreatePayment(key, reqs, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
+		h, _, err := exact.CreatePayment(key, reqs, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,8 +298,8 @@ func TestRefusalFlood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	header, p, err := facilitator.CreatePayment(key, testutil.Require402(t, tester, testutil.SiteURL+"/r0").PaymentRequirements,
-		facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
+	header, p, err := exact.CreatePayment(key, testutil.Require402(t, tester, testutil.SiteURL+"/r0").PaymentRequirements,
+		exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package paywall
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -75,7 +76,46 @@ func (h *Handler) watchChain() withdrawChain {
 	if h.chans.chain != nil {
 		return h.chans.chain
 	}
-	return h.app.Facilitator()
+	return facilitatorChain{h.app.Facilitator()}
+}
+
+// facilitatorChain is the embedded facilitator as the withdraw watch reads
+// it: a network's head, and the channel reads of its batch-settlement
+// Bound there (batch.ChannelReader).
+type facilitatorChain struct{ f *facilitator.Facilitator }
+
+// ChainHead is the network's newest block number.
+func (c facilitatorChain) ChainHead(ctx context.Context, network string) (uint64, error) {
+	return c.f.ChainHead(ctx, network)
+}
+
+// WithdrawLogs lists the channels asked to withdraw in blocks from..to
+// (batch.ChannelReader).
+func (c facilitatorChain) WithdrawLogs(ctx context.Context, network string, from, to uint64) ([]common.Hash, error) {
+	r, err := c.reader(network)
+	if err != nil {
+		return nil, err
+	}
+	return r.WithdrawLogs(ctx, from, to)
+}
+
+// ChannelState reads a channel's state at a block (batch.ChannelReader).
+func (c facilitatorChain) ChannelState(ctx context.Context, network string, id common.Hash, block uint64) (batch.ChannelState, error) {
+	r, err := c.reader(network)
+	if err != nil {
+		return batch.ChannelState{}, err
+	}
+	return r.ChannelState(ctx, id, block)
+}
+
+// reader is the channel reader of the network's batch-settlement Bound.
+func (c facilitatorChain) reader(network string) (batch.ChannelReader, error) {
+	b, _ := c.f.Bound(network, SchemeChannel)
+	r, ok := b.(batch.ChannelReader)
+	if !ok {
+		return nil, fmt.Errorf("no network %q with batch-settlement", network)
+	}
+	return r, nil
 }
 
 // watchKey is the store key of option i's withdraw watch mark.
@@ -123,7 +163,7 @@ func (h *Handler) watchWithdraws(ctx context.Context, i int) bool {
 	from := h.scanFrom(ctx, i, head)
 	wm, _ := h.chans.store.(store.WatchMarks)
 	for n := 0; from <= head && n < maxScanSpans; n++ {
-		to := min(head, from+facilitator.MaxWithdrawLogSpan-1)
+		to := min(head, from+batch.MaxWithdrawLogSpan-1)
 		ids, err := fac.WithdrawLogs(ctx, network, from, to)
 		if err != nil {
 			h.logger.Warn("withdraw watch: the contract's logs could not be read; the next scan reads them", zap.String("network", network),

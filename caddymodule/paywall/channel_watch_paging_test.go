@@ -10,7 +10,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
@@ -116,4 +115,4 @@ func TestWithdrawPendingPages(t *testing.T) {
 	}
 }
 
-var _ withdrawChain = (*facilitator.Facilitator)(nil)
+var _ withdrawChain = facilitatorChain{}

@@ -12,8 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -117,7 +117,7 @@ func TestDiscoveryPublished(t *testing.T) {
 		t.Helper()
 		acc := x402.RequirementsV2{Scheme: "exact", Network: "eip155:338", Amount: "1", Asset: token, PayTo: stranger, MaxTimeoutSeconds: 300,
 			Extra: map[string]any{"name": devnet.TokenName, "version": devnet.TokenVersion}}
-		h, _, err := facilitator.CreatePaymentV2(buyer, acc, &x402.ResourceInfo{URL: resource, Description: "OFFICIAL endpoint - pay here"}, facilitator.PaymentOptions{})
+		h, _, err := exact.CreatePaymentV2(buyer, acc, &x402.ResourceInfo{URL: resource, Description: "OFFICIAL endpoint - pay here"}, exact.PaymentOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

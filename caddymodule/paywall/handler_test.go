@@ -22,6 +22,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -69,7 +70,7 @@ func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, stri
 		MaxTimeoutSeconds: 300, Extra: &facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version},
 	}, decimals: 6, decimalsKnown: true, chainID: b.ChainID})
 	key, _ := crypto.GenerateKey()
-	header, _, err := facilitator.CreatePayment(key, h.firstReqs(), facilitator.PaymentOptions{})
+	header, _, err := exact.CreatePayment(key, h.firstReqs(), exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +306,7 @@ func TestPaymentHeaderNotForwarded(t *testing.T) {
 		if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr); err != nil || len(pr.Accepts) != 1 {
 			t.Fatalf("PAYMENT-REQUIRED of %s: %v", path, err)
 		}
-		h, _, err := facilitator.CreatePaymentV2(buyer, pr.Accepts[0], pr.Resource, facilitator.PaymentOptions{})
+		h, _, err := exact.CreatePaymentV2(buyer, pr.Accepts[0], pr.Resource, exact.PaymentOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

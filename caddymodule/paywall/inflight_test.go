@@ -25,6 +25,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
 
@@ -75,7 +76,7 @@ func inFlightChain(t *testing.T) (waitSent func(), resume func()) {
 // different authorizations can share a nonce.
 func signWithNonce(t *testing.T, key *ecdsa.PrivateKey, reqs facilitator.PaymentRequirements, nonce [32]byte, validFor time.Duration) string {
 	t.Helper()
-	header, _, err := facilitator.CreatePayment(key, reqs, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), Nonce: &nonce, ValidFor: validFor})
+	header, _, err := exact.CreatePayment(key, reqs, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), Nonce: &nonce, ValidFor: validFor})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -251,7 +252,7 @@ func mcpPaymentRequiredFor(t *testing.T, resp *http.Response, raw []byte, m map[
 // PaymentPayload's JSON.
 func mcpPay(t *testing.T, pr x402.PaymentRequiredV2, buyer string) string {
 	t.Helper()
-	header, _, err := facilitator.CreatePaymentV2(testutil.BuyerKey(t, buyer), pr.Accepts[0], pr.Resource, facilitator.PaymentOptions{})
+	header, _, err := exact.CreatePaymentV2(testutil.BuyerKey(t, buyer), pr.Accepts[0], pr.Resource, exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +442,7 @@ func TestMCP(t *testing.T) {
 	before := testutil.Balance(t, payBefore)
 	resp, raw, m := mcpPost(t, tester, testutil.SiteURL+"/json/mcp", toolCall(8, "weather", `{"city":"Rome"}`, ""), nil)
 	pr := mcpPaymentRequired(t, resp, raw, m, payBefore, "10000", textMCPPaymentRequired)
-	header, _, err := facilitator.CreatePaymentV2(testutil.BuyerKey(t, buyer), pr.Accepts[0], pr.Resource, facilitator.PaymentOptions{})
+	header, _, err := exact.CreatePaymentV2(testutil.BuyerKey(t, buyer), pr.Accepts[0], pr.Resource, exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -54,8 +55,8 @@ func TestMetrics(t *testing.T) {
 	}
 	// A bogus payment from an empty wallet, refused.
 	key, _ := crypto.GenerateKey()
-	bogus, _, _ := facilitator.CreatePayment(key, testutil.Require402(t, tester, testutil.SiteURL+"/weather").PaymentRequirements,
-		facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
+	bogus, _, _ := exact.CreatePayment(key, testutil.Require402(t, tester, testutil.SiteURL+"/weather").PaymentRequirements,
+		exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 	testutil.Get(t, tester, testutil.SiteURL+"/weather", map[string]string{"X-Payment": bogus})
 	for i := 0; i < 2; i++ { // the second is over the limit
 		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", testutil.FacPort, x402.PathVerify), strings.NewReader("{}"))

@@ -11,8 +11,8 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -95,7 +95,7 @@ func TestForwardedOrigin(t *testing.T) {
 	// Pay through the proxy: the cookie is Secure.
 	payAt := func(url string, s seen) (*http.Response, []byte) {
 		t.Helper()
-		header, _, err := facilitator.CreatePaymentV2(buyer, s.accepted, s.res, facilitator.PaymentOptions{})
+		header, _, err := exact.CreatePaymentV2(buyer, s.accepted, s.res, exact.PaymentOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

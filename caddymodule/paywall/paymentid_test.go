@@ -19,6 +19,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -54,7 +55,7 @@ func offerV2(t *testing.T, tester *caddytest.Tester, url string) v2Offer {
 // rawID, when set, is written as info.id as it is (any JSON).
 func payWithID(t *testing.T, key *ecdsa.PrivateKey, o v2Offer, id string, rawID json.RawMessage) string {
 	t.Helper()
-	header, _, err := facilitator.CreatePaymentV2(key, o.accepted, o.resource, facilitator.PaymentOptions{})
+	header, _, err := exact.CreatePaymentV2(key, o.accepted, o.resource, exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

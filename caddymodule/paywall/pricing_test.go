@@ -24,6 +24,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -320,7 +321,7 @@ func TestSeveralNetworks(t *testing.T) {
 
 	// v1 on the second network.
 	c0, b0 := before()
-	header, _, err := facilitator.CreatePayment(buyer, body402Accepts(t, tester, "/multi")[1], facilitator.PaymentOptions{Shape: facilitator.ShapeX402})
+	header, _, err := exact.CreatePayment(buyer, body402Accepts(t, tester, "/multi")[1], exact.PaymentOptions{Shape: facilitator.ShapeX402})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +338,7 @@ func TestSeveralNetworks(t *testing.T) {
 
 	// v2 on the first network.
 	pr = paymentRequiredV2(t, mustGet(t, tester, "/multi"))
-	header, _, err = facilitator.CreatePaymentV2(buyer, pr.Accepts[0], pr.Resource, facilitator.PaymentOptions{})
+	header, _, err = exact.CreatePaymentV2(buyer, pr.Accepts[0], pr.Resource, exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +361,7 @@ func TestSeveralNetworks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	header, _, err = facilitator.CreatePaymentV2(buyer, pr.Accepts[1], pr.Resource, facilitator.PaymentOptions{Extensions: ext})
+	header, _, err = exact.CreatePaymentV2(buyer, pr.Accepts[1], pr.Resource, exact.PaymentOptions{Extensions: ext})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +382,7 @@ func TestSeveralNetworks(t *testing.T) {
 	// network (v2 and v1), a network the route does not list.
 	wrongAsset := pr.Accepts[1]
 	wrongAsset.Asset = pr.Accepts[0].Asset
-	header, _, err = facilitator.CreatePaymentV2(buyer, wrongAsset, pr.Resource, facilitator.PaymentOptions{})
+	header, _, err = exact.CreatePaymentV2(buyer, wrongAsset, pr.Resource, exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +393,7 @@ func TestSeveralNetworks(t *testing.T) {
 	}
 	v1Wrong := body402Accepts(t, tester, "/multi")[1]
 	v1Wrong.Asset = devnet.TokenAddress.Hex()
-	header, _, err = facilitator.CreatePayment(buyer, v1Wrong, facilitator.PaymentOptions{ChainID: big.NewInt(84532)})
+	header, _, err = exact.CreatePayment(buyer, v1Wrong, exact.PaymentOptions{ChainID: big.NewInt(84532)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +404,7 @@ func TestSeveralNetworks(t *testing.T) {
 	}
 	fuji := body402Accepts(t, tester, "/multi")[1]
 	fuji.Network = "avalanche-fuji"
-	header, _, err = facilitator.CreatePayment(buyer, fuji, facilitator.PaymentOptions{})
+	header, _, err = exact.CreatePayment(buyer, fuji, exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +422,7 @@ func TestSeveralNetworks(t *testing.T) {
 	// again once it is mined gets the resource (looked up on that
 	// network), and once more is refused; the money moved once.
 	c4, b4 = before()
-	header, _, err = facilitator.CreatePayment(buyer, body402Accepts(t, tester, "/multi")[1], facilitator.PaymentOptions{})
+	header, _, err = exact.CreatePayment(buyer, body402Accepts(t, tester, "/multi")[1], exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +461,7 @@ func TestSeveralNetworks(t *testing.T) {
 	after := body402Accepts(t, tester, "/multi-after")
 	for i, want := range []string{"cronos-testnet", "base-sepolia"} {
 		a := after[1-i]
-		header, _, err = facilitator.CreatePayment(buyer, a, facilitator.PaymentOptions{})
+		header, _, err = exact.CreatePayment(buyer, a, exact.PaymentOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,8 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -58,7 +58,7 @@ func TestPaidRequestV2(t *testing.T) {
 
 	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
-	header, _, err := facilitator.CreatePaymentV2(buyer, acc, pr.Resource, facilitator.PaymentOptions{})
+	header, _, err := exact.CreatePaymentV2(buyer, acc, pr.Resource, exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

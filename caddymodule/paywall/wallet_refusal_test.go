@@ -22,6 +22,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
 
@@ -62,7 +63,7 @@ func TestLyingWalletSettleAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	sign := func() string {
-		h, _, err := facilitator.CreatePayment(owner, reqs, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour, Wallet: &wallet})
+		h, _, err := exact.CreatePayment(owner, reqs, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour, Wallet: &wallet})
 		if err != nil {
 			t.Fatal(err)
 		}

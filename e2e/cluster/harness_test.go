@@ -31,6 +31,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
@@ -730,7 +731,7 @@ func (c *cluster) requirements(in *instance, path string) facilitator.PaymentReq
 // sign signs a v1 payment of the requirements by the buyer, for path.
 func (c *cluster) sign(buyer devnet.Account, reqs facilitator.PaymentRequirements, path string) *payment {
 	c.t.Helper()
-	header, p, err := facilitator.CreatePayment(buyer.Key, reqs, facilitator.PaymentOptions{})
+	header, p, err := exact.CreatePayment(buyer.Key, reqs, exact.PaymentOptions{})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -759,7 +760,7 @@ func (c *cluster) signV2(buyer devnet.Account, offer x402.PaymentRequiredV2, pat
 	if err != nil || exts == nil {
 		c.t.Fatalf("payment id %s for %v: %v", id, offer.Extensions, err)
 	}
-	header, p, err := facilitator.CreatePaymentV2(buyer.Key, offer.Accepts[0], offer.Resource, facilitator.PaymentOptions{Extensions: exts})
+	header, p, err := exact.CreatePaymentV2(buyer.Key, offer.Accepts[0], offer.Resource, exact.PaymentOptions{Extensions: exts})
 	if err != nil {
 		c.t.Fatal(err)
 	}

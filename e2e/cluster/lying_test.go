@@ -14,6 +14,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
 
@@ -35,7 +36,7 @@ func TestLyingWallet(t *testing.T) {
 	wallet := deployLyingWallet(t, c.chain, owner, 100*price)
 	reqs := c.requirements(c.nodes[0], path)
 	sign := func() *payment {
-		h, p, err := facilitator.CreatePayment(owner.Key, reqs, facilitator.PaymentOptions{ValidFor: time.Hour, Wallet: &wallet})
+		h, p, err := exact.CreatePayment(owner.Key, reqs, exact.PaymentOptions{ValidFor: time.Hour, Wallet: &wallet})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,6 @@
 // Command buyer is a minimal x402 buyer: it fetches a URL and, when the
 // answer is 402 Payment Required, signs the payment the seller asks for with
-// facilitator.CreatePayment and fetches the URL again with the X-PAYMENT
+// exact.CreatePayment and fetches the URL again with the X-PAYMENT
 // header. It prints the paid body to stdout and the settlement (the
 // X-PAYMENT-RESPONSE header) to stderr.
 //
@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 )
 
 func main() {
@@ -71,7 +72,7 @@ func main() {
 	// 3. Sign an EIP-3009 authorization for exactly that amount. The chain
 	// ID comes from the built-in network (cronos-testnet: 338); set
 	// PaymentOptions.ChainID for other networks.
-	header, _, err := facilitator.CreatePayment(key, reqs, facilitator.PaymentOptions{})
+	header, _, err := exact.CreatePayment(key, reqs, exact.PaymentOptions{})
 	if err != nil {
 		log.Fatalf("signing: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // SmartWalletStats are a network's smart-contract wallet settlements
@@ -49,11 +50,11 @@ type RevertStats struct {
 	BusyRefusals       uint64
 }
 
-// WalletStats returns the smart-wallet counts of each bound network of
-// exact among bounds, for metrics.
-func WalletStats(bounds []scheme.Bound) []SmartWalletStats {
+// WalletStats returns the smart-wallet counts of each network exact is
+// bound to in f (a facilitator.Facilitator), for metrics.
+func WalletStats(f scheme.Bindings) []SmartWalletStats {
 	var out []SmartWalletStats
-	for _, n := range exactOnly(bounds) {
+	for _, n := range exactOnly(f.Bounds(x402.SchemeExact)) {
 		w := n.smart
 		out = append(out, SmartWalletStats{Network: n.Cfg.Name, Payments: w.walletPays.Load(), Deployments: w.deployments.Load(),
 			DeploymentGas: w.deploymentGas.Load(), DeploymentFeeWei: copyLocked(&w.feeMu, &w.deploymentFee)})
@@ -61,11 +62,11 @@ func WalletStats(bounds []scheme.Bound) []SmartWalletStats {
 	return out
 }
 
-// RevertCounts returns the revert counts of each bound network of exact
-// among bounds, for metrics.
-func RevertCounts(bounds []scheme.Bound) []RevertStats {
+// RevertCounts returns the revert counts of each network exact is bound
+// to in f (a facilitator.Facilitator), for metrics.
+func RevertCounts(f scheme.Bindings) []RevertStats {
 	var out []RevertStats
-	for _, n := range exactOnly(bounds) {
+	for _, n := range exactOnly(f.Bounds(x402.SchemeExact)) {
 		r := &n.reverts
 		out = append(out, RevertStats{Network: n.Cfg.Name, Reverted: r.reverted.Load(), GasUsed: r.gas.Load(), FeeWei: copyLocked(&r.feeMu, &r.fee),
 			Strikes: r.strikes.Load(), CoolingOffRefusals: r.refused.Load(), BusyRefusals: r.busy.Load()})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
 
@@ -68,7 +69,7 @@ func AssertDelta(t *testing.T, who string, before, after *big.Int, want int64) {
 // Pay signs what reqs ask for with key.
 func Pay(t *testing.T, key *ecdsa.PrivateKey, reqs facilitator.PaymentRequirements) string {
 	t.Helper()
-	header, _, err := facilitator.CreatePayment(key, reqs, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
+	header, _, err := exact.CreatePayment(key, reqs, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 	if err != nil {
 		t.Fatal(err)
 	}
