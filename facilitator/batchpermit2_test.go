@@ -251,10 +251,10 @@ func TestBatchPermit2DepositWithoutPermit2(t *testing.T) {
 	if _, ok := f.SchemeExtra(facilitator.NetworkCronosTestnet, batchsettlement.Scheme); !ok {
 		t.Fatal("batch-settlement not served on a chain without Permit2")
 	}
-	if extra, ok := f.SchemeExtra(facilitator.NetworkCronosTestnet, facilitator.SchemeBatchPermit2Deposit); ok {
+	if extra, ok := f.SchemeExtra(facilitator.NetworkCronosTestnet, x402.SchemeBatchSettlementPermit2); ok {
 		t.Fatalf("Permit2 deposits served on a chain without Permit2: %v", extra)
 	}
-	if _, ok := fac.SchemeExtra(facilitator.NetworkCronosTestnet, facilitator.SchemeBatchPermit2Deposit); !ok {
+	if _, ok := fac.SchemeExtra(facilitator.NetworkCronosTestnet, x402.SchemeBatchSettlementPermit2); !ok {
 		t.Fatal("Permit2 deposits not served on the devnet that has Permit2")
 	}
 	buyer := c.Buyers()[0]

@@ -250,6 +250,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 	// reverted settlements.
 	var spent engine.Spent
 	spents := map[string]engine.Spent{}
+	spaces := map[string]string{}
 	onRevert := map[string]func(*engine.Revert){}
 	for _, m := range scheme.All() {
 		if m.Family() != n.Family() {
@@ -270,12 +271,14 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			f.bound[boundKey{n, m.Name()}] = b
 		}
 		spents[m.Name()] = b.Spent()
+		spaces[m.Name()] = scheme.NonceSpaceOf(m)
 		key := m.Name()
 		// The engine's default Spent and revert handler serve the records
 		// that name no scheme: exact's, whatever order the schemes
 		// registered in (batch-settlement registers before it).
 		if _, fl := m.(scheme.Flavour); !fl && (spent == nil || m.Name() == x402.SchemeExact) {
 			spent, key = b.Spent(), ""
+			spaces[""] = spaces[m.Name()]
 		}
 		if rw, ok := b.(scheme.RevertHandler); ok {
 			onRevert[key] = rw.Reverted
@@ -288,7 +291,7 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 		}
 		rv.Release()
 	}
-	if err := n.StartEngine(ctx, env, spent, spents, reverted); err != nil {
+	if err := n.StartEngine(ctx, env, spent, spents, spaces, reverted); err != nil {
 		n.Close()
 		return nil, err
 	}

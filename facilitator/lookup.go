@@ -191,8 +191,8 @@ func (f *Facilitator) usedOnChain(ctx context.Context, n *network.Network, names
 	var elsewhere error
 	for _, name := range names {
 		used, tx, err := n.Engine.UsedBySchemes(ctx, name, from, nonce)
-		if used && errors.Is(err, engine.ErrNoUseLog) && n.Engine.NonceSpace(name) == engine.NonceSpacePermit2 {
-			elsewhere = err // another scheme through Permit2 may have used it: ask it too
+		if used && errors.Is(err, engine.ErrNoUseLog) && n.Engine.NonceSpace(name) != "" {
+			elsewhere = err // another scheme of the space (Permit2's) may have used it: ask it too
 			continue
 		}
 		if err != nil || used {

@@ -13,8 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -139,7 +139,7 @@ func TestPermit2NonceAcrossSchemes(t *testing.T) {
 	if err != nil || !got.Settled() || got.Value != "1234" || !strings.EqualFold(got.To, sellerA.Hex()) {
 		t.Fatalf("look-up of the upto transaction = %+v, %v", got, err)
 	}
-	nb := evm.NonceBytes(nonce)
+	nb := permit2.NonceBytes(nonce)
 	got, err = fac.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(nb[:]))
 	if err != nil || got.TxHash != sa.TxHash {
 		t.Fatalf("look-up by authorization = %+v, %v", got, err)

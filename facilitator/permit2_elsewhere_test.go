@@ -21,6 +21,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 )
@@ -39,7 +40,7 @@ func spendPermit2Nonce(t *testing.T, b devnet.Account, nonce *big.Int) {
 			"TokenPermissions":   {{Name: "token", Type: "address"}, {Name: "amount", Type: "uint256"}},
 		},
 		PrimaryType: "PermitTransferFrom",
-		Domain:      apitypes.TypedDataDomain{Name: "Permit2", ChainId: (*math.HexOrDecimal256)(chain.ChainID()), VerifyingContract: evm.Permit2Address.Hex()},
+		Domain:      apitypes.TypedDataDomain{Name: "Permit2", ChainId: (*math.HexOrDecimal256)(chain.ChainID()), VerifyingContract: permit2.Address.Hex()},
 		Message: apitypes.TypedDataMessage{
 			"permitted": map[string]any{"token": chain.Token().Hex(), "amount": big.NewInt(1)},
 			"spender":   b.Address.Hex(),
@@ -55,7 +56,7 @@ func spendPermit2Nonce(t *testing.T, b devnet.Account, nonce *big.Int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2, err := token.NewPermit2(evm.Permit2Address, chain.Client())
+	p2, err := token.NewPermit2(permit2.Address, chain.Client())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestPermit2NonceUsedElsewhere(t *testing.T) {
 	api := httptest.NewServer(httpapi.New(fac, httpapi.Config{NoRateLimits: true}))
 	defer api.Close()
 	invalidate := func(t *testing.T, b devnet.Account, nonce *big.Int) {
-		p2, err := token.NewPermit2(evm.Permit2Address, chain.Client())
+		p2, err := token.NewPermit2(permit2.Address, chain.Client())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +103,7 @@ func TestPermit2NonceUsedElsewhere(t *testing.T) {
 			nonce := big.NewInt(0x5eed_0001)
 			h := uptoPay(t, b, acc, upto.PaymentOptions{Nonce: nonce})
 			use(t, b, nonce)
-			nb := evm.NonceBytes(nonce)
+			nb := permit2.NonceBytes(nonce)
 			hexN := hexutil.Encode(nb[:])
 
 			got, err := fac.SettlementByAuthorizationOf("cronos-testnet", "upto", b.Address.Hex(), hexN)

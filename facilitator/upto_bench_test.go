@@ -15,8 +15,8 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -108,7 +108,7 @@ func BenchmarkUptoSettleVsExact(b *testing.B) {
 	}
 	for _, buyer := range c.Buyers() {
 		fundGas(b, c, buyer.Address, big.NewInt(1e17))
-		tx, err := tok.Approve(bind.NewKeyedTransactor(buyer.Key, c.ChainID()), evm.Permit2Address, new(big.Int).Lsh(big.NewInt(1), 200))
+		tx, err := tok.Approve(bind.NewKeyedTransactor(buyer.Key, c.ChainID()), permit2.Address, new(big.Int).Lsh(big.NewInt(1), 200))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -27,7 +27,7 @@ func TestUptoNonceInvalidated(t *testing.T) {
 	if v, err := fac.Verify(ctx, uptoRequest(h, acc, "5000")); err != nil || !v.IsValid {
 		t.Fatalf("verify = %+v, %v", v, err)
 	}
-	p2, err := token.NewPermit2(evm.Permit2Address, chain.Client())
+	p2, err := token.NewPermit2(permit2.Address, chain.Client())
 	if err != nil {
 		t.Fatal(err)
 	}

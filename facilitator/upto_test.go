@@ -20,7 +20,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
@@ -63,7 +63,7 @@ func uptoBuyer(t testing.TB, units int64, allowance *big.Int) devnet.Account {
 	// saw the gas mined.
 	var tx *types.Transaction
 	for range 100 {
-		if tx, err = tok.Approve(opts, evm.Permit2Address, allowance); err == nil || !strings.Contains(err.Error(), "insufficient funds") {
+		if tx, err = tok.Approve(opts, permit2.Address, allowance); err == nil || !strings.Contains(err.Error(), "insufficient funds") {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -244,7 +244,7 @@ func TestUptoVerifyReasons(t *testing.T) {
 		{"payload", editPayload(t, uptoPay(t, rich, acc, upto.PaymentOptions{}), func(pl map[string]any) { delete(pl, "permit2Authorization") }), nil,
 			200, "Invalid payment payload: signature and permit2Authorization (with permitted and witness) are required", x402.CodeInvalidPayload},
 		{"spender", editPayload(t, uptoPay(t, rich, acc, upto.PaymentOptions{}), func(pl map[string]any) {
-			pl["permit2Authorization"].(map[string]any)["spender"] = evm.ExactPermit2ProxyAddress.Hex()
+			pl["permit2Authorization"].(map[string]any)["spender"] = permit2.ExactProxyAddress.Hex()
 		}), nil, 200, x402.ReasonPermit2Spender, x402.CodePermit2Spender},
 		{"recipient", uptoPay(t, rich, acc, upto.PaymentOptions{}), func(r x402.RequirementsV2) x402.RequirementsV2 { r.PayTo = other.Hex(); return r },
 			200, x402.ReasonPermit2Recipient, x402.CodePermit2Recipient},
@@ -434,13 +434,13 @@ func TestUptoByAuthorizationOnChain(t *testing.T) {
 	}
 	other, _, _ := startFacilitator(t, newSignerKey(t, chain), chain.RPCURL(), t.TempDir()+"/journal.db", nil)
 	for i, n := range nonces {
-		nb := evm.NonceBytes(n)
+		nb := permit2.NonceBytes(n)
 		got, err := other.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(nb[:]))
 		if err != nil || !got.Settled() || got.TxHash != txs[i] || got.Value != fmt.Sprint(100*(i+1)) {
 			t.Fatalf("look-up of nonce %s = %+v, %v; want %s", n, got, err, txs[i])
 		}
 	}
-	unused := evm.NonceBytes(big.NewInt(1003))
+	unused := permit2.NonceBytes(big.NewInt(1003))
 	if _, err := other.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(unused[:])); !errors.Is(err, facilitator.ErrSettlementNotFound) {
 		t.Fatalf("look-up of an unused nonce: %v, want ErrSettlementNotFound", err)
 	}
@@ -513,14 +513,14 @@ func TestUptoEIP2612GasSponsoring(t *testing.T) {
 		t.Fatalf("seller holds %s, want 1500", got)
 	}
 	tok, _ := token.NewEIP3009Token(chain.Token(), chain.Client())
-	if a, err := tok.Allowance(nil, b.Address, evm.Permit2Address); err != nil || a.Int64() != 3500 {
+	if a, err := tok.Allowance(nil, b.Address, permit2.Address); err != nil || a.Int64() != 3500 {
 		t.Fatalf("Permit2's allowance after the settle %s (%v), want the permit's 5000 less 1500", a, err)
 	}
 	o, _, _ := startFacilitator(t, newSignerKey(t, chain), chain.RPCURL(), t.TempDir()+"/journal.db", nil)
 	if got, err := o.Settlement(s.TxHash); err != nil || !got.Settled() || got.Value != "1500" || !strings.EqualFold(got.To, seller.Hex()) {
 		t.Fatalf("look-up from the chain = %+v, %v", got, err)
 	}
-	nb := evm.NonceBytes(mustNonce(t, h))
+	nb := permit2.NonceBytes(mustNonce(t, h))
 	if got, err := o.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(nb[:])); err != nil || got.TxHash != s.TxHash {
 		t.Fatalf("look-up by authorization = %+v, %v", got, err)
 	}

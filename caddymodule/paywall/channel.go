@@ -27,7 +27,7 @@ import (
 // that the paywall checks and charges in its store, without a chain round
 // trip; the vouchers are claimed in batches (claim_every) and the claimed
 // funds settled to pay_to.
-const SchemeChannel = "batch-settlement"
+const SchemeChannel = x402.SchemeBatchSettlement
 
 // Reasons of the channel paywall, as the published server names them.
 const (

@@ -5,9 +5,9 @@ package paywall
 import (
 	"fmt"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // channelTransfer is how a batch-settlement route's buyers deposit
@@ -30,9 +30,9 @@ func (h *Handler) checkChannelTransfer(network string) error {
 	if h.channelTransfer() != AssetTransferPermit2 {
 		return nil
 	}
-	if _, ok := h.app.Facilitator().SchemeExtra(network, facilitator.SchemeBatchPermit2Deposit); !ok {
+	if _, ok := h.app.Facilitator().SchemeExtra(network, x402.SchemeBatchSettlementPermit2); !ok {
 		return fmt.Errorf("x402: asset_transfer permit2 with scheme batch-settlement on network %q: the facilitator takes no Permit2 deposits there (the chain needs Permit2 %s and the Permit2 deposit collector %s); use asset_transfer eip3009",
-			network, evm.Permit2Address.Hex(), batch.Permit2CollectorAddress.Hex())
+			network, permit2.Address.Hex(), batch.Permit2CollectorAddress.Hex())
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func authScheme(uptoRoute, permit2 bool) string {
 	case uptoRoute:
 		return x402.SchemeUpto
 	case permit2:
-		return facilitator.SchemeExactPermit2
+		return x402.SchemeExactPermit2
 	}
 	return x402.SchemeExact
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -198,7 +198,7 @@ func (h *Handler) provisionUpto() error {
 		}
 		if addr == "" {
 			return fmt.Errorf("x402: scheme upto on network %q: the facilitator does not offer upto there (the chain needs Permit2 %s and the x402 upto proxy %s, and the network a signer key)",
-				opt.reqs.Network, evm.Permit2Address.Hex(), evm.UptoPermit2ProxyAddress.Hex())
+				opt.reqs.Network, permit2.Address.Hex(), permit2.UptoProxyAddress.Hex())
 		}
 		if opt.caip2 == "" {
 			return fmt.Errorf("x402: scheme upto on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
@@ -239,12 +239,12 @@ func parsePermit2Payment(payment *facilitator.Payment, upto bool) error {
 	if err != nil {
 		return err
 	}
-	p, sig, err := evm.ParsePermit2Payload(raw, upto)
+	p, sig, err := permit2.ParsePayload(raw, upto)
 	if err != nil {
 		return err
 	}
 	a := &payment.Authorization
-	a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce = p.From, p.To, p.Amount, p.ValidAfter, p.Deadline, evm.NonceBytes(p.Nonce)
+	a.From, a.To, a.Value, a.ValidAfter, a.ValidBefore, a.Nonce = p.From, p.To, p.Amount, p.ValidAfter, p.Deadline, permit2.NonceBytes(p.Nonce)
 	payment.Signature, payment.Asset, payment.Value = sig, p.Token.Hex(), p.Amount.String()
 	return nil
 }

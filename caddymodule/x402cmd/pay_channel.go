@@ -33,7 +33,7 @@ import (
 )
 
 // SchemeChannel is the x402 scheme of a payment channel route.
-const SchemeChannel = "batch-settlement"
+const SchemeChannel = x402.SchemeBatchSettlement
 
 // DefaultDepositMultiplier is, without --deposit, how many times the price
 // a new channel (or a top-up) deposits, as the published client's default

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 )
 
 // permit2Deposits reports whether the seller's batch-settlement offer
@@ -61,5 +61,5 @@ func permit2Hint(reason string) string {
 	if reason != "invalid_batch_settlement_evm_permit2_allowance_required" {
 		return ""
 	}
-	return fmt.Sprintf(": the wallet has not approved Permit2 (%s) on the token for the deposit; approve it once, e.g. with --approve-permit2 RPC_URL, and pay again", evm.Permit2Address.Hex())
+	return fmt.Sprintf(": the wallet has not approved Permit2 (%s) on the token for the deposit; approve it once, e.g. with --approve-permit2 RPC_URL, and pay again", permit2.Address.Hex())
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -42,7 +42,7 @@ func approvePermit2(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, a
 		return fmt.Errorf("--approve-permit2: %w", err)
 	}
 	owner := crypto.PubkeyToAddress(key.PublicKey)
-	if a, err := tok.Allowance(&bind.CallOpts{Context: ctx}, owner, evm.Permit2Address); err == nil && a.Cmp(max) >= 0 {
+	if a, err := tok.Allowance(&bind.CallOpts{Context: ctx}, owner, permit2.Address); err == nil && a.Cmp(max) >= 0 {
 		return nil
 	}
 	opts, err := bind.NewKeyedTransactorWithChainID(key, big.NewInt(chainID))
@@ -50,11 +50,11 @@ func approvePermit2(ctx context.Context, rpcURL string, key *ecdsa.PrivateKey, a
 		return err
 	}
 	opts.Context = ctx
-	tx, err := tok.Approve(opts, evm.Permit2Address, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1)))
+	tx, err := tok.Approve(opts, permit2.Address, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1)))
 	if err != nil {
 		return fmt.Errorf("--approve-permit2: sending the approval: %w", err)
 	}
-	fmt.Fprintf(stderr, "x402: approving Permit2 (%s) on %s for %s: transaction %s\n", evm.Permit2Address.Hex(), tokenAddr.Hex(), owner.Hex(), tx.Hash().Hex())
+	fmt.Fprintf(stderr, "x402: approving Permit2 (%s) on %s for %s: transaction %s\n", permit2.Address.Hex(), tokenAddr.Hex(), owner.Hex(), tx.Hash().Hex())
 	rc, err := bind.WaitMined(ctx, cl, tx)
 	if err != nil {
 		return fmt.Errorf("--approve-permit2: waiting for transaction %s: %w", tx.Hash().Hex(), err)

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 )
 
 // The EIP-712 types of the deposit authorizations, as the published client
@@ -99,7 +100,7 @@ type Permit2Deposit struct {
 // Permit2DepositDigest is the digest the payer signs for d under Permit2's
 // domain on chain chainID.
 func Permit2DepositDigest(chainID *big.Int, d Permit2Deposit) (common.Hash, error) {
-	sep, err := evm.Permit2DomainSeparator(chainID)
+	sep, err := permit2.DomainSeparator(chainID)
 	if err != nil {
 		return common.Hash{}, err
 	}

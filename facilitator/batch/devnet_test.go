@@ -22,6 +22,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
 
@@ -108,7 +109,7 @@ func TestContractsOnDevnet(t *testing.T) {
 	if a, err := p2.X402BatchSettlement(nil); err != nil || a != batch.SettlementAddress {
 		t.Errorf("Permit2 collector's settlement %s, %v", a, err)
 	}
-	if a, err := p2.PERMIT2(nil); err != nil || a != evm.Permit2Address {
+	if a, err := p2.PERMIT2(nil); err != nil || a != permit2.Address {
 		t.Errorf("Permit2 collector's PERMIT2 %s, %v", a, err)
 	}
 	if ts, err := p2.DEPOSITWITNESSTYPESTRING(nil); err != nil || ts != batch.DepositWitnessTypeString {

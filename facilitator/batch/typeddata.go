@@ -11,10 +11,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Scheme is the x402 scheme name.
-const Scheme = "batch-settlement"
+const Scheme = x402.SchemeBatchSettlement
 
 // Canonical addresses of the batch-settlement contracts, the same on every
 // chain that has them (CREATE2).

@@ -22,11 +22,13 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Scheme is the requirements' scheme of payment channels.
-const Scheme = "batch-settlement"
+const Scheme = x402.SchemeBatchSettlement
 
 func init() { scheme.Register(mechanism{}) }
 
@@ -124,7 +126,7 @@ var (
 // AuthorizationUsed log tell a deposit used.
 func (b *bound) Spent() engine.Spent {
 	if b.permit2 {
-		return permit2DepositSpent{engine.Permit2Spent{Token: b.Token}}
+		return permit2DepositSpent{permit2.Spent{Token: b.Token}}
 	}
 	return depositSpent{token: b.Token}
 }

@@ -21,13 +21,14 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // SchemePermit2Deposit names Permit2 deposits into channels in the journal
 // (store.Record.Scheme) and the engine.
-const SchemePermit2Deposit = "batch-settlement-permit2"
+const SchemePermit2Deposit = x402.SchemeBatchSettlementPermit2
 
 // The published facilitator's reasons of a Permit2 deposit.
 const (
@@ -49,6 +50,14 @@ func (permit2Flavour) Name() string   { return SchemePermit2Deposit }
 func (permit2Flavour) Family() string { return "eip155" }
 func (permit2Flavour) Of() string     { return Scheme }
 
+// NonceSpace is Permit2's (scheme.NonceSpacer).
+func (permit2Flavour) NonceSpace() string { return permit2.NonceSpace }
+
+var (
+	_ scheme.Flavour     = permit2Flavour{}
+	_ scheme.NonceSpacer = permit2Flavour{}
+)
+
 // Takes reports whether a batch-settlement payload carries a Permit2
 // deposit authorization.
 func (permit2Flavour) Takes(p *x402.Payment) bool { return p.PayloadHas(`"permit2Authorization"`) }
@@ -67,7 +76,7 @@ func (permit2Flavour) Bind(ctx context.Context, n *network.Network, env scheme.E
 	}
 	var codes [2]hexutil.Bytes
 	elems := []rpc.BatchElem{
-		{Method: "eth_getCode", Args: []any{evm.Permit2Address, "latest"}, Result: &codes[0]},
+		{Method: "eth_getCode", Args: []any{permit2.Address, "latest"}, Result: &codes[0]},
 		{Method: "eth_getCode", Args: []any{batch.Permit2CollectorAddress, "latest"}, Result: &codes[1]},
 	}
 	if err := n.Pool.BatchShared(ctx, elems); err != nil || elems[0].Error != nil || elems[1].Error != nil || len(codes[0]) == 0 || len(codes[1]) == 0 {
@@ -138,9 +147,9 @@ func (b *bound) checkPermit2Deposit(c *payment, d *depositJSON, voucherID common
 		return ErrPermit2InvalidSignature
 	}
 	c.permit2, c.depositSig, c.validAfter = true, a.Signature, new(big.Int)
-	c.nonce = evm.NonceBytes(c.p2nonce)
+	c.nonce = permit2.NonceBytes(c.p2nonce)
 	if info := p.ExtensionInfo(x402.ExtEIP2612GasSponsoring); info != nil {
-		permit, reason := evm.CheckEIP2612Info(info, c.cfg.Payer, b.Token, b.env.Now().Unix()+6)
+		permit, reason := permit2.CheckEIP2612Info(info, c.cfg.Payer, b.Token, b.env.Now().Unix()+6)
 		switch {
 		case reason != "":
 			return reason
@@ -181,12 +190,11 @@ func allowanceReason(c *payment, allowance *big.Int) string {
 // of it, so the transaction that used it is found from the token's
 // Transfer logs out of the payer, each read back (MatchUse: a deposit
 // through the Permit2 collector of that payer and nonce).
-type permit2DepositSpent struct{ engine.Permit2Spent }
+type permit2DepositSpent struct{ permit2.Spent }
 
 var (
-	_ engine.Spent       = permit2DepositSpent{}
-	_ engine.UseMatcher  = permit2DepositSpent{}
-	_ engine.NonceSpacer = permit2DepositSpent{}
+	_ engine.Spent      = permit2DepositSpent{}
+	_ engine.UseMatcher = permit2DepositSpent{}
 )
 
 // MatchUse reports whether a transaction is a deposit through the Permit2
@@ -213,7 +221,7 @@ func (s permit2DepositSpent) MatchUse(payer common.Address, nonce [32]byte, to *
 		return false
 	}
 	n, ok := cd[0].(*big.Int)
-	return ok && evm.NonceBytes(n) == nonce
+	return ok && permit2.NonceBytes(n) == nonce
 }
 
 // permit2CollectorArgs decodes the Permit2 collector's data: nonce,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -29,7 +30,7 @@ type payment struct {
 	// deadline) and the EIP-2612 permit to Permit2 it may bring.
 	permit2 bool
 	p2nonce *big.Int
-	permit  *evm.EIP2612Permit
+	permit  *permit2.EIP2612Permit
 	// state is the channel as read by Verify; valid says Verify found
 	// the payload valid.
 	state *batch.ChannelState

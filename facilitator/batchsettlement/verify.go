@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 )
 
@@ -54,7 +55,7 @@ func (b *bound) newReads(c *payment, from common.Address, estimate bool) (*reads
 	}
 	if c.permit2 && c.permit == nil {
 		var el rpc.BatchElem
-		el, rd.allowed = evm.AllowanceCall(b.Token, c.cfg.Payer)
+		el, rd.allowed = permit2.AllowanceCall(b.Token, c.cfg.Payer)
 		rd.allowAt, rd.elems = len(rd.elems), append(rd.elems, el)
 	}
 	return rd, nil
@@ -66,7 +67,7 @@ func (rd *reads) allowance() *big.Int {
 	if rd.allowed == nil || rd.elems[rd.allowAt].Error != nil {
 		return nil
 	}
-	v, err := evm.ReadUint256("allowance", *rd.allowed)
+	v, err := permit2.ReadUint256("allowance", *rd.allowed)
 	if err != nil {
 		return nil
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batch"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 )
 
 // ChainID is the chain id of Cronos testnet, which the development chain
@@ -33,9 +33,9 @@ var FactoryAddress = common.BytesToAddress(crypto.Keccak256([]byte("caddy-x402 d
 // The canonical addresses where the devnet places Permit2 and the x402
 // Permit2 proxies (package evm's).
 var (
-	Permit2Address           = evm.Permit2Address
-	ExactPermit2ProxyAddress = evm.ExactPermit2ProxyAddress
-	UptoPermit2ProxyAddress  = evm.UptoPermit2ProxyAddress
+	Permit2Address           = permit2.Address
+	ExactPermit2ProxyAddress = permit2.ExactProxyAddress
+	UptoPermit2ProxyAddress  = permit2.UptoProxyAddress
 )
 
 // The canonical addresses where the devnet places the batch-settlement

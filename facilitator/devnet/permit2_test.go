@@ -16,7 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )
 
@@ -31,8 +31,8 @@ func TestPermit2OnDevnet(t *testing.T) {
 	ctx := context.Background()
 
 	info := c.Info()
-	if !c.HasPermit2() || info.Permit2 == nil || info.Permit2.Address != evm.Permit2Address ||
-		info.Permit2.ExactProxy != evm.ExactPermit2ProxyAddress || info.Permit2.UptoProxy != evm.UptoPermit2ProxyAddress {
+	if !c.HasPermit2() || info.Permit2 == nil || info.Permit2.Address != permit2.Address ||
+		info.Permit2.ExactProxy != permit2.ExactProxyAddress || info.Permit2.UptoProxy != permit2.UptoProxyAddress {
 		t.Fatalf("info %+v", info.Permit2)
 	}
 	data, _ := json.Marshal(info)
@@ -44,7 +44,7 @@ func TestPermit2OnDevnet(t *testing.T) {
 		t.Fatal(err)
 	}
 	sep, err := p2.DOMAINSEPARATOR(nil)
-	want, _ := evm.Permit2DomainSeparator(big.NewInt(ChainID))
+	want, _ := permit2.DomainSeparator(big.NewInt(ChainID))
 	if err != nil || common.Hash(sep) != want {
 		t.Fatalf("DOMAIN_SEPARATOR %x, %v", sep, err)
 	}
@@ -103,11 +103,11 @@ func TestPermit2OnDevnet(t *testing.T) {
 	}
 
 	// The upto payment, signed with package evm's helper.
-	a := evm.Permit2Authorization{
+	a := permit2.Authorization{
 		From: buyer.Address, Token: c.Token(), Amount: max, Spender: UptoPermit2ProxyAddress,
 		Nonce: big.NewInt(42), Deadline: deadline, To: payee, Facilitator: fac.Address, ValidAfter: new(big.Int),
 	}
-	psig, err := evm.SignPermit2(buyer.Key, evm.UptoPermit2, c.ChainID(), a)
+	psig, err := permit2.Sign(buyer.Key, permit2.UptoProxy, c.ChainID(), a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,13 @@ type Config struct {
 	// Spents are the Spent of the other schemes that settle through this
 	// engine, by scheme name (Job.Scheme, store.Record.Scheme).
 	Spents map[string]Spent
+	// Spaces are the nonce spaces of the schemes' authorizations, by
+	// scheme name as Spents ("" for Spent's); a scheme absent, or "",
+	// is EIP-3009's. A space's authorizations are held, reserved and
+	// journaled apart from another's of the same payer and nonce
+	// (RecordIDIn), so that a buyer who signs one nonce in both never has
+	// one taken for the other.
+	Spaces map[string]string
 	// Pool is the network's RPC pool.
 	Pool *evm.Pool
 	// Keys are the signer keys that pay the gas.

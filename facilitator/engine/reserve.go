@@ -193,10 +193,7 @@ func (e *Engine) balanceAt(ctx context.Context, from common.Address, keys []auth
 	}
 	var reads []read
 	for _, sp := range e.allSpents() {
-		space := ""
-		if s, ok := sp.(NonceSpacer); ok {
-			space = s.NonceSpace()
-		}
+		space := sp.space
 		if len(spaces[space]) == 0 {
 			continue
 		}

@@ -44,7 +44,7 @@ func TestLedger(t *testing.T) {
 		}, true, 110},
 		{"the same nonce in another space is another authorization", func() bool {
 			k := key(payer, 1)
-			k.space = NonceSpacePermit2
+			k.space = spacePermit2
 			return l.reserve(k, n(10), n(50), map[authKey]bool{key(payer, 1): true}, t0)
 		}, false, 110},
 		{"the exact check counts what is not", func() bool {
@@ -90,7 +90,7 @@ func TestRecordIDAuthorization(t *testing.T) {
 		space string
 	}{
 		{RecordID("cronos-testnet", from, nonce), true, ""},
-		{RecordIDIn("cronos-testnet", NonceSpacePermit2, from, nonce), true, NonceSpacePermit2},
+		{RecordIDIn("cronos-testnet", spacePermit2, from, nonce), true, spacePermit2},
 		{"cronos-testnet/" + from.Hex() + "/0x01", false, ""},
 		{"cronos-testnet/0x12/" + RecordID("x", from, nonce)[len("x/")+43:], false, ""},
 		{"nonsense", false, ""},
@@ -101,3 +101,7 @@ func TestRecordIDAuthorization(t *testing.T) {
 		}
 	}
 }
+
+// spacePermit2 is a nonce space other than EIP-3009's, as Permit2's
+// (permit2.NonceSpace: the engine knows no Permit2).
+const spacePermit2 = "permit2"

@@ -36,30 +36,17 @@ type UseMatcher interface {
 	MatchUse(payer common.Address, nonce [32]byte, to *common.Address, input []byte) bool
 }
 
-// NonceSpacer is a Spent whose nonces are not the token's EIP-3009 ones
-// (Permit2's nonceBitmap): its authorizations are held, reserved and
-// journaled apart from EIP-3009 authorizations of the same payer and
-// nonce, so a buyer who signs one nonce in both never has one taken for
-// the other.
-type NonceSpacer interface {
-	NonceSpace() string
-}
-
-// NonceSpacePermit2 is the nonce space of Permit2's nonceBitmap, shared
-// by every scheme that settles through Permit2 (the chain lets one of them
-// use a nonce).
-const NonceSpacePermit2 = "permit2"
-
 // NonceSpace is the nonce space of a scheme's authorizations on this
-// engine's network ("": EIP-3009's, NonceSpacePermit2).
+// engine's network (Config.Spaces; "": EIP-3009's).
 func (e *Engine) NonceSpace(scheme string) string { return e.spaceOf(scheme) }
 
-// spaceOf is the nonce space of a scheme's authorizations ("": EIP-3009).
+// spaceOf is the nonce space of a scheme's authorizations (Config.Spaces
+// of the scheme whose Spent spentOf answers; "": EIP-3009).
 func (e *Engine) spaceOf(scheme string) string {
-	if s, ok := e.spentOf(scheme).(NonceSpacer); ok {
-		return s.NonceSpace()
+	if _, ok := e.cfg.Spents[scheme]; ok && scheme != "" {
+		return e.cfg.Spaces[scheme]
 	}
-	return ""
+	return e.cfg.Spaces[""]
 }
 
 // spentOf is the Spent of a scheme (Config.Spents; Config.Spent for "").
@@ -70,12 +57,19 @@ func (e *Engine) spentOf(scheme string) Spent {
 	return e.cfg.Spent
 }
 
-// allSpents lists Config.Spent and Config.Spents' others, once each.
-func (e *Engine) allSpents() []Spent {
-	out := []Spent{e.cfg.Spent}
+// spentIn is a Spent with the nonce space of its scheme's authorizations.
+type spentIn struct {
+	Spent
+	space string
+}
+
+// allSpents lists Config.Spent and Config.Spents' others, once each, with
+// their nonce spaces.
+func (e *Engine) allSpents() []spentIn {
+	out := []spentIn{{e.cfg.Spent, e.cfg.Spaces[""]}}
 	for name, s := range e.cfg.Spents {
 		if name != "" {
-			out = append(out, s)
+			out = append(out, spentIn{s, e.cfg.Spaces[name]})
 		}
 	}
 	return out

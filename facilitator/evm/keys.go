@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"strings"
 
@@ -65,4 +66,27 @@ func SignDigest(key *ecdsa.PrivateKey, digest common.Hash) ([]byte, error) {
 	}
 	sig[64] += 27
 	return sig, nil
+}
+
+// RecoverDigest recovers the signer of a digest from a 65-byte r‖s‖v
+// signature (v 27/28 or 0/1), refusing malleable (high-s) and malformed
+// signatures.
+func RecoverDigest(d common.Hash, sig []byte) (common.Address, error) {
+	if len(sig) != crypto.SignatureLength {
+		return common.Address{}, errors.New("signature is not 65 bytes")
+	}
+	var rsv [crypto.SignatureLength]byte
+	copy(rsv[:], sig)
+	if rsv[64] >= 27 {
+		rsv[64] -= 27
+	}
+	r, s := new(big.Int).SetBytes(rsv[:32]), new(big.Int).SetBytes(rsv[32:64])
+	if !crypto.ValidateSignatureValues(rsv[64], r, s, true) {
+		return common.Address{}, errors.New("signature values out of range")
+	}
+	pub, err := crypto.Ecrecover(d[:], rsv[:])
+	if err != nil {
+		return common.Address{}, err
+	}
+	return common.BytesToAddress(crypto.Keccak256(pub[1:])[12:]), nil
 }

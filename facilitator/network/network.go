@@ -124,13 +124,13 @@ func Open(ctx context.Context, nc Config, env Env) (*Network, error) {
 
 // StartEngine starts the network's settlement engine, which asks spent
 // about authorizations on chain (spents, by scheme name, for each scheme
-// bound to the network). reverted is its Config.Reverted (nil for
-// none). On an error the network is left
+// bound to the network; spaces their nonce spaces, engine.Config.Spaces).
+// reverted is its Config.Reverted (nil for none). On an error the network is left
 // without an engine; Close it.
-func (n *Network) StartEngine(ctx context.Context, env Env, spent engine.Spent, spents map[string]engine.Spent, reverted func(*engine.Revert)) error {
+func (n *Network) StartEngine(ctx context.Context, env Env, spent engine.Spent, spents map[string]engine.Spent, spaces map[string]string, reverted func(*engine.Revert)) error {
 	nc := &n.Cfg
 	eng, err := engine.New(engine.Config{
-		Network: nc.Name, ChainID: n.ChainID, Token: n.Token, Spent: spent, Spents: spents, Pool: n.Pool, Keys: nc.SignerKeys,
+		Network: nc.Name, ChainID: n.ChainID, Token: n.Token, Spent: spent, Spents: spents, Spaces: spaces, Pool: n.Pool, Keys: nc.SignerKeys,
 		Journal: env.Journal, PollInterval: env.PollInterval, ReplaceAfter: env.ReplaceAfter, MaxFeeMultiple: env.MaxFee, Serial: env.Serial,
 		UseLogWindow: env.UseLogWindow, Logger: env.Logger, Now: env.Now, Reverted: reverted,
 	})

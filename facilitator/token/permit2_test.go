@@ -24,7 +24,7 @@ import (
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 )
 
 // p2env is a chain with id 338 (the devnet's, so payloads signed by the
@@ -48,8 +48,8 @@ type p2env struct {
 }
 
 var (
-	uptoAddr  = evm.UptoPermit2ProxyAddress
-	exactAddr = evm.ExactPermit2ProxyAddress
+	uptoAddr  = permit2.UptoProxyAddress
+	exactAddr = permit2.ExactProxyAddress
 )
 
 func newP2Env(t *testing.T) *p2env {
@@ -70,10 +70,10 @@ func newP2Env(t *testing.T) *p2env {
 			Storage: GenesisStorage(minter, map[common.Address]*big.Int{e.buyer: thousand}),
 			Balance: new(big.Int),
 		},
-		evm.Permit2Address: {Code: Permit2RuntimeCode(), Balance: new(big.Int)},
+		permit2.Address: {Code: Permit2RuntimeCode(), Balance: new(big.Int)},
 	}
 	for addr, kind := range map[common.Address]ProxyKind{uptoAddr: UptoProxy, exactAddr: ExactProxy} {
-		g, err := ProxyGenesisFor(kind, evm.Permit2Address)
+		g, err := ProxyGenesisFor(kind, permit2.Address)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func newP2Env(t *testing.T) *p2env {
 	if e.tok, err = NewEIP3009Token(genesisAt, e.client); err != nil {
 		t.Fatal(err)
 	}
-	if e.permit2, err = NewPermit2(evm.Permit2Address, e.client); err != nil {
+	if e.permit2, err = NewPermit2(permit2.Address, e.client); err != nil {
 		t.Fatal(err)
 	}
 	if e.exact, err = NewX402ExactPermit2Proxy(exactAddr, e.client); err != nil {
@@ -157,7 +157,7 @@ func (e *p2env) balance(t *testing.T, a common.Address) *big.Int {
 // clients' approval transaction does.
 func (e *p2env) approvePermit2(t *testing.T) {
 	t.Helper()
-	e.mined(t)(e.tok.Approve(e.opts(t, e.buyerKey), evm.Permit2Address, abi.MaxUint256))
+	e.mined(t)(e.tok.Approve(e.opts(t, e.buyerKey), permit2.Address, abi.MaxUint256))
 }
 
 func (e *p2env) now(t *testing.T) int64 {
@@ -208,27 +208,27 @@ func (e *p2env) revert(t *testing.T, from, to common.Address, data []byte) strin
 
 // payment is one signed Permit2 payment through a proxy.
 type payment struct {
-	proxy evm.Permit2Proxy
-	a     evm.Permit2Authorization
+	proxy permit2.Proxy
+	a     permit2.Authorization
 	sig   []byte
 }
 
 // newPayment returns a payment by the buyer to the payee of max tokens,
 // valid from now on for an hour, edited by edit before it is signed.
-func (e *p2env) newPayment(t *testing.T, proxy evm.Permit2Proxy, max *big.Int, nonce int64, edit func(*evm.Permit2Authorization)) payment {
+func (e *p2env) newPayment(t *testing.T, proxy permit2.Proxy, max *big.Int, nonce int64, edit func(*permit2.Authorization)) payment {
 	t.Helper()
-	a := evm.Permit2Authorization{
+	a := permit2.Authorization{
 		From: e.buyer, Token: genesisAt, Amount: max, Spender: proxy.Address(),
 		Nonce: big.NewInt(nonce), Deadline: big.NewInt(e.now(t) + 3600),
 		To: e.payee, ValidAfter: new(big.Int),
 	}
-	if proxy == evm.UptoPermit2 {
+	if proxy == permit2.UptoProxy {
 		a.Facilitator = e.fac
 	}
 	if edit != nil {
 		edit(&a)
 	}
-	sig, err := evm.SignPermit2(e.buyerKey, proxy, e.chainID, a)
+	sig, err := permit2.Sign(e.buyerKey, proxy, e.chainID, a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func (p payment) settleData(t *testing.T, amount *big.Int) []byte {
 	t.Helper()
 	var data []byte
 	var err error
-	if p.proxy == evm.UptoPermit2 {
+	if p.proxy == permit2.UptoProxy {
 		a, _ := X402UptoPermit2ProxyMetaData.GetAbi()
 		data, err = a.Pack("settle", p.permit(), amount, p.a.From, p.uptoWitness(), p.sig)
 	} else {
@@ -278,7 +278,7 @@ func TestPermit2Contracts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := evm.Permit2DomainSeparator(e.chainID)
+	want, err := permit2.DomainSeparator(e.chainID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,11 +292,11 @@ func TestPermit2Contracts(t *testing.T) {
 		typeHash             func(*bind.CallOpts) ([32]byte, error)
 		wantString, wantType string
 	}{
-		{"exact", e.exact.PERMIT2, e.exact.WITNESSTYPESTRING, e.exact.WITNESSTYPEHASH, evm.ExactWitnessTypeString, "Witness(address to,uint256 validAfter)"},
-		{"upto", e.upto.PERMIT2, e.upto.WITNESSTYPESTRING, e.upto.WITNESSTYPEHASH, evm.UptoWitnessTypeString, "Witness(address to,address facilitator,uint256 validAfter)"},
+		{"exact", e.exact.PERMIT2, e.exact.WITNESSTYPESTRING, e.exact.WITNESSTYPEHASH, permit2.ExactWitnessTypeString, "Witness(address to,uint256 validAfter)"},
+		{"upto", e.upto.PERMIT2, e.upto.WITNESSTYPESTRING, e.upto.WITNESSTYPEHASH, permit2.UptoWitnessTypeString, "Witness(address to,address facilitator,uint256 validAfter)"},
 	} {
 		p2, err := c.permit2(nil)
-		if err != nil || p2 != evm.Permit2Address {
+		if err != nil || p2 != permit2.Address {
 			t.Errorf("%s: PERMIT2 %s %v", c.name, p2, err)
 		}
 		s, err := c.typeString(nil)
@@ -319,12 +319,12 @@ func TestProxyGenesis(t *testing.T) {
 		var tx *types.Transaction
 		var err error
 		if kind == ExactProxy {
-			addr, tx, _, err = DeployX402ExactPermit2Proxy(e.opts(t, e.strangerKey), e.client, evm.Permit2Address)
+			addr, tx, _, err = DeployX402ExactPermit2Proxy(e.opts(t, e.strangerKey), e.client, permit2.Address)
 		} else {
-			addr, tx, _, err = DeployX402UptoPermit2Proxy(e.opts(t, e.strangerKey), e.client, evm.Permit2Address)
+			addr, tx, _, err = DeployX402UptoPermit2Proxy(e.opts(t, e.strangerKey), e.client, permit2.Address)
 		}
 		e.mined(t)(tx, err)
-		g, err := ProxyGenesisFor(kind, evm.Permit2Address)
+		g, err := ProxyGenesisFor(kind, permit2.Address)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -346,7 +346,7 @@ func TestProxyGenesis(t *testing.T) {
 			t.Fatalf("%s with Permit2 0: %v", kind, err)
 		}
 	}
-	if _, err := ProxyGenesisFor("x402Other", evm.Permit2Address); err == nil || err.Error() != `token: unknown proxy "x402Other"` {
+	if _, err := ProxyGenesisFor("x402Other", permit2.Address); err == nil || err.Error() != `token: unknown proxy "x402Other"` {
 		t.Fatalf("unknown proxy: %v", err)
 	}
 }
@@ -359,7 +359,7 @@ func TestUptoSettle(t *testing.T) {
 	e.approvePermit2(t)
 	max := big.NewInt(2_000_000)
 	charge := big.NewInt(1_250_000)
-	p := e.newPayment(t, evm.UptoPermit2, max, 0x1_05, nil) // word 1, bit 5
+	p := e.newPayment(t, permit2.UptoProxy, max, 0x1_05, nil) // word 1, bit 5
 	rc := e.mined(t)(e.upto.Settle(e.opts(t, e.facKey), p.permit(), charge, e.buyer, p.uptoWitness(), p.sig))
 	t.Logf("upto settle: gas used %d", rc.GasUsed)
 	if got := e.balance(t, e.payee); got.Cmp(charge) != 0 {
@@ -390,7 +390,7 @@ func TestExactSettle(t *testing.T) {
 	e := newP2Env(t)
 	e.approvePermit2(t)
 	price := big.NewInt(1_500_000)
-	p := e.newPayment(t, evm.ExactPermit2, price, 7, nil)
+	p := e.newPayment(t, permit2.ExactProxy, price, 7, nil)
 	rc := e.mined(t)(e.exact.Settle(e.opts(t, e.strangerKey), p.permit(), e.buyer, p.exactWitness(), p.sig))
 	t.Logf("exact settle: gas used %d", rc.GasUsed)
 	if got := e.balance(t, e.payee); got.Cmp(price) != 0 {
@@ -408,7 +408,7 @@ func TestPermit2Refusals(t *testing.T) {
 	e.approvePermit2(t)
 	// Nonce 9 is used by a settled payment; the buyer invalidates nonces
 	// 0x200..0x2ff (word 2) without using them.
-	used := e.newPayment(t, evm.UptoPermit2, big.NewInt(10), 9, nil)
+	used := e.newPayment(t, permit2.UptoProxy, big.NewInt(10), 9, nil)
 	e.mined(t)(e.upto.Settle(e.opts(t, e.facKey), used.permit(), big.NewInt(10), e.buyer, used.uptoWitness(), used.sig))
 	e.mined(t)(e.permit2.InvalidateUnorderedNonces(e.opts(t, e.buyerKey), big.NewInt(2), abi.MaxUint256))
 	now := e.now(t)
@@ -417,39 +417,39 @@ func TestPermit2Refusals(t *testing.T) {
 
 	cases := []struct {
 		name   string
-		proxy  evm.Permit2Proxy
-		edit   func(*evm.Permit2Authorization) // before signing
-		tamper func(*payment)                  // after signing
-		amount *big.Int                        // upto's settle amount; nil: max
-		from   *common.Address                 // nil: the facilitator
+		proxy  permit2.Proxy
+		edit   func(*permit2.Authorization) // before signing
+		tamper func(*payment)               // after signing
+		amount *big.Int                     // upto's settle amount; nil: max
+		from   *common.Address              // nil: the facilitator
 		want   string
 	}{
-		{name: "upto: above the maximum", proxy: evm.UptoPermit2, amount: big.NewInt(1_000_001), want: "AmountExceedsPermitted()"},
-		{name: "upto: not the witness's facilitator", proxy: evm.UptoPermit2, from: &e.stranger, want: "UnauthorizedFacilitator()"},
-		{name: "upto: the buyer as caller", proxy: evm.UptoPermit2, from: &e.buyer, want: "UnauthorizedFacilitator()"},
-		{name: "upto: zero", proxy: evm.UptoPermit2, amount: new(big.Int), want: "InvalidAmount()"},
-		{name: "exact: zero permitted", proxy: evm.ExactPermit2, edit: func(a *evm.Permit2Authorization) { a.Amount = new(big.Int) }, want: "InvalidAmount()"},
-		{name: "upto: nonce used", proxy: evm.UptoPermit2, edit: func(a *evm.Permit2Authorization) { a.Nonce = big.NewInt(9) }, want: "InvalidNonce()"},
-		{name: "exact: nonce used by an upto payment", proxy: evm.ExactPermit2, edit: func(a *evm.Permit2Authorization) { a.Nonce = big.NewInt(9) }, want: "InvalidNonce()"},
-		{name: "upto: nonce invalidated", proxy: evm.UptoPermit2, edit: func(a *evm.Permit2Authorization) { a.Nonce = big.NewInt(0x2_42) }, want: "InvalidNonce()"},
-		{name: "upto: deadline passed", proxy: evm.UptoPermit2, edit: func(a *evm.Permit2Authorization) { a.Deadline = big.NewInt(now - 1) }, want: fmt.Sprintf("SignatureExpired(%d)", now-1)},
-		{name: "exact: deadline passed", proxy: evm.ExactPermit2, edit: func(a *evm.Permit2Authorization) { a.Deadline = big.NewInt(now - 1) }, want: fmt.Sprintf("SignatureExpired(%d)", now-1)},
-		{name: "upto: validAfter ahead", proxy: evm.UptoPermit2, edit: func(a *evm.Permit2Authorization) { a.ValidAfter = big.NewInt(now + 600) }, want: "PaymentTooEarly()"},
-		{name: "exact: validAfter ahead", proxy: evm.ExactPermit2, edit: func(a *evm.Permit2Authorization) { a.ValidAfter = big.NewInt(now + 600) }, want: "PaymentTooEarly()"},
-		{name: "upto: payee changed after signing", proxy: evm.UptoPermit2, tamper: func(p *payment) { p.a.To = other }, want: "InvalidSigner()"},
-		{name: "exact: payee changed after signing", proxy: evm.ExactPermit2, tamper: func(p *payment) { p.a.To = other }, want: "InvalidSigner()"},
-		{name: "upto: facilitator changed after signing", proxy: evm.UptoPermit2, tamper: func(p *payment) { p.a.Facilitator = e.stranger }, from: &e.stranger, want: "InvalidSigner()"},
-		{name: "upto: maximum raised after signing", proxy: evm.UptoPermit2, tamper: func(p *payment) { p.a.Amount = big.NewInt(2_000_000) }, want: "InvalidSigner()"},
-		{name: "upto: signed for the exact proxy", proxy: evm.UptoPermit2, edit: func(a *evm.Permit2Authorization) { a.Spender = exactAddr }, want: "InvalidSigner()"},
-		{name: "upto: signed by another key", proxy: evm.UptoPermit2, tamper: func(p *payment) {
-			p.sig, _ = evm.SignPermit2(e.strangerKey, p.proxy, e.chainID, p.a)
+		{name: "upto: above the maximum", proxy: permit2.UptoProxy, amount: big.NewInt(1_000_001), want: "AmountExceedsPermitted()"},
+		{name: "upto: not the witness's facilitator", proxy: permit2.UptoProxy, from: &e.stranger, want: "UnauthorizedFacilitator()"},
+		{name: "upto: the buyer as caller", proxy: permit2.UptoProxy, from: &e.buyer, want: "UnauthorizedFacilitator()"},
+		{name: "upto: zero", proxy: permit2.UptoProxy, amount: new(big.Int), want: "InvalidAmount()"},
+		{name: "exact: zero permitted", proxy: permit2.ExactProxy, edit: func(a *permit2.Authorization) { a.Amount = new(big.Int) }, want: "InvalidAmount()"},
+		{name: "upto: nonce used", proxy: permit2.UptoProxy, edit: func(a *permit2.Authorization) { a.Nonce = big.NewInt(9) }, want: "InvalidNonce()"},
+		{name: "exact: nonce used by an upto payment", proxy: permit2.ExactProxy, edit: func(a *permit2.Authorization) { a.Nonce = big.NewInt(9) }, want: "InvalidNonce()"},
+		{name: "upto: nonce invalidated", proxy: permit2.UptoProxy, edit: func(a *permit2.Authorization) { a.Nonce = big.NewInt(0x2_42) }, want: "InvalidNonce()"},
+		{name: "upto: deadline passed", proxy: permit2.UptoProxy, edit: func(a *permit2.Authorization) { a.Deadline = big.NewInt(now - 1) }, want: fmt.Sprintf("SignatureExpired(%d)", now-1)},
+		{name: "exact: deadline passed", proxy: permit2.ExactProxy, edit: func(a *permit2.Authorization) { a.Deadline = big.NewInt(now - 1) }, want: fmt.Sprintf("SignatureExpired(%d)", now-1)},
+		{name: "upto: validAfter ahead", proxy: permit2.UptoProxy, edit: func(a *permit2.Authorization) { a.ValidAfter = big.NewInt(now + 600) }, want: "PaymentTooEarly()"},
+		{name: "exact: validAfter ahead", proxy: permit2.ExactProxy, edit: func(a *permit2.Authorization) { a.ValidAfter = big.NewInt(now + 600) }, want: "PaymentTooEarly()"},
+		{name: "upto: payee changed after signing", proxy: permit2.UptoProxy, tamper: func(p *payment) { p.a.To = other }, want: "InvalidSigner()"},
+		{name: "exact: payee changed after signing", proxy: permit2.ExactProxy, tamper: func(p *payment) { p.a.To = other }, want: "InvalidSigner()"},
+		{name: "upto: facilitator changed after signing", proxy: permit2.UptoProxy, tamper: func(p *payment) { p.a.Facilitator = e.stranger }, from: &e.stranger, want: "InvalidSigner()"},
+		{name: "upto: maximum raised after signing", proxy: permit2.UptoProxy, tamper: func(p *payment) { p.a.Amount = big.NewInt(2_000_000) }, want: "InvalidSigner()"},
+		{name: "upto: signed for the exact proxy", proxy: permit2.UptoProxy, edit: func(a *permit2.Authorization) { a.Spender = exactAddr }, want: "InvalidSigner()"},
+		{name: "upto: signed by another key", proxy: permit2.UptoProxy, tamper: func(p *payment) {
+			p.sig, _ = permit2.Sign(e.strangerKey, p.proxy, e.chainID, p.a)
 		}, want: "InvalidSigner()"},
-		{name: "upto: signature of 66 bytes", proxy: evm.UptoPermit2, tamper: func(p *payment) { p.sig = append(p.sig, 0) }, want: "InvalidSignatureLength()"},
-		{name: "upto: v of 29", proxy: evm.UptoPermit2, tamper: func(p *payment) { p.sig[64] = 29 }, want: "InvalidSignature()"},
-		{name: "upto: no owner", proxy: evm.UptoPermit2, tamper: func(p *payment) { p.a.From = common.Address{} }, want: "InvalidOwner()"},
-		{name: "exact: no payee", proxy: evm.ExactPermit2, edit: func(a *evm.Permit2Authorization) { a.To = common.Address{} }, want: "InvalidDestination()"},
-		{name: "upto: more than the balance", proxy: evm.UptoPermit2, edit: func(a *evm.Permit2Authorization) { a.Amount = new(big.Int).Add(thousand, big.NewInt(1)) }, amount: new(big.Int).Add(thousand, big.NewInt(1)), want: "TRANSFER_FROM_FAILED"},
-		{name: "exact: token without code", proxy: evm.ExactPermit2, edit: func(a *evm.Permit2Authorization) { a.Token = other }, want: ""},
+		{name: "upto: signature of 66 bytes", proxy: permit2.UptoProxy, tamper: func(p *payment) { p.sig = append(p.sig, 0) }, want: "InvalidSignatureLength()"},
+		{name: "upto: v of 29", proxy: permit2.UptoProxy, tamper: func(p *payment) { p.sig[64] = 29 }, want: "InvalidSignature()"},
+		{name: "upto: no owner", proxy: permit2.UptoProxy, tamper: func(p *payment) { p.a.From = common.Address{} }, want: "InvalidOwner()"},
+		{name: "exact: no payee", proxy: permit2.ExactProxy, edit: func(a *permit2.Authorization) { a.To = common.Address{} }, want: "InvalidDestination()"},
+		{name: "upto: more than the balance", proxy: permit2.UptoProxy, edit: func(a *permit2.Authorization) { a.Amount = new(big.Int).Add(thousand, big.NewInt(1)) }, amount: new(big.Int).Add(thousand, big.NewInt(1)), want: "TRANSFER_FROM_FAILED"},
+		{name: "exact: token without code", proxy: permit2.ExactProxy, edit: func(a *permit2.Authorization) { a.Token = other }, want: ""},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -474,8 +474,8 @@ func TestPermit2Refusals(t *testing.T) {
 	// Permit2: a facilitator must check the asset itself.
 
 	// Without an allowance to Permit2, the transfer fails.
-	e.mined(t)(e.tok.Approve(e.opts(t, e.buyerKey), evm.Permit2Address, new(big.Int)))
-	p := e.newPayment(t, evm.UptoPermit2, max, 0x400, nil)
+	e.mined(t)(e.tok.Approve(e.opts(t, e.buyerKey), permit2.Address, new(big.Int)))
+	p := e.newPayment(t, permit2.UptoProxy, max, 0x400, nil)
 	if got := e.revert(t, e.fac, uptoAddr, p.settleData(t, max)); got != "TRANSFER_FROM_FAILED" {
 		t.Fatalf("without allowance: %q", got)
 	}
@@ -508,12 +508,12 @@ func TestPermit2Direct(t *testing.T) {
 	details := ISignatureTransferSignatureTransferDetails{To: e.payee, RequestedAmount: big.NewInt(400)}
 	a, _ := Permit2MetaData.GetAbi()
 	over, _ := a.Pack("permitTransferFrom", permit, ISignatureTransferSignatureTransferDetails{To: e.payee, RequestedAmount: big.NewInt(501)}, e.buyer, compact)
-	if got := e.revert(t, e.stranger, evm.Permit2Address, over); got != "InvalidAmount(500)" {
+	if got := e.revert(t, e.stranger, permit2.Address, over); got != "InvalidAmount(500)" {
 		t.Fatalf("above the permitted amount: %q", got)
 	}
 	// Another spender than the one signed for.
 	data, _ := a.Pack("permitTransferFrom", permit, details, e.buyer, compact)
-	if got := e.revert(t, e.fac, evm.Permit2Address, data); got != "InvalidSigner()" {
+	if got := e.revert(t, e.fac, permit2.Address, data); got != "InvalidSigner()" {
 		t.Fatalf("other spender: %q", got)
 	}
 	e.mined(t)(e.permit2.PermitTransferFrom(e.opts(t, e.strangerKey), permit, details, e.buyer, compact))
@@ -527,7 +527,7 @@ func TestPermit2Direct(t *testing.T) {
 		t.Fatal(err)
 	}
 	next := e.now(t) + 1
-	p := e.newPayment(t, evm.UptoPermit2, big.NewInt(5), 78, func(a *evm.Permit2Authorization) {
+	p := e.newPayment(t, permit2.UptoProxy, big.NewInt(5), 78, func(a *permit2.Authorization) {
 		a.Deadline, a.ValidAfter = big.NewInt(next), big.NewInt(next)
 	})
 	opts := e.opts(t, e.facKey)
@@ -585,9 +585,9 @@ func num(t *testing.T, s string) *big.Int {
 	return v
 }
 
-func (c clientPayload) payment(t *testing.T, proxy evm.Permit2Proxy) payment {
+func (c clientPayload) payment(t *testing.T, proxy permit2.Proxy) payment {
 	a := c.Auth
-	return payment{proxy: proxy, sig: c.Signature, a: evm.Permit2Authorization{
+	return payment{proxy: proxy, sig: c.Signature, a: permit2.Authorization{
 		From: a.From, Token: a.Permitted.Token, Amount: num(t, a.Permitted.Amount), Spender: a.Spender,
 		Nonce: num(t, a.Nonce), Deadline: num(t, a.Deadline),
 		To: a.Witness.To, Facilitator: a.Witness.Facilitator, ValidAfter: num(t, a.Witness.ValidAfter),
@@ -611,11 +611,11 @@ func TestPublishedClientPayloads(t *testing.T) {
 	if f.ChainID != e.chainID.Int64() {
 		t.Fatalf("payloads for chain %d", f.ChainID)
 	}
-	up := f.Upto.Payload.payment(t, evm.UptoPermit2)
-	if up.a.From != e.buyer || up.a.Facilitator != e.fac || up.a.Spender != uptoAddr || f.Upto.EIP2612.Spender != evm.Permit2Address {
+	up := f.Upto.Payload.payment(t, permit2.UptoProxy)
+	if up.a.From != e.buyer || up.a.Facilitator != e.fac || up.a.Spender != uptoAddr || f.Upto.EIP2612.Spender != permit2.Address {
 		t.Fatalf("upto payload for another buyer, facilitator or spender: %+v", up.a)
 	}
-	if allowance, _ := e.tok.Allowance(nil, e.buyer, evm.Permit2Address); allowance.Sign() != 0 {
+	if allowance, _ := e.tok.Allowance(nil, e.buyer, permit2.Address); allowance.Sign() != 0 {
 		t.Fatal("buyer has an allowance already")
 	}
 	sig := f.Upto.EIP2612.Signature
@@ -631,7 +631,7 @@ func TestPublishedClientPayloads(t *testing.T) {
 	}
 	// The permit approved the maximum; the transfer used the charge.
 	left := new(big.Int).Sub(up.a.Amount, charge)
-	if got, _ := e.tok.Allowance(nil, e.buyer, evm.Permit2Address); got.Cmp(left) != 0 {
+	if got, _ := e.tok.Allowance(nil, e.buyer, permit2.Address); got.Cmp(left) != 0 {
 		t.Fatalf("allowance left %s, want %s", got, left)
 	}
 	if n, _ := e.tok.Nonces(nil, e.buyer); n.Cmp(big.NewInt(1)) != 0 {
@@ -641,7 +641,7 @@ func TestPublishedClientPayloads(t *testing.T) {
 		t.Fatalf("last log: %v", err)
 	}
 
-	ex := f.Exact.Payload.payment(t, evm.ExactPermit2)
+	ex := f.Exact.Payload.payment(t, permit2.ExactProxy)
 	e.approvePermit2(t)
 	before := e.balance(t, ex.a.To)
 	e.mined(t)(e.exact.Settle(e.opts(t, e.strangerKey), ex.permit(), ex.a.From, ex.exactWitness(), ex.sig))
@@ -657,9 +657,9 @@ func TestSettleWithPermit(t *testing.T) {
 	e := newP2Env(t)
 	max := big.NewInt(3_000_000)
 	deadline := big.NewInt(e.now(t) + 3600)
-	permit2612 := e.sign2612(t, e.buyerKey, e.buyer, evm.Permit2Address, max, big.NewInt(0), deadline)
+	permit2612 := e.sign2612(t, e.buyerKey, e.buyer, permit2.Address, max, big.NewInt(0), deadline)
 
-	p := e.newPayment(t, evm.ExactPermit2, max, 1, nil)
+	p := e.newPayment(t, permit2.ExactProxy, max, 1, nil)
 	a, _ := X402ExactPermit2ProxyMetaData.GetAbi()
 	wrong := permit2612
 	wrong.Value = big.NewInt(2_999_999)
@@ -674,7 +674,7 @@ func TestSettleWithPermit(t *testing.T) {
 
 	// The same permit again (its nonce is used) with an allowance in place.
 	e.approvePermit2(t)
-	q := e.newPayment(t, evm.UptoPermit2, max, 2, nil)
+	q := e.newPayment(t, permit2.UptoProxy, max, 2, nil)
 	rc := e.mined(t)(e.upto.SettleWithPermit(e.opts(t, e.facKey), permit2612, q.permit(), big.NewInt(1), e.buyer, q.uptoWitness(), q.sig))
 	var reason string
 	for _, l := range rc.Logs {
@@ -699,7 +699,7 @@ func TestReentrancyGuardFromGenesis(t *testing.T) {
 	e := newP2Env(t)
 	e.approvePermit2(t)
 	for i := int64(0); i < 2; i++ {
-		p := e.newPayment(t, evm.UptoPermit2, big.NewInt(10), 300+i, nil)
+		p := e.newPayment(t, permit2.UptoProxy, big.NewInt(10), 300+i, nil)
 		e.mined(t)(e.upto.Settle(e.opts(t, e.facKey), p.permit(), big.NewInt(10), e.buyer, p.uptoWitness(), p.sig))
 	}
 	v, err := e.client.StorageAt(context.Background(), uptoAddr, common.Hash{}, nil)

@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -40,7 +41,7 @@ type PaymentOptions struct {
 // it as the PAYMENT-SIGNATURE header (Base64 JSON of a v2 PaymentPayload).
 // accepted.Extra must carry facilitatorAddress.
 func CreatePayment(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts PaymentOptions) (string, error) {
-	return createPayment(key, evm.UptoPermit2, accepted, resource, opts)
+	return createPayment(key, permit2.UptoProxy, accepted, resource, opts)
 }
 
 // CreateExactPermit2Payment signs an exact payment through Permit2 (for
@@ -48,16 +49,16 @@ func CreatePayment(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource
 // 2.27's ExactEvmScheme client does, and returns the PAYMENT-SIGNATURE
 // header.
 func CreateExactPermit2Payment(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts PaymentOptions) (string, error) {
-	return createPayment(key, evm.ExactPermit2, accepted, resource, opts)
+	return createPayment(key, permit2.ExactProxy, accepted, resource, opts)
 }
 
-func createPayment(key *ecdsa.PrivateKey, proxy evm.Permit2Proxy, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts PaymentOptions) (string, error) {
+func createPayment(key *ecdsa.PrivateKey, proxy permit2.Proxy, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts PaymentOptions) (string, error) {
 	chainID, ok := x402.ParseCAIP2(accepted.Network)
 	if !ok {
 		return "", fmt.Errorf("network %q is not a CAIP-2 eip155:<chainId> id", accepted.Network)
 	}
 	var facilitator common.Address
-	if proxy == evm.UptoPermit2 {
+	if proxy == permit2.UptoProxy {
 		fs, _ := accepted.Extra["facilitatorAddress"].(string)
 		if facilitator, ok = x402.ParseAddress(fs); !ok {
 			return "", errors.New("upto requirements without extra.facilitatorAddress")
@@ -89,14 +90,14 @@ func createPayment(key *ecdsa.PrivateKey, proxy evm.Permit2Proxy, accepted x402.
 	if validAfter == nil {
 		validAfter = new(big.Int)
 	}
-	a := evm.Permit2Authorization{From: crypto.PubkeyToAddress(key.PublicKey), Token: token, Amount: amount, Spender: proxy.Address(),
+	a := permit2.Authorization{From: crypto.PubkeyToAddress(key.PublicKey), Token: token, Amount: amount, Spender: proxy.Address(),
 		Nonce: nonce, Deadline: big.NewInt(now().Add(validFor).Unix()), To: payTo, Facilitator: facilitator, ValidAfter: validAfter}
-	sig, err := evm.SignPermit2(key, proxy, big.NewInt(chainID), a)
+	sig, err := permit2.Sign(key, proxy, big.NewInt(chainID), a)
 	if err != nil {
 		return "", err
 	}
 	witness := map[string]any{"to": a.To.Hex(), "validAfter": a.ValidAfter.String()}
-	if proxy == evm.UptoPermit2 {
+	if proxy == permit2.UptoProxy {
 		witness["facilitator"] = a.Facilitator.Hex()
 	}
 	payload, err := json.Marshal(map[string]any{
@@ -133,7 +134,7 @@ func EIP2612Extension(key *ecdsa.PrivateKey, token common.Address, name, version
 		},
 		PrimaryType: "Permit",
 		Domain:      evm.Domain{Name: name, Version: version, ChainID: chainID, VerifyingContract: token}.TypedDataDomain(),
-		Message:     apitypes.TypedDataMessage{"owner": owner.Hex(), "spender": evm.Permit2Address.Hex(), "value": value, "nonce": nonce, "deadline": deadline},
+		Message:     apitypes.TypedDataMessage{"owner": owner.Hex(), "spender": permit2.Address.Hex(), "value": value, "nonce": nonce, "deadline": deadline},
 	}
 	digest, _, err := apitypes.TypedDataAndHash(td)
 	if err != nil {
@@ -145,7 +146,7 @@ func EIP2612Extension(key *ecdsa.PrivateKey, token common.Address, name, version
 	}
 	sig[64] += 27
 	return map[string]any{x402.ExtEIP2612GasSponsoring: map[string]any{"info": map[string]any{
-		"from": owner.Hex(), "asset": token.Hex(), "spender": evm.Permit2Address.Hex(), "amount": value.String(),
+		"from": owner.Hex(), "asset": token.Hex(), "spender": permit2.Address.Hex(), "amount": value.String(),
 		"nonce": nonce.String(), "deadline": deadline.String(), "signature": hexutil.Encode(sig), "version": "1",
 	}}}, nil
 }

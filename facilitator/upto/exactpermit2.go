@@ -3,8 +3,8 @@ package upto
 import (
 	"context"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -14,7 +14,7 @@ import (
 // extra.assetTransferMethod "permit2", which the buyer pays with a Permit2
 // witness transfer of the price to the x402 exact proxy
 // (0x402085c248EeA27D92E8b30b2C58ed07f9E20001), settled by anyone.
-const SchemeExactPermit2 = "exact-permit2"
+const SchemeExactPermit2 = x402.SchemeExactPermit2
 
 func init() { scheme.Register(exactFlavour{}) }
 
@@ -28,6 +28,15 @@ func (exactFlavour) Name() string   { return SchemeExactPermit2 }
 func (exactFlavour) Family() string { return "eip155" }
 func (exactFlavour) Of() string     { return x402.SchemeExact }
 
+// NonceSpace is Permit2's (scheme.NonceSpacer).
+func (exactFlavour) NonceSpace() string { return permit2.NonceSpace }
+
+var (
+	_ scheme.Flavour     = exactFlavour{}
+	_ scheme.NonceSpacer = exactFlavour{}
+	_ scheme.NonceSpacer = mechanism{}
+)
+
 // permit2Key is the key of a Permit2 payload.
 const permit2Key = `"permit2Authorization"`
 
@@ -38,5 +47,5 @@ func (exactFlavour) Takes(p *x402.Payment) bool { return p.PayloadHas(permit2Key
 // Bind readies exact through Permit2 on a network whose chain has Permit2
 // and the x402 exact proxy, or declines it.
 func (exactFlavour) Bind(ctx context.Context, n *network.Network, env scheme.Env) (scheme.Bound, error) {
-	return bindProxy(ctx, n, env, evm.ExactPermit2)
+	return bindProxy(ctx, n, env, permit2.ExactProxy)
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -39,17 +40,20 @@ type mechanism struct{}
 func (mechanism) Name() string   { return x402.SchemeUpto }
 func (mechanism) Family() string { return "eip155" }
 
+// NonceSpace is Permit2's: upto's nonces are Permit2's (scheme.NonceSpacer).
+func (mechanism) NonceSpace() string { return permit2.NonceSpace }
+
 // Bind readies upto on a network whose chain has Permit2 and the x402 upto
 // proxy at their canonical addresses. On a chain without them (or whose
 // code cannot be read now) it declines: nil, and the network serves no
 // upto (a warning says why).
 func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (scheme.Bound, error) {
-	return bindProxy(ctx, n, env, evm.UptoPermit2)
+	return bindProxy(ctx, n, env, permit2.UptoProxy)
 }
 
 // bindProxy binds the payments through one x402 Permit2 proxy to a network
 // whose chain has Permit2 and that proxy, or declines it (nil).
-func bindProxy(ctx context.Context, n *network.Network, env scheme.Env, proxy evm.Permit2Proxy) (scheme.Bound, error) {
+func bindProxy(ctx context.Context, n *network.Network, env scheme.Env, proxy permit2.Proxy) (scheme.Bound, error) {
 	missing, err := missingContracts(ctx, n, proxy)
 	if err != nil {
 		env.Logger.Warn("cannot read whether the chain has Permit2 and the x402 "+proxy.String()+" proxy; the network serves no "+proxy.String()+" payments through Permit2 until the facilitator starts again",
@@ -61,7 +65,7 @@ func bindProxy(ctx context.Context, n *network.Network, env scheme.Env, proxy ev
 			zap.String("network", n.Cfg.Name), zap.Strings("missing", missing))
 		return nil, nil
 	}
-	h, err := evm.NewPermit2Hasher(proxy, n.ChainID)
+	h, err := permit2.NewHasher(proxy, n.ChainID)
 	if err != nil {
 		return nil, err
 	}
@@ -93,9 +97,9 @@ func hasEIP2612(ctx context.Context, n *network.Network, env scheme.Env) bool {
 
 // missingContracts lists the canonical addresses of Permit2 and the proxy
 // that hold no code on the chain.
-func missingContracts(ctx context.Context, n *network.Network, proxy evm.Permit2Proxy) ([]string, error) {
+func missingContracts(ctx context.Context, n *network.Network, proxy permit2.Proxy) ([]string, error) {
 	var missing []string
-	for _, a := range []common.Address{evm.Permit2Address, proxy.Address()} {
+	for _, a := range []common.Address{permit2.Address, proxy.Address()} {
 		var code hexutil.Bytes
 		if err := n.Pool.Call(ctx, &code, "eth_getCode", a, "latest"); err != nil {
 			return nil, fmt.Errorf("eth_getCode %s: %w", a.Hex(), err)
@@ -111,13 +115,13 @@ func missingContracts(ctx context.Context, n *network.Network, proxy evm.Permit2
 type bound struct {
 	*network.Network
 	env    scheme.Env
-	hasher *evm.Permit2Hasher
-	proxy  evm.Permit2Proxy
+	hasher *permit2.Hasher
+	proxy  permit2.Proxy
 	permit bool // the token has EIP-2612 permit (hasEIP2612)
 }
 
 // upto reports whether the bound is upto's (else exact through Permit2).
-func (b *bound) upto() bool { return b.proxy == evm.UptoPermit2 }
+func (b *bound) upto() bool { return b.proxy == permit2.UptoProxy }
 
 // name is the bound's scheme as its records name it.
 func (b *bound) name() string {
@@ -163,5 +167,5 @@ var (
 
 // Spent reads Permit2's nonceBitmap and the token's Transfer logs.
 func (b *bound) Spent() engine.Spent {
-	return permit2Spent{Permit2Spent: engine.Permit2Spent{Token: b.Token}, proxy: b.proxy}
+	return permit2Spent{Spent: permit2.Spent{Token: b.Token}, proxy: b.proxy}
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -39,20 +40,20 @@ func (b *bound) newReads(c *payment, amount *big.Int, estimate bool, from common
 	var err error
 	switch {
 	case c.permit != nil:
-		data, err = evm.SettleWithPermitCalldata(b.proxy, c.permit, c.a, amount, c.sig)
+		data, err = permit2.SettleWithPermitCalldata(b.proxy, c.permit, c.a, amount, c.sig)
 	case b.upto():
-		data, err = evm.UptoSettleCalldata(c.a, amount, c.sig)
+		data, err = permit2.UptoSettleCalldata(c.a, amount, c.sig)
 	default:
-		data, err = evm.ExactSettleCalldata(c.a, c.sig)
+		data, err = permit2.ExactSettleCalldata(c.a, c.sig)
 	}
 	if err != nil {
 		return nil, err
 	}
 	r := &reads{calldata: data}
 	var bitmapEl, balEl, allowEl rpc.BatchElem
-	bitmapEl, r.bitmap = evm.NonceBitmapCall(c.a.From, c.nonce, 0)
+	bitmapEl, r.bitmap = permit2.NonceBitmapCall(c.a.From, c.nonce, 0)
 	balEl, r.balance = evm.ViewCall(b.Token, "balanceOf", c.a.From)
-	allowEl, r.allowed = evm.AllowanceCall(b.Token, c.a.From)
+	allowEl, r.allowed = permit2.AllowanceCall(b.Token, c.a.From)
 	call := evm.CallArgs{From: from, To: b.proxy.Address(), Data: data}
 	run := rpc.BatchElem{Method: "eth_call", Args: []any{call, "latest"}, Result: new(hexutil.Bytes)}
 	if estimate {
@@ -81,13 +82,13 @@ func (r *reads) state(elems []rpc.BatchElem, nonce [32]byte) (*state, error) {
 	}
 	st := &state{block: uint64(r.block), run: elems[readsElems].Error}
 	var err error
-	if st.used, err = evm.NonceUsed(*r.bitmap, nonce); err != nil {
+	if st.used, err = permit2.NonceUsed(*r.bitmap, nonce); err != nil {
 		return nil, err
 	}
-	if st.balance, err = evm.ReadUint256("allowance", *r.balance); err != nil { // balanceOf and allowance both answer one uint256
+	if st.balance, err = permit2.ReadUint256("allowance", *r.balance); err != nil { // balanceOf and allowance both answer one uint256
 		return nil, err
 	}
-	if st.allowance, err = evm.ReadUint256("allowance", *r.allowed); err != nil {
+	if st.allowance, err = permit2.ReadUint256("allowance", *r.allowed); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -109,7 +110,7 @@ func (b *bound) reason(st *state, c *payment, max *big.Int) (string, error) {
 	case st.run == nil:
 		return "", nil
 	}
-	name, ok := evm.Permit2RevertName(st.run)
+	name, ok := permit2.RevertName(st.run)
 	if !ok {
 		return "", scheme.Unavailable("the node of network "+b.Cfg.Name+" could not simulate the settle; try again shortly", st.run)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -16,13 +16,13 @@ import (
 // maximum) and the amount the requirements name (at verify the maximum, at
 // settle the charge).
 type payment struct {
-	a      *evm.Permit2Authorization
+	a      *permit2.Authorization
 	sig    []byte
 	nonce  [32]byte
 	amount *big.Int
 	// permit is the buyer's EIP-2612 permit to Permit2 from an
 	// eip2612GasSponsoring extension, submitted with the settle.
-	permit *evm.EIP2612Permit
+	permit *permit2.EIP2612Permit
 }
 
 // Payer, Nonce and Value are the payer, the Permit2 nonce as 32 bytes and
@@ -51,7 +51,7 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 	if err != nil {
 		return nil, x402.ReasonOf(err)
 	}
-	a, sig, err := evm.ParsePermit2Payload(raw, b.upto())
+	a, sig, err := permit2.ParsePayload(raw, b.upto())
 	if err != nil {
 		return nil, x402.ReasonOf(err)
 	}
@@ -91,7 +91,7 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 	if who, err := b.hasher.Recover(a, sig); err != nil || who != a.From {
 		return nil, x402.ReasonPermit2Signature
 	}
-	c := &payment{a: a, sig: sig, nonce: evm.NonceBytes(a.Nonce), amount: amount}
+	c := &payment{a: a, sig: sig, nonce: permit2.NonceBytes(a.Nonce), amount: amount}
 	if info := p.ExtensionInfo(x402.ExtEIP2612GasSponsoring); info != nil {
 		if reason := b.checkPermit(c, info); reason != "" {
 			return nil, reason
@@ -104,7 +104,7 @@ func (b *bound) Check(req *x402.Request, p *x402.Payment) (scheme.Payment, strin
 // reference facilitator's checks: its owner the payer, its token the asset,
 // its spender Permit2, its deadline at least the expiry margin ahead.
 func (b *bound) checkPermit(c *payment, info []byte) string {
-	permit, reason := evm.CheckEIP2612Info(info, c.a.From, b.Token, b.env.Now().Add(b.env.ExpiryMargin).Unix())
+	permit, reason := permit2.CheckEIP2612Info(info, c.a.From, b.Token, b.env.Now().Add(b.env.ExpiryMargin).Unix())
 	if reason != "" {
 		return reason
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 )
 
 // permit2Spent is the engine's Spent for upto payments. Permit2 marks a
@@ -17,14 +17,13 @@ import (
 // token's Transfer logs out of the payer, each transaction read back
 // (MatchUse: an upto settle of that owner and nonce).
 type permit2Spent struct {
-	engine.Permit2Spent
-	proxy evm.Permit2Proxy
+	permit2.Spent
+	proxy permit2.Proxy
 }
 
 var (
-	_ engine.Spent       = permit2Spent{}
-	_ engine.UseMatcher  = permit2Spent{}
-	_ engine.NonceSpacer = permit2Spent{}
+	_ engine.Spent      = permit2Spent{}
+	_ engine.UseMatcher = permit2Spent{}
 )
 
 // MatchUse reports whether a transaction is an upto settle through the
@@ -34,20 +33,20 @@ func (s permit2Spent) MatchUse(payer common.Address, nonce [32]byte, to *common.
 		return false
 	}
 	a, _, ok := settleArgs(s.proxy, input)
-	return ok && a.From == payer && evm.NonceBytes(a.Nonce) == nonce && a.Token == s.Token
+	return ok && a.From == payer && permit2.NonceBytes(a.Nonce) == nonce && a.Token == s.Token
 }
 
 // settleArgs reads a proxy's settle calldata back: the authorization and
 // the amount moved (exact: the whole permitted amount).
-func settleArgs(p evm.Permit2Proxy, input []byte) (*evm.Permit2Authorization, *big.Int, bool) {
-	if a, amount, ok := evm.SettleWithPermitArgs(p, input); ok {
+func settleArgs(p permit2.Proxy, input []byte) (*permit2.Authorization, *big.Int, bool) {
+	if a, amount, ok := permit2.SettleWithPermitArgs(p, input); ok {
 		return a, amount, true
 	}
-	if p == evm.UptoPermit2 {
-		a, amount, _, ok := evm.UptoSettleArgs(input)
+	if p == permit2.UptoProxy {
+		a, amount, _, ok := permit2.UptoSettleArgs(input)
 		return a, amount, ok
 	}
-	a, _, ok := evm.ExactSettleArgs(input)
+	a, _, ok := permit2.ExactSettleArgs(input)
 	if !ok {
 		return nil, nil, false
 	}

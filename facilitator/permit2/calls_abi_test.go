@@ -1,4 +1,4 @@
-package evm
+package permit2
 
 import (
 	"bytes"
@@ -9,11 +9,11 @@ import (
 )
 
 // abiTestAuth is an authorization through proxy p with every field set.
-func abiTestAuth(p Permit2Proxy) *Permit2Authorization {
-	a := &Permit2Authorization{From: common.HexToAddress("0x857b06519E91e3A54538791bDbb0E22373e36b66"), Token: common.HexToAddress("0x036CbD53842c5426634e7929541eC2318f3dCF7e"),
+func abiTestAuth(p Proxy) *Authorization {
+	a := &Authorization{From: common.HexToAddress("0x857b06519E91e3A54538791bDbb0E22373e36b66"), Token: common.HexToAddress("0x036CbD53842c5426634e7929541eC2318f3dCF7e"),
 		Amount: big.NewInt(5000000), Spender: p.Address(), Nonce: new(big.Int).Lsh(big.NewInt(7), 250), Deadline: big.NewInt(1740672154),
 		To: common.HexToAddress("0x209693Bc6afc0C5328bA36FaF03C514EF312287C"), ValidAfter: big.NewInt(1740672089)}
-	if p == UptoPermit2 {
+	if p == UptoProxy {
 		a.Facilitator = common.HexToAddress("0xBdBCA70E4Ef5738f447dE847944162095dAb17cD")
 	}
 	return a
@@ -24,8 +24,8 @@ func abiTestAuth(p Permit2Proxy) *Permit2Authorization {
 func permit2Readers(data []byte) (ok [4]bool) {
 	_, _, _, ok[0] = UptoSettleArgs(data)
 	_, _, ok[1] = ExactSettleArgs(data)
-	_, _, ok[2] = SettleWithPermitArgs(UptoPermit2, data)
-	_, _, ok[3] = SettleWithPermitArgs(ExactPermit2, data)
+	_, _, ok[2] = SettleWithPermitArgs(UptoProxy, data)
+	_, _, ok[3] = SettleWithPermitArgs(ExactProxy, data)
 	return ok
 }
 
@@ -37,10 +37,10 @@ func permit2Calldatas(t testing.TB) [4][]byte {
 	permit.R[0], permit.S[31] = 1, 2
 	var out [4][]byte
 	var errs [4]error
-	out[0], errs[0] = UptoSettleCalldata(abiTestAuth(UptoPermit2), big.NewInt(1234), sig)
-	out[1], errs[1] = ExactSettleCalldata(abiTestAuth(ExactPermit2), sig)
-	out[2], errs[2] = SettleWithPermitCalldata(UptoPermit2, permit, abiTestAuth(UptoPermit2), big.NewInt(1234), sig)
-	out[3], errs[3] = SettleWithPermitCalldata(ExactPermit2, permit, abiTestAuth(ExactPermit2), nil, sig)
+	out[0], errs[0] = UptoSettleCalldata(abiTestAuth(UptoProxy), big.NewInt(1234), sig)
+	out[1], errs[1] = ExactSettleCalldata(abiTestAuth(ExactProxy), sig)
+	out[2], errs[2] = SettleWithPermitCalldata(UptoProxy, permit, abiTestAuth(UptoProxy), big.NewInt(1234), sig)
+	out[3], errs[3] = SettleWithPermitCalldata(ExactProxy, permit, abiTestAuth(ExactProxy), nil, sig)
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("calldata %d: %v", i, err)
@@ -99,7 +99,7 @@ func TestPermit2ArgsRefuseMalformed(t *testing.T) {
 func TestSettleWithPermitAmountChecked(t *testing.T) {
 	permit := &EIP2612Permit{Value: big.NewInt(1), Deadline: big.NewInt(2)}
 	for _, amount := range []*big.Int{nil, big.NewInt(-1), new(big.Int).Lsh(big.NewInt(1), 256)} {
-		if _, err := SettleWithPermitCalldata(UptoPermit2, permit, abiTestAuth(UptoPermit2), amount, nil); err == nil || err.Error() != "settle amount missing or out of the uint256 range" {
+		if _, err := SettleWithPermitCalldata(UptoProxy, permit, abiTestAuth(UptoProxy), amount, nil); err == nil || err.Error() != "settle amount missing or out of the uint256 range" {
 			t.Fatalf("amount %v: %v", amount, err)
 		}
 	}
@@ -132,13 +132,13 @@ func FuzzPermit2SettleArgs(f *testing.F) {
 				t.Fatalf("exact settle read back differently: %+v %+v", a, b)
 			}
 		}
-		SettleWithPermitArgs(UptoPermit2, data)
-		SettleWithPermitArgs(ExactPermit2, data)
+		SettleWithPermitArgs(UptoProxy, data)
+		SettleWithPermitArgs(ExactProxy, data)
 	})
 }
 
 // samePermit2 says whether two authorizations are equal field by field.
-func samePermit2(a, b *Permit2Authorization) bool {
+func samePermit2(a, b *Authorization) bool {
 	return a.From == b.From && a.Token == b.Token && a.Spender == b.Spender && a.To == b.To && a.Facilitator == b.Facilitator &&
 		a.Amount.Cmp(b.Amount) == 0 && a.Nonce.Cmp(b.Nonce) == 0 && a.Deadline.Cmp(b.Deadline) == 0 && a.ValidAfter.Cmp(b.ValidAfter) == 0
 }

@@ -1,4 +1,4 @@
-package evm
+package permit2
 
 import (
 	"encoding/json"
@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -59,9 +60,9 @@ const permit2CallsABIJSON = `[
  {"type":"error","name":"AmountExceedsPermitted","inputs":[]}
 ]`
 
-// Permit2CallsABI is the part of Permit2, the x402 upto proxy and the
+// CallsABI is the part of Permit2, the x402 upto proxy and the
 // token that Permit2 payments call.
-var Permit2CallsABI = func() abi.ABI {
+var CallsABI = func() abi.ABI {
 	a, err := abi.JSON(strings.NewReader(permit2CallsABIJSON))
 	if err != nil {
 		panic(err)
@@ -88,28 +89,28 @@ type uptoWitness struct {
 // UptoSettleCalldata is the upto proxy's settle(permit, amount, owner,
 // witness, signature) moving amount (at most a.Amount), packed by
 // go-ethereum's ABI encoder.
-func UptoSettleCalldata(a *Permit2Authorization, amount *big.Int, sig []byte) ([]byte, error) {
-	if err := a.check(UptoPermit2); err != nil {
+func UptoSettleCalldata(a *Authorization, amount *big.Int, sig []byte) ([]byte, error) {
+	if err := a.check(UptoProxy); err != nil {
 		return nil, err
 	}
 	if !uint256OK(amount) {
 		return nil, errors.New("settle amount missing or out of the uint256 range")
 	}
-	return Permit2CallsABI.Pack("settle", a.permit(), amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
+	return CallsABI.Pack("settle", a.permit(), amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
 }
 
 // ExactSettleCalldata is the exact Permit2 proxy's settle(permit, owner,
 // witness, signature), moving the whole permitted amount, packed by
 // go-ethereum's ABI encoder.
-func ExactSettleCalldata(a *Permit2Authorization, sig []byte) ([]byte, error) {
-	if err := a.check(ExactPermit2); err != nil {
+func ExactSettleCalldata(a *Authorization, sig []byte) ([]byte, error) {
+	if err := a.check(ExactProxy); err != nil {
 		return nil, err
 	}
-	return Permit2CallsABI.Pack("settle0", a.permit(), a.From, exactWitness{a.To, a.ValidAfter}, sig)
+	return CallsABI.Pack("settle0", a.permit(), a.From, exactWitness{a.To, a.ValidAfter}, sig)
 }
 
 // permit is a's Permit2 PermitTransferFrom tuple.
-func (a *Permit2Authorization) permit() permitTuple {
+func (a *Authorization) permit() permitTuple {
 	var pt permitTuple
 	pt.Permitted.Token, pt.Permitted.Amount, pt.Nonce, pt.Deadline = a.Token, a.Amount, a.Nonce, a.Deadline
 	return pt
@@ -124,8 +125,8 @@ type exactWitness struct {
 // ExactSettleArgs reads an exact Permit2 settle's calldata back: the
 // authorization (its Amount moved) and the signature; ok is false for
 // other calldata.
-func ExactSettleArgs(input []byte) (a *Permit2Authorization, sig []byte, ok bool) {
-	m, err := Permit2CallsABI.MethodById(input)
+func ExactSettleArgs(input []byte) (a *Authorization, sig []byte, ok bool) {
+	m, err := CallsABI.MethodById(input)
 	if err != nil || m.Name != "settle0" {
 		return nil, nil, false
 	}
@@ -140,7 +141,7 @@ func ExactSettleArgs(input []byte) (a *Permit2Authorization, sig []byte, ok bool
 	if !okP || !okO || !okW || !okS {
 		return nil, nil, false
 	}
-	return &Permit2Authorization{From: owner, Token: p.Permitted.Token, Amount: p.Permitted.Amount, Spender: ExactPermit2ProxyAddress,
+	return &Authorization{From: owner, Token: p.Permitted.Token, Amount: p.Permitted.Amount, Spender: ExactProxyAddress,
 		Nonce: p.Nonce, Deadline: p.Deadline, To: w.To, ValidAfter: w.ValidAfter}, sig, true
 }
 
@@ -156,28 +157,28 @@ type EIP2612Permit struct {
 // SettleWithPermitCalldata is the proxy's settleWithPermit: the buyer's
 // EIP-2612 permit to Permit2 submitted first, then the settle (upto of
 // amount; exact of the whole permitted amount).
-func SettleWithPermitCalldata(p Permit2Proxy, permit *EIP2612Permit, a *Permit2Authorization, amount *big.Int, sig []byte) ([]byte, error) {
+func SettleWithPermitCalldata(p Proxy, permit *EIP2612Permit, a *Authorization, amount *big.Int, sig []byte) ([]byte, error) {
 	if err := a.check(p); err != nil {
 		return nil, err
 	}
 	if permit == nil || !uint256OK(permit.Value) || !uint256OK(permit.Deadline) {
 		return nil, errors.New("EIP-2612 permit value or deadline out of the uint256 range")
 	}
-	if p == UptoPermit2 {
+	if p == UptoProxy {
 		if !uint256OK(amount) {
 			return nil, errors.New("settle amount missing or out of the uint256 range")
 		}
-		return Permit2CallsABI.Pack("settleWithPermit", permit, a.permit(), amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
+		return CallsABI.Pack("settleWithPermit", permit, a.permit(), amount, a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
 	}
-	return Permit2CallsABI.Pack("settleWithPermit0", permit, a.permit(), a.From, exactWitness{a.To, a.ValidAfter}, sig)
+	return CallsABI.Pack("settleWithPermit0", permit, a.permit(), a.From, exactWitness{a.To, a.ValidAfter}, sig)
 }
 
 // SettleWithPermitArgs reads a proxy's settleWithPermit calldata back: the
 // authorization and the amount moved; ok is false for other calldata.
-func SettleWithPermitArgs(p Permit2Proxy, input []byte) (*Permit2Authorization, *big.Int, bool) {
-	m, err := Permit2CallsABI.MethodById(input)
+func SettleWithPermitArgs(p Proxy, input []byte) (*Authorization, *big.Int, bool) {
+	m, err := CallsABI.MethodById(input)
 	name := "settleWithPermit0"
-	if p == UptoPermit2 {
+	if p == UptoProxy {
 		name = "settleWithPermit"
 	}
 	if err != nil || m.Name != name {
@@ -191,10 +192,10 @@ func SettleWithPermitArgs(p Permit2Proxy, input []byte) (*Permit2Authorization, 
 	if !okP {
 		return nil, nil, false
 	}
-	a := &Permit2Authorization{Token: pt.Permitted.Token, Amount: pt.Permitted.Amount, Spender: p.Address(), Nonce: pt.Nonce, Deadline: pt.Deadline}
+	a := &Authorization{Token: pt.Permitted.Token, Amount: pt.Permitted.Amount, Spender: p.Address(), Nonce: pt.Nonce, Deadline: pt.Deadline}
 	amount := a.Amount
 	rest := args[2:]
-	if p == UptoPermit2 {
+	if p == UptoProxy {
 		if len(args) != 6 {
 			return nil, nil, false
 		}
@@ -253,8 +254,8 @@ func ParseEIP2612Info(raw []byte) (permit *EIP2612Permit, from, asset, spender c
 
 // UptoSettleArgs reads an upto settle's calldata back: the authorization,
 // the amount moved and the signature; ok is false for other calldata.
-func UptoSettleArgs(input []byte) (a *Permit2Authorization, amount *big.Int, sig []byte, ok bool) {
-	m, err := Permit2CallsABI.MethodById(input)
+func UptoSettleArgs(input []byte) (a *Authorization, amount *big.Int, sig []byte, ok bool) {
+	m, err := CallsABI.MethodById(input)
 	if err != nil || m.Name != "settle" {
 		return nil, nil, nil, false
 	}
@@ -270,45 +271,45 @@ func UptoSettleArgs(input []byte) (a *Permit2Authorization, amount *big.Int, sig
 	if !okP || !okA || !okO || !okW || !okS {
 		return nil, nil, nil, false
 	}
-	return &Permit2Authorization{From: owner, Token: p.Permitted.Token, Amount: p.Permitted.Amount, Spender: UptoPermit2ProxyAddress,
+	return &Authorization{From: owner, Token: p.Permitted.Token, Amount: p.Permitted.Amount, Spender: UptoProxyAddress,
 		Nonce: p.Nonce, Deadline: p.Deadline, To: w.To, Facilitator: w.Facilitator, ValidAfter: w.ValidAfter}, amount, sig, true
 }
 
-// Permit2NonceWord splits a Permit2 unordered nonce into its bitmap word
+// NonceWord splits a Permit2 unordered nonce into its bitmap word
 // position (nonce >> 8) and bit (nonce & 0xff).
-func Permit2NonceWord(nonce [32]byte) (wordPos *big.Int, bit uint) {
+func NonceWord(nonce [32]byte) (wordPos *big.Int, bit uint) {
 	return new(big.Int).SetBytes(nonce[:31]), uint(nonce[31])
 }
 
 // NonceBitmapCall is the eth_call batch element of Permit2's
 // nonceBitmap(owner, wordPos) at block (0: the latest).
 func NonceBitmapCall(owner common.Address, nonce [32]byte, block uint64) (rpc.BatchElem, *hexutil.Bytes) {
-	wordPos, _ := Permit2NonceWord(nonce)
-	data := mustPack(Permit2CallsABI, "nonceBitmap", owner, wordPos)
+	wordPos, _ := NonceWord(nonce)
+	data := mustPack(CallsABI, "nonceBitmap", owner, wordPos)
 	out := new(hexutil.Bytes)
 	at := "latest"
 	if block != 0 {
 		at = hexutil.EncodeUint64(block)
 	}
-	return rpc.BatchElem{Method: "eth_call", Args: []any{CallArgs{To: Permit2Address, Data: data}, at}, Result: out}, out
+	return rpc.BatchElem{Method: "eth_call", Args: []any{evm.CallArgs{To: Address, Data: data}, at}, Result: out}, out
 }
 
 // NonceUsed reads a nonceBitmap answer: whether the nonce's bit is set.
 func NonceUsed(out hexutil.Bytes, nonce [32]byte) (bool, error) {
-	v, err := Permit2CallsABI.Unpack("nonceBitmap", out)
+	v, err := CallsABI.Unpack("nonceBitmap", out)
 	if err != nil {
 		return false, fmt.Errorf("nonceBitmap: %w", err)
 	}
-	_, bit := Permit2NonceWord(nonce)
+	_, bit := NonceWord(nonce)
 	return v[0].(*big.Int).Bit(int(bit)) == 1, nil
 }
 
 // AllowanceCall is the eth_call batch element of token.allowance(owner,
 // Permit2).
 func AllowanceCall(token, owner common.Address) (rpc.BatchElem, *hexutil.Bytes) {
-	data := mustPack(Permit2CallsABI, "allowance", owner, Permit2Address)
+	data := mustPack(CallsABI, "allowance", owner, Address)
 	out := new(hexutil.Bytes)
-	return rpc.BatchElem{Method: "eth_call", Args: []any{CallArgs{To: token, Data: data}, "latest"}, Result: out}, out
+	return rpc.BatchElem{Method: "eth_call", Args: []any{evm.CallArgs{To: token, Data: data}, "latest"}, Result: out}, out
 }
 
 // mustPack packs a call whose arguments are typed by its caller (an error
@@ -323,22 +324,22 @@ func mustPack(a abi.ABI, method string, args ...any) []byte {
 
 // ReadUint256 reads a uint256 answer of method.
 func ReadUint256(method string, out hexutil.Bytes) (*big.Int, error) {
-	v, err := Permit2CallsABI.Unpack(method, out)
+	v, err := CallsABI.Unpack(method, out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	return v[0].(*big.Int), nil
 }
 
-// Permit2RevertName names the custom error (Permit2's or a proxy's) or the
+// RevertName names the custom error (Permit2's or a proxy's) or the
 // reason string an eth_call or eth_estimateGas reverted with; ok is false
 // when err is not a revert.
-func Permit2RevertName(err error) (name string, ok bool) {
+func RevertName(err error) (name string, ok bool) {
 	var de rpc.DataError
 	if errors.As(err, &de) {
 		if s, isStr := de.ErrorData().(string); isStr {
 			if data, derr := hexutil.Decode(s); derr == nil && len(data) >= 4 {
-				for _, e := range Permit2CallsABI.Errors {
+				for _, e := range CallsABI.Errors {
 					if string(e.ID[:4]) == string(data[:4]) {
 						return e.Name, true
 					}
@@ -346,7 +347,7 @@ func Permit2RevertName(err error) (name string, ok bool) {
 			}
 		}
 	}
-	return RevertReason(err)
+	return evm.RevertReason(err)
 }
 
 // permit2PayloadJSON is the payload of a Permit2 payment as the x402
@@ -370,12 +371,12 @@ type permit2PayloadJSON struct {
 	} `json:"permit2Authorization"`
 }
 
-// ParsePermit2Payload reads a Permit2 payment's payload (signature and
+// ParsePayload reads a Permit2 payment's payload (signature and
 // permit2Authorization, as @x402/evm 2.27 sends it for upto) into its
 // authorization and signature; an error's text is the verify reason
 // ("Invalid payment payload: ..."). Numbers are decimal strings, or 0x
 // hex for the nonce as the upto spec's example writes it.
-func ParsePermit2Payload(raw []byte, upto bool) (*Permit2Authorization, []byte, error) {
+func ParsePayload(raw []byte, upto bool) (*Authorization, []byte, error) {
 	bad := func(format string, args ...any) error {
 		return &x402.InvalidPaymentError{Reason: "Invalid payment payload: " + fmt.Sprintf(format, args...)}
 	}
@@ -391,7 +392,7 @@ func ParsePermit2Payload(raw []byte, upto bool) (*Permit2Authorization, []byte, 
 	if err != nil || len(sig) == 0 || len(sig) > x402.MaxSignatureBytes {
 		return nil, nil, bad("signature must be 0x-prefixed hex")
 	}
-	a := &Permit2Authorization{}
+	a := &Authorization{}
 	for _, f := range []struct {
 		name string
 		s    string
@@ -460,7 +461,7 @@ func CheckEIP2612Info(raw []byte, payer, token common.Address, notBefore int64) 
 		return nil, x402.ReasonEIP2612From
 	case asset != token:
 		return nil, x402.ReasonEIP2612Asset
-	case spender != Permit2Address:
+	case spender != Address:
 		return nil, x402.ReasonEIP2612Spender
 	case permit.Deadline.Cmp(big.NewInt(notBefore)) < 0:
 		return nil, x402.ReasonEIP2612Expired

@@ -1,4 +1,4 @@
-package evm
+package permit2
 
 import (
 	"bytes"
@@ -9,10 +9,10 @@ import (
 // wordsUptoSettleCalldata is the upto settle written word by word, as
 // UptoSettleCalldata was before it used go-ethereum's ABI encoder: kept as
 // the benchmark's baseline and checked equal to it.
-func wordsUptoSettleCalldata(a *Permit2Authorization, amount *big.Int, sig []byte) []byte {
+func wordsUptoSettleCalldata(a *Authorization, amount *big.Int, sig []byte) []byte {
 	const head = 10 // permit (4 words), amount, owner, witness (3 words), the signature's offset
 	out := make([]byte, 4+32*(head+1)+(len(sig)+31)/32*32)
-	copy(out, Permit2CallsABI.Methods["settle"].ID)
+	copy(out, CallsABI.Methods["settle"].ID)
 	w := out[4:]
 	word := func(i int) []byte { return w[32*i : 32*i+32] }
 	copy(word(0)[12:], a.Token[:])
@@ -34,7 +34,7 @@ func wordsUptoSettleCalldata(a *Permit2Authorization, amount *big.Int, sig []byt
 // back (what a verify and a settle do), by go-ethereum's ABI encoder
 // ("abi") against the word-by-word baseline ("words"), in the same run.
 func BenchmarkPermit2Calldata(b *testing.B) {
-	a := abiTestAuth(UptoPermit2)
+	a := abiTestAuth(UptoProxy)
 	amount, sig := big.NewInt(1234), bytes.Repeat([]byte{0xab}, 65)
 	if got, _ := UptoSettleCalldata(a, amount, sig); !bytes.Equal(got, wordsUptoSettleCalldata(a, amount, sig)) {
 		b.Fatal("the baseline encodes differently")

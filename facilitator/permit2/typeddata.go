@@ -1,4 +1,4 @@
-package evm
+package permit2
 
 import (
 	"crypto/ecdsa"
@@ -9,34 +9,36 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
 // Canonical addresses of the Permit2 contracts x402 uses, the same on every
 // chain that has them (deployed through the CREATE2 deployer
 // 0x4e59b44847b379578588920cA78FbF26c0B4956C).
 var (
-	// Permit2Address is Uniswap's Permit2.
-	Permit2Address = common.HexToAddress("0x000000000022D473030F116dDEE9F6B43aC78BA3")
-	// ExactPermit2ProxyAddress is x402ExactPermit2Proxy, the spender of an
+	// Address is Uniswap's Permit2.
+	Address = common.HexToAddress("0x000000000022D473030F116dDEE9F6B43aC78BA3")
+	// ExactProxyAddress is x402ExactPermit2Proxy, the spender of an
 	// exact payment through Permit2.
-	ExactPermit2ProxyAddress = common.HexToAddress("0x402085c248EeA27D92E8b30b2C58ed07f9E20001")
-	// UptoPermit2ProxyAddress is x402UptoPermit2Proxy, the spender of an
+	ExactProxyAddress = common.HexToAddress("0x402085c248EeA27D92E8b30b2C58ed07f9E20001")
+	// UptoProxyAddress is x402UptoPermit2Proxy, the spender of an
 	// upto payment.
-	UptoPermit2ProxyAddress = common.HexToAddress("0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002")
+	UptoProxyAddress = common.HexToAddress("0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002")
 )
 
-// Permit2Proxy is the x402 proxy a Permit2 payment is for; it decides the
+// Proxy is the x402 proxy a Permit2 payment is for; it decides the
 // witness the buyer signs.
-type Permit2Proxy int
+type Proxy int
 
 const (
-	// ExactPermit2 is x402ExactPermit2Proxy: the whole permitted amount
+	// ExactProxy is x402ExactPermit2Proxy: the whole permitted amount
 	// moves; witness Witness(address to,uint256 validAfter).
-	ExactPermit2 Permit2Proxy = iota + 1
-	// UptoPermit2 is x402UptoPermit2Proxy: at most the permitted amount
+	ExactProxy Proxy = iota + 1
+	// UptoProxy is x402UptoPermit2Proxy: at most the permitted amount
 	// moves, settled by the witness's facilitator only; witness
 	// Witness(address to,address facilitator,uint256 validAfter).
-	UptoPermit2
+	UptoProxy
 )
 
 // The witness type strings the proxies pass to Permit2's
@@ -49,42 +51,42 @@ const (
 )
 
 // String names the proxy as the x402 schemes do.
-func (p Permit2Proxy) String() string {
+func (p Proxy) String() string {
 	switch p {
-	case ExactPermit2:
+	case ExactProxy:
 		return "exact"
-	case UptoPermit2:
+	case UptoProxy:
 		return "upto"
 	}
-	return fmt.Sprintf("Permit2Proxy(%d)", int(p))
+	return fmt.Sprintf("Proxy(%d)", int(p))
 }
 
 // Address is the proxy's canonical address, the spender the buyer signs.
-func (p Permit2Proxy) Address() common.Address {
-	if p == UptoPermit2 {
-		return UptoPermit2ProxyAddress
+func (p Proxy) Address() common.Address {
+	if p == UptoProxy {
+		return UptoProxyAddress
 	}
-	if p == ExactPermit2 {
-		return ExactPermit2ProxyAddress
+	if p == ExactProxy {
+		return ExactProxyAddress
 	}
 	return common.Address{}
 }
 
 // WitnessTypeString is the proxy's WITNESS_TYPE_STRING.
-func (p Permit2Proxy) WitnessTypeString() string {
-	if p == UptoPermit2 {
+func (p Proxy) WitnessTypeString() string {
+	if p == UptoProxy {
 		return UptoWitnessTypeString
 	}
-	if p == ExactPermit2 {
+	if p == ExactProxy {
 		return ExactWitnessTypeString
 	}
 	return ""
 }
 
-// Permit2Authorization is what a buyer signs for a payment through a
+// Authorization is what a buyer signs for a payment through a
 // Permit2 proxy: Permit2's PermitWitnessTransferFrom with the proxy's
 // witness (the payload's permit2Authorization in x402).
-type Permit2Authorization struct {
+type Authorization struct {
 	// From is the owner of the tokens, the signer.
 	From common.Address
 	// Token and Amount are permitted.token and permitted.amount: for upto
@@ -108,9 +110,9 @@ type Permit2Authorization struct {
 
 // permit2Types are the EIP-712 types of a witness transfer for each proxy,
 // as the x402 clients declare them.
-func permit2Types(p Permit2Proxy) apitypes.Types {
+func permit2Types(p Proxy) apitypes.Types {
 	witness := []apitypes.Type{{Name: "to", Type: "address"}}
-	if p == UptoPermit2 {
+	if p == UptoProxy {
 		witness = append(witness, apitypes.Type{Name: "facilitator", Type: "address"})
 	}
 	witness = append(witness, apitypes.Type{Name: "validAfter", Type: "uint256"})
@@ -139,8 +141,8 @@ func uint256OK(v *big.Int) bool { return v != nil && v.Sign() >= 0 && v.BitLen()
 
 // check refuses what cannot be signed or settled: an unknown proxy, a
 // number missing or outside uint256, a facilitator in an exact witness.
-func (a *Permit2Authorization) check(p Permit2Proxy) error {
-	if p != ExactPermit2 && p != UptoPermit2 {
+func (a *Authorization) check(p Proxy) error {
+	if p != ExactProxy && p != UptoProxy {
 		return fmt.Errorf("unknown Permit2 proxy %d", int(p))
 	}
 	for _, f := range []struct {
@@ -151,17 +153,17 @@ func (a *Permit2Authorization) check(p Permit2Proxy) error {
 			return fmt.Errorf("Permit2 authorization %s missing or out of the uint256 range", f.name)
 		}
 	}
-	if p == ExactPermit2 && a.Facilitator != (common.Address{}) {
+	if p == ExactProxy && a.Facilitator != (common.Address{}) {
 		return errors.New("an exact Permit2 witness has no facilitator")
 	}
 	return nil
 }
 
-// Permit2TypedData is the EIP-712 typed data of a Permit2 witness transfer
+// TypedData is the EIP-712 typed data of a Permit2 witness transfer
 // through proxy p on chain chainID, as the x402 clients ask a wallet to sign
-// it: domain {name "Permit2", chainId, verifyingContract Permit2Address}
+// it: domain {name "Permit2", chainId, verifyingContract Address}
 // (no version), primary type PermitWitnessTransferFrom.
-func Permit2TypedData(p Permit2Proxy, chainID *big.Int, a Permit2Authorization) (apitypes.TypedData, error) {
+func TypedData(p Proxy, chainID *big.Int, a Authorization) (apitypes.TypedData, error) {
 	if err := a.check(p); err != nil {
 		return apitypes.TypedData{}, err
 	}
@@ -174,7 +176,7 @@ func Permit2TypedData(p Permit2Proxy, chainID *big.Int, a Permit2Authorization) 
 		Domain: apitypes.TypedDataDomain{
 			Name:              "Permit2",
 			ChainId:           (*math.HexOrDecimal256)(chainID),
-			VerifyingContract: Permit2Address.Hex(),
+			VerifyingContract: Address.Hex(),
 		},
 		Message: apitypes.TypedDataMessage{
 			// Nested structs must be plain maps for go-ethereum's encoder.
@@ -187,18 +189,18 @@ func Permit2TypedData(p Permit2Proxy, chainID *big.Int, a Permit2Authorization) 
 	}, nil
 }
 
-func witnessMessage(p Permit2Proxy, a Permit2Authorization) apitypes.TypedDataMessage {
+func witnessMessage(p Proxy, a Authorization) apitypes.TypedDataMessage {
 	w := apitypes.TypedDataMessage{"to": a.To.Hex(), "validAfter": a.ValidAfter}
-	if p == UptoPermit2 {
+	if p == UptoProxy {
 		w["facilitator"] = a.Facilitator.Hex()
 	}
 	return w
 }
 
-// Permit2Digest is the EIP-712 hash the buyer signs and Permit2 recovers
+// Digest is the EIP-712 hash the buyer signs and Permit2 recovers
 // the signer from.
-func Permit2Digest(p Permit2Proxy, chainID *big.Int, a Permit2Authorization) (common.Hash, error) {
-	td, err := Permit2TypedData(p, chainID, a)
+func Digest(p Proxy, chainID *big.Int, a Authorization) (common.Hash, error) {
+	td, err := TypedData(p, chainID, a)
 	if err != nil {
 		return common.Hash{}, err
 	}
@@ -209,9 +211,9 @@ func Permit2Digest(p Permit2Proxy, chainID *big.Int, a Permit2Authorization) (co
 	return common.BytesToHash(digest), nil
 }
 
-// Permit2WitnessHash is the witness argument the proxy passes to Permit2:
+// WitnessHash is the witness argument the proxy passes to Permit2:
 // the EIP-712 struct hash of the Witness.
-func Permit2WitnessHash(p Permit2Proxy, a Permit2Authorization) (common.Hash, error) {
+func WitnessHash(p Proxy, a Authorization) (common.Hash, error) {
 	if err := a.check(p); err != nil {
 		return common.Hash{}, err
 	}
@@ -225,9 +227,9 @@ func Permit2WitnessHash(p Permit2Proxy, a Permit2Authorization) (common.Hash, er
 	return common.BytesToHash(h), nil
 }
 
-// Permit2DomainSeparator is Permit2's DOMAIN_SEPARATOR() on chain chainID.
-func Permit2DomainSeparator(chainID *big.Int) (common.Hash, error) {
-	td, err := Permit2TypedData(ExactPermit2, chainID, Permit2Authorization{Amount: new(big.Int), Nonce: new(big.Int), Deadline: new(big.Int), ValidAfter: new(big.Int)})
+// DomainSeparator is Permit2's DOMAIN_SEPARATOR() on chain chainID.
+func DomainSeparator(chainID *big.Int) (common.Hash, error) {
+	td, err := TypedData(ExactProxy, chainID, Authorization{Amount: new(big.Int), Nonce: new(big.Int), Deadline: new(big.Int), ValidAfter: new(big.Int)})
 	if err != nil {
 		return common.Hash{}, err
 	}
@@ -238,13 +240,13 @@ func Permit2DomainSeparator(chainID *big.Int) (common.Hash, error) {
 	return common.BytesToHash(sep), nil
 }
 
-// SignPermit2 signs a Permit2 witness transfer with the buyer's key and
+// Sign signs a Permit2 witness transfer with the buyer's key and
 // returns the 65-byte r||s||v signature with v as 27 or 28, as wallets (and
 // the x402 clients) produce it.
-func SignPermit2(key *ecdsa.PrivateKey, p Permit2Proxy, chainID *big.Int, a Permit2Authorization) ([]byte, error) {
-	digest, err := Permit2Digest(p, chainID, a)
+func Sign(key *ecdsa.PrivateKey, p Proxy, chainID *big.Int, a Authorization) ([]byte, error) {
+	digest, err := Digest(p, chainID, a)
 	if err != nil {
 		return nil, err
 	}
-	return SignDigest(key, digest)
+	return evm.SignDigest(key, digest)
 }

@@ -1,4 +1,4 @@
-package evm
+package permit2
 
 import (
 	"bytes"
@@ -7,10 +7,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
 func TestUptoSettleRoundTrip(t *testing.T) {
-	a := &Permit2Authorization{From: common.HexToAddress("0x01"), Token: common.HexToAddress("0x02"), Amount: big.NewInt(500), Spender: UptoPermit2ProxyAddress,
+	a := &Authorization{From: common.HexToAddress("0x01"), Token: common.HexToAddress("0x02"), Amount: big.NewInt(500), Spender: UptoProxyAddress,
 		Nonce: big.NewInt(77), Deadline: big.NewInt(999), To: common.HexToAddress("0x03"), Facilitator: common.HexToAddress("0x04"), ValidAfter: big.NewInt(5)}
 	data, err := UptoSettleCalldata(a, big.NewInt(123), []byte{1, 2, 3})
 	if err != nil {
@@ -19,7 +21,7 @@ func TestUptoSettleRoundTrip(t *testing.T) {
 	var p permitTuple
 	p.Permitted.Token, p.Permitted.Amount, p.Nonce, p.Deadline = a.Token, a.Amount, a.Nonce, a.Deadline
 	for _, sig := range [][]byte{{1, 2, 3}, make([]byte, 65), make([]byte, 64), nil} {
-		want, err := Permit2CallsABI.Pack("settle", p, big.NewInt(123), a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
+		want, err := CallsABI.Pack("settle", p, big.NewInt(123), a.From, uptoWitness{a.To, a.Facilitator, a.ValidAfter}, sig)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +37,7 @@ func TestUptoSettleRoundTrip(t *testing.T) {
 }
 
 // TestPermit2HasherMatches: the hand-written digest equals go-ethereum's
-// typed-data digest (Permit2Digest) for both proxies, and Recover finds
+// typed-data digest (Digest) for both proxies, and Recover finds
 // the signer.
 func TestPermit2HasherMatches(t *testing.T) {
 	key, err := crypto.HexToECDSA("087e13a36a752a4b4ba7494f24e1e3c9a17bfb2c82d0c65928855c87cee45bb4")
@@ -43,13 +45,13 @@ func TestPermit2HasherMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	max256 := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
-	for _, p := range []Permit2Proxy{ExactPermit2, UptoPermit2} {
-		a := Permit2Authorization{From: crypto.PubkeyToAddress(key.PublicKey), Token: common.HexToAddress("0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0"), Amount: max256,
+	for _, p := range []Proxy{ExactProxy, UptoProxy} {
+		a := Authorization{From: crypto.PubkeyToAddress(key.PublicKey), Token: common.HexToAddress("0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0"), Amount: max256,
 			Spender: p.Address(), Nonce: new(big.Int).Rsh(max256, 3), Deadline: big.NewInt(1740672154), To: common.HexToAddress("0x209693Bc6afc0C5328bA36FaF03C514EF312287C"), ValidAfter: big.NewInt(7)}
-		if p == UptoPermit2 {
+		if p == UptoProxy {
 			a.Facilitator = common.HexToAddress("0xBdBCA70E4Ef5738f447dE847944162095dAb17cD")
 		}
-		h, err := NewPermit2Hasher(p, big.NewInt(338))
+		h, err := NewHasher(p, big.NewInt(338))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,11 +59,11 @@ func TestPermit2HasherMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := Permit2Digest(p, big.NewInt(338), a)
+		want, err := Digest(p, big.NewInt(338), a)
 		if err != nil || got != want {
 			t.Fatalf("%s: digest %s, want %s (%v)", p, got, want, err)
 		}
-		sig, err := SignPermit2(key, p, big.NewInt(338), a)
+		sig, err := Sign(key, p, big.NewInt(338), a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +74,7 @@ func TestPermit2HasherMatches(t *testing.T) {
 }
 
 func BenchmarkUptoCalldata(b *testing.B) {
-	a := &Permit2Authorization{From: common.HexToAddress("0x01"), Token: common.HexToAddress("0x02"), Amount: big.NewInt(500), Spender: UptoPermit2ProxyAddress,
+	a := &Authorization{From: common.HexToAddress("0x01"), Token: common.HexToAddress("0x02"), Amount: big.NewInt(500), Spender: UptoProxyAddress,
 		Nonce: big.NewInt(77), Deadline: big.NewInt(999), To: common.HexToAddress("0x03"), Facilitator: common.HexToAddress("0x04"), ValidAfter: big.NewInt(5)}
 	sig := make([]byte, 65)
 	b.ReportAllocs()
@@ -87,7 +89,7 @@ func BenchmarkParsePermit2Payload(b *testing.B) {
 	raw := []byte(`{"signature":"0x2d6a7588d6acca505cbf0d9a4a227e0c52c6c34008c8e8986a1283259764173608a2ce6496642e377d6da8dbbf5836e9bd15092f9ecab05ded3d6293af148b571c","permit2Authorization":{"permitted":{"token":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","amount":"5000000"},"from":"0x857b06519E91e3A54538791bDbb0E22373e36b66","spender":"0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002","nonce":"110184447434339283590311226325066113574066093577938364624049467219858939671680","deadline":"1740672154","witness":{"to":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","facilitator":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","validAfter":"1740672089"}}}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := ParsePermit2Payload(raw, true); err != nil {
+		if _, _, err := ParsePayload(raw, true); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -98,19 +100,19 @@ func BenchmarkParsePermit2Payload(b *testing.B) {
 func TestPermit2ReadCalls(t *testing.T) {
 	owner := common.HexToAddress("0x857b06519E91e3A54538791bDbb0E22373e36b66")
 	nonce := NonceBytes(new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(3)))
-	word, bit := Permit2NonceWord(nonce)
+	word, bit := NonceWord(nonce)
 	if bit != 0xfd {
 		t.Fatalf("bit %d", bit)
 	}
-	want, _ := Permit2CallsABI.Pack("nonceBitmap", owner, word)
+	want, _ := CallsABI.Pack("nonceBitmap", owner, word)
 	el, _ := NonceBitmapCall(owner, nonce, 0)
-	if got := el.Args[0].(CallArgs); got.To != Permit2Address || !bytes.Equal(got.Data, want) {
+	if got := el.Args[0].(evm.CallArgs); got.To != Address || !bytes.Equal(got.Data, want) {
 		t.Fatalf("nonceBitmap call %x, want %x", got.Data, want)
 	}
-	want, _ = Permit2CallsABI.Pack("allowance", owner, Permit2Address)
+	want, _ = CallsABI.Pack("allowance", owner, Address)
 	token := common.HexToAddress("0x02")
 	el, _ = AllowanceCall(token, owner)
-	if got := el.Args[0].(CallArgs); got.To != token || !bytes.Equal(got.Data, want) {
+	if got := el.Args[0].(evm.CallArgs); got.To != token || !bytes.Equal(got.Data, want) {
 		t.Fatalf("allowance call %x, want %x", got.Data, want)
 	}
 }
@@ -118,12 +120,12 @@ func TestPermit2ReadCalls(t *testing.T) {
 // TestExactSettleCalldata: the exact proxy's settle, hand-encoded, is
 // go-ethereum's ABI encoding, and reads back.
 func TestExactSettleCalldata(t *testing.T) {
-	a := &Permit2Authorization{From: common.HexToAddress("0x01"), Token: common.HexToAddress("0x02"), Amount: big.NewInt(500), Spender: ExactPermit2ProxyAddress,
+	a := &Authorization{From: common.HexToAddress("0x01"), Token: common.HexToAddress("0x02"), Amount: big.NewInt(500), Spender: ExactProxyAddress,
 		Nonce: big.NewInt(77), Deadline: big.NewInt(999), To: common.HexToAddress("0x03"), ValidAfter: big.NewInt(5)}
 	var p permitTuple
 	p.Permitted.Token, p.Permitted.Amount, p.Nonce, p.Deadline = a.Token, a.Amount, a.Nonce, a.Deadline
 	for _, sig := range [][]byte{{1, 2, 3}, make([]byte, 65), nil} {
-		want, err := Permit2CallsABI.Pack("settle0", p, a.From, exactWitness{a.To, a.ValidAfter}, sig)
+		want, err := CallsABI.Pack("settle0", p, a.From, exactWitness{a.To, a.ValidAfter}, sig)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package evm
+package permit2
 
 import (
 	"errors"
@@ -6,38 +6,40 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 )
 
-// Permit2Hasher computes the digests of Permit2 witness transfers through
+// Hasher computes the digests of Permit2 witness transfers through
 // one proxy on one chain, and recovers their signers: the domain
 // separator and type hashes once (from the proxies' published type
 // strings), each message as its 32-byte words hashed with go-ethereum's
 // keccak. Verify runs it on every request, so it does without
-// go-ethereum's reflective typed-data encoder (Permit2Digest), whose
+// go-ethereum's reflective typed-data encoder (Digest), whose
 // digests it equals (permit2hash_test.go).
-type Permit2Hasher struct {
-	proxy     Permit2Proxy
+type Hasher struct {
+	proxy     Proxy
 	prefix    [34]byte // 0x19 0x01 ‖ Permit2's domain separator on the chain
 	typeHash  common.Hash
 	witness   common.Hash // the witness type hash
 	permitted common.Hash // TokenPermissions' type hash
 }
 
-// NewPermit2Hasher prepares the digests of proxy p on chain chainID.
-func NewPermit2Hasher(p Permit2Proxy, chainID *big.Int) (*Permit2Hasher, error) {
-	if p != ExactPermit2 && p != UptoPermit2 {
+// NewHasher prepares the digests of proxy p on chain chainID.
+func NewHasher(p Proxy, chainID *big.Int) (*Hasher, error) {
+	if p != ExactProxy && p != UptoProxy {
 		return nil, errors.New("unknown Permit2 proxy")
 	}
-	sep, err := Permit2DomainSeparator(chainID)
+	sep, err := DomainSeparator(chainID)
 	if err != nil {
 		return nil, err
 	}
-	h := &Permit2Hasher{proxy: p}
+	h := &Hasher{proxy: p}
 	h.prefix[0], h.prefix[1] = 0x19, 0x01
 	copy(h.prefix[2:], sep[:])
 	h.typeHash = crypto.Keccak256Hash([]byte("PermitWitnessTransferFrom(TokenPermissions permitted,address spender,uint256 nonce,uint256 deadline," + p.WitnessTypeString()))
 	h.permitted = crypto.Keccak256Hash([]byte("TokenPermissions(address token,uint256 amount)"))
-	if p == UptoPermit2 {
+	if p == UptoProxy {
 		h.witness = crypto.Keccak256Hash([]byte("Witness(address to,address facilitator,uint256 validAfter)"))
 	} else {
 		h.witness = crypto.Keccak256Hash([]byte("Witness(address to,uint256 validAfter)"))
@@ -46,7 +48,7 @@ func NewPermit2Hasher(p Permit2Proxy, chainID *big.Int) (*Permit2Hasher, error) 
 }
 
 // Digest is the EIP-712 hash the buyer signs.
-func (h *Permit2Hasher) Digest(a *Permit2Authorization) (common.Hash, error) {
+func (h *Hasher) Digest(a *Authorization) (common.Hash, error) {
 	if err := a.check(h.proxy); err != nil {
 		return common.Hash{}, err
 	}
@@ -56,7 +58,7 @@ func (h *Permit2Hasher) Digest(a *Permit2Authorization) (common.Hash, error) {
 	copy(word(0), h.witness[:])
 	copy(word(1)[12:], a.To[:])
 	n := 2
-	if h.proxy == UptoPermit2 {
+	if h.proxy == UptoProxy {
 		copy(word(2)[12:], a.Facilitator[:])
 		n = 3
 	}
@@ -85,7 +87,7 @@ func (h *Permit2Hasher) Digest(a *Permit2Authorization) (common.Hash, error) {
 
 // Recover returns the address whose key signed a (65 bytes r‖s‖v, v 27/28
 // or 0/1), refusing malleable (high-s) signatures as Permit2 does.
-func (h *Permit2Hasher) Recover(a *Permit2Authorization, sig []byte) (common.Address, error) {
+func (h *Hasher) Recover(a *Authorization, sig []byte) (common.Address, error) {
 	if len(sig) != crypto.SignatureLength {
 		return common.Address{}, errors.New("signature is not 65 bytes")
 	}
@@ -93,28 +95,5 @@ func (h *Permit2Hasher) Recover(a *Permit2Authorization, sig []byte) (common.Add
 	if err != nil {
 		return common.Address{}, err
 	}
-	return RecoverDigest(d, sig)
-}
-
-// RecoverDigest recovers the signer of a digest from a 65-byte r‖s‖v
-// signature (v 27/28 or 0/1), refusing malleable (high-s) and malformed
-// signatures.
-func RecoverDigest(d common.Hash, sig []byte) (common.Address, error) {
-	if len(sig) != crypto.SignatureLength {
-		return common.Address{}, errors.New("signature is not 65 bytes")
-	}
-	var rsv [crypto.SignatureLength]byte
-	copy(rsv[:], sig)
-	if rsv[64] >= 27 {
-		rsv[64] -= 27
-	}
-	r, s := new(big.Int).SetBytes(rsv[:32]), new(big.Int).SetBytes(rsv[32:64])
-	if !crypto.ValidateSignatureValues(rsv[64], r, s, true) {
-		return common.Address{}, errors.New("signature values out of range")
-	}
-	pub, err := crypto.Ecrecover(d[:], rsv[:])
-	if err != nil {
-		return common.Address{}, err
-	}
-	return common.BytesToAddress(crypto.Keccak256(pub[1:])[12:]), nil
+	return evm.RecoverDigest(d, sig)
 }
