@@ -7,7 +7,8 @@ import (
 )
 
 // authKey identifies an authorization on one network's token: the token
-// itself (EIP-3009, space "") or Permit2 (space NonceSpacePermit2) marks
+// itself (EIP-3009, space "") or another contract (a nonce space of
+// Config.Spaces, such as Permit2's) marks
 // (from, nonce) as used. Buyers pick nonces, so one nonce may be used in
 // both spaces: they are different authorizations.
 type authKey struct {

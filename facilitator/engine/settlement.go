@@ -206,7 +206,7 @@ func RecordID(network string, from common.Address, nonce [32]byte) string {
 }
 
 // RecordIDIn is the record ID of an authorization in a nonce space
-// (NonceSpacer; "": EIP-3009, RecordID's form): network/from/space/nonce,
+// (Config.Spaces; "": EIP-3009, RecordID's form): network/from/space/nonce,
 // so a Permit2 nonce never names an EIP-3009 settlement's record.
 func RecordIDIn(network, space string, from common.Address, nonce [32]byte) string {
 	if space != "" {

@@ -1,8 +1,9 @@
 // Package evm is the facilitator's access to EVM chains: the JSON-RPC
 // endpoint pool with failover and lag checks, EIP-712 domains, a token's
 // generic ERC-20 reads (a scheme's own methods, such as EIP-3009's, live
-// with the scheme), contract-wallet checks (EIP-1271, ERC-6492), Permit2's
-// typed data, and signer keys. It knows nothing of HTTP or of settlements.
+// with the scheme), contract-wallet checks (EIP-1271, ERC-6492), and
+// signer keys and signatures. It knows nothing of HTTP, of settlements or
+// of Permit2 (facilitator/permit2).
 package evm
 
 import (

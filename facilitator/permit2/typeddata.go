@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Canonical addresses of the Permit2 contracts x402 uses, the same on every
@@ -54,9 +55,9 @@ const (
 func (p Proxy) String() string {
 	switch p {
 	case ExactProxy:
-		return "exact"
+		return x402.SchemeExact
 	case UptoProxy:
-		return "upto"
+		return x402.SchemeUpto
 	}
 	return fmt.Sprintf("Proxy(%d)", int(p))
 }
