@@ -134,7 +134,7 @@ func TestPermit2NonceOfEIP3009Payment(t *testing.T) {
 	for _, c := range []struct {
 		scheme, path string
 		charge       int64
-	}{{x402.SchemeUpto, "/up/json", 10}, {upto.SchemeExactPermit2, "/p2/json", 10000}} {
+	}{{x402.SchemeUpto, "/up/json", 10}, {x402.SchemeExactPermit2, "/p2/json", 10000}} {
 		t.Run(c.scheme, func(t *testing.T) {
 			var nonce [32]byte
 			rand.Read(nonce[:])
@@ -189,7 +189,7 @@ func TestLostPermit2RecordNotEIP3009(t *testing.T) {
 			if err != nil || !sa.Settled() {
 				t.Fatalf("settle of the EIP-3009 payment = %+v, %v", sa, err)
 			}
-			hB, acc := permit2PaymentWithNonce(t, tester, buyer, p2URL, upto.SchemeExactPermit2, nonce)
+			hB, acc := permit2PaymentWithNonce(t, tester, buyer, p2URL, x402.SchemeExactPermit2, nonce)
 			var sb facilitator.SettleResponse
 			if via == "embedded" {
 				s, err := fac.Settle(ctx, &facilitator.Request{X402Version: 1, PaymentHeader: hB, PaymentRequirements: acc.V1(nil)})
@@ -261,7 +261,7 @@ func TestLostEIP3009RecordNotPermit2(t *testing.T) {
 	var nonce [32]byte
 	rand.Read(nonce[:])
 	cheapURL, p2URL := testutil.SiteURL+"/cheap/json", testutil.SiteURL+"/p2/json"
-	hB, acc := permit2PaymentWithNonce(t, tester, buyer, p2URL, upto.SchemeExactPermit2, nonce)
+	hB, acc := permit2PaymentWithNonce(t, tester, buyer, p2URL, x402.SchemeExactPermit2, nonce)
 	sb, err := fac.Settle(context.Background(), &facilitator.Request{X402Version: 1, PaymentHeader: hB, PaymentRequirements: acc.V1(nil)})
 	if err != nil || !sb.Settled() {
 		t.Fatalf("settle of the Permit2 payment = %+v, %v", sb, err)

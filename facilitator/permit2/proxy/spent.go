@@ -1,4 +1,4 @@
-package upto
+package proxy
 
 import (
 	"math/big"
