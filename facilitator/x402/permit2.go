@@ -6,10 +6,6 @@ import (
 	"strings"
 )
 
-// SchemeUpto is the x402 `upto` scheme: the buyer signs a Permit2 witness
-// transfer of at most an amount, the seller settles what was used.
-const SchemeUpto = "upto"
-
 // PayloadJSON is the payment's payload as sent, for a scheme whose payload
 // is not an EIP-3009 authorization (upto's permit2Authorization).
 func (p *Payment) PayloadJSON() (json.RawMessage, error) {

@@ -1,9 +1,13 @@
 package x402
 
-// The names of the schemes beside exact (SchemeExact) and upto
-// (SchemeUpto), as requirements, records and look-ups by authorization
+// The names of the schemes beside exact (SchemeExact, types.go), as
+// requirements, records and look-ups by authorization
 // spell them; every package refers to these constants.
 const (
+	// SchemeUpto is the x402 `upto` scheme: the buyer signs a Permit2
+	// witness transfer of at most an amount, the seller settles what was
+	// used.
+	SchemeUpto = "upto"
 	// SchemeBatchSettlement is the x402 `batch-settlement` scheme:
 	// payment channels (a deposit, then vouchers the seller claims).
 	SchemeBatchSettlement = "batch-settlement"
