@@ -13,8 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"

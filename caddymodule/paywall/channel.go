@@ -17,7 +17,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )

@@ -5,7 +5,7 @@ package paywall
 import (
 	"fmt"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 

@@ -20,7 +20,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 )
 
 // channelRecord is what the buyer keeps of a channel: its config (with its

@@ -3,7 +3,7 @@ package batchsettlement
 import (
 	"context"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 

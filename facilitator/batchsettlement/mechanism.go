@@ -2,9 +2,9 @@
 // channels) on EVM networks, facilitator side: verify of the deposit,
 // voucher and refund payloads and settle of deposit (through the network's
 // engine and journal), as @x402/evm 2.27's facilitator answers them. The
-// channel's typed data, calldata and reads come from package
-// facilitator/batch, which stays a leaf (the devnet imports it); this
-// package is the one that knows the engine and the network.
+// channel's typed data, calldata and reads come from its sub-package
+// batch (facilitator/batchsettlement/batch), a leaf (the devnet imports
+// it); this package is the one that knows the engine and the network.
 package batchsettlement
 
 import (
@@ -19,7 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"

@@ -10,7 +10,7 @@
 #   - batchsettlement.json (artifacts of x402BatchSettlement,
 #     ERC3009DepositCollector and Permit2DepositCollector, compiled for
 #     evmVersion cancun: they use EIP-1153 transient storage) and
-#     batchsettlement.go (their Go bindings), and ../batch/abi.json (the ABI
+#     batchsettlement.go (their Go bindings), and ../batchsettlement/batch/abi.json (the ABI
 #     of x402BatchSettlement, which package batch embeds);
 #   - ../evm/erc6492.json: the creation code and ABI of ERC6492SigValidator
 #     and ERC6492Deployer, which the facilitator runs in eth_call and in
@@ -169,7 +169,7 @@ for (const name of batchNames) {
 }
 fs.writeFileSync("batchsettlement.json", JSON.stringify(batch, null, 2) + "\n");
 fs.writeFileSync(".BatchSettlement.combined.tmp", JSON.stringify(batchCombined));
-fs.writeFileSync("../batch/abi.json", JSON.stringify(batch.contracts.x402BatchSettlement.abi, null, 2) + "\n");
+fs.writeFileSync("../batchsettlement/batch/abi.json", JSON.stringify(batch.contracts.x402BatchSettlement.abi, null, 2) + "\n");
 console.error("compiled with solc " + solc.version());
 JS
 
@@ -188,5 +188,5 @@ go run "github.com/ethereum/go-ethereum/cmd/abigen@${ABIGEN_VERSION}" \
 chmod 0644 permit2.go
 go run "github.com/ethereum/go-ethereum/cmd/abigen@${ABIGEN_VERSION}" \
   --combined-json .BatchSettlement.combined.tmp --pkg token --out batchsettlement.go
-chmod 0644 batchsettlement.go ../batch/abi.json
+chmod 0644 batchsettlement.go ../batchsettlement/batch/abi.json
 chmod 0644 ../evm/erc6492.json

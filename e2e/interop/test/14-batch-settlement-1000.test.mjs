@@ -27,7 +27,7 @@ const require = createRequire(import.meta.url);
 const { BatchSettlementEvmScheme: ClientScheme } = require("@x402/evm/batch-settlement/client");
 
 const SETTLEMENT = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
-const settlementABI = JSON.parse(readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), "../../../facilitator/batch/abi.json"), "utf8"));
+const settlementABI = JSON.parse(readFileSync(resolve(dirname(fileURLToPath(import.meta.url)), "../../../facilitator/batchsettlement/batch/abi.json"), "utf8"));
 const PRICE = 1000n;
 const BUYERS = 4;
 const PER_BUYER = 250;

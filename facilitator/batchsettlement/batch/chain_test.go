@@ -22,7 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 )

@@ -13,6 +13,8 @@
 // published client (@x402/evm 2.27.0, testdata/).
 //
 // The scheme's mechanism (verify and settle of deposit, voucher, claim,
-// settle and refund payloads) is to be built on this package; see
+// settle and refund payloads) is the parent package, batchsettlement,
+// built on this one; this one stays a leaf, which the devnet, the
+// paywall's voucher check and the buyer's side import; see
 // docs/batch-settlement.md.
 package batch
