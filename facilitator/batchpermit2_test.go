@@ -16,7 +16,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -201,7 +201,7 @@ func TestBatchPermit2DepositEIP2612(t *testing.T) {
 	dep := permit2DepositPayload(t, buyer, cfg, 4000, 1000, 3)
 	body := func(value int64) []byte {
 		t.Helper()
-		ext, err := upto.EIP2612Extension(buyer.Key, devnet.TokenAddress, devnet.TokenName, devnet.TokenVersion, big.NewInt(devnet.ChainID), new(big.Int), big.NewInt(value), big.NewInt(time.Now().Add(time.Hour).Unix()))
+		ext, err := permit2.EIP2612Extension(buyer.Key, devnet.TokenAddress, devnet.TokenName, devnet.TokenVersion, big.NewInt(devnet.ChainID), new(big.Int), big.NewInt(value), big.NewInt(time.Now().Add(time.Hour).Unix()))
 		if err != nil {
 			t.Fatal(err)
 		}

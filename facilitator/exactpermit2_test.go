@@ -9,14 +9,15 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // exactPermit2Pay signs an exact payment through Permit2 of accepted.
 func exactPermit2Pay(t testing.TB, key devnet.Account, accepted x402.RequirementsV2) string {
 	t.Helper()
-	h, err := upto.CreateExactPermit2Payment(key.Key, accepted, nil, upto.PaymentOptions{})
+	h, err := exact.CreatePermit2Payment(key.Key, accepted, nil, permit2.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

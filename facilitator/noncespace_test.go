@@ -15,7 +15,6 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -43,12 +42,12 @@ func TestCrossSchemeNonce(t *testing.T) {
 			var acc x402.RequirementsV2
 			if second == "upto" {
 				acc = uptoAccepted(t, fac, sellerB, "5000")
-				hb = uptoPay(t, b, acc, upto.PaymentOptions{Nonce: new(big.Int).SetBytes(n[:])})
+				hb = uptoPay(t, b, acc, permit2.PaymentOptions{Nonce: new(big.Int).SetBytes(n[:])})
 			} else {
 				acc = exactV2(sellerB, "5000")
 				acc.Extra["assetTransferMethod"] = "permit2"
 				var err error
-				hb, err = upto.CreateExactPermit2Payment(b.Key, acc, nil, upto.PaymentOptions{Nonce: new(big.Int).SetBytes(n[:])})
+				hb, err = exact.CreatePermit2Payment(b.Key, acc, nil, permit2.PaymentOptions{Nonce: new(big.Int).SetBytes(n[:])})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -118,13 +117,13 @@ func TestPermit2NonceAcrossSchemes(t *testing.T) {
 	nonce := big.NewInt(424242)
 	sellerA, sellerB := newSeller(t), newSeller(t)
 	accA := uptoAccepted(t, fac, sellerA, "5000")
-	sa, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, accA, upto.PaymentOptions{Nonce: nonce}), accA, "1234"))
+	sa, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, accA, permit2.PaymentOptions{Nonce: nonce}), accA, "1234"))
 	if err != nil || !sa.Settled() {
 		t.Fatalf("upto settle = %+v, %v", sa, err)
 	}
 	accB := exactV2(sellerB, "700")
 	accB.Extra["assetTransferMethod"] = "permit2"
-	hb, err := upto.CreateExactPermit2Payment(b.Key, accB, nil, upto.PaymentOptions{Nonce: nonce})
+	hb, err := exact.CreatePermit2Payment(b.Key, accB, nil, permit2.PaymentOptions{Nonce: nonce})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 )
 
 // spendPermit2Nonce has the payer use its Permit2 nonce outside x402: a
@@ -101,7 +100,7 @@ func TestPermit2NonceUsedElsewhere(t *testing.T) {
 			seller := newSeller(t)
 			acc := uptoAccepted(t, fac, seller, "5000")
 			nonce := big.NewInt(0x5eed_0001)
-			h := uptoPay(t, b, acc, upto.PaymentOptions{Nonce: nonce})
+			h := uptoPay(t, b, acc, permit2.PaymentOptions{Nonce: nonce})
 			use(t, b, nonce)
 			nb := permit2.NonceBytes(nonce)
 			hexN := hexutil.Encode(nb[:])

@@ -55,7 +55,7 @@ func BenchmarkUptoVerifyVsExact(b *testing.B) {
 		b.Fatal(err)
 	}
 	ua := uptoAccepted(b, f, seller, "10000")
-	hu, err := upto.CreatePayment(key, ua, nil, upto.PaymentOptions{ValidFor: time.Hour})
+	hu, err := upto.CreatePayment(key, ua, nil, permit2.PaymentOptions{ValidFor: time.Hour})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func BenchmarkUptoSettleVsExact(b *testing.B) {
 			}
 			acc := exactV2(seller, "1000")
 			acc.Scheme, acc.Extra = "upto", map[string]any{"name": devnet.TokenName, "version": devnet.TokenVersion, "facilitatorAddress": signer}
-			h, err := upto.CreatePayment(buyer.Key, acc, nil, upto.PaymentOptions{ValidFor: time.Hour})
+			h, err := upto.CreatePayment(buyer.Key, acc, nil, permit2.PaymentOptions{ValidFor: time.Hour})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -196,7 +196,7 @@ func BenchmarkUptoVerify(b *testing.B) {
 		b.Fatal(err)
 	}
 	ua := uptoAccepted(b, f, common.HexToAddress("0x2222222222222222222222222222222222222222"), "10000")
-	hu, err := upto.CreatePayment(key, ua, nil, upto.PaymentOptions{ValidFor: time.Hour})
+	hu, err := upto.CreatePayment(key, ua, nil, permit2.PaymentOptions{ValidFor: time.Hour})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -19,7 +19,7 @@ func TestUptoChargeEdges(t *testing.T) {
 		t.Run(charge, func(t *testing.T) {
 			seller := newSeller(t)
 			acc := uptoAccepted(t, fac, seller, "5000")
-			h := uptoPay(t, b, acc, upto.PaymentOptions{})
+			h := uptoPay(t, b, acc, permit2.PaymentOptions{})
 			var out map[string]any
 			status := post(t, x402.PathSettle, uptoBody(t, h, acc, charge), &out)
 			js, _ := json.Marshal(out)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -46,7 +46,7 @@ func TestUptoCrashRecovery(t *testing.T) {
 	chain.PauseMining()
 	bodies := make([][]byte, burst)
 	for i := range bodies {
-		bodies[i] = uptoBody(t, uptoPay(t, b, acc, upto.PaymentOptions{}), acc, "700")
+		bodies[i] = uptoBody(t, uptoPay(t, b, acc, permit2.PaymentOptions{}), acc, "700")
 	}
 	var wg sync.WaitGroup
 	for i := range bodies {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -23,7 +22,7 @@ func TestUptoNonceInvalidated(t *testing.T) {
 	seller := newSeller(t)
 	acc := uptoAccepted(t, fac, seller, "5000")
 	nonce := big.NewInt(0x1234_56)
-	h := uptoPay(t, b, acc, upto.PaymentOptions{Nonce: nonce})
+	h := uptoPay(t, b, acc, permit2.PaymentOptions{Nonce: nonce})
 	if v, err := fac.Verify(ctx, uptoRequest(h, acc, "5000")); err != nil || !v.IsValid {
 		t.Fatalf("verify = %+v, %v", v, err)
 	}

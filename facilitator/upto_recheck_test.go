@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -18,7 +18,7 @@ func TestUptoSettleRechecks(t *testing.T) {
 	b := uptoBuyer(t, 100_000, big.NewInt(1e12))
 	seller, other := newSeller(t), newSeller(t)
 	acc := uptoAccepted(t, fac, seller, "5000")
-	h := uptoPay(t, b, acc, upto.PaymentOptions{})
+	h := uptoPay(t, b, acc, permit2.PaymentOptions{})
 	if v, err := fac.Verify(ctx, uptoRequest(h, acc, "5000")); err != nil || !v.IsValid {
 		t.Fatalf("verify = %+v, %v", v, err)
 	}

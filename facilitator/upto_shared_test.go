@@ -11,7 +11,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
@@ -39,7 +39,7 @@ func TestUptoSharedInstances(t *testing.T) {
 	var wg sync.WaitGroup
 	answers := make([][2]*facilitator.SettleResponse, n)
 	for i := range n {
-		h := uptoPay(t, buyerAcct, acc, upto.PaymentOptions{})
+		h := uptoPay(t, buyerAcct, acc, permit2.PaymentOptions{})
 		for j, in := range []*instance{a, b} {
 			wg.Go(func() {
 				s, err := in.f.Settle(ctx, uptoRequest(h, acc, "321"))

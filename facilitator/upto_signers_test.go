@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
-	"github.com/caddy-x402/caddy-x402/facilitator/upto"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 )
 
 // TestUptoSecondSigner: with two signer keys, /supported names the first
@@ -32,7 +32,7 @@ func TestUptoSecondSigner(t *testing.T) {
 		t.Fatalf("facilitatorAddress %v, want the first signer", acc.Extra["facilitatorAddress"])
 	}
 	acc.Extra["facilitatorAddress"] = second.Hex()
-	s, err := f.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{}), acc, "777"))
+	s, err := f.Settle(ctx, uptoRequest(uptoPay(t, b, acc, permit2.PaymentOptions{}), acc, "777"))
 	if err != nil || !s.Settled() || s.Value != "777" {
 		t.Fatalf("settle naming the second signer = %+v, %v", s, err)
 	}

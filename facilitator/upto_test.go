@@ -92,7 +92,7 @@ func waitTx(t testing.TB, tx *types.Transaction) {
 }
 
 // uptoPay signs an upto payment of accepted for b.
-func uptoPay(t testing.TB, b devnet.Account, accepted x402.RequirementsV2, opts upto.PaymentOptions) string {
+func uptoPay(t testing.TB, b devnet.Account, accepted x402.RequirementsV2, opts permit2.PaymentOptions) string {
 	t.Helper()
 	h, err := upto.CreatePayment(b.Key, accepted, nil, opts)
 	if err != nil {
@@ -181,7 +181,7 @@ func TestUptoSettleAmounts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			seller := newSeller(t)
 			acc := uptoAccepted(t, fac, seller, "5000")
-			h := uptoPay(t, b, acc, upto.PaymentOptions{})
+			h := uptoPay(t, b, acc, permit2.PaymentOptions{})
 			if v, err := fac.Verify(ctx, uptoRequest(h, acc, "5000")); err != nil || !v.IsValid {
 				t.Fatalf("verify = %+v, %v", v, err)
 			}
@@ -225,7 +225,7 @@ func TestUptoVerifyReasons(t *testing.T) {
 	unapproved := uptoBuyer(t, 100_000, nil)
 	poor := uptoBuyer(t, 4_000, big.NewInt(1_000_000))
 	other := newSeller(t)
-	usedHeader := uptoPay(t, rich, acc, upto.PaymentOptions{})
+	usedHeader := uptoPay(t, rich, acc, permit2.PaymentOptions{})
 	if s, err := fac.Settle(ctx, uptoRequest(usedHeader, acc, "10")); err != nil || !s.Settled() {
 		t.Fatalf("settle = %+v, %v", s, err)
 	}
@@ -239,29 +239,29 @@ func TestUptoVerifyReasons(t *testing.T) {
 		reason string
 		code   string
 	}{
-		{"asset", uptoPay(t, rich, acc, upto.PaymentOptions{}), func(r x402.RequirementsV2) x402.RequirementsV2 { r.Asset = other.Hex(); return r },
+		{"asset", uptoPay(t, rich, acc, permit2.PaymentOptions{}), func(r x402.RequirementsV2) x402.RequirementsV2 { r.Asset = other.Hex(); return r },
 			200, x402.ReasonUnsupportedAsset(other.Hex()), x402.CodeInvalidRequirements},
-		{"payload", editPayload(t, uptoPay(t, rich, acc, upto.PaymentOptions{}), func(pl map[string]any) { delete(pl, "permit2Authorization") }), nil,
+		{"payload", editPayload(t, uptoPay(t, rich, acc, permit2.PaymentOptions{}), func(pl map[string]any) { delete(pl, "permit2Authorization") }), nil,
 			200, "Invalid payment payload: signature and permit2Authorization (with permitted and witness) are required", x402.CodeInvalidPayload},
-		{"spender", editPayload(t, uptoPay(t, rich, acc, upto.PaymentOptions{}), func(pl map[string]any) {
+		{"spender", editPayload(t, uptoPay(t, rich, acc, permit2.PaymentOptions{}), func(pl map[string]any) {
 			pl["permit2Authorization"].(map[string]any)["spender"] = permit2.ExactProxyAddress.Hex()
 		}), nil, 200, x402.ReasonPermit2Spender, x402.CodePermit2Spender},
-		{"recipient", uptoPay(t, rich, acc, upto.PaymentOptions{}), func(r x402.RequirementsV2) x402.RequirementsV2 { r.PayTo = other.Hex(); return r },
+		{"recipient", uptoPay(t, rich, acc, permit2.PaymentOptions{}), func(r x402.RequirementsV2) x402.RequirementsV2 { r.PayTo = other.Hex(); return r },
 			200, x402.ReasonPermit2Recipient, x402.CodePermit2Recipient},
-		{"facilitator", uptoPay(t, rich, wrongFac, upto.PaymentOptions{}), nil, 200, x402.ReasonUptoFacilitator, x402.CodeUptoFacilitator},
-		{"expired", uptoPay(t, rich, acc, upto.PaymentOptions{ValidFor: 3 * time.Second}), nil, 200, x402.ReasonPermit2Expired, x402.CodePermit2Expired},
-		{"not yet valid", uptoPay(t, rich, acc, upto.PaymentOptions{ValidAfter: big.NewInt(time.Now().Add(time.Hour).Unix())}), nil,
+		{"facilitator", uptoPay(t, rich, wrongFac, permit2.PaymentOptions{}), nil, 200, x402.ReasonUptoFacilitator, x402.CodeUptoFacilitator},
+		{"expired", uptoPay(t, rich, acc, permit2.PaymentOptions{ValidFor: 3 * time.Second}), nil, 200, x402.ReasonPermit2Expired, x402.CodePermit2Expired},
+		{"not yet valid", uptoPay(t, rich, acc, permit2.PaymentOptions{ValidAfter: big.NewInt(time.Now().Add(time.Hour).Unix())}), nil,
 			200, x402.ReasonPermit2NotYetValid, x402.CodePermit2NotYetValid},
-		{"amount", uptoPay(t, rich, acc, upto.PaymentOptions{}), func(r x402.RequirementsV2) x402.RequirementsV2 { r.Amount = "4000"; return r },
+		{"amount", uptoPay(t, rich, acc, permit2.PaymentOptions{}), func(r x402.RequirementsV2) x402.RequirementsV2 { r.Amount = "4000"; return r },
 			200, x402.ReasonPermit2AmountMismatch + "4000 != 5000", x402.CodePermit2AmountMismatch},
-		{"token", editPayload(t, uptoPay(t, rich, acc, upto.PaymentOptions{}), func(pl map[string]any) {
+		{"token", editPayload(t, uptoPay(t, rich, acc, permit2.PaymentOptions{}), func(pl map[string]any) {
 			pl["permit2Authorization"].(map[string]any)["permitted"].(map[string]any)["token"] = other.Hex()
 		}), nil, 200, x402.ReasonPermit2Token, x402.CodePermit2Token},
-		{"signature", editPayload(t, uptoPay(t, rich, acc, upto.PaymentOptions{}), func(pl map[string]any) {
+		{"signature", editPayload(t, uptoPay(t, rich, acc, permit2.PaymentOptions{}), func(pl map[string]any) {
 			pl["permit2Authorization"].(map[string]any)["deadline"] = fmt.Sprint(time.Now().Add(2 * time.Hour).Unix())
 		}), nil, 200, x402.ReasonPermit2Signature, x402.CodePermit2Signature},
-		{"allowance", uptoPay(t, unapproved, acc, upto.PaymentOptions{}), nil, 412, x402.ReasonPermit2AllowanceRequired, x402.CodePermit2AllowanceRequired},
-		{"balance", uptoPay(t, poor, acc, upto.PaymentOptions{}), nil, 200, x402.ErrTextInsufficientFunds, x402.CodeInsufficientFunds},
+		{"allowance", uptoPay(t, unapproved, acc, permit2.PaymentOptions{}), nil, 412, x402.ReasonPermit2AllowanceRequired, x402.CodePermit2AllowanceRequired},
+		{"balance", uptoPay(t, poor, acc, permit2.PaymentOptions{}), nil, 200, x402.ErrTextInsufficientFunds, x402.CodeInsufficientFunds},
 		{"nonce used", usedHeader, nil, 200, x402.ErrTextAlreadyUsed, x402.CodeNonceAlreadyUsed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -295,7 +295,7 @@ func TestUptoSameTwiceConcurrent(t *testing.T) {
 	b := uptoBuyer(t, 100_000, big.NewInt(1_000_000))
 	seller := newSeller(t)
 	acc := uptoAccepted(t, fac, seller, "5000")
-	h := uptoPay(t, b, acc, upto.PaymentOptions{})
+	h := uptoPay(t, b, acc, permit2.PaymentOptions{})
 	const n = 20
 	var wg sync.WaitGroup
 	answers := make([]*facilitator.SettleResponse, n)
@@ -337,7 +337,7 @@ func TestUptoReservation(t *testing.T) {
 	b := uptoBuyer(t, 100_000, big.NewInt(1_000_000))
 	seller := newSeller(t)
 	acc := uptoAccepted(t, fac, seller, "5000")
-	h := uptoPay(t, b, acc, upto.PaymentOptions{})
+	h := uptoPay(t, b, acc, permit2.PaymentOptions{})
 	r, v, err := fac.Reserve(ctx, uptoRequest(h, acc, "5000"))
 	if err != nil || !v.IsValid {
 		t.Fatalf("reserve = %+v, %v", v, err)
@@ -357,7 +357,7 @@ func TestUptoReservation(t *testing.T) {
 		t.Fatalf("seller holds %s, want 777", got)
 	}
 	// A reservation settled at 0 moves nothing and frees the payment.
-	h2 := uptoPay(t, b, acc, upto.PaymentOptions{})
+	h2 := uptoPay(t, b, acc, permit2.PaymentOptions{})
 	r2, v, err := fac.Reserve(ctx, uptoRequest(h2, acc, "5000"))
 	if err != nil || !v.IsValid {
 		t.Fatalf("reserve = %+v, %v", v, err)
@@ -377,7 +377,7 @@ func TestUptoRecognize(t *testing.T) {
 	b := uptoBuyer(t, 100_000, big.NewInt(1_000_000))
 	seller := newSeller(t)
 	acc := uptoAccepted(t, fac, seller, "5000")
-	s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{}), acc, "2500"))
+	s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, permit2.PaymentOptions{}), acc, "2500"))
 	if err != nil || !s.Settled() {
 		t.Fatalf("settle = %+v, %v", s, err)
 	}
@@ -398,13 +398,13 @@ func TestUptoBalanceRecheck(t *testing.T) {
 	b := uptoBuyer(t, 1000, big.NewInt(1e12))
 	seller := newSeller(t)
 	acc := uptoAccepted(t, fac, seller, "1000")
-	if s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{}), acc, "1000")); err != nil || !s.Settled() {
+	if s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, permit2.PaymentOptions{}), acc, "1000")); err != nil || !s.Settled() {
 		t.Fatalf("first settle = %+v, %v", s, err)
 	}
 	if err := chain.Mint(ctx, b.Address, big.NewInt(1000)); err != nil {
 		t.Fatal(err)
 	}
-	s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{}), acc, "1000"))
+	s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, permit2.PaymentOptions{}), acc, "1000"))
 	if err != nil || !s.Settled() {
 		t.Fatalf("second settle = %+v, %v; want settled", s, err)
 	}
@@ -426,7 +426,7 @@ func TestUptoByAuthorizationOnChain(t *testing.T) {
 	nonces := []*big.Int{big.NewInt(1001), big.NewInt(1002)}
 	var txs []string
 	for i, n := range nonces {
-		s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, upto.PaymentOptions{Nonce: n}), acc, fmt.Sprint(100*(i+1))))
+		s, err := fac.Settle(ctx, uptoRequest(uptoPay(t, b, acc, permit2.PaymentOptions{Nonce: n}), acc, fmt.Sprint(100*(i+1))))
 		if err != nil || !s.Settled() {
 			t.Fatalf("settle %d = %+v, %v", i, s, err)
 		}
@@ -457,7 +457,7 @@ func TestUptoRemote(t *testing.T) {
 	b := uptoBuyer(t, 100_000, big.NewInt(1e12))
 	seller := newSeller(t)
 	acc := uptoAccepted(t, fac, seller, "5000")
-	h := uptoPay(t, b, acc, upto.PaymentOptions{})
+	h := uptoPay(t, b, acc, permit2.PaymentOptions{})
 	withV2 := func(r *facilitator.Request) *facilitator.Request {
 		v2 := acc // the paywall knows its requirements in v2 form (the maximum)
 		r.RequirementsV2 = &v2
@@ -467,7 +467,7 @@ func TestUptoRemote(t *testing.T) {
 		t.Fatalf("remote verify = %+v, %v", v, err)
 	}
 	poor := uptoBuyer(t, 100_000, nil)
-	v, err := c.Verify(ctx, withV2(uptoRequest(uptoPay(t, poor, acc, upto.PaymentOptions{}), acc, "5000")))
+	v, err := c.Verify(ctx, withV2(uptoRequest(uptoPay(t, poor, acc, permit2.PaymentOptions{}), acc, "5000")))
 	if err != nil || v.IsValid || v.Reason() != x402.ReasonPermit2AllowanceRequired {
 		t.Fatalf("remote verify without allowance = %+v, %v; want the verdict %q", v, err, x402.ReasonPermit2AllowanceRequired)
 	}
@@ -491,18 +491,18 @@ func TestUptoEIP2612GasSponsoring(t *testing.T) {
 	seller := newSeller(t)
 	acc := uptoAccepted(t, fac, seller, "5000")
 	deadline := big.NewInt(time.Now().Add(time.Hour).Unix())
-	ext, err := upto.EIP2612Extension(b.Key, devnet.TokenAddress, devnet.TokenName, devnet.TokenVersion, big.NewInt(devnet.ChainID), new(big.Int), big.NewInt(5000), deadline)
+	ext, err := permit2.EIP2612Extension(b.Key, devnet.TokenAddress, devnet.TokenName, devnet.TokenVersion, big.NewInt(devnet.ChainID), new(big.Int), big.NewInt(5000), deadline)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := uptoPay(t, b, acc, upto.PaymentOptions{Extensions: ext})
+	h := uptoPay(t, b, acc, permit2.PaymentOptions{Extensions: ext})
 	var v x402.ReferenceVerifyResponse
 	if status := post(t, x402.PathVerify, uptoBody(t, h, acc, "5000"), &v); status != 200 || !v.IsValid {
 		t.Fatalf("verify with the permit = %d %+v", status, v)
 	}
 	other := uptoBuyer(t, 100_000, nil)
-	otherExt, _ := upto.EIP2612Extension(other.Key, devnet.TokenAddress, devnet.TokenName, devnet.TokenVersion, big.NewInt(devnet.ChainID), new(big.Int), big.NewInt(5000), deadline)
-	if status := post(t, x402.PathVerify, uptoBody(t, uptoPay(t, b, acc, upto.PaymentOptions{Extensions: otherExt}), acc, "5000"), &v); status != 200 || v.IsValid || v.InvalidReason != x402.CodeEIP2612From {
+	otherExt, _ := permit2.EIP2612Extension(other.Key, devnet.TokenAddress, devnet.TokenName, devnet.TokenVersion, big.NewInt(devnet.ChainID), new(big.Int), big.NewInt(5000), deadline)
+	if status := post(t, x402.PathVerify, uptoBody(t, uptoPay(t, b, acc, permit2.PaymentOptions{Extensions: otherExt}), acc, "5000"), &v); status != 200 || v.IsValid || v.InvalidReason != x402.CodeEIP2612From {
 		t.Fatalf("verify with another's permit = %d %+v", status, v)
 	}
 	s, err := fac.Settle(ctx, uptoRequest(h, acc, "1500"))

@@ -23,6 +23,8 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -94,13 +96,13 @@ func permit2PaymentWithNonce(t *testing.T, tester *caddytest.Tester, key *ecdsa.
 	if resp.StatusCode != http.StatusPaymentRequired || x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr) != nil || len(pr.Accepts) != 1 {
 		t.Fatalf("GET %s unpaid: %d %s", u, resp.StatusCode, b)
 	}
-	opts := upto.PaymentOptions{Nonce: new(big.Int).SetBytes(nonce[:])}
+	opts := permit2.PaymentOptions{Nonce: new(big.Int).SetBytes(nonce[:])}
 	var h string
 	var err error
 	if scheme == x402.SchemeUpto {
 		h, err = upto.CreatePayment(key, pr.Accepts[0], pr.Resource, opts)
 	} else {
-		h, err = upto.CreateExactPermit2Payment(key, pr.Accepts[0], pr.Resource, opts)
+		h, err = exact.CreatePermit2Payment(key, pr.Accepts[0], pr.Resource, opts)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,8 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -119,7 +121,7 @@ func payUpto(t *testing.T, tester *caddytest.Tester, key *ecdsa.PrivateKey, u st
 	if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr); err != nil || len(pr.Accepts) != 1 {
 		t.Fatalf("PAYMENT-REQUIRED of %s: %v %+v", u, err, pr)
 	}
-	h, err := upto.CreatePayment(key, pr.Accepts[0], pr.Resource, upto.PaymentOptions{})
+	h, err := upto.CreatePayment(key, pr.Accepts[0], pr.Resource, permit2.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -647,7 +649,7 @@ func TestExactPermit2Route(t *testing.T) {
 	if a := pr.Accepts[0]; a.Scheme != "exact" || a.Amount != "10000" || a.Extra["assetTransferMethod"] != "permit2" {
 		t.Fatalf("accepts[0] = %+v", a)
 	}
-	pay, err := upto.CreateExactPermit2Payment(buyer, pr.Accepts[0], pr.Resource, upto.PaymentOptions{})
+	pay, err := exact.CreatePermit2Payment(buyer, pr.Accepts[0], pr.Resource, permit2.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

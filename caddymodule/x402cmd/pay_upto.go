@@ -82,7 +82,7 @@ func payUpto(ctx context.Context, key *ecdsa.PrivateKey, accepted x402.Requireme
 	if o.PaymentID != "" {
 		fmt.Fprintf(stderr, "x402: an upto payment carries no payment id here: paying without --payment-id\n")
 	}
-	header, err := upto.CreatePayment(key, accepted, resource, upto.PaymentOptions{})
+	header, err := upto.CreatePayment(key, accepted, resource, permit2.PaymentOptions{})
 	if err != nil {
 		return "", fmt.Errorf("signing the upto payment: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -43,7 +44,7 @@ func (c *cluster) approvePermit2(buyer devnet.Account, amount *big.Int) {
 // signUpto signs an upto payment of the route's maximum by the buyer.
 func (c *cluster) signUpto(buyer devnet.Account, offer x402.PaymentRequiredV2) string {
 	c.t.Helper()
-	h, err := upto.CreatePayment(buyer.Key, offer.Accepts[0], offer.Resource, upto.PaymentOptions{})
+	h, err := upto.CreatePayment(buyer.Key, offer.Accepts[0], offer.Resource, permit2.PaymentOptions{})
 	if err != nil {
 		c.t.Fatal(err)
 	}

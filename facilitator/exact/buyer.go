@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -166,4 +167,12 @@ func CreatePaymentV2(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resour
 		return "", nil, err
 	}
 	return header, p, nil
+}
+
+// CreatePermit2Payment signs an exact payment through Permit2 (for
+// requirements with extra.assetTransferMethod "permit2"), as @x402/evm
+// 2.27's ExactEvmScheme client does, and returns the PAYMENT-SIGNATURE
+// header.
+func CreatePermit2Payment(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts permit2.PaymentOptions) (string, error) {
+	return permit2.CreatePayment(key, permit2.ExactProxy, accepted, resource, opts)
 }
