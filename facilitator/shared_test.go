@@ -112,7 +112,11 @@ func TestSharedInstances(t *testing.T) {
 
 	// A settles with mining paused and answers pending; A stops; B takes
 	// the settlements over and follows them to their blocks.
-	a2 := startInstance(t, dsn, key, time.Second)
+	// The settle timeout also bounds the chain reads before the broadcast:
+	// 5 s leaves them room on a loaded machine (1 s did not, under -race
+	// with other packages' tests beside it), and the five settles wait
+	// together, not one after another.
+	a2 := startInstance(t, dsn, key, 5*time.Second)
 	chain.PauseMining()
 	resumed := false
 	defer func() {
@@ -121,17 +125,26 @@ func TestSharedInstances(t *testing.T) {
 		}
 	}()
 	pays, bodies2 := payments(t, buyerAcct, req, 5)
-	var txs []string
+	txs := make([]string, len(bodies2))
+	var wg2 sync.WaitGroup
 	for i := range bodies2 {
-		r, err := requestOf(bodies2[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := a2.f.Settle(ctx, r)
-		if err != nil || s.Error != facilitator.ErrTextPending || s.TxHash == "" {
-			t.Fatalf("settle while mining is paused = %+v, %v; want pending with its transaction", s, err)
-		}
-		txs = append(txs, s.TxHash)
+		wg2.Go(func() {
+			r, err := requestOf(bodies2[i])
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			s, err := a2.f.Settle(ctx, r)
+			if err != nil || s.Error != facilitator.ErrTextPending || s.TxHash == "" {
+				t.Errorf("settle %d while mining is paused = %+v, %v; want pending with its transaction", i, s, err)
+				return
+			}
+			txs[i] = s.TxHash
+		})
+	}
+	wg2.Wait()
+	if t.Failed() {
+		t.FailNow()
 	}
 	a2.stop()
 	chain.ResumeMining()
