@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"time"
@@ -51,15 +50,6 @@ type Grants interface {
 	// PruneGrants removes the grants that ended before t and the nonces
 	// whose keeping ended before t, and says how many.
 	PruneGrants(t time.Time) (int, error)
-}
-
-// Secrets keeps named random secrets that every instance sharing the store
-// gets alike (the key that signs access cookies).
-type Secrets interface {
-	// Secret returns the secret called name, made by gen and stored the
-	// first time it is asked for. Instances asking at once get the same
-	// one: the first stored wins.
-	Secret(ctx context.Context, name string, gen func() ([]byte, error)) ([]byte, error)
 }
 
 // GrantsOf returns the access grants kept in the same storage as a

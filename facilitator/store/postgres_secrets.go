@@ -20,31 +20,6 @@ import (
 // builds that know no rotation. No schema change: generations are rows of
 // x402_secrets under their own names.
 
-// SecretVersion is one generation of a rotated secret.
-type SecretVersion struct {
-	// Gen is the generation, from 1; the highest is the newest.
-	Gen int
-	// Value is the secret.
-	Value []byte
-	// Created is when it was stored, by the store's clock: the newest
-	// signs from then, and the one before stops signing.
-	Created time.Time
-}
-
-// RotatingSecrets keeps the generations of secrets that are rotated: the
-// newest signs, older ones are honoured until what they signed expires.
-type RotatingSecrets interface {
-	Secrets
-	// SecretVersions lists name's generations, oldest first; none when
-	// there is no secret of that name yet.
-	SecretVersions(ctx context.Context, name string) ([]SecretVersion, error)
-	// RotateSecret adds a generation made by gen as the newest (making
-	// the first when there is none) and removes the older generations for
-	// which keep, given the time each stopped signing (the next one's
-	// Created), says false. Rotations at once are serialised.
-	RotateSecret(ctx context.Context, name string, gen func() ([]byte, error), keep func(v SecretVersion, retired time.Time) bool) (added SecretVersion, dropped []SecretVersion, err error)
-}
-
 var (
 	_ RotatingSecrets = (*PostgresGrants)(nil)
 	_ RotatingSecrets = (*PostgresSecrets)(nil)

@@ -7,23 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Leader holds roles, rather than requests: a key that one instance holds
-// for as long as it runs and asks for it again (the one instance that
-// claims a receiver's payment channels). An instance that dies loses its
-// roles when its lease runs out; one that stops gives them up with Resign.
-type Leader interface {
-	// Lead takes key for this instance, or keeps it: true when this
-	// instance holds it now (it held it, no instance did, or the one that
-	// did is dead). It is fenced: an instance whose lease ran out leads
-	// nothing (false, with ErrFenced or an error of the store) until it
-	// holds a lease again. An error means no decision: the caller does not
-	// lead this time.
-	Lead(ctx context.Context, key string) (bool, error)
-	// Resign gives key up if this instance holds it, so that another
-	// instance takes it at once rather than after this one's lease.
-	Resign(ctx context.Context, key string) error
-}
-
 // leadPrefix keeps role keys apart from the claims of requests.
 const leadPrefix = "lead:"
 
