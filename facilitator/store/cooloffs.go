@@ -26,9 +26,11 @@ type CoolOff struct {
 }
 
 // CoolOffs keeps the cooling-offs of the facilitator's payers. It lives
-// beside the settlement journal, in the same storage (CoolOffsOf), so
-// that a cooling-off holds on every instance that shares the journal and
-// survives restarts.
+// beside the settlement journal, in the same storage (a journal or a
+// redemption store that keeps them implements CoolOffs), so that a
+// cooling-off holds on every instance that shares the journal and survives
+// restarts. A journal's and a redemption store's on one PostgreSQL
+// database are the same table; on bbolt, each file keeps its own.
 type CoolOffs interface {
 	// Strike counts the reverted transaction txHash against every key at
 	// now: a key's strikes rise by one and its cooling-off runs until
@@ -46,18 +48,6 @@ type CoolOffs interface {
 	// their strikes (a key struck again starts from one), and says how
 	// many went.
 	PruneCoolOffs(t time.Time) (int, error)
-}
-
-// CoolOffsOf returns the cooling-offs kept in the same storage as a
-// journal or a redemption store (its memory, bbolt file or PostgreSQL
-// database), or nil when it keeps none. A journal's and a redemption
-// store's on one PostgreSQL database are the same table; on bbolt, each
-// file keeps its own.
-func CoolOffsOf(s any) CoolOffs {
-	if c, ok := s.(interface{ CoolOffs() CoolOffs }); ok {
-		return c.CoolOffs()
-	}
-	return nil
 }
 
 // ErrBadStrike refuses a strike without keys, a transaction or a
@@ -84,8 +74,8 @@ func coolUntil(old, now time.Time, strikes int, base, max time.Duration) time.Ti
 	return old
 }
 
-// checkStrike validates a strike and returns its keys in lower case.
-func checkStrike(keys []string, txHash string, base, max time.Duration) ([]string, error) {
+// CheckStrike validates a strike and returns its keys in lower case.
+func CheckStrike(keys []string, txHash string, base, max time.Duration) ([]string, error) {
 	if len(keys) == 0 || txHash == "" || base <= 0 || max <= 0 {
 		return nil, ErrBadStrike
 	}
@@ -99,9 +89,9 @@ func checkStrike(keys []string, txHash string, base, max time.Duration) ([]strin
 	return out, nil
 }
 
-// latest returns, of cs (in the order of their keys), the cooling-off that
+// LatestCoolOff returns, of cs (in the order of their keys), the cooling-off that
 // runs at now and ends last, the first of those that end together.
-func latest(cs []CoolOff, now time.Time) *CoolOff {
+func LatestCoolOff(cs []CoolOff, now time.Time) *CoolOff {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Until.After(cs[j].Until) })
 	if len(cs) == 0 || !cs[0].Until.After(now) {
 		return nil
@@ -109,8 +99,8 @@ func latest(cs []CoolOff, now time.Time) *CoolOff {
 	return &cs[0]
 }
 
-// strikeOne applies a strike to one key's cooling-off (nil: none yet).
-func strikeOne(cur *CoolOff, key, txHash string, now time.Time, base, max time.Duration) (CoolOff, bool) {
+// StrikeOne applies a strike to one key's cooling-off (nil: none yet).
+func StrikeOne(cur *CoolOff, key, txHash string, now time.Time, base, max time.Duration) (CoolOff, bool) {
 	if cur != nil && strings.EqualFold(cur.TxHash, txHash) {
 		return *cur, false
 	}
