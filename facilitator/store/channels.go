@@ -435,11 +435,14 @@ func (c *Channel) ApplyCharge(charged *big.Int, v ChannelVoucher, now time.Time)
 	c.VoucherSignature, c.LastActivity = slices.Clone(v.Signature), now
 }
 
-// listed says whether a record belongs in a list call's answer.
+// IsClaimable says whether c is on network with a charge not claimed yet
+// (ToClaim lists it).
 func IsClaimable(c *Channel, network string) bool {
 	return c.Network == network && c.Charged.Cmp(c.Claimed) > 0
 }
 
+// IsIdle says whether c is open and was last active before before (Idle
+// lists it).
 func IsIdle(c *Channel, before time.Time) bool {
 	return c.State == ChannelOpen && c.LastActivity.Before(before)
 }
@@ -463,9 +466,14 @@ func WithdrawingAfter(after *Channel) func(*Channel) bool {
 	}
 }
 
+// IsRefunding says whether a refund of c is under way (Refunding lists it).
 func IsRefunding(c *Channel) bool { return c.State == ChannelRefunding }
 
-func LastActivityOf(c *Channel) time.Time      { return c.LastActivity }
+// LastActivityOf is the key SortChannels orders Idle, ToClaim and
+// Refunding by.
+func LastActivityOf(c *Channel) time.Time { return c.LastActivity }
+
+// WithdrawRequestedOf is the key SortChannels orders Withdrawing by.
 func WithdrawRequestedOf(c *Channel) time.Time { return c.WithdrawRequestedAt }
 
 // CheckChannelState refuses a state that is not one of the Channel* states.

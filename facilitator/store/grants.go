@@ -57,7 +57,7 @@ type Grants interface {
 // its start.
 var ErrBadGrant = errors.New("a grant needs a route, a payer and an end after its start")
 
-// Checked validates g and returns its payer in lower case.
+// Check validates g and returns its payer in lower case.
 func (g *Grant) Check() (string, error) {
 	if g.Route == "" || g.Payer == "" || !g.End.After(g.Start) {
 		return "", ErrBadGrant

@@ -97,6 +97,7 @@ type Journal interface {
 // not hold.
 var ErrNotFound = errors.New("settlement not found")
 
+// SortByNonce orders records by signer, then by transaction nonce.
 func SortByNonce(recs []*Record) {
 	sort.Slice(recs, func(a, b int) bool {
 		if recs[a].Signer != recs[b].Signer {
