@@ -1,13 +1,13 @@
 package bolt
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"encoding/binary"
 	"encoding/json"
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Buckets of the discovery catalog in the journal's bbolt file: the

@@ -1,14 +1,14 @@
 package bolt
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"encoding/json"
 	"math/big"
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // bucketChannels holds the payment channels (JSON) by channel id, in the
@@ -18,7 +18,7 @@ var bucketChannels = []byte("payment-channels")
 // channels are the channels in the redemption store's bbolt file.
 type channels struct {
 	db  *bbolt.DB
-	log *chanLog // charges logged ahead of bbolt (channels_bolt_log.go)
+	log *chanLog // charges logged ahead of bbolt (channels_log.go)
 }
 
 // get reads a record in a transaction; nil when there is none.

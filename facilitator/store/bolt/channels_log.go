@@ -1,8 +1,6 @@
 package bolt
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"cmp"
 	"encoding/binary"
 	"encoding/hex"
@@ -19,6 +17,8 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // The bbolt channel store answers a charge before bbolt commits it: the

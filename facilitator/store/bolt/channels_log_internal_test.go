@@ -1,13 +1,13 @@
 package bolt
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"math/big"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // TestChannelLogReplaySkipsWhatBboltHolds: charges logged, then a write

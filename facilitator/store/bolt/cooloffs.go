@@ -1,14 +1,14 @@
 package bolt
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"encoding/json"
 	"strings"
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // bucketCoolOffs holds the cooling-offs in the journal's file, by key.

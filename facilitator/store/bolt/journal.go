@@ -1,8 +1,6 @@
 package bolt
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 var (

@@ -1,11 +1,11 @@
 package memory
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // catalog is the discovery catalog in memory, beside the memory journal.

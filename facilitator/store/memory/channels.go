@@ -1,12 +1,12 @@
 package memory
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"math/big"
 	"sync"
 	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // channels are the channels in memory, beside the memory redemptions.

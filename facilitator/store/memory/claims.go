@@ -1,10 +1,10 @@
 package memory
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"sync"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // claims are the claims of one process.

@@ -1,12 +1,12 @@
 package memory
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // coolOffs are the cooling-offs in memory, beside the memory journal.

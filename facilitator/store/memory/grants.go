@@ -1,10 +1,10 @@
 package memory
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"sync"
 	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // grants are the grants and used nonces in memory, beside the memory

@@ -1,11 +1,11 @@
 package memory
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // journal keeps records in memory: a facilitator without a journal path

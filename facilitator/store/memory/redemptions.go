@@ -1,10 +1,10 @@
 package memory
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"encoding/json"
 	"sync"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // redemptions is the store in memory, for a devnet (whose chain does

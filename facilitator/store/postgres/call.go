@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Instance implements Shared.

@@ -1,12 +1,12 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Catalog is the discovery catalog in PostgreSQL, shared by every

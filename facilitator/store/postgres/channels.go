@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Channels are the payment channels in PostgreSQL, shared by every

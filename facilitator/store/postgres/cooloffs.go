@@ -1,14 +1,14 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // CoolOffs are the cooling-offs in PostgreSQL, shared by every

@@ -1,12 +1,12 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"errors"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // TestPgErrorServerGone: an answer of the server that says it is going

@@ -1,14 +1,14 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"errors"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Grants are the access grants, the used sign-in nonces and the

@@ -1,12 +1,12 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"errors"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // leadPrefix keeps role keys apart from the claims of requests.

@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"errors"
 	"testing"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 

@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"fmt"
 	"net/url"
@@ -14,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Options tunes the PostgreSQL store.

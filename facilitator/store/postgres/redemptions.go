@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Redemptions is the paywall's redemption store in PostgreSQL. A

@@ -1,8 +1,6 @@
 package postgres
 
 import (
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
-
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
 // Rotated secrets in PostgreSQL. A secret that was never rotated is the
