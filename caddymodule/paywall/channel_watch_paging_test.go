@@ -57,7 +57,7 @@ func TestWithdrawWatchResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { p.Close() })
-		return p.Redemptions().(store.Channels)
+		return p.Redemptions()
 	}
 	ctx := context.Background()
 	chainA := &spanChain{head: 50_000}
