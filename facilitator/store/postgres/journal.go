@@ -32,7 +32,7 @@ var (
 
 // DSN is the store's connection string (credentials included), to open
 // another instance on it.
-func (j *Journal) DSN() string { return j.p.DSN() }
+func (j *Journal) DSN() string { return j.p.dsn }
 
 // Journal is the store's settlement journal (always the same value, so
 // that the engines of a process share their state on it).

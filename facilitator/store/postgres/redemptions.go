@@ -41,10 +41,10 @@ var (
 
 // DSN is the store's connection string (credentials included), to open
 // another instance on it.
-func (s *Redemptions) DSN() string { return s.p.DSN() }
+func (s *Redemptions) DSN() string { return s.p.dsn }
 
 // Where is the store's address with its credentials cut, for logs.
-func (s *Redemptions) Where() string { return s.p.Where() }
+func (s *Redemptions) Where() string { return s.p.where }
 
 // Redemptions is the store's redemption records.
 func (p *Store) Redemptions() *Redemptions { return p.redemptions }
