@@ -89,8 +89,9 @@ func CheckStrike(keys []string, txHash string, base, max time.Duration) ([]strin
 	return out, nil
 }
 
-// LatestCoolOff returns, of cs (in the order of their keys), the cooling-off that
-// runs at now and ends last, the first of those that end together.
+// LatestCoolOff returns, of cs (in the order of their keys), the
+// cooling-off that runs at now and ends last, the first of those that end
+// together.
 func LatestCoolOff(cs []CoolOff, now time.Time) *CoolOff {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Until.After(cs[j].Until) })
 	if len(cs) == 0 || !cs[0].Until.After(now) {
@@ -99,7 +100,9 @@ func LatestCoolOff(cs []CoolOff, now time.Time) *CoolOff {
 	return &cs[0]
 }
 
-// StrikeOne applies a strike to one key's cooling-off (nil: none yet).
+// StrikeOne applies a strike to one key's cooling-off (cur, nil for none
+// yet) and returns it; false when txHash is cur's last transaction, counted
+// already (cur is returned as it is).
 func StrikeOne(cur *CoolOff, key, txHash string, now time.Time, base, max time.Duration) (CoolOff, bool) {
 	if cur != nil && strings.EqualFold(cur.TxHash, txHash) {
 		return *cur, false

@@ -18,7 +18,7 @@ func BenchmarkCharge(b *testing.B, open func(b *testing.B) store.Channels) {
 	balance := new(big.Int).Lsh(big.NewInt(1), 127)
 	price := big.NewInt(1000)
 	var next atomic.Int64
-	sync := func(b *testing.B, s store.Channels) string {
+	deposit := func(b *testing.B, s store.Channels) string {
 		n := int(next.Add(1))
 		if _, err := s.Sync(ctx, ChannelID(n), "net", ChannelCfg(), store.ChainState{Balance: balance, Claimed: new(big.Int), Block: 1}); err != nil {
 			b.Fatal(err)
@@ -39,7 +39,7 @@ func BenchmarkCharge(b *testing.B, open func(b *testing.B) store.Channels) {
 	}
 	b.Run("serial", func(b *testing.B) {
 		s := open(b)
-		id := sync(b, s)
+		id := deposit(b, s)
 		b.ReportAllocs()
 		b.ResetTimer()
 		i := 0
@@ -50,7 +50,7 @@ func BenchmarkCharge(b *testing.B, open func(b *testing.B) store.Channels) {
 		b.ReportAllocs()
 		b.SetParallelism(4)
 		b.RunParallel(func(pb *testing.PB) {
-			charge(b, s, sync(b, s), pb.Next)
+			charge(b, s, deposit(b, s), pb.Next)
 		})
 	})
 }
