@@ -19,6 +19,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -26,13 +27,13 @@ import (
 // several instances: its own store (pool, lease) and engine, so two of
 // them in one process share nothing but the database and the chain.
 type instance struct {
-	p *store.Postgres
+	p *postgres.Store
 	f *facilitator.Facilitator
 }
 
 func startInstance(t *testing.T, dsn string, key *ecdsa.PrivateKey, settleTimeout time.Duration) *instance {
 	t.Helper()
-	p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{Lease: 2 * time.Second})
+	p, err := postgres.Open(context.Background(), dsn, postgres.Options{Lease: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestSharedStoreDown(t *testing.T) {
 // unreachableNonces is a shared journal whose nonce hand-out fails as a
 // store out of reach does (store.ErrUnavailable): the hold and the
 // reservation before it pass.
-type unreachableNonces struct{ *store.PostgresJournal }
+type unreachableNonces struct{ *postgres.Journal }
 
 func (unreachableNonces) Nonces(context.Context, string, string, uint64, int) (uint64, error) {
 	return 0, fmt.Errorf("%w: read tcp 127.0.0.1:5432: i/o timeout", store.ErrUnavailable)
@@ -256,7 +257,7 @@ func TestSharedSendStoreFault(t *testing.T) {
 	dsn := pgtest.Shared(t).DSN(t)
 	key := newSignerKey(t, chain)
 	signer := crypto.PubkeyToAddress(key.PublicKey)
-	p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{})
+	p, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
