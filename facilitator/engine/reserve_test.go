@@ -16,6 +16,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 )
 
 // TestLedger walks one payer's reservations through every outcome: what
@@ -130,7 +131,7 @@ func TestReserveChainReadFails(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	key, _ := crypto.GenerateKey()
-	e, err := New(Config{Network: "n", ChainID: big.NewInt(338), Token: common.HexToAddress("0xa"), Journal: store.NewMemoryJournal(), Keys: []*ecdsa.PrivateKey{key}, Pool: pool,
+	e, err := New(Config{Network: "n", ChainID: big.NewInt(338), Token: common.HexToAddress("0xa"), Journal: memory.NewJournal(), Keys: []*ecdsa.PrivateKey{key}, Pool: pool,
 		Spent: balanceOnlySpent{common.HexToAddress("0xa")}})
 	if err != nil {
 		t.Fatal(err)
