@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -44,9 +45,10 @@ type coolOff struct {
 // newCoolOff keeps the cooling-offs beside the journal (in memory for a
 // journal that keeps none).
 func newCoolOff(j Journal, first, longest time.Duration) *coolOff {
-	c := &coolOff{store: store.CoolOffsOf(j), base: orDefault(first, DefaultRevertCoolOff), max: orDefault(longest, DefaultRevertCoolOffMax)}
-	if c.store == nil {
-		c.store = store.NewMemoryCoolOffs()
+	cool, ok := j.(store.CoolOffs)
+	c := &coolOff{store: cool, base: orDefault(first, DefaultRevertCoolOff), max: orDefault(longest, DefaultRevertCoolOffMax)}
+	if !ok {
+		c.store = memory.NewCoolOffs()
 	}
 	c.max = max(c.max, c.base)
 	return c

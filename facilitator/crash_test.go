@@ -23,7 +23,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -63,7 +63,7 @@ func runChild() int {
 	}
 	if dsn := os.Getenv("X402_CHILD_POSTGRES"); dsn != "" {
 		// One instance of several on a shared PostgreSQL store.
-		p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{})
+		p, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "postgres:", err)
 			return 1

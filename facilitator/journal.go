@@ -2,6 +2,8 @@ package facilitator
 
 import (
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 )
 
 // The journal lives in package store; these names keep the facilitator's
@@ -33,7 +35,7 @@ var ErrNotFound = store.ErrNotFound
 
 // OpenJournal opens (creating if needed) the bbolt journal at path. Only
 // one process may hold it; a second one waits up to 5 s, then fails.
-func OpenJournal(path string) (Journal, error) { return store.OpenBoltJournal(path) }
+func OpenJournal(path string) (Journal, error) { return bolt.OpenJournal(path) }
 
 // NewMemoryJournal returns a journal that lives in memory only.
-func NewMemoryJournal() Journal { return store.NewMemoryJournal() }
+func NewMemoryJournal() Journal { return memory.NewJournal() }

@@ -19,6 +19,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -26,13 +27,13 @@ import (
 // several instances: its own store (pool, lease) and engine, so two of
 // them in one process share nothing but the database and the chain.
 type instance struct {
-	p *store.Postgres
+	p *postgres.Store
 	f *facilitator.Facilitator
 }
 
 func startInstance(t *testing.T, dsn string, key *ecdsa.PrivateKey, settleTimeout time.Duration) *instance {
 	t.Helper()
-	p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{Lease: 2 * time.Second})
+	p, err := postgres.Open(context.Background(), dsn, postgres.Options{Lease: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,11 @@ func TestSharedInstances(t *testing.T) {
 
 	// A settles with mining paused and answers pending; A stops; B takes
 	// the settlements over and follows them to their blocks.
-	a2 := startInstance(t, dsn, key, time.Second)
+	// The settle timeout also bounds the chain reads before the broadcast:
+	// 5 s leaves them room on a loaded machine (1 s did not, under -race
+	// with other packages' tests beside it), and the five settles wait
+	// together, not one after another.
+	a2 := startInstance(t, dsn, key, 5*time.Second)
 	chain.PauseMining()
 	resumed := false
 	defer func() {
@@ -121,17 +126,26 @@ func TestSharedInstances(t *testing.T) {
 		}
 	}()
 	pays, bodies2 := payments(t, buyerAcct, req, 5)
-	var txs []string
+	txs := make([]string, len(bodies2))
+	var wg2 sync.WaitGroup
 	for i := range bodies2 {
-		r, err := requestOf(bodies2[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := a2.f.Settle(ctx, r)
-		if err != nil || s.Error != facilitator.ErrTextPending || s.TxHash == "" {
-			t.Fatalf("settle while mining is paused = %+v, %v; want pending with its transaction", s, err)
-		}
-		txs = append(txs, s.TxHash)
+		wg2.Go(func() {
+			r, err := requestOf(bodies2[i])
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			s, err := a2.f.Settle(ctx, r)
+			if err != nil || s.Error != facilitator.ErrTextPending || s.TxHash == "" {
+				t.Errorf("settle %d while mining is paused = %+v, %v; want pending with its transaction", i, s, err)
+				return
+			}
+			txs[i] = s.TxHash
+		})
+	}
+	wg2.Wait()
+	if t.Failed() {
+		t.FailNow()
 	}
 	a2.stop()
 	chain.ResumeMining()
@@ -228,7 +242,7 @@ func TestSharedStoreDown(t *testing.T) {
 // unreachableNonces is a shared journal whose nonce hand-out fails as a
 // store out of reach does (store.ErrUnavailable): the hold and the
 // reservation before it pass.
-type unreachableNonces struct{ *store.PostgresJournal }
+type unreachableNonces struct{ *postgres.Journal }
 
 func (unreachableNonces) Nonces(context.Context, string, string, uint64, int) (uint64, error) {
 	return 0, fmt.Errorf("%w: read tcp 127.0.0.1:5432: i/o timeout", store.ErrUnavailable)
@@ -243,7 +257,7 @@ func TestSharedSendStoreFault(t *testing.T) {
 	dsn := pgtest.Shared(t).DSN(t)
 	key := newSignerKey(t, chain)
 	signer := crypto.PubkeyToAddress(key.PublicKey)
-	p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{})
+	p, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

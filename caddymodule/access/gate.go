@@ -93,10 +93,11 @@ func Provision(ctx caddy.Context, w Window, route Route, deps Deps, logger *zap.
 	if g.path == "" {
 		g.path = "/"
 	}
-	if deps.Store == nil || store.GrantsOf(deps.Store) == nil {
+	grants, ok := deps.Store.(store.Grants)
+	if !ok {
 		return nil, errors.New("x402: access needs a redemption store that keeps grants")
 	}
-	g.grants = store.GrantsOf(deps.Store)
+	g.grants = grants
 	keys, err := g.provisionKeyring(ctx, deps.Store)
 	if err != nil {
 		return g, fmt.Errorf("x402: access: the server key of access cookies and sign-ins: %w", err)

@@ -398,7 +398,7 @@ func (k *accessKeyring) missed() bool {
 // pool (one per storage in the process, kept across reloads).
 func (a *Gate) provisionKeyring(ctx caddy.Context, st store.Redemptions) (*accessKeyring, error) {
 	var src KeySource
-	if s := store.SecretsOf(st); s != nil {
+	if s, ok := st.(store.Secrets); ok {
 		rs, ok := s.(store.RotatingSecrets)
 		if !ok {
 			return nil, fmt.Errorf("the redemption store's secrets (%T) cannot be rotated", s)

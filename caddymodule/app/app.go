@@ -22,7 +22,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
 )
 
 func init() {
@@ -336,7 +336,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	for _, n := range nets {
 		a.nets = append(a.nets, n.Name)
 	}
-	var shared *store.Postgres
+	var shared *postgres.Store
 	var sharedID string
 	if a.Storage != nil {
 		if shared, sharedID, err = a.provisionPostgres(); err != nil {
@@ -421,7 +421,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 // pool, opening it if no running config has it: in the shared PostgreSQL
 // store when there is one (its claims then hold each payment across every
 // instance), else the bbolt file (in memory with a devnet).
-func (a *App) provisionRedemptions(shared *store.Postgres, sharedID string) error {
+func (a *App) provisionRedemptions(shared *postgres.Store, sharedID string) error {
 	if shared != nil {
 		key := "redemptions:" + sharedID
 		val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {

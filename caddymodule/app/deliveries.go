@@ -11,6 +11,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 )
 
 // Pruning of delivered records: every redeemPruneInterval, those whose
@@ -43,7 +45,7 @@ type Deliveries struct {
 // NewDeliveries wraps a store of this process and starts pruning its
 // delivered records.
 func NewDeliveries(s store.Redemptions) *Deliveries {
-	return NewSharedDeliveries(s, store.NewLocalClaims(), s.Close)
+	return NewSharedDeliveries(s, memory.NewClaims(), s.Close)
 }
 
 // NewSharedDeliveries wraps a store with the claims that go with it; close
@@ -123,8 +125,8 @@ func (rd *Deliveries) Destruct() error {
 // pruneGrants removes the grants that ended and the sign-in nonces past
 // their use, beside the redemption records.
 func (rd *Deliveries) pruneGrants() {
-	g := store.GrantsOf(rd.store)
-	if g == nil {
+	g, ok := rd.store.(store.Grants)
+	if !ok {
 		return
 	}
 	n, err := g.PruneGrants(time.Now())
@@ -173,9 +175,9 @@ func openDeliveries(path, memName string) (*Deliveries, string, error) {
 	}
 	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
 		if path == "" {
-			return NewDeliveries(store.NewMemoryRedemptions()), nil
+			return NewDeliveries(memory.NewRedemptions()), nil
 		}
-		s, err := store.OpenBoltRedemptions(path)
+		s, err := bolt.OpenRedemptions(path)
 		if err != nil {
 			return nil, err
 		}
@@ -202,8 +204,9 @@ func (rd *Deliveries) Store() store.Redemptions { return rd.store }
 // failed. A store that keeps none gets its own, in memory.
 func (rd *Deliveries) CoolOffs() store.CoolOffs {
 	rd.coolOnce.Do(func() {
-		if rd.cool = store.CoolOffsOf(rd.store); rd.cool == nil {
-			rd.cool = store.NewMemoryCoolOffs()
+		var ok bool
+		if rd.cool, ok = rd.store.(store.CoolOffs); !ok {
+			rd.cool = memory.NewCoolOffs()
 		}
 	})
 	return rd.cool

@@ -13,7 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
 )
 
 // StorageConfig is where the x402 app keeps its durable state when it is
@@ -59,7 +59,7 @@ func (s *StorageConfig) validate(a *App) error {
 		return fmt.Errorf("storage postgres lease %v is out of range: give %v to %v (the default is 5s)", l, minStorageLease, maxStorageLease)
 	}
 	if !strings.Contains(s.Postgres, "{") && dsnHasPassword(s.Postgres) {
-		return fmt.Errorf("storage postgres %s holds a password in the config (which the admin API serves): give it as a placeholder such as {env.X402_DATABASE_URL}", store.RedactDSN(s.Postgres))
+		return fmt.Errorf("storage postgres %s holds a password in the config (which the admin API serves): give it as a placeholder such as {env.X402_DATABASE_URL}", postgres.RedactDSN(s.Postgres))
 	}
 	return nil
 }
@@ -82,19 +82,19 @@ func dsnHasPassword(dsn string) bool {
 // OpenSecrets opens the secrets (the access server key) in the PostgreSQL
 // storage for a command run beside the instances ("caddy x402 rotate-key"),
 // its placeholder resolved from this process's environment.
-func (s *StorageConfig) OpenSecrets(ctx context.Context) (*store.PostgresSecrets, error) {
+func (s *StorageConfig) OpenSecrets(ctx context.Context) (*postgres.Secrets, error) {
 	dsn, err := caddy.NewReplacer().ReplaceOrErr(strings.TrimSpace(s.Postgres), true, true)
 	if err != nil || dsn == "" {
 		return nil, fmt.Errorf("storage postgres: the placeholder %s cannot be resolved or is empty here: set it as for the instances (for example export X402_DATABASE_URL=postgres://...)",
-			store.RedactDSN(s.Postgres))
+			postgres.RedactDSN(s.Postgres))
 	}
-	return store.OpenPostgresSecrets(ctx, dsn)
+	return postgres.OpenSecrets(ctx, dsn)
 }
 
 // sharedPostgres is the PostgreSQL store held in the usage pool: one per
 // connection string in the process, shared by consecutive configs, so
 // that a reload keeps the instance's lease (and with it what it follows).
-type sharedPostgres struct{ p *store.Postgres }
+type sharedPostgres struct{ p *postgres.Store }
 
 // Destruct ends the lease and closes the connections when the last config
 // using the store is gone.
@@ -103,19 +103,19 @@ func (s *sharedPostgres) Destruct() error { return s.p.Close() }
 // provisionPostgres opens (or reuses) the PostgreSQL store and returns it
 // with the name that stands for it in journal IDs and errors (credentials
 // cut).
-func (a *App) provisionPostgres() (*store.Postgres, string, error) {
+func (a *App) provisionPostgres() (*postgres.Store, string, error) {
 	dsn, err := caddy.NewReplacer().ReplaceOrErr(strings.TrimSpace(a.Storage.Postgres), true, true)
 	if err != nil || dsn == "" {
 		return nil, "", fmt.Errorf("x402: storage postgres: the placeholder %s cannot be resolved or is empty: set it (for example export X402_DATABASE_URL=postgres://...)",
-			store.RedactDSN(a.Storage.Postgres))
+			postgres.RedactDSN(a.Storage.Postgres))
 	}
 	sum := sha256.Sum256([]byte(dsn))
-	id := "postgres:" + store.RedactDSN(dsn) + "#" + hex.EncodeToString(sum[:6])
+	id := "postgres:" + postgres.RedactDSN(dsn) + "#" + hex.EncodeToString(sum[:6])
 	key := "storage:" + hex.EncodeToString(sum[:])
 	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		p, err := store.OpenPostgres(ctx, dsn, store.PostgresOptions{Lease: time.Duration(a.Storage.Lease), Logger: a.logger.Named("storage")})
+		p, err := postgres.Open(ctx, dsn, postgres.Options{Lease: time.Duration(a.Storage.Lease), Logger: a.logger.Named("storage")})
 		if err != nil {
 			return nil, err
 		}

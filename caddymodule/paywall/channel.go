@@ -94,8 +94,8 @@ func (h *Handler) provisionChannel() error {
 	if h.Facilitator != "" || h.app == nil || h.app.Facilitator() == nil {
 		return errors.New("x402: scheme batch-settlement needs the x402 app's embedded facilitator (not a remote one): it signs the claims")
 	}
-	chans := store.ChannelsOf(h.redeem.Store())
-	if chans == nil {
+	chans, ok := h.redeem.Store().(store.Channels)
+	if !ok {
 		return errors.New("x402: scheme batch-settlement needs a store that keeps payment channels (memory, bbolt or postgres)")
 	}
 	fac := h.app.Facilitator()

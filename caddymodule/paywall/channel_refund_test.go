@@ -116,7 +116,7 @@ func activeChannels(t *testing.T) store.Channels {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return store.ChannelsOf(a.(*app.App).Deliveries().Store())
+	return a.(*app.App).Deliveries().Store().(store.Channels)
 }
 
 // waitBalance waits until addr holds want, or 30 s.

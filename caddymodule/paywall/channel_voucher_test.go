@@ -23,6 +23,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -180,7 +181,7 @@ func TestChannelVoucherHotPath(t *testing.T) {
 	opt.caip2, opt.reqs.Scheme, opt.reqs.PayTo, opt.reqs.Asset = "eip155:338", SchemeChannel, channelPayTo, devnet.TokenAddress.Hex()
 	h.PayTo = channelPayTo
 	h.setTestOptions(t, opt)
-	chans := store.ChannelsOf(store.NewMemoryRedemptions())
+	chans := memory.NewRedemptions().(store.Channels)
 	h.chans = &chanRoute{store: chans, opts: []chanOption{{chainID: big.NewInt(devnet.ChainID),
 		authorizer: common.HexToAddress("0x00000000000000000000000000000000000000Aa"), token: devnet.TokenAddress,
 		payTo: common.HexToAddress(channelPayTo), ids: new(channelIDs)}}}

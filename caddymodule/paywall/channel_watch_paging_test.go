@@ -12,6 +12,8 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -49,12 +51,12 @@ func watchHandler(t *testing.T, chans store.Channels, chain withdrawChain) *Hand
 func TestWithdrawWatchResumes(t *testing.T) {
 	dsn := pgtest.Shared(t).DSN(t)
 	open := func() store.Channels {
-		p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{})
+		p, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { p.Close() })
-		return store.ChannelsOf(p.Redemptions())
+		return p.Redemptions()
 	}
 	ctx := context.Background()
 	chainA := &spanChain{head: 50_000}
@@ -87,7 +89,7 @@ func TestWithdrawWatchResumes(t *testing.T) {
 // however far down the list it is.
 func TestWithdrawPendingPages(t *testing.T) {
 	ctx := context.Background()
-	chans := store.ChannelsOf(store.NewMemoryRedemptions())
+	chans := memory.NewRedemptions().(store.Channels)
 	h := watchHandler(t, chans, &spanChain{})
 	network := h.pricing.options[0].reqs.Network
 	cfg := store.ChannelConfig{Payer: "0x00000000000000000000000000000000000000Aa", PayerAuthorizer: "0x0000000000000000000000000000000000000000",

@@ -11,6 +11,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -23,8 +24,8 @@ import (
 // record stands, and the payment was settled once and delivered once.
 func TestClaimLostNotDeliveredTwice(t *testing.T) {
 	dsn := pgtest.Shared(t).DSN(t)
-	open := func() *store.Postgres {
-		p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{})
+	open := func() *postgres.Store {
+		p, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,8 +124,8 @@ func (s *takeOverOnSettle) Settle(ctx context.Context, req *facilitator.Request)
 // delivered once, by B.
 func TestClaimLostSettleAfter(t *testing.T) {
 	dsn := pgtest.Shared(t).DSN(t)
-	open := func() *store.Postgres {
-		p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{})
+	open := func() *postgres.Store {
+		p, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
-	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -63,7 +63,7 @@ var (
 func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, string) {
 	t.Helper()
 	b, _ := facilitator.BuiltinNetwork("cronos-testnet")
-	h := &Handler{client: fc, settleAfter: settleAfter, logger: zap.NewNop(), redeem: app.NewDeliveries(store.NewMemoryRedemptions()),
+	h := &Handler{client: fc, settleAfter: settleAfter, logger: zap.NewNop(), redeem: app.NewDeliveries(memory.NewRedemptions()),
 		PayTo: "0x1111111111111111111111111111111111111111", Amount: "10000"}
 	h.setTestOptions(t, payOption{reqs: facilitator.PaymentRequirements{
 		Scheme: "exact", Network: b.Name, PayTo: h.PayTo, Asset: b.Token,

@@ -12,6 +12,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -39,8 +40,8 @@ func (s *stopOnSettle) Settle(ctx context.Context, req *facilitator.Request) (*f
 func TestSharedStoreAnswers(t *testing.T) {
 	srv := pgtest.Start(t)
 	dsn := srv.DSN(t)
-	open := func() *store.Postgres {
-		p, err := store.OpenPostgres(context.Background(), dsn, store.PostgresOptions{})
+	open := func() *postgres.Store {
+		p, err := postgres.Open(context.Background(), dsn, postgres.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 // textLeaseRanOut is the instance's log when its lease had run out and it
-// registered anew (store/postgres.go).
+// registered anew (store/postgres/lease.go).
 const textLeaseRanOut = "this instance's lease in the shared store had run out"
 
 // leaseWatch polls every instance's /healthcheck and counts the moments

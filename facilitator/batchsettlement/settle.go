@@ -58,7 +58,7 @@ func (b *bound) settleDeposit(ctx context.Context, c *payment, requested string,
 		}
 		ok, err := b.Engine.ReserveScheme(ctx, b.name(), c.cfg.Payer, c.nonce, c.amount, payerBalance, block)
 		if err != nil {
-			return "", scheme.Unavailable(scheme.TextStoreUnreachable, err)
+			return "", scheme.ReserveFailed(b.Cfg.Name, err)
 		}
 		if !ok {
 			return ErrInsufficientBalance, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 )
 
 // TestCoreSharing: engines on the same journal, chain and token share one
@@ -19,7 +20,7 @@ import (
 func TestCoreSharing(t *testing.T) {
 	key, _ := crypto.GenerateKey()
 	key2, _ := crypto.GenerateKey()
-	j1, j2 := store.NewMemoryJournal(), store.NewMemoryJournal()
+	j1, j2 := memory.NewJournal(), memory.NewJournal()
 	tokA, tokB := common.HexToAddress("0xa"), common.HexToAddress("0xb")
 	mk := func(j store.Journal, chain int64, tok common.Address, keys ...*ecdsa.PrivateKey) *Engine {
 		t.Helper()
@@ -92,7 +93,7 @@ func TestCoreSharing(t *testing.T) {
 // recovers the journal).
 func TestCoreStopsWithLastEngine(t *testing.T) {
 	key, _ := crypto.GenerateKey()
-	j := store.NewMemoryJournal()
+	j := memory.NewJournal()
 	cfg := Config{Network: "n", ChainID: big.NewInt(338), Token: common.HexToAddress("0xa"), Journal: j, Keys: []*ecdsa.PrivateKey{key}}
 	a, _ := New(cfg)
 	a.Start()
@@ -118,7 +119,7 @@ func TestCoreStopsWithLastEngine(t *testing.T) {
 // recovers that name's.
 func TestRecoverOncePerNetwork(t *testing.T) {
 	key, _ := crypto.GenerateKey()
-	cfg := Config{Network: "n", ChainID: big.NewInt(338), Token: common.HexToAddress("0xa"), Journal: store.NewMemoryJournal(), Keys: []*ecdsa.PrivateKey{key}}
+	cfg := Config{Network: "n", ChainID: big.NewInt(338), Token: common.HexToAddress("0xa"), Journal: memory.NewJournal(), Keys: []*ecdsa.PrivateKey{key}}
 	a, _ := New(cfg)
 	a.Start()
 	defer a.Close()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -175,6 +176,17 @@ func (e *Engine) reserveIn(ctx context.Context, k authKey, value, balance *big.I
 	return e.shared.ReserveSettlement(ctx, RecordIDIn(e.cfg.Network, k.space, k.from, k.nonce), e.payerKey(k.from), value, balance, ids)
 }
 
+// ErrChainRead marks a Reserve that failed reading the chain (the payer's
+// balance and authorizations), not the store: errors.Is(err, ErrChainRead).
+var ErrChainRead = errors.New("cannot read the chain")
+
+// chainReadError is a chain read's error that is ErrChainRead.
+type chainReadError struct{ err error }
+
+func (e chainReadError) Error() string        { return e.err.Error() }
+func (e chainReadError) Unwrap() error        { return e.err }
+func (e chainReadError) Is(target error) bool { return target == ErrChainRead }
+
 // balanceAt reads, at one block, the payer's balance and which of the
 // given authorizations are used (so in that balance), in one round trip.
 func (e *Engine) balanceAt(ctx context.Context, from common.Address, keys []authKey, block uint64) (*big.Int, map[authKey]bool, error) {
@@ -202,11 +214,11 @@ func (e *Engine) balanceAt(ctx context.Context, from common.Address, keys []auth
 		reads = append(reads, read{space, readUsed})
 	}
 	if err := e.cfg.Pool.Batch(ctx, elems); err != nil {
-		return nil, nil, fmt.Errorf("reading the payer's balance and authorizations at block %d: %w", block, err)
+		return nil, nil, fmt.Errorf("reading the payer's balance and authorizations at block %d: %w", block, chainReadError{err})
 	}
 	for _, el := range elems {
 		if el.Error != nil {
-			return nil, nil, fmt.Errorf("reading the payer's balance and authorizations at block %d: %w", block, el.Error)
+			return nil, nil, fmt.Errorf("reading the payer's balance and authorizations at block %d: %w", block, chainReadError{el.Error})
 		}
 	}
 	v, err := evm.TokenABI.Unpack("balanceOf", *bal)

@@ -1,11 +1,22 @@
 package engine
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
 	"math/big"
+	"net"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 )
 
 // TestLedger walks one payer's reservations through every outcome: what
@@ -105,3 +116,60 @@ func TestRecordIDAuthorization(t *testing.T) {
 // spacePermit2 is a nonce space other than EIP-3009's, as Permit2's
 // (permit2.NonceSpace: the engine knows no Permit2).
 const spacePermit2 = "permit2"
+
+// TestReserveChainReadFails: a reservation that needs the exact check
+// (the payer's settlements in flight take its balance) and cannot read the
+// chain fails with ErrChainRead, so that the settle names the chain, not
+// the store, as what is out of reach. The node is a real listener that
+// was closed (connection refused).
+func TestReserveChainReadFails(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close()
+	pool, err := evm.NewPool("n", big.NewInt(338), []string{url}, zap.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	key, _ := crypto.GenerateKey()
+	e, err := New(Config{Network: "n", ChainID: big.NewInt(338), Token: common.HexToAddress("0xa"), Journal: memory.NewJournal(), Keys: []*ecdsa.PrivateKey{key}, Pool: pool,
+		Spent: balanceOnlySpent{common.HexToAddress("0xa")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Start()
+	t.Cleanup(e.Close)
+	payer := common.HexToAddress("0xf")
+	ctx := context.Background()
+	if ok, err := e.Reserve(ctx, payer, [32]byte{1}, big.NewInt(60), big.NewInt(100), 7); !ok || err != nil {
+		t.Fatalf("first reservation = %v, %v; want it to fit without a read", ok, err)
+	}
+	ok, err := e.Reserve(ctx, payer, [32]byte{2}, big.NewInt(60), big.NewInt(100), 7)
+	if ok || !errors.Is(err, ErrChainRead) {
+		t.Fatalf("second reservation = %v, %v; want an ErrChainRead", ok, err)
+	}
+	if errors.Is(err, store.ErrUnavailable) {
+		t.Fatalf("a chain read's error %v is the store's ErrUnavailable", err)
+	}
+}
+
+// balanceOnlySpent is a Spent whose UsedCalls asks the token's balanceOf
+// once per nonce: a stand-in for a scheme's authorization reads (the
+// engine imports no scheme), enough for a read that never gets an answer.
+type balanceOnlySpent struct{ token common.Address }
+
+func (s balanceOnlySpent) UsedCalls(block uint64, payer common.Address, nonces [][32]byte) ([]rpc.BatchElem, func() ([]bool, error)) {
+	var elems []rpc.BatchElem
+	for range nonces {
+		el, _ := evm.ViewCallAt(s.token, block, "balanceOf", payer)
+		elems = append(elems, el)
+	}
+	return elems, func() ([]bool, error) { return make([]bool, len(nonces)), nil }
+}
+
+func (s balanceOnlySpent) UseLog(common.Address, [32]byte) (common.Address, []any) {
+	return s.token, nil
+}

@@ -372,8 +372,8 @@ func (b *bound) reserve(ctx context.Context, c *payment, st *ChainState) (reason
 	a := &c.p.Authorization
 	ok, err := c.b.Engine.Reserve(ctx, a.From, a.Nonce, a.Value, st.Balance, st.Block)
 	if err != nil {
-		b.env.Logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", c.b.Cfg.Name), zap.Error(err))
-		return "", scheme.Unavailable(scheme.TextStoreUnreachable, err)
+		b.env.Logger.Error("reserving the payment against the payer's balance failed; nothing was broadcast", zap.String("network", c.b.Cfg.Name), zap.Error(err))
+		return "", scheme.ReserveFailed(c.b.Cfg.Name, err)
 	}
 	if !ok {
 		b.env.Logger.Info("payment refused: the payer's settlements in flight already take its balance",

@@ -25,7 +25,7 @@ import (
 // (ValidateBazaar), only once the payment settled (so that every entry
 // cost its writer a payment), keyed by URL, tool and payee (a payment to
 // one payee never replaces another's entry), and kept in the journal's
-// storage (store.CatalogOf), bounded in bytes. An origin the facilitator's
+// storage (a journal that is a store.Catalog), bounded in bytes. An origin the facilitator's
 // own server serves (Config.OwnOrigin) is never cataloged from a payment.
 
 // Defaults of the discovery list and catalog.

@@ -2,8 +2,10 @@ package scheme
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -23,6 +25,16 @@ func Unavailable(msg string, err error) *x402.StatusError {
 // TextStoreUnreachable is the 503 of a settle that the shared store
 // (PostgreSQL) could not take: nothing was broadcast.
 const TextStoreUnreachable = "the facilitator's settlement store (PostgreSQL) cannot be reached; nothing was broadcast, try again shortly"
+
+// ReserveFailed is the 503 of a settle whose reservation (the engine's
+// Reserve) failed, naming what failed: the chain's reads of the payer's
+// balance (engine.ErrChainRead) or the shared store. Nothing was broadcast.
+func ReserveFailed(network string, err error) *x402.StatusError {
+	if errors.Is(err, engine.ErrChainRead) {
+		return Unavailable("cannot read the payer's balance on network "+network+"; nothing was broadcast, try again shortly", err)
+	}
+	return Unavailable(TextStoreUnreachable, err)
+}
 
 type viaKey struct{}
 

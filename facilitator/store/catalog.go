@@ -39,8 +39,8 @@ type CatalogQuery struct {
 }
 
 // Catalog keeps the discovery catalog beside the settlement journal (the
-// same memory, bbolt file or PostgreSQL database: CatalogOf), so that it
-// survives restarts and, in PostgreSQL, every instance lists the same.
+// same memory, bbolt file or PostgreSQL database: a journal that keeps
+// one implements Catalog), so that it survives restarts and, in PostgreSQL, every instance lists the same.
 // Its size is bounded: each entry by MaxCatalogEntryBytes, all of them
 // together by the maxTotal the writer gives.
 type Catalog interface {
@@ -66,17 +66,8 @@ var (
 	ErrBadCatalogEntry = errors.New("a catalog entry needs a key, a type and data of at most 32 KiB")
 )
 
-// CatalogOf returns the discovery catalog kept in the same storage as a
-// settlement journal, or nil when it keeps none.
-func CatalogOf(j any) Catalog {
-	if c, ok := j.(interface{ Catalog() Catalog }); ok {
-		return c.Catalog()
-	}
-	return nil
-}
-
-// check validates e and returns a copy ready to store.
-func (e *CatalogEntry) check() (CatalogEntry, error) {
+// Checked validates e and returns a copy ready to store.
+func (e *CatalogEntry) Checked() (CatalogEntry, error) {
 	if e.Key == "" || e.Type == "" || len(e.Data) == 0 || len(e.Data) > MaxCatalogEntryBytes {
 		return CatalogEntry{}, fmt.Errorf("%w (key %q, %d bytes)", ErrBadCatalogEntry, clipKey(e.Key), len(e.Data))
 	}
@@ -92,16 +83,16 @@ func (e *CatalogEntry) check() (CatalogEntry, error) {
 	return c, nil
 }
 
-// matches reports whether q's filters hold for e.
-func (q *CatalogQuery) matches(e *CatalogEntry) bool {
+// Matches reports whether q's filters hold for e.
+func (q *CatalogQuery) Matches(e *CatalogEntry) bool {
 	return (q.Type == "" || e.Type == q.Type) &&
 		(q.PayTo == "" || e.PayTo == strings.ToLower(q.PayTo)) &&
 		(q.Network == "" || slices.Contains(e.Networks, q.Network)) &&
 		(q.Scheme == "" || slices.Contains(e.Schemes, q.Scheme))
 }
 
-// page cuts the selected, ordered entries to q's page.
-func (q *CatalogQuery) page(sel []CatalogEntry) []CatalogEntry {
+// Page cuts the selected, ordered entries to q's page.
+func (q *CatalogQuery) Page(sel []CatalogEntry) []CatalogEntry {
 	if q.Offset >= len(sel) || q.Limit <= 0 {
 		return nil
 	}

@@ -102,7 +102,8 @@ type ChannelVoucher struct {
 }
 
 // Channels keeps the paywall's payment channels, keyed by channel id. It
-// lives beside the redemption records (ChannelsOf), so that every
+// lives beside the redemption records (a redemption store that keeps them
+// implements Channels), so that every
 // instance sharing a PostgreSQL database charges one channel's headroom
 // once. A record is created only by Sync, from a deposit the caller
 // verified on chain: requests without one create nothing.
@@ -168,8 +169,8 @@ type ChannelStats struct {
 	Claimed *big.Int
 }
 
-// addStats adds c to the sums by network.
-func addStats(m map[string]ChannelStats, c *Channel) {
+// AddChannelStats adds c to the sums by network.
+func AddChannelStats(m map[string]ChannelStats, c *Channel) {
 	st, ok := m[c.Network]
 	if !ok {
 		st = ChannelStats{Unclaimed: new(big.Int), Claimed: new(big.Int)}
@@ -184,18 +185,9 @@ func addStats(m map[string]ChannelStats, c *Channel) {
 	m[c.Network] = st
 }
 
-// prunable says whether c may be pruned at before.
-func prunable(c *Channel, before time.Time) bool {
+// IsPrunable says whether c may be pruned at before.
+func IsPrunable(c *Channel, before time.Time) bool {
 	return c.State == ChannelClosed && c.LastActivity.Before(before)
-}
-
-// ChannelsOf returns the channels kept in the same storage as a
-// redemption store, or nil when it keeps none.
-func ChannelsOf(r Redemptions) Channels {
-	if c, ok := r.(interface{ Channels() Channels }); ok {
-		return c.Channels()
-	}
-	return nil
 }
 
 var (
@@ -217,9 +209,9 @@ var (
 
 // Bounds of what a channel record holds.
 const (
-	// maxVoucherSignature bounds a stored signature (an EIP-1271 or
+	// MaxVoucherSignature bounds a stored signature (an EIP-1271 or
 	// EIP-6492 signature is longer than 65 bytes, but not this long).
-	maxVoucherSignature = 4096
+	MaxVoucherSignature = 4096
 	// maxChannelList bounds a list call.
 	maxChannelList = 10_000
 )
@@ -232,11 +224,11 @@ var (
 	addrRe   = regexp.MustCompile(`^0x[0-9a-f]{40}$`)
 )
 
-// amountOK says whether v is an amount in 0..2^128-1.
-func amountOK(v *big.Int) bool { return v != nil && v.Sign() >= 0 && v.Cmp(maxUint128) <= 0 }
+// AmountOK says whether v is an amount in 0..2^128-1.
+func AmountOK(v *big.Int) bool { return v != nil && v.Sign() >= 0 && v.Cmp(maxUint128) <= 0 }
 
-// channelKey is the stored key of a channel id (lower case), or an error.
-func channelKey(id string) (string, error) {
+// ChannelKey is the stored key of a channel id (lower case), or an error.
+func ChannelKey(id string) (string, error) {
 	k := strings.ToLower(id)
 	if !hash32Re.MatchString(k) {
 		return "", fmt.Errorf("%w: channel id %q is not 32 bytes of 0x hex", ErrBadCharge, id)
@@ -244,22 +236,22 @@ func channelKey(id string) (string, error) {
 	return k, nil
 }
 
-// checkChargeArgs validates a charge's own arguments.
-func checkChargeArgs(prev, charged *big.Int, v ChannelVoucher) error {
+// CheckCharge validates a charge's own arguments.
+func CheckCharge(prev, charged *big.Int, v ChannelVoucher) error {
 	switch {
-	case !amountOK(prev) || !amountOK(charged) || !amountOK(v.Max):
+	case !AmountOK(prev) || !AmountOK(charged) || !AmountOK(v.Max):
 		return fmt.Errorf("%w: amounts must be 0..2^128-1", ErrBadCharge)
 	case charged.Cmp(v.Max) > 0:
 		return fmt.Errorf("%w: charged %s above the voucher's maxClaimableAmount %s", ErrBadCharge, charged, v.Max)
-	case len(v.Signature) == 0 || len(v.Signature) > maxVoucherSignature:
-		return fmt.Errorf("%w: a voucher signature of %d bytes (1..%d)", ErrBadCharge, len(v.Signature), maxVoucherSignature)
+	case len(v.Signature) == 0 || len(v.Signature) > MaxVoucherSignature:
+		return fmt.Errorf("%w: a voucher signature of %d bytes (1..%d)", ErrBadCharge, len(v.Signature), MaxVoucherSignature)
 	}
 	return nil
 }
 
-// chargeRefusal is why cur refuses the charge from prev to charged, or
+// ChargeRefusal is why cur refuses the charge from prev to charged, or
 // nil when it takes it.
-func chargeRefusal(cur *Channel, prev, charged *big.Int) error {
+func ChargeRefusal(cur *Channel, prev, charged *big.Int) error {
 	switch {
 	case cur.State != ChannelOpen:
 		return ErrChannelNotOpen
@@ -273,8 +265,8 @@ func chargeRefusal(cur *Channel, prev, charged *big.Int) error {
 	return nil
 }
 
-// checkSync validates a chain reading and normalises the config.
-func checkSync(network string, cfg *ChannelConfig, cs ChainState) error {
+// CheckSync validates a chain reading and normalises the config.
+func CheckSync(network string, cfg *ChannelConfig, cs ChainState) error {
 	for _, a := range []*string{&cfg.Payer, &cfg.PayerAuthorizer, &cfg.Receiver, &cfg.ReceiverAuthorizer, &cfg.Token} {
 		*a = strings.ToLower(*a)
 		if !addrRe.MatchString(*a) {
@@ -287,7 +279,7 @@ func checkSync(network string, cfg *ChannelConfig, cs ChainState) error {
 		return fmt.Errorf("%w: channel config salt %q", ErrBadCharge, cfg.Salt)
 	case network == "" || len(network) > 100:
 		return fmt.Errorf("%w: network %q", ErrBadCharge, network)
-	case !amountOK(cs.Balance) || !amountOK(cs.Claimed):
+	case !AmountOK(cs.Balance) || !AmountOK(cs.Claimed):
 		return fmt.Errorf("%w: chain balance and claimed must be 0..2^128-1", ErrBadCharge)
 	case cs.RefundNonce != nil && (cs.RefundNonce.Sign() < 0 || cs.RefundNonce.BitLen() > 256):
 		return fmt.Errorf("%w: refund nonce must be 0..2^256-1", ErrBadCharge)
@@ -295,27 +287,27 @@ func checkSync(network string, cfg *ChannelConfig, cs ChainState) error {
 	return nil
 }
 
-// newChannel is the record a first chain reading creates. What the chain
+// NewChannel is the record a first chain reading creates. What the chain
 // says is claimed counts as charged already (a record made anew after a
 // prune, or for a channel claimed elsewhere): vouchers go on from there.
-func newChannel(id, network string, cfg ChannelConfig, cs ChainState, now time.Time) *Channel {
+func NewChannel(id, network string, cfg ChannelConfig, cs ChainState, now time.Time) *Channel {
 	return &Channel{ID: id, Network: network, Config: cfg, Balance: new(big.Int).Set(cs.Balance),
 		Charged: new(big.Int).Set(cs.Claimed), Claimed: new(big.Int).Set(cs.Claimed), Block: cs.Block,
-		WithdrawRequestedAt: cs.WithdrawRequestedAt, LastActivity: now, State: ChannelOpen, RefundNonce: nonceOf(cs)}
+		WithdrawRequestedAt: cs.WithdrawRequestedAt, LastActivity: now, State: ChannelOpen, RefundNonce: RefundNonceOf(cs)}
 }
 
-// nonceOf is a reading's refund nonce (0 when it has none).
-func nonceOf(cs ChainState) *big.Int {
+// RefundNonceOf is a reading's refund nonce (0 when it has none).
+func RefundNonceOf(cs ChainState) *big.Int {
 	if cs.RefundNonce == nil {
 		return new(big.Int)
 	}
 	return new(big.Int).Set(cs.RefundNonce)
 }
 
-// applySync takes a chain reading into c unless c holds a newer one.
-func (c *Channel) applySync(cs ChainState) {
-	c.raiseClaimed(cs.Claimed)
-	if n := nonceOf(cs); c.RefundNonce == nil || n.Cmp(c.RefundNonce) > 0 {
+// ApplySync takes a chain reading into c unless c holds a newer one.
+func (c *Channel) ApplySync(cs ChainState) {
+	c.RaiseClaimed(cs.Claimed)
+	if n := RefundNonceOf(cs); c.RefundNonce == nil || n.Cmp(c.RefundNonce) > 0 {
 		c.RefundNonce = n // the chain's refund nonce only rises
 	}
 	if cs.Block < c.Block {
@@ -324,10 +316,10 @@ func (c *Channel) applySync(cs ChainState) {
 	c.Balance, c.Block, c.WithdrawRequestedAt = new(big.Int).Set(cs.Balance), cs.Block, cs.WithdrawRequestedAt
 }
 
-// raiseClaimed raises Claimed to claimed if that is more, and Charged
+// RaiseClaimed raises Claimed to claimed if that is more, and Charged
 // with it: a total claimed on chain is charged (vouchers below it are
 // worth nothing), so that Claimed <= Charged always.
-func (c *Channel) raiseClaimed(claimed *big.Int) {
+func (c *Channel) RaiseClaimed(claimed *big.Int) {
 	if claimed.Cmp(c.Claimed) > 0 {
 		c.Claimed = new(big.Int).Set(claimed)
 	}
@@ -336,8 +328,8 @@ func (c *Channel) raiseClaimed(claimed *big.Int) {
 	}
 }
 
-// listLimit bounds a list's limit.
-func listLimit(limit int) int {
+// ListLimit bounds a list's limit.
+func ListLimit(limit int) int {
 	if limit <= 0 || limit > maxChannelList {
 		return maxChannelList
 	}
@@ -408,8 +400,8 @@ func (c *Channel) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// sortChannels orders a list as the list calls do, by key, and cuts it.
-func sortChannels(out []*Channel, key func(*Channel) time.Time, limit int) []*Channel {
+// SortChannels orders a list as the list calls do, by key, and cuts it.
+func SortChannels(out []*Channel, key func(*Channel) time.Time, limit int) []*Channel {
 	slices.SortFunc(out, func(a, b *Channel) int {
 		if c := key(a).Compare(key(b)); c != 0 {
 			return c
@@ -422,8 +414,8 @@ func sortChannels(out []*Channel, key func(*Channel) time.Time, limit int) []*Ch
 	return out
 }
 
-// clone is a deep copy of c.
-func (c *Channel) clone() *Channel {
+// Clone is a deep copy of c.
+func (c *Channel) Clone() *Channel {
 	out := *c
 	cp := func(v *big.Int) *big.Int {
 		if v == nil {
@@ -437,26 +429,29 @@ func (c *Channel) clone() *Channel {
 	return &out
 }
 
-// chargeInto applies an accepted charge to c.
-func (c *Channel) chargeInto(charged *big.Int, v ChannelVoucher, now time.Time) {
+// ApplyCharge applies an accepted charge to c.
+func (c *Channel) ApplyCharge(charged *big.Int, v ChannelVoucher, now time.Time) {
 	c.Charged, c.VoucherMax = new(big.Int).Set(charged), new(big.Int).Set(v.Max)
 	c.VoucherSignature, c.LastActivity = slices.Clone(v.Signature), now
 }
 
-// listed says whether a record belongs in a list call's answer.
-func claimable(c *Channel, network string) bool {
+// IsClaimable says whether c is on network with a charge not claimed yet
+// (ToClaim lists it).
+func IsClaimable(c *Channel, network string) bool {
 	return c.Network == network && c.Charged.Cmp(c.Claimed) > 0
 }
 
-func idle(c *Channel, before time.Time) bool {
+// IsIdle says whether c is open and was last active before before (Idle
+// lists it).
+func IsIdle(c *Channel, before time.Time) bool {
 	return c.State == ChannelOpen && c.LastActivity.Before(before)
 }
 
 func withdrawing(c *Channel) bool { return !c.WithdrawRequestedAt.IsZero() }
 
-// withdrawingAfter keeps the channels withdrawing that come after the
+// WithdrawingAfter keeps the channels withdrawing that come after the
 // channel after in Withdrawing's order (all of them for nil).
-func withdrawingAfter(after *Channel) func(*Channel) bool {
+func WithdrawingAfter(after *Channel) func(*Channel) bool {
 	return func(c *Channel) bool {
 		if !withdrawing(c) {
 			return false
@@ -471,13 +466,18 @@ func withdrawingAfter(after *Channel) func(*Channel) bool {
 	}
 }
 
-func refunding(c *Channel) bool { return c.State == ChannelRefunding }
+// IsRefunding says whether a refund of c is under way (Refunding lists it).
+func IsRefunding(c *Channel) bool { return c.State == ChannelRefunding }
 
-func lastActivity(c *Channel) time.Time      { return c.LastActivity }
-func withdrawRequested(c *Channel) time.Time { return c.WithdrawRequestedAt }
+// LastActivityOf is the key SortChannels orders Idle, ToClaim and
+// Refunding by.
+func LastActivityOf(c *Channel) time.Time { return c.LastActivity }
 
-// checkState refuses a state that is not one of the Channel* states.
-func checkState(s string) error {
+// WithdrawRequestedOf is the key SortChannels orders Withdrawing by.
+func WithdrawRequestedOf(c *Channel) time.Time { return c.WithdrawRequestedAt }
+
+// CheckChannelState refuses a state that is not one of the Channel* states.
+func CheckChannelState(s string) error {
 	switch s {
 	case ChannelOpen, ChannelRefunding, ChannelClosed:
 		return nil

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"context"
-	"sync"
-)
+import "context"
 
 // ClaimResult says how a claim went.
 type ClaimResult int
@@ -29,36 +26,19 @@ type Claims interface {
 	Release(key string)
 }
 
-// localClaims are the claims of one process.
-type localClaims struct {
-	mu   sync.Mutex
-	held map[string]struct{}
-}
-
-// NewLocalClaims returns claims that hold keys within this process, for
-// the embedded (memory and bbolt) stores, which one process uses.
-func NewLocalClaims() Claims { return &localClaims{held: map[string]struct{}{}} }
-
-func (c *localClaims) Claim(_ context.Context, key string) (ClaimResult, error) {
-	if !c.take(key) {
-		return HeldHere, nil
-	}
-	return Claimed, nil
-}
-
-// take holds key; false when it is held already.
-func (c *localClaims) take(key string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.held[key]; ok {
-		return false
-	}
-	c.held[key] = struct{}{}
-	return true
-}
-
-func (c *localClaims) Release(key string) {
-	c.mu.Lock()
-	delete(c.held, key)
-	c.mu.Unlock()
+// Leader holds roles, rather than requests: a key that one instance holds
+// for as long as it runs and asks for it again (the one instance that
+// claims a receiver's payment channels). An instance that dies loses its
+// roles when its lease runs out; one that stops gives them up with Resign.
+type Leader interface {
+	// Lead takes key for this instance, or keeps it: true when this
+	// instance holds it now (it held it, no instance did, or the one that
+	// did is dead). It is fenced: an instance whose lease ran out leads
+	// nothing (false, with ErrFenced or an error of the store) until it
+	// holds a lease again. An error means no decision: the caller does not
+	// lead this time.
+	Lead(ctx context.Context, key string) (bool, error)
+	// Resign gives key up if this instance holds it, so that another
+	// instance takes it at once rather than after this one's lease.
+	Resign(ctx context.Context, key string) error
 }

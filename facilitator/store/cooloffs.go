@@ -6,7 +6,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -27,9 +26,11 @@ type CoolOff struct {
 }
 
 // CoolOffs keeps the cooling-offs of the facilitator's payers. It lives
-// beside the settlement journal, in the same storage (CoolOffsOf), so
-// that a cooling-off holds on every instance that shares the journal and
-// survives restarts.
+// beside the settlement journal, in the same storage (a journal or a
+// redemption store that keeps them implements CoolOffs), so that a
+// cooling-off holds on every instance that shares the journal and survives
+// restarts. A journal's and a redemption store's on one PostgreSQL
+// database are the same table; on bbolt, each file keeps its own.
 type CoolOffs interface {
 	// Strike counts the reverted transaction txHash against every key at
 	// now: a key's strikes rise by one and its cooling-off runs until
@@ -47,18 +48,6 @@ type CoolOffs interface {
 	// their strikes (a key struck again starts from one), and says how
 	// many went.
 	PruneCoolOffs(t time.Time) (int, error)
-}
-
-// CoolOffsOf returns the cooling-offs kept in the same storage as a
-// journal or a redemption store (its memory, bbolt file or PostgreSQL
-// database), or nil when it keeps none. A journal's and a redemption
-// store's on one PostgreSQL database are the same table; on bbolt, each
-// file keeps its own.
-func CoolOffsOf(s any) CoolOffs {
-	if c, ok := s.(interface{ CoolOffs() CoolOffs }); ok {
-		return c.CoolOffs()
-	}
-	return nil
 }
 
 // ErrBadStrike refuses a strike without keys, a transaction or a
@@ -85,8 +74,8 @@ func coolUntil(old, now time.Time, strikes int, base, max time.Duration) time.Ti
 	return old
 }
 
-// checkStrike validates a strike and returns its keys in lower case.
-func checkStrike(keys []string, txHash string, base, max time.Duration) ([]string, error) {
+// CheckStrike validates a strike and returns its keys in lower case.
+func CheckStrike(keys []string, txHash string, base, max time.Duration) ([]string, error) {
 	if len(keys) == 0 || txHash == "" || base <= 0 || max <= 0 {
 		return nil, ErrBadStrike
 	}
@@ -100,9 +89,10 @@ func checkStrike(keys []string, txHash string, base, max time.Duration) ([]strin
 	return out, nil
 }
 
-// latest returns, of cs (in the order of their keys), the cooling-off that
-// runs at now and ends last, the first of those that end together.
-func latest(cs []CoolOff, now time.Time) *CoolOff {
+// LatestCoolOff returns, of cs (in the order of their keys), the
+// cooling-off that runs at now and ends last, the first of those that end
+// together.
+func LatestCoolOff(cs []CoolOff, now time.Time) *CoolOff {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Until.After(cs[j].Until) })
 	if len(cs) == 0 || !cs[0].Until.After(now) {
 		return nil
@@ -110,8 +100,10 @@ func latest(cs []CoolOff, now time.Time) *CoolOff {
 	return &cs[0]
 }
 
-// strikeOne applies a strike to one key's cooling-off (nil: none yet).
-func strikeOne(cur *CoolOff, key, txHash string, now time.Time, base, max time.Duration) (CoolOff, bool) {
+// StrikeOne applies a strike to one key's cooling-off (cur, nil for none
+// yet) and returns it; false when txHash is cur's last transaction, counted
+// already (cur is returned as it is).
+func StrikeOne(cur *CoolOff, key, txHash string, now time.Time, base, max time.Duration) (CoolOff, bool) {
 	if cur != nil && strings.EqualFold(cur.TxHash, txHash) {
 		return *cur, false
 	}
@@ -122,64 +114,4 @@ func strikeOne(cur *CoolOff, key, txHash string, now time.Time, base, max time.D
 	}
 	c.Until = coolUntil(old, now, c.Strikes, base, max)
 	return c, true
-}
-
-// memCoolOffs are the cooling-offs in memory, beside the memory journal.
-type memCoolOffs struct {
-	mu sync.Mutex
-	m  map[string]CoolOff
-}
-
-// NewMemoryCoolOffs returns cooling-offs that live in memory only (for a
-// journal that keeps none).
-func NewMemoryCoolOffs() CoolOffs { return &memCoolOffs{m: map[string]CoolOff{}} }
-
-// CoolOffs is the cooling-offs that live beside the memory journal.
-func (j *memJournal) CoolOffs() CoolOffs { return j.cool }
-
-// CoolOffs is the cooling-offs that live beside the memory redemptions.
-func (s *memRedemptions) CoolOffs() CoolOffs { return s.cool }
-
-func (s *memCoolOffs) Strike(_ context.Context, keys []string, txHash string, now time.Time, base, max time.Duration) ([]CoolOff, error) {
-	keys, err := checkStrike(keys, txHash, base, max)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]CoolOff, len(keys))
-	for i, k := range keys {
-		var cur *CoolOff
-		if c, ok := s.m[k]; ok {
-			cur = &c
-		}
-		c, _ := strikeOne(cur, k, txHash, now, base, max)
-		s.m[k], out[i] = c, c
-	}
-	return out, nil
-}
-
-func (s *memCoolOffs) CoolingOff(_ context.Context, keys []string, now time.Time) (*CoolOff, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var cs []CoolOff
-	for _, k := range keys {
-		if c, ok := s.m[strings.ToLower(k)]; ok {
-			cs = append(cs, c)
-		}
-	}
-	return latest(cs, now), nil
-}
-
-func (s *memCoolOffs) PruneCoolOffs(t time.Time) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for k, c := range s.m {
-		if c.Until.Before(t) {
-			delete(s.m, k)
-			n++
-		}
-	}
-	return n, nil
 }

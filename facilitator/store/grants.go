@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"time"
@@ -27,7 +26,8 @@ type Grant struct {
 
 // Grants keeps the access grants of the paywall's routes and the
 // Sign-In-With-X nonces already used. It lives beside the redemption
-// records, in the same storage (GrantsOf), so that grants survive restarts
+// records, in the same storage (a redemption store that keeps them
+// implements Grants), so that grants survive restarts
 // and, in PostgreSQL, hold on every instance.
 //
 // It is an interface of its own rather than more methods of Redemptions:
@@ -53,46 +53,17 @@ type Grants interface {
 	PruneGrants(t time.Time) (int, error)
 }
 
-// Secrets keeps named random secrets that every instance sharing the store
-// gets alike (the key that signs access cookies).
-type Secrets interface {
-	// Secret returns the secret called name, made by gen and stored the
-	// first time it is asked for. Instances asking at once get the same
-	// one: the first stored wins.
-	Secret(ctx context.Context, name string, gen func() ([]byte, error)) ([]byte, error)
-}
-
-// GrantsOf returns the access grants kept in the same storage as a
-// redemption store (the same memory, bbolt file or PostgreSQL database),
-// or nil when it keeps none.
-func GrantsOf(r Redemptions) Grants {
-	if g, ok := r.(interface{ Grants() Grants }); ok {
-		return g.Grants()
-	}
-	return nil
-}
-
-// SecretsOf returns the secrets kept in the same storage as a redemption
-// store, or nil when it keeps none there (the embedded stores: their
-// secrets go in Caddy's storage).
-func SecretsOf(r Redemptions) Secrets {
-	if s, ok := r.(interface{ Secrets() Secrets }); ok {
-		return s.Secrets()
-	}
-	return nil
-}
-
 // ErrBadGrant refuses a grant without a route, a payer or an end after
 // its start.
 var ErrBadGrant = errors.New("a grant needs a route, a payer and an end after its start")
 
-// check validates g and returns its payer in lower case.
-func (g *Grant) check() (string, error) {
+// Check validates g and returns its payer in lower case.
+func (g *Grant) Check() (string, error) {
 	if g.Route == "" || g.Payer == "" || !g.End.After(g.Start) {
 		return "", ErrBadGrant
 	}
 	return strings.ToLower(g.Payer), nil
 }
 
-// grantKey is a grant's key in the embedded stores.
-func grantKey(route, payer string) string { return route + "/" + strings.ToLower(payer) }
+// GrantKey is a grant's key in the embedded stores.
+func GrantKey(route, payer string) string { return route + "/" + strings.ToLower(payer) }

@@ -97,7 +97,8 @@ type Journal interface {
 // not hold.
 var ErrNotFound = errors.New("settlement not found")
 
-func sortByNonce(recs []*Record) {
+// SortByNonce orders records by signer, then by transaction nonce.
+func SortByNonce(recs []*Record) {
 	sort.Slice(recs, func(a, b int) bool {
 		if recs[a].Signer != recs[b].Signer {
 			return recs[a].Signer < recs[b].Signer
@@ -117,7 +118,7 @@ type Compacter interface {
 	Compact(cutoff time.Time) (int, error)
 }
 
-// expired tells whether a record may be compacted away.
-func expired(r *Record, cutoff time.Time) bool {
+// Compactable tells whether a record may be compacted away.
+func Compactable(r *Record, cutoff time.Time) bool {
 	return r.Status != StatusPending && r.UpdatedAt.Before(cutoff)
 }

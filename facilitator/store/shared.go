@@ -19,7 +19,7 @@ import (
 // was paused or cut off past its lease writes nothing, so it broadcasts
 // nothing new, until it holds a lease again, under a new identity.
 //
-// The PostgreSQL store is the Shared journal of this package.
+// The journal of package postgres is Shared.
 type Shared interface {
 	Journal
 	// Nonces hands this instance n consecutive transaction nonces of

@@ -81,8 +81,8 @@ func (b *bound) claim(ctx context.Context, c *payment) (string, error) {
 func (b *bound) reserve(ctx context.Context, c *payment, value *big.Int, st *state) (string, error) {
 	ok, err := b.Engine.ReserveScheme(ctx, b.name(), c.a.From, c.nonce, value, st.balance, st.block)
 	if err != nil {
-		b.env.Logger.Error("the shared settlement store cannot be reached; nothing was broadcast", zap.String("network", b.Cfg.Name), zap.Error(err))
-		return "", scheme.Unavailable(scheme.TextStoreUnreachable, err)
+		b.env.Logger.Error("reserving the payment against the payer's balance failed; nothing was broadcast", zap.String("network", b.Cfg.Name), zap.Error(err))
+		return "", scheme.ReserveFailed(b.Cfg.Name, err)
 	}
 	if !ok {
 		return x402.ErrTextInsufficientFunds, nil

@@ -1,0 +1,288 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+)
+
+// Channels are the payment channels in PostgreSQL, shared by every
+// instance on the database: a charge is one conditional UPDATE, so two
+// instances never charge the same headroom.
+type Channels struct{ p *Store }
+
+var _ store.Channels = (*Channels)(nil)
+
+// channelCols are the columns a record is read from, amounts as text.
+const channelCols = `id, network, config, balance::text, charged::text, voucher_max::text, voucher_sig,
+	claimed::text, block, withdraw_requested_at, last_activity, state, refund_nonce::text`
+
+// scanChannel reads one record of channelCols.
+func scanChannel(row pgx.Row) (*store.Channel, error) {
+	var (
+		c                         store.Channel
+		cfg                       []byte
+		balance, charged, claimed string
+		nonce                     string
+		vmax                      *string
+		block                     int64
+		withdraw                  *time.Time
+	)
+	if err := row.Scan(&c.ID, &c.Network, &cfg, &balance, &charged, &vmax, &c.VoucherSignature,
+		&claimed, &block, &withdraw, &c.LastActivity, &c.State, &nonce); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(cfg, &c.Config); err != nil {
+		return nil, fmt.Errorf("channel %s: its config: %w", c.ID, err)
+	}
+	var ok [5]bool
+	c.RefundNonce, ok[4] = new(big.Int).SetString(nonce, 10)
+	c.Balance, ok[0] = new(big.Int).SetString(balance, 10)
+	c.Charged, ok[1] = new(big.Int).SetString(charged, 10)
+	c.Claimed, ok[2] = new(big.Int).SetString(claimed, 10)
+	ok[3] = true
+	if vmax != nil {
+		c.VoucherMax, ok[3] = new(big.Int).SetString(*vmax, 10)
+	}
+	if !ok[0] || !ok[1] || !ok[2] || !ok[3] || !ok[4] {
+		return nil, fmt.Errorf("channel %s: an amount is not a decimal integer", c.ID)
+	}
+	c.Block = uint64(block)
+	if withdraw != nil {
+		c.WithdrawRequestedAt = *withdraw
+	}
+	return &c, nil
+}
+
+// nullTime is t, or nil when zero.
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// Sync implements Channels: one upsert.
+func (s *Channels) Sync(ctx context.Context, id, network string, cfg store.ChannelConfig, cs store.ChainState) (*store.Channel, error) {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.CheckSync(network, &cfg, cs); err != nil {
+		return nil, err
+	}
+	if cs.Block > 1<<63-1 {
+		return nil, fmt.Errorf("%w: block %d", store.ErrBadCharge, cs.Block)
+	}
+	config, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	c, err := scanChannel(s.p.pool.QueryRow(ctx, `INSERT INTO x402_channels AS c
+			(id, network, config, balance, charged, claimed, block, withdraw_requested_at, last_activity, state, refund_nonce)
+		VALUES ($1, $2, $3, $4::numeric, $5::numeric, $5::numeric, $6, $7, $8, 'open', $9::numeric)
+		ON CONFLICT (id) DO UPDATE SET
+			claimed = greatest(c.claimed, excluded.claimed),
+			refund_nonce = greatest(c.refund_nonce, excluded.refund_nonce),
+			charged = greatest(c.charged, excluded.claimed),
+			balance = CASE WHEN excluded.block >= c.block THEN excluded.balance ELSE c.balance END,
+			withdraw_requested_at = CASE WHEN excluded.block >= c.block THEN excluded.withdraw_requested_at
+				ELSE c.withdraw_requested_at END,
+			block = greatest(c.block, excluded.block)
+		RETURNING `+channelCols,
+		k, network, string(config), cs.Balance.String(), cs.Claimed.String(), int64(cs.Block), nullTime(cs.WithdrawRequestedAt), time.Now(), store.RefundNonceOf(cs).String()))
+	return c, pgError(err)
+}
+
+// Charge implements Channels: one conditional UPDATE, one round trip; a
+// refused charge reads the current record in a second statement (which,
+// unlike the UPDATE's snapshot, sees the charge that won).
+func (s *Channels) Charge(ctx context.Context, id string, prev, charged *big.Int, v store.ChannelVoucher) (*store.Channel, error) {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.CheckCharge(prev, charged, v); err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	c, err := scanChannel(s.p.pool.QueryRow(ctx, `UPDATE x402_channels
+		SET charged = $3::numeric, voucher_max = $4::numeric, voucher_sig = $5, last_activity = $6
+		WHERE id = $1 AND charged = $2::numeric AND state = 'open' AND $3::numeric <= balance AND $3::numeric >= claimed
+		RETURNING `+channelCols, k, prev.String(), charged.String(), v.Max.String(), v.Signature, time.Now()))
+	if err == nil {
+		return c, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return nil, pgError(err)
+	}
+	cur, err := s.get(ctx, k)
+	if err != nil || cur == nil {
+		if err == nil {
+			err = store.ErrChannelNotFound
+		}
+		return nil, err
+	}
+	if refusal := store.ChargeRefusal(cur, prev, charged); refusal != nil {
+		return cur, refusal
+	}
+	return cur, store.ErrChannelConflict // moved and moved back between the two statements
+}
+
+// get reads one record; nil when there is none.
+func (s *Channels) get(ctx context.Context, k string) (*store.Channel, error) {
+	c, err := scanChannel(s.p.pool.QueryRow(ctx, `SELECT `+channelCols+` FROM x402_channels WHERE id = $1`, k))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	return c, pgError(err)
+}
+
+// Channel implements Channels.
+func (s *Channels) Channel(ctx context.Context, id string) (*store.Channel, error) {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	return s.get(ctx, k)
+}
+
+// MarkClaimed implements Channels.
+func (s *Channels) MarkClaimed(ctx context.Context, id string, claimed *big.Int) error {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return err
+	}
+	if !store.AmountOK(claimed) {
+		return store.ErrBadCharge
+	}
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	tag, err := s.p.pool.Exec(ctx, `UPDATE x402_channels SET claimed = greatest(claimed, $2::numeric),
+		charged = greatest(charged, $2::numeric) WHERE id = $1`, k, claimed.String())
+	if err != nil {
+		return pgError(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return store.ErrChannelNotFound
+	}
+	return nil
+}
+
+// SetChannelState implements Channels.
+func (s *Channels) SetChannelState(ctx context.Context, id, from, to string) (bool, error) {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return false, err
+	}
+	if err := store.CheckChannelState(to); err != nil {
+		return false, err
+	}
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	tag, err := s.p.pool.Exec(ctx, `UPDATE x402_channels SET state = $3 WHERE id = $1 AND state = $2`, k, from, to)
+	if err != nil {
+		return false, pgError(err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// list runs a query of channelCols.
+func (s *Channels) list(ctx context.Context, sql string, args ...any) ([]*store.Channel, error) {
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	rows, err := s.p.pool.Query(ctx, `SELECT `+channelCols+` FROM x402_channels `+sql, args...)
+	if err != nil {
+		return nil, pgError(err)
+	}
+	defer rows.Close()
+	var out []*store.Channel
+	for rows.Next() {
+		c, err := scanChannel(rows)
+		if err != nil {
+			return nil, pgError(err)
+		}
+		out = append(out, c)
+	}
+	return out, pgError(rows.Err())
+}
+
+// ToClaim implements Channels.
+func (s *Channels) ToClaim(ctx context.Context, network string, limit int) ([]*store.Channel, error) {
+	return s.list(ctx, `WHERE network = $1 AND charged > claimed ORDER BY last_activity, id LIMIT $2`, network, store.ListLimit(limit))
+}
+
+// Idle implements Channels.
+func (s *Channels) Idle(ctx context.Context, before time.Time, limit int) ([]*store.Channel, error) {
+	return s.list(ctx, `WHERE state = 'open' AND last_activity < $1 ORDER BY last_activity, id LIMIT $2`, before, store.ListLimit(limit))
+}
+
+// Withdrawing implements Channels.
+func (s *Channels) Withdrawing(ctx context.Context, after *store.Channel, limit int) ([]*store.Channel, error) {
+	if after == nil {
+		return s.list(ctx, `WHERE withdraw_requested_at IS NOT NULL ORDER BY withdraw_requested_at, id LIMIT $1`, store.ListLimit(limit))
+	}
+	return s.list(ctx, `WHERE withdraw_requested_at IS NOT NULL AND (withdraw_requested_at, id) > ($2, $3)
+		ORDER BY withdraw_requested_at, id LIMIT $1`, store.ListLimit(limit), after.WithdrawRequestedAt, after.ID)
+}
+
+// Refunding implements Channels.
+func (s *Channels) Refunding(ctx context.Context, limit int) ([]*store.Channel, error) {
+	return s.list(ctx, `WHERE state = 'refunding' ORDER BY last_activity, id LIMIT $1`, store.ListLimit(limit))
+}
+
+// ChannelStats implements Channels: one aggregate query.
+func (s *Channels) ChannelStats(ctx context.Context) (map[string]store.ChannelStats, error) {
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	rows, err := s.p.pool.Query(ctx, `SELECT network, count(*) FILTER (WHERE state = 'open'),
+			coalesce(sum(charged - claimed) FILTER (WHERE charged > claimed), 0)::text, coalesce(sum(claimed), 0)::text
+		FROM x402_channels GROUP BY network`)
+	if err != nil {
+		return nil, pgError(err)
+	}
+	defer rows.Close()
+	out := map[string]store.ChannelStats{}
+	for rows.Next() {
+		var (
+			network            string
+			open               int64
+			unclaimed, claimed string
+		)
+		if err := rows.Scan(&network, &open, &unclaimed, &claimed); err != nil {
+			return nil, pgError(err)
+		}
+		st := store.ChannelStats{Open: int(open)}
+		var ok1, ok2 bool
+		st.Unclaimed, ok1 = new(big.Int).SetString(unclaimed, 10)
+		st.Claimed, ok2 = new(big.Int).SetString(claimed, 10)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("channel sums of %s are not decimal integers", network)
+		}
+		out[network] = st
+	}
+	return out, pgError(rows.Err())
+}
+
+// PruneChannels implements Channels.
+func (s *Channels) PruneChannels(ctx context.Context, before time.Time) (int, error) {
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	tag, err := s.p.pool.Exec(ctx, `DELETE FROM x402_channels WHERE state = 'closed' AND last_activity < $1`, before)
+	if err != nil {
+		return 0, pgError(err)
+	}
+	return int(tag.RowsAffected()), nil
+}
