@@ -196,11 +196,31 @@ func retryHungUp(t *testing.T, u *hangUpstream, method, url, body string, hdr ma
 		if hung {
 			t.Fatalf("retry %d of a payment whose buyer hung up ran the upstream again", i)
 		}
-		if resp.StatusCode != http.StatusConflict || resp.Header.Get("Retry-After") == "" || i == 100 {
+		if !servedElsewhere(resp, b) || i == 200 {
 			return resp, b
 		}
 		time.Sleep(50 * time.Millisecond) // the first request is still being charged
 	}
+}
+
+// servedElsewhere says whether an answer is the 409 of a payment another
+// request is still serving: over HTTP, 409 with Retry-After; over MCP, a
+// JSON-RPC error whose data holds status 409 and retryAfterSeconds (the
+// first request's settlement can be on chain, moving the balance a test
+// waits for, before its outcome is recorded).
+func servedElsewhere(resp *http.Response, b []byte) bool {
+	if resp.StatusCode == http.StatusConflict && resp.Header.Get("Retry-After") != "" {
+		return true
+	}
+	var m struct {
+		Error struct {
+			Data struct {
+				Status     int `json:"status"`
+				RetryAfter int `json:"retryAfterSeconds"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(b, &m) == nil && m.Error.Data.Status == http.StatusConflict && m.Error.Data.RetryAfter > 0
 }
 
 // awaitCharge waits (at most 20 s) until charged reports the first
