@@ -90,3 +90,13 @@ func payUpto(ctx context.Context, key *ecdsa.PrivateKey, accepted x402.Requireme
 		max, accepted.Asset, accepted.Network, crypto.PubkeyToAddress(key.PublicKey).Hex(), accepted.PayTo)
 	return header, nil
 }
+
+// allowanceHint names the flag that fixes a Permit2 payment (upto, or
+// exact through Permit2) refused for want of the wallet's allowance to
+// Permit2; "" for any other reason.
+func allowanceHint(reason string) string {
+	if reason != x402.ReasonPermit2AllowanceRequired && reason != x402.CodePermit2AllowanceRequired {
+		return ""
+	}
+	return fmt.Sprintf(": the wallet has not approved Permit2 (%s) on the token; run the command again with --approve-permit2 RPC_URL (one approval transaction from the buyer's key, paid in gas)", evm.Permit2Address.Hex())
+}
