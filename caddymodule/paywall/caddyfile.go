@@ -2,6 +2,7 @@ package paywall
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -212,6 +213,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			continue
 		}
+		if !slices.Contains(options, opt) {
+			return d.Err(unknownOption(opt).Error())
+		}
 		v, err := httpx.OneArg(d)
 		if err != nil {
 			return err
@@ -268,7 +272,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		default:
-			return d.Errf("x402: unrecognized option %q", opt)
+			return d.Err(unknownOption(opt).Error())
 		}
 	}
 	if err := h.Validate(); err != nil {
