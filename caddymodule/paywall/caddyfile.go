@@ -77,6 +77,7 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		attempt_limit <attempts> <window> | off
 //		refusal_cache <duration> | off
 //		forward_payment_header
+//		allow_encoded_percent
 //		label <name>
 //		payment_identifier [optional|required|off]
 //		paywall on|off
@@ -186,6 +187,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Err("x402: forward_payment_header takes no argument")
 			}
 			h.ForwardPaymentHeader = true
+			continue
+		case "allow_encoded_percent":
+			if d.NextArg() {
+				return d.Err("x402: allow_encoded_percent takes no argument")
+			}
+			h.AllowEncodedPercent = true
 			continue
 		case "mcp_tool", "mcp_max_body", "mcp_max_answer", "mcp_call_timeout":
 			if err := h.unmarshalMCPOption(d, opt); err != nil {
