@@ -358,6 +358,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionDiscovery(); err != nil {
 		return err
 	}
+	h.checkPathGuards(ctx) // pathguard_check.go
 	if err := h.provisionMCP(ctx); err != nil {
 		return err
 	}
