@@ -95,8 +95,12 @@ func payUpto(ctx context.Context, key *ecdsa.PrivateKey, accepted x402.Requireme
 // exact through Permit2) refused for want of the wallet's allowance to
 // Permit2; "" for any other reason.
 func allowanceHint(reason string) string {
-	if reason != x402.ReasonPermit2AllowanceRequired && reason != x402.CodePermit2AllowanceRequired {
-		return ""
+	const fix = "run the command again with --approve-permit2 RPC_URL (one approval transaction from the buyer's key, paid in gas)"
+	switch reason {
+	case x402.ReasonPermit2AllowanceRequired: // the text says what is missing
+		return ": " + fix
+	case x402.CodePermit2AllowanceRequired:
+		return fmt.Sprintf(": the wallet has not approved Permit2 (%s) on the token; %s", evm.Permit2Address.Hex(), fix)
 	}
-	return fmt.Sprintf(": the wallet has not approved Permit2 (%s) on the token; run the command again with --approve-permit2 RPC_URL (one approval transaction from the buyer's key, paid in gas)", evm.Permit2Address.Hex())
+	return ""
 }
