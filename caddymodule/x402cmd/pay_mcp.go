@@ -228,7 +228,7 @@ func runPayMCP(ctx context.Context, url string, key *ecdsa.PrivateKey, maxAmount
 		if res.Meta["x402/payment-response"] != nil {
 			return fmt.Errorf("tool %s failed after the payment was settled: money moved", o.MCPTool)
 		}
-		return fmt.Errorf("tool %s failed; nothing was settled for this call", o.MCPTool)
+		return fmt.Errorf("tool %s failed; nothing was settled for this call: no money moved", o.MCPTool)
 	}
 	return nil
 }
