@@ -185,6 +185,13 @@ type Handler struct {
 	// X-Payment-* headers of the settlement are set either way.
 	ForwardPaymentHeader bool `json:"forward_payment_header,omitempty"`
 
+	// AllowEncodedPercent serves a request path holding an encoded
+	// percent sign (%25), priced and passed on as decoded once. By default
+	// such a path is refused (400): an upstream that decodes a path twice
+	// reads /a%2541 as /aA, another resource than the one priced. Turn it
+	// on only when every upstream of the route decodes once.
+	AllowEncodedPercent bool `json:"allow_encoded_percent,omitempty"`
+
 	// Label names the route in metrics (the route label of
 	// x402_payments_total). Default: "<amount> to <pay_to>".
 	Label string `json:"label,omitempty"`
@@ -351,6 +358,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionDiscovery(); err != nil {
 		return err
 	}
+	h.checkPathGuards(ctx) // pathguard_check.go
 	if err := h.provisionMCP(ctx); err != nil {
 		return err
 	}

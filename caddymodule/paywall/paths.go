@@ -84,12 +84,13 @@ func ambiguousPath(p string) string {
 
 // unpricedPath is why a request URL's path cannot be priced as one
 // resource ("" when it can): ambiguousPath's reasons, an encoded slash, an
-// encoded percent sign.
-func unpricedPath(u *url.URL) string {
+// encoded percent sign (unless allowPercent: the route's
+// allow_encoded_percent, for an upstream that decodes once).
+func unpricedPath(u *url.URL, allowPercent bool) string {
 	if why := ambiguousPath(u.Path); why != "" {
 		return why
 	}
-	if strings.IndexByte(u.Path, '%') >= 0 {
+	if !allowPercent && strings.IndexByte(u.Path, '%') >= 0 {
 		return textPathPercent
 	}
 	if raw := u.RawPath; raw != "" && strings.Contains(strings.ToLower(raw), "%2f") {
@@ -132,9 +133,9 @@ func refusePath(w http.ResponseWriter, a pathAnswer) error {
 // is priced: it reports handled when it answered the request itself (400
 // for a spelling servers disagree on; 308 to the clean path, or 400 with
 // it for methods other than GET and HEAD). A path a rewrite made unclean is
-// cleaned in place.
-func canonicalRequest(w http.ResponseWriter, r *http.Request) (bool, error) {
-	if why := unpricedPath(r.URL); why != "" {
+// cleaned in place. allowPercent lets an encoded percent sign (%25) through.
+func canonicalRequest(w http.ResponseWriter, r *http.Request, allowPercent bool) (bool, error) {
+	if why := unpricedPath(r.URL, allowPercent); why != "" {
 		return true, refusePath(w, pathAnswer{Error: why})
 	}
 	clean := cleanPath(r.URL.Path)

@@ -21,7 +21,7 @@ import (
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	// One spelling per resource, before the price, the records and the
 	// next handler read the path (paths.go).
-	if handled, err := canonicalRequest(w, r); handled {
+	if handled, err := canonicalRequest(w, r, h.AllowEncodedPercent); handled {
 		return err
 	}
 	if handled, err := serveWellKnown(w, r); handled {
