@@ -187,7 +187,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.ForwardPaymentHeader = true
 			continue
 		case "mcp_tool", "mcp_max_body", "mcp_max_answer", "mcp_call_timeout":
-			if err := h.unmarshalMCPOption(d, opt); err != nil {
+			if err := h.Config.UnmarshalOption(d, opt); err != nil {
 				return err
 			}
 			continue

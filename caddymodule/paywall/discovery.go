@@ -3,12 +3,13 @@ package paywall
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -276,7 +277,7 @@ func listedMethods(methods []string) []string {
 // list, at URL u, one per method it is listed under.
 func (h *Handler) discoveryItems(u string, methods []string) []x402.DiscoveryItem {
 	if h.mcp != nil {
-		return h.mcpDiscoveryItems(u) // one per priced tool (mcp_discovery.go)
+		return toolDiscoveryItems(h.mcp.Listings(), u, h.disc.at) // one per priced tool
 	}
 	accepts, dynamic := h.discoveryAccepts()
 	if len(accepts) == 0 {
@@ -293,24 +294,19 @@ func (h *Handler) discoveryItems(u string, methods []string) []x402.DiscoveryIte
 	return out
 }
 
-// readJSONArg reads a Caddyfile argument that is inline JSON (it begins
-// with { or [, or is a JSON scalar) or the name of a file holding JSON.
-func readJSONArg(d *caddyfile.Dispenser, opt, v string) (json.RawMessage, error) {
-	s := strings.TrimSpace(v)
-	if !strings.HasPrefix(s, "{") && !strings.HasPrefix(s, "[") && !json.Valid([]byte(s)) {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			return nil, d.Errf("x402: %s: %q is neither inline JSON nor a readable file: %v", opt, s, err)
-		}
-		s = string(b)
+// toolDiscoveryItems are an MCP route's entries in a facilitator's
+// discovery list, at its URL u: one per priced tool (ls), of type mcp,
+// with its bazaar declaration.
+func toolDiscoveryItems(ls []mcp.Listing, u string, at time.Time) []x402.DiscoveryItem {
+	var out []x402.DiscoveryItem
+	for _, l := range ls {
+		out = append(out, x402.DiscoveryItem{
+			Resource: u, Type: "mcp", X402Version: x402.Version2, Accepts: l.Accepts,
+			LastUpdated: at.UTC().Format(time.RFC3339), Description: l.Description, MimeType: "application/json",
+			Extensions: map[string]any{x402.ExtBazaar: l.Bazaar},
+		})
 	}
-	var buf json.RawMessage
-	if err := json.Unmarshal([]byte(s), &buf); err != nil {
-		return nil, d.Errf("x402: %s is not valid JSON: %v", opt, err)
-	}
-	// Stored compact, as the adapted JSON shows it.
-	out, _ := json.Marshal(buf)
-	return out, nil
+	return out
 }
 
 // unmarshalDiscoveryOption reads a discovery option of the x402
@@ -319,13 +315,13 @@ func (h *Handler) unmarshalDiscoveryOption(d *caddyfile.Dispenser, opt, v string
 	var err error
 	switch opt {
 	case "input_schema":
-		h.InputSchema, err = readJSONArg(d, opt, v)
+		h.InputSchema, err = httpx.JSONArg(d, opt, v)
 	case "input_example":
-		h.InputExample, err = readJSONArg(d, opt, v)
+		h.InputExample, err = httpx.JSONArg(d, opt, v)
 	case "output_schema":
-		h.OutputSchema, err = readJSONArg(d, opt, v)
+		h.OutputSchema, err = httpx.JSONArg(d, opt, v)
 	case "output_example":
-		h.OutputExample, err = readJSONArg(d, opt, v)
+		h.OutputExample, err = httpx.JSONArg(d, opt, v)
 	case "body_type":
 		h.BodyType = v
 	case "discovery":

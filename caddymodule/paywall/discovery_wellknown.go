@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -144,7 +145,7 @@ func siteHost(srv *caddyhttp.Server, hosts []string, r *http.Request) string {
 // it is listed under.
 func (h *Handler) wellKnownItems(u, template string, methods []string) []wellKnownItem {
 	if h.mcp != nil {
-		return h.mcpWellKnownItems(u) // one per priced tool (mcp_discovery.go)
+		return toolWellKnownItems(h.mcp.Listings(), u, h.PaymentIdentifier == PaymentIDRequired) // one per priced tool
 	}
 	accepts, dynamic := h.discoveryAccepts()
 	if len(accepts) == 0 {
@@ -170,6 +171,25 @@ func (h *Handler) wellKnownItems(u, template string, methods []string) []wellKno
 			it.Output = &wellKnownOutput{MimeType: h.MimeType, Example: d.OutputExample, Schema: d.OutputSchema}
 		}
 		if h.PaymentIdentifier == PaymentIDRequired {
+			it.Requires = []string{x402.ExtPaymentIdentifier}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// toolWellKnownItems are an MCP route's items of /.well-known/x402.json
+// at its URL u: one per priced tool (ls), called over streamable HTTP;
+// idRequired when the route requires a payment identifier.
+func toolWellKnownItems(ls []mcp.Listing, u string, idRequired bool) []wellKnownItem {
+	var out []wellKnownItem
+	for _, l := range ls {
+		it := wellKnownItem{
+			Resource: x402.ResourceInfo{URL: u, Description: l.Description, MimeType: "application/json"},
+			Type:     "mcp", Accepts: l.Accepts,
+			Input: wellKnownInput{ToolName: l.Name, Transport: "streamable-http", InputSchema: l.InputSchema},
+		}
+		if idRequired {
 			it.Requires = []string{x402.ExtPaymentIdentifier}
 		}
 		out = append(out, it)

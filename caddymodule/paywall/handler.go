@@ -21,6 +21,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -217,9 +218,9 @@ type Handler struct {
 	// discovery (discovery.go).
 	Discovery
 
-	// MCP is what the route sells over MCP: mcp_tool, mcp_max_body,
-	// mcp_max_answer and mcp_call_timeout (mcp.go).
-	MCP
+	// Config is what the route sells over MCP: mcp_tool, mcp_max_body,
+	// mcp_max_answer and mcp_call_timeout (package mcp).
+	mcp.Config
 
 	client      facilitator.Client
 	app         *app.App // the x402 app, when configured
@@ -236,7 +237,7 @@ type Handler struct {
 	chans       *chanRoute  // a batch-settlement route's channels (channel.go); nil otherwise
 	v2          v2State
 	disc        discoveryState
-	mcp         *mcpState // the MCP route's priced tools; nil for other routes
+	mcp         *mcp.Transport // the MCP route's transport (transport.go); nil for other routes
 	logger      *zap.Logger
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -392,7 +393,7 @@ func TestHangUpRunsUpstreamOnce(t *testing.T) {
 	t.Run("MCP settle after", func(t *testing.T) {
 		url := testutil.SiteURL + "/mcp/rpc"
 		resp, raw, m := mcpPost(t, tester, url, toolCall(1, "slow", `{}`, ""), nil)
-		pr := mcpPaymentRequiredFor(t, resp, raw, m, "slow", "", hangMCPPayTo, "10000", textMCPPaymentRequired)
+		pr := mcpPaymentRequiredFor(t, resp, raw, m, "slow", "", hangMCPPayTo, "10000", mcp.TextPaymentRequired)
 		call := toolCall(2, "slow", `{}`, `{"x402/payment":`+mcpPay(t, pr, devnet.Buyer3PrivateKey)+`}`)
 		hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 		before := testutil.Balance(t, hangMCPPayTo)

@@ -13,8 +13,8 @@ import (
 // resourceURL is the full URL the buyer asked for, before any rewrite, at
 // the origin the buyer addressed (requestOrigin).
 func resourceURL(r *http.Request) string {
-	if c := mcpCallOf(r); c != nil {
-		return mcpToolResourcePrefix + c.tool.cfg.Name // mcp://tool/<name> (mcp.go)
+	if s := transportSaleOf(r); s != nil {
+		return s.resource // a transport's, such as mcp://tool/<name> (transport.go)
 	}
 	u := r.URL
 	if or, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && or.URL != nil {
