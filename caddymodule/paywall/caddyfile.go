@@ -264,7 +264,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		case "input_schema", "input_example", "output_schema", "output_example", "body_type", "discovery":
-			if err := h.unmarshalDiscoveryOption(d, opt, v); err != nil {
+			if err := h.Declaration.UnmarshalOption(d, opt, v); err != nil {
 				return err
 			}
 		default:

@@ -7,6 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/discovery"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 )
 
@@ -17,7 +18,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if handled, err := canonicalRequest(w, r); handled {
 		return err
 	}
-	if handled, err := serveWellKnown(w, r); handled {
+	if handled, err := discovery.ServeWellKnown(w, r); handled {
 		return err // the site's discovery manifest is free
 	}
 	if h.mcp != nil {
