@@ -37,3 +37,27 @@ func (h *Handler) routeKey(r *http.Request) string {
 	s.Write([]byte(resourceURL(r)))
 	return hex.EncodeToString(s.Sum(nil)[:16])
 }
+
+// transportSale is what a transport sells a request at: the offer of its
+// price and its resource URL.
+type transportSale struct {
+	offer    *offer
+	resource string
+}
+
+type transportSaleKey struct{}
+
+// transportSaleOf is the transport's sale of a request, nil for a request
+// of the route itself.
+func transportSaleOf(r *http.Request) *transportSale {
+	s, _ := r.Context().Value(transportSaleKey{}).(*transportSale)
+	return s
+}
+
+// offerFor is the request's offer: its transport's, or the route's.
+func (h *Handler) offerFor(r *http.Request) (*offer, error) {
+	if s := transportSaleOf(r); s != nil {
+		return s.offer, nil
+	}
+	return h.pricing.offerFor(r)
+}

@@ -4,9 +4,9 @@
 // implementation of mcp.Core: the price of a tool (Offer), the paid
 // pipeline for one call (ServePaid, sold at the tool's offer for its
 // resource URL: both ride in the request's context as a transportSale,
-// read by offerFor and resourceURL), and the free pass of everything else
-// (Pass). Here too: how MCP combines with the route's other settings
-// (validateMCP) and the transport's provisioning.
+// read by offerFor and resourceURL in resource.go), and the free pass of
+// everything else (Pass). Here too: how MCP combines with the route's
+// other settings (validateMCP) and the transport's provisioning.
 
 package paywall
 
@@ -62,30 +62,6 @@ func (c transportCore) Pass(w http.ResponseWriter, r *http.Request, next caddyht
 
 // Accepts is the offer's version 2 accepts (mcp.Offer).
 func (o *offer) Accepts() []x402.RequirementsV2 { return o.accepts() }
-
-// transportSale is what a transport sells a request at: the offer of its
-// price and its resource URL.
-type transportSale struct {
-	offer    *offer
-	resource string
-}
-
-type transportSaleKey struct{}
-
-// transportSaleOf is the transport's sale of a request, nil for a request
-// of the route itself.
-func transportSaleOf(r *http.Request) *transportSale {
-	s, _ := r.Context().Value(transportSaleKey{}).(*transportSale)
-	return s
-}
-
-// offerFor is the request's offer: its transport's, or the route's.
-func (h *Handler) offerFor(r *http.Request) (*offer, error) {
-	if s := transportSaleOf(r); s != nil {
-		return s.offer, nil
-	}
-	return h.pricing.offerFor(r)
-}
 
 // validateMCP checks the MCP settings and how they go with the route's.
 func (h *Handler) validateMCP() error {
