@@ -197,11 +197,31 @@ func retryHungUp(t *testing.T, u *hangUpstream, method, url, body string, hdr ma
 		if hung {
 			t.Fatalf("retry %d of a payment whose buyer hung up ran the upstream again", i)
 		}
-		if resp.StatusCode != http.StatusConflict || resp.Header.Get("Retry-After") == "" || i == 100 {
+		if !busyPayment(resp, b) || i == 100 {
 			return resp, b
 		}
 		time.Sleep(50 * time.Millisecond) // the first request is still being charged
 	}
+}
+
+// busyPayment reports an answer that the payment is still being served
+// (409 with Retry-After): on an MCP route, a JSON-RPC error whose data
+// holds that status, with Retry-After, in an HTTP 200.
+func busyPayment(resp *http.Response, b []byte) bool {
+	if resp.Header.Get("Retry-After") == "" {
+		return false
+	}
+	if resp.StatusCode == http.StatusConflict {
+		return true
+	}
+	var m struct {
+		Error struct {
+			Data struct {
+				Status int `json:"status"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(b, &m) == nil && m.Error.Data.Status == http.StatusConflict
 }
 
 // awaitCharge waits (at most 20 s) until charged reports the first
