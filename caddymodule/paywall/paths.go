@@ -191,7 +191,7 @@ func (PathGuard) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 		return refusePath(w, pathAnswer{Error: why})
 	}
 	if handled, err := discovery.ServeWellKnown(w, r); handled {
-		return err // the site's discovery manifest (discovery_wellknown.go)
+		return err // the site's discovery manifest (package discovery)
 	}
 	return next.ServeHTTP(w, r)
 }

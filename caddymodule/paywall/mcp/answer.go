@@ -65,7 +65,7 @@ type upstream struct {
 func (u upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
 	c := u.call
 	bw := &bufferWriter{header: http.Header{}, limit: u.t.maxAnswer}
-	timedOut, err := u.serveBounded(bw, r) // mcp_timeout.go
+	timedOut, err := u.serveBounded(bw, r) // timeout.go
 	if timedOut = timedOut && !c.answeredIn(bw); timedOut {
 		err = nil // answered below: a call without a result
 	}

@@ -10,7 +10,7 @@ import (
 // the route's URL, with its price and bazaar declaration (tool name,
 // description and input schema, as configured or as tools/list gave
 // them), in the facilitator's discovery list and in
-// /.well-known/x402.json. The paywall's discovery shapes the entries from
+// /.well-known/x402.json. Package discovery shapes the entries from
 // the listings.
 
 // Listing is a priced tool as discovery lists it.
