@@ -195,7 +195,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.AllowEncodedPercent = true
 			continue
 		case "mcp_tool", "mcp_max_body", "mcp_max_answer", "mcp_call_timeout":
-			if err := h.unmarshalMCPOption(d, opt); err != nil {
+			if err := h.Config.UnmarshalOption(d, opt); err != nil {
 				return err
 			}
 			continue
@@ -275,7 +275,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		case "input_schema", "input_example", "output_schema", "output_example", "body_type", "discovery":
-			if err := h.unmarshalDiscoveryOption(d, opt, v); err != nil {
+			if err := h.Declaration.UnmarshalOption(d, opt, v); err != nil {
 				return err
 			}
 		default:

@@ -10,6 +10,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/discovery"
 )
 
 // Request paths on a paid route.
@@ -189,8 +191,8 @@ func (PathGuard) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if why := ambiguousPath(r.URL.Path); why != "" {
 		return refusePath(w, pathAnswer{Error: why})
 	}
-	if handled, err := serveWellKnown(w, r); handled {
-		return err // the site's discovery manifest (discovery_wellknown.go)
+	if handled, err := discovery.ServeWellKnown(w, r); handled {
+		return err // the site's discovery manifest (package discovery)
 	}
 	return next.ServeHTTP(w, r)
 }

@@ -87,7 +87,7 @@ func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resou
 		Error:       errText,
 		Resource:    &x402.ResourceInfo{URL: resource, Description: h.Description, MimeType: h.MimeType},
 		Accepts:     off.accepts(),
-		Extensions:  h.withBazaar(exts, method),
+		Extensions:  h.disc.WithBazaar(exts, method),
 	}
 	if v, err := x402.EncodeBase64JSON(pr); err == nil {
 		hdr.Set(x402.HeaderPaymentRequired, v)
