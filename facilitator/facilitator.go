@@ -109,6 +109,8 @@ type Facilitator struct {
 	// flavours are the flavours bound to each network, by the scheme they
 	// serve (scheme.Flavour).
 	flavours map[boundKey][]flavourBound
+	// declined holds why a scheme declined a network (scheme.Declined).
+	declined map[boundKey]string
 	logger   *zap.Logger
 	started  time.Time
 
@@ -147,6 +149,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		byName:        map[string]*network.Network{},
 		bound:         map[boundKey]scheme.Bound{},
 		flavours:      map[boundKey][]flavourBound{},
+		declined:      map[boundKey]string{},
 		logger:        cfg.Logger,
 		started:       time.Now(),
 		settleTimeout: orDefault(cfg.SettleTimeout, 30*time.Second),
@@ -257,6 +260,10 @@ func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*networ
 			continue
 		}
 		b, err := m.Bind(ctx, n, f.schemeEnv())
+		if d := (*scheme.Declined)(nil); errors.As(err, &d) {
+			f.declined[boundKey{n, m.Name()}] = d.Reason
+			continue
+		}
 		if err != nil {
 			n.Close()
 			return nil, err

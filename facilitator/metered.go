@@ -45,3 +45,17 @@ func (f *Facilitator) SchemeExtra(network, schemeName string) (any, bool) {
 	}
 	return b.Extra(), true
 }
+
+// Declined is why a scheme is not served on a network, as the scheme said
+// when the facilitator started (scheme.Declined); "" when it is served,
+// or when the scheme gave no reason.
+func (f *Facilitator) Declined(network, schemeName string) string {
+	n := f.networkNamed(network)
+	if n == nil {
+		return ""
+	}
+	if _, ok := f.SchemeExtra(network, schemeName); ok {
+		return ""
+	}
+	return f.declined[boundKey{n, schemeName}]
+}

@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,6 +117,9 @@ type App struct {
 	chain  *devnet.Chain
 	keys   []string // pool keys held, released in Cleanup
 	logger *zap.Logger
+	// atStart are the checks handlers asked to run once every app of the
+	// config is provisioned (OnStart), by name.
+	atStart map[string]func()
 }
 
 // NetworkConfig configures one network of the x402 app.
@@ -726,6 +731,9 @@ func resolveKey(repl *caddy.Replacer, network, placeholder string) (*ecdsa.Priva
 // refuses to start on an address another process listens on (ports.go),
 // unless SharePorts.
 func (a *App) Start() error {
+	for _, name := range slices.Sorted(maps.Keys(a.atStart)) {
+		a.atStart[name]()
+	}
 	if a.SharePorts {
 		return nil
 	}
@@ -733,6 +741,17 @@ func (a *App) Start() error {
 		return fmt.Errorf("x402: %w", err)
 	}
 	return nil
+}
+
+// OnStart runs check when the config starts, once every app and handler
+// of it is provisioned (a check of the whole config, such as the paywall's
+// look at the sites' routes); a second check of the same name in the same
+// config replaces the first, so that one runs once.
+func (a *App) OnStart(name string, check func()) {
+	if a.atStart == nil {
+		a.atStart = map[string]func(){}
+	}
+	a.atStart[name] = check
 }
 
 // Stop implements caddy.App; the facilitator is released in Cleanup.

@@ -2,6 +2,7 @@ package paywall
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,6 +77,7 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		attempt_limit <attempts> <window> | off
 //		refusal_cache <duration> | off
 //		forward_payment_header
+//		allow_encoded_percent
 //		label <name>
 //		payment_identifier [optional|required|off]
 //		paywall on|off
@@ -186,8 +188,14 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			h.ForwardPaymentHeader = true
 			continue
+		case "allow_encoded_percent":
+			if d.NextArg() {
+				return d.Err("x402: allow_encoded_percent takes no argument")
+			}
+			h.AllowEncodedPercent = true
+			continue
 		case "mcp_tool", "mcp_max_body", "mcp_max_answer", "mcp_call_timeout":
-			if err := h.unmarshalMCPOption(d, opt); err != nil {
+			if err := h.Config.UnmarshalOption(d, opt); err != nil {
 				return err
 			}
 			continue
@@ -211,6 +219,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 			continue
+		}
+		if !slices.Contains(options, opt) {
+			return d.Err(unknownOption(opt).Error())
 		}
 		v, err := httpx.OneArg(d)
 		if err != nil {
@@ -264,11 +275,11 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return err
 			}
 		case "input_schema", "input_example", "output_schema", "output_example", "body_type", "discovery":
-			if err := h.unmarshalDiscoveryOption(d, opt, v); err != nil {
+			if err := h.Declaration.UnmarshalOption(d, opt, v); err != nil {
 				return err
 			}
 		default:
-			return d.Errf("x402: unrecognized option %q", opt)
+			return d.Err(unknownOption(opt).Error())
 		}
 	}
 	if err := h.Validate(); err != nil {

@@ -116,6 +116,9 @@ func (h *Handler) provisionChannel() error {
 			_ = json.Unmarshal(b, &e)
 		}
 		if !ok || !common.IsHexAddress(e.ReceiverAuthorizer) {
+			if why := fac.Declined(opt.reqs.Network, SchemeChannel); why != "" {
+				return fmt.Errorf("x402: scheme batch-settlement on network %q: the facilitator does not offer it there: %s", opt.reqs.Network, why)
+			}
 			return fmt.Errorf("x402: scheme batch-settlement on network %q: the facilitator does not offer it there (the chain needs the x402 batch settlement contract %s and its ERC-3009 deposit collector, and the network a signer key)",
 				opt.reqs.Network, batch.SettlementAddress.Hex())
 		}

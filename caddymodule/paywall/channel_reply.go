@@ -40,13 +40,18 @@ type channelStateWire struct {
 }
 
 // setChannelResponse writes PAYMENT-RESPONSE of a charged request: the
-// channel's state after the charge and chargedAmount, as the published
-// server does; a deposit's names its transaction.
+// channel's state after the charge and chargedAmount (what this request
+// cost), as the published server does; a deposit's names its transaction
+// and, in amount, what it moved on chain (the deposit, as the facilitator's
+// settle answers it), which extra.depositAmount names as such.
 func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *facilitator.SettleResponse) {
 	out := x402.ReferenceSettleResponse{Success: true, Network: h.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
 		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}}
 	if sr != nil {
 		out.Transaction, out.Amount = sr.TxHash, sr.Value
+		if sr.Value != "" {
+			out.Extra["depositAmount"] = sr.Value
+		}
 	}
 	if v, err := x402.EncodeBase64JSON(out); err == nil {
 		w.Header().Set(x402.HeaderPaymentResponseV2, v)

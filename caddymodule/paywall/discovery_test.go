@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/discovery"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -219,7 +220,7 @@ func TestDiscoveryConfigErrors(t *testing.T) {
 			}
 		})
 	}
-	h := &Handler{Discovery: Discovery{InputSchema: []byte(`{"type":"object","required":["city"]}`), InputExample: []byte(`{"town":"Oslo"}`)}}
+	h := &Handler{Declaration: discovery.Declaration{InputSchema: []byte(`{"type":"object","required":["city"]}`), InputExample: []byte(`{"town":"Oslo"}`)}}
 	err := h.provisionDiscovery()
 	if want := "x402: the route's discovery settings (input_schema, input_example, output_schema, output_example) do not make a valid bazaar declaration: the bazaar info does not match its schema: jsonschema validation failed with 'urn:x402:bazaar-schema#' - at '/input/queryParams': missing property 'city'; an example must satisfy its schema, and a body schema with required fields needs an input_example"; err == nil || err.Error() != want {
 		t.Errorf("provisionDiscovery = %v\nwant %s", err, want)

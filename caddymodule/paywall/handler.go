@@ -21,6 +21,8 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/discovery"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -185,6 +187,13 @@ type Handler struct {
 	// X-Payment-* headers of the settlement are set either way.
 	ForwardPaymentHeader bool `json:"forward_payment_header,omitempty"`
 
+	// AllowEncodedPercent serves a request path holding an encoded
+	// percent sign (%25), priced and passed on as decoded once. By default
+	// such a path is refused (400): an upstream that decodes a path twice
+	// reads /a%2541 as /aA, another resource than the one priced. Turn it
+	// on only when every upstream of the route decodes once.
+	AllowEncodedPercent bool `json:"allow_encoded_percent,omitempty"`
+
 	// Label names the route in metrics (the route label of
 	// x402_payments_total). Default: "<amount> to <pay_to>".
 	Label string `json:"label,omitempty"`
@@ -212,14 +221,14 @@ type Handler struct {
 	// meter_max_bytes (upto.go).
 	Metering
 
-	// Discovery is what the route declares for discovery: input_schema,
+	// Declaration is what the route declares for discovery: input_schema,
 	// input_example, body_type, output_schema, output_example and
-	// discovery (discovery.go).
-	Discovery
+	// discovery (package discovery).
+	discovery.Declaration
 
-	// MCP is what the route sells over MCP: mcp_tool, mcp_max_body,
-	// mcp_max_answer and mcp_call_timeout (mcp.go).
-	MCP
+	// Config is what the route sells over MCP: mcp_tool, mcp_max_body,
+	// mcp_max_answer and mcp_call_timeout (package mcp).
+	mcp.Config
 
 	client      facilitator.Client
 	app         *app.App // the x402 app, when configured
@@ -235,8 +244,8 @@ type Handler struct {
 	uptoRemote  *uptoRemote // an upto route's remote facilitator address, learnt at its first request
 	chans       *chanRoute  // a batch-settlement route's channels (channel.go); nil otherwise
 	v2          v2State
-	disc        discoveryState
-	mcp         *mcpState // the MCP route's priced tools; nil for other routes
+	disc        *discovery.Route // the route's bazaar declarations (discovery.go)
+	mcp         *mcp.Transport   // the MCP route's transport (transport.go); nil for other routes
 	logger      *zap.Logger
 }
 
@@ -351,6 +360,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionDiscovery(); err != nil {
 		return err
 	}
+	h.checkPathGuards(ctx) // pathguard_check.go
 	if err := h.provisionMCP(ctx); err != nil {
 		return err
 	}
@@ -507,7 +517,7 @@ func (h *Handler) Validate() error {
 	if err := h.validateMetering(); err != nil {
 		return err
 	}
-	if err := h.validateDiscovery(); err != nil {
+	if err := h.Declaration.Validate(); err != nil {
 		return err
 	}
 	if err := h.validateMCP(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -196,11 +197,31 @@ func retryHungUp(t *testing.T, u *hangUpstream, method, url, body string, hdr ma
 		if hung {
 			t.Fatalf("retry %d of a payment whose buyer hung up ran the upstream again", i)
 		}
-		if resp.StatusCode != http.StatusConflict || resp.Header.Get("Retry-After") == "" || i == 100 {
+		if !busyPayment(resp, b) || i == 200 {
 			return resp, b
 		}
 		time.Sleep(50 * time.Millisecond) // the first request is still being charged
 	}
+}
+
+// busyPayment reports an answer that the payment is still being served
+// (409 with Retry-After): on an MCP route, a JSON-RPC error whose data
+// holds that status, with Retry-After, in an HTTP 200.
+func busyPayment(resp *http.Response, b []byte) bool {
+	if resp.Header.Get("Retry-After") == "" {
+		return false
+	}
+	if resp.StatusCode == http.StatusConflict {
+		return true
+	}
+	var m struct {
+		Error struct {
+			Data struct {
+				Status int `json:"status"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	return json.Unmarshal(b, &m) == nil && m.Error.Data.Status == http.StatusConflict
 }
 
 // awaitCharge waits (at most 20 s) until charged reports the first
@@ -392,7 +413,7 @@ func TestHangUpRunsUpstreamOnce(t *testing.T) {
 	t.Run("MCP settle after", func(t *testing.T) {
 		url := testutil.SiteURL + "/mcp/rpc"
 		resp, raw, m := mcpPost(t, tester, url, toolCall(1, "slow", `{}`, ""), nil)
-		pr := mcpPaymentRequiredFor(t, resp, raw, m, "slow", "", hangMCPPayTo, "10000", textMCPPaymentRequired)
+		pr := mcpPaymentRequiredFor(t, resp, raw, m, "slow", "", hangMCPPayTo, "10000", mcp.TextPaymentRequired)
 		call := toolCall(2, "slow", `{}`, `{"x402/payment":`+mcpPay(t, pr, devnet.Buyer3PrivateKey)+`}`)
 		hdr := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 		before := testutil.Balance(t, hangMCPPayTo)

@@ -24,6 +24,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
@@ -329,7 +330,7 @@ func TestMCP(t *testing.T) {
 		}
 		wantAccepts := fmt.Sprintf(`[{"scheme":"exact","network":"eip155:338","amount":"10000","asset":"%s","payTo":"%s","maxTimeoutSeconds":300,"extra":{"name":"%s","version":"%s"}}]`,
 			devnet.TokenAddress.Hex(), payTo, devnet.TokenName, devnet.TokenVersion)
-		if got := string(list.Tools[0].Meta[mcpMetaAccepts]); got != wantAccepts {
+		if got := string(list.Tools[0].Meta[mcp.MetaAccepts]); got != wantAccepts {
 			t.Errorf("tools/list %s: weather's _meta[x402/accepts] = %s, want %s", path, got, wantAccepts)
 		}
 		if list.Tools[2].Meta != nil {
@@ -356,7 +357,7 @@ func TestMCP(t *testing.T) {
 
 			// Unpaid: the PaymentRequired result, HTTP 200; the tool does not run.
 			resp, raw, m := mcpPost(t, tester, url, toolCall(1, "weather", `{"city":"Oslo"}`, ""), nil)
-			pr := mcpPaymentRequired(t, resp, raw, m, c.payTo, "10000", textMCPPaymentRequired)
+			pr := mcpPaymentRequired(t, resp, raw, m, c.payTo, "10000", mcp.TextPaymentRequired)
 			if string(m["id"]) != "1" || server.called("weather") != ran {
 				t.Fatalf("unpaid call: id %s, tool ran %d times", m["id"], server.called("weather")-ran)
 			}
@@ -371,9 +372,9 @@ func TestMCP(t *testing.T) {
 				t.Fatalf("paid call: %d %s", resp.StatusCode, raw)
 			}
 			var sr x402.ReferenceSettleResponse
-			if err := json.Unmarshal(r.Meta[mcpMetaPaymentResponse], &sr); err != nil || !sr.Success || sr.Network != "eip155:338" ||
+			if err := json.Unmarshal(r.Meta[mcp.MetaPaymentResponse], &sr); err != nil || !sr.Success || sr.Network != "eip155:338" ||
 				!strings.EqualFold(sr.Payer, buyerAddr) || len(sr.Transaction) != 66 || sr.Amount != "10000" {
-				t.Errorf("_meta[x402/payment-response] = %s", r.Meta[mcpMetaPaymentResponse])
+				t.Errorf("_meta[x402/payment-response] = %s", r.Meta[mcp.MetaPaymentResponse])
 			}
 			if resp.Header.Get("Payment-Response") == "" || resp.Header.Get("X-Saw-Session") != "sess-1" || resp.Header.Get("Mcp-Session-Id") != "sess-1" {
 				t.Errorf("headers of the paid answer: %v", resp.Header)
@@ -416,10 +417,10 @@ func TestMCP(t *testing.T) {
 			want := int64(10000 + 20000)
 			if c.after {
 				want = 10000
-				if r.Meta[mcpMetaPaymentResponse] != nil {
+				if r.Meta[mcp.MetaPaymentResponse] != nil {
 					t.Errorf("a failed tool after got a payment response: %s", raw)
 				}
-			} else if r.Meta[mcpMetaPaymentResponse] == nil {
+			} else if r.Meta[mcp.MetaPaymentResponse] == nil {
 				t.Errorf("a failed tool paid before has no payment response: %s", raw)
 			}
 			testutil.AssertDelta(t, "seller", before, testutil.Balance(t, c.payTo), want)
@@ -441,13 +442,13 @@ func TestMCP(t *testing.T) {
 	// servers that answer 402 on the MCP POST).
 	before := testutil.Balance(t, payBefore)
 	resp, raw, m := mcpPost(t, tester, testutil.SiteURL+"/json/mcp", toolCall(8, "weather", `{"city":"Rome"}`, ""), nil)
-	pr := mcpPaymentRequired(t, resp, raw, m, payBefore, "10000", textMCPPaymentRequired)
+	pr := mcpPaymentRequired(t, resp, raw, m, payBefore, "10000", mcp.TextPaymentRequired)
 	header, _, err := exact.CreatePaymentV2(testutil.BuyerKey(t, buyer), pr.Accepts[0], pr.Resource, exact.PaymentOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp, raw, m = mcpPost(t, tester, testutil.SiteURL+"/json/mcp", toolCall(9, "weather", `{"city":"Rome"}`, ""), map[string]string{x402.HeaderPaymentSignature: header})
-	if r := resultOf(t, m, raw); r.IsError || r.Content[0].Text != "sunny in Rome" || r.Meta[mcpMetaPaymentResponse] == nil || resp.Header.Get("Payment-Response") == "" {
+	if r := resultOf(t, m, raw); r.IsError || r.Content[0].Text != "sunny in Rome" || r.Meta[mcp.MetaPaymentResponse] == nil || resp.Header.Get("Payment-Response") == "" {
 		t.Errorf("paid by header: %s", raw)
 	}
 	testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
@@ -469,12 +470,12 @@ func TestMCP(t *testing.T) {
 			Data    map[string]json.RawMessage `json:"data"`
 		}
 		if resp.StatusCode != 200 || json.Unmarshal(m["error"], &rpcErr) != nil || rpcErr.Code != -32603 || rpcErr.Message != "temporarily unavailable" ||
-			rpcErr.Data[mcpMetaPaymentResponse] == nil || string(rpcErr.Data["retry"]) != `"`+textMCPRetryPaid+`"` {
+			rpcErr.Data[mcp.MetaPaymentResponse] == nil || string(rpcErr.Data["retry"]) != `"`+mcp.TextRetryPaid+`"` {
 			t.Fatalf("paid call answered a JSON-RPC error: %d %s", resp.StatusCode, raw)
 		}
 		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
 		resp, raw, m = mcpPost(t, tester, url, toolCall(32, "flaky", `{}`, `{"x402/payment":`+payment+`}`), nil)
-		if r := resultOf(t, m, raw); r.IsError || r.Content[0].Text != "flaky ok" || r.Meta[mcpMetaPaymentResponse] == nil {
+		if r := resultOf(t, m, raw); r.IsError || r.Content[0].Text != "flaky ok" || r.Meta[mcp.MetaPaymentResponse] == nil {
 			t.Errorf("the same payment again: %s", raw)
 		}
 		resp, raw, m = mcpPost(t, tester, url, toolCall(33, "flaky", `{}`, `{"x402/payment":`+payment+`}`), nil)
@@ -491,7 +492,7 @@ func TestMCP(t *testing.T) {
 		url := testutil.SiteURL + "/json/mcp"
 		before := testutil.Balance(t, payBefore)
 		_, raw, m := mcpPost(t, tester, url, toolCall(70, "weather", `{"city":"Bern"}`, ""), nil)
-		pr := mcpPaymentRequired(t, &http.Response{StatusCode: 200}, raw, m, payBefore, "10000", textMCPPaymentRequired)
+		pr := mcpPaymentRequired(t, &http.Response{StatusCode: 200}, raw, m, payBefore, "10000", mcp.TextPaymentRequired)
 		body := toolCall(71, "weather", `{"city":"Bern"}`, `{"x402/payment":`+mcpPay(t, pr, buyer)+`}`)
 		entered, release := make(chan struct{}), make(chan struct{})
 		server.mu.Lock()
@@ -511,11 +512,11 @@ func TestMCP(t *testing.T) {
 			Message string         `json:"message"`
 			Data    map[string]any `json:"data"`
 		}
-		if resp.StatusCode != 200 || json.Unmarshal(m["error"], &rpcErr) != nil || rpcErr.Code != rpcPaymentFailed ||
+		if resp.StatusCode != 200 || json.Unmarshal(m["error"], &rpcErr) != nil || rpcErr.Code != mcp.CodePaymentFailed ||
 			rpcErr.Message != textInFlight || rpcErr.Data["status"] != float64(409) {
 			t.Errorf("the copy in flight: %d %s", resp.StatusCode, raw)
 		}
-		if got := <-first; !strings.Contains(string(got), "sunny in Bern") || !strings.Contains(string(got), mcpMetaPaymentResponse) {
+		if got := <-first; !strings.Contains(string(got), "sunny in Bern") || !strings.Contains(string(got), mcp.MetaPaymentResponse) {
 			t.Errorf("the first call: %s", got)
 		}
 		if n := server.called("weather") - ran; n != 1 {
@@ -530,7 +531,7 @@ func TestMCP(t *testing.T) {
 		url := testutil.SiteURL + "/down/mcp"
 		before := testutil.Balance(t, payBefore)
 		_, raw, m := mcpPost(t, tester, url, toolCall(60, "weather", `{}`, ""), nil)
-		pr := mcpPaymentRequiredFor(t, &http.Response{StatusCode: 200}, raw, m, "weather", "", payBefore, "10000", textMCPPaymentRequired)
+		pr := mcpPaymentRequiredFor(t, &http.Response{StatusCode: 200}, raw, m, "weather", "", payBefore, "10000", mcp.TextPaymentRequired)
 		resp, raw, m := mcpPost(t, tester, url, toolCall(61, "weather", `{}`, `{"x402/payment":`+mcpPay(t, pr, buyer)+`}`), nil)
 		var rpcErr struct {
 			Code    int                        `json:"code"`
@@ -538,7 +539,7 @@ func TestMCP(t *testing.T) {
 			Data    map[string]json.RawMessage `json:"data"`
 		}
 		if resp.StatusCode != 200 || json.Unmarshal(m["error"], &rpcErr) != nil || rpcErr.Code != -32603 || rpcErr.Message != "the MCP server could not answer this call" ||
-			rpcErr.Data[mcpMetaPaymentResponse] == nil || string(rpcErr.Data["retry"]) != `"`+textMCPRetryPaid+`"` {
+			rpcErr.Data[mcp.MetaPaymentResponse] == nil || string(rpcErr.Data["retry"]) != `"`+mcp.TextRetryPaid+`"` {
 			t.Errorf("paid call to a server that is down: %d %s", resp.StatusCode, raw)
 		}
 		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
@@ -586,7 +587,7 @@ func TestMCP(t *testing.T) {
 		balance := testutil.Balance(t, crypto.PubkeyToAddress(drained.PublicKey).Hex())
 		sellerBefore := testutil.Balance(t, payAfter)
 		resp, raw, m := mcpPost(t, tester, url, toolCall(20, "weather", `{"city":"Oslo"}`, ""), nil)
-		pr := mcpPaymentRequired(t, resp, raw, m, payAfter, "10000", textMCPPaymentRequired)
+		pr := mcpPaymentRequired(t, resp, raw, m, payAfter, "10000", mcp.TextPaymentRequired)
 		payment := mcpPay(t, pr, devnet.Buyer5PrivateKey)
 		moveTokens := func(from *ecdsa.PrivateKey, to common.Address, value *big.Int) {
 			opts, _ := bind.NewKeyedTransactorWithChainID(from, big.NewInt(devnet.ChainID))
@@ -612,7 +613,7 @@ func TestMCP(t *testing.T) {
 		if strings.Contains(string(raw), "sunny") {
 			t.Errorf("the tool's content went out although the settle failed: %s", raw)
 		}
-		mcpPaymentRequired(t, resp, raw, m, payAfter, "10000", textMCPSettleFailed+"ERC20: transfer amount exceeds balance")
+		mcpPaymentRequired(t, resp, raw, m, payAfter, "10000", mcp.TextSettleFailed+"ERC20: transfer amount exceeds balance")
 		testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, payAfter), 0)
 	})
 
@@ -737,8 +738,8 @@ func TestMCP(t *testing.T) {
 		tool, outcome string
 		want          float64
 	}{
-		{"weather", mcpOutcomePaid, 5}, {"weather", mcpOutcomePaymentRequired, 6}, {"weather", mcpOutcomeFailed, 1}, {"weather", mcpOutcomeRefused, 2},
-		{"broken", mcpOutcomeToolError, 2},
+		{"weather", mcp.OutcomePaid, 5}, {"weather", mcp.OutcomePaymentRequired, 6}, {"weather", mcp.OutcomeFailed, 1}, {"weather", mcp.OutcomeRefused, 2},
+		{"broken", mcp.OutcomeToolError, 2},
 	} {
 		labels := map[string]string{"tool": c.tool, "outcome": c.outcome, "route": "mcp to " + payBefore}
 		v, _ := testutil.Sample(samples, "x402_mcp_tool_calls_total", labels)

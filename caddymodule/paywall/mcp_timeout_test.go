@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -111,7 +112,7 @@ func TestMCPCallTimeout(t *testing.T) {
 				r := resultOf(t, m, raw)
 				var sr x402.ReferenceSettleResponse
 				if r.IsError || len(r.Content) != 1 || r.Content[0].Text != "late but whole" ||
-					json.Unmarshal(r.Meta[mcpMetaPaymentResponse], &sr) != nil || !sr.Success || sr.Amount != "10000" {
+					json.Unmarshal(r.Meta[mcp.MetaPaymentResponse], &sr) != nil || !sr.Success || sr.Amount != "10000" {
 					t.Errorf("a response that came within the limit: %s", raw)
 				}
 				testutil.AssertDelta(t, "seller", before, testutil.Balance(t, c.payTo), 10000)
@@ -132,8 +133,8 @@ func TestMCPCallTimeout(t *testing.T) {
 			}
 			var sr x402.ReferenceSettleResponse
 			if json.Unmarshal(m["error"], &rpcErr) != nil || rpcErr.Code != -32603 || rpcErr.Message != timedOut ||
-				json.Unmarshal(rpcErr.Data[mcpMetaPaymentResponse], &sr) != nil || !sr.Success || sr.Amount != "10000" ||
-				string(rpcErr.Data["retry"]) != `"`+textMCPRetryPaid+`"` {
+				json.Unmarshal(rpcErr.Data[mcp.MetaPaymentResponse], &sr) != nil || !sr.Success || sr.Amount != "10000" ||
+				string(rpcErr.Data["retry"]) != `"`+mcp.TextRetryPaid+`"` {
 				t.Errorf("settle before, cut: %s", raw)
 			}
 			testutil.AssertDelta(t, "seller", before, testutil.Balance(t, c.payTo), 10000)

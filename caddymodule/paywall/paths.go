@@ -10,6 +10,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/discovery"
 )
 
 // Request paths on a paid route.
@@ -84,12 +86,13 @@ func ambiguousPath(p string) string {
 
 // unpricedPath is why a request URL's path cannot be priced as one
 // resource ("" when it can): ambiguousPath's reasons, an encoded slash, an
-// encoded percent sign.
-func unpricedPath(u *url.URL) string {
+// encoded percent sign (unless allowPercent: the route's
+// allow_encoded_percent, for an upstream that decodes once).
+func unpricedPath(u *url.URL, allowPercent bool) string {
 	if why := ambiguousPath(u.Path); why != "" {
 		return why
 	}
-	if strings.IndexByte(u.Path, '%') >= 0 {
+	if !allowPercent && strings.IndexByte(u.Path, '%') >= 0 {
 		return textPathPercent
 	}
 	if raw := u.RawPath; raw != "" && strings.Contains(strings.ToLower(raw), "%2f") {
@@ -132,9 +135,9 @@ func refusePath(w http.ResponseWriter, a pathAnswer) error {
 // is priced: it reports handled when it answered the request itself (400
 // for a spelling servers disagree on; 308 to the clean path, or 400 with
 // it for methods other than GET and HEAD). A path a rewrite made unclean is
-// cleaned in place.
-func canonicalRequest(w http.ResponseWriter, r *http.Request) (bool, error) {
-	if why := unpricedPath(r.URL); why != "" {
+// cleaned in place. allowPercent lets an encoded percent sign (%25) through.
+func canonicalRequest(w http.ResponseWriter, r *http.Request, allowPercent bool) (bool, error) {
+	if why := unpricedPath(r.URL, allowPercent); why != "" {
 		return true, refusePath(w, pathAnswer{Error: why})
 	}
 	clean := cleanPath(r.URL.Path)
@@ -188,8 +191,8 @@ func (PathGuard) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if why := ambiguousPath(r.URL.Path); why != "" {
 		return refusePath(w, pathAnswer{Error: why})
 	}
-	if handled, err := serveWellKnown(w, r); handled {
-		return err // the site's discovery manifest (discovery_wellknown.go)
+	if handled, err := discovery.ServeWellKnown(w, r); handled {
+		return err // the site's discovery manifest (package discovery)
 	}
 	return next.ServeHTTP(w, r)
 }

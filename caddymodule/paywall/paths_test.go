@@ -395,7 +395,7 @@ func TestCanonicalRequest(t *testing.T) {
 			r.URL.Path, r.URL.RawPath = u.Path, u.RawPath
 		}
 		w := httptest.NewRecorder()
-		handled, err := canonicalRequest(w, r)
+		handled, err := canonicalRequest(w, r, false)
 		what := method + " " + tt.target
 		if err != nil || handled != tt.handled {
 			t.Errorf("%s: handled %v, %v; want %v", what, handled, err, tt.handled)
@@ -461,7 +461,7 @@ func BenchmarkCanonicalRequest(b *testing.B) {
 	b.Run("paywall", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if handled, _ := canonicalRequest(w, r); handled {
+			if handled, _ := canonicalRequest(w, r, false); handled {
 				b.Fatal("a clean path was answered")
 			}
 		}

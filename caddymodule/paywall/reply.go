@@ -87,7 +87,7 @@ func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resou
 		Error:       errText,
 		Resource:    &x402.ResourceInfo{URL: resource, Description: h.Description, MimeType: h.MimeType},
 		Accepts:     off.accepts(),
-		Extensions:  h.withBazaar(exts, method),
+		Extensions:  h.disc.WithBazaar(exts, method),
 	}
 	if v, err := x402.EncodeBase64JSON(pr); err == nil {
 		hdr.Set(x402.HeaderPaymentRequired, v)
@@ -347,7 +347,21 @@ func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errTex
 	// A reason may repeat the buyer's text (or a remote facilitator's):
 	// it is answered cut, as the refusal cache keeps it.
 	errText, invalid = clipReason(errText), clipReason(invalid)
+	var message string
+	if invalid == x402.ReasonInvalidBase64 {
+		// Version 1 keeps the spec's text in error and invalidReason and
+		// says more in message; version 2's error says it all.
+		header, v2 := h.paymentHeader(r)
+		if message = undecodable(header, v2); v2 {
+			invalid, message = message, ""
+		}
+	}
 	body := h.pricing.saleOf(r).offer.build(errText, invalid, resourceURL(r))
+	if message != "" {
+		b := appendJSONString(append(make([]byte, 0, len(body)+len(message)+16), `{"message":`...), message)
+		body = append(append(b, ','), body[1:]...) // body is {"error":...}
+
+	}
 	hdr := w.Header()
 	var v2Only []byte
 	if h.v2Only() {
@@ -381,6 +395,25 @@ var (
 )
 
 func invalidReason(err error) string { return x402.ReasonOf(err) }
+
+// undecodable says what is wrong with a payment header refused as
+// x402.ReasonInvalidBase64 (the spec's text for any header that cannot be
+// decoded), naming the header the buyer sent: not Base64, or Base64 of
+// something that is not a JSON object.
+func undecodable(header string, v2 bool) string {
+	name := "X-PAYMENT"
+	if v2 {
+		name = "PAYMENT-SIGNATURE"
+	}
+	raw, err := x402.DecodeBase64(header)
+	switch {
+	case err != nil:
+		return "Invalid payment payload: the " + name + " header is not Base64"
+	case len(raw) == 0:
+		return "Invalid payment payload: the " + name + " header is empty"
+	}
+	return "Invalid payment payload: the " + name + " header is Base64, but what it encodes is not a JSON object (a payment is Base64 of the PaymentPayload JSON)"
+}
 
 // declaresPaymentID reports whether the 402 declares the extension.
 func (h *Handler) declaresPaymentID() bool {

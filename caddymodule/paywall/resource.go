@@ -13,8 +13,8 @@ import (
 // resourceURL is the full URL the buyer asked for, before any rewrite, at
 // the origin the buyer addressed (requestOrigin).
 func resourceURL(r *http.Request) string {
-	if c := mcpCallOf(r); c != nil {
-		return mcpToolResourcePrefix + c.tool.cfg.Name // mcp://tool/<name> (mcp.go)
+	if s := transportSaleOf(r); s != nil {
+		return s.resource // a transport's, such as mcp://tool/<name> (transport.go)
 	}
 	u := r.URL
 	if or, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && or.URL != nil {
@@ -36,4 +36,28 @@ func (h *Handler) routeKey(r *http.Request) string {
 	s.Write([]byte{0})
 	s.Write([]byte(resourceURL(r)))
 	return hex.EncodeToString(s.Sum(nil)[:16])
+}
+
+// transportSale is what a transport sells a request at: the offer of its
+// price and its resource URL.
+type transportSale struct {
+	offer    *offer
+	resource string
+}
+
+type transportSaleKey struct{}
+
+// transportSaleOf is the transport's sale of a request, nil for a request
+// of the route itself.
+func transportSaleOf(r *http.Request) *transportSale {
+	s, _ := r.Context().Value(transportSaleKey{}).(*transportSale)
+	return s
+}
+
+// offerFor is the request's offer: its transport's, or the route's.
+func (h *Handler) offerFor(r *http.Request) (*offer, error) {
+	if s := transportSaleOf(r); s != nil {
+		return s.offer, nil
+	}
+	return h.pricing.offerFor(r)
 }

@@ -165,6 +165,7 @@ func (h *Handler) provisionUpto() error {
 	if !h.upto() {
 		return h.provisionExactPermit2()
 	}
+	h.warnUnmetered()
 	if err := h.provisionSponsoring(); err != nil {
 		return err
 	}
@@ -304,3 +305,12 @@ func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyht
 
 // errAnswerAborted is an answer aborted by a panic of the next handler.
 var errAnswerAborted = errors.New("x402: the answer was aborted")
+
+// warnUnmetered says at start that an upto route without a meter charges
+// every payment the maximum unless its upstream states the charge.
+func (h *Handler) warnUnmetered() {
+	if h.Meter != nil {
+		return
+	}
+	h.logger.Warn("scheme upto without meter: every payment is charged the maximum (the route's price) unless the upstream answers with a Settlement-Overrides header; add meter json <dotted path> <unit price> to charge what the answer used, or use scheme exact for a fixed price")
+}

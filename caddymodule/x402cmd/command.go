@@ -21,8 +21,10 @@ Tools for x402 payments, beside the x402 app and handlers.
                       a devUSDC.e test token, funded TEST-ONLY accounts) in
                       the foreground until interrupted.
   caddy x402 pay URL  fetches URL and, when it answers 402 Payment Required,
-                      signs the payment it asks for and fetches it again
-                      with an X-PAYMENT header.
+                      signs the payment it asks for with the buyer's key
+                      and fetches it again with the payment in a
+                      PAYMENT-SIGNATURE header (x402 version 2) or an
+                      X-PAYMENT header (version 1).
   caddy x402 rotate-key --config FILE
                       makes a new server key for access cookies and
                       sign-ins in the config's shared storage; running

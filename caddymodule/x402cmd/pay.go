@@ -216,11 +216,11 @@ cookie without paying or signing in.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Key, "key", "", "buyer private key, hex (default: $"+EnvBuyerKey+")")
-	f.StringVar(&o.KeyFile, "key-file", "", "file holding the buyer private key, hex")
+	f.StringVar(&o.Key, "key", "", "the buyer's private key, hex (default: $"+EnvBuyerKey+")")
+	f.StringVar(&o.KeyFile, "key-file", "", "file holding the buyer's private key, hex")
 	f.StringVarP(&o.Method, "method", "X", http.MethodGet, "HTTP method")
 	f.StringVarP(&o.Data, "data", "d", "", "request body; @FILE reads it from a file")
-	f.StringVar(&o.Shape, "shape", "cronos", "X-PAYMENT payload shape: cronos (flat) or x402 (nested authorization)")
+	f.StringVar(&o.Shape, "shape", "cronos", "x402 version 1 X-PAYMENT payload shape: cronos (flat) or x402 (nested authorization)")
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header 'Name: value' (repeatable)")
 	f.Int64Var(&o.ChainID, "chain-id", 0, "chain ID to sign for (default: the built-in network's)")
 	f.StringVar(&o.Network, "network", "", "pay on this network only (a name such as cronos-testnet or base-sepolia, or eip155:<chainId>; default: the first the seller offers that can be paid)")
@@ -467,13 +467,21 @@ func payKey(o PayOptions) (*ecdsa.PrivateKey, error) {
 	case o.Key != "":
 		k, err := evm.ParseKey(o.Key)
 		if err != nil {
-			return nil, fmt.Errorf("--key: %w", err)
+			return nil, fmt.Errorf("--key, the buyer's key: %w", err)
 		}
 		return k, nil
 	case o.KeyFile != "":
-		return evm.KeyFromFile(o.KeyFile)
+		k, err := evm.KeyFromFile(o.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("--key-file, the buyer's key: %w", err)
+		}
+		return k, nil
 	case os.Getenv(EnvBuyerKey) != "":
-		return evm.KeyFromEnv(EnvBuyerKey)
+		k, err := evm.KeyFromEnv(EnvBuyerKey)
+		if err != nil {
+			return nil, fmt.Errorf("the buyer's key: %w", err)
+		}
+		return k, nil
 	}
 	return nil, fmt.Errorf("no buyer key: give --key, --key-file or $%s", EnvBuyerKey)
 }

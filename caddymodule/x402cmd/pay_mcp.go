@@ -196,7 +196,7 @@ func runPayMCP(ctx context.Context, url string, key *ecdsa.PrivateKey, maxAmount
 				fmt.Fprintf(stderr, "x402: %v; the call is paid: calling again with the same payment\n", err)
 				continue
 			}
-			return err
+			return paidCallFailed(err, m, payment.Authorization.ValidBefore.String())
 		}
 		res = mcpToolResult{}
 		_ = json.Unmarshal(m["result"], &res)
@@ -219,7 +219,7 @@ func runPayMCP(ctx context.Context, url string, key *ecdsa.PrivateKey, maxAmount
 		if refused.Error == x402.ErrTextPending {
 			return fmt.Errorf("payment refused: %s: the transfer was broadcast and may still move the money; the tool was not called", refused.Error)
 		}
-		return fmt.Errorf("payment refused: %s", refused.Error)
+		return fmt.Errorf("payment refused: %s (no money moved; the tool was not called)", refused.Error)
 	}
 	if err := writeBody(stdout, append(m["result"], '\n')); err != nil {
 		return err
@@ -228,7 +228,27 @@ func runPayMCP(ctx context.Context, url string, key *ecdsa.PrivateKey, maxAmount
 		if res.Meta["x402/payment-response"] != nil {
 			return fmt.Errorf("tool %s failed after the payment was settled: money moved", o.MCPTool)
 		}
-		return fmt.Errorf("tool %s failed; nothing was settled for this call", o.MCPTool)
+		return fmt.Errorf("tool %s failed; nothing was settled for this call: no money moved", o.MCPTool)
 	}
 	return nil
+}
+
+// paidCallFailed says, of a paid tool call that got no tool result,
+// whether money moved: the settlement the JSON-RPC error carries, if any,
+// tells; without one the payment may still be settled while its
+// authorization is valid (until validBefore, Unix seconds).
+func paidCallFailed(err error, m map[string]json.RawMessage, validBefore string) error {
+	var e struct {
+		Data struct {
+			Response json.RawMessage `json:"x402/payment-response"`
+		} `json:"data"`
+	}
+	var sr x402.ReferenceSettleResponse
+	if m != nil && json.Unmarshal(m["error"], &e) == nil && e.Data.Response != nil && json.Unmarshal(e.Data.Response, &sr) == nil {
+		if sr.Success {
+			return fmt.Errorf("%w: the payment was settled, money moved%s; the tool's result was lost", err, txNote(sr.Transaction))
+		}
+		return fmt.Errorf("%w: the payment was not settled (%s): no money moved", err, sr.ErrorReason)
+	}
+	return fmt.Errorf("%w: the payment was sent and no settlement was reported, so whether money moved is unknown (the signed authorization stays valid until %s, Unix time: the seller could still settle it)", err, validBefore)
 }

@@ -90,3 +90,17 @@ func payUpto(ctx context.Context, key *ecdsa.PrivateKey, accepted x402.Requireme
 		max, accepted.Asset, accepted.Network, crypto.PubkeyToAddress(key.PublicKey).Hex(), accepted.PayTo)
 	return header, nil
 }
+
+// allowanceHint names the flag that fixes a Permit2 payment (upto, or
+// exact through Permit2) refused for want of the wallet's allowance to
+// Permit2; "" for any other reason.
+func allowanceHint(reason string) string {
+	const fix = "run the command again with --approve-permit2 RPC_URL (one approval transaction from the buyer's key, paid in gas)"
+	switch reason {
+	case x402.ReasonPermit2AllowanceRequired: // the text says what is missing
+		return ": " + fix
+	case x402.CodePermit2AllowanceRequired:
+		return fmt.Sprintf(": the wallet has not approved Permit2 (%s) on the token; %s", permit2.Address.Hex(), fix)
+	}
+	return ""
+}

@@ -73,7 +73,10 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 				reason = v1.Error
 			}
 		}
-		return fmt.Errorf("payment refused: %s", reason)
+		if reason == x402.ErrTextPending {
+			return fmt.Errorf("payment refused: %s: the transfer was broadcast and may still move the money; the seller did not deliver", reason)
+		}
+		return fmt.Errorf("payment refused: %s (no money moved)%s", reason, allowanceHint(reason))
 	}
 	if err := writeBody(stdout, data); err != nil {
 		return err

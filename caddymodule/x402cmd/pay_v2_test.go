@@ -150,3 +150,49 @@ func TestPayV1OfV2OnlyRoute(t *testing.T) {
 		t.Errorf("%d payments were sent", paid)
 	}
 }
+
+// TestPayV2Refused (issue 33): a version 2 seller's refusal of the signed
+// payment says whether money moved, and a Permit2 allowance refusal names
+// the flag that fixes it.
+func TestPayV2Refused(t *testing.T) {
+	base := testReqs
+	base.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+	accepts := []x402.RequirementsV2{base.V2("eip155:338")}
+	for _, tc := range []struct {
+		name, reason string
+		want         []string
+		not          string
+	}{
+		{"allowance text", x402.ReasonPermit2AllowanceRequired, []string{"(no money moved)", "--approve-permit2 RPC_URL"}, ""},
+		{"allowance code", x402.CodePermit2AllowanceRequired, []string{"(no money moved)", "--approve-permit2 RPC_URL"}, ""},
+		{"other reason", "insufficient_funds", []string{"payment refused: insufficient_funds (no money moved)"}, "--approve-permit2"},
+		{"pending", x402.ErrTextPending, []string{"may still move the money"}, "no money moved"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				pr := x402.PaymentRequiredV2{X402Version: 2, Resource: &x402.ResourceInfo{URL: "http://x/y"}, Accepts: accepts}
+				if r.Header.Get("Payment-Signature") != "" {
+					pr.Error = tc.reason
+				}
+				h, _ := x402.EncodeBase64JSON(pr)
+				w.Header().Set("Payment-Required", h)
+				w.WriteHeader(http.StatusPaymentRequired)
+				w.Write([]byte("{}"))
+			}))
+			t.Cleanup(srv.Close)
+			var stdout, stderr bytes.Buffer
+			err := RunPay(context.Background(), srv.URL, PayOptions{Key: testBuyerKey, Method: "GET", Timeout: 10 * time.Second}, &stdout, &stderr)
+			if err == nil {
+				t.Fatal("pay succeeded against a refusal")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v, want %q in it", err, w)
+				}
+			}
+			if tc.not != "" && strings.Contains(err.Error(), tc.not) {
+				t.Errorf("err = %v, want no %q in it", err, tc.not)
+			}
+		})
+	}
+}

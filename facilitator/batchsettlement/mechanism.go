@@ -10,6 +10,7 @@ package batchsettlement
 import (
 	"context"
 	"crypto/ecdsa"
+	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -48,7 +49,7 @@ func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (
 	log := env.Logger.With(zap.String("network", n.Cfg.Name))
 	if len(n.Cfg.SignerKeys) == 0 {
 		log.Info("batch-settlement not offered: the network has no signer key to authorize claims and refunds")
-		return nil, nil
+		return nil, scheme.Decline("the network has no signer key to authorize claims and refunds: give it a signer_key")
 	}
 	var codes [2]hexutil.Bytes
 	elems := []rpc.BatchElem{
@@ -57,12 +58,12 @@ func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (
 	}
 	if err := n.Pool.BatchShared(ctx, elems); err != nil {
 		log.Warn("batch-settlement not offered: the chain could not be asked for the contracts' code at start; restart when it answers", zap.Error(err))
-		return nil, nil
+		return nil, scheme.Decline(fmt.Sprintf("the chain's RPC did not answer at start (%v): restart when it answers", err))
 	}
 	for i, a := range []common.Address{batch.SettlementAddress, batch.ERC3009CollectorAddress} {
 		if elems[i].Error != nil || len(codes[i]) == 0 {
 			log.Info("batch-settlement not offered: no contract at its canonical address", zap.String("address", a.Hex()))
-			return nil, nil
+			return nil, scheme.Decline(fmt.Sprintf("the chain has no contract at %s (the x402 batch settlement contracts' canonical address)", a.Hex()))
 		}
 	}
 	// The contracts use transient storage (EIP-1153): on a chain that does
@@ -76,10 +77,10 @@ func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (
 	switch {
 	case err != nil:
 		log.Warn("batch-settlement not offered: the chain could not be probed for EIP-1153 (transient storage) at start; restart when it answers", zap.Error(err))
-		return nil, nil
+		return nil, scheme.Decline(fmt.Sprintf("the chain could not be probed for EIP-1153 (transient storage) at start (%v): restart when it answers", err))
 	case !transient:
 		log.Warn("batch-settlement not offered: the chain does not run EIP-1153 (transient storage, Cancun), which the channel contracts need; it is offered once the chain has enabled it and the facilitator restarts")
-		return nil, nil
+		return nil, scheme.Decline("the chain does not run EIP-1153 (transient storage, Cancun), which the channel contracts need")
 	}
 	key := n.Cfg.SignerKeys[0]
 	return &bound{Network: n, env: env, authorizerKey: key, authorizer: crypto.PubkeyToAddress(key.PublicKey)}, nil

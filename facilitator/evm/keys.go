@@ -18,14 +18,14 @@ func ParseKey(hexKey string) (*ecdsa.PrivateKey, error) {
 	s := strings.TrimSpace(hexKey)
 	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
 	if s == "" {
-		return nil, errors.New("signer key is empty")
+		return nil, errors.New("private key is empty")
 	}
 	if len(s) != 64 {
-		return nil, fmt.Errorf("signer key must be 32 bytes as 64 hex digits, got %d characters", len(s))
+		return nil, fmt.Errorf("private key must be 32 bytes as 64 hex digits, got %d characters", len(s))
 	}
 	k, err := crypto.HexToECDSA(s)
 	if err != nil {
-		return nil, errors.New("signer key is not a valid secp256k1 private key in hex")
+		return nil, errors.New("private key is not a valid secp256k1 private key in hex")
 	}
 	return k, nil
 }
@@ -34,7 +34,7 @@ func ParseKey(hexKey string) (*ecdsa.PrivateKey, error) {
 func KeyFromEnv(name string) (*ecdsa.PrivateKey, error) {
 	v, ok := os.LookupEnv(name)
 	if !ok || strings.TrimSpace(v) == "" {
-		return nil, fmt.Errorf("environment variable %s is not set; put the signer key (hex) in it", name)
+		return nil, fmt.Errorf("environment variable %s is not set; put the private key (hex) in it", name)
 	}
 	k, err := ParseKey(v)
 	if err != nil {
@@ -48,11 +48,11 @@ func KeyFromEnv(name string) (*ecdsa.PrivateKey, error) {
 func KeyFromFile(path string) (*ecdsa.PrivateKey, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading the signer key file: %w", err)
+		return nil, fmt.Errorf("reading the key file: %w", err)
 	}
 	k, err := ParseKey(string(b))
 	if err != nil {
-		return nil, fmt.Errorf("signer key file %s: %w", path, err)
+		return nil, fmt.Errorf("key file %s: %w", path, err)
 	}
 	return k, nil
 }

@@ -36,6 +36,17 @@ func ReserveFailed(network string, err error) *x402.StatusError {
 	return Unavailable(TextStoreUnreachable, err)
 }
 
+// Declined is Bind's error for a network the scheme does not serve (no
+// contract there, no signer key, a chain that did not answer at start): not
+// a fault, the facilitator starts without the scheme on that network and
+// keeps Reason, which a seller's route that needs the scheme names.
+type Declined struct{ Reason string }
+
+func (d *Declined) Error() string { return d.Reason }
+
+// Decline is the Declined error of reason.
+func Decline(reason string) error { return &Declined{Reason: reason} }
+
 type viaKey struct{}
 
 // WithVia marks ctx with the way a settle came in (store.ViaAPI for the

@@ -29,7 +29,8 @@ type Mechanism interface {
 	Family() string
 	// Bind readies the scheme on one network when the facilitator starts
 	// (probes, caches), before the network's engine starts. An error
-	// stops the facilitator's start.
+	// stops the facilitator's start, but a Declined one (or a nil Bound)
+	// leaves the scheme off that network.
 	Bind(ctx context.Context, n *network.Network, env Env) (Bound, error)
 }
 

@@ -108,7 +108,9 @@ func (r *run) handle(e *event) {
 		}
 	case "skip":
 		if e.Test == "" {
-			break // a package without tests
+			delete(r.started, e.Package) // a package without tests: done
+			delete(r.lines, k)
+			break
 		}
 		r.skips = append(r.skips, fmt.Sprintf("%s %s: %s", e.Package, e.Test, reason(r.lines[k])))
 		delete(r.lines, k)

@@ -41,3 +41,17 @@ func TestRead(t *testing.T) {
 		t.Errorf("packages left running: %v", r.started)
 	}
 }
+
+// TestPackageWithoutTests (issue 33): a package without tests is done when go test says so
+// (its "skip"), not shown as still running for the rest of the run.
+func TestPackageWithoutTests(t *testing.T) {
+	in := `{"Action":"start","Package":"q"}` + "\n" +
+		`{"Action":"output","Package":"q","Output":"?   \tq\t[no test files]\n"}` + "\n" +
+		`{"Action":"skip","Package":"q","Elapsed":0}` + "\n"
+	var out strings.Builder
+	r := &run{out: &out, started: map[string]time.Time{}, lines: map[key][]string{}}
+	r.read(strings.NewReader(in))
+	if len(r.started) != 0 {
+		t.Errorf("packages left running: %v", r.started)
+	}
+}

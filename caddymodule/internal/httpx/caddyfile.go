@@ -1,6 +1,8 @@
 package httpx
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
@@ -42,4 +44,24 @@ func ContainsFold(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// JSONArg reads the Caddyfile argument v of option opt that is inline
+// JSON (it begins with { or [, or is a JSON scalar) or the name of a file
+// holding JSON, stored compact as the adapted JSON shows it.
+func JSONArg(d *caddyfile.Dispenser, opt, v string) (json.RawMessage, error) {
+	s := strings.TrimSpace(v)
+	if !strings.HasPrefix(s, "{") && !strings.HasPrefix(s, "[") && !json.Valid([]byte(s)) {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			return nil, d.Errf("x402: %s: %q is neither inline JSON nor a readable file: %v", opt, s, err)
+		}
+		s = string(b)
+	}
+	var buf json.RawMessage
+	if err := json.Unmarshal([]byte(s), &buf); err != nil {
+		return nil, d.Errf("x402: %s is not valid JSON: %v", opt, err)
+	}
+	out, _ := json.Marshal(buf)
+	return out, nil
 }

@@ -1,4 +1,4 @@
-package paywall
+package mcp
 
 import (
 	"bytes"
@@ -57,6 +57,13 @@ func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code i
 	return writeJSON(w, status, b)
 }
 
+// Headers of a JSON answer.
+var (
+	jsonContentType = []string{"application/json"}
+	noStore         = []string{"no-store"}
+)
+
+// writeJSON answers b with status, as JSON not to be stored.
 func writeJSON(w http.ResponseWriter, status int, b []byte) error {
 	hdr := w.Header()
 	hdr["Content-Type"] = jsonContentType

@@ -1,4 +1,4 @@
-package paywall
+package discovery
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -81,9 +82,9 @@ type wellKnownOutput struct {
 	Schema   json.RawMessage `json:"schema,omitempty"`
 }
 
-// serveWellKnown answers GET /.well-known/x402.json when the site that
+// ServeWellKnown answers GET /.well-known/x402.json when the site that
 // serves r has discoverable paid routes; false when r is another request.
-func serveWellKnown(w http.ResponseWriter, r *http.Request) (bool, error) {
+func ServeWellKnown(w http.ResponseWriter, r *http.Request) (bool, error) {
 	if r.URL.Path != wellKnownPath || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		return false, nil
 	}
@@ -94,11 +95,11 @@ func serveWellKnown(w http.ResponseWriter, r *http.Request) (bool, error) {
 	m := wellKnownManifest{X402Version: x402.Version2, Items: []wellKnownItem{}}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	for _, p := range routes {
-		if t := p.h.disc.at.Unix(); t > m.LastUpdated {
+		if t := p.l.Route.at.Unix(); t > m.LastUpdated {
 			m.LastUpdated = t
 		}
 		origin := serverOrigin(srv, siteHost(srv, p.hosts, r))
-		m.Items = append(m.Items, p.h.wellKnownItems(origin+routePattern(p.path), routeTemplate(p.path), p.methods)...)
+		m.Items = append(m.Items, p.l.wellKnownItems(origin+routePattern(p.path), routeTemplate(p.path), p.methods)...)
 	}
 	body, err := json.Marshal(&m)
 	if err != nil {
@@ -142,19 +143,19 @@ func siteHost(srv *caddyhttp.Server, hosts []string, r *http.Request) string {
 
 // wellKnownItems are the route's manifest items at URL u, one per method
 // it is listed under.
-func (h *Handler) wellKnownItems(u, template string, methods []string) []wellKnownItem {
-	if h.mcp != nil {
-		return h.mcpWellKnownItems(u) // one per priced tool (mcp_discovery.go)
+func (l *Listing) wellKnownItems(u, template string, methods []string) []wellKnownItem {
+	if l.MCP {
+		return toolWellKnownItems(l.Tools, u, l.IDRequired) // one per priced tool
 	}
-	accepts, dynamic := h.discoveryAccepts()
+	accepts, dynamic := l.Accepts, l.Dynamic
 	if len(accepts) == 0 {
 		return nil
 	}
-	d := &h.Discovery
+	d := &l.Route.d
 	var out []wellKnownItem
 	for _, m := range listedMethods(methods) {
 		it := wellKnownItem{
-			Resource: x402.ResourceInfo{URL: u, Description: h.Description, MimeType: h.MimeType},
+			Resource: x402.ResourceInfo{URL: u, Description: l.Description, MimeType: l.MimeType},
 			Type:     "http", Accepts: accepts, DynamicPrice: dynamic,
 			Input: wellKnownInput{Method: m, RouteTemplate: template},
 		}
@@ -167,9 +168,28 @@ func (h *Handler) wellKnownItems(u, template string, methods []string) []wellKno
 			it.Input.QueryParams = d.InputSchema
 		}
 		if len(d.OutputSchema) > 0 || len(d.OutputExample) > 0 {
-			it.Output = &wellKnownOutput{MimeType: h.MimeType, Example: d.OutputExample, Schema: d.OutputSchema}
+			it.Output = &wellKnownOutput{MimeType: l.MimeType, Example: d.OutputExample, Schema: d.OutputSchema}
 		}
-		if h.PaymentIdentifier == PaymentIDRequired {
+		if l.IDRequired {
+			it.Requires = []string{x402.ExtPaymentIdentifier}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// toolWellKnownItems are an MCP route's items of /.well-known/x402.json
+// at its URL u: one per priced tool (ts), called over streamable HTTP;
+// idRequired when the route requires a payment identifier.
+func toolWellKnownItems(ts []mcp.Listing, u string, idRequired bool) []wellKnownItem {
+	var out []wellKnownItem
+	for _, l := range ts {
+		it := wellKnownItem{
+			Resource: x402.ResourceInfo{URL: u, Description: l.Description, MimeType: "application/json"},
+			Type:     "mcp", Accepts: l.Accepts,
+			Input: wellKnownInput{ToolName: l.Name, Transport: "streamable-http", InputSchema: l.InputSchema},
+		}
+		if idRequired {
 			it.Requires = []string{x402.ExtPaymentIdentifier}
 		}
 		out = append(out, it)

@@ -1,4 +1,4 @@
-package paywall
+package discovery
 
 import (
 	"net"
@@ -20,9 +20,10 @@ import (
 // with the host, path and method matchers on the way to each x402
 // handler.
 
-// discoveredRoute is an x402 handler with the matchers that lead to it.
+// discoveredRoute is an x402 handler's listing with the matchers that
+// lead to it.
 type discoveredRoute struct {
-	h *Handler
+	l Listing
 	// hosts are the host names of the host matchers on its way; nil for
 	// any host.
 	hosts []string
@@ -74,10 +75,10 @@ func walkRoutes(routes caddyhttp.RouteList, at discoveredRoute, out *[]discovere
 				cp.path = p
 				for _, hd := range rt.Handlers {
 					switch x := hd.(type) {
-					case *Handler:
-						if !x.NoDiscovery {
+					case Paid:
+						if l, ok := x.Listing(); ok {
 							found := cp
-							found.h = x
+							found.l = l
 							*out = append(*out, found)
 						}
 					case *caddyhttp.Subroute:
@@ -188,10 +189,10 @@ func ownResources(_ *http.Request) []x402.DiscoveryItem {
 		walkRoutes(srv.Routes, discoveredRoute{}, &routes)
 		local := loopbackOnly(srv)
 		for _, p := range routes {
-			if p.h.Facilitator != "" {
+			if p.l.Remote {
 				continue // another facilitator lists it
 			}
-			if local && !p.h.DiscoveryAlways {
+			if local && !p.l.Always {
 				continue // reachable from this machine only
 			}
 			var origins []string
@@ -204,7 +205,7 @@ func ownResources(_ *http.Request) []x402.DiscoveryItem {
 				origins = []string{serverOrigin(srv, hostlessHost(srv))}
 			}
 			for _, o := range origins {
-				out = append(out, p.h.discoveryItems(o+routePattern(p.path), p.methods)...)
+				out = append(out, p.l.discoveryItems(o+routePattern(p.path), p.methods)...)
 			}
 		}
 	}

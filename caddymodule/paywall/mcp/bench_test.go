@@ -1,7 +1,8 @@
-package paywall
+package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -12,8 +13,7 @@ import (
 // settlement, encode it again), against json.Valid over the same bytes
 // as the baseline of one pass.
 func BenchmarkMCP(b *testing.B) {
-	h := &Handler{}
-	h.mcp = &mcpState{tools: map[string]*mcpTool{"weather": {cfg: MCPTool{Name: "weather"}}}}
+	tr := &Transport{tools: map[string]*tool{"weather": {cfg: Tool{Name: "weather"}}}}
 	payment := `{"x402Version":2,"accepted":{"scheme":"exact","network":"eip155:338","amount":"10000"},"payload":{"signature":"0x` + strings.Repeat("ab", 65) + `"}}`
 	req := []byte(toolCall(7, "weather", `{"city":"Oslo","days":3}`, `{"progressToken":1,"x402/payment":`+payment+`}`))
 	result := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + strings.Repeat("sunny ", 600) + `"}]}}`
@@ -23,13 +23,13 @@ func BenchmarkMCP(b *testing.B) {
 		b.SetBytes(int64(len(req)))
 		for i := 0; i < b.N; i++ {
 			m, _ := parseRPC(req)
-			if h.pricedTool(m) == nil {
+			if tr.pricedTool(m) == nil {
 				b.Fatal("not priced")
 			}
 			p := m.params()
 			var meta map[string]json.RawMessage
 			_ = json.Unmarshal(p["_meta"], &meta)
-			delete(meta, mcpMetaPayment)
+			delete(meta, MetaPayment)
 			p["_meta"], _ = json.Marshal(meta)
 			m["params"], _ = json.Marshal(p)
 			_, _ = json.Marshal(m)
@@ -48,11 +48,11 @@ func BenchmarkMCP(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.body)))
 			for i := 0; i < b.N; i++ {
-				a := parseMCPAnswer(c.ct, c.body, json.RawMessage("7"))
+				a := parseAnswer(c.ct, c.body, json.RawMessage("7"))
 				if a == nil {
 					b.Fatal("no answer")
 				}
-				a.setResultMeta(mcpMetaPaymentResponse, pr)
+				a.setResultMeta(MetaPaymentResponse, pr)
 				_ = a.encode()
 			}
 		})
@@ -63,4 +63,14 @@ func BenchmarkMCP(b *testing.B) {
 			}
 		})
 	}
+}
+
+// toolCall is the body of a tools/call with the arguments args and, when
+// meta is not "", params._meta.
+func toolCall(id int, tool string, args string, meta string) string {
+	p := fmt.Sprintf(`{"name":%q,"arguments":%s`, tool, args)
+	if meta != "" {
+		p += `,"_meta":` + meta
+	}
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}}`, id, p)
 }
