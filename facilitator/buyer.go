@@ -20,13 +20,13 @@ type WalletDeployment = exact.WalletDeployment
 // CreatePayment signs an EIP-3009 authorization that pays exactly what the
 // requirements ask, and returns it with its X-PAYMENT header value
 // (exact.CreatePayment).
-func CreatePayment(key *ecdsa.PrivateKey, req PaymentRequirements, opts PaymentOptions) (string, *Payment, error) {
+func CreatePayment(key *ecdsa.PrivateKey, req x402.PaymentRequirements, opts PaymentOptions) (string, *x402.Payment, error) {
 	return exact.CreatePayment(key, req, opts)
 }
 
 // CreatePaymentV2 signs an EIP-3009 authorization that pays what accepted
 // (one entry of a v2 402's accepts) asks, and returns it with its
 // PAYMENT-SIGNATURE header value (exact.CreatePaymentV2).
-func CreatePaymentV2(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts PaymentOptions) (string, *Payment, error) {
+func CreatePaymentV2(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource *x402.ResourceInfo, opts PaymentOptions) (string, *x402.Payment, error) {
 	return exact.CreatePaymentV2(key, accepted, resource, opts)
 }

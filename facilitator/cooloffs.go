@@ -44,7 +44,7 @@ type coolOff struct {
 
 // newCoolOff keeps the cooling-offs beside the journal (in memory for a
 // journal that keeps none).
-func newCoolOff(j Journal, first, longest time.Duration) *coolOff {
+func newCoolOff(j store.Journal, first, longest time.Duration) *coolOff {
 	cool, ok := j.(store.CoolOffs)
 	c := &coolOff{store: cool, base: orDefault(first, DefaultRevertCoolOff), max: orDefault(longest, DefaultRevertCoolOffMax)}
 	if !ok {

@@ -38,6 +38,6 @@ func IsStoreUnavailable(err error) bool {
 	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrFenced) {
 		return true
 	}
-	var se *StatusError
+	var se *x402.StatusError
 	return errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && strings.HasSuffix(se.Message, scheme.TextStoreUnreachable)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // The journal forgets finished settlements after the journal retention;
@@ -89,9 +90,9 @@ type chainReceipt struct {
 // no network has mined, is ErrSettlementNotFound, unless a network that
 // could not be reached might hold it: then the error is not
 // ErrSettlementNotFound.
-func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (*SettleResponse, error) {
+func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (*x402.SettleResponse, error) {
 	type answer struct {
-		res *SettleResponse
+		res *x402.SettleResponse
 		err error
 	}
 	answers := make([]answer, len(f.networks))
@@ -110,19 +111,19 @@ func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (
 		switch {
 		case a.res != nil:
 			return a.res, nil
-		case a.err != nil && !errors.Is(a.err, ErrSettlementNotFound):
+		case a.err != nil && !errors.Is(a.err, store.ErrNotFound):
 			errs = append(errs, a.err)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return nil, fmt.Errorf("transaction %s: %w", hash.Hex(), ErrSettlementNotFound)
+	return nil, fmt.Errorf("transaction %s: %w", hash.Hex(), store.ErrNotFound)
 }
 
 // settlementOn looks a transaction up on one network (see settlementOnChain)
 // and tells who sent it.
-func (f *Facilitator) settlementOn(ctx context.Context, n *network.Network, hash common.Hash) (*SettleResponse, common.Address, error) {
+func (f *Facilitator) settlementOn(ctx context.Context, n *network.Network, hash common.Hash) (*x402.SettleResponse, common.Address, error) {
 	var tx *chainTx
 	var rc *chainReceipt
 	elems := []rpc.BatchElem{
@@ -138,19 +139,19 @@ func (f *Facilitator) settlementOn(ctx context.Context, n *network.Network, hash
 		return nil, common.Address{}, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)
 	}
 	if tx == nil || rc == nil || tx.To == nil {
-		return nil, common.Address{}, ErrSettlementNotFound
+		return nil, common.Address{}, store.ErrNotFound
 	}
 	from, to, value, ok := f.recognize(n, *tx.To, tx.Input)
 	if !ok {
-		return nil, common.Address{}, ErrSettlementNotFound
+		return nil, common.Address{}, store.ErrNotFound
 	}
 	block := uint64(rc.BlockNumber)
-	res := &SettleResponse{X402Version: X402Version, Network: n.Cfg.Name, TxHash: hash.Hex(), Timestamp: Timestamp(f.blockTime(ctx, n, block))}
+	res := &x402.SettleResponse{X402Version: x402.X402Version, Network: n.Cfg.Name, TxHash: hash.Hex(), Timestamp: x402.Timestamp(f.blockTime(ctx, n, block))}
 	if uint64(rc.Status) != types.ReceiptStatusSuccessful {
-		res.Event, res.Error = EventFailed, ErrTextFailedOnChain
+		res.Event, res.Error = x402.EventFailed, x402.ErrTextFailedOnChain
 		return res, tx.From, nil
 	}
-	res.Event, res.From, res.To, res.Value, res.BlockNumber = EventSettled, from.Hex(), to.Hex(), value.String(), &block
+	res.Event, res.From, res.To, res.Value, res.BlockNumber = x402.EventSettled, from.Hex(), to.Hex(), value.String(), &block
 	return res, tx.From, nil
 }
 
@@ -218,7 +219,7 @@ var errUsedElsewhere = errors.New("the Permit2 nonce was used on chain by no x40
 // ErrTextUsedElsewhere, or ErrSettledElsewhere when own is set. A chain that cannot be reached, or a
 // use whose transaction is not found, is an error that is not
 // ErrSettlementNotFound.
-func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, names []string, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
+func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, names []string, from common.Address, nonce [32]byte, own bool) (*x402.SettleResponse, error) {
 	used, tx, err := f.usedOnChain(ctx, n, names, from, nonce)
 	if errors.Is(err, errUsedElsewhere) {
 		f.logger.Info("a Permit2 authorization looked up is used on chain, but by no x402 settlement: answered failed (used elsewhere)",
@@ -226,18 +227,18 @@ func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Netwo
 		if own {
 			return nil, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, ErrSettledElsewhere, err)
 		}
-		return &SettleResponse{X402Version: X402Version, Event: EventFailed, Network: n.Cfg.Name, Error: ErrTextUsedElsewhere,
-			Timestamp: Timestamp(f.now())}, nil
+		return &x402.SettleResponse{X402Version: x402.X402Version, Event: x402.EventFailed, Network: n.Cfg.Name, Error: x402.ErrTextUsedElsewhere,
+			Timestamp: x402.Timestamp(f.now())}, nil
 	}
 	if err != nil {
 		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.Cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
 		return nil, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)
 	}
 	if !used {
-		return nil, fmt.Errorf("authorization unused on network %s: %w", n.Cfg.Name, ErrSettlementNotFound)
+		return nil, fmt.Errorf("authorization unused on network %s: %w", n.Cfg.Name, store.ErrNotFound)
 	}
 	res, sender, err := f.settlementOn(ctx, n, tx)
-	if errors.Is(err, ErrSettlementNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		// The token logged the use: the transaction is on chain, if not
 		// one this facilitator reads (another contract's call, say).
 		if own {
@@ -261,9 +262,9 @@ func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Netwo
 // payment.settled, or payment.failed when it reverted. One that is not
 // found is ErrSettlementNotFound; a chain that cannot be reached is
 // another error, never ErrSettlementNotFound.
-func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
+func (f *Facilitator) Settlement(txHash string) (*x402.SettleResponse, error) {
 	rec, err := f.journal.ByTx(txHash)
-	if errors.Is(err, ErrSettlementNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		b, derr := hexutil.Decode(txHash)
 		if derr != nil || len(b) != common.HashLength {
 			return nil, err
@@ -300,7 +301,7 @@ func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
 // authorization and for a Permit2 one (upto, exact through Permit2): they
 // are two authorizations. Without a scheme the EIP-3009 one is answered
 // first; SettlementByAuthorizationOf names the scheme.
-func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*SettleResponse, error) {
+func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*x402.SettleResponse, error) {
 	return f.SettlementByAuthorizationOf(network, "", from, nonce)
 }
 
@@ -309,7 +310,7 @@ func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*S
 // "exact-permit2" (Permit2's nonces, which both share); "" is any, the
 // EIP-3009 one first. A scheme the network does not serve is a
 // StatusError 400.
-func (f *Facilitator) SettlementByAuthorizationOf(network, scheme, from, nonce string) (*SettleResponse, error) {
+func (f *Facilitator) SettlementByAuthorizationOf(network, scheme, from, nonce string) (*x402.SettleResponse, error) {
 	ctx, cancel := context.WithTimeout(f.ctx, authLookupTimeout)
 	defer cancel()
 	return f.settlementByAuthorization(ctx, network, scheme, from, nonce, false)
@@ -325,19 +326,19 @@ func (f *Facilitator) SettlementByAuthorizationOf(network, scheme, from, nonce s
 // paywall elsewhere on the same pay_to may have delivered it). A journal
 // record that says failed is checked on chain too. The look-up ends with
 // ctx.
-func (f *Facilitator) OwnSettlementByAuthorization(ctx context.Context, network, from, nonce string) (*SettleResponse, error) {
+func (f *Facilitator) OwnSettlementByAuthorization(ctx context.Context, network, from, nonce string) (*x402.SettleResponse, error) {
 	return f.OwnSettlementByAuthorizationOf(ctx, network, "", from, nonce)
 }
 
 // OwnSettlementByAuthorizationOf is OwnSettlementByAuthorization for an
 // authorization of a scheme (SettlementByAuthorizationOf).
-func (f *Facilitator) OwnSettlementByAuthorizationOf(ctx context.Context, network, scheme, from, nonce string) (*SettleResponse, error) {
+func (f *Facilitator) OwnSettlementByAuthorizationOf(ctx context.Context, network, scheme, from, nonce string) (*x402.SettleResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, authLookupTimeout)
 	defer cancel()
 	return f.settlementByAuthorization(ctx, network, scheme, from, nonce, true)
 }
 
-func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, schemeName, from, nonce string, own bool) (*SettleResponse, error) {
+func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, schemeName, from, nonce string, own bool) (*x402.SettleResponse, error) {
 	n := f.networkNamed(requested)
 	if n == nil {
 		return nil, badRequest("network %q is not served by this facilitator", requested)
@@ -350,7 +351,7 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, 
 		space := n.Engine.NonceSpace(schemeName)
 		names = slices.DeleteFunc(names, func(s string) bool { return n.Engine.NonceSpace(s) != space })
 	}
-	if !IsAddress(from) {
+	if !x402.IsAddress(from) {
 		return nil, badRequest("from must be a 0x-prefixed 20-byte hex address, got %q", from)
 	}
 	nb, err := hexutil.Decode(nonce)
@@ -361,7 +362,7 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, 
 	// a Permit2 authorization is journaled apart from the EIP-3009 one of
 	// the same payer and nonce.
 	var rec *store.Record
-	err = ErrSettlementNotFound
+	err = store.ErrNotFound
 	var spaces []string
 	for _, s := range names {
 		if sp := n.Engine.NonceSpace(s); !slices.Contains(spaces, sp) {
@@ -369,14 +370,14 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, 
 		}
 	}
 	for _, sp := range spaces {
-		if rec, err = f.journal.ByID(engine.RecordIDIn(n.Cfg.Name, sp, common.HexToAddress(from), [32]byte(nb))); !errors.Is(err, ErrSettlementNotFound) {
+		if rec, err = f.journal.ByID(engine.RecordIDIn(n.Cfg.Name, sp, common.HexToAddress(from), [32]byte(nb))); !errors.Is(err, store.ErrNotFound) {
 			break
 		}
 	}
 	// A record that says failed, for a caller that asks because the
 	// authorization is used on chain, may be older than a settlement
 	// whose record was lost: the chain says which.
-	if errors.Is(err, ErrSettlementNotFound) || (own && err == nil && rec.Status == StatusFailed) {
+	if errors.Is(err, store.ErrNotFound) || (own && err == nil && rec.Status == store.StatusFailed) {
 		return f.authorizationOnChain(ctx, n, names, common.HexToAddress(from), [32]byte(nb), own)
 	}
 	if err != nil {

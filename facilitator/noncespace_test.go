@@ -34,7 +34,7 @@ func TestCrossSchemeNonce(t *testing.T) {
 			rand.Read(n[:])
 			sellerA, sellerB := newSeller(t), newSeller(t)
 			h, _ := pay(t, b, requirements(sellerA, "1000"), facilitator.PaymentOptions{Nonce: &n})
-			sa, err := fac.Settle(ctx, &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: requirements(sellerA, "1000")})
+			sa, err := fac.Settle(ctx, &x402.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: requirements(sellerA, "1000")})
 			if err != nil || !sa.Settled() {
 				t.Fatalf("exact settle = %+v, %v", sa, err)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestReceiptsByBlock: the outcomes of a block's settlements are read with
@@ -38,7 +39,7 @@ func TestReceiptsByBlock(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var chs []chan facilitator.SettleResponse
+				var chs []chan x402.SettleResponse
 				for range perBlock {
 					h, _ := pay(t, b, req, facilitator.PaymentOptions{})
 					chs = append(chs, settleAsync(t, tf, body(h, req)))

@@ -14,13 +14,15 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // BuyerKey parses a hex private key.
 func BuyerKey(t testing.TB, hexKey string) *ecdsa.PrivateKey {
 	t.Helper()
-	k, err := facilitator.ParseKey(hexKey)
+	k, err := evm.ParseKey(hexKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func AssertDelta(t *testing.T, who string, before, after *big.Int, want int64) {
 }
 
 // Pay signs what reqs ask for with key.
-func Pay(t *testing.T, key *ecdsa.PrivateKey, reqs facilitator.PaymentRequirements) string {
+func Pay(t *testing.T, key *ecdsa.PrivateKey, reqs x402.PaymentRequirements) string {
 	t.Helper()
 	header, _, err := facilitator.CreatePayment(key, reqs, facilitator.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 	if err != nil {
