@@ -5,7 +5,6 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
-	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // The cooling-offs of smart-contract wallets live beside the journal and
@@ -23,16 +22,6 @@ const (
 	// coolOffForget is how long a wallet's strikes are remembered after
 	// its cooling-off ended.
 	coolOffForget = 7 * 24 * time.Hour
-)
-
-// Cooling-off refusal texts (package x402).
-var (
-	// ReasonWalletBusy refuses a smart-contract wallet's payment while
-	// another payment of the wallet is being settled.
-	ReasonWalletBusy = x402.ReasonWalletBusy
-	// ReasonCoolingOff refuses a smart-contract wallet's payment while
-	// the wallet, or its code, cools off.
-	ReasonCoolingOff = x402.ReasonCoolingOff
 )
 
 // coolOff is the facilitator's cooling-off state: the store and its

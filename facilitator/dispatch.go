@@ -104,8 +104,8 @@ type verifyExtra interface {
 // payer's balance and a simulated transfer in one RPC round trip.
 //
 // The answer's IsValid and InvalidReason are the verdict. An error is
-// returned only when there is no verdict: a malformed request (StatusError
-// 400) or an unreachable chain (StatusError 503).
+// returned only when there is no verdict: a malformed request (x402.StatusError
+// 400) or an unreachable chain (x402.StatusError 503).
 func (f *Facilitator) Verify(ctx context.Context, req *x402.Request) (*x402.VerifyResponse, error) {
 	if err := validateRequest(req); err != nil {
 		return nil, err
@@ -138,8 +138,8 @@ func (f *Facilitator) Verify(ctx context.Context, req *x402.Request) (*x402.Veri
 // outcome is then found with Settlement.
 //
 // An error is returned only when there is no settlement result to give: a
-// malformed request (StatusError 400), or a chain or signer that cannot be
-// used right now with nothing broadcast (StatusError 503).
+// malformed request (x402.StatusError 400), or a chain or signer that cannot be
+// used right now with nothing broadcast (x402.StatusError 503).
 func (f *Facilitator) Settle(ctx context.Context, req *x402.Request) (*x402.SettleResponse, error) {
 	if err := validateRequest(req); err != nil {
 		return nil, err

@@ -48,7 +48,7 @@ const authLookupTimeout = 2 * time.Minute
 var ErrSettledElsewhere = errors.New("the authorization was used on chain by a transaction this facilitator's signer keys did not send")
 
 // errChainUnreachable wraps the error of a chain that could not be asked:
-// the settlement may exist there, so it is not ErrSettlementNotFound.
+// the settlement may exist there, so it is not store.ErrNotFound.
 var errChainUnreachable = errors.New("cannot reach the chain to look the settlement up")
 
 // recognize reads a mined transaction back through the schemes bound to
@@ -87,9 +87,9 @@ type chainReceipt struct {
 // one batch per network (the transaction and its receipt). A mined
 // transferWithAuthorization to the network's token answers payment.settled
 // (status 1) or payment.failed (status 0); anything else, or a transaction
-// no network has mined, is ErrSettlementNotFound, unless a network that
+// no network has mined, is store.ErrNotFound, unless a network that
 // could not be reached might hold it: then the error is not
-// ErrSettlementNotFound.
+// store.ErrNotFound.
 func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (*x402.SettleResponse, error) {
 	type answer struct {
 		res *x402.SettleResponse
@@ -211,14 +211,14 @@ func (f *Facilitator) usedOnChain(ctx context.Context, n *network.Network, names
 var errUsedElsewhere = errors.New("the Permit2 nonce was used on chain by no x402 settlement within the look-up window")
 
 // authorizationOnChain looks an authorization up on its network's token:
-// unused is ErrSettlementNotFound (nothing moved); used is answered as
+// unused is store.ErrNotFound (nothing moved); used is answered as
 // settlementOnChain answers the transaction of its AuthorizationUsed log,
 // or, when own is set and none of the network's signer keys sent that
 // transaction, ErrSettledElsewhere. A Permit2 nonce used by no x402
 // settlement (errUsedElsewhere) is payment.failed with
 // ErrTextUsedElsewhere, or ErrSettledElsewhere when own is set. A chain that cannot be reached, or a
 // use whose transaction is not found, is an error that is not
-// ErrSettlementNotFound.
+// store.ErrNotFound.
 func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, names []string, from common.Address, nonce [32]byte, own bool) (*x402.SettleResponse, error) {
 	used, tx, err := f.usedOnChain(ctx, n, names, from, nonce)
 	if errors.Is(err, errUsedElsewhere) {
@@ -260,8 +260,8 @@ func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Netwo
 // retention) is looked up on every network's chain: a mined
 // transferWithAuthorization to the network's token answers
 // payment.settled, or payment.failed when it reverted. One that is not
-// found is ErrSettlementNotFound; a chain that cannot be reached is
-// another error, never ErrSettlementNotFound.
+// found is store.ErrNotFound; a chain that cannot be reached is
+// another error, never store.ErrNotFound.
 func (f *Facilitator) Settlement(txHash string) (*x402.SettleResponse, error) {
 	rec, err := f.journal.ByTx(txHash)
 	if errors.Is(err, store.ErrNotFound) {
@@ -287,15 +287,15 @@ func (f *Facilitator) Settlement(txHash string) (*x402.SettleResponse, error) {
 // found by network (name or alias), payer address and authorization nonce
 // (0x and 64 hex digits), from the journal: what a seller who lost the
 // settle answer needs. The answer is as Settlement's. A malformed argument
-// or an unknown network is a StatusError 400.
+// or an unknown network is an x402.StatusError 400.
 //
 // An authorization the journal does not hold (never journaled, compacted
 // after the journal retention, or lost by a store that lost acknowledged
-// writes) is read on chain: unused is ErrSettlementNotFound (match it
+// writes) is read on chain: unused is store.ErrNotFound (match it
 // with errors.Is): nothing moved; used is answered as Settlement answers
 // the transaction that used it, found by the token's AuthorizationUsed
 // log within the journal retention. A chain that cannot be reached is
-// another error, never ErrSettlementNotFound.
+// another error, never store.ErrNotFound.
 //
 // Buyers pick nonces, so one payer may use one nonce for an EIP-3009
 // authorization and for a Permit2 one (upto, exact through Permit2): they
@@ -309,7 +309,7 @@ func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*x
 // authorization of a scheme: "exact" (EIP-3009), "upto" or
 // "exact-permit2" (Permit2's nonces, which both share); "" is any, the
 // EIP-3009 one first. A scheme the network does not serve is a
-// StatusError 400.
+// x402.StatusError 400.
 func (f *Facilitator) SettlementByAuthorizationOf(network, scheme, from, nonce string) (*x402.SettleResponse, error) {
 	ctx, cancel := context.WithTimeout(f.ctx, authLookupTimeout)
 	defer cancel()

@@ -14,7 +14,7 @@ import (
 // moves nothing and answers payment.settled without a transaction). A
 // charge above the maximum is payment.failed with "Settle amount exceeds
 // the authorized maximum: ..." and the reservation stays held. A scheme
-// that does not meter (exact) answers a StatusError 400.
+// that does not meter (exact) answers an x402.StatusError 400.
 func (r *Reservation) SettleAmount(ctx context.Context, amount *big.Int) (*x402.SettleResponse, error) {
 	m, ok := r.c.(scheme.MeteredClaim)
 	if !ok {
