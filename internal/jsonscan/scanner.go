@@ -3,10 +3,11 @@
 // header, a channel voucher), and Lookup, the lenient search of one value
 // by its key path in an upstream's answer (the meter).
 //
-// Both are narrower than encoding/json on purpose: the Scanner refuses
-// what it cannot read exactly as encoding/json would (an escape in a
-// string a caller keeps, nesting past MaxDepth), so that its caller can
-// give the text to encoding/json instead.
+// The Scanner is narrower than encoding/json on purpose: it refuses what
+// it cannot read exactly as encoding/json would (an escape in a string a
+// caller keeps, nesting past MaxDepth), so that its caller can give the
+// text to encoding/json instead. Lookup is more lenient: it checks only
+// the values on its path, as a meter reading an upstream's answer must.
 package jsonscan
 
 import "unicode/utf8"
