@@ -17,7 +17,6 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -110,7 +109,7 @@ func BenchmarkBlockLag(b *testing.B) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						var s facilitator.SettleResponse
+						var s x402.SettleResponse
 						status := postWithURL(b, client, facs[i%len(facs)].url+x402.PathSettle, bodies[i], &s)
 						at := time.Now()
 						if status != 200 || !s.Settled() {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
-	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // The cooling-offs of smart-contract wallets live beside the journal and
@@ -25,16 +24,6 @@ const (
 	coolOffForget = 7 * 24 * time.Hour
 )
 
-// Cooling-off refusal texts (package x402).
-var (
-	// ReasonWalletBusy refuses a smart-contract wallet's payment while
-	// another payment of the wallet is being settled.
-	ReasonWalletBusy = x402.ReasonWalletBusy
-	// ReasonCoolingOff refuses a smart-contract wallet's payment while
-	// the wallet, or its code, cools off.
-	ReasonCoolingOff = x402.ReasonCoolingOff
-)
-
 // coolOff is the facilitator's cooling-off state: the store and its
 // settings.
 type coolOff struct {
@@ -44,7 +33,7 @@ type coolOff struct {
 
 // newCoolOff keeps the cooling-offs beside the journal (in memory for a
 // journal that keeps none).
-func newCoolOff(j Journal, first, longest time.Duration) *coolOff {
+func newCoolOff(j store.Journal, first, longest time.Duration) *coolOff {
 	cool, ok := j.(store.CoolOffs)
 	c := &coolOff{store: cool, base: orDefault(first, DefaultRevertCoolOff), max: orDefault(longest, DefaultRevertCoolOffMax)}
 	if !ok {

@@ -21,8 +21,11 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -41,7 +44,7 @@ func runChild() int {
 	nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
 	nc.RPCURLs = []string{os.Getenv("X402_CHILD_RPC")}
 	for _, hexKey := range strings.Split(os.Getenv("X402_CHILD_KEY"), ",") {
-		key, err := facilitator.ParseKey(hexKey)
+		key, err := evm.ParseKey(hexKey)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
@@ -220,7 +223,7 @@ func crashRecovery(t *testing.T, killAt uint64) {
 	c1.kill()
 	wg.Wait()
 	inPool, _ := chain.Client().PendingNonceAt(ctx, signer)
-	jb, err := facilitator.OpenJournal(journal)
+	jb, err := bolt.OpenJournal(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +246,7 @@ func crashRecovery(t *testing.T, killAt uint64) {
 	// payment of the burst that was never journaled.
 	for range 3 {
 		h, _ := pay(t, b, req, exact.PaymentOptions{})
-		var s facilitator.SettleResponse
+		var s x402.SettleResponse
 		if status := postWithURL(t, http.DefaultClient, c2.url+x402.PathSettle, body(h, req), &s); status != 200 || !s.Settled() {
 			t.Fatalf("settle after restart = %d %+v", status, s)
 		}
@@ -254,14 +257,14 @@ func crashRecovery(t *testing.T, killAt uint64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var s facilitator.SettleResponse
+			var s x402.SettleResponse
 			status := postWithURL(t, http.DefaultClient, c2.url+x402.PathSettle, bd, &s)
 			switch {
 			case status == 200 && s.Settled():
 				mu.Lock()
 				retried++
 				mu.Unlock()
-			case status == 200 && s.Error == facilitator.ErrTextAlreadyUsed:
+			case status == 200 && s.Error == x402.ErrTextAlreadyUsed:
 			default:
 				t.Errorf("retry of a burst payment = %d %+v", status, s)
 			}
@@ -272,7 +275,7 @@ func crashRecovery(t *testing.T, killAt uint64) {
 
 	// Every transaction the signer sent is in the journal; no record is
 	// left pending; no authorization is settled twice; balances add up.
-	j, err := facilitator.OpenJournal(journal)
+	j, err := bolt.OpenJournal(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +308,7 @@ func crashRecovery(t *testing.T, killAt uint64) {
 			}
 			if r.Status == 1 {
 				successes[rec.ID]++
-				if rec.Status != facilitator.StatusSettled || !strings.EqualFold(rec.TxHash, tx.Hash().Hex()) {
+				if rec.Status != store.StatusSettled || !strings.EqualFold(rec.TxHash, tx.Hash().Hex()) {
 					t.Fatalf("record %s is %s (tx %s) but transaction %s succeeded", rec.ID, rec.Status, rec.TxHash, tx.Hash().Hex())
 				}
 			}

@@ -35,14 +35,14 @@ func TestDialects(t *testing.T) {
 		}},
 		{"v1", func(t *testing.T, seller string) ([]byte, string) {
 			r := requirements(addr(seller), "1234")
-			h, p := pay(t, buyer(1), r, exact.PaymentOptions{Shape: facilitator.ShapeX402})
+			h, p := pay(t, buyer(1), r, exact.PaymentOptions{Shape: x402.ShapeX402})
 			raw, _ := x402.DecodeBase64(h)
 			b, _ := json.Marshal(map[string]any{"x402Version": 1, "paymentPayload": json.RawMessage(raw), "paymentRequirements": r})
 			return b, p.Authorization.From.Hex()
 		}},
 		{"v2", func(t *testing.T, seller string) ([]byte, string) {
 			r := requirements(addr(seller), "1234")
-			r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+			r.Extra = &x402.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
 			acc := r.V2("eip155:338")
 			h, p, err := exact.CreatePaymentV2(buyer(2).Key, acc, &x402.ResourceInfo{URL: "http://x/y"}, exact.PaymentOptions{ValidFor: 3600e9})
 			if err != nil {
@@ -133,9 +133,9 @@ func TestRemoteDialects(t *testing.T) {
 			client := remote.New(api.URL, opts)
 			seller := newSeller(t)
 			r := requirements(seller, "777")
-			r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+			r.Extra = &x402.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
 			acc := r.V2("eip155:338")
-			req := &facilitator.Request{X402Version: 1, PaymentRequirements: r, RequirementsV2: &acc}
+			req := &x402.Request{X402Version: 1, PaymentRequirements: r, RequirementsV2: &acc}
 			b := buyer(i % 5)
 			if tc.v2Buyer {
 				h, _, err := exact.CreatePaymentV2(b.Key, acc, nil, exact.PaymentOptions{ValidFor: time.Hour})
@@ -159,7 +159,7 @@ func TestRemoteDialects(t *testing.T) {
 				t.Fatalf("seller received %s, want 777", got)
 			}
 			s, err = client.Settle(context.Background(), req)
-			if err != nil || s.Settled() || s.Error != facilitator.ErrTextAlreadyUsed {
+			if err != nil || s.Settled() || s.Error != x402.ErrTextAlreadyUsed {
 				t.Fatalf("second settle = %+v, %v", s, err)
 			}
 		})
@@ -171,10 +171,10 @@ func TestRemoteDialects(t *testing.T) {
 func TestRemoteFailures(t *testing.T) {
 	r := requirements(newSeller(t), "5")
 	h, _ := pay(t, buyer(0), r, exact.PaymentOptions{})
-	req := &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: r}
+	req := &x402.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: r}
 
 	down := remote.New("http://127.0.0.1:1", remote.Options{})
-	if _, err := down.Verify(context.Background(), req); err == nil || facilitator.StatusOf(err) != 502 {
+	if _, err := down.Verify(context.Background(), req); err == nil || x402.StatusOf(err) != 502 {
 		t.Errorf("unreachable verify: %v", err)
 	}
 	odd := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -193,7 +193,7 @@ func TestRemoteFailures(t *testing.T) {
 	if _, err := client.Settle(context.Background(), req); err == nil || !strings.Contains(err.Error(), "does not say whether it settled") {
 		t.Errorf("settle answer without an outcome: %v", err)
 	}
-	if _, err := client.Verify(context.Background(), req); err == nil || facilitator.StatusOf(err) != 429 || !strings.Contains(err.Error(), "Rate limit exceeded") {
+	if _, err := client.Verify(context.Background(), req); err == nil || x402.StatusOf(err) != 429 || !strings.Contains(err.Error(), "Rate limit exceeded") {
 		t.Errorf("rate-limited verify: %v", err)
 	}
 }
@@ -207,7 +207,7 @@ func TestSettlePendingDialects(t *testing.T) {
 	})
 	seller := newSeller(t)
 	r := requirements(seller, "901")
-	r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+	r.Extra = &x402.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
 	cronosHeader, _ := pay(t, newBuyer(t, chain, 901), r, exact.PaymentOptions{})
 	acc := r.V2("eip155:338")
 	v2Header, _, err := exact.CreatePaymentV2(newBuyer(t, chain, 901).Key, acc, nil, exact.PaymentOptions{ValidFor: time.Hour})

@@ -82,7 +82,7 @@ func TestDiscoveryCatalog(t *testing.T) {
 	settle := func(t *testing.T, resource, decl string) (map[string]any, string) {
 		t.Helper()
 		r := requirements(seller, "1234")
-		r.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+		r.Extra = &x402.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
 		acc := r.V2("eip155:338")
 		h, _, err := exact.CreatePaymentV2(newBuyer(t, chain, 10_000).Key, acc, &x402.ResourceInfo{URL: resource, Description: "weather"}, exact.PaymentOptions{ValidFor: time.Hour})
 		if err != nil {

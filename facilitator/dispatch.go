@@ -16,7 +16,7 @@ import (
 
 // validateRequest rejects requests that are malformed as requests (HTTP
 // 400); see x402.ValidateRequest.
-func validateRequest(req *Request) error { return x402.ValidateRequest(req) }
+func validateRequest(req *x402.Request) error { return x402.ValidateRequest(req) }
 
 // ViaAPI marks a settle asked for through the facilitator's HTTP routes:
 // its journal record says so (store.ViaAPI), and
@@ -40,14 +40,14 @@ type boundKey struct {
 // network, then runs the scheme's off-chain checks, in the order of the
 // reference facilitators: scheme, network, then the scheme's own. A
 // non-empty reason is the verify invalidReason.
-func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string) {
+func (f *Facilitator) route(req *x402.Request) (scheme.Bound, scheme.Payment, string) {
 	r := &req.PaymentRequirements
-	p, err := DecodePaymentHeader(req.PaymentHeader)
+	p, err := x402.DecodePaymentHeader(req.PaymentHeader)
 	if err != nil {
 		return nil, nil, x402.ReasonOf(err)
 	}
 	if !scheme.Known(r.Scheme) {
-		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
+		return nil, nil, x402.ReasonUnsupportedScheme(r.Scheme)
 	}
 	if req.Dialect != x402.DialectV2 && p.X402Version != x402.Version2 && f.v2Only(r.Scheme) {
 		// The scheme asked for is the one not supported (upto in a v1
@@ -55,17 +55,17 @@ func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string)
 		// A version 2 payment goes on: in a v2 request, in the paywall's
 		// own requests (X402Version 1 with the v2 dialect) and in the
 		// library's callers' (no dialect set).
-		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
+		return nil, nil, x402.ReasonUnsupportedScheme(r.Scheme)
 	}
 	if p.Scheme != r.Scheme {
-		return nil, nil, ReasonUnsupportedScheme(p.Scheme)
+		return nil, nil, x402.ReasonUnsupportedScheme(p.Scheme)
 	}
 	n := f.networkNamed(r.Network)
 	if n == nil {
-		return nil, nil, ReasonUnsupportedNetwork(r.Network)
+		return nil, nil, x402.ReasonUnsupportedNetwork(r.Network)
 	}
 	if f.networkNamed(p.Network) != n {
-		return nil, nil, ReasonUnsupportedNetwork(p.Network)
+		return nil, nil, x402.ReasonUnsupportedNetwork(p.Network)
 	}
 	b := f.bound[boundKey{n, r.Scheme}]
 	for _, fb := range f.flavours[boundKey{n, r.Scheme}] {
@@ -75,7 +75,7 @@ func (f *Facilitator) route(req *Request) (scheme.Bound, scheme.Payment, string)
 		}
 	}
 	if b == nil {
-		return nil, nil, ReasonUnsupportedScheme(r.Scheme)
+		return nil, nil, x402.ReasonUnsupportedScheme(r.Scheme)
 	}
 	c, reason := b.Check(req, p)
 	return b, c, reason
@@ -97,23 +97,23 @@ func (f *Facilitator) v2Only(name string) bool {
 // payer's balance and a simulated transfer in one RPC round trip.
 //
 // The answer's IsValid and InvalidReason are the verdict. An error is
-// returned only when there is no verdict: a malformed request (StatusError
-// 400) or an unreachable chain (StatusError 503).
-func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse, error) {
+// returned only when there is no verdict: a malformed request (x402.StatusError
+// 400) or an unreachable chain (x402.StatusError 503).
+func (f *Facilitator) Verify(ctx context.Context, req *x402.Request) (*x402.VerifyResponse, error) {
 	if err := validateRequest(req); err != nil {
 		return nil, err
 	}
 	b, c, reason := f.route(req)
 	if reason != "" {
-		return Invalid(reason), nil
+		return x402.Invalid(reason), nil
 	}
 	reason, err := b.Verify(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	res := Valid()
+	res := x402.Valid()
 	if reason != "" {
-		res = Invalid(reason)
+		res = x402.Invalid(reason)
 	}
 	if ve, ok := c.(scheme.VerifyExtra); ok {
 		res.Payer, res.Extra = ve.VerifyPayer(), ve.VerifyExtra()
@@ -131,9 +131,9 @@ func (f *Facilitator) Verify(ctx context.Context, req *Request) (*VerifyResponse
 // outcome is then found with Settlement.
 //
 // An error is returned only when there is no settlement result to give: a
-// malformed request (StatusError 400), or a chain or signer that cannot be
-// used right now with nothing broadcast (StatusError 503).
-func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse, error) {
+// malformed request (x402.StatusError 400), or a chain or signer that cannot be
+// used right now with nothing broadcast (x402.StatusError 503).
+func (f *Facilitator) Settle(ctx context.Context, req *x402.Request) (*x402.SettleResponse, error) {
 	if err := validateRequest(req); err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func (f *Facilitator) Settle(ctx context.Context, req *Request) (*SettleResponse
 	requested := req.PaymentRequirements.Network
 	b, c, reason := f.route(req)
 	if reason != "" {
-		return failed(requested, x402.SettleText(reason)), nil
+		return x402.Failed(requested, x402.SettleText(reason)), nil
 	}
 	if err := gateReceiverOp(ctx, c); err != nil {
 		return nil, err
@@ -167,27 +167,29 @@ type Reservation struct {
 // "ERC20: transfer amount exceeds balance". The Reservation comes with a
 // valid answer only; a copy of a held authorization is invalid as
 // "Authorization already used".
-func (f *Facilitator) Reserve(ctx context.Context, req *Request) (*Reservation, *VerifyResponse, error) {
+func (f *Facilitator) Reserve(ctx context.Context, req *x402.Request) (*Reservation, *x402.VerifyResponse, error) {
 	if err := validateRequest(req); err != nil {
 		return nil, nil, err
 	}
 	b, c, reason := f.route(req)
 	if reason != "" {
-		return nil, Invalid(reason), nil
+		return nil, x402.Invalid(reason), nil
 	}
 	cl, reason, err := b.Claim(ctx, c, req.PaymentRequirements.Network)
 	if err != nil {
 		return nil, nil, err
 	}
 	if reason != "" {
-		return nil, Invalid(reason), nil
+		return nil, x402.Invalid(reason), nil
 	}
-	return &Reservation{c: cl}, Valid(), nil
+	return &Reservation{c: cl}, x402.Valid(), nil
 }
 
 // Settle settles the reserved payment as Facilitator.Settle does, within
 // the settle timeout from now.
-func (r *Reservation) Settle(ctx context.Context) (*SettleResponse, error) { return r.c.Settle(ctx) }
+func (r *Reservation) Settle(ctx context.Context) (*x402.SettleResponse, error) {
+	return r.c.Settle(ctx)
+}
 
 // Release gives the reservation back unsettled; after Settle it does
 // nothing.

@@ -100,8 +100,8 @@ func newSeller(t testing.TB) common.Address {
 	return crypto.PubkeyToAddress(k.PublicKey)
 }
 
-func requirements(payTo common.Address, amount string) facilitator.PaymentRequirements {
-	return facilitator.PaymentRequirements{
+func requirements(payTo common.Address, amount string) x402.PaymentRequirements {
+	return x402.PaymentRequirements{
 		Scheme:            "exact",
 		Network:           "cronos-testnet",
 		PayTo:             payTo.Hex(),
@@ -114,7 +114,7 @@ func requirements(payTo common.Address, amount string) facilitator.PaymentRequir
 func buyer(i int) devnet.Account { return chain.Buyers()[i] }
 
 // pay signs a payment for req with the buyer's key.
-func pay(t *testing.T, b devnet.Account, req facilitator.PaymentRequirements, opts exact.PaymentOptions) (string, *facilitator.Payment) {
+func pay(t *testing.T, b devnet.Account, req x402.PaymentRequirements, opts exact.PaymentOptions) (string, *x402.Payment) {
 	t.Helper()
 	if opts.ChainID == nil {
 		opts.ChainID = big.NewInt(devnet.ChainID)
@@ -129,8 +129,8 @@ func pay(t *testing.T, b devnet.Account, req facilitator.PaymentRequirements, op
 	return h, p
 }
 
-func body(header string, req facilitator.PaymentRequirements) []byte {
-	b, _ := json.Marshal(facilitator.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: req})
+func body(header string, req x402.PaymentRequirements) []byte {
+	b, _ := json.Marshal(x402.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: req})
 	return b
 }
 
@@ -166,15 +166,15 @@ func postWithURL(t testing.TB, client *http.Client, url string, b []byte, out an
 	return resp.StatusCode
 }
 
-func verify(t *testing.T, b []byte) (int, facilitator.VerifyResponse) {
+func verify(t *testing.T, b []byte) (int, x402.VerifyResponse) {
 	t.Helper()
-	var v facilitator.VerifyResponse
+	var v x402.VerifyResponse
 	return post(t, x402.PathVerify, b, &v), v
 }
 
-func settle(t *testing.T, b []byte) (int, facilitator.SettleResponse) {
+func settle(t *testing.T, b []byte) (int, x402.SettleResponse) {
 	t.Helper()
-	var s facilitator.SettleResponse
+	var s x402.SettleResponse
 	return post(t, x402.PathSettle, b, &s), s
 }
 
@@ -187,16 +187,16 @@ func balance(t *testing.T, a common.Address) *big.Int {
 	return b
 }
 
-func wantInvalid(t *testing.T, status int, v facilitator.VerifyResponse, wantStatus int, reason string) {
+func wantInvalid(t *testing.T, status int, v x402.VerifyResponse, wantStatus int, reason string) {
 	t.Helper()
 	if status != wantStatus || v.IsValid || v.InvalidReason == nil || *v.InvalidReason != reason {
 		t.Fatalf("verify = %d %+v (reason %q), want %d invalid %q", status, v, v.Reason(), wantStatus, reason)
 	}
 }
 
-func wantFailed(t *testing.T, status int, s facilitator.SettleResponse, wantStatus int, msg string) {
+func wantFailed(t *testing.T, status int, s x402.SettleResponse, wantStatus int, msg string) {
 	t.Helper()
-	if status != wantStatus || s.Event != facilitator.EventFailed || s.Error != msg || s.X402Version != 1 {
+	if status != wantStatus || s.Event != x402.EventFailed || s.Error != msg || s.X402Version != 1 {
 		t.Fatalf("settle = %d %+v, want %d payment.failed %q", status, s, wantStatus, msg)
 	}
 	if _, err := time.Parse("2006-01-02T15:04:05.000Z", s.Timestamp); err != nil {
@@ -205,7 +205,7 @@ func wantFailed(t *testing.T, status int, s facilitator.SettleResponse, wantStat
 }
 
 func TestSettleSuccessBothShapes(t *testing.T) {
-	for _, shape := range []facilitator.PayloadShape{facilitator.ShapeCronos, facilitator.ShapeX402} {
+	for _, shape := range []x402.PayloadShape{x402.ShapeCronos, x402.ShapeX402} {
 		t.Run(fmt.Sprint("shape ", shape), func(t *testing.T) {
 			seller := newSeller(t)
 			b := buyer(0)
@@ -225,7 +225,7 @@ func TestSettleSuccessBothShapes(t *testing.T) {
 			}
 
 			status, s := settle(t, body(h, req))
-			if status != 200 || s.Event != facilitator.EventSettled {
+			if status != 200 || s.Event != x402.EventSettled {
 				t.Fatalf("settle = %d %+v", status, s)
 			}
 			if !strings.EqualFold(s.From, b.Address.Hex()) || !strings.EqualFold(s.To, seller.Hex()) || s.Value != "10000" ||
@@ -249,9 +249,9 @@ func TestSettleSuccessBothShapes(t *testing.T) {
 
 			// The same authorization again: already used, at verify and settle.
 			status, v = verify(t, body(h, req))
-			wantInvalid(t, status, v, 200, facilitator.ErrTextAlreadyUsed)
+			wantInvalid(t, status, v, 200, x402.ErrTextAlreadyUsed)
 			status, s = settle(t, body(h, req))
-			wantFailed(t, status, s, 200, facilitator.ErrTextAlreadyUsed)
+			wantFailed(t, status, s, 200, x402.ErrTextAlreadyUsed)
 			if got := balance(t, seller); got.Cmp(big.NewInt(10000)) != 0 {
 				t.Fatalf("seller balance %s after a replay, want 10000", got)
 			}
@@ -291,7 +291,7 @@ func TestVerifyReasons(t *testing.T) {
 	poorAcct := devnet.Account{Address: crypto.PubkeyToAddress(poor.PublicKey), Key: poor}
 	poorHeader, _ := pay(t, poorAcct, req, exact.PaymentOptions{})
 
-	wrongDomain, _ := pay(t, b, req, exact.PaymentOptions{Domain: &facilitator.DomainInfo{Name: "USD Coin", Version: "2"}})
+	wrongDomain, _ := pay(t, b, req, exact.PaymentOptions{Domain: &x402.DomainInfo{Name: "USD Coin", Version: "2"}})
 	wrongChain, _ := pay(t, b, req, exact.PaymentOptions{ChainID: big.NewInt(25)})
 	now := time.Now()
 	expired, _ := pay(t, b, req, exact.PaymentOptions{Now: now.Add(-time.Hour), ValidFor: time.Hour + 3*time.Second})
@@ -300,7 +300,7 @@ func TestVerifyReasons(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		header string
-		req    facilitator.PaymentRequirements
+		req    x402.PaymentRequirements
 		reason string
 	}{
 		{"unsupported scheme", good, wrongScheme, "Unsupported scheme: subscription"},
@@ -401,7 +401,7 @@ func TestBadRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var v facilitator.VerifyResponse
+		var v x402.VerifyResponse
 		_ = json.NewDecoder(resp.Body).Decode(&v)
 		wantInvalid(t, resp.StatusCode, v, 400, `X402-Version header must be 1, got "2"`)
 	})

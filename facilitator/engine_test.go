@@ -17,7 +17,6 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -110,7 +109,7 @@ func TestSettleStorm(t *testing.T) {
 	type result struct {
 		i      int
 		status int
-		s      facilitator.SettleResponse
+		s      x402.SettleResponse
 	}
 	results := make(chan result, distinct*copies)
 	start := make(chan struct{})
@@ -121,7 +120,7 @@ func TestSettleStorm(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				var s facilitator.SettleResponse
+				var s x402.SettleResponse
 				status := postWith(t, client, x402.PathSettle, bodies[i], &s)
 				results <- result{i, status, s}
 			}()
@@ -135,12 +134,12 @@ func TestSettleStorm(t *testing.T) {
 	used := 0
 	for r := range results {
 		switch {
-		case r.status == 200 && r.s.Event == facilitator.EventSettled:
+		case r.status == 200 && r.s.Event == x402.EventSettled:
 			if prev, dup := settled[r.i]; dup {
 				t.Fatalf("authorization %d settled twice: %s and %s", r.i, prev, r.s.TxHash)
 			}
 			settled[r.i] = r.s.TxHash
-		case r.status == 200 && r.s.Event == facilitator.EventFailed && r.s.Error == facilitator.ErrTextAlreadyUsed:
+		case r.status == 200 && r.s.Event == x402.EventFailed && r.s.Error == x402.ErrTextAlreadyUsed:
 			used++
 		default:
 			t.Fatalf("settle of authorization %d = %d %+v", r.i, r.status, r.s)
@@ -271,7 +270,7 @@ func BenchmarkSettleBurst(b *testing.B) {
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						var s facilitator.SettleResponse
+						var s x402.SettleResponse
 						status := postWithURL(b, client, facs[i%len(facs)].url+x402.PathSettle, bodies[i], &s)
 						lat[i] = time.Since(t0)
 						if status != 200 || !s.Settled() {

@@ -10,22 +10,11 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
-// StatusError is returned by Verify and Settle when the request cannot be
-// answered with a verdict: the request itself is malformed (400), or the
-// facilitator cannot do its job right now (503). See x402.StatusError.
-type StatusError = x402.StatusError
-
 // badRequest and unavailable are the 400 and 503 errors (package scheme).
 var (
 	badRequest  = scheme.BadRequest
 	unavailable = scheme.Unavailable
 )
-
-// StatusOf returns the HTTP status that fits err: a StatusError's own, or 500.
-func StatusOf(err error) int { return x402.StatusOf(err) }
-
-// MessageOf returns the caller-facing message of err.
-func MessageOf(err error) string { return x402.MessageOf(err) }
 
 // IsStoreUnavailable reports whether err says that the facilitator's
 // shared store (PostgreSQL) could not be reached, or its lease did not
@@ -38,6 +27,6 @@ func IsStoreUnavailable(err error) bool {
 	if errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrFenced) {
 		return true
 	}
-	var se *StatusError
+	var se *x402.StatusError
 	return errors.As(err, &se) && se.Status == http.StatusServiceUnavailable && strings.HasSuffix(se.Message, scheme.TextStoreUnreachable)
 }

@@ -21,12 +21,14 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // authorizationUsed reads the token's authorizationState on the dev chain.
-func authorizationUsed(t *testing.T, p *facilitator.Payment) bool {
+func authorizationUsed(t *testing.T, p *x402.Payment) bool {
 	t.Helper()
 	tok, err := token.NewEIP3009TokenCaller(chain.Token(), chain.Client())
 	if err != nil {
@@ -95,7 +97,7 @@ func TestRefusedNeverMoves(t *testing.T) {
 		proxy.Down()
 	}()
 	codes := make([]int, burst)
-	answers := make([]facilitator.SettleResponse, burst)
+	answers := make([]x402.SettleResponse, burst)
 	// cutAt callers at a time: settle answers only once its block is
 	// mined, so the cut (at cutAt broadcasts) always falls inside the
 	// burst, however the send loop groups the first wave and however
@@ -169,7 +171,7 @@ func TestRefusedNeverMoves(t *testing.T) {
 		}
 		// A refusal journaled after the record was written is looked up
 		// as what it was: not broadcast (not "failed on-chain").
-		if err == nil && wasRefused && res.Error != facilitator.ErrTextNotBroadcast {
+		if err == nil && wasRefused && res.Error != x402.ErrTextNotBroadcast {
 			t.Errorf("settle %d, refused before broadcast, is looked up as %+v", i, res)
 		}
 	}
@@ -208,7 +210,7 @@ func TestJournaledRefusalNeverMoves(t *testing.T) {
 	proxy.FailMethod("eth_sendRawTransaction", -32000, "txpool is full")
 	var wg sync.WaitGroup
 	codes := make([]int, burst)
-	answers := make([]facilitator.SettleResponse, burst)
+	answers := make([]x402.SettleResponse, burst)
 	for i := range bodies {
 		wg.Add(1)
 		go func() {
@@ -239,8 +241,8 @@ func TestJournaledRefusalNeverMoves(t *testing.T) {
 			t.Errorf("settle %d was refused, but its authorization moved money", i)
 		}
 		res, err := f2.SettlementByAuthorization("cronos-testnet", p.Authorization.From.Hex(), hexNonce(p))
-		if err != nil || res.Error != facilitator.ErrTextNotBroadcast || res.TxHash != "" {
-			t.Errorf("settle %d: look-up after the restart = %+v, %v; want %q", i, res, err, facilitator.ErrTextNotBroadcast)
+		if err != nil || res.Error != x402.ErrTextNotBroadcast || res.TxHash != "" {
+			t.Errorf("settle %d: look-up after the restart = %+v, %v; want %q", i, res, err, x402.ErrTextNotBroadcast)
 		}
 	}
 	if got := balance(t, seller); got.Sign() != 0 {
@@ -250,9 +252,9 @@ func TestJournaledRefusalNeverMoves(t *testing.T) {
 
 // payments signs n payments for req with the buyer's key and returns them
 // with their settle bodies.
-func payments(t *testing.T, b devnet.Account, req facilitator.PaymentRequirements, n int) ([]*facilitator.Payment, [][]byte) {
+func payments(t *testing.T, b devnet.Account, req x402.PaymentRequirements, n int) ([]*x402.Payment, [][]byte) {
 	t.Helper()
-	pays := make([]*facilitator.Payment, n)
+	pays := make([]*x402.Payment, n)
 	bodies := make([][]byte, n)
 	for i := range bodies {
 		h, p := pay(t, b, req, exact.PaymentOptions{})
@@ -261,7 +263,7 @@ func payments(t *testing.T, b devnet.Account, req facilitator.PaymentRequirement
 	return pays, bodies
 }
 
-func hexNonce(p *facilitator.Payment) string {
+func hexNonce(p *x402.Payment) string {
 	return "0x" + common.Bytes2Hex(p.Authorization.Nonce[:])
 }
 
@@ -332,7 +334,7 @@ func TestUnclearSendNeverArrived(t *testing.T) {
 	proxy := newProxy(t)
 	key := newSignerKey(t, chain)
 	signer := crypto.PubkeyToAddress(key.PublicKey)
-	journal := facilitator.NewMemoryJournal()
+	journal := memory.NewJournal()
 	tf := newTestFacilitator(t, key, func(c *facilitator.Config) {
 		c.Networks[0].RPCURLs = []string{proxy.URL()}
 		c.Journal = journal
@@ -385,7 +387,7 @@ func TestVerifyWindowEdges(t *testing.T) {
 		if p.Authorization.ValidAfter.Int64() != tc.validAfter.Unix() {
 			t.Fatalf("validAfter %s, want %d", p.Authorization.ValidAfter, tc.validAfter.Unix())
 		}
-		var v facilitator.VerifyResponse
+		var v x402.VerifyResponse
 		status := postWithURL(t, http.DefaultClient, tf.url+x402.PathVerify, body(h, req), &v)
 		reason := ""
 		if v.InvalidReason != nil {
@@ -452,7 +454,7 @@ func TestSettleTimeoutBoundsWholeCall(t *testing.T) {
 	}
 	switch {
 	case status == 200 && s.Settled():
-	case status == 200 && s.Error == facilitator.ErrTextPending && len(s.TxHash) == 66:
+	case status == 200 && s.Error == x402.ErrTextPending && len(s.TxHash) == 66:
 		deadline := time.Now().Add(20 * time.Second)
 		for !authorizationUsed(t, p) {
 			if time.Now().After(deadline) {
@@ -487,7 +489,7 @@ func TestExpiredSettlementFreesNonce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
-	journal := facilitator.NewMemoryJournal()
+	journal := memory.NewJournal()
 	f, api, _ := startFacilitator(t, c.Signer().Key, proxy.URL(), "", func(cfg *facilitator.Config) {
 		cfg.Journal = journal
 		cfg.ReplaceAfterBlocks = 1
@@ -506,8 +508,8 @@ func TestExpiredSettlementFreesNonce(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.PauseMining()
-	var s facilitator.SettleResponse
-	if status := postWithURL(t, http.DefaultClient, api+x402.PathSettle, body(h, req), &s); status != 200 || s.Error != facilitator.ErrTextPending {
+	var s x402.SettleResponse
+	if status := postWithURL(t, http.DefaultClient, api+x402.PathSettle, body(h, req), &s); status != 200 || s.Error != x402.ErrTextPending {
 		t.Fatalf("settle with mining paused = %d %+v", status, s)
 	}
 	// Until validBefore has passed, every block is sealed empty: whatever
@@ -521,12 +523,12 @@ func TestExpiredSettlementFreesNonce(t *testing.T) {
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
-	var res *facilitator.SettleResponse
+	var res *x402.SettleResponse
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		c.Mine()
 		res, err = f.SettlementByAuthorization("cronos-testnet", p.Authorization.From.Hex(), hexNonce(p))
-		if err == nil && res.Error != facilitator.ErrTextPending {
+		if err == nil && res.Error != x402.ErrTextPending {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -534,8 +536,8 @@ func TestExpiredSettlementFreesNonce(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if res.Event != facilitator.EventFailed || res.Error != facilitator.ErrTextExpired {
-		t.Fatalf("expired settlement = %+v, want payment.failed %q", res, facilitator.ErrTextExpired)
+	if res.Event != x402.EventFailed || res.Error != x402.ErrTextExpired {
+		t.Fatalf("expired settlement = %+v, want payment.failed %q", res, x402.ErrTextExpired)
 	}
 	// Fees rose to the ceiling (3x the first) and no further; the last
 	// transaction is the zero-value transfer to the signer.
@@ -568,7 +570,7 @@ func TestExpiredSettlementFreesNonce(t *testing.T) {
 		if status := postWithURL(t, http.DefaultClient, api+x402.PathSettle, body(h2, req), &s); status == 200 && s.Settled() {
 			return
 		}
-		if s.Error != facilitator.ErrTextPending && s.Error != facilitator.ErrTextAlreadyUsed {
+		if s.Error != x402.ErrTextPending && s.Error != x402.ErrTextAlreadyUsed {
 			t.Fatalf("settle after the cancel = %+v", s)
 		}
 		time.Sleep(300 * time.Millisecond)
@@ -577,7 +579,7 @@ func TestExpiredSettlementFreesNonce(t *testing.T) {
 }
 
 // hashOfFirst is the hash of the first transaction journaled for a payment.
-func hashOfFirst(t *testing.T, j facilitator.Journal, p *facilitator.Payment) string {
+func hashOfFirst(t *testing.T, j store.Journal, p *x402.Payment) string {
 	t.Helper()
 	id := strings.ToLower("cronos-testnet/" + p.Authorization.From.Hex() + "/" + hexNonce(p))
 	rec, err := j.ByID(id)
@@ -656,18 +658,18 @@ func foreignHoldsNonce(t *testing.T, nonceOffset uint64) {
 	if err := chain.Client().SendTransaction(ctx, foreign); err != nil {
 		t.Fatal(err)
 	}
-	pays := make([]*facilitator.Payment, burst)
-	chans := make([]chan facilitator.SettleResponse, burst)
+	pays := make([]*x402.Payment, burst)
+	chans := make([]chan x402.SettleResponse, burst)
 	codes := make([]int, burst)
 	var wg sync.WaitGroup
 	for i := range burst {
 		hb, p := pay(t, b, req, exact.PaymentOptions{})
 		pays[i] = p
-		chans[i] = make(chan facilitator.SettleResponse, 1)
+		chans[i] = make(chan x402.SettleResponse, 1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var s facilitator.SettleResponse
+			var s x402.SettleResponse
 			codes[i] = postWithURL(t, http.DefaultClient, tf.url+x402.PathSettle, body(hb, req), &s)
 			chans[i] <- s
 		}()

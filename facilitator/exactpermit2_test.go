@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
@@ -48,7 +47,7 @@ func TestExactPermit2(t *testing.T) {
 	before := balance(t, b.Address)
 	const n = 10
 	var wg sync.WaitGroup
-	answers := make([]*facilitator.SettleResponse, n)
+	answers := make([]*x402.SettleResponse, n)
 	for i := range n {
 		wg.Go(func() { answers[i], _ = fac.Settle(ctx, uptoRequest(h, acc, "2500")) })
 	}

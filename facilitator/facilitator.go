@@ -34,6 +34,9 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/limit"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -72,7 +75,7 @@ type Config struct {
 	// record.
 	JournalRetention time.Duration
 	// Journal is a journal to use instead of JournalPath.
-	Journal Journal
+	Journal store.Journal
 	// SerialSettle makes each signer carry one settlement at a time, from
 	// send to confirmation: slow, and there only as a baseline for
 	// benchmarks.
@@ -125,7 +128,7 @@ type Facilitator struct {
 	now           func() time.Time
 	useLogWindow  time.Duration // how far back look-ups by authorization read the chain
 
-	journal     Journal
+	journal     store.Journal
 	ownsJournal bool
 	cool        *coolOff // the cooling-offs of smart-contract wallets, beside the journal
 
@@ -171,14 +174,14 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 		f.lowGas = big.NewInt(1e18)
 	}
 	if f.journal == nil && cfg.JournalPath != "" {
-		j, err := OpenJournal(cfg.JournalPath)
+		j, err := bolt.OpenJournal(cfg.JournalPath)
 		if err != nil {
 			return nil, err
 		}
 		f.journal, f.ownsJournal = j, true
 	}
 	if f.journal == nil {
-		f.journal, f.ownsJournal = NewMemoryJournal(), true
+		f.journal, f.ownsJournal = memory.NewJournal(), true
 	}
 	if f.logger == nil {
 		f.logger = zap.NewNop()
@@ -367,7 +370,7 @@ type NetworkInfo struct {
 	ChainID  *big.Int
 	Token    common.Address
 	Decimals uint8
-	Domain   DomainInfo
+	Domain   x402.DomainInfo
 }
 
 // NetworkInfo returns the facts of a configured network by name or alias.
@@ -381,7 +384,7 @@ func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
 		ChainID:  new(big.Int).Set(n.ChainID),
 		Token:    n.Token,
 		Decimals: n.Cfg.Decimals,
-		Domain:   DomainInfo{Name: n.Domain.Name, Version: n.Domain.Version},
+		Domain:   x402.DomainInfo{Name: n.Domain.Name, Version: n.Domain.Version},
 	}, true
 }
 
@@ -389,20 +392,20 @@ func (f *Facilitator) NetworkInfo(name string) (NetworkInfo, bool) {
 // network under its name (first, as the Cronos interface shows them), then
 // one version 2 kind per network under its CAIP-2 id, and the signer
 // addresses that pay for settlements.
-func (f *Facilitator) Supported() *SupportedResponse {
-	out := &SupportedResponse{Kinds: []SupportedKind{}, Signers: map[string][]string{}}
+func (f *Facilitator) Supported() *x402.SupportedResponse {
+	out := &x402.SupportedResponse{Kinds: []x402.SupportedKind{}, Signers: map[string][]string{}}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
 			if v2, ok := f.bound[boundKey{n, name}].(scheme.V2Only); ok && v2.V2Only() {
 				continue // a scheme x402 v1 has not (upto)
 			}
-			out.Kinds = append(out.Kinds, SupportedKind{X402Version: x402.Version1, Scheme: name, Network: n.Cfg.Name})
+			out.Kinds = append(out.Kinds, x402.SupportedKind{X402Version: x402.Version1, Scheme: name, Network: n.Cfg.Name})
 		}
 	}
 	signers := []string{}
 	for _, n := range f.networks {
 		for _, name := range f.schemesOn(n) {
-			k := SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)}
+			k := x402.SupportedKind{X402Version: x402.Version2, Scheme: name, Network: x402.CAIP2(n.Cfg.ChainID)}
 			if x, ok := f.bound[boundKey{n, name}].(scheme.SupportedExtra); ok {
 				k.Extra = x.SupportedExtra()
 			}

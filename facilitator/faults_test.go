@@ -21,6 +21,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -63,9 +64,9 @@ func newTestFacilitator(t *testing.T, key *ecdsa.PrivateKey, edit func(*facilita
 	return &testFacilitator{f: f, url: srv.URL, signer: crypto.PubkeyToAddress(key.PublicKey)}
 }
 
-func (tf *testFacilitator) settle(t *testing.T, b []byte) (int, facilitator.SettleResponse) {
+func (tf *testFacilitator) settle(t *testing.T, b []byte) (int, x402.SettleResponse) {
 	t.Helper()
-	var s facilitator.SettleResponse
+	var s x402.SettleResponse
 	return postWithURL(t, http.DefaultClient, tf.url+x402.PathSettle, b, &s), s
 }
 
@@ -118,8 +119,8 @@ func waitBroadcast(t *testing.T, addr common.Address, n uint64) {
 }
 
 // settleAsync starts a settle and returns a channel with its answer.
-func settleAsync(t *testing.T, tf *testFacilitator, b []byte) chan facilitator.SettleResponse {
-	ch := make(chan facilitator.SettleResponse, 1)
+func settleAsync(t *testing.T, tf *testFacilitator, b []byte) chan x402.SettleResponse {
+	ch := make(chan x402.SettleResponse, 1)
 	go func() {
 		status, s := tf.settle(t, b)
 		if status != 200 {
@@ -130,7 +131,7 @@ func settleAsync(t *testing.T, tf *testFacilitator, b []byte) chan facilitator.S
 	return ch
 }
 
-func awaitSettled(t *testing.T, ch chan facilitator.SettleResponse) facilitator.SettleResponse {
+func awaitSettled(t *testing.T, ch chan x402.SettleResponse) x402.SettleResponse {
 	t.Helper()
 	select {
 	case s := <-ch:
@@ -141,7 +142,7 @@ func awaitSettled(t *testing.T, ch chan facilitator.SettleResponse) facilitator.
 	case <-time.After(60 * time.Second):
 		t.Fatal("settle did not answer within 60 s")
 	}
-	return facilitator.SettleResponse{}
+	return x402.SettleResponse{}
 }
 
 // TestRPCOutage takes the node away before a settle (503, nothing moves)
@@ -158,10 +159,10 @@ func TestRPCOutage(t *testing.T) {
 	proxy.Down()
 	h1, _ := pay(t, b, req, exact.PaymentOptions{})
 	status, s := tf.settle(t, body(h1, req))
-	if status != 503 || s.Event != facilitator.EventFailed || !strings.Contains(s.Error, "cannot reach the chain of network cronos-testnet; nothing was broadcast") {
+	if status != 503 || s.Event != x402.EventFailed || !strings.Contains(s.Error, "cannot reach the chain of network cronos-testnet; nothing was broadcast") {
 		t.Fatalf("settle with the node down = %d %+v", status, s)
 	}
-	var v facilitator.VerifyResponse
+	var v x402.VerifyResponse
 	if status := postWithURL(t, http.DefaultClient, tf.url+x402.PathVerify, body(h1, req), &v); status != 503 || v.IsValid {
 		t.Fatalf("verify with the node down = %d %+v", status, v)
 	}
@@ -229,7 +230,7 @@ func TestSignerWithoutGas(t *testing.T) {
 
 	status, s := tf.settle(t, body(h, req))
 	want := "the facilitator's signer " + tf.signer.Hex() + " has too little gas money on network cronos-testnet; nothing was sent, try again after the operator funds it"
-	if status != 503 || s.Event != facilitator.EventFailed || s.Error != want {
+	if status != 503 || s.Event != x402.EventFailed || s.Error != want {
 		t.Fatalf("settle without gas = %d %+v, want 503 %q", status, s, want)
 	}
 	hl := tf.health(t)
@@ -266,11 +267,11 @@ func TestSettlePending(t *testing.T) {
 	chain.PauseMining()
 	status, s := tf.settle(t, body(h, req))
 	chain.ResumeMining()
-	if status != 200 || s.Event != facilitator.EventFailed || s.Error != "Settlement pending" || len(s.TxHash) != 66 {
+	if status != 200 || s.Event != x402.EventFailed || s.Error != "Settlement pending" || len(s.TxHash) != 66 {
 		t.Fatalf("settle past its timeout = %d %+v", status, s)
 	}
 	// A second settle of the same authorization while it is pending.
-	if status, s2 := tf.settle(t, body(h, req)); status != 200 || s2.Error != facilitator.ErrTextAlreadyUsed {
+	if status, s2 := tf.settle(t, body(h, req)); status != 200 || s2.Error != x402.ErrTextAlreadyUsed {
 		t.Fatalf("settle of a pending authorization = %d %+v", status, s2)
 	}
 	getPath := func(path string) (int, httpapi.SettlementStatus) {
@@ -295,13 +296,13 @@ func TestSettlePending(t *testing.T) {
 		if code != 200 {
 			t.Fatalf("GET settlement = %d", code)
 		}
-		if st.Status == facilitator.StatusSettled {
-			if st.SettleResponse == nil || st.Event != facilitator.EventSettled || st.Value != "900" || st.BlockNumber == nil || !strings.EqualFold(st.TxHash, s.TxHash) {
+		if st.Status == store.StatusSettled {
+			if st.SettleResponse == nil || st.Event != x402.EventSettled || st.Value != "900" || st.BlockNumber == nil || !strings.EqualFold(st.TxHash, s.TxHash) {
 				t.Fatalf("settled record %+v", st.SettleResponse)
 			}
 			break
 		}
-		if st.Status != facilitator.StatusPending || st.Error != "Settlement pending" {
+		if st.Status != store.StatusPending || st.Error != "Settlement pending" {
 			t.Fatalf("pending record %+v", st)
 		}
 		if time.Now().After(deadline) {
@@ -318,7 +319,7 @@ func TestSettlePending(t *testing.T) {
 		"?network=CRONOS-TESTNET&from=" + strings.ToLower(from) + "&nonce=0x" + strings.ToUpper(nonce[2:]),
 	} {
 		code, st := lookup(q)
-		if code != 200 || st.Status != facilitator.StatusSettled || st.SettleResponse == nil ||
+		if code != 200 || st.Status != store.StatusSettled || st.SettleResponse == nil ||
 			!strings.EqualFold(st.TxHash, s.TxHash) || st.Value != "900" || st.Timestamp != byHash.Timestamp {
 			t.Fatalf("GET settlement by authorization %s = %d %+v (by hash %+v)", q, code, st, byHash.SettleResponse)
 		}
@@ -327,7 +328,7 @@ func TestSettlePending(t *testing.T) {
 	if err != nil || !res.Settled() || res.Timestamp != byHash.Timestamp {
 		t.Fatalf("SettlementByAuthorization = %+v, %v", res, err)
 	}
-	if _, err := tf.f.SettlementByAuthorization("cronos-testnet", from, "0x"+strings.Repeat("00", 32)); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+	if _, err := tf.f.SettlementByAuthorization("cronos-testnet", from, "0x"+strings.Repeat("00", 32)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("SettlementByAuthorization of an unknown nonce: %v, want ErrSettlementNotFound", err)
 	}
 	for q, want := range map[string]int{
@@ -468,9 +469,9 @@ func BenchmarkConfirmLatency(b *testing.B) {
 		req := requirements(newSeller(b), "1")
 		h, _, _ := exact.CreatePayment(buyerAcct.Key, req, exact.PaymentOptions{ChainID: chain.ChainID(), ValidFor: time.Hour})
 		_, pending, _ := chain.NonceAt(context.Background(), signer)
-		done := make(chan *facilitator.SettleResponse, 1)
+		done := make(chan *x402.SettleResponse, 1)
 		go func() {
-			s, err := f.Settle(context.Background(), &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req})
+			s, err := f.Settle(context.Background(), &x402.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req})
 			if err != nil {
 				b.Error(err)
 			}

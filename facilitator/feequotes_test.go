@@ -11,6 +11,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // feeReadMethod is read by a settle's gas price read only (the signers'
@@ -32,10 +33,10 @@ func waitCalls(t *testing.T, proxy *rpcproxy.Proxy, method string, n int) {
 
 // settleBurst starts n settles of distinct authorizations of one buyer
 // over HTTP; the channel gets each answer.
-func settleBurst(t *testing.T, tf *testFacilitator, req facilitator.PaymentRequirements, n int) chan facilitator.SettleResponse {
+func settleBurst(t *testing.T, tf *testFacilitator, req x402.PaymentRequirements, n int) chan x402.SettleResponse {
 	t.Helper()
 	b := newBuyer(t, chain, int64(n)*100)
-	ch := make(chan facilitator.SettleResponse, n)
+	ch := make(chan x402.SettleResponse, n)
 	for range n {
 		h, _ := pay(t, b, req, exact.PaymentOptions{})
 		go func() {
@@ -104,7 +105,7 @@ func TestFeeReadFailsRetried(t *testing.T) {
 	defer cancel()
 	firstErr := make(chan error, 1)
 	go func() {
-		_, err := tf.f.Settle(ctx, &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req})
+		_, err := tf.f.Settle(ctx, &x402.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req})
 		firstErr <- err
 	}()
 	waitCalls(t, proxy, feeReadMethod, 1)
@@ -112,7 +113,7 @@ func TestFeeReadFailsRetried(t *testing.T) {
 	ch := settleBurst(t, tf, req, n)
 	waitCalls(t, proxy, "eth_estimateGas", estimates+n)
 	cancel() // the read's settle gives up: the read fails
-	var se *facilitator.StatusError
+	var se *x402.StatusError
 	if err := <-firstErr; !errors.As(err, &se) || se.Status != 503 || !strings.Contains(se.Message, "nothing was broadcast") {
 		t.Fatalf("the settle that gave up = %v, want 503 with nothing broadcast", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -44,7 +45,7 @@ func TestHandoverOneEngine(t *testing.T) {
 	defer c.Close()
 	key := newSignerKey(t, c)
 	signer := crypto.PubkeyToAddress(key.PublicKey)
-	journal, err := facilitator.OpenJournal(t.TempDir() + "/journal.db")
+	journal, err := bolt.OpenJournal(t.TempDir() + "/journal.db")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestHandoverOneEngine(t *testing.T) {
 	defer c.ResumeMining()
 	old, oldAPI := start()
 	codes := make([]int, len(bodies))
-	answers := make([]facilitator.SettleResponse, len(bodies))
+	answers := make([]x402.SettleResponse, len(bodies))
 	var wg sync.WaitGroup
 	settleAt := func(i int, url string) {
 		wg.Add(1)

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
@@ -60,7 +61,7 @@ type NetworkHealth struct {
 	// RPCError is why it did not.
 	RPCError string `json:"rpcError,omitempty"`
 	// Endpoints are the RPC endpoints, with the ones being skipped.
-	Endpoints []EndpointHealth `json:"endpoints"`
+	Endpoints []evm.EndpointHealth `json:"endpoints"`
 	// HeadBlock is the latest block number.
 	HeadBlock uint64 `json:"headBlock,omitempty"`
 	// HeadAgeSeconds is how old the latest block is, by its timestamp.

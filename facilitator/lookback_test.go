@@ -12,6 +12,8 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestLookupByAuthorizationBeyond10000Blocks settles a payment on a chain
@@ -58,7 +60,7 @@ func TestLookupByAuthorizationBeyond10000Blocks(t *testing.T) {
 	req := requirements(seller, "10")
 	h, p := pay(t, c.Buyers()[0], req, exact.PaymentOptions{})
 	settler := start(c.Signer().Key, 0)
-	s, err := settler.Settle(context.Background(), &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req})
+	s, err := settler.Settle(context.Background(), &x402.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req})
 	if err != nil || !s.Settled() {
 		t.Fatalf("settle = %+v, %v", s, err)
 	}
@@ -93,7 +95,7 @@ func TestLookupByAuthorizationBeyond10000Blocks(t *testing.T) {
 	short := start(c.Signer().Key, time.Hour)
 	logsBefore = proxy.Calls("eth_getLogs")
 	got, err = short.SettlementByAuthorization("cronos-testnet", p.Authorization.From.Hex(), hexNonce(p))
-	if err == nil || errors.Is(err, facilitator.ErrSettlementNotFound) || !strings.Contains(err.Error(), "no AuthorizationUsed log found") {
+	if err == nil || errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "no AuthorizationUsed log found") {
 		t.Errorf("SettlementByAuthorization beyond a 1h retention = %+v, %v; want an error (used, its log not in the window), not ErrSettlementNotFound", got, err)
 	}
 	if n := proxy.Calls("eth_getLogs") - logsBefore; n != 1 {

@@ -20,6 +20,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // The journal forgets finished settlements after the journal retention;
@@ -47,7 +48,7 @@ const authLookupTimeout = 2 * time.Minute
 var ErrSettledElsewhere = errors.New("the authorization was used on chain by a transaction this facilitator's signer keys did not send")
 
 // errChainUnreachable wraps the error of a chain that could not be asked:
-// the settlement may exist there, so it is not ErrSettlementNotFound.
+// the settlement may exist there, so it is not store.ErrNotFound.
 var errChainUnreachable = errors.New("cannot reach the chain to look the settlement up")
 
 // recognize reads a mined transaction back through the schemes bound to
@@ -86,12 +87,12 @@ type chainReceipt struct {
 // one batch per network (the transaction and its receipt). A mined
 // transferWithAuthorization to the network's token answers payment.settled
 // (status 1) or payment.failed (status 0); anything else, or a transaction
-// no network has mined, is ErrSettlementNotFound, unless a network that
+// no network has mined, is store.ErrNotFound, unless a network that
 // could not be reached might hold it: then the error is not
-// ErrSettlementNotFound.
-func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (*SettleResponse, error) {
+// store.ErrNotFound.
+func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (*x402.SettleResponse, error) {
 	type answer struct {
-		res *SettleResponse
+		res *x402.SettleResponse
 		err error
 	}
 	answers := make([]answer, len(f.networks))
@@ -110,19 +111,19 @@ func (f *Facilitator) settlementOnChain(ctx context.Context, hash common.Hash) (
 		switch {
 		case a.res != nil:
 			return a.res, nil
-		case a.err != nil && !errors.Is(a.err, ErrSettlementNotFound):
+		case a.err != nil && !errors.Is(a.err, store.ErrNotFound):
 			errs = append(errs, a.err)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return nil, fmt.Errorf("transaction %s: %w", hash.Hex(), ErrSettlementNotFound)
+	return nil, fmt.Errorf("transaction %s: %w", hash.Hex(), store.ErrNotFound)
 }
 
 // settlementOn looks a transaction up on one network (see settlementOnChain)
 // and tells who sent it.
-func (f *Facilitator) settlementOn(ctx context.Context, n *network.Network, hash common.Hash) (*SettleResponse, common.Address, error) {
+func (f *Facilitator) settlementOn(ctx context.Context, n *network.Network, hash common.Hash) (*x402.SettleResponse, common.Address, error) {
 	var tx *chainTx
 	var rc *chainReceipt
 	elems := []rpc.BatchElem{
@@ -138,19 +139,19 @@ func (f *Facilitator) settlementOn(ctx context.Context, n *network.Network, hash
 		return nil, common.Address{}, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)
 	}
 	if tx == nil || rc == nil || tx.To == nil {
-		return nil, common.Address{}, ErrSettlementNotFound
+		return nil, common.Address{}, store.ErrNotFound
 	}
 	from, to, value, ok := f.recognize(n, *tx.To, tx.Input)
 	if !ok {
-		return nil, common.Address{}, ErrSettlementNotFound
+		return nil, common.Address{}, store.ErrNotFound
 	}
 	block := uint64(rc.BlockNumber)
-	res := &SettleResponse{X402Version: X402Version, Network: n.Cfg.Name, TxHash: hash.Hex(), Timestamp: Timestamp(f.blockTime(ctx, n, block))}
+	res := &x402.SettleResponse{X402Version: x402.X402Version, Network: n.Cfg.Name, TxHash: hash.Hex(), Timestamp: x402.Timestamp(f.blockTime(ctx, n, block))}
 	if uint64(rc.Status) != types.ReceiptStatusSuccessful {
-		res.Event, res.Error = EventFailed, ErrTextFailedOnChain
+		res.Event, res.Error = x402.EventFailed, x402.ErrTextFailedOnChain
 		return res, tx.From, nil
 	}
-	res.Event, res.From, res.To, res.Value, res.BlockNumber = EventSettled, from.Hex(), to.Hex(), value.String(), &block
+	res.Event, res.From, res.To, res.Value, res.BlockNumber = x402.EventSettled, from.Hex(), to.Hex(), value.String(), &block
 	return res, tx.From, nil
 }
 
@@ -210,15 +211,15 @@ func (f *Facilitator) usedOnChain(ctx context.Context, n *network.Network, names
 var errUsedElsewhere = errors.New("the Permit2 nonce was used on chain by no x402 settlement within the look-up window")
 
 // authorizationOnChain looks an authorization up on its network's token:
-// unused is ErrSettlementNotFound (nothing moved); used is answered as
+// unused is store.ErrNotFound (nothing moved); used is answered as
 // settlementOnChain answers the transaction of its AuthorizationUsed log,
 // or, when own is set and none of the network's signer keys sent that
 // transaction, ErrSettledElsewhere. A Permit2 nonce used by no x402
 // settlement (errUsedElsewhere) is payment.failed with
 // ErrTextUsedElsewhere, or ErrSettledElsewhere when own is set. A chain that cannot be reached, or a
 // use whose transaction is not found, is an error that is not
-// ErrSettlementNotFound.
-func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, names []string, from common.Address, nonce [32]byte, own bool) (*SettleResponse, error) {
+// store.ErrNotFound.
+func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Network, names []string, from common.Address, nonce [32]byte, own bool) (*x402.SettleResponse, error) {
 	used, tx, err := f.usedOnChain(ctx, n, names, from, nonce)
 	if errors.Is(err, errUsedElsewhere) {
 		f.logger.Info("a Permit2 authorization looked up is used on chain, but by no x402 settlement: answered failed (used elsewhere)",
@@ -226,18 +227,18 @@ func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Netwo
 		if own {
 			return nil, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, ErrSettledElsewhere, err)
 		}
-		return &SettleResponse{X402Version: X402Version, Event: EventFailed, Network: n.Cfg.Name, Error: ErrTextUsedElsewhere,
-			Timestamp: Timestamp(f.now())}, nil
+		return &x402.SettleResponse{X402Version: x402.X402Version, Event: x402.EventFailed, Network: n.Cfg.Name, Error: x402.ErrTextUsedElsewhere,
+			Timestamp: x402.Timestamp(f.now())}, nil
 	}
 	if err != nil {
 		f.logger.Warn("looking an authorization up on chain failed", zap.String("network", n.Cfg.Name), zap.String("from", from.Hex()), zap.Error(err))
 		return nil, fmt.Errorf("network %s: %w: %w", n.Cfg.Name, errChainUnreachable, err)
 	}
 	if !used {
-		return nil, fmt.Errorf("authorization unused on network %s: %w", n.Cfg.Name, ErrSettlementNotFound)
+		return nil, fmt.Errorf("authorization unused on network %s: %w", n.Cfg.Name, store.ErrNotFound)
 	}
 	res, sender, err := f.settlementOn(ctx, n, tx)
-	if errors.Is(err, ErrSettlementNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		// The token logged the use: the transaction is on chain, if not
 		// one this facilitator reads (another contract's call, say).
 		if own {
@@ -259,11 +260,11 @@ func (f *Facilitator) authorizationOnChain(ctx context.Context, n *network.Netwo
 // retention) is looked up on every network's chain: a mined
 // transferWithAuthorization to the network's token answers
 // payment.settled, or payment.failed when it reverted. One that is not
-// found is ErrSettlementNotFound; a chain that cannot be reached is
-// another error, never ErrSettlementNotFound.
-func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
+// found is store.ErrNotFound; a chain that cannot be reached is
+// another error, never store.ErrNotFound.
+func (f *Facilitator) Settlement(txHash string) (*x402.SettleResponse, error) {
 	rec, err := f.journal.ByTx(txHash)
-	if errors.Is(err, ErrSettlementNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		b, derr := hexutil.Decode(txHash)
 		if derr != nil || len(b) != common.HashLength {
 			return nil, err
@@ -286,21 +287,21 @@ func (f *Facilitator) Settlement(txHash string) (*SettleResponse, error) {
 // found by network (name or alias), payer address and authorization nonce
 // (0x and 64 hex digits), from the journal: what a seller who lost the
 // settle answer needs. The answer is as Settlement's. A malformed argument
-// or an unknown network is a StatusError 400.
+// or an unknown network is an x402.StatusError 400.
 //
 // An authorization the journal does not hold (never journaled, compacted
 // after the journal retention, or lost by a store that lost acknowledged
-// writes) is read on chain: unused is ErrSettlementNotFound (match it
+// writes) is read on chain: unused is store.ErrNotFound (match it
 // with errors.Is): nothing moved; used is answered as Settlement answers
 // the transaction that used it, found by the token's AuthorizationUsed
 // log within the journal retention. A chain that cannot be reached is
-// another error, never ErrSettlementNotFound.
+// another error, never store.ErrNotFound.
 //
 // Buyers pick nonces, so one payer may use one nonce for an EIP-3009
 // authorization and for a Permit2 one (upto, exact through Permit2): they
 // are two authorizations. Without a scheme the EIP-3009 one is answered
 // first; SettlementByAuthorizationOf names the scheme.
-func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*SettleResponse, error) {
+func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*x402.SettleResponse, error) {
 	return f.SettlementByAuthorizationOf(network, "", from, nonce)
 }
 
@@ -308,8 +309,8 @@ func (f *Facilitator) SettlementByAuthorization(network, from, nonce string) (*S
 // authorization of a scheme: "exact" (EIP-3009), "upto" or
 // "exact-permit2" (Permit2's nonces, which both share); "" is any, the
 // EIP-3009 one first. A scheme the network does not serve is a
-// StatusError 400.
-func (f *Facilitator) SettlementByAuthorizationOf(network, scheme, from, nonce string) (*SettleResponse, error) {
+// x402.StatusError 400.
+func (f *Facilitator) SettlementByAuthorizationOf(network, scheme, from, nonce string) (*x402.SettleResponse, error) {
 	ctx, cancel := context.WithTimeout(f.ctx, authLookupTimeout)
 	defer cancel()
 	return f.settlementByAuthorization(ctx, network, scheme, from, nonce, false)
@@ -325,19 +326,19 @@ func (f *Facilitator) SettlementByAuthorizationOf(network, scheme, from, nonce s
 // paywall elsewhere on the same pay_to may have delivered it). A journal
 // record that says failed is checked on chain too. The look-up ends with
 // ctx.
-func (f *Facilitator) OwnSettlementByAuthorization(ctx context.Context, network, from, nonce string) (*SettleResponse, error) {
+func (f *Facilitator) OwnSettlementByAuthorization(ctx context.Context, network, from, nonce string) (*x402.SettleResponse, error) {
 	return f.OwnSettlementByAuthorizationOf(ctx, network, "", from, nonce)
 }
 
 // OwnSettlementByAuthorizationOf is OwnSettlementByAuthorization for an
 // authorization of a scheme (SettlementByAuthorizationOf).
-func (f *Facilitator) OwnSettlementByAuthorizationOf(ctx context.Context, network, scheme, from, nonce string) (*SettleResponse, error) {
+func (f *Facilitator) OwnSettlementByAuthorizationOf(ctx context.Context, network, scheme, from, nonce string) (*x402.SettleResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, authLookupTimeout)
 	defer cancel()
 	return f.settlementByAuthorization(ctx, network, scheme, from, nonce, true)
 }
 
-func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, schemeName, from, nonce string, own bool) (*SettleResponse, error) {
+func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, schemeName, from, nonce string, own bool) (*x402.SettleResponse, error) {
 	n := f.networkNamed(requested)
 	if n == nil {
 		return nil, badRequest("network %q is not served by this facilitator", requested)
@@ -350,7 +351,7 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, 
 		space := n.Engine.NonceSpace(schemeName)
 		names = slices.DeleteFunc(names, func(s string) bool { return n.Engine.NonceSpace(s) != space })
 	}
-	if !IsAddress(from) {
+	if !x402.IsAddress(from) {
 		return nil, badRequest("from must be a 0x-prefixed 20-byte hex address, got %q", from)
 	}
 	nb, err := hexutil.Decode(nonce)
@@ -361,7 +362,7 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, 
 	// a Permit2 authorization is journaled apart from the EIP-3009 one of
 	// the same payer and nonce.
 	var rec *store.Record
-	err = ErrSettlementNotFound
+	err = store.ErrNotFound
 	var spaces []string
 	for _, s := range names {
 		if sp := n.Engine.NonceSpace(s); !slices.Contains(spaces, sp) {
@@ -369,14 +370,14 @@ func (f *Facilitator) settlementByAuthorization(ctx context.Context, requested, 
 		}
 	}
 	for _, sp := range spaces {
-		if rec, err = f.journal.ByID(engine.RecordIDIn(n.Cfg.Name, sp, common.HexToAddress(from), [32]byte(nb))); !errors.Is(err, ErrSettlementNotFound) {
+		if rec, err = f.journal.ByID(engine.RecordIDIn(n.Cfg.Name, sp, common.HexToAddress(from), [32]byte(nb))); !errors.Is(err, store.ErrNotFound) {
 			break
 		}
 	}
 	// A record that says failed, for a caller that asks because the
 	// authorization is used on chain, may be older than a settlement
 	// whose record was lost: the chain says which.
-	if errors.Is(err, ErrSettlementNotFound) || (own && err == nil && rec.Status == StatusFailed) {
+	if errors.Is(err, store.ErrNotFound) || (own && err == nil && rec.Status == store.StatusFailed) {
 		return f.authorizationOnChain(ctx, n, names, common.HexToAddress(from), [32]byte(nb), own)
 	}
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -72,9 +73,9 @@ func sentBy(t testing.TB, c *devnet.Chain, signer common.Address, nonce0 uint64)
 }
 
 // lyingPayments signs n payments of price from wallet (owned by owner).
-func lyingPayments(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, req facilitator.PaymentRequirements, n int) []*facilitator.Request {
+func lyingPayments(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, req x402.PaymentRequirements, n int) []*x402.Request {
 	t.Helper()
-	out := make([]*facilitator.Request, n)
+	out := make([]*x402.Request, n)
 	for i := range out {
 		out[i] = walletPayment(t, owner, wallet, nil, req)
 	}
@@ -104,7 +105,7 @@ func TestLyingWalletInstances(t *testing.T) {
 	}
 
 	var wg sync.WaitGroup
-	answers := make([]*facilitator.SettleResponse, n)
+	answers := make([]*x402.SettleResponse, n)
 	for i := range n {
 		wg.Go(func() {
 			s, err := ins[i%3].f.Settle(context.Background(), reqs[i])
@@ -128,9 +129,9 @@ func TestLyingWalletInstances(t *testing.T) {
 	}
 	wantBalance(t, chain, "lying wallet", wallet, big.NewInt(100*price))
 
-	var reverted *facilitator.SettleResponse
+	var reverted *x402.SettleResponse
 	for _, s := range answers {
-		if s != nil && s.Error == facilitator.ErrTextFailedOnChain && s.TxHash != "" {
+		if s != nil && s.Error == x402.ErrTextFailedOnChain && s.TxHash != "" {
 			reverted = s
 		}
 	}
@@ -144,10 +145,10 @@ func TestLyingWalletInstances(t *testing.T) {
 	// transaction, the answer of the payments after the burst below.
 	for _, s := range answers {
 		switch {
-		case s == nil, s.Error == facilitator.ErrTextFailedOnChain && s.TxHash != "", s.Error == facilitator.ReasonWalletBusy:
+		case s == nil, s.Error == x402.ErrTextFailedOnChain && s.TxHash != "", s.Error == x402.ReasonWalletBusy:
 		case coolingOffAfter(s.Error, reverted.TxHash) && !s.Settled() && s.TxHash == "":
 		default:
-			t.Errorf("answer %+v, want the revert, %q or the cooling-off naming %s", s, facilitator.ReasonWalletBusy, reverted.TxHash)
+			t.Errorf("answer %+v, want the revert, %q or the cooling-off naming %s", s, x402.ReasonWalletBusy, reverted.TxHash)
 		}
 	}
 	var gas, count uint64
@@ -239,13 +240,13 @@ func lyingChain(t *testing.T, skew *atomic.Int64) (*devnet.Chain, *facilitator.F
 }
 
 // lyingPayment signs a payment from wallet valid for three hours.
-func lyingPayment(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, req facilitator.PaymentRequirements) *facilitator.Request {
+func lyingPayment(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, req x402.PaymentRequirements) *x402.Request {
 	t.Helper()
 	h, _, err := exact.CreatePayment(owner, req, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: 3 * time.Hour, Wallet: &wallet})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req}
+	return &x402.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req}
 }
 
 // coolingUntil reads the end of the cooling-off a refusal names.
@@ -287,7 +288,7 @@ func TestLyingWalletCoolsOff(t *testing.T) {
 			t.Fatalf("settle %d = %+v, %v", i, s, err)
 		}
 		if i == 0 {
-			if s.Error != facilitator.ErrTextFailedOnChain || s.TxHash == "" {
+			if s.Error != x402.ErrTextFailedOnChain || s.TxHash == "" {
 				t.Fatalf("the first settle = %+v, want the revert with its transaction", s)
 			}
 			tx = strings.ToLower(s.TxHash)
@@ -320,7 +321,7 @@ func TestLyingWalletCoolsOff(t *testing.T) {
 		}
 		skew.Store(int64(until.Sub(time.Now()) + time.Second))
 		revertFrom = clock()
-		if s, err := f.Settle(context.Background(), r); err != nil || s.Error != facilitator.ErrTextFailedOnChain {
+		if s, err := f.Settle(context.Background(), r); err != nil || s.Error != x402.ErrTextFailedOnChain {
 			t.Fatalf("settle once cooling-off %d ended = %+v, %v; want it tried, and reverted", i+1, s, err)
 		}
 		waitReverts(t, f, uint64(i+1))
@@ -341,7 +342,7 @@ func TestLyingWalletOneInFlight(t *testing.T) {
 	c, f, owner, wallet := lyingChain(t, &skew)
 	signer := c.Signer().Address
 	req := requirements(newSeller(t), "1000")
-	reqs := make([]*facilitator.Request, 40)
+	reqs := make([]*x402.Request, 40)
 	for i := range reqs {
 		reqs[i] = lyingPayment(t, owner.Key, wallet, req)
 	}
@@ -365,7 +366,7 @@ func TestLyingWalletOneInFlight(t *testing.T) {
 		mix[a]++
 	}
 	t.Logf("40 payments at once: %d broadcast; %v", sent, mix)
-	if sent != 1 || mix[facilitator.ErrTextFailedOnChain] != 1 || mix[facilitator.ReasonWalletBusy] != 39 {
+	if sent != 1 || mix[x402.ErrTextFailedOnChain] != 1 || mix[x402.ReasonWalletBusy] != 39 {
 		t.Fatalf("%d broadcast, answers %v; want 1 broadcast, 1 revert and 39 refused as busy", sent, mix)
 	}
 	if st := exact.RevertCounts(f)[0]; st.BusyRefusals != 39 {

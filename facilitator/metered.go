@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // SettleAmount settles less than the reserved payment holds, within the
@@ -13,8 +14,8 @@ import (
 // moves nothing and answers payment.settled without a transaction). A
 // charge above the maximum is payment.failed with "Settle amount exceeds
 // the authorized maximum: ..." and the reservation stays held. A scheme
-// that does not meter (exact) answers a StatusError 400.
-func (r *Reservation) SettleAmount(ctx context.Context, amount *big.Int) (*SettleResponse, error) {
+// that does not meter (exact) answers an x402.StatusError 400.
+func (r *Reservation) SettleAmount(ctx context.Context, amount *big.Int) (*x402.SettleResponse, error) {
 	m, ok := r.c.(scheme.MeteredClaim)
 	if !ok {
 		return nil, scheme.BadRequest("this payment's scheme settles its whole amount; it cannot settle a metered charge")

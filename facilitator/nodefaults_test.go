@@ -183,8 +183,8 @@ func TestNodeErrorIsNoVerdict(t *testing.T) {
 	if sStatus != http.StatusOK || !s.Settled() || s.From != payer || s.To != seller.Hex() || s.Value != "1500" || s.BlockNumber == nil {
 		t.Fatalf("settle after the node recovered = %d %+v", sStatus, s)
 	}
-	if status, s2 := tf.settle(t, raw); status != http.StatusOK || s2.Event != facilitator.EventFailed || s2.Error != facilitator.ErrTextAlreadyUsed {
-		t.Fatalf("second settle of the payment = %d %+v, want %q", status, s2, facilitator.ErrTextAlreadyUsed)
+	if status, s2 := tf.settle(t, raw); status != http.StatusOK || s2.Event != x402.EventFailed || s2.Error != x402.ErrTextAlreadyUsed {
+		t.Fatalf("second settle of the payment = %d %+v, want %q", status, s2, x402.ErrTextAlreadyUsed)
 	}
 	if got := balance(t, seller); got.Cmp(big.NewInt(price)) != 0 {
 		t.Fatalf("seller balance %s, want %d", got, price)
@@ -260,9 +260,9 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 	// Rounds of a burst until the refusal has fired (the first, unless the
 	// machine is so slow that no send batch held three transactions).
 	var (
-		pays     []*facilitator.Payment
+		pays     []*x402.Payment
 		bodies   [][]byte
-		answers  []facilitator.SettleResponse
+		answers  []x402.SettleResponse
 		codes    []int
 		refusedI = -1
 		refused  *types.Transaction
@@ -283,7 +283,7 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 			h, p := pay(t, b, req, exact.PaymentOptions{})
 			pays, bodies = append(pays, p), append(bodies, body(h, req))
 		}
-		answers = append(answers, make([]facilitator.SettleResponse, burst)...)
+		answers = append(answers, make([]x402.SettleResponse, burst)...)
 		codes = append(codes, make([]int, burst)...)
 		estimates := proxy.Calls("eth_estimateGas")
 		proxy.Hold("eth_sendRawTransaction")
@@ -368,7 +368,7 @@ func testNonceGapFilled(t *testing.T, fillRefused bool) {
 		t.Fatalf("seller balance %s, want %d", got, settled*price)
 	}
 	res, err := tf.f.SettlementByAuthorization("cronos-testnet", pays[refusedI].Authorization.From.Hex(), hexNonce(pays[refusedI]))
-	if err != nil || res.Event != facilitator.EventFailed || res.TxHash != "" || res.Error != facilitator.ErrTextNotBroadcast {
+	if err != nil || res.Event != x402.EventFailed || res.TxHash != "" || res.Error != x402.ErrTextNotBroadcast {
 		t.Fatalf("the refused settlement's record: %+v, %v", res, err)
 	}
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -34,7 +33,7 @@ func TestCrossSchemeNonce(t *testing.T) {
 			rand.Read(n[:])
 			sellerA, sellerB := newSeller(t), newSeller(t)
 			h, _ := pay(t, b, requirements(sellerA, "1000"), exact.PaymentOptions{Nonce: &n})
-			sa, err := fac.Settle(ctx, &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: requirements(sellerA, "1000")})
+			sa, err := fac.Settle(ctx, &x402.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: requirements(sellerA, "1000")})
 			if err != nil || !sa.Settled() {
 				t.Fatalf("exact settle = %+v, %v", sa, err)
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // spendPermit2Nonce has the payer use its Permit2 nonce outside x402: a
@@ -106,8 +107,8 @@ func TestPermit2NonceUsedElsewhere(t *testing.T) {
 			hexN := hexutil.Encode(nb[:])
 
 			got, err := fac.SettlementByAuthorizationOf("cronos-testnet", "upto", b.Address.Hex(), hexN)
-			if err != nil || got.Settled() || got.Event != facilitator.EventFailed || got.Error != facilitator.ErrTextUsedElsewhere || got.TxHash != "" {
-				t.Fatalf("look-up by authorization = %+v, %v; want payment.failed %q", got, err, facilitator.ErrTextUsedElsewhere)
+			if err != nil || got.Settled() || got.Event != x402.EventFailed || got.Error != x402.ErrTextUsedElsewhere || got.TxHash != "" {
+				t.Fatalf("look-up by authorization = %+v, %v; want payment.failed %q", got, err, x402.ErrTextUsedElsewhere)
 			}
 			q := url.Values{"network": {"cronos-testnet"}, "from": {b.Address.Hex()}, "nonce": {hexN}, "scheme": {"upto"}}
 			resp, err := http.Get(api.URL + "/v2/x402/settlements?" + q.Encode())
@@ -117,14 +118,14 @@ func TestPermit2NonceUsedElsewhere(t *testing.T) {
 			var st httpapi.SettlementStatus
 			err = json.NewDecoder(resp.Body).Decode(&st)
 			resp.Body.Close()
-			if err != nil || resp.StatusCode != http.StatusOK || st.Status != "failed" || st.SettleResponse == nil || st.Error != facilitator.ErrTextUsedElsewhere {
+			if err != nil || resp.StatusCode != http.StatusOK || st.Status != "failed" || st.SettleResponse == nil || st.Error != x402.ErrTextUsedElsewhere {
 				t.Fatalf("GET settlements by authorization: %d %+v %v", resp.StatusCode, st, err)
 			}
 			if _, err := fac.OwnSettlementByAuthorizationOf(ctx, "cronos-testnet", "upto", b.Address.Hex(), hexN); !errors.Is(err, facilitator.ErrSettledElsewhere) {
 				t.Fatalf("own look-up = %v, want ErrSettledElsewhere", err)
 			}
 			// The payment itself is refused as used, and moves nothing.
-			if s, err := fac.Settle(ctx, uptoRequest(h, acc, "3000")); err != nil || s.Settled() || s.Error != facilitator.ErrTextAlreadyUsed {
+			if s, err := fac.Settle(ctx, uptoRequest(h, acc, "3000")); err != nil || s.Settled() || s.Error != x402.ErrTextAlreadyUsed {
 				t.Fatalf("settle = %+v, %v", s, err)
 			}
 			if got := balance(t, seller).Int64(); got != 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestReceiptsByBlock: the outcomes of a block's settlements are read with
@@ -39,7 +40,7 @@ func TestReceiptsByBlock(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var chs []chan facilitator.SettleResponse
+				var chs []chan x402.SettleResponse
 				for range perBlock {
 					h, _ := pay(t, b, req, exact.PaymentOptions{})
 					chs = append(chs, settleAsync(t, tf, body(h, req)))

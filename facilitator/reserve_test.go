@@ -12,13 +12,14 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
 // settler is one facilitator of a test: Settle and Reserve.
 type settler interface {
-	Settle(ctx context.Context, req *facilitator.Request) (*facilitator.SettleResponse, error)
-	Reserve(ctx context.Context, req *facilitator.Request) (*facilitator.Reservation, *facilitator.VerifyResponse, error)
+	Settle(ctx context.Context, req *x402.Request) (*x402.SettleResponse, error)
+	Reserve(ctx context.Context, req *x402.Request) (*facilitator.Reservation, *x402.VerifyResponse, error)
 }
 
 // TestPayerReservations: a payer sends 30 distinct valid authorizations at
@@ -59,7 +60,7 @@ func TestPayerReservations(t *testing.T) {
 					t.Fatal(err)
 				}
 				_, bodies := payments(t, b, req, n)
-				answers := make([]*facilitator.SettleResponse, n)
+				answers := make([]*x402.SettleResponse, n)
 				var wg sync.WaitGroup
 				for i := range n {
 					wg.Go(func() {
@@ -79,8 +80,8 @@ func TestPayerReservations(t *testing.T) {
 					case s == nil:
 					case s.Settled():
 						settled++
-					case s.Error != facilitator.ErrTextInsufficientFunds:
-						t.Errorf("settle %d = %+v, want settled or %q", i, s, facilitator.ErrTextInsufficientFunds)
+					case s.Error != x402.ErrTextInsufficientFunds:
+						t.Errorf("settle %d = %+v, want settled or %q", i, s, x402.ErrTextInsufficientFunds)
 					}
 				}
 				if settled != int(afford) {
@@ -128,7 +129,7 @@ func TestReserveForSettleAfter(t *testing.T) {
 	b := newBuyer(t, chain, price)
 	nonce0, _, _ := chain.NonceAt(ctx, signer)
 	_, bodies := payments(t, b, req, n)
-	reqs := make([]*facilitator.Request, n)
+	reqs := make([]*x402.Request, n)
 	for i := range bodies {
 		var err error
 		if reqs[i], err = requestOf(bodies[i]); err != nil {
@@ -145,8 +146,8 @@ func TestReserveForSettleAfter(t *testing.T) {
 				t.Errorf("reserve %d: %v", i, err)
 			case v.IsValid != (r != nil):
 				t.Errorf("reserve %d: valid %v with reservation %v", i, v.IsValid, r)
-			case !v.IsValid && v.Reason() != facilitator.ErrTextInsufficientFunds:
-				t.Errorf("reserve %d invalid %q, want %q", i, v.Reason(), facilitator.ErrTextInsufficientFunds)
+			case !v.IsValid && v.Reason() != x402.ErrTextInsufficientFunds:
+				t.Errorf("reserve %d invalid %q, want %q", i, v.Reason(), x402.ErrTextInsufficientFunds)
 			}
 			res[i] = r
 		})
@@ -164,8 +165,8 @@ func TestReserveForSettleAfter(t *testing.T) {
 	if held < 0 {
 		t.Fatal("no reservation held")
 	}
-	if _, v, _ := f.Reserve(ctx, reqs[held]); v == nil || v.Reason() != facilitator.ErrTextAlreadyUsed {
-		t.Fatalf("a copy of a held authorization = %+v, want %q", v, facilitator.ErrTextAlreadyUsed)
+	if _, v, _ := f.Reserve(ctx, reqs[held]); v == nil || v.Reason() != x402.ErrTextAlreadyUsed {
+		t.Fatalf("a copy of a held authorization = %+v, want %q", v, x402.ErrTextAlreadyUsed)
 	}
 
 	// Given back (the upstream failed), the value is free for another.
@@ -179,7 +180,7 @@ func TestReserveForSettleAfter(t *testing.T) {
 	if err != nil || !s.Settled() {
 		t.Fatalf("settle of the reservation = %+v, %v", s, err)
 	}
-	if s, _ := r.Settle(ctx); s.Error != facilitator.ErrTextAlreadyUsed {
+	if s, _ := r.Settle(ctx); s.Error != x402.ErrTextAlreadyUsed {
 		t.Fatalf("a second settle of one reservation = %+v", s)
 	}
 	r.Release() // after Settle: nothing
@@ -220,14 +221,14 @@ func TestReservationsRebuiltAtRecovery(t *testing.T) {
 		}
 	}()
 	s, err := a.Settle(ctx, r0)
-	if err != nil || s.Error != facilitator.ErrTextPending {
+	if err != nil || s.Error != x402.ErrTextPending {
 		t.Fatalf("settle while mining is paused = %+v, %v; want pending", s, err)
 	}
 	stopA()
 	f, _, _ := startFacilitator(t, key, chain.RPCURL(), journal, short)
 	s, err = f.Settle(ctx, r1)
-	if err != nil || s.Error != facilitator.ErrTextInsufficientFunds || s.TxHash != "" {
-		t.Fatalf("a second authorization while the first is followed from the journal = %+v, %v; want %q, nothing sent", s, err, facilitator.ErrTextInsufficientFunds)
+	if err != nil || s.Error != x402.ErrTextInsufficientFunds || s.TxHash != "" {
+		t.Fatalf("a second authorization while the first is followed from the journal = %+v, %v; want %q, nothing sent", s, err, x402.ErrTextInsufficientFunds)
 	}
 	if _, pending, _ := chain.NonceAt(ctx, signer); pending != nonce0+1 {
 		t.Fatalf("%d transactions out, want 1", pending-nonce0)

@@ -15,6 +15,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -23,10 +24,10 @@ import (
 // settled one is compacted away at start, the others stay.
 func TestJournalRetention(t *testing.T) {
 	now := time.Now()
-	j := facilitator.NewMemoryJournal()
-	recs := []*facilitator.Record{
-		{ID: "cronos-testnet/0xold/1", Network: "cronos-testnet", Status: facilitator.StatusSettled, UpdatedAt: now.Add(-72 * time.Hour)},
-		{ID: "cronos-testnet/0xnew/2", Network: "cronos-testnet", Status: facilitator.StatusSettled, UpdatedAt: now.Add(-time.Hour)},
+	j := memory.NewJournal()
+	recs := []*store.Record{
+		{ID: "cronos-testnet/0xold/1", Network: "cronos-testnet", Status: store.StatusSettled, UpdatedAt: now.Add(-72 * time.Hour)},
+		{ID: "cronos-testnet/0xnew/2", Network: "cronos-testnet", Status: store.StatusSettled, UpdatedAt: now.Add(-time.Hour)},
 	}
 	if err := j.Put(recs...); err != nil {
 		t.Fatal(err)
@@ -49,7 +50,7 @@ func TestJournalRetention(t *testing.T) {
 			if (errOld == nil) != tt.oldKept || errNew != nil {
 				t.Errorf("old record: %v (kept: want %v); recent record: %v", errOld, tt.oldKept, errNew)
 			}
-			if !tt.oldKept && !errors.Is(errOld, facilitator.ErrSettlementNotFound) {
+			if !tt.oldKept && !errors.Is(errOld, store.ErrNotFound) {
 				t.Errorf("old record: %v, want ErrSettlementNotFound", errOld)
 			}
 		})
@@ -63,7 +64,7 @@ func TestJournalRetention(t *testing.T) {
 // authorization are still not found (404), and a chain that cannot be
 // reached is an error, never "not found" (503).
 func TestCompactedSettlementsFromChain(t *testing.T) {
-	j := facilitator.NewMemoryJournal()
+	j := memory.NewJournal()
 	proxy := newProxy(t)
 	f, api, _ := startFacilitator(t, newSignerKey(t, chain), proxy.URL(), "", func(c *facilitator.Config) {
 		c.Journal, c.JournalRetention = j, -1
@@ -72,7 +73,7 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 	req := requirements(seller, "10")
 	b := newBuyer(t, chain, 20)
 	h, p := pay(t, b, req, exact.PaymentOptions{})
-	var s facilitator.SettleResponse
+	var s x402.SettleResponse
 	if status := postWithURL(t, http.DefaultClient, api+x402.PathSettle, body(h, req), &s); status != http.StatusOK || !s.Settled() || s.BlockNumber == nil {
 		t.Fatalf("settle = %d %+v", status, s)
 	}
@@ -82,16 +83,16 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("Compact = %d, %v; want 1 record removed", n, err)
 	}
-	if _, err := j.ByTx(s.TxHash); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+	if _, err := j.ByTx(s.TxHash); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the journal still answers the compacted settlement: %v", err)
 	}
 
-	want := func(t *testing.T, how string, got *facilitator.SettleResponse, err error) {
+	want := func(t *testing.T, how string, got *x402.SettleResponse, err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatalf("%s: %v", how, err)
 		}
-		if got.Event != facilitator.EventSettled || got.TxHash != s.TxHash || got.From != b.Address.Hex() || got.To != seller.Hex() ||
+		if got.Event != x402.EventSettled || got.TxHash != s.TxHash || got.From != b.Address.Hex() || got.To != seller.Hex() ||
 			got.Value != "10" || got.BlockNumber == nil || *got.BlockNumber != *s.BlockNumber || got.Network != "cronos-testnet" || got.Error != "" {
 			t.Errorf("%s = %+v; want settled %s from %s to %s, value 10, block %d on cronos-testnet", how, got, s.TxHash, b.Address.Hex(), seller.Hex(), *s.BlockNumber)
 		}
@@ -110,7 +111,7 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 		raw, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(raw)
 	}
-	byAuth := func(p *facilitator.Payment) (int, string) {
+	byAuth := func(p *x402.Payment) (int, string) {
 		q := url.Values{"network": {"cronos-testnet"}, "from": {p.Authorization.From.Hex()}, "nonce": {hexNonce(p)}}
 		resp, err := http.Get(api + strings.TrimSuffix(x402.PathSettlements, "/") + "?" + q.Encode())
 		if err != nil {
@@ -126,17 +127,17 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 	} {
 		status, raw := get()
 		var st httpapi.SettlementStatus
-		if status != http.StatusOK || json.Unmarshal([]byte(raw), &st) != nil || st.Status != facilitator.StatusSettled || st.SettleResponse == nil {
+		if status != http.StatusOK || json.Unmarshal([]byte(raw), &st) != nil || st.Status != store.StatusSettled || st.SettleResponse == nil {
 			t.Fatalf("GET settlement %s = %d %s; want 200 settled", name, status, raw)
 		}
 		want(t, "GET settlement "+name, st.SettleResponse, nil)
 	}
 
 	unknown := "0x" + strings.Repeat("ab", 32)
-	if _, err := f.Settlement(unknown); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+	if _, err := f.Settlement(unknown); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Settlement(unknown tx) = %v; want ErrSettlementNotFound", err)
 	}
-	if _, err := f.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexNonce(unused)); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+	if _, err := f.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexNonce(unused)); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("SettlementByAuthorization(unused) = %v; want ErrSettlementNotFound", err)
 	}
 	if status, raw := byTx(unknown); status != http.StatusNotFound || raw != `{"error":"no settlement with transaction `+unknown+` is known to this facilitator"}`+"\n" {
@@ -148,10 +149,10 @@ func TestCompactedSettlementsFromChain(t *testing.T) {
 
 	// The chain out of reach: an error, never "not found".
 	proxy.Down()
-	if _, err := f.Settlement(s.TxHash); err == nil || errors.Is(err, facilitator.ErrSettlementNotFound) {
+	if _, err := f.Settlement(s.TxHash); err == nil || errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Settlement with the chain down = %v; want an error that is not ErrSettlementNotFound", err)
 	}
-	if _, err := f.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexNonce(unused)); err == nil || errors.Is(err, facilitator.ErrSettlementNotFound) {
+	if _, err := f.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexNonce(unused)); err == nil || errors.Is(err, store.ErrNotFound) {
 		t.Errorf("SettlementByAuthorization with the chain down = %v; want an error that is not ErrSettlementNotFound", err)
 	}
 	if status, _ := byTx(unknown); status != http.StatusServiceUnavailable {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -63,7 +62,7 @@ func BenchmarkBurstRSS(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				var s facilitator.SettleResponse
+				var s x402.SettleResponse
 				if status := postWithURL(b, client, f.url+x402.PathSettle, bodies[i], &s); status != 200 || !s.Settled() {
 					b.Errorf("settle %d = %d %+v", i, status, s)
 				}

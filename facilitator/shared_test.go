@@ -20,6 +20,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -79,7 +80,7 @@ func TestSharedInstances(t *testing.T) {
 
 	_, bodies := payments(t, buyerAcct, req, n)
 	var wg sync.WaitGroup
-	answers := make([]*facilitator.SettleResponse, n)
+	answers := make([]*x402.SettleResponse, n)
 	for i := range n {
 		wg.Go(func() {
 			in := []*instance{a, b}[i%2]
@@ -136,7 +137,7 @@ func TestSharedInstances(t *testing.T) {
 				return
 			}
 			s, err := a2.f.Settle(ctx, r)
-			if err != nil || s.Error != facilitator.ErrTextPending || s.TxHash == "" {
+			if err != nil || s.Error != x402.ErrTextPending || s.TxHash == "" {
 				t.Errorf("settle %d while mining is paused = %+v, %v; want pending with its transaction", i, s, err)
 				return
 			}
@@ -173,8 +174,8 @@ func TestSharedInstances(t *testing.T) {
 }
 
 // requestOf decodes a settle body.
-func requestOf(b []byte) (*facilitator.Request, error) {
-	r := new(facilitator.Request)
+func requestOf(b []byte) (*x402.Request, error) {
+	r := new(x402.Request)
 	return r, json.Unmarshal(b, r)
 }
 
@@ -205,7 +206,7 @@ func TestSharedStoreDown(t *testing.T) {
 	srv.Stop(t)
 	r1, _ := requestOf(bodies[1])
 	_, err = in.f.Settle(ctx, r1)
-	var se *facilitator.StatusError
+	var se *x402.StatusError
 	if !errors.As(err, &se) || se.Status != 503 || se.Message != "the facilitator's settlement store (PostgreSQL) cannot be reached; nothing was broadcast, try again shortly" {
 		t.Fatalf("settle while the store is down: %v, want the 503 of an unreachable store", err)
 	}
@@ -276,7 +277,7 @@ func TestSharedSendStoreFault(t *testing.T) {
 	r, _ := requestOf(bodies[0])
 	nonce0, _, _ := chain.NonceAt(ctx, signer)
 	_, err = f.Settle(ctx, r)
-	var se *facilitator.StatusError
+	var se *x402.StatusError
 	if !errors.As(err, &se) || se.Status != 503 || se.Message != "the facilitator's settlement store (PostgreSQL) cannot be reached; nothing was broadcast, try again shortly" ||
 		!facilitator.IsStoreUnavailable(err) {
 		t.Fatalf("settle with the store's nonces out of reach: %v, want the 503 of an unreachable store", err)

@@ -55,13 +55,13 @@ func walletFacilitator(t testing.TB, c *devnet.Chain, factories ...common.Addres
 
 // walletPayment is a payment from wallet signed by owner (wrapped for
 // ERC-6492 when deploy is set).
-func walletPayment(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, deploy *exact.WalletDeployment, req facilitator.PaymentRequirements) *facilitator.Request {
+func walletPayment(t testing.TB, owner *ecdsa.PrivateKey, wallet common.Address, deploy *exact.WalletDeployment, req x402.PaymentRequirements) *x402.Request {
 	t.Helper()
 	h, _, err := exact.CreatePayment(owner, req, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), ValidFor: time.Hour, Wallet: &wallet, Deploy: deploy})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req}
+	return &x402.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req}
 }
 
 func balanceOf(t *testing.T, c *devnet.Chain, a common.Address) *big.Int {
@@ -89,7 +89,7 @@ func hasCode(t *testing.T, c *devnet.Chain, a common.Address) bool {
 	return len(code) > 0
 }
 
-func verifyIs(t *testing.T, f *facilitator.Facilitator, r *facilitator.Request, reason string) {
+func verifyIs(t *testing.T, f *facilitator.Facilitator, r *x402.Request, reason string) {
 	t.Helper()
 	v, err := f.Verify(context.Background(), r)
 	if err != nil {
@@ -104,7 +104,7 @@ func verifyIs(t *testing.T, f *facilitator.Facilitator, r *facilitator.Request, 
 	}
 }
 
-func settleIs(t *testing.T, f *facilitator.Facilitator, r *facilitator.Request, event, errText string) *facilitator.SettleResponse {
+func settleIs(t *testing.T, f *facilitator.Facilitator, r *x402.Request, event, errText string) *x402.SettleResponse {
 	t.Helper()
 	s, err := f.Settle(context.Background(), r)
 	if err != nil {
@@ -128,13 +128,13 @@ func TestSmartWalletPays(t *testing.T) {
 	req := requirements(seller, "1250000")
 
 	wrong := walletPayment(t, stranger.Key, w.Address, nil, req)
-	verifyIs(t, f, wrong, facilitator.ReasonInvalidSignature)
-	settleIs(t, f, wrong, facilitator.EventFailed, facilitator.ErrTextInvalidSignature)
+	verifyIs(t, f, wrong, x402.ReasonInvalidSignature)
+	settleIs(t, f, wrong, x402.EventFailed, x402.ErrTextInvalidSignature)
 	wantBalance(t, c, "wallet", w.Address, devnet.BuyerTokens)
 
 	r := walletPayment(t, owner.Key, w.Address, nil, req)
 	verifyIs(t, f, r, "")
-	s := settleIs(t, f, r, facilitator.EventSettled, "")
+	s := settleIs(t, f, r, x402.EventSettled, "")
 	if s.From != w.Address.Hex() || s.To != seller.Hex() || s.Value != "1250000" {
 		t.Fatalf("settled from %s to %s value %s", s.From, s.To, s.Value)
 	}
@@ -143,17 +143,17 @@ func TestSmartWalletPays(t *testing.T) {
 	wantBalance(t, c, "seller", seller, big.NewInt(1250000))
 	wantBalance(t, c, "owner", owner.Address, devnet.BuyerTokens)
 	// The same authorization again: used.
-	verifyIs(t, f, r, facilitator.ErrTextAlreadyUsed)
-	settleIs(t, f, r, facilitator.EventFailed, facilitator.ErrTextAlreadyUsed)
+	verifyIs(t, f, r, x402.ErrTextAlreadyUsed)
+	settleIs(t, f, r, x402.EventFailed, x402.ErrTextAlreadyUsed)
 	if st := exact.WalletStats(f)[0]; st.Payments != 1 || st.Deployments != 0 {
 		t.Fatalf("stats %+v", st)
 	}
 	// An EOA that signs with another key is still an invalid signature
 	// (its address has no code), now found on chain.
 	eoa := walletPayment(t, stranger.Key, owner.Address, nil, req)
-	verifyIs(t, f, eoa, facilitator.ReasonInvalidSignature)
+	verifyIs(t, f, eoa, x402.ReasonInvalidSignature)
 	// For comparison: an EOA's payment to a payee without balance.
-	s = settleIs(t, f, walletPayment(t, owner.Key, owner.Address, nil, requirements(newSeller(t), "1250000")), facilitator.EventSettled, "")
+	s = settleIs(t, f, walletPayment(t, owner.Key, owner.Address, nil, requirements(newSeller(t), "1250000")), x402.EventSettled, "")
 	logGas(t, c, "EOA settle (v, r, s overload, payee without balance)", s.TxHash)
 }
 
@@ -184,7 +184,7 @@ func TestERC6492(t *testing.T) {
 	// The default: no factory listed.
 	notAllowed := x402.ReasonFactoryNotAllowed(w.Factory.Hex(), "cronos-testnet")
 	verifyIs(t, refuser, r, notAllowed)
-	settleIs(t, refuser, r, facilitator.EventFailed, notAllowed)
+	settleIs(t, refuser, r, x402.EventFailed, notAllowed)
 	if hasCode(t, c, w.Address) {
 		t.Fatal("the wallet was deployed")
 	}
@@ -195,17 +195,17 @@ func TestERC6492(t *testing.T) {
 	low := walletPayment(t, owner.Key, w.Address, deploy, requirements(seller, "9999"))
 	floor := x402.ReasonBelowDeploymentFloor("10000", "cronos-testnet")
 	verifyIs(t, f, low, floor)
-	settleIs(t, f, low, facilitator.EventFailed, floor)
+	settleIs(t, f, low, x402.EventFailed, floor)
 	// A wrong owner inside the wrapper: refused.
 	wrong := walletPayment(t, c.Buyers()[1].Key, w.Address, deploy, req)
-	verifyIs(t, f, wrong, facilitator.ReasonInvalidSignature)
-	settleIs(t, f, wrong, facilitator.EventFailed, facilitator.ErrTextInvalidSignature)
+	verifyIs(t, f, wrong, x402.ReasonInvalidSignature)
+	settleIs(t, f, wrong, x402.EventFailed, x402.ErrTextInvalidSignature)
 	if hasCode(t, c, w.Address) {
 		t.Fatal("the wallet was deployed by a refused payment")
 	}
 
 	verifyIs(t, f, r, "")
-	s := settleIs(t, f, r, facilitator.EventSettled, "")
+	s := settleIs(t, f, r, x402.EventSettled, "")
 	if s.From != w.Address.Hex() || s.Value != "2000000" {
 		t.Fatalf("settled from %s value %s", s.From, s.Value)
 	}
@@ -224,7 +224,7 @@ func TestERC6492(t *testing.T) {
 	// wallet, without deploying, and below the floor too.
 	again := walletPayment(t, owner.Key, w.Address, deploy, requirements(seller, "1"))
 	verifyIs(t, f, again, "")
-	settleIs(t, f, again, facilitator.EventSettled, "")
+	settleIs(t, f, again, x402.EventSettled, "")
 	wantBalance(t, c, "seller", seller, big.NewInt(2000001))
 }
 
@@ -250,7 +250,7 @@ func TestSmartWalletTokenWithoutOverload(t *testing.T) {
 	reason := x402.ReasonSmartWalletUnsupported("cronos-testnet")
 	r := walletPayment(t, owner.Key, c.SmartWallet().Address, nil, req)
 	verifyIs(t, f, r, reason)
-	settleIs(t, f, r, facilitator.EventFailed, reason)
+	settleIs(t, f, r, x402.EventFailed, reason)
 	w := c.UndeployedWallet()
 	deploy := &exact.WalletDeployment{Factory: w.Factory, Calldata: token.CreateAccountCalldata(owner.Address, big.NewInt(w.Salt))}
 	verifyIs(t, f, walletPayment(t, owner.Key, w.Address, deploy, requirements(seller, "1000000")), reason)
@@ -258,7 +258,7 @@ func TestSmartWalletTokenWithoutOverload(t *testing.T) {
 
 	eoa := walletPayment(t, owner.Key, owner.Address, nil, req)
 	verifyIs(t, f, eoa, "")
-	settleIs(t, f, eoa, facilitator.EventSettled, "")
+	settleIs(t, f, eoa, x402.EventSettled, "")
 	wantBalance(t, c, "seller", seller, big.NewInt(1000))
 }
 
@@ -281,7 +281,7 @@ func TestSmartWalletConcurrent(t *testing.T) {
 	deploy := &exact.WalletDeployment{Factory: devnet.FactoryAddress, Calldata: token.CreateAccountCalldata(owner.Address, salt)}
 	seller := newSeller(t)
 	req := requirements(seller, "30000")
-	var reqs []*facilitator.Request
+	var reqs []*x402.Request
 	for i := range 50 {
 		if i%5 == 4 {
 			reqs = append(reqs, walletPayment(t, owner.Key, undeployed, deploy, req))
@@ -291,7 +291,7 @@ func TestSmartWalletConcurrent(t *testing.T) {
 	}
 	type answer struct {
 		i   int
-		res *facilitator.SettleResponse
+		res *x402.SettleResponse
 		err error
 	}
 	answers := make(chan answer, 2*len(reqs))
@@ -303,7 +303,7 @@ func TestSmartWalletConcurrent(t *testing.T) {
 				defer wg.Done()
 				for {
 					res, err := f.Settle(context.Background(), r)
-					if err == nil && res.Error == facilitator.ReasonWalletBusy {
+					if err == nil && res.Error == x402.ReasonWalletBusy {
 						time.Sleep(20 * time.Millisecond)
 						continue
 					}
@@ -320,9 +320,9 @@ func TestSmartWalletConcurrent(t *testing.T) {
 		switch {
 		case a.err != nil:
 			t.Errorf("payment %d: %v", a.i, a.err)
-		case a.res.Event == facilitator.EventSettled:
+		case a.res.Event == x402.EventSettled:
 			settled[a.i]++
-		case a.res.Error != facilitator.ErrTextAlreadyUsed:
+		case a.res.Error != x402.ErrTextAlreadyUsed:
 			t.Errorf("payment %d: %s %q", a.i, a.res.Event, a.res.Error)
 		}
 	}
@@ -352,7 +352,7 @@ func BenchmarkVerifySmartWallet(b *testing.B) {
 	req := requirements(common.HexToAddress("0x2222222222222222222222222222222222222222"), "20000")
 	for _, bc := range []struct {
 		name string
-		r    *facilitator.Request
+		r    *x402.Request
 	}{
 		{"eoa", walletPayment(b, owner.Key, owner.Address, nil, req)},
 		{"eip1271", walletPayment(b, owner.Key, c.SmartWallet().Address, nil, req)},

@@ -34,8 +34,8 @@ func TestSupportedSponsoringNeedsPermit(t *testing.T) {
 		t.Cleanup(func() { f.Close() })
 		return f
 	}
-	servesUpto := func(s *facilitator.SupportedResponse) bool {
-		return slices.ContainsFunc(s.Kinds, func(k facilitator.SupportedKind) bool { return k.Scheme == x402.SchemeUpto })
+	servesUpto := func(s *x402.SupportedResponse) bool {
+		return slices.ContainsFunc(s.Kinds, func(k x402.SupportedKind) bool { return k.Scheme == x402.SchemeUpto })
 	}
 
 	s := start().Supported()

@@ -12,9 +12,10 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -70,7 +71,7 @@ func TestUptoCrashRecovery(t *testing.T) {
 	}
 	c1.kill()
 	wg.Wait()
-	jb, err := facilitator.OpenJournal(journal)
+	jb, err := bolt.OpenJournal(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestUptoCrashRecovery(t *testing.T) {
 	wg.Wait()
 	c2.kill()
 
-	j, err := facilitator.OpenJournal(journal)
+	j, err := bolt.OpenJournal(journal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestUptoCrashRecovery(t *testing.T) {
 				t.Fatal(err)
 			} else if r.Status == 1 {
 				successes[rec.ID]++
-				if rec.Scheme != "upto" || rec.Status != facilitator.StatusSettled || !strings.EqualFold(rec.TxHash, tx.Hash().Hex()) {
+				if rec.Scheme != "upto" || rec.Status != store.StatusSettled || !strings.EqualFold(rec.TxHash, tx.Hash().Hex()) {
 					t.Fatalf("record %+v, but its transaction %s succeeded", rec, tx.Hash().Hex())
 				}
 			}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -37,7 +36,7 @@ func TestUptoSharedInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
-	answers := make([][2]*facilitator.SettleResponse, n)
+	answers := make([][2]*x402.SettleResponse, n)
 	for i := range n {
 		h := uptoPay(t, buyerAcct, acc, permit2.PaymentOptions{})
 		for j, in := range []*instance{a, b} {

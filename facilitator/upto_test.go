@@ -22,6 +22,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/remote"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -103,9 +104,9 @@ func uptoPay(t testing.TB, b devnet.Account, accepted x402.RequirementsV2, opts 
 
 // uptoRequest is the in-process request of header at amount (the maximum
 // for a verify, the charge for a settle).
-func uptoRequest(header string, accepted x402.RequirementsV2, amount string) *facilitator.Request {
+func uptoRequest(header string, accepted x402.RequirementsV2, amount string) *x402.Request {
 	accepted.Amount = amount
-	return &facilitator.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: accepted.V1(nil)}
+	return &x402.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: accepted.V1(nil)}
 }
 
 // uptoBody is the v2 HTTP body of header at amount.
@@ -136,7 +137,7 @@ func editPayload(t testing.TB, header string, edit func(pl map[string]any)) stri
 // TestUptoSupported: /supported lists upto on the network's CAIP-2 id with
 // extra.facilitatorAddress, the signer that settles.
 func TestUptoSupported(t *testing.T) {
-	var s facilitator.SupportedResponse
+	var s x402.SupportedResponse
 	resp, err := http.Get(api.URL + x402.PathSupported)
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +299,7 @@ func TestUptoSameTwiceConcurrent(t *testing.T) {
 	h := uptoPay(t, b, acc, permit2.PaymentOptions{})
 	const n = 20
 	var wg sync.WaitGroup
-	answers := make([]*facilitator.SettleResponse, n)
+	answers := make([]*x402.SettleResponse, n)
 	for i := range n {
 		wg.Go(func() {
 			var err error
@@ -441,7 +442,7 @@ func TestUptoByAuthorizationOnChain(t *testing.T) {
 		}
 	}
 	unused := permit2.NonceBytes(big.NewInt(1003))
-	if _, err := other.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(unused[:])); !errors.Is(err, facilitator.ErrSettlementNotFound) {
+	if _, err := other.SettlementByAuthorization("cronos-testnet", b.Address.Hex(), hexutil.Encode(unused[:])); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("look-up of an unused nonce: %v, want ErrSettlementNotFound", err)
 	}
 }
@@ -458,7 +459,7 @@ func TestUptoRemote(t *testing.T) {
 	seller := newSeller(t)
 	acc := uptoAccepted(t, fac, seller, "5000")
 	h := uptoPay(t, b, acc, permit2.PaymentOptions{})
-	withV2 := func(r *facilitator.Request) *facilitator.Request {
+	withV2 := func(r *x402.Request) *x402.Request {
 		v2 := acc // the paywall knows its requirements in v2 form (the maximum)
 		r.RequirementsV2 = &v2
 		return r

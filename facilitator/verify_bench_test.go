@@ -14,18 +14,19 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // verifyFixture is a facilitator with on-chain checks switched off (its
 // RPC URL is never dialled) and a valid request for it.
-func verifyFixture(b *testing.B) (*facilitator.Facilitator, *facilitator.Request) {
+func verifyFixture(b *testing.B) (*facilitator.Facilitator, *x402.Request) {
 	f, r, _, _ := verifyFixtureRecovery(b)
 	return f, r
 }
 
 // verifyFixtureRecovery is verifyFixture, with the digest and signature
 // (v as 0 or 1) that the verify recovers its signer from.
-func verifyFixtureRecovery(b *testing.B) (f *facilitator.Facilitator, r *facilitator.Request, digest, sig []byte) {
+func verifyFixtureRecovery(b *testing.B) (f *facilitator.Facilitator, r *x402.Request, digest, sig []byte) {
 	nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
 	nc.RPCURLs = []string{"http://127.0.0.1:9"} // never asked: no signer, no on-chain checks
 	nc.SkipOnchainVerify = true
@@ -52,7 +53,7 @@ func verifyFixtureRecovery(b *testing.B) (f *facilitator.Facilitator, r *facilit
 	if _, err := crypto.Ecrecover(d[:], sig); err != nil {
 		b.Fatal(err)
 	}
-	return f, &facilitator.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req}, d[:], sig
+	return f, &x402.Request{X402Version: 1, PaymentHeader: h, PaymentRequirements: req}, d[:], sig
 }
 
 // BenchmarkVerify measures the off-chain part of verify in process: header

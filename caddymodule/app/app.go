@@ -24,7 +24,12 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 func init() {
@@ -277,7 +282,7 @@ func (a *App) validate() error {
 			}
 			seen[strings.ToLower(name)] = true
 		}
-		if n.Token != "" && !facilitator.IsAddress(n.Token) {
+		if n.Token != "" && !x402.IsAddress(n.Token) {
 			return fmt.Errorf("network %s: token %q is not a 0x-prefixed 20-byte hex address", n.Name, n.Token)
 		}
 		if _, builtin := facilitator.BuiltinNetwork(n.Name); !builtin {
@@ -371,7 +376,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if clash := signersOnOtherJournal(journalID, claims); len(clash) > 0 {
 		return fmt.Errorf("starting the x402 facilitator: %w", journalClashError(journalID, clash))
 	}
-	var journal facilitator.Journal
+	var journal store.Journal
 	if shared != nil {
 		journal = shared.Journal()
 	} else if journal, err = a.provisionJournal(journalID); err != nil {
@@ -491,10 +496,10 @@ func (a *App) journalPath() string {
 // journalID). It is pooled on its own, so that the facilitators of
 // consecutive configs share it, and with it their settlement engine
 // (signers.go).
-func (a *App) provisionJournal(id string) (facilitator.Journal, error) {
-	open := func() (facilitator.Journal, error) { return facilitator.NewMemoryJournal(), nil }
+func (a *App) provisionJournal(id string) (store.Journal, error) {
+	open := func() (store.Journal, error) { return memory.NewJournal(), nil }
 	if path, ok := strings.CutPrefix(id, "file:"); ok {
-		open = func() (facilitator.Journal, error) { return facilitator.OpenJournal(path) }
+		open = func() (store.Journal, error) { return bolt.OpenJournal(path) }
 	}
 	key := "journal:" + id
 	val, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
@@ -720,7 +725,7 @@ func resolveKey(repl *caddy.Replacer, network, placeholder string) (*ecdsa.Priva
 		return nil, fmt.Errorf("network %s: signer_key %s is empty or cannot be resolved; set it to the signer's private key in hex",
 			network, placeholder)
 	}
-	k, err := facilitator.ParseKey(v)
+	k, err := evm.ParseKey(v)
 	if err != nil {
 		return nil, fmt.Errorf("network %s: signer_key %s: %w", network, placeholder, err)
 	}
@@ -797,7 +802,7 @@ func (s *sharedFacilitator) Destruct() error {
 }
 
 // sharedJournal is a settlement journal held in the usage pool.
-type sharedJournal struct{ j facilitator.Journal }
+type sharedJournal struct{ j store.Journal }
 
 // Destruct closes the journal when the last config using it is gone.
 func (s *sharedJournal) Destruct() error { return s.j.Close() }

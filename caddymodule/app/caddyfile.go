@@ -215,7 +215,7 @@ func parseNetwork(d *caddyfile.Dispenser) (*NetworkConfig, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !facilitator.IsAddress(v) {
+			if !x402.IsAddress(v) {
 				return nil, d.Errf("network %s: token %q is not an address: want 0x followed by 40 hex digits", n.Name, v)
 			}
 			n.Token = v
@@ -268,7 +268,7 @@ func parseNetwork(d *caddyfile.Dispenser) (*NetworkConfig, error) {
 				return nil, d.ArgErr()
 			}
 			for _, a := range addrs {
-				if !facilitator.IsAddress(a) {
+				if !x402.IsAddress(a) {
 					return nil, d.Errf("network %s: smart_wallet_factories: %q is not an address: want 0x followed by 40 hex digits", n.Name, a)
 				}
 			}
@@ -345,7 +345,7 @@ func parseDevnet(d *caddyfile.Dispenser) (*DevnetConfig, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !facilitator.IsAddress(v) {
+			if !x402.IsAddress(v) {
 				return nil, d.Errf("devnet: token %q is not an address: want 0x followed by 40 hex digits", v)
 			}
 			dv.Token = v

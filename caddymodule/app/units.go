@@ -3,7 +3,7 @@ package app
 import (
 	"math/big"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // parseUnits parses a non-negative whole number of a token's smallest
@@ -12,5 +12,5 @@ func parseUnits(s string) (*big.Int, error) {
 	if s == "0" {
 		return new(big.Int), nil
 	}
-	return facilitator.ParseAmount(s)
+	return x402.ParseAmount(s)
 }

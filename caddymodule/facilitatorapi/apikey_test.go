@@ -11,7 +11,6 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -56,7 +55,7 @@ func TestFacilitatorAPIKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/", map[string]string{"X-Payment": h})
-		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextInsufficientFunds) {
+		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextInsufficientFunds) {
 			t.Fatalf("bogus payment %d through the keyed paywall: %d %s", i+1, resp.StatusCode, b)
 		}
 	}

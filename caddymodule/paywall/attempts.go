@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/limit"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -90,7 +89,7 @@ func (g *attempts) refusal(k [32]byte) (string, bool) {
 }
 
 // refuse remembers a refused authorization.
-func (g *attempts) refuse(k [32]byte, p *facilitator.Payment, reason string) {
+func (g *attempts) refuse(k [32]byte, p *x402.Payment, reason string) {
 	if g != nil {
 		g.refused.put(k, p, reason)
 	}
@@ -111,7 +110,7 @@ func (g *attempts) allow(client string) (bool, time.Duration) {
 // requirements are the handler's own, so the cache is per handler. The
 // signature is part of the key so that nobody can have a good payment
 // refused by sending a bad signature for its payer and nonce first.
-func refusalKey(p *facilitator.Payment, amount string) [32]byte {
+func refusalKey(p *x402.Payment, amount string) [32]byte {
 	a := p.Authorization
 	h := sha256.New()
 	h.Write(a.From[:])
@@ -192,7 +191,7 @@ func (c *refusalCache) get(k [32]byte) (string, bool) {
 // put remembers a refusal, its reason cut to maxReasonBytes. A refusal for
 // an authorization that is not yet valid is kept only until it becomes
 // valid.
-func (c *refusalCache) put(k [32]byte, p *facilitator.Payment, reason string) {
+func (c *refusalCache) put(k [32]byte, p *x402.Payment, reason string) {
 	if c == nil {
 		return
 	}

@@ -22,9 +22,9 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestPaywallCostLimits measures the RPC calls a bogus payment costs the
@@ -82,8 +82,8 @@ func TestPaywallCostLimits(t *testing.T) {
 			resp, b := testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{"X-Payment": header})
 			var out testutil.Body402
 			_ = json.Unmarshal(b, &out)
-			if resp.StatusCode != http.StatusPaymentRequired || out.Error != facilitator.ErrTextInsufficientFunds {
-				t.Fatalf("bogus payment %d: status %d error %q, want 402 %q", i+1, resp.StatusCode, out.Error, facilitator.ErrTextInsufficientFunds)
+			if resp.StatusCode != http.StatusPaymentRequired || out.Error != x402.ErrTextInsufficientFunds {
+				t.Fatalf("bogus payment %d: status %d error %q, want 402 %q", i+1, resp.StatusCode, out.Error, x402.ErrTextInsufficientFunds)
 			}
 			if i == 0 {
 				first = rpc.Count("eth_call") - before
@@ -146,8 +146,8 @@ func TestRefusalCache(t *testing.T) {
 	advance := func(d time.Duration) { clockMu.Lock(); now = now.Add(d); clockMu.Unlock() }
 	t.Cleanup(func() { advance(time.Hour) })
 	c := newRefusalCache(30*time.Second, 4, 1<<20, clock)
-	pay := func(nonce byte, validAfter int64) *facilitator.Payment {
-		p := &facilitator.Payment{Network: "n", Scheme: "exact", Signature: []byte{1, 2, 3}}
+	pay := func(nonce byte, validAfter int64) *x402.Payment {
+		p := &x402.Payment{Network: "n", Scheme: "exact", Signature: []byte{1, 2, 3}}
 		p.Authorization.Nonce[0] = nonce
 		p.Authorization.Value = big.NewInt(10)
 		p.Authorization.ValidAfter = big.NewInt(validAfter)
@@ -162,7 +162,7 @@ func TestRefusalCache(t *testing.T) {
 	tests := []struct {
 		name    string
 		advance time.Duration
-		p       *facilitator.Payment
+		p       *x402.Payment
 		want    string
 		ok      bool
 	}{

@@ -13,7 +13,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // parseHandler sets up the x402 handler and, when the network is known at
@@ -39,7 +39,7 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 		}
 		if m.Price != "" && !hasPlaceholder(m.Price) {
 			if dec, ok := app.ConfiguredDecimals(network); ok {
-				if _, err := facilitator.ParsePrice(m.Price, dec); err != nil {
+				if _, err := x402.ParsePrice(m.Price, dec); err != nil {
 					return nil, h.Errf("x402: network %s: %v", network, err)
 				}
 			}
@@ -236,7 +236,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			// (parseHandler) or at provision time. A price with
 			// placeholders is checked for every request.
 			_, frac, _ := strings.Cut(v, ".")
-			if _, err := facilitator.ParsePrice(v, uint8(min(len(frac), 77))); err != nil && !hasPlaceholder(v) {
+			if _, err := x402.ParsePrice(v, uint8(min(len(frac), 77))); err != nil && !hasPlaceholder(v) {
 				return d.Errf("x402: %v; write the price in whole tokens, such as 0.01", err)
 			}
 		case "amount":

@@ -16,7 +16,6 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -171,7 +170,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 	payment, fast := decodeVoucherHeader(header, &pl)
 	if !fast {
 		var err error
-		if payment, err = facilitator.DecodePaymentHeader(header); err != nil {
+		if payment, err = x402.DecodePaymentHeader(header); err != nil {
 			return h.channelRefused(w, r, invalidReason(err))
 		}
 	}
@@ -223,7 +222,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 		// published server does.
 		return h.channelRefused(w, r, reasonChannelClosed)
 	}
-	var sr *facilitator.SettleResponse
+	var sr *x402.SettleResponse
 	if pl.Type == "deposit" || rec == nil {
 		// A deposit, or a voucher of a channel this store does not know
 		// (a buyer whose record was pruned or lost): the facilitator checks
@@ -254,7 +253,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 			return h.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
 		}
 		if pl.Type == "deposit" {
-			sr, err = h.settleBy(r, req, func(ctx context.Context) (*facilitator.SettleResponse, error) { return h.client.Settle(ctx, req) })
+			sr, err = h.settleBy(r, req, func(ctx context.Context) (*x402.SettleResponse, error) { return h.client.Settle(ctx, req) })
 			if err != nil {
 				return h.facilitatorFailed(w, "settle", err)
 			}

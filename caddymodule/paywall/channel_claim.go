@@ -7,7 +7,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Claim rounds: every claim_every (and at graceful stop), the channels
@@ -177,7 +177,7 @@ func (h *Handler) claimRows(ctx context.Context, i int, rows []claimRow) (claime
 		h.logger.Warn("claim round: the claim failed; the next round tries again", zap.Int("channels", len(rows)),
 			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
 		countClaim(network, "refused")
-		return nil, sr.Error != facilitator.ErrTextPending
+		return nil, sr.Error != x402.ErrTextPending
 	}
 	if sr.Settled() {
 		countClaim(network, "claimed")

@@ -10,8 +10,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Metering on a channel route (x402 batch-settlement).
@@ -46,12 +46,12 @@ import (
 type chanCharge struct {
 	h        *Handler
 	r        *http.Request
-	reserved *store.Channel              // the record after the reservation
-	price    *big.Int                    // what the voucher reserved
-	deposit  *facilitator.SettleResponse // the deposit's settle, or nil (a voucher)
+	reserved *store.Channel       // the record after the reservation
+	price    *big.Int             // what the voucher reserved
+	deposit  *x402.SettleResponse // the deposit's settle, or nil (a voucher)
 	// respond writes the receipt (channel.go's setChannelResponse, handed
 	// over so that this file does not call back into channel.go).
-	respond func(w http.ResponseWriter, r *http.Request, c *store.Channel, charged *big.Int, deposit *facilitator.SettleResponse)
+	respond func(w http.ResponseWriter, r *http.Request, c *store.Channel, charged *big.Int, deposit *x402.SettleResponse)
 	done    bool           // settled, or released
 	after   *store.Channel // the record after the settle
 	charged *big.Int       // what the request was charged
@@ -62,8 +62,8 @@ type chanCharge struct {
 // then it lets go of the price held for the claim round (held, from
 // heldCharges.hold: the charge is final).
 func (h *Handler) serveChannelMetered(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, reserved *store.Channel,
-	price *big.Int, deposit *facilitator.SettleResponse,
-	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *facilitator.SettleResponse), held func()) (err error) {
+	price *big.Int, deposit *x402.SettleResponse,
+	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *x402.SettleResponse), held func()) (err error) {
 	defer held()
 	cc := &chanCharge{h: h, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
 	if h.goneBeforeUpstream(r) {
@@ -102,7 +102,7 @@ func (h *Handler) serveChannelMetered(w http.ResponseWriter, r *http.Request, ne
 // charge (charge at most the price: capped by the meter writer) and
 // answers the receipt's settle response. It always succeeds for the
 // buyer: a write that cannot be made leaves the reservation, logged.
-func (cc *chanCharge) settle(charge *big.Int) *facilitator.SettleResponse {
+func (cc *chanCharge) settle(charge *big.Int) *x402.SettleResponse {
 	cc.done = true
 	cc.after, cc.charged = cc.reserved, cc.price
 	if refund := new(big.Int).Sub(cc.price, charge); refund.Sign() > 0 {
@@ -111,7 +111,7 @@ func (cc *chanCharge) settle(charge *big.Int) *facilitator.SettleResponse {
 			cc.charged = charge
 		}
 	}
-	return &facilitator.SettleResponse{Event: facilitator.EventSettled, Value: cc.charged.String(), Network: cc.h.pricing.saleOf(cc.r).network()}
+	return &x402.SettleResponse{Event: x402.EventSettled, Value: cc.charged.String(), Network: cc.h.pricing.saleOf(cc.r).network()}
 }
 
 // lower gives back refund of the reservation: the second write, from

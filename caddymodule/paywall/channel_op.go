@@ -8,14 +8,13 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // channelOp settles a claim, settle or refund payload on option i
 // through the embedded facilitator.
-func (h *Handler) channelOp(ctx context.Context, i int, payload map[string]any) (*facilitator.SettleResponse, error) {
+func (h *Handler) channelOp(ctx context.Context, i int, payload map[string]any) (*x402.SettleResponse, error) {
 	req, err := h.channelRequest(i, payload)
 	if err != nil {
 		return nil, err
@@ -24,7 +23,7 @@ func (h *Handler) channelOp(ctx context.Context, i int, payload map[string]any) 
 }
 
 // channelRequest is the facilitator request of a payload on option i.
-func (h *Handler) channelRequest(i int, payload map[string]any) (*facilitator.Request, error) {
+func (h *Handler) channelRequest(i int, payload map[string]any) (*x402.Request, error) {
 	opt := &h.pricing.options[i]
 	part, err := newOfferPart(opt, "0")
 	if err != nil {
@@ -39,7 +38,7 @@ func (h *Handler) channelRequest(i int, payload map[string]any) (*facilitator.Re
 		return nil, err
 	}
 	reqs := *part.v2
-	return &facilitator.Request{X402Version: facilitator.X402Version, PaymentHeader: header,
+	return &x402.Request{X402Version: x402.X402Version, PaymentHeader: header,
 		PaymentRequirements: part.reqs, Dialect: x402.DialectV2, RequirementsV2: &reqs}, nil
 }
 

@@ -17,7 +17,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -156,7 +155,7 @@ type refundVoucher struct {
 // refundResult is the outcome of one refund attempt.
 type refundResult struct {
 	// sr is the facilitator's answer to the refund, nil when none was sent.
-	sr *facilitator.SettleResponse
+	sr *x402.SettleResponse
 	// rec is the channel after the attempt.
 	rec *store.Channel
 	// reason is why nothing was refunded ("" when refunded).
@@ -290,7 +289,7 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 		return h.closeRefunded(ctx, rec, refundResult{sr: sr, rec: rec}, log)
 	case sr.Error == reasonRefundNoBalance:
 		return h.closeRefunded(ctx, rec, refundResult{sr: sr, rec: rec, reason: reasonRefundNoBalance}, log)
-	case sr.Error == facilitator.ErrTextPending || sr.Error == x402.ErrTextAlreadyUsed ||
+	case sr.Error == x402.ErrTextPending || sr.Error == x402.ErrTextAlreadyUsed ||
 		sr.Error == "invalid_batch_settlement_evm_refund_simulation_failed" || sr.Error == "invalid_batch_settlement_evm_refund_transaction_failed":
 		// It may have been (or be about to be) mined: the channel stays
 		// refunding, and the next round reads the chain's refund nonce.

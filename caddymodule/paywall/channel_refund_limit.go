@@ -11,8 +11,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // The bounds of refunds the paywall cannot tell from a stranger's.
@@ -134,7 +134,7 @@ func (h *Handler) refundMinOf(opt *payOption) (*big.Int, error) {
 	} else if !opt.decimalsKnown {
 		return nil, fmt.Errorf("x402: refund_min on network %q needs the token's decimals (set decimals)", opt.reqs.Network)
 	}
-	min, err := facilitator.ParsePrice(v, opt.decimals)
+	min, err := x402.ParsePrice(v, opt.decimals)
 	if err != nil {
 		return nil, fmt.Errorf("x402: refund_min %q: %w", v, err)
 	}
@@ -156,7 +156,7 @@ func (h *Handler) parseRefundLimit(d *caddyfile.Dispenser, name string) error {
 		h.RefundWindow = caddy.Duration(dur)
 		return nil
 	}
-	if _, err := facilitator.ParsePrice(v, 18); err != nil {
+	if _, err := x402.ParsePrice(v, 18); err != nil {
 		return d.Errf("x402: refund_min %q: want a price in whole tokens, such as 0.01: %v", v, err)
 	}
 	h.RefundMin = v

@@ -9,7 +9,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -44,7 +43,7 @@ type channelStateWire struct {
 // cost), as the published server does; a deposit's names its transaction
 // and, in amount, what it moved on chain (the deposit, as the facilitator's
 // settle answers it), which extra.depositAmount names as such.
-func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *facilitator.SettleResponse) {
+func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *x402.SettleResponse) {
 	out := x402.ReferenceSettleResponse{Success: true, Network: h.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
 		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}}
 	if sr != nil {
@@ -110,7 +109,7 @@ func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *s
 // channelStoreFailed answers a store that failed mid-way: 503. A deposit
 // that was settled stays in the buyer's channel (the chain holds it): the
 // buyer's next voucher resynchronises.
-func (h *Handler) channelStoreFailed(w http.ResponseWriter, r *http.Request, err error, sr *facilitator.SettleResponse) error {
+func (h *Handler) channelStoreFailed(w http.ResponseWriter, r *http.Request, err error, sr *x402.SettleResponse) error {
 	if sr != nil {
 		h.logger.Error("a deposit was settled but its channel could not be charged; the deposit stays in the buyer's channel",
 			zap.String("tx_hash", sr.TxHash), zap.Error(err))

@@ -13,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -127,7 +126,7 @@ func (c *channelIDs) remember(cfg batch.ChannelConfig, id common.Hash) {
 // the general decoder then reads and judges. Hex fields are taken only in
 // the canonical form (0x and hex digits of the exact length), which
 // go-ethereum's decoders read the same way.
-func decodeVoucherHeader(header string, pl *channelPayload) (*facilitator.Payment, bool) {
+func decodeVoucherHeader(header string, pl *channelPayload) (*x402.Payment, bool) {
 	raw, err := x402.DecodeBase64(header)
 	if err != nil {
 		return nil, false
@@ -148,7 +147,7 @@ func decodeVoucherHeader(header string, pl *channelPayload) (*facilitator.Paymen
 		return nil, false
 	}
 	pl.Type, cfg.WithdrawDelay, pl.Voucher.MaxClaimableAmount = v.typ, v.withdrawDelay, v.max
-	return &facilitator.Payment{X402Version: x402.Version2, Scheme: v.scheme, Network: v.network,
+	return &x402.Payment{X402Version: x402.Version2, Scheme: v.scheme, Network: v.network,
 		Accepted: &x402.RequirementsV2{Scheme: v.scheme, Network: v.network, Asset: v.asset}}, true
 }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
@@ -56,8 +55,8 @@ func voucherHeaderFor(t testing.TB, max int64, edit func(string) string) string 
 // reads what the general decoder reads, and leaves to it (false) every
 // header it does not read the same way.
 func TestDecodeVoucherHeader(t *testing.T) {
-	general := func(header string) (*facilitator.Payment, channelPayload, bool) {
-		p, err := facilitator.DecodePaymentHeader(header)
+	general := func(header string) (*x402.Payment, channelPayload, bool) {
+		p, err := x402.DecodePaymentHeader(header)
 		if err != nil {
 			return nil, channelPayload{}, false
 		}
@@ -151,7 +150,7 @@ func BenchmarkDecodeVoucherHeader(b *testing.B) {
 	b.Run("general", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
-			p, err := facilitator.DecodePaymentHeader(h)
+			p, err := x402.DecodePaymentHeader(h)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -173,7 +172,7 @@ func BenchmarkDecodeVoucherHeader(b *testing.B) {
 func TestChannelVoucherHotPath(t *testing.T) {
 	ctx := context.Background()
 	notFound := "invalid_batch_settlement_evm_channel_not_found"
-	fc := &fakeClient{verify: &facilitator.VerifyResponse{IsValid: false, InvalidReason: &notFound}}
+	fc := &fakeClient{verify: &x402.VerifyResponse{IsValid: false, InvalidReason: &notFound}}
 	h, _ := testHandler(t, fc, false)
 	h.Amount = "1000"
 	h.attempts = newAttempts(h)
@@ -277,7 +276,7 @@ func FuzzDecodeVoucherHeader(f *testing.F) {
 		if !ok {
 			return
 		}
-		gp, err := facilitator.DecodePaymentHeader(h)
+		gp, err := x402.DecodePaymentHeader(h)
 		if err != nil {
 			t.Fatalf("the hot path read %s; the general decoder: %v", raw, err)
 		}

@@ -8,8 +8,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Paid means delivered, exactly once.
@@ -49,7 +49,7 @@ const textRetrySameHeader = "the payment was sent and is not confirmed yet; retr
 // settling it: before the upstream runs (settleThenDeliver) or when its
 // answer starts (deliverThenSettle).
 func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte, pid *paymentID) error {
+	req *x402.Request, payment *x402.Payment, refusal [32]byte, pid *paymentID) error {
 	if pid != nil {
 		switch held, err := h.redeem.Acquire(r.Context(), pid.busyKey()); {
 		case err != nil:
@@ -101,7 +101,7 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 // this route has not seen: settle, then deliver. The record written before
 // settle binds the payment id, if any.
 func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment, id string, pid *paymentID) error {
+	req *x402.Request, payment *x402.Payment, id string, pid *paymentID) error {
 
 	rec := pid.bindTo(&redemption{Route: h.routeKey(r), State: redeemSettling, Authorization: authFingerprint(payment),
 		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()})
@@ -123,7 +123,7 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 			return h.paidUnrecorded(w, r, sr.TxHash, err)
 		}
 		return h.deliver(w, r, next, id, rec)
-	case sr.Error == facilitator.ErrTextPending:
+	case sr.Error == x402.ErrTextPending:
 		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
 		_ = h.redeem.Store().Put(id, rec)
 		return h.pending(w, r, sr.TxHash)

@@ -30,6 +30,8 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // countingUpstream counts its requests and answers with the transaction
@@ -51,7 +53,7 @@ func countingUpstream(t *testing.T, hold time.Duration) (*httptest.Server, *atom
 func paymentResponseOf(t *testing.T, resp *http.Response) paymentResponse {
 	t.Helper()
 	var pr paymentResponse
-	raw, err := facilitator.DecodeBase64(resp.Header.Get(httpx.HeaderPaymentResponse))
+	raw, err := x402.DecodeBase64(resp.Header.Get(httpx.HeaderPaymentResponse))
 	if err != nil || json.Unmarshal(raw, &pr) != nil {
 		t.Fatalf("X-PAYMENT-RESPONSE %q is not Base64 JSON", resp.Header.Get(httpx.HeaderPaymentResponse))
 	}
@@ -108,7 +110,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 				Retry  string `json:"retry"`
 			}
 			_ = json.Unmarshal(b, &out)
-			if resp.StatusCode != http.StatusPaymentRequired || out.Error != facilitator.ErrTextPending ||
+			if resp.StatusCode != http.StatusPaymentRequired || out.Error != x402.ErrTextPending ||
 				!strings.Contains(out.Retry, "same X-PAYMENT header") || resp.Header.Get("Retry-After") == "" {
 				t.Errorf("buyer %d during the stall: status %d, Retry-After %q, body %s", i, resp.StatusCode, resp.Header.Get("Retry-After"), b)
 				return
@@ -137,7 +139,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 
 	// Reuse at another route is refused, pending or not.
 	resp, b := testutil.Get(t, tester, testutil.SiteURL+"/b", map[string]string{"X-Payment": headers[0]})
-	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+facilitator.ErrTextAlreadyUsed+`"`) {
+	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+x402.ErrTextAlreadyUsed+`"`) {
 		t.Errorf("pending payment at another route: %d %s", resp.StatusCode, b)
 	}
 	if ran.Load() != 0 {
@@ -146,7 +148,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 
 	// The stall shows in the signer's nonce lag: transactions the node
 	// holds but does not mine (health, and so /metrics, refresh within a second).
-	sk, _ := facilitator.ParseKey(devnet.SignerPrivateKey)
+	sk, _ := evm.ParseKey(devnet.SignerPrivateKey)
 	lagLabels := map[string]string{"network": devnet.Network, "signer": strings.ToLower(crypto.PubkeyToAddress(sk.PublicKey).Hex())}
 	waitNonceLag(t, lagLabels, func(v float64) bool { return v >= buyers }, "at least the stalled payments")
 
@@ -164,7 +166,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 				}
 				break
 			}
-			if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextPending) || time.Now().After(deadline) {
+			if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextPending) || time.Now().After(deadline) {
 				t.Fatalf("buyer %d: retry answered %d %s", i, resp.StatusCode, b)
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -177,7 +179,7 @@ func TestPaidMeansDelivered(t *testing.T) {
 	// Delivered: the same header again, here or elsewhere, is refused.
 	for _, path := range []string{"/a", "/b"} {
 		resp, b := testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{"X-Payment": headers[1]})
-		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+facilitator.ErrTextAlreadyUsed+`"`) {
+		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+x402.ErrTextAlreadyUsed+`"`) {
 			t.Errorf("delivered payment again at %s: %d %s", path, resp.StatusCode, b)
 		}
 	}
@@ -221,7 +223,7 @@ func TestSettleAfterReservesFirst(t *testing.T) {
 			case resp.StatusCode == http.StatusOK:
 				ok.Add(1)
 			case resp.StatusCode == http.StatusConflict && strings.Contains(string(b), `"error":"`+textInFlight+`"`) && resp.Header.Get("Retry-After") == "2",
-				resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), `"error":"`+facilitator.ErrTextAlreadyUsed+`"`):
+				resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), `"error":"`+x402.ErrTextAlreadyUsed+`"`):
 				refused.Add(1)
 			default:
 				t.Errorf("copy answered %d %s", resp.StatusCode, b)
@@ -285,7 +287,7 @@ func TestSettleAfterPayerReservations(t *testing.T) {
 			switch {
 			case resp.StatusCode == http.StatusOK:
 				ok.Add(1)
-			case resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), `"invalidReason":"`+facilitator.ErrTextInsufficientFunds+`"`):
+			case resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), `"invalidReason":"`+x402.ErrTextInsufficientFunds+`"`):
 				refused.Add(1)
 			default:
 				t.Errorf("payment %d answered %d %s", i, resp.StatusCode, b)
@@ -404,7 +406,7 @@ func TestSettleAfterUpgrade(t *testing.T) {
 // the devnet's minter account, and waits until it is mined.
 func spendOnChain(t *testing.T, header string) {
 	t.Helper()
-	p, err := facilitator.DecodePaymentHeader(header)
+	p, err := x402.DecodePaymentHeader(header)
 	if err == nil {
 		err = p.ParsePayload()
 	}
@@ -413,7 +415,7 @@ func spendOnChain(t *testing.T, header string) {
 		return
 	}
 	testutil.Balance(t, testutil.SellerAddr) // dials testutil.ChainClient
-	key, err := facilitator.ParseKey(devnet.MinterPrivateKey)
+	key, err := evm.ParseKey(devnet.MinterPrivateKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +511,7 @@ func testReloadOneEngine(t *testing.T, before, after string) {
 					txs[i] = paymentResponseOf(t, resp).TxHash
 					return
 				}
-				if resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), facilitator.ErrTextPending) ||
+				if resp.StatusCode == http.StatusPaymentRequired && strings.Contains(string(b), x402.ErrTextPending) ||
 					resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable {
 					time.Sleep(100 * time.Millisecond)
 					continue
@@ -687,7 +689,7 @@ func TestPaidMeansDeliveredRemote(t *testing.T) {
 	txs := make([]string, buyers)
 	for i, h := range headers {
 		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/remote", map[string]string{"X-Payment": h})
-		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+facilitator.ErrTextPending+`"`) {
+		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), `"error":"`+x402.ErrTextPending+`"`) {
 			t.Fatalf("payment %d during the stall: %d %s", i, resp.StatusCode, b)
 		}
 		txs[i] = paymentResponseOf(t, resp).TxHash
@@ -705,12 +707,12 @@ func TestPaidMeansDeliveredRemote(t *testing.T) {
 				}
 				break
 			}
-			if !strings.Contains(string(b), facilitator.ErrTextPending) || time.Now().After(end) {
+			if !strings.Contains(string(b), x402.ErrTextPending) || time.Now().After(end) {
 				t.Fatalf("payment %d: retry answered %d %s", i, resp.StatusCode, b)
 			}
 		}
 		if resp, b := testutil.Get(t, tester, testutil.SiteURL+"/remote", map[string]string{"X-Payment": h}); resp.StatusCode != http.StatusPaymentRequired ||
-			!strings.Contains(string(b), facilitator.ErrTextAlreadyUsed) {
+			!strings.Contains(string(b), x402.ErrTextAlreadyUsed) {
 			t.Errorf("payment %d after delivery: %d %s", i, resp.StatusCode, b)
 		}
 	}
@@ -770,7 +772,7 @@ func TestReloadMovingJournalRefused(t *testing.T) {
 		t.Fatalf("paid request after the refused reload: %d %s", presp.StatusCode, pb)
 	}
 	tx := paymentResponseOf(t, presp).TxHash
-	if rec, err := first.Settlement(tx); err != nil || rec.Event != facilitator.EventSettled {
+	if rec, err := first.Settlement(tx); err != nil || rec.Event != x402.EventSettled {
 		t.Errorf("the running facilitator's journal has %s as %+v, %v", tx, rec, err)
 	}
 	testutil.AssertDelta(t, "buyer", buyerBefore, testutil.Balance(t, buyerAddr), -37)

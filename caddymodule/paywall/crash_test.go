@@ -27,8 +27,8 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // crashChildEnv names the config file a crash-test child runs Caddy with.
@@ -227,7 +227,7 @@ func TestCrashRedeem(t *testing.T) {
 		if err != nil || status != http.StatusOK || !strings.HasPrefix(body, "resource tx=0x") {
 			t.Fatalf("retry after the crash: %d %q %v; want 200 and the resource", status, body, err)
 		}
-		if status, body, _ := fetch(header); status != http.StatusPaymentRequired || !strings.Contains(body, facilitator.ErrTextAlreadyUsed) {
+		if status, body, _ := fetch(header); status != http.StatusPaymentRequired || !strings.Contains(body, x402.ErrTextAlreadyUsed) {
 			t.Errorf("after delivery: %d %s", status, body)
 		}
 		if n := ran.Load() - ranBefore; n != 2 {
@@ -278,7 +278,7 @@ func TestCrashRedeem(t *testing.T) {
 		var body string
 		for end := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 			status, body, err = fetch(header)
-			if err == nil && status == http.StatusPaymentRequired && strings.Contains(body, facilitator.ErrTextPending) && time.Now().Before(end) {
+			if err == nil && status == http.StatusPaymentRequired && strings.Contains(body, x402.ErrTextPending) && time.Now().Before(end) {
 				continue
 			}
 			break
@@ -299,12 +299,12 @@ func TestCrashRedeem(t *testing.T) {
 // their route (29 units to sellerAddr on the devnet's token): the buyer
 // (devnet buyer 1), the requirements, and a reader of the buyer's and the
 // seller's balances.
-func paidRoute(t *testing.T, chain *devnet.Chain, sellerAddr string) (*ecdsa.PrivateKey, facilitator.PaymentRequirements, func() (*big.Int, *big.Int)) {
+func paidRoute(t *testing.T, chain *devnet.Chain, sellerAddr string) (*ecdsa.PrivateKey, x402.PaymentRequirements, func() (*big.Int, *big.Int)) {
 	buyer := testutil.BuyerKey(t, devnet.Buyer1PrivateKey)
 	buyerAddr := crypto.PubkeyToAddress(buyer.PublicKey)
-	reqs := facilitator.PaymentRequirements{Scheme: "exact", Network: "cronos-testnet", PayTo: sellerAddr,
+	reqs := x402.PaymentRequirements{Scheme: "exact", Network: "cronos-testnet", PayTo: sellerAddr,
 		Asset: devnet.TokenAddress.Hex(), MaxAmountRequired: "29", MaxTimeoutSeconds: 300,
-		Extra: &facilitator.DomainInfo{Name: devnet.TokenName, Version: devnet.TokenVersion}}
+		Extra: &x402.DomainInfo{Name: devnet.TokenName, Version: devnet.TokenVersion}}
 	balances := func() (*big.Int, *big.Int) {
 		ctx := context.Background()
 		b, err := chain.BalanceOf(ctx, buyerAddr)

@@ -9,9 +9,9 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -33,7 +33,7 @@ func TestClaimLostNotDeliveredTwice(t *testing.T) {
 		return p
 	}
 	a, b := open(), open()
-	fc := &fakeClient{verify: facilitator.Valid(), settle: settled}
+	fc := &fakeClient{verify: x402.Valid(), settle: settled}
 	hA, header := testHandler(t, fc, false)
 	hA.redeem = app.NewSharedDeliveries(a.Redemptions(), a.Claims(), func() error { return nil })
 	t.Cleanup(func() { hA.redeem.Destruct() })
@@ -90,9 +90,9 @@ func TestClaimLostNotDeliveredTwice(t *testing.T) {
 	}
 }
 
-func mustPayment(t *testing.T, header string) *facilitator.Payment {
+func mustPayment(t *testing.T, header string) *x402.Payment {
 	t.Helper()
-	p, err := facilitator.DecodePaymentHeader(header)
+	p, err := x402.DecodePaymentHeader(header)
 	if err == nil {
 		err = p.ParsePayload()
 	}
@@ -109,7 +109,7 @@ type takeOverOnSettle struct {
 	after func()
 }
 
-func (s *takeOverOnSettle) Settle(ctx context.Context, req *facilitator.Request) (*facilitator.SettleResponse, error) {
+func (s *takeOverOnSettle) Settle(ctx context.Context, req *x402.Request) (*x402.SettleResponse, error) {
 	sr, err := s.fakeClient.Settle(ctx, req)
 	s.after()
 	return sr, err
@@ -133,7 +133,7 @@ func TestClaimLostSettleAfter(t *testing.T) {
 		return p
 	}
 	a, b := open(), open()
-	fc := &fakeClient{verify: facilitator.Valid(), settle: settled}
+	fc := &fakeClient{verify: x402.Valid(), settle: settled}
 	hA, header := testHandler(t, fc, true)
 	hA.redeem = app.NewSharedDeliveries(a.Redemptions(), a.Claims(), func() error { return nil })
 	t.Cleanup(func() { hA.redeem.Destruct() })

@@ -289,8 +289,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("x402: price %q is in whole tokens, but the decimals of network %q's token are unknown with a remote facilitator: set decimals, or give amount in smallest units", h.Price, info.Name)
 		}
 		opt := payOption{
-			reqs: facilitator.PaymentRequirements{
-				Scheme:            facilitator.SchemeExact,
+			reqs: x402.PaymentRequirements{
+				Scheme:            x402.SchemeExact,
 				Network:           info.Name,
 				PayTo:             h.PayTo,
 				Asset:             info.Token,
@@ -453,7 +453,7 @@ func (h *Handler) Validate() error {
 	if h.PayTo == "" {
 		return errors.New("x402: pay_to is required: the seller's wallet address (0x followed by 40 hex digits)")
 	}
-	if !facilitator.IsAddress(h.PayTo) {
+	if !x402.IsAddress(h.PayTo) {
 		return fmt.Errorf("x402: pay_to %q is not an address: want 0x followed by 40 hex digits", h.PayTo)
 	}
 	if want, ok := badChecksum(h.PayTo); ok {
@@ -466,7 +466,7 @@ func (h *Handler) Validate() error {
 	case h.Price == "" && h.Amount == "" && len(h.MCPTools) == 0:
 		return errors.New("x402: a price is required: set price (whole tokens, such as 0.01) or amount (smallest units, such as 10000)")
 	case h.Amount != "" && !hasPlaceholder(h.Amount):
-		if _, err := facilitator.ParseAmount(h.Amount); err != nil {
+		if _, err := x402.ParseAmount(h.Amount); err != nil {
 			return fmt.Errorf("x402: amount %q: %w", h.Amount, err)
 		}
 	}
@@ -492,7 +492,7 @@ func (h *Handler) Validate() error {
 	if h.MaxTimeout < 0 || (h.MaxTimeout > 0 && time.Duration(h.MaxTimeout) < time.Second) {
 		return fmt.Errorf("x402: max_timeout must be at least 1s, got %s", time.Duration(h.MaxTimeout))
 	}
-	if h.Asset != "" && !facilitator.IsAddress(h.Asset) {
+	if h.Asset != "" && !x402.IsAddress(h.Asset) {
 		return fmt.Errorf("x402: asset %q is not an address: want 0x followed by 40 hex digits", h.Asset)
 	}
 	for k, v := range h.FacilitatorHeaders {

@@ -35,29 +35,29 @@ import (
 // The real flows, with a real Caddy, facilitator and chain, are in
 // integration_test.go.
 type fakeClient struct {
-	verify  *facilitator.VerifyResponse
+	verify  *x402.VerifyResponse
 	verErr  error
-	settle  *facilitator.SettleResponse
+	settle  *x402.SettleResponse
 	setErr  error
 	settles atomic.Int32
-	lastReq *facilitator.Request
+	lastReq *x402.Request
 }
 
-func (f *fakeClient) Verify(_ context.Context, req *facilitator.Request) (*facilitator.VerifyResponse, error) {
+func (f *fakeClient) Verify(_ context.Context, req *x402.Request) (*x402.VerifyResponse, error) {
 	f.lastReq = req
 	return f.verify, f.verErr
 }
 
-func (f *fakeClient) Settle(_ context.Context, req *facilitator.Request) (*facilitator.SettleResponse, error) {
+func (f *fakeClient) Settle(_ context.Context, req *x402.Request) (*x402.SettleResponse, error) {
 	f.settles.Add(1)
 	return f.settle, f.setErr
 }
 
 var (
 	block7  = uint64(7)
-	settled = &facilitator.SettleResponse{X402Version: 1, Event: facilitator.EventSettled, TxHash: "0x" + strings.Repeat("ab", 32),
+	settled = &x402.SettleResponse{X402Version: 1, Event: x402.EventSettled, TxHash: "0x" + strings.Repeat("ab", 32),
 		From: "0xBuyer", To: "0xSeller", Value: "10000", BlockNumber: &block7, Network: "cronos-testnet", Timestamp: "2026-01-01T00:00:00.000Z"}
-	failedSettle = &facilitator.SettleResponse{X402Version: 1, Event: facilitator.EventFailed, Network: "cronos-testnet", Error: facilitator.ErrTextInsufficientFunds}
+	failedSettle = &x402.SettleResponse{X402Version: 1, Event: x402.EventFailed, Network: "cronos-testnet", Error: x402.ErrTextInsufficientFunds}
 )
 
 func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, string) {
@@ -65,9 +65,9 @@ func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, stri
 	b, _ := facilitator.BuiltinNetwork("cronos-testnet")
 	h := &Handler{client: fc, settleAfter: settleAfter, logger: zap.NewNop(), redeem: app.NewDeliveries(memory.NewRedemptions()),
 		PayTo: "0x1111111111111111111111111111111111111111", Amount: "10000"}
-	h.setTestOptions(t, payOption{reqs: facilitator.PaymentRequirements{
+	h.setTestOptions(t, payOption{reqs: x402.PaymentRequirements{
 		Scheme: "exact", Network: b.Name, PayTo: h.PayTo, Asset: b.Token,
-		MaxTimeoutSeconds: 300, Extra: &facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version},
+		MaxTimeoutSeconds: 300, Extra: &x402.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version},
 	}, decimals: 6, decimalsKnown: true, chainID: b.ChainID})
 	key, _ := crypto.GenerateKey()
 	header, _, err := exact.CreatePayment(key, h.firstReqs(), exact.PaymentOptions{})
@@ -96,7 +96,7 @@ func (h *Handler) setTestOptions(t testing.TB, opts ...payOption) {
 
 // firstReqs are the requirements of the handler's first option at its
 // fixed price.
-func (h *Handler) firstReqs() facilitator.PaymentRequirements { return h.pricing.static.parts[0].reqs }
+func (h *Handler) firstReqs() x402.PaymentRequirements { return h.pricing.static.parts[0].reqs }
 
 // TestHandlerFlows drives the handler with a fake facilitator, settle
 // before and after, through every outcome of spec 4.5's seller rules.
@@ -119,47 +119,47 @@ func TestHandlerFlows(t *testing.T) {
 		wantSettles int32
 		wantNext    bool
 	}{
-		{name: "before: settled", fc: &fakeClient{verify: facilitator.Valid(), settle: settled}, upstream: upstreamOK,
+		{name: "before: settled", fc: &fakeClient{verify: x402.Valid(), settle: settled}, upstream: upstreamOK,
 			wantStatus: 200, wantBody: "resource", wantPR: true, wantSettles: 1, wantNext: true},
-		{name: "before: invalid", fc: &fakeClient{verify: facilitator.Invalid("Invalid EIP-3009 signature")}, upstream: upstreamOK,
+		{name: "before: invalid", fc: &fakeClient{verify: x402.Invalid("Invalid EIP-3009 signature")}, upstream: upstreamOK,
 			wantStatus: 402, wantBody: `"invalidReason":"Invalid EIP-3009 signature"`},
 		{name: "before: verify unreachable", fc: &fakeClient{verErr: errors.New("dial tcp: refused")}, upstream: upstreamOK,
 			wantStatus: 500, wantBody: `{"error":"the payment could not be verified: internal error: dial tcp: refused; try again shortly","x402Version":1}`},
-		{name: "before: settle failed", fc: &fakeClient{verify: facilitator.Valid(), settle: failedSettle}, upstream: upstreamOK,
+		{name: "before: settle failed", fc: &fakeClient{verify: x402.Valid(), settle: failedSettle}, upstream: upstreamOK,
 			wantStatus: 402, wantBody: `"error":"ERC20: transfer amount exceeds balance"`, wantSettles: 1},
-		{name: "before: settle unreachable", fc: &fakeClient{verify: facilitator.Valid(), setErr: &facilitator.StatusError{Status: 503, Message: "no signer"}}, upstream: upstreamOK,
+		{name: "before: settle unreachable", fc: &fakeClient{verify: x402.Valid(), setErr: &x402.StatusError{Status: 503, Message: "no signer"}}, upstream: upstreamOK,
 			wantStatus: 500, wantBody: `{"error":"the payment could not be settled: no signer; try again shortly","x402Version":1}`, wantSettles: 1},
-		{name: "before: settle unavailable says what to do once", fc: &fakeClient{verify: facilitator.Valid(), setErr: &facilitator.StatusError{Status: 503, Message: "cannot reach the chain of network cronos-testnet; nothing was broadcast, try again shortly"}}, upstream: upstreamOK,
+		{name: "before: settle unavailable says what to do once", fc: &fakeClient{verify: x402.Valid(), setErr: &x402.StatusError{Status: 503, Message: "cannot reach the chain of network cronos-testnet; nothing was broadcast, try again shortly"}}, upstream: upstreamOK,
 			wantStatus: 500, wantBody: `{"error":"the payment could not be settled: cannot reach the chain of network cronos-testnet; nothing was broadcast, try again shortly","x402Version":1}`, wantSettles: 1},
-		{name: "after: settled", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled}, upstream: upstreamOK,
+		{name: "after: settled", after: true, fc: &fakeClient{verify: x402.Valid(), settle: settled}, upstream: upstreamOK,
 			wantStatus: 200, wantBody: "resource", wantPR: true, wantSettles: 1, wantNext: true},
-		{name: "after: upstream 404 passes, no settle", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+		{name: "after: upstream 404 passes, no settle", after: true, fc: &fakeClient{verify: x402.Valid(), settle: settled},
 			upstream: func(w http.ResponseWriter, r *http.Request) error {
 				http.Error(w, "not here", http.StatusNotFound)
 				return nil
 			}, wantStatus: 404, wantBody: "not here", wantNext: true},
-		{name: "after: settle failed drops the upstream's answer", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: failedSettle}, upstream: upstreamOK,
+		{name: "after: settle failed drops the upstream's answer", after: true, fc: &fakeClient{verify: x402.Valid(), settle: failedSettle}, upstream: upstreamOK,
 			wantStatus: 402, wantBody: `"error":"ERC20: transfer amount exceeds balance"`, wantSettles: 1, wantNext: true},
-		{name: "after: settle unreachable is a 500", after: true, fc: &fakeClient{verify: facilitator.Valid(), setErr: errors.New("boom")}, upstream: upstreamOK,
+		{name: "after: settle unreachable is a 500", after: true, fc: &fakeClient{verify: x402.Valid(), setErr: errors.New("boom")}, upstream: upstreamOK,
 			wantStatus: 500, wantBody: `{"error":"the payment could not be settled: internal error: boom; try again shortly","x402Version":1}`, wantSettles: 1, wantNext: true},
-		{name: "after: upstream writes nothing", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+		{name: "after: upstream writes nothing", after: true, fc: &fakeClient{verify: x402.Valid(), settle: settled},
 			upstream:   func(w http.ResponseWriter, r *http.Request) error { return nil },
 			wantStatus: 200, wantPR: true, wantSettles: 1, wantNext: true},
-		{name: "after: upstream error, nothing written", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+		{name: "after: upstream error, nothing written", after: true, fc: &fakeClient{verify: x402.Valid(), settle: settled},
 			upstream: func(w http.ResponseWriter, r *http.Request) error {
 				return caddyhttp.Error(http.StatusNotFound, errors.New("no file"))
 			}, wantErr: 404, wantNext: true},
-		{name: "after: io.Copy path", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+		{name: "after: io.Copy path", after: true, fc: &fakeClient{verify: x402.Valid(), settle: settled},
 			upstream: func(w http.ResponseWriter, r *http.Request) error {
 				_, err := io.Copy(w, strings.NewReader("copied body"))
 				return err
 			}, wantStatus: 200, wantBody: "copied body", wantPR: true, wantSettles: 1, wantNext: true},
-		{name: "after: io.Copy dropped when settle fails", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: failedSettle},
+		{name: "after: io.Copy dropped when settle fails", after: true, fc: &fakeClient{verify: x402.Valid(), settle: failedSettle},
 			upstream: func(w http.ResponseWriter, r *http.Request) error {
 				_, err := io.Copy(w, strings.NewReader("copied body"))
 				return err
 			}, wantStatus: 402, wantBody: "exceeds balance", wantSettles: 1, wantNext: true},
-		{name: "after: flush first settles first", after: true, fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+		{name: "after: flush first settles first", after: true, fc: &fakeClient{verify: x402.Valid(), settle: settled},
 			upstream: func(w http.ResponseWriter, r *http.Request) error {
 				if err := http.NewResponseController(w).Flush(); err != nil {
 					return err

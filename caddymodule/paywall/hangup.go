@@ -5,7 +5,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // A buyer who hangs up (issue 32, finding 2).
@@ -53,7 +53,7 @@ func (h *Handler) goneBeforeUpstream(r *http.Request) bool {
 }
 
 // logAnswerLost logs the charge of a buyer who hung up.
-func (h *Handler) logAnswerLost(r *http.Request, id string, sr *facilitator.SettleResponse, err error) {
+func (h *Handler) logAnswerLost(r *http.Request, id string, sr *x402.SettleResponse, err error) {
 	switch {
 	case err != nil:
 		h.logger.Error("the buyer hung up after its request went to the upstream, and settling its payment could not be carried out",
@@ -70,6 +70,6 @@ func (h *Handler) logAnswerLost(r *http.Request, id string, sr *facilitator.Sett
 // answerLost answers a retry with a payment whose answer was lost (see
 // the top of this file).
 func (h *Handler) answerLost(w http.ResponseWriter, r *http.Request) error {
-	h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, facilitator.ErrTextAlreadyUsed)
+	h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, x402.ErrTextAlreadyUsed)
 	return h.paymentRequired(w, r, textAnswerLost, "")
 }

@@ -23,10 +23,10 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // answerOf is a paywall answer: status, Retry-After and the JSON fields
@@ -74,7 +74,7 @@ func inFlightChain(t *testing.T) (waitSent func(), resume func()) {
 
 // signWithNonce signs reqs with a chosen nonce and validity, so that two
 // different authorizations can share a nonce.
-func signWithNonce(t *testing.T, key *ecdsa.PrivateKey, reqs facilitator.PaymentRequirements, nonce [32]byte, validFor time.Duration) string {
+func signWithNonce(t *testing.T, key *ecdsa.PrivateKey, reqs x402.PaymentRequirements, nonce [32]byte, validFor time.Duration) string {
 	t.Helper()
 	header, _, err := exact.CreatePayment(key, reqs, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID), Nonce: &nonce, ValidFor: validFor})
 	if err != nil {
@@ -123,8 +123,8 @@ func TestCopyInFlightSameInstance(t *testing.T) {
 		t.Fatalf("first request: %d %s, want 200 with the resource", a.status, a.body)
 	}
 	// Served: the copy now gets the final refusal.
-	if a := fetchPaid(t, tester, testutil.SiteURL+"/x", header); a.status != http.StatusPaymentRequired || a.Error != facilitator.ErrTextAlreadyUsed || a.retryAfter != "" {
-		t.Errorf("copy after delivery: %d Retry-After %q %s, want 402 %q", a.status, a.retryAfter, a.body, facilitator.ErrTextAlreadyUsed)
+	if a := fetchPaid(t, tester, testutil.SiteURL+"/x", header); a.status != http.StatusPaymentRequired || a.Error != x402.ErrTextAlreadyUsed || a.retryAfter != "" {
+		t.Errorf("copy after delivery: %d Retry-After %q %s, want 402 %q", a.status, a.retryAfter, a.body, x402.ErrTextAlreadyUsed)
 	}
 	if n := ran.Load(); n != 1 {
 		t.Errorf("the upstream ran %d times, want once", n)
@@ -251,11 +251,11 @@ func TestFailedOnChainNamesTransaction(t *testing.T) {
 	resume()
 
 	got := <-first
-	if got.status != http.StatusPaymentRequired || !strings.HasPrefix(got.Error, facilitator.ErrTextFailedOnChain+": transaction 0x") {
-		t.Fatalf("settle that reverted: %d %s, want 402 %q naming the transaction", got.status, got.body, facilitator.ErrTextFailedOnChain)
+	if got.status != http.StatusPaymentRequired || !strings.HasPrefix(got.Error, x402.ErrTextFailedOnChain+": transaction 0x") {
+		t.Fatalf("settle that reverted: %d %s, want 402 %q naming the transaction", got.status, got.body, x402.ErrTextFailedOnChain)
 	}
-	hash := strings.Fields(strings.TrimPrefix(got.Error, facilitator.ErrTextFailedOnChain+": transaction "))[0]
-	if want := fmt.Sprintf(textFailedOnChainTx, facilitator.ErrTextFailedOnChain, hash); got.Error != want {
+	hash := strings.Fields(strings.TrimPrefix(got.Error, x402.ErrTextFailedOnChain+": transaction "))[0]
+	if want := fmt.Sprintf(textFailedOnChainTx, x402.ErrTextFailedOnChain, hash); got.Error != want {
 		t.Errorf("reason %q, want %q", got.Error, want)
 	}
 	r, err := chain.Client().TransactionReceipt(ctx, common.HexToHash(hash))

@@ -19,7 +19,6 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -61,7 +60,7 @@ func TestPaywall402Body(t *testing.T) {
 	}
 	var got testutil.Body402
 	_ = json.Unmarshal(b, &got)
-	want := facilitator.PaymentRequirements{
+	want := x402.PaymentRequirements{
 		Scheme:            "exact",
 		Network:           "cronos-testnet",
 		PayTo:             testutil.SellerAddr,
@@ -71,7 +70,7 @@ func TestPaywall402Body(t *testing.T) {
 		Resource:          testutil.SiteURL + "/weather?city=Paris",
 		Description:       "Weather data",
 		MimeType:          "application/json",
-		Extra:             &facilitator.DomainInfo{Name: devnet.TokenName, Version: devnet.TokenVersion},
+		Extra:             &x402.DomainInfo{Name: devnet.TokenName, Version: devnet.TokenVersion},
 	}
 	checks := []struct{ field, got, want string }{
 		{"error", got.Error, "X-PAYMENT header is required"},
@@ -114,8 +113,8 @@ func TestPaywall402Body(t *testing.T) {
 
 	// Bad input from the buyer is a 402 with a reason, never a 500.
 	bad := []struct{ name, header, want string }{
-		{"not base64", "%%%not-base64%%%", facilitator.ReasonInvalidBase64},
-		{"not json", base64.StdEncoding.EncodeToString([]byte("hello")), facilitator.ReasonInvalidBase64},
+		{"not base64", "%%%not-base64%%%", x402.ReasonInvalidBase64},
+		{"not json", base64.StdEncoding.EncodeToString([]byte("hello")), x402.ReasonInvalidBase64},
 		{"too big", strings.Repeat("A", httpx.MaxPaymentHeaderBytes+1), "X-PAYMENT header exceeds 16 KiB"},
 		{"wrong scheme", base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1,"scheme":"upto","network":"cronos-testnet","payload":{}}`)), ""},
 	}
@@ -207,7 +206,7 @@ func TestPaidRequest(t *testing.T) {
 	}
 	if pr["success"] != true || pr["transaction"] != seen[httpx.HeaderTxHash] || pr["txHash"] != seen[httpx.HeaderTxHash] ||
 		pr["network"] != "cronos-testnet" || !strings.EqualFold(fmt.Sprint(pr["payer"]), buyerAddr) ||
-		pr["event"] != facilitator.EventSettled || pr["value"] != "10000" || pr["blockNumber"] == nil ||
+		pr["event"] != x402.EventSettled || pr["value"] != "10000" || pr["blockNumber"] == nil ||
 		pr["timestamp"] == "" || !strings.EqualFold(fmt.Sprint(pr["to"]), testutil.SellerAddr) {
 		t.Errorf("X-PAYMENT-RESPONSE = %s", raw)
 	}
@@ -220,8 +219,8 @@ func TestPaidRequest(t *testing.T) {
 	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/api/data", map[string]string{"X-Payment": header})
 	var replay testutil.Body402
 	_ = json.Unmarshal(b, &replay)
-	if resp.StatusCode != http.StatusPaymentRequired || replay.Error != facilitator.ErrTextAlreadyUsed {
-		t.Errorf("replay: status %d error %q, want 402 %q", resp.StatusCode, replay.Error, facilitator.ErrTextAlreadyUsed)
+	if resp.StatusCode != http.StatusPaymentRequired || replay.Error != x402.ErrTextAlreadyUsed {
+		t.Errorf("replay: status %d error %q, want 402 %q", resp.StatusCode, replay.Error, x402.ErrTextAlreadyUsed)
 	}
 	testutil.AssertDelta(t, "buyer after replay", buyerBefore, testutil.Balance(t, buyerAddr), -10000)
 
@@ -230,7 +229,7 @@ func TestPaidRequest(t *testing.T) {
 	other := testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+"/other-seller").PaymentRequirements)
 	for _, c := range []struct{ name, header, want string }{
 		{"cheaper route", cheap, "Invalid amount"},
-		{"other payTo", other, facilitator.ReasonRecipient},
+		{"other payTo", other, x402.ReasonRecipient},
 	} {
 		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/api/data", map[string]string{"X-Payment": c.header})
 		var out testutil.Body402
@@ -350,7 +349,7 @@ func TestSettleAfter(t *testing.T) {
 			t.Fatalf("status %d, X-PAYMENT-RESPONSE %q", resp.StatusCode, resp.Header.Get("X-Payment-Response"))
 		}
 		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/empty", map[string]string{"X-Payment": header})
-		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextAlreadyUsed) {
+		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextAlreadyUsed) {
 			t.Errorf("replay: status %d body %s", resp.StatusCode, b)
 		}
 	})

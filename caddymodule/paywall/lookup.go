@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -27,11 +28,11 @@ var (
 // outcomeLookup finds what became of a settlement the paywall asked for.
 type outcomeLookup interface {
 	// byTx looks a settlement up by one of its transaction hashes.
-	byTx(ctx context.Context, txHash string) (*facilitator.SettleResponse, error)
+	byTx(ctx context.Context, txHash string) (*x402.SettleResponse, error)
 	// byAuthorization looks a settlement up by network, the
 	// authorization's scheme (its nonce space: noncespace.go), payer and
 	// authorization nonce (0x hex).
-	byAuthorization(ctx context.Context, network, scheme, from, nonce string) (*facilitator.SettleResponse, error)
+	byAuthorization(ctx context.Context, network, scheme, from, nonce string) (*x402.SettleResponse, error)
 }
 
 // localLookup looks settlements up in the embedded facilitator.
@@ -40,24 +41,24 @@ type localLookup struct{ f *facilitator.Facilitator }
 // authorizationLookup is the embedded facilitator's lookup by
 // authorization, where it has one.
 type authorizationLookup interface {
-	SettlementByAuthorizationOf(network, scheme, from, nonce string) (*facilitator.SettleResponse, error)
+	SettlementByAuthorizationOf(network, scheme, from, nonce string) (*x402.SettleResponse, error)
 }
 
-func (l localLookup) byTx(_ context.Context, txHash string) (*facilitator.SettleResponse, error) {
+func (l localLookup) byTx(_ context.Context, txHash string) (*x402.SettleResponse, error) {
 	sr, err := l.f.Settlement(txHash)
-	if errors.Is(err, facilitator.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, errOutcomeNotFound
 	}
 	return sr, err
 }
 
-func (l localLookup) byAuthorization(_ context.Context, network, scheme, from, nonce string) (*facilitator.SettleResponse, error) {
+func (l localLookup) byAuthorization(_ context.Context, network, scheme, from, nonce string) (*x402.SettleResponse, error) {
 	al, ok := any(l.f).(authorizationLookup)
 	if !ok {
 		return nil, errLookupUnsupported
 	}
 	sr, err := al.SettlementByAuthorizationOf(network, scheme, from, nonce)
-	if errors.Is(err, facilitator.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, errOutcomeNotFound
 	}
 	return sr, err
@@ -76,16 +77,16 @@ func newRemoteLookup(base string) *remoteLookup {
 	return &remoteLookup{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: 15 * time.Second}}
 }
 
-func (o *remoteLookup) byTx(ctx context.Context, txHash string) (*facilitator.SettleResponse, error) {
+func (o *remoteLookup) byTx(ctx context.Context, txHash string) (*x402.SettleResponse, error) {
 	return o.get(ctx, o.base+x402.PathSettlements+url.PathEscape(txHash))
 }
 
-func (o *remoteLookup) byAuthorization(ctx context.Context, network, scheme, from, nonce string) (*facilitator.SettleResponse, error) {
+func (o *remoteLookup) byAuthorization(ctx context.Context, network, scheme, from, nonce string) (*x402.SettleResponse, error) {
 	q := url.Values{"network": {network}, "from": {from}, "nonce": {nonce}, "scheme": {scheme}}
 	return o.get(ctx, o.base+strings.TrimSuffix(x402.PathSettlements, "/")+"?"+q.Encode())
 }
 
-func (o *remoteLookup) get(ctx context.Context, u string) (*facilitator.SettleResponse, error) {
+func (o *remoteLookup) get(ctx context.Context, u string) (*x402.SettleResponse, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
@@ -106,7 +107,7 @@ func (o *remoteLookup) get(ctx context.Context, u string) (*facilitator.SettleRe
 	default:
 		return nil, fmt.Errorf("the facilitator answered HTTP %d to a settlement lookup: %.200s", resp.StatusCode, body)
 	}
-	var sr facilitator.SettleResponse
+	var sr x402.SettleResponse
 	if err := json.Unmarshal(body, &sr); err != nil || sr.Event == "" {
 		return nil, fmt.Errorf("the facilitator's settlement answer is not a settlement: %.200s", body)
 	}

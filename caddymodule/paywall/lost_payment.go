@@ -14,6 +14,8 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // A payment whose records were lost: a store that lost acknowledged
@@ -56,10 +58,10 @@ const (
 // ownLookup is an outcome lookup that answers only settlements its own
 // facilitator made (the embedded one).
 type ownLookup interface {
-	ownByAuthorization(ctx context.Context, network, scheme, from, nonce string) (*facilitator.SettleResponse, error)
+	ownByAuthorization(ctx context.Context, network, scheme, from, nonce string) (*x402.SettleResponse, error)
 }
 
-func (l localLookup) ownByAuthorization(ctx context.Context, network, scheme, from, nonce string) (*facilitator.SettleResponse, error) {
+func (l localLookup) ownByAuthorization(ctx context.Context, network, scheme, from, nonce string) (*x402.SettleResponse, error) {
 	return l.f.OwnSettlementByAuthorizationOf(ctx, network, scheme, from, nonce)
 }
 
@@ -68,7 +70,7 @@ func (l localLookup) ownByAuthorization(ctx context.Context, network, scheme, fr
 type lostPayment struct {
 	next    caddyhttp.Handler
 	id      string
-	payment *facilitator.Payment
+	payment *x402.Payment
 	pid     *paymentID
 }
 
@@ -88,7 +90,7 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 	// never delivered against that one's settlement (noncespace.go).
 	sr, err := own.ownByAuthorization(r.Context(), sl.network(), sl.scheme(), a.From.Hex(), "0x"+hex.EncodeToString(a.Nonce[:]))
 	switch {
-	case errors.Is(err, facilitator.ErrSettlementNotFound), errors.Is(err, facilitator.ErrSettledElsewhere):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, facilitator.ErrSettledElsewhere):
 		h.logger.Debug("a payment used on chain, with no record here, was not settled by this facilitator; refused as used",
 			zap.String("id", lp.id), zap.Error(err))
 		return false, nil
@@ -97,7 +99,7 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 		h.logger.Error("a payment used on chain has no record here, and the chain could not be asked which transaction used it; the buyer may retry",
 			zap.String("id", lp.id), zap.Error(err))
 		return true, httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textLostUnknown, retryLostUnknown)
-	case sr.Error == facilitator.ErrTextPending:
+	case sr.Error == x402.ErrTextPending:
 		return true, h.pending(w, r, sr.TxHash)
 	case !sr.Settled():
 		return false, nil
@@ -128,7 +130,7 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 // paidElsewhere says why a settlement did not pay this request's route,
 // "" when it did: the payer, the route's network and asset, its pay_to,
 // and at least this request's price.
-func (h *Handler) paidElsewhere(r *http.Request, p *facilitator.Payment, sr *facilitator.SettleResponse) string {
+func (h *Handler) paidElsewhere(r *http.Request, p *x402.Payment, sr *x402.SettleResponse) string {
 	reqs := &h.pricing.saleOf(r).part().reqs
 	switch {
 	case !common.IsHexAddress(sr.From) || common.HexToAddress(sr.From) != p.Authorization.From:

@@ -13,8 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestLostRecordDeliveredFromChain: payments used on chain of which the
@@ -58,8 +58,8 @@ func TestLostRecordDeliveredFromChain(t *testing.T) {
 		t.Helper()
 		resp, b := testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{"X-Payment": header})
 		var out testutil.Body402
-		if resp.StatusCode != http.StatusPaymentRequired || json.Unmarshal(b, &out) != nil || out.Error != facilitator.ErrTextAlreadyUsed {
-			t.Errorf("GET %s: %d %s; want 402 %q", path, resp.StatusCode, b, facilitator.ErrTextAlreadyUsed)
+		if resp.StatusCode != http.StatusPaymentRequired || json.Unmarshal(b, &out) != nil || out.Error != x402.ErrTextAlreadyUsed {
+			t.Errorf("GET %s: %d %s; want 402 %q", path, resp.StatusCode, b, x402.ErrTextAlreadyUsed)
 		}
 	}
 
@@ -71,7 +71,7 @@ func TestLostRecordDeliveredFromChain(t *testing.T) {
 			header := signWithNonce(t, buyer, reqs, nonce, 10*time.Minute)
 			// The embedded facilitator settles it, and the paywall has no
 			// record of it.
-			s, err := fac.Settle(context.Background(), &facilitator.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: reqs})
+			s, err := fac.Settle(context.Background(), &x402.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: reqs})
 			if err != nil || !s.Settled() {
 				t.Fatalf("settle = %+v, %v", s, err)
 			}
@@ -107,12 +107,12 @@ func TestLostRecordDeliveredFromChain(t *testing.T) {
 	t.Run("settled through the facilitator routes", func(t *testing.T) {
 		reqs := testutil.Require402(t, tester, testutil.SiteURL+"/a").PaymentRequirements
 		header := testutil.Pay(t, buyer, reqs)
-		body, _ := json.Marshal(facilitator.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: reqs})
+		body, _ := json.Marshal(x402.Request{X402Version: 1, PaymentHeader: header, PaymentRequirements: reqs})
 		resp, err := http.Post(testutil.SiteURL+"/v2/x402/settle", "application/json", bytes.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s facilitator.SettleResponse
+		var s x402.SettleResponse
 		err = json.NewDecoder(resp.Body).Decode(&s)
 		resp.Body.Close()
 		if err != nil || !s.Settled() {

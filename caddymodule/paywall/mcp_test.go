@@ -394,7 +394,7 @@ func TestMCP(t *testing.T) {
 			// The same payment again moves nothing, and runs nothing.
 			ran = server.called("weather")
 			resp, raw, m = mcpPost(t, tester, url, toolCall(3, "weather", `{"city":"Oslo"}`, `{"x402/payment":`+payment+`}`), nil)
-			mcpPaymentRequired(t, resp, raw, m, c.payTo, "10000", facilitator.ErrTextAlreadyUsed)
+			mcpPaymentRequired(t, resp, raw, m, c.payTo, "10000", x402.ErrTextAlreadyUsed)
 			if server.called("weather") != ran {
 				t.Errorf("the same payment ran the tool again")
 			}
@@ -479,7 +479,7 @@ func TestMCP(t *testing.T) {
 			t.Errorf("the same payment again: %s", raw)
 		}
 		resp, raw, m = mcpPost(t, tester, url, toolCall(33, "flaky", `{}`, `{"x402/payment":`+payment+`}`), nil)
-		mcpPaymentRequiredFor(t, resp, raw, m, "flaky", "", payBefore, "10000", facilitator.ErrTextAlreadyUsed)
+		mcpPaymentRequiredFor(t, resp, raw, m, "flaky", "", payBefore, "10000", x402.ErrTextAlreadyUsed)
 		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, payBefore), 10000)
 		if n := server.called("flaky"); n != 2 {
 			t.Errorf("flaky ran %d times, want 2", n)

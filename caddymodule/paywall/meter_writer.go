@@ -45,7 +45,7 @@ type meterWriter struct {
 	*caddyhttp.ResponseWriterWrapper
 	h     *Handler
 	r     *http.Request
-	req   *facilitator.Request
+	req   *x402.Request
 	res   *facilitator.Reservation // the payment held by the embedded facilitator, or nil
 	id    string
 	rec   *redemption
@@ -65,7 +65,7 @@ type meterWriter struct {
 	upgraded bool
 	ch       answerCharge // a channel request's charge (channel_meter.go), or nil
 
-	settled *facilitator.SettleResponse // the facilitator's answer to the charge's settle, nil before
+	settled *x402.SettleResponse // the facilitator's answer to the charge's settle, nil before
 }
 
 // answerCharge settles the charge of a request that is not an upto
@@ -73,7 +73,7 @@ type meterWriter struct {
 // it the charge instead of settling a payment.
 type answerCharge interface {
 	// settle charges the metered charge (at most the maximum).
-	settle(charge *big.Int) *facilitator.SettleResponse
+	settle(charge *big.Int) *x402.SettleResponse
 	// receipt writes the receipt of the settled charge.
 	receipt(w http.ResponseWriter)
 	// release charges nothing and writes its receipt (an answer not
@@ -84,7 +84,7 @@ type answerCharge interface {
 	upgrade(w http.ResponseWriter)
 }
 
-func (h *Handler) newMeterWriter(w http.ResponseWriter, r *http.Request, req *facilitator.Request, res *facilitator.Reservation, id string, rec *redemption) *meterWriter {
+func (h *Handler) newMeterWriter(w http.ResponseWriter, r *http.Request, req *x402.Request, res *facilitator.Reservation, id string, rec *redemption) *meterWriter {
 	return &meterWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
 		h: h, r: r, req: req, res: res, id: id, rec: rec, rule: h.chargeRuleOf(r), after: h.settleAfter, max: h.maxBytes()}
 }
@@ -203,7 +203,7 @@ func (mw *meterWriter) settleBefore(complete bool) {
 			_, _ = mw.ResponseWriter.Write(mw.held.Bytes())
 			mw.held = bytes.Buffer{}
 		}
-	case sr.Error == facilitator.ErrTextPending:
+	case sr.Error == x402.ErrTextPending:
 		mw.state = meterDropped
 		clearHeader(mw.ResponseWriter.Header())
 		_ = h.pending(mw.ResponseWriter, mw.r, sr.TxHash)
@@ -216,7 +216,7 @@ func (mw *meterWriter) settleBefore(complete bool) {
 
 // settle settles the charge: the record first says settling, then what
 // the facilitator answered. The caller holds mu.
-func (mw *meterWriter) settle() (*facilitator.SettleResponse, error) {
+func (mw *meterWriter) settle() (*x402.SettleResponse, error) {
 	h, rec, charge := mw.h, mw.rec, mw.charge
 	h.metrics.metered(h.pricing.saleOf(mw.r), mw.source, charge)
 	if mw.ch != nil {
@@ -242,7 +242,7 @@ func (mw *meterWriter) settle() (*facilitator.SettleResponse, error) {
 			h.logger.Error("marking an upto payment delivered failed; a retry could get the resource again",
 				zap.String("id", mw.id), zap.Error(err))
 		}
-	case sr.Error == facilitator.ErrTextPending:
+	case sr.Error == x402.ErrTextPending:
 		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
 		_ = h.redeem.Store().Put(mw.id, rec)
 	default:
@@ -388,8 +388,8 @@ func (mw *meterWriter) finish(upstreamErr error) error {
 	case err != nil:
 		h.logger.Error("settling an upto payment after its answer failed; the answer went out unpaid",
 			zap.String("id", mw.id), zap.String("charge", mw.charge.String()), zap.Error(err))
-		h.setFailedResponse(mw.ResponseWriter, mw.r, &facilitator.SettleResponse{Event: facilitator.EventFailed,
-			Network: h.pricing.saleOf(mw.r).network(), Error: facilitator.MessageOf(err), Timestamp: facilitator.Timestamp(time.Now())})
+		h.setFailedResponse(mw.ResponseWriter, mw.r, &x402.SettleResponse{Event: x402.EventFailed,
+			Network: h.pricing.saleOf(mw.r).network(), Error: x402.MessageOf(err), Timestamp: x402.Timestamp(time.Now())})
 	case sr.Settled():
 		mw.receipt(sr)
 	default:
@@ -462,7 +462,7 @@ func (mw *meterWriter) hangUp() {
 }
 
 // receipt writes the receipt of a settled charge.
-func (mw *meterWriter) receipt(sr *facilitator.SettleResponse) {
+func (mw *meterWriter) receipt(sr *x402.SettleResponse) {
 	if mw.ch != nil {
 		mw.ch.receipt(mw.ResponseWriter)
 		return

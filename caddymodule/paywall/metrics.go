@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -96,7 +95,7 @@ func (rm routeMetrics) paymentCode(sl *sale, outcome, code string) {
 // once per payment, where this paywall learns that the money moved (a
 // settle answer, or the outcome of a pending one), not where the resource
 // is delivered, which a retry after a hang-up or a crash repeats.
-func (rm routeMetrics) revenue(sl *sale, sr *facilitator.SettleResponse) {
+func (rm routeMetrics) revenue(sl *sale, sr *x402.SettleResponse) {
 	m := &paywallMetrics
 	if m.payments == nil {
 		return

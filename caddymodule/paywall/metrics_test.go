@@ -13,8 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -104,7 +104,7 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("%s%v went up by %v, want %v", c.name, c.labels, got, c.want)
 		}
 	}
-	sk, _ := facilitator.ParseKey(devnet.SignerPrivateKey)
+	sk, _ := evm.ParseKey(devnet.SignerPrivateKey)
 	signer := map[string]string{"network": net, "signer": strings.ToLower(crypto.PubkeyToAddress(sk.PublicKey).Hex())}
 	if v, ok := testutil.Sample(after, "x402_signer_gas_balance_wei", signer); !ok || v <= 0 {
 		t.Errorf("x402_signer_gas_balance_wei%v = %v, %v; want a positive balance", signer, v, ok)

@@ -21,7 +21,6 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
@@ -115,8 +114,8 @@ func permit2PaymentWithNonce(t *testing.T, tester *caddytest.Tester, key *ecdsa.
 func refusedUsed(t *testing.T, tester *caddytest.Tester, u string, header map[string]string) {
 	t.Helper()
 	resp, b := testutil.Get(t, tester, u, header)
-	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextAlreadyUsed) {
-		t.Errorf("GET %s: %d %s; want 402 %q", u, resp.StatusCode, b, facilitator.ErrTextAlreadyUsed)
+	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextAlreadyUsed) {
+		t.Errorf("GET %s: %d %s; want 402 %q", u, resp.StatusCode, b, x402.ErrTextAlreadyUsed)
 	}
 }
 
@@ -187,14 +186,14 @@ func TestLostPermit2RecordNotEIP3009(t *testing.T) {
 			exURL, p2URL := testutil.SiteURL+"/ex/json", testutil.SiteURL+"/p2/json"
 			reqsA := testutil.Require402(t, tester, exURL).PaymentRequirements
 			hA := signWithNonce(t, buyer, reqsA, nonce, 10*time.Minute)
-			sa, err := fac.Settle(ctx, &facilitator.Request{X402Version: 1, PaymentHeader: hA, PaymentRequirements: reqsA})
+			sa, err := fac.Settle(ctx, &x402.Request{X402Version: 1, PaymentHeader: hA, PaymentRequirements: reqsA})
 			if err != nil || !sa.Settled() {
 				t.Fatalf("settle of the EIP-3009 payment = %+v, %v", sa, err)
 			}
 			hB, acc := permit2PaymentWithNonce(t, tester, buyer, p2URL, x402.SchemeExactPermit2, nonce)
-			var sb facilitator.SettleResponse
+			var sb x402.SettleResponse
 			if via == "embedded" {
-				s, err := fac.Settle(ctx, &facilitator.Request{X402Version: 1, PaymentHeader: hB, PaymentRequirements: acc.V1(nil)})
+				s, err := fac.Settle(ctx, &x402.Request{X402Version: 1, PaymentHeader: hB, PaymentRequirements: acc.V1(nil)})
 				if err != nil || !s.Settled() {
 					t.Fatalf("settle of the Permit2 payment = %+v, %v", s, err)
 				}
@@ -233,9 +232,9 @@ func TestLostPermit2RecordNotEIP3009(t *testing.T) {
 					t.Errorf("the upstream ran %d times; want 1", got)
 				}
 			} else {
-				if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextAlreadyUsed) {
+				if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextAlreadyUsed) {
 					t.Fatalf("GET with the Permit2 payment settled through the facilitator routes: %d %s; want 402 %q (not delivered against the EIP-3009 settlement %s)",
-						resp.StatusCode, b, facilitator.ErrTextAlreadyUsed, sa.TxHash)
+						resp.StatusCode, b, x402.ErrTextAlreadyUsed, sa.TxHash)
 				}
 				if got := ran.Load() - runs; got != 0 {
 					t.Errorf("the upstream ran %d times; want 0", got)
@@ -264,7 +263,7 @@ func TestLostEIP3009RecordNotPermit2(t *testing.T) {
 	rand.Read(nonce[:])
 	cheapURL, p2URL := testutil.SiteURL+"/cheap/json", testutil.SiteURL+"/p2/json"
 	hB, acc := permit2PaymentWithNonce(t, tester, buyer, p2URL, x402.SchemeExactPermit2, nonce)
-	sb, err := fac.Settle(context.Background(), &facilitator.Request{X402Version: 1, PaymentHeader: hB, PaymentRequirements: acc.V1(nil)})
+	sb, err := fac.Settle(context.Background(), &x402.Request{X402Version: 1, PaymentHeader: hB, PaymentRequirements: acc.V1(nil)})
 	if err != nil || !sb.Settled() {
 		t.Fatalf("settle of the Permit2 payment = %+v, %v", sb, err)
 	}
@@ -272,9 +271,9 @@ func TestLostEIP3009RecordNotPermit2(t *testing.T) {
 	spendOnChain(t, hA)
 	bBefore, sBefore, runs := testutil.Balance(t, from), testutil.Balance(t, uptoPayTo), ran.Load()
 	resp, b := testutil.Get(t, tester, cheapURL, map[string]string{"X-Payment": hA})
-	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextAlreadyUsed) {
+	if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextAlreadyUsed) {
 		t.Fatalf("GET with the EIP-3009 payment someone else settled: %d %s; want 402 %q (not delivered against the Permit2 settlement %s)",
-			resp.StatusCode, b, facilitator.ErrTextAlreadyUsed, sb.TxHash)
+			resp.StatusCode, b, x402.ErrTextAlreadyUsed, sb.TxHash)
 	}
 	if got := ran.Load() - runs; got != 0 {
 		t.Errorf("the upstream ran %d times; want 0", got)

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -76,7 +75,7 @@ func paymentIDKey(payer, id string) string { return strings.ToLower(payer) + "/"
 // paymentIDOf reads a payment's id: nil when it has none or the extension
 // is off (or the payment is version 1, which has no extensions), and a
 // 400 reason for an id in the wrong format, or none where one is required.
-func (h *Handler) paymentIDOf(p *facilitator.Payment) (*paymentID, string) {
+func (h *Handler) paymentIDOf(p *x402.Payment) (*paymentID, string) {
 	if !h.declaresPaymentID() || p.X402Version != x402.Version2 {
 		return nil, ""
 	}

@@ -17,7 +17,6 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/caddymodule/x402cmd"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -319,7 +318,7 @@ func testPaymentIDPending(t *testing.T, tester *caddytest.Tester, buyer *ecdsa.P
 		Error  string `json:"error"`
 		TxHash string `json:"txHash"`
 	}
-	if err := json.Unmarshal(b, &pending); err != nil || resp.StatusCode != http.StatusPaymentRequired || pending.Error != facilitator.ErrTextPending {
+	if err := json.Unmarshal(b, &pending); err != nil || resp.StatusCode != http.StatusPaymentRequired || pending.Error != x402.ErrTextPending {
 		t.Fatalf("while the chain stalls: %d %s", resp.StatusCode, b)
 	}
 	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/pid", map[string]string{"Payment-Signature": payWithID(t, buyer, o, id, nil)})
@@ -334,7 +333,7 @@ func testPaymentIDPending(t *testing.T, tester *caddytest.Tester, buyer *ecdsa.P
 		if resp.StatusCode == http.StatusOK {
 			break
 		}
-		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), facilitator.ErrTextPending) || time.Now().After(deadline) {
+		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextPending) || time.Now().After(deadline) {
 			t.Fatalf("the first payload again: %d %s", resp.StatusCode, b)
 		}
 		time.Sleep(100 * time.Millisecond)

@@ -60,7 +60,7 @@ type pageState struct {
 // pageOption is what the page shows and tells a wallet about one payment
 // option besides its amount.
 type pageOption struct {
-	reqs     facilitator.PaymentRequirements
+	reqs     x402.PaymentRequirements
 	decimals uint8
 	chain    chainFacts
 }
@@ -160,7 +160,7 @@ func (st *pageState) dataFor(o *offer) (paywallpage.Data, error) {
 	for i := range st.opts {
 		po := &st.opts[i]
 		reqs := &o.parts[i].reqs
-		amount, err := facilitator.ParseAmount(reqs.MaxAmountRequired)
+		amount, err := x402.ParseAmount(reqs.MaxAmountRequired)
 		if err != nil {
 			return d, fmt.Errorf("x402: %w", err)
 		}
@@ -324,7 +324,7 @@ func tokenSymbol(asset string) string {
 // wholeTokens renders smallest units as whole tokens without trailing
 // zeros: 10000 with 6 decimals is "0.01".
 func wholeTokens(v *big.Int, decimals uint8) string {
-	s := facilitator.FormatAmount(v, decimals)
+	s := x402.FormatAmount(v, decimals)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
@@ -343,7 +343,7 @@ func (p *PaywallPage) servePage(w http.ResponseWriter, r *http.Request, o *offer
 	if st == nil || !paywallpage.WantsPage(r) {
 		return false, nil
 	}
-	var pr facilitator.PaymentRequired
+	var pr x402.PaymentRequired
 	_ = json.Unmarshal(body, &pr)
 	var d paywallpage.Data
 	if st.fixed != nil && o == nil {

@@ -18,7 +18,6 @@ import (
 	"go.uber.org/zap"
 
 	paywallpage "github.com/caddy-x402/caddy-x402/caddymodule/paywall/page"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -121,7 +120,7 @@ func TestPaywallPageOrJSON(t *testing.T) {
 			if m == nil {
 				t.Fatal("the page has no x402-payment-required block")
 			}
-			var inPage, answer facilitator.PaymentRequired
+			var inPage, answer x402.PaymentRequired
 			if err := json.Unmarshal([]byte(m[1]), &inPage); err != nil {
 				t.Fatalf("embedded 402 body: %v", err)
 			}
@@ -207,7 +206,7 @@ func TestPaywallPageEscapes(t *testing.T) {
 	if m == nil {
 		t.Fatal("the JSON block was cut short")
 	}
-	var pr facilitator.PaymentRequired
+	var pr x402.PaymentRequired
 	if err := json.Unmarshal([]byte(m[1]), &pr); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -31,7 +30,7 @@ func TestUptoNonceUsedElsewhere(t *testing.T) {
 	approvePermit2(t, key)
 	u := testutil.SiteURL + "/before/json?tokens=10"
 	pay := payUpto(t, tester, key, u)
-	p, err := facilitator.DecodePaymentHeader(pay)
+	p, err := x402.DecodePaymentHeader(pay)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ import (
 // payOption is one way to pay a route: a network with its token. Its
 // requirements have no amount while the price is resolved per request.
 type payOption struct {
-	reqs          facilitator.PaymentRequirements
+	reqs          x402.PaymentRequirements
 	caip2         string // the v2 network id; "" when the chain id is unknown (v1 only)
 	decimals      uint8
 	decimalsKnown bool
@@ -59,7 +59,7 @@ type offer struct {
 
 // offerPart is one option of an offer with its amount.
 type offerPart struct {
-	reqs facilitator.PaymentRequirements
+	reqs x402.PaymentRequirements
 	v2   *x402.RequirementsV2 // nil when the chain id is unknown (v1 only)
 	// head and tail are the requirements' JSON around the resource URL,
 	// the only part of it that changes between requests.
@@ -189,9 +189,9 @@ func (p *pricing) priceOffer(value string) (*offer, error) {
 		var v *big.Int
 		var err error
 		if p.whole {
-			v, err = facilitator.ParsePrice(value, opt.decimals)
+			v, err = x402.ParsePrice(value, opt.decimals)
 		} else {
-			v, err = facilitator.ParseAmount(value)
+			v, err = x402.ParseAmount(value)
 			if err != nil {
 				err = fmt.Errorf("amount %q: %w", value, err)
 			}
@@ -359,7 +359,7 @@ func (p *pricing) canonNetwork(name string) string {
 // route does not list is refused with the spec's texts; the option given
 // with a refused asset is its network's (for the metrics' network label),
 // the first with a refused network.
-func (p *pricing) choose(pay *facilitator.Payment) (int, string) {
+func (p *pricing) choose(pay *x402.Payment) (int, string) {
 	canon := p.canonNetwork(pay.Network)
 	for i := range p.options {
 		if p.options[i].canon != canon {
@@ -386,7 +386,7 @@ func missingFromSupported(s *x402.SupportedResponse, opts []payOption) []string 
 		o := &opts[i]
 		found := false
 		for _, k := range s.Kinds {
-			if k.Scheme != "" && k.Scheme != facilitator.SchemeExact {
+			if k.Scheme != "" && k.Scheme != x402.SchemeExact {
 				continue
 			}
 			if strings.EqualFold(k.Network, o.reqs.Network) || (o.caip2 != "" && strings.EqualFold(k.Network, o.caip2)) {
@@ -432,7 +432,7 @@ type networkFacts struct {
 	Name     string
 	Token    string
 	Decimals uint8
-	Domain   facilitator.DomainInfo
+	Domain   x402.DomainInfo
 	ChainID  int64 // 0 when unknown
 	// DecimalsKnown is false for a remote facilitator's network that is
 	// neither built in nor configured with decimals.
@@ -463,7 +463,7 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 	if !found {
 		if b, ok := facilitator.BuiltinNetwork(network); ok {
 			facts = networkFacts{Name: b.Name, Token: b.Token, Decimals: b.Decimals, ChainID: b.ChainID, DecimalsKnown: true,
-				Domain: facilitator.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version}}
+				Domain: x402.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version}}
 		} else {
 			facts = networkFacts{Name: network}
 			facts.ChainID, _ = x402.ChainIDOf(network)

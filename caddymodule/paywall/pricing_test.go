@@ -22,7 +22,6 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -64,7 +63,7 @@ func twoNetworkHandler(t *testing.T, price string) *Handler {
 	cronos.caip2 = "eip155:338"
 	base := payOption{reqs: cronos.reqs, caip2: "eip155:84532", decimals: 6, decimalsKnown: true, chainID: 84532}
 	base.reqs.Network, base.reqs.Asset = "base-sepolia", baseSepoliaUSDC.Hex()
-	base.reqs.Extra = &facilitator.DomainInfo{Name: "USDC", Version: "2"}
+	base.reqs.Extra = &x402.DomainInfo{Name: "USDC", Version: "2"}
 	h.setTestOptions(t, cronos, base)
 	return h
 }
@@ -80,22 +79,22 @@ func TestChooseOption(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name       string
-		p          facilitator.Payment
+		p          x402.Payment
 		wantOpt    int
 		wantReason string
 	}{
-		{"v1 cronos", facilitator.Payment{Network: "cronos-testnet"}, 0, ""},
-		{"v1 cronos flat payload with its asset", facilitator.Payment{Network: "cronos-testnet", Asset: strings.ToLower(cronosToken)}, 0, ""},
-		{"v1 base-sepolia", facilitator.Payment{Network: "base-sepolia"}, 1, ""},
-		{"v1 name in capitals", facilitator.Payment{Network: "Base-Sepolia"}, 1, ""},
-		{"v2 eip155:338", facilitator.Payment{Network: "eip155:338", Accepted: v2("eip155:338", cronosToken)}, 0, ""},
-		{"v2 eip155:84532", facilitator.Payment{Network: "eip155:84532", Accepted: v2("eip155:84532", baseSepoliaUSDC.Hex())}, 1, ""},
-		{"v2 the first option's asset on the second network", facilitator.Payment{Network: "eip155:84532", Accepted: v2("eip155:84532", cronosToken)},
+		{"v1 cronos", x402.Payment{Network: "cronos-testnet"}, 0, ""},
+		{"v1 cronos flat payload with its asset", x402.Payment{Network: "cronos-testnet", Asset: strings.ToLower(cronosToken)}, 0, ""},
+		{"v1 base-sepolia", x402.Payment{Network: "base-sepolia"}, 1, ""},
+		{"v1 name in capitals", x402.Payment{Network: "Base-Sepolia"}, 1, ""},
+		{"v2 eip155:338", x402.Payment{Network: "eip155:338", Accepted: v2("eip155:338", cronosToken)}, 0, ""},
+		{"v2 eip155:84532", x402.Payment{Network: "eip155:84532", Accepted: v2("eip155:84532", baseSepoliaUSDC.Hex())}, 1, ""},
+		{"v2 the first option's asset on the second network", x402.Payment{Network: "eip155:84532", Accepted: v2("eip155:84532", cronosToken)},
 			1, "Unsupported asset: " + cronosToken},
-		{"v1 flat payload with the first option's asset on the second network", facilitator.Payment{Network: "base-sepolia", Asset: cronosToken},
+		{"v1 flat payload with the first option's asset on the second network", x402.Payment{Network: "base-sepolia", Asset: cronosToken},
 			1, "Unsupported asset: " + cronosToken},
-		{"a network the route does not list", facilitator.Payment{Network: "avalanche-fuji"}, 0, "Unsupported network: avalanche-fuji"},
-		{"a chain the route does not list", facilitator.Payment{Network: "eip155:1", Accepted: v2("eip155:1", cronosToken)}, 0, "Unsupported network: eip155:1"},
+		{"a network the route does not list", x402.Payment{Network: "avalanche-fuji"}, 0, "Unsupported network: avalanche-fuji"},
+		{"a chain the route does not list", x402.Payment{Network: "eip155:1", Accepted: v2("eip155:1", cronosToken)}, 0, "Unsupported network: eip155:1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			opt, reason := h.pricing.choose(&tt.p)
@@ -128,7 +127,7 @@ func TestOfferBody(t *testing.T) {
 			t.Errorf("accepts[%d] = %+v", i, a)
 		}
 	}
-	if got.Accepts[1].Extra == nil || *got.Accepts[1].Extra != (facilitator.DomainInfo{Name: "USDC", Version: "2"}) {
+	if got.Accepts[1].Extra == nil || *got.Accepts[1].Extra != (x402.DomainInfo{Name: "USDC", Version: "2"}) {
 		t.Errorf("accepts[1].extra = %+v, want the option's own EIP-712 domain", got.Accepts[1].Extra)
 	}
 	v2 := h.pricing.static.accepts()
@@ -137,7 +136,7 @@ func TestOfferBody(t *testing.T) {
 	}
 }
 
-func sameReqs(a, b facilitator.PaymentRequirements) bool {
+func sameReqs(a, b x402.PaymentRequirements) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
@@ -321,7 +320,7 @@ func TestSeveralNetworks(t *testing.T) {
 
 	// v1 on the second network.
 	c0, b0 := before()
-	header, _, err := exact.CreatePayment(buyer, body402Accepts(t, tester, "/multi")[1], exact.PaymentOptions{Shape: facilitator.ShapeX402})
+	header, _, err := exact.CreatePayment(buyer, body402Accepts(t, tester, "/multi")[1], exact.PaymentOptions{Shape: x402.ShapeX402})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +429,7 @@ func TestSeveralNetworks(t *testing.T) {
 	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{"X-Payment": header})
 	base.ResumeMining()
 	_ = json.Unmarshal(b, &body)
-	if resp.StatusCode != http.StatusPaymentRequired || body.Error != facilitator.ErrTextPending {
+	if resp.StatusCode != http.StatusPaymentRequired || body.Error != x402.ErrTextPending {
 		t.Fatalf("a payment not mined in time on base-sepolia: %d %s", resp.StatusCode, b)
 	}
 	if pr := decodeXPaymentResponse(t, resp); pr["network"] != "base-sepolia" || pr["success"] != false {
@@ -449,7 +448,7 @@ func TestSeveralNetworks(t *testing.T) {
 	}
 	resp, b = testutil.Get(t, tester, testutil.SiteURL+"/multi", map[string]string{"X-Payment": header})
 	_ = json.Unmarshal(b, &body)
-	if resp.StatusCode != http.StatusPaymentRequired || body.Error != facilitator.ErrTextAlreadyUsed {
+	if resp.StatusCode != http.StatusPaymentRequired || body.Error != x402.ErrTextAlreadyUsed {
 		t.Errorf("the same header after delivery: %d %s", resp.StatusCode, b)
 	}
 	c5, b5 := before()
@@ -504,7 +503,7 @@ func TestSeveralNetworks(t *testing.T) {
 }
 
 // body402Accepts fetches a route's 402 and returns its v1 accepts.
-func body402Accepts(t *testing.T, tester *caddytest.Tester, path string) []facilitator.PaymentRequirements {
+func body402Accepts(t *testing.T, tester *caddytest.Tester, path string) []x402.PaymentRequirements {
 	t.Helper()
 	return testutil.Require402(t, tester, testutil.SiteURL+path).Accepts
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // The redemption store lives in package store; these names keep the
@@ -27,18 +28,18 @@ const (
 
 // setSettled records a settle answer in a record: its state, transaction
 // and the answer itself.
-func setSettled(rec *redemption, state string, sr *facilitator.SettleResponse) {
+func setSettled(rec *redemption, state string, sr *x402.SettleResponse) {
 	data, _ := json.Marshal(sr) // a SettleResponse always marshals
 	rec.State, rec.TxHash, rec.Settlement, rec.Updated = state, sr.TxHash, data, time.Now()
 }
 
 // settlementOf is the settle answer kept in a record; nil when there is
 // none (or it cannot be read).
-func settlementOf(rec *redemption) *facilitator.SettleResponse {
+func settlementOf(rec *redemption) *x402.SettleResponse {
 	if len(rec.Settlement) == 0 {
 		return nil
 	}
-	sr := new(facilitator.SettleResponse)
+	sr := new(x402.SettleResponse)
 	if json.Unmarshal(rec.Settlement, sr) != nil {
 		return nil
 	}
@@ -56,7 +57,7 @@ func authID(network, scheme string, from common.Address, nonce [32]byte) string 
 // authFingerprint tells one signed authorization from another with the
 // same payer and nonce: a hash of all its fields and its signature,
 // whatever the header's version or encoding.
-func authFingerprint(p *facilitator.Payment) string {
+func authFingerprint(p *x402.Payment) string {
 	a := &p.Authorization
 	s := sha256.New()
 	for _, b := range [][]byte{a.From[:], a.To[:], a.Nonce[:], []byte(bigString(a.Value)), []byte(bigString(a.ValidAfter)),

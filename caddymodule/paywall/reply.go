@@ -97,10 +97,10 @@ func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resou
 // v2Request turns a v2 payment into the facilitator request for the
 // option it chose: the v1 requirements (for the embedded facilitator and
 // Cronos-flavour remotes) with the v2 ones beside them.
-func (h *Handler) v2Request(r *http.Request, header string, resource string) *facilitator.Request {
+func (h *Handler) v2Request(r *http.Request, header string, resource string) *x402.Request {
 	part := h.pricing.saleOf(r).part()
-	req := &facilitator.Request{
-		X402Version:         facilitator.X402Version,
+	req := &x402.Request{
+		X402Version:         x402.X402Version,
 		PaymentHeader:       header,
 		PaymentRequirements: part.reqs,
 		Dialect:             x402.DialectV2,
@@ -115,7 +115,7 @@ func (h *Handler) v2Request(r *http.Request, header string, resource string) *fa
 
 // setPaymentResponse writes the settlement in the header matching the
 // payment's version.
-func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse, network string) {
+func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse, network string) {
 	if _, v2 := h.paymentHeader(r); v2 {
 		if v, err := x402.EncodeBase64JSON(sr.Reference(sr.From, h.pricing.saleOf(r).v2Network())); err == nil {
 			w.Header().Set(x402.HeaderPaymentResponseV2, v)
@@ -127,10 +127,10 @@ func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr 
 
 // setFailedResponse adds PAYMENT-RESPONSE with the failed settlement to a
 // v2 payment's 402, as the v2 transport does.
-func (h *Handler) setFailedResponse(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) {
+func (h *Handler) setFailedResponse(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse) {
 	if _, v2 := h.paymentHeader(r); v2 {
 		payer := ""
-		if p, err := facilitator.DecodePaymentHeader(r.Header.Get(x402.HeaderPaymentSignature)); err == nil && p.ParsePayload() == nil {
+		if p, err := x402.DecodePaymentHeader(r.Header.Get(x402.HeaderPaymentSignature)); err == nil && p.ParsePayload() == nil {
 			payer = p.Authorization.From.Hex()
 		}
 		if v, err := x402.EncodeBase64JSON(sr.Reference(payer, h.pricing.saleOf(r).v2Network())); err == nil {
@@ -152,7 +152,7 @@ func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error)
 	if handled, werr := h.storeFault(w, op, err); handled {
 		return werr
 	}
-	msg := fmt.Sprintf("the payment could not be %s: %s", op, facilitator.MessageOf(err))
+	msg := fmt.Sprintf("the payment could not be %s: %s", op, x402.MessageOf(err))
 	if !strings.Contains(msg, "try again") && !strings.Contains(msg, "retry") {
 		// Say what to do, once: most facilitator texts already do.
 		msg += "; try again shortly"
@@ -177,13 +177,13 @@ func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error)
 // and in X-PAYMENT-RESPONSE, and the advice to retry with the same header.
 func (h *Handler) pending(w http.ResponseWriter, r *http.Request, txHash string) error {
 	sl := h.pricing.saleOf(r)
-	sr := &facilitator.SettleResponse{Event: facilitator.EventFailed, TxHash: txHash, Network: sl.network(),
-		Error: facilitator.ErrTextPending, Timestamp: facilitator.Timestamp(time.Now())}
+	sr := &x402.SettleResponse{Event: x402.EventFailed, TxHash: txHash, Network: sl.network(),
+		Error: x402.ErrTextPending, Timestamp: x402.Timestamp(time.Now())}
 	var body []byte
 	if h.v2Only() {
-		body = h.v2OnlyBody(facilitator.ErrTextPending, "", txHash, textRetrySameHeader) // reply_v2only.go
+		body = h.v2OnlyBody(x402.ErrTextPending, "", txHash, textRetrySameHeader) // reply_v2only.go
 	} else {
-		body = sl.offer.build(facilitator.ErrTextPending, "", resourceURL(r))
+		body = sl.offer.build(x402.ErrTextPending, "", resourceURL(r))
 		extra := `"txHash":` + string(appendJSONString(nil, txHash)) + `,"retry":` + string(appendJSONString(nil, textRetrySameHeader)) + ","
 		body = append([]byte("{"+extra), body[1:]...)
 	}
@@ -215,7 +215,7 @@ const (
 	textOtherAuthBusy   = "a different authorization with the same nonce from the same payer is being served; only one of them can be paid"
 	retryOtherAuthBusy  = "nothing was charged for this request. If the other authorization is paid, this one never can be (its nonce is used): sign a new payment. Send this one again in a moment to learn which"
 	textInFlightUnknown = "another request with this payment, or with a different authorization with the same nonce from the same payer, is being served"
-	textOtherAuthUsed   = facilitator.ErrTextAlreadyUsed + ": a different authorization with the same nonce from the same payer was presented before; sign a new payment"
+	textOtherAuthUsed   = x402.ErrTextAlreadyUsed + ": a different authorization with the same nonce from the same payer was presented before; sign a new payment"
 	textFailedOnChainTx = "%s: transaction %s did not transfer the payment, so nothing was charged"
 	textStoreDown       = "the payment store cannot be reached, so this payment was not taken: nothing was verified, settled or charged"
 	retryStoreDown      = "send the same request again shortly"
@@ -281,7 +281,7 @@ func (h *Handler) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash 
 
 // settled attaches a settlement to the request (for the upstream and for
 // placeholders) and to the response (X-PAYMENT-RESPONSE).
-func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) {
+func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse) {
 	block := ""
 	if sr.BlockNumber != nil {
 		block = strconv.FormatUint(*sr.BlockNumber, 10)
@@ -331,7 +331,7 @@ type paymentResponse struct {
 	Timestamp   string  `json:"timestamp"`
 }
 
-func encodePaymentResponse(sr *facilitator.SettleResponse, network string) string {
+func encodePaymentResponse(sr *x402.SettleResponse, network string) string {
 	b, _ := json.Marshal(paymentResponse{
 		Success: sr.Settled(), Transaction: sr.TxHash, Network: network, Payer: sr.From,
 		Event: sr.Event, TxHash: sr.TxHash, From: sr.From, To: sr.To, Value: sr.Value,

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -108,8 +107,8 @@ func TestCompactedSettlementsDeliver(t *testing.T) {
 				TxHash string `json:"txHash"`
 				Error  string `json:"error"`
 			}
-			if status != http.StatusPaymentRequired || json.Unmarshal([]byte(body), &ans) != nil || ans.Error != facilitator.ErrTextPending || ans.TxHash == "" {
-				t.Errorf("payment %d: %d %.300s; want 402 %q with a txHash", i, status, body, facilitator.ErrTextPending)
+			if status != http.StatusPaymentRequired || json.Unmarshal([]byte(body), &ans) != nil || ans.Error != x402.ErrTextPending || ans.TxHash == "" {
+				t.Errorf("payment %d: %d %.300s; want 402 %q with a txHash", i, status, body, x402.ErrTextPending)
 			}
 			txs[i] = ans.TxHash
 		}()
@@ -149,8 +148,8 @@ func TestCompactedSettlementsDeliver(t *testing.T) {
 		if status, body := fetch(c.url, h); status != http.StatusOK || body != "the resource" {
 			t.Errorf("payment %d retried after compaction: %d %.300s; want 200 %q", i, status, body, "the resource")
 		}
-		if status, body := fetch(c.url, h); status != http.StatusPaymentRequired || !strings.Contains(body, facilitator.ErrTextAlreadyUsed) {
-			t.Errorf("payment %d retried after delivery: %d %.300s; want 402 %q", i, status, body, facilitator.ErrTextAlreadyUsed)
+		if status, body := fetch(c.url, h); status != http.StatusPaymentRequired || !strings.Contains(body, x402.ErrTextAlreadyUsed) {
+			t.Errorf("payment %d retried after delivery: %d %.300s; want 402 %q", i, status, body, x402.ErrTextAlreadyUsed)
 		}
 	}
 	if n := ran.Load(); n != payments {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/discovery"
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // ServeHTTP implements caddyhttp.MiddlewareHandler.
@@ -65,7 +65,7 @@ func (h *Handler) servePayment(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	// Decode here, so that a remote facilitator is not asked about
 	// garbage and the upstream can be told who pays in settle-after mode.
-	payment, err := facilitator.DecodePaymentHeader(header)
+	payment, err := x402.DecodePaymentHeader(header)
 	if err == nil {
 		sl.authScheme, err = h.parsePayment(payment)
 	}
@@ -99,8 +99,8 @@ func (h *Handler) servePayment(w http.ResponseWriter, r *http.Request, next cadd
 		return tooManyAttempts(w, wait)
 	}
 
-	req := &facilitator.Request{
-		X402Version:         facilitator.X402Version,
+	req := &x402.Request{
+		X402Version:         x402.X402Version,
 		PaymentHeader:       header,
 		PaymentRequirements: sl.part().reqs,
 	}

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // The settle call shared by checkout.go (settle before delivery) and
@@ -19,13 +20,13 @@ import (
 // 402 with its reason, naming the transaction that did not transfer the
 // payment, if one was sent; 409 for a smart-contract wallet with another
 // payment being settled (walletBusy).
-func (h *Handler) settleRefused(w http.ResponseWriter, r *http.Request, sr *facilitator.SettleResponse) error {
-	if sr.Error == facilitator.ReasonWalletBusy {
+func (h *Handler) settleRefused(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse) error {
+	if sr.Error == x402.ReasonWalletBusy {
 		return h.walletBusy(w, r)
 	}
 	h.setFailedResponse(w, r, sr)
 	text := sr.Error
-	if text == facilitator.ErrTextFailedOnChain && sr.TxHash != "" {
+	if text == x402.ErrTextFailedOnChain && sr.TxHash != "" {
 		text = fmt.Sprintf(textFailedOnChainTx, sr.Error, sr.TxHash)
 	}
 	return h.paymentRequired(w, r, text, "")
@@ -48,7 +49,7 @@ func (h *Handler) settleFailed(id string, err error) {
 // (nothing was broadcast). A transport error, or any other status, leaves
 // it unknown.
 func notSent(err error) bool {
-	var se *facilitator.StatusError
+	var se *x402.StatusError
 	if !errors.As(err, &se) {
 		return false
 	}
@@ -63,16 +64,16 @@ func notSent(err error) bool {
 // reserved it for settle after). A buyer who hangs up does not cancel
 // it: the transaction may already be broadcast, and the facilitator bounds
 // the wait itself.
-func (h *Handler) settle(r *http.Request, req *facilitator.Request, res *facilitator.Reservation) (*facilitator.SettleResponse, error) {
+func (h *Handler) settle(r *http.Request, req *x402.Request, res *facilitator.Reservation) (*x402.SettleResponse, error) {
 	if res != nil {
 		return h.settleBy(r, req, res.Settle)
 	}
-	return h.settleBy(r, req, func(ctx context.Context) (*facilitator.SettleResponse, error) { return h.client.Settle(ctx, req) })
+	return h.settleBy(r, req, func(ctx context.Context) (*x402.SettleResponse, error) { return h.client.Settle(ctx, req) })
 }
 
 // settleBy runs a settle call (of the facilitator, or of a reservation)
 // as settle describes, timed and logged.
-func (h *Handler) settleBy(r *http.Request, req *facilitator.Request, call func(context.Context) (*facilitator.SettleResponse, error)) (*facilitator.SettleResponse, error) {
+func (h *Handler) settleBy(r *http.Request, req *x402.Request, call func(context.Context) (*x402.SettleResponse, error)) (*x402.SettleResponse, error) {
 	ctx := context.WithoutCancel(r.Context())
 	if h.settleWait > 0 {
 		// The app's current settle_timeout, even when the facilitator was
@@ -91,7 +92,7 @@ func (h *Handler) settleBy(r *http.Request, req *facilitator.Request, call func(
 	}
 	if !sr.Settled() {
 		outcome := OutcomeRefused
-		if sr.Error == facilitator.ErrTextPending {
+		if sr.Error == x402.ErrTextPending {
 			outcome = OutcomePending
 		}
 		h.metrics.payment(h.pricing.saleOf(r), outcome, sr.Error)

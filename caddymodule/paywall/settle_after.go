@@ -17,6 +17,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // deliverThenSettle runs the next handler with a verified but unsettled
@@ -30,7 +31,7 @@ import (
 // crash, or a retry after a pending answer) was delivered there as in
 // settle before: its upstream gets the transaction headers.
 func (h *Handler) deliverThenSettle(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment, id string, pid *paymentID, res *facilitator.Reservation) error {
+	req *x402.Request, payment *x402.Payment, id string, pid *paymentID, res *facilitator.Reservation) error {
 
 	if res != nil {
 		defer res.Release() // nothing settled (an upstream error): nothing moved
@@ -91,7 +92,7 @@ type settleWriter struct {
 	*caddyhttp.ResponseWriterWrapper
 	h   *Handler
 	r   *http.Request
-	req *facilitator.Request
+	req *x402.Request
 	res *facilitator.Reservation // the payment held by the embedded facilitator, or nil
 	id  string                   // the authorization
 	rec *redemption              // its record, written as the decision is made
@@ -147,7 +148,7 @@ func (sw *settleWriter) decide(status int) {
 		sw.state = stateSettled
 		h.settled(sw.ResponseWriter, sw.r, sr)
 		sw.ResponseWriter.WriteHeader(status)
-	case sr.Error == facilitator.ErrTextPending:
+	case sr.Error == x402.ErrTextPending:
 		// The upstream's answer is dropped; a retry with the same header
 		// runs it again once the payment is in a block.
 		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
@@ -189,7 +190,7 @@ func (sw *settleWriter) settleHungUp() {
 			h.logger.Error("marking a payment charged for a buyer who hung up failed; a retry could run the upstream again",
 				zap.String("id", sw.id), zap.Error(err))
 		}
-	case sr.Error == facilitator.ErrTextPending:
+	case sr.Error == x402.ErrTextPending:
 		// A retry finds it settled later, and its answer lost.
 		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
 		_ = h.redeem.Store().Put(sw.id, rec)

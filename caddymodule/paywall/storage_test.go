@@ -13,6 +13,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -25,7 +26,7 @@ type stopOnSettle struct {
 	stop func()
 }
 
-func (s *stopOnSettle) Settle(ctx context.Context, req *facilitator.Request) (*facilitator.SettleResponse, error) {
+func (s *stopOnSettle) Settle(ctx context.Context, req *x402.Request) (*x402.SettleResponse, error) {
 	s.stop()
 	return s.fakeClient.Settle(ctx, req)
 }
@@ -82,9 +83,9 @@ func TestSharedStoreAnswers(t *testing.T) {
 	}
 
 	// Another instance holds the authorization.
-	fc := &fakeClient{verify: facilitator.Valid(), settle: settled}
+	fc := &fakeClient{verify: x402.Valid(), settle: settled}
 	h, header := handler(fc)
-	payment, err := facilitator.DecodePaymentHeader(header)
+	payment, err := x402.DecodePaymentHeader(header)
 	if err == nil {
 		err = payment.ParsePayload()
 	}
@@ -106,7 +107,7 @@ func TestSharedStoreAnswers(t *testing.T) {
 	}
 
 	// The money moves, then the database goes away before the record.
-	fc2 := &fakeClient{verify: facilitator.Valid(), settle: settled}
+	fc2 := &fakeClient{verify: x402.Valid(), settle: settled}
 	h2, header2 := handler(&stopOnSettle{fakeClient: fc2, stop: func() { srv.Stop(t) }})
 	w, ran = serve(h2, header2)
 	check(w, http.StatusServiceUnavailable, `{"error":"`+textPaidUnrecorded+`","retry":"`+retryPaidUnrecorded+`","retryAfterSeconds":2,"txHash":"`+settled.TxHash+`","x402Version":1}`+"\n")
@@ -115,7 +116,7 @@ func TestSharedStoreAnswers(t *testing.T) {
 	}
 
 	// While it is down: 503, nothing verified or settled.
-	fc3 := &fakeClient{verify: facilitator.Valid(), settle: settled}
+	fc3 := &fakeClient{verify: x402.Valid(), settle: settled}
 	h3, header3 := handler(fc3)
 	w, ran = serve(h3, header3)
 	check(w, http.StatusServiceUnavailable, `{"error":"`+textStoreDown+`","retry":"`+retryStoreDown+`","retryAfterSeconds":2,"x402Version":1}`+"\n")
@@ -143,14 +144,14 @@ func TestSharedStoreAnswers(t *testing.T) {
 
 // knownOutcome is the fake facilitator's look-up (beside fakeClient): it
 // knows one settlement, by any key.
-type knownOutcome struct{ sr *facilitator.SettleResponse }
+type knownOutcome struct{ sr *x402.SettleResponse }
 
-func outcomesOf(sr *facilitator.SettleResponse) outcomeLookup { return knownOutcome{sr} }
+func outcomesOf(sr *x402.SettleResponse) outcomeLookup { return knownOutcome{sr} }
 
-func (k knownOutcome) byTx(context.Context, string) (*facilitator.SettleResponse, error) {
+func (k knownOutcome) byTx(context.Context, string) (*x402.SettleResponse, error) {
 	return k.sr, nil
 }
 
-func (k knownOutcome) byAuthorization(context.Context, string, string, string, string) (*facilitator.SettleResponse, error) {
+func (k knownOutcome) byAuthorization(context.Context, string, string, string, string) (*x402.SettleResponse, error) {
 	return k.sr, nil
 }

@@ -11,18 +11,18 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // failingOutcome is a look-up that fails with err.
 type failingOutcome struct{ err error }
 
-func (f failingOutcome) byTx(context.Context, string) (*facilitator.SettleResponse, error) {
+func (f failingOutcome) byTx(context.Context, string) (*x402.SettleResponse, error) {
 	return nil, f.err
 }
 
-func (f failingOutcome) byAuthorization(context.Context, string, string, string, string) (*facilitator.SettleResponse, error) {
+func (f failingOutcome) byAuthorization(context.Context, string, string, string, string) (*x402.SettleResponse, error) {
 	return nil, f.err
 }
 
@@ -34,9 +34,9 @@ func TestStoreFaultAnswers(t *testing.T) {
 	// What the embedded facilitator returns (facilitator/scheme/errors.go), and
 	// what a remote one's client makes of its answer.
 	const facilitatorText = "the facilitator's settlement store (PostgreSQL) cannot be reached; nothing was broadcast, try again shortly"
-	unreachable := &facilitator.StatusError{Status: 503, Message: facilitatorText, Err: fmt.Errorf("%w: dial tcp: i/o timeout", store.ErrUnavailable)}
-	fenced := &facilitator.StatusError{Status: 503, Message: facilitatorText, Err: store.ErrFenced}
-	remote := &facilitator.StatusError{Status: 503, Message: "facilitator answered HTTP 503: " + facilitatorText}
+	unreachable := &x402.StatusError{Status: 503, Message: facilitatorText, Err: fmt.Errorf("%w: dial tcp: i/o timeout", store.ErrUnavailable)}
+	fenced := &x402.StatusError{Status: 503, Message: facilitatorText, Err: store.ErrFenced}
+	remote := &x402.StatusError{Status: 503, Message: "facilitator answered HTTP 503: " + facilitatorText}
 	retry := `"retry":"send the same request again with the same payment header shortly: it is served once the store answers, and charged at most once","retryAfterSeconds":2,"x402Version":1}`
 	notSettled := `{"error":"the payment store cannot be reached, so this payment was not settled: nothing was broadcast or charged",` + retry
 	notTaken := `{"error":"the payment store cannot be reached, so this payment was not taken: nothing was settled or charged",` + retry
@@ -52,29 +52,29 @@ func TestStoreFaultAnswers(t *testing.T) {
 		wantRecord bool   // the redemption record stays
 		wantNext   bool
 	}{
-		{name: "settle: the store out of reach", fc: &fakeClient{verify: facilitator.Valid(), setErr: unreachable},
+		{name: "settle: the store out of reach", fc: &fakeClient{verify: x402.Valid(), setErr: unreachable},
 			wantStatus: 503, wantBody: notSettled},
-		{name: "settle: the lease does not hold", fc: &fakeClient{verify: facilitator.Valid(), setErr: fenced},
+		{name: "settle: the lease does not hold", fc: &fakeClient{verify: x402.Valid(), setErr: fenced},
 			wantStatus: 503, wantBody: notSettled},
-		{name: "settle: a remote facilitator's store", fc: &fakeClient{verify: facilitator.Valid(), setErr: remote},
+		{name: "settle: a remote facilitator's store", fc: &fakeClient{verify: x402.Valid(), setErr: remote},
 			wantStatus: 503, wantBody: notSettled},
-		{name: "settle after: the store out of reach", after: true, fc: &fakeClient{verify: facilitator.Valid(), setErr: unreachable},
+		{name: "settle after: the store out of reach", after: true, fc: &fakeClient{verify: x402.Valid(), setErr: unreachable},
 			wantStatus: 503, wantBody: notSettled, wantNext: true},
 		{name: "verify: the store out of reach", fc: &fakeClient{verErr: unreachable},
 			wantStatus: 503, wantBody: notTaken},
-		{name: "an earlier attempt's outcome unreadable", fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+		{name: "an earlier attempt's outcome unreadable", fc: &fakeClient{verify: x402.Valid(), settle: settled},
 			earlier: true, outcomes: failingOutcome{fmt.Errorf("%w: conn closed", store.ErrUnavailable)},
 			wantStatus: 503, wantBody: notRead, wantRecord: true},
-		{name: "not the store: a 500 as before", fc: &fakeClient{verify: facilitator.Valid(), setErr: &facilitator.StatusError{Status: 503, Message: "no signer"}},
+		{name: "not the store: a 500 as before", fc: &fakeClient{verify: x402.Valid(), setErr: &x402.StatusError{Status: 503, Message: "no signer"}},
 			wantStatus: 500, wantBody: `{"error":"the payment could not be settled: no signer; try again shortly","x402Version":1}`},
-		{name: "not the store: an earlier attempt's outcome unknown", fc: &fakeClient{verify: facilitator.Valid(), settle: settled},
+		{name: "not the store: an earlier attempt's outcome unknown", fc: &fakeClient{verify: x402.Valid(), settle: settled},
 			earlier: true, outcomes: failingOutcome{errors.New("chain unreachable")},
 			wantStatus: 500, wantRecord: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, header := testHandler(t, tt.fc, tt.after)
-			p, err := facilitator.DecodePaymentHeader(header)
+			p, err := x402.DecodePaymentHeader(header)
 			if err != nil || p.ParsePayload() != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -217,7 +216,7 @@ func (h *Handler) provisionUpto() error {
 // its records, claims and refusals key it by payer and nonce as any other
 // (in Permit2's nonce space: noncespace.go). It answers the facilitator
 // scheme of the authorization (authScheme).
-func (h *Handler) parsePayment(payment *facilitator.Payment) (string, error) {
+func (h *Handler) parsePayment(payment *x402.Payment) (string, error) {
 	if !h.upto() {
 		err := payment.ParsePayload()
 		if err == nil || h.AssetTransfer != AssetTransferPermit2 {
@@ -228,14 +227,14 @@ func (h *Handler) parsePayment(payment *facilitator.Payment) (string, error) {
 		return authScheme(false, true), parsePermit2Payment(payment, false)
 	}
 	if payment.Scheme != SchemeUpto {
-		return "", &facilitator.InvalidPaymentError{Reason: facilitator.ReasonUnsupportedScheme(payment.Scheme)}
+		return "", &x402.InvalidPaymentError{Reason: x402.ReasonUnsupportedScheme(payment.Scheme)}
 	}
 	return authScheme(true, false), parsePermit2Payment(payment, true)
 }
 
 // parsePermit2Payment reads a Permit2 payload (upto's, or exact's through
 // the exact proxy) into the payment's authorization fields.
-func parsePermit2Payment(payment *facilitator.Payment, upto bool) error {
+func parsePermit2Payment(payment *x402.Payment, upto bool) error {
 	raw, err := payment.PayloadJSON()
 	if err != nil {
 		return err
@@ -255,7 +254,7 @@ func parsePermit2Payment(payment *facilitator.Payment, upto bool) error {
 // charge: before the answer goes out (settle before), or when it has
 // ended (settle after, the receipt in a trailer).
 func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte, id string, pid *paymentID, lost *lostPayment) (err error) {
+	req *x402.Request, payment *x402.Payment, refusal [32]byte, id string, pid *paymentID, lost *lostPayment) (err error) {
 	res, ok, err := h.reservePayment(w, r, req, payment, refusal, lost)
 	if !ok {
 		return err

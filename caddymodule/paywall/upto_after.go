@@ -8,8 +8,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // An upto answer settled after it streams goes out before its money
@@ -41,7 +41,7 @@ const uptoAfterPrefix = "settle-after:"
 
 // uptoAfterKey is a payer's key of the bound: network and payer, in lower
 // case.
-func uptoAfterKey(network string, payment *facilitator.Payment) string {
+func uptoAfterKey(network string, payment *x402.Payment) string {
 	return uptoAfterPrefix + strings.ToLower(network) + "/" + strings.ToLower(payment.Authorization.From.Hex())
 }
 
@@ -57,7 +57,7 @@ type afterTurn struct {
 // is settled after its answer: it takes the payer's turn, unless the payer
 // cools off or another request of the payer holds the turn (here or at
 // another instance), in which case the answer is settled before (nil).
-func (h *Handler) uptoAfterTurn(r *http.Request, payment *facilitator.Payment, id string) *afterTurn {
+func (h *Handler) uptoAfterTurn(r *http.Request, payment *x402.Payment, id string) *afterTurn {
 	if !h.settleAfter {
 		return nil
 	}
@@ -88,12 +88,12 @@ func (h *Handler) uptoAfterTurn(r *http.Request, payment *facilitator.Payment, i
 // end gives the turn back once the answer's settle is done, and starts
 // the payer's cooling-off when the facilitator refused that settle
 // (sr, nil when no settle was answered).
-func (t *afterTurn) end(sr *facilitator.SettleResponse) {
+func (t *afterTurn) end(sr *x402.SettleResponse) {
 	if t == nil {
 		return
 	}
 	defer t.h.redeem.Release(t.key)
-	if sr == nil || sr.Settled() || sr.Error == facilitator.ErrTextPending || sr.Error == facilitator.ReasonWalletBusy {
+	if sr == nil || sr.Settled() || sr.Error == x402.ErrTextPending || sr.Error == x402.ReasonWalletBusy {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -110,7 +110,7 @@ func (t *afterTurn) end(sr *facilitator.SettleResponse) {
 
 // settledAfter is the facilitator's answer to the settle of an answer
 // that streamed before it (settle after), nil when there was none.
-func (mw *meterWriter) settledAfter() *facilitator.SettleResponse {
+func (mw *meterWriter) settledAfter() *x402.SettleResponse {
 	mw.mu.Lock()
 	defer mw.mu.Unlock()
 	if !mw.after || mw.state != meterStreaming {

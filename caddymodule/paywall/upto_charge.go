@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // chargeRule is how a route turns its answer into a charge on one option.
@@ -45,18 +46,18 @@ func (cr chargeRule) metered(count *big.Rat) *big.Int {
 // settleCharge settles an upto payment at its charge: the reservation
 // the embedded facilitator holds, or (a remote facilitator) the request
 // with the charge as its amount.
-func (h *Handler) settleCharge(r *http.Request, req *facilitator.Request, res *facilitator.Reservation, charge *big.Int) (*facilitator.SettleResponse, error) {
+func (h *Handler) settleCharge(r *http.Request, req *x402.Request, res *facilitator.Reservation, charge *big.Int) (*x402.SettleResponse, error) {
 	sreq := withAmount(req, charge.String())
 	if res == nil {
 		return h.settle(r, sreq, nil)
 	}
-	return h.settleBy(r, sreq, func(ctx context.Context) (*facilitator.SettleResponse, error) { return res.SettleAmount(ctx, charge) })
+	return h.settleBy(r, sreq, func(ctx context.Context) (*x402.SettleResponse, error) { return res.SettleAmount(ctx, charge) })
 }
 
 // withAmount is a copy of a request asking to settle amount (the charge),
 // as the x402 reference servers settle an upto payment: the requirements'
 // amount at settle is the charge.
-func withAmount(req *facilitator.Request, amount string) *facilitator.Request {
+func withAmount(req *x402.Request, amount string) *x402.Request {
 	out := *req
 	out.PaymentRequirements.MaxAmountRequired = amount
 	if req.RequirementsV2 != nil {

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // verifyPayment verifies a payment and answers when it cannot go on: a
@@ -15,8 +16,8 @@ import (
 // invalid (remembered by the refusal cache), unless it is used on chain
 // and lost is a payment of this route whose records were lost
 // (deliverLost).
-func (h *Handler) verifyPayment(w http.ResponseWriter, r *http.Request, req *facilitator.Request,
-	payment *facilitator.Payment, refusal [32]byte, lost *lostPayment) (bool, error) {
+func (h *Handler) verifyPayment(w http.ResponseWriter, r *http.Request, req *x402.Request,
+	payment *x402.Payment, refusal [32]byte, lost *lostPayment) (bool, error) {
 	verifyStart := time.Now()
 	vr, err := h.client.Verify(r.Context(), req)
 	h.metrics.timeVerify(h.pricing.saleOf(r), verifyStart)
@@ -26,7 +27,7 @@ func (h *Handler) verifyPayment(w http.ResponseWriter, r *http.Request, req *fac
 // reserver is a facilitator that holds a verified payment for a settle
 // that comes later: the embedded one (facilitator.Facilitator.Reserve).
 type reserver interface {
-	Reserve(ctx context.Context, req *facilitator.Request) (*facilitator.Reservation, *facilitator.VerifyResponse, error)
+	Reserve(ctx context.Context, req *x402.Request) (*facilitator.Reservation, *x402.VerifyResponse, error)
 }
 
 // reservePayment is verifyPayment for settle after: with the embedded
@@ -35,8 +36,8 @@ type reserver interface {
 // flight), so that a payer who sends more authorizations at once than it
 // can pay for is refused before the upstream runs. A remote facilitator
 // only verifies (res is nil).
-func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *facilitator.Request,
-	payment *facilitator.Payment, refusal [32]byte, lost *lostPayment) (res *facilitator.Reservation, ok bool, err error) {
+func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *x402.Request,
+	payment *x402.Payment, refusal [32]byte, lost *lostPayment) (res *facilitator.Reservation, ok bool, err error) {
 	rs, can := h.client.(reserver)
 	if !can {
 		ok, err = h.verifyPayment(w, r, req, payment, refusal, lost)
@@ -50,18 +51,18 @@ func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *fa
 }
 
 // verified answers a verify that did not pass.
-func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *facilitator.Request, payment *facilitator.Payment, refusal [32]byte,
-	vr *facilitator.VerifyResponse, err error, lost *lostPayment) (bool, error) {
+func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *x402.Request, payment *x402.Payment, refusal [32]byte,
+	vr *x402.VerifyResponse, err error, lost *lostPayment) (bool, error) {
 	if err != nil {
 		h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, failedReason(err))
 		h.logger.Error("verify could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
 		return false, h.facilitatorFailed(w, "verified", err)
 	}
-	if !vr.IsValid && vr.Reason() == facilitator.ReasonWalletBusy {
+	if !vr.IsValid && vr.Reason() == x402.ReasonWalletBusy {
 		return false, h.walletBusy(w, r)
 	}
 	if !vr.IsValid {
-		if vr.Reason() == facilitator.ErrTextAlreadyUsed {
+		if vr.Reason() == x402.ErrTextAlreadyUsed {
 			if handled, err := h.deliverLost(w, r, lost); handled {
 				return false, err
 			}

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Refusals of smart-contract wallet payments while another payment of the
@@ -23,5 +23,5 @@ const retryWalletBusy = "nothing was charged for this request. Send the same pay
 // payment's outcome decides whether this one can go.
 func (h *Handler) walletBusy(w http.ResponseWriter, r *http.Request) error {
 	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeRefused, reasonWalletBusy)
-	return httpx.WriteRetryJSON(w, http.StatusConflict, facilitator.ReasonWalletBusy, retryWalletBusy)
+	return httpx.WriteRetryJSON(w, http.StatusConflict, x402.ReasonWalletBusy, retryWalletBusy)
 }

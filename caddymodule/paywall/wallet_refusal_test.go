@@ -20,10 +20,10 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestLyingWalletSettleAfter: forty payments at once from a lying wallet
@@ -97,8 +97,8 @@ func TestLyingWalletSettleAfter(t *testing.T) {
 	mix := map[string]int{}
 	for _, a := range answers {
 		mix[fmt.Sprintf("%d %s", a.status, a.error)]++
-		if a.status == http.StatusPaymentRequired && strings.HasPrefix(a.error, facilitator.ErrTextFailedOnChain+": transaction 0x") {
-			tx, _ = strings.CutPrefix(a.error, facilitator.ErrTextFailedOnChain+": transaction ")
+		if a.status == http.StatusPaymentRequired && strings.HasPrefix(a.error, x402.ErrTextFailedOnChain+": transaction 0x") {
+			tx, _ = strings.CutPrefix(a.error, x402.ErrTextFailedOnChain+": transaction ")
 			tx, _ = strings.CutSuffix(tx, " did not transfer the payment, so nothing was charged")
 			reverts++
 		}
@@ -111,7 +111,7 @@ func TestLyingWalletSettleAfter(t *testing.T) {
 	for _, a := range answers {
 		switch {
 		case a.status == http.StatusPaymentRequired && strings.Contains(a.error, tx):
-		case a.status == http.StatusConflict && a.error == facilitator.ReasonWalletBusy && a.retry == "2":
+		case a.status == http.StatusConflict && a.error == x402.ReasonWalletBusy && a.retry == "2":
 		case a.status == http.StatusPaymentRequired && strings.HasSuffix(a.error, cooling):
 		default:
 			t.Errorf("answer %+v", a)

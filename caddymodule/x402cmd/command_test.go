@@ -15,14 +15,15 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // testBuyerKey is the development chain's public buyer 1 key (TEST-ONLY).
 const testBuyerKey = "0x087e13a36a752a4b4ba7494f24e1e3c9a17bfb2c82d0c65928855c87cee45bb4"
 
-var testReqs = facilitator.PaymentRequirements{
-	Scheme:            facilitator.SchemeExact,
+var testReqs = x402.PaymentRequirements{
+	Scheme:            x402.SchemeExact,
 	Network:           facilitator.NetworkCronosTestnet,
 	PayTo:             "0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e",
 	Asset:             "0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0",
@@ -32,9 +33,9 @@ var testReqs = facilitator.PaymentRequirements{
 
 // paywall is a fake seller: 402 without X-PAYMENT, then accept (or refuse)
 // the payment after checking its payload.
-func paywall(t *testing.T, body func(w http.ResponseWriter), refuse string) (*httptest.Server, *[]*facilitator.Payment) {
+func paywall(t *testing.T, body func(w http.ResponseWriter), refuse string) (*httptest.Server, *[]*x402.Payment) {
 	t.Helper()
-	var got []*facilitator.Payment
+	var got []*x402.Payment
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := r.Header.Get("X-PAYMENT")
 		if h == "" {
@@ -43,7 +44,7 @@ func paywall(t *testing.T, body func(w http.ResponseWriter), refuse string) (*ht
 			body(w)
 			return
 		}
-		p, err := facilitator.DecodePaymentHeader(h)
+		p, err := x402.DecodePaymentHeader(h)
 		if err != nil {
 			t.Errorf("DecodePaymentHeader: %v", err)
 			return
@@ -58,7 +59,7 @@ func paywall(t *testing.T, body func(w http.ResponseWriter), refuse string) (*ht
 			json.NewEncoder(w).Encode(map[string]any{"x402Version": 1, "error": refuse, "accepts": []any{testReqs}})
 			return
 		}
-		sr, _ := json.Marshal(facilitator.SettleResponse{X402Version: 1, Event: facilitator.EventSettled, TxHash: "0xabc", Network: p.Network})
+		sr, _ := json.Marshal(x402.SettleResponse{X402Version: 1, Event: x402.EventSettled, TxHash: "0xabc", Network: p.Network})
 		w.Header().Set("X-PAYMENT-RESPONSE", base64.StdEncoding.EncodeToString(sr))
 		w.Write([]byte("paid content"))
 	}))
@@ -89,7 +90,7 @@ func TestPayAccepts(t *testing.T) {
 	if len(*got) != 1 {
 		t.Fatalf("%d payments, want 1", len(*got))
 	}
-	key, _ := facilitator.ParseKey(testBuyerKey)
+	key, _ := evm.ParseKey(testBuyerKey)
 	a := (*got)[0].Authorization
 	if a.From != crypto.PubkeyToAddress(key.PublicKey) || a.Value.String() != "10000" ||
 		!strings.EqualFold(a.To.Hex(), testReqs.PayTo) {
@@ -211,7 +212,7 @@ func TestPaySaysWhetherMoneyMoved(t *testing.T) {
 // TestChoosePayment: "caddy x402 pay" picks the first option it can pay,
 // or the one of --network (by v1 name or CAIP-2 id), in version 1 and 2.
 func TestChoosePayment(t *testing.T) {
-	entry := func(network, amount string) facilitator.PaymentRequirements {
+	entry := func(network, amount string) x402.PaymentRequirements {
 		r := testReqs
 		r.Network, r.MaxAmountRequired = network, amount
 		return r
@@ -219,29 +220,29 @@ func TestChoosePayment(t *testing.T) {
 	max := big.NewInt(1000000)
 	for _, tt := range []struct {
 		name           string
-		accepts        []facilitator.PaymentRequirements
+		accepts        []x402.PaymentRequirements
 		network        string
 		chainID        int64
 		want, wantErr  string
 		wantV2, errV2  string
 		skipV2Networks bool
 	}{
-		{name: "the first", accepts: []facilitator.PaymentRequirements{entry("cronos-testnet", "10000"), entry("base-sepolia", "10000")},
+		{name: "the first", accepts: []x402.PaymentRequirements{entry("cronos-testnet", "10000"), entry("base-sepolia", "10000")},
 			want: "cronos-testnet", wantV2: "eip155:338"},
-		{name: "--network by v1 name", accepts: []facilitator.PaymentRequirements{entry("cronos-testnet", "10000"), entry("base-sepolia", "10000")},
+		{name: "--network by v1 name", accepts: []x402.PaymentRequirements{entry("cronos-testnet", "10000"), entry("base-sepolia", "10000")},
 			network: "base-sepolia", want: "base-sepolia", wantV2: "eip155:84532"},
-		{name: "--network by CAIP-2 id", accepts: []facilitator.PaymentRequirements{entry("cronos-testnet", "10000"), entry("base-sepolia", "10000")},
+		{name: "--network by CAIP-2 id", accepts: []x402.PaymentRequirements{entry("cronos-testnet", "10000"), entry("base-sepolia", "10000")},
 			network: "eip155:84532", want: "base-sepolia", wantV2: "eip155:84532"},
-		{name: "the first within --max-amount", accepts: []facilitator.PaymentRequirements{entry("cronos-testnet", "2000000"), entry("base-sepolia", "10000")},
+		{name: "the first within --max-amount", accepts: []x402.PaymentRequirements{entry("cronos-testnet", "2000000"), entry("base-sepolia", "10000")},
 			want: "base-sepolia", wantV2: "eip155:84532"},
-		{name: "a chain ID unknown is skipped", accepts: []facilitator.PaymentRequirements{entry("my-chain", "10000"), entry("base-sepolia", "10000")},
+		{name: "a chain ID unknown is skipped", accepts: []x402.PaymentRequirements{entry("my-chain", "10000"), entry("base-sepolia", "10000")},
 			want: "base-sepolia", skipV2Networks: true},
-		{name: "--network not offered", accepts: []facilitator.PaymentRequirements{entry("cronos-testnet", "10000")},
+		{name: "--network not offered", accepts: []x402.PaymentRequirements{entry("cronos-testnet", "10000")},
 			network: "base", wantErr: "refusing to pay: cronos-testnet: not --network base",
 			errV2: "refusing to pay: no acceptable way to pay (eip155:338: not --network base)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := chooseV1(&facilitator.PaymentRequired{Accepts: tt.accepts}, max, tt.network, tt.chainID)
+			got, _, err := chooseV1(&x402.PaymentRequired{Accepts: tt.accepts}, max, tt.network, tt.chainID)
 			switch {
 			case tt.wantErr != "":
 				if err == nil || err.Error() != tt.wantErr {

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -55,7 +54,7 @@ func mcpAnswer(w http.ResponseWriter, id json.RawMessage, result any) {
 // call can fail says whether money moved.
 func TestPayMCPSaysWhetherMoneyMoved(t *testing.T) {
 	base := testReqs
-	base.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+	base.Extra = &x402.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
 	accepts := []x402.RequirementsV2{base.V2("eip155:338")}
 	settled := x402.ReferenceSettleResponse{Success: true, Transaction: "0xabc", Network: "eip155:338"}
 	for _, tc := range []struct {

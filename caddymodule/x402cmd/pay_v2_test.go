@@ -10,15 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // v2Seller is a fake x402 v2 seller: PAYMENT-REQUIRED on the 402 (and a v1
 // body beside it), then it checks the PAYMENT-SIGNATURE it gets.
-func v2Seller(t *testing.T, accepts []x402.RequirementsV2) (*httptest.Server, *[]*facilitator.Payment) {
+func v2Seller(t *testing.T, accepts []x402.RequirementsV2) (*httptest.Server, *[]*x402.Payment) {
 	t.Helper()
-	var got []*facilitator.Payment
+	var got []*x402.Payment
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := r.Header.Get("Payment-Signature")
 		if h == "" {
@@ -28,7 +27,7 @@ func v2Seller(t *testing.T, accepts []x402.RequirementsV2) (*httptest.Server, *[
 			acceptsBody(w)
 			return
 		}
-		p, err := facilitator.DecodePaymentHeader(h)
+		p, err := x402.DecodePaymentHeader(h)
 		if err == nil {
 			err = p.ParsePayload()
 		}
@@ -47,7 +46,7 @@ func v2Seller(t *testing.T, accepts []x402.RequirementsV2) (*httptest.Server, *[
 
 func TestPayV2(t *testing.T) {
 	base := testReqs
-	base.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+	base.Extra = &x402.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
 	cheap := base.V2("eip155:338")
 	dear := cheap
 	dear.Amount = "5000000"
@@ -117,7 +116,7 @@ func mustBig(s string) *big.Int {
 // nothing.
 func TestPayV1OfV2OnlyRoute(t *testing.T) {
 	base := testReqs
-	base.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+	base.Extra = &x402.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
 	accepts := []x402.RequirementsV2{base.V2("eip155:338")}
 	accepts[0].Scheme = x402.SchemeUpto
 	paid := 0
@@ -156,7 +155,7 @@ func TestPayV1OfV2OnlyRoute(t *testing.T) {
 // the flag that fixes it.
 func TestPayV2Refused(t *testing.T) {
 	base := testReqs
-	base.Extra = &facilitator.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
+	base.Extra = &x402.DomainInfo{Name: "Bridged USDC (Stargate)", Version: "1"}
 	accepts := []x402.RequirementsV2{base.V2("eip155:338")}
 	for _, tc := range []struct {
 		name, reason string

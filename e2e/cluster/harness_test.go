@@ -29,7 +29,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -51,8 +50,8 @@ const (
 	textStoreNotConfirmed  = "the payment store cannot be reached, so the outcome of an earlier attempt with this payment cannot be read now: nothing more was charged for this request"
 	textPaymentIDDelivered = "payment already delivered"
 	textPaymentIDConflict  = "payment identifier already used with a different payload"
-	textPending            = facilitator.ErrTextPending
-	textAlreadyUsed        = facilitator.ErrTextAlreadyUsed
+	textPending            = x402.ErrTextPending
+	textAlreadyUsed        = x402.ErrTextAlreadyUsed
 )
 
 // price is what every paid route asks, in the token's smallest units.
@@ -642,7 +641,7 @@ func shortErr(err error) string {
 // v1 or v2).
 func (a answer) txHash() string {
 	if h := a.header.Get("X-Payment-Response"); h != "" {
-		var sr facilitator.SettleResponse
+		var sr x402.SettleResponse
 		if x402.DecodeBase64JSON(h, &sr) == nil {
 			return sr.TxHash
 		}
@@ -711,13 +710,13 @@ func (in *instance) pay(p *payment, timeout time.Duration) answer {
 }
 
 // requirements fetches a route's 402 unpaid from the instance.
-func (c *cluster) requirements(in *instance, path string) facilitator.PaymentRequirements {
+func (c *cluster) requirements(in *instance, path string) x402.PaymentRequirements {
 	c.t.Helper()
 	a := in.get(path, nil, 30*time.Second)
 	if a.status != http.StatusPaymentRequired {
 		c.t.Fatalf("GET %s unpaid: %v", path, a)
 	}
-	var pr facilitator.PaymentRequired
+	var pr x402.PaymentRequired
 	if err := json.Unmarshal(a.body, &pr); err != nil {
 		c.t.Fatalf("the 402 of %s: %v", path, err)
 	}
@@ -729,7 +728,7 @@ func (c *cluster) requirements(in *instance, path string) facilitator.PaymentReq
 }
 
 // sign signs a v1 payment of the requirements by the buyer, for path.
-func (c *cluster) sign(buyer devnet.Account, reqs facilitator.PaymentRequirements, path string) *payment {
+func (c *cluster) sign(buyer devnet.Account, reqs x402.PaymentRequirements, path string) *payment {
 	c.t.Helper()
 	header, p, err := exact.CreatePayment(buyer.Key, reqs, exact.PaymentOptions{})
 	if err != nil {

@@ -12,10 +12,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // TestLyingWallet (issue 23, item 3): a lying smart-contract wallet is
@@ -62,11 +62,11 @@ func TestLyingWallet(t *testing.T) {
 	for _, a := range answers {
 		e := a.json().Error
 		switch {
-		case a.status == http.StatusPaymentRequired && strings.HasPrefix(e, facilitator.ErrTextFailedOnChain+": transaction 0x"):
-			tx, _ := strings.CutPrefix(e, facilitator.ErrTextFailedOnChain+": transaction ")
+		case a.status == http.StatusPaymentRequired && strings.HasPrefix(e, x402.ErrTextFailedOnChain+": transaction 0x"):
+			tx, _ := strings.CutPrefix(e, x402.ErrTextFailedOnChain+": transaction ")
 			tx, _ = strings.CutSuffix(tx, " did not transfer the payment, so nothing was charged")
 			txs = append(txs, strings.ToLower(tx))
-		case a.status == http.StatusConflict && e == facilitator.ReasonWalletBusy && a.header.Get("Retry-After") == "2":
+		case a.status == http.StatusConflict && e == x402.ReasonWalletBusy && a.header.Get("Retry-After") == "2":
 		case a.status == http.StatusPaymentRequired && strings.HasPrefix(e, "Smart-contract wallet: refused until "):
 		default:
 			t.Errorf("unexpected answer %v", a)

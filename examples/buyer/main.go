@@ -25,8 +25,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 func main() {
@@ -41,7 +42,7 @@ func main() {
 	if *hexKey == "" {
 		*hexKey = os.Getenv("X402_BUYER_KEY")
 	}
-	key, err := facilitator.ParseKey(*hexKey)
+	key, err := evm.ParseKey(*hexKey)
 	if err != nil {
 		log.Fatalf("buyer key (-key or $X402_BUYER_KEY): %v", err)
 	}
@@ -59,7 +60,7 @@ func main() {
 	// 2. Read what the seller asks for. The x402 reference shape lists the
 	// options in "accepts"; the Cronos facilitator's shape has a single
 	// "paymentRequirements". Sellers built with caddy-x402 send both.
-	var ask facilitator.PaymentRequired
+	var ask x402.PaymentRequired
 	if err := json.Unmarshal(body, &ask); err != nil {
 		log.Fatalf("402 body is not x402 JSON: %v", err)
 	}
@@ -80,7 +81,7 @@ func main() {
 	// 4. Ask again, with the payment.
 	resp, body = get(client, *url, header)
 	if s := resp.Header.Get("X-PAYMENT-RESPONSE"); s != "" {
-		if js, err := facilitator.DecodeBase64(s); err == nil {
+		if js, err := x402.DecodeBase64(s); err == nil {
 			fmt.Fprintf(os.Stderr, "settlement: %s\n", js)
 		}
 	}

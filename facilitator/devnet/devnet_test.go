@@ -21,9 +21,10 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 func start(t *testing.T, cfg Config) *Chain {
@@ -72,8 +73,8 @@ func waitMined(t *testing.T, cl *ethclient.Client, h common.Hash) *types.Receipt
 func signTransfer(t *testing.T, k *ecdsa.PrivateKey, from, to common.Address, value, validAfter, validBefore *big.Int, nonce [32]byte) []byte {
 	t.Helper()
 	sig, err := exact.SignAuthorization(k,
-		facilitator.Domain{Name: TokenName, Version: TokenVersion, ChainID: big.NewInt(ChainID), VerifyingContract: TokenAddress},
-		facilitator.Authorization{From: from, To: to, Value: value, ValidAfter: validAfter, ValidBefore: validBefore, Nonce: nonce})
+		evm.Domain{Name: TokenName, Version: TokenVersion, ChainID: big.NewInt(ChainID), VerifyingContract: TokenAddress},
+		x402.Authorization{From: from, To: to, Value: value, ValidAfter: validAfter, ValidBefore: validBefore, Nonce: nonce})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,16 +12,17 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // BuyerKey parses a hex private key.
 func BuyerKey(t testing.TB, hexKey string) *ecdsa.PrivateKey {
 	t.Helper()
-	k, err := facilitator.ParseKey(hexKey)
+	k, err := evm.ParseKey(hexKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func AssertDelta(t *testing.T, who string, before, after *big.Int, want int64) {
 }
 
 // Pay signs what reqs ask for with key.
-func Pay(t *testing.T, key *ecdsa.PrivateKey, reqs facilitator.PaymentRequirements) string {
+func Pay(t *testing.T, key *ecdsa.PrivateKey, reqs x402.PaymentRequirements) string {
 	t.Helper()
 	header, _, err := exact.CreatePayment(key, reqs, exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
 	if err != nil {

@@ -10,16 +10,16 @@ import (
 	"github.com/caddyserver/caddy/v2/caddytest"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // Body402 is the seller's 402 answer.
 type Body402 struct {
-	Error               string                          `json:"error"`
-	InvalidReason       string                          `json:"invalidReason"`
-	X402Version         int                             `json:"x402Version"`
-	PaymentRequirements facilitator.PaymentRequirements `json:"paymentRequirements"`
-	Accepts             []facilitator.PaymentRequirements
+	Error               string                   `json:"error"`
+	InvalidReason       string                   `json:"invalidReason"`
+	X402Version         int                      `json:"x402Version"`
+	PaymentRequirements x402.PaymentRequirements `json:"paymentRequirements"`
+	Accepts             []x402.PaymentRequirements
 }
 
 // Get fetches url with the tester's client and the given headers.
