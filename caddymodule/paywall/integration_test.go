@@ -112,15 +112,17 @@ func TestPaywall402Body(t *testing.T) {
 	}
 
 	// Bad input from the buyer is a 402 with a reason, never a 500.
-	bad := []struct{ name, header, want string }{
-		{"not base64", "%%%not-base64%%%", x402.ReasonInvalidBase64},
-		{"not json", base64.StdEncoding.EncodeToString([]byte("hello")), x402.ReasonInvalidBase64},
-		{"too big", strings.Repeat("A", httpx.MaxPaymentHeaderBytes+1), "X-PAYMENT header exceeds 16 KiB"},
-		{"wrong scheme", base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1,"scheme":"upto","network":"cronos-testnet","payload":{}}`)), ""},
+	// The refusal names the header the buyer sent.
+	bad := []struct{ name, sent, header, want string }{
+		{"not base64", "X-Payment", "%%%not-base64%%%", x402.ReasonInvalidBase64},
+		{"not json", "X-Payment", base64.StdEncoding.EncodeToString([]byte("hello")), x402.ReasonInvalidBase64},
+		{"too big", "X-Payment", strings.Repeat("A", httpx.MaxPaymentHeaderBytes+1), "X-PAYMENT header exceeds 16 KiB"},
+		{"too big v2", x402.HeaderPaymentSignature, strings.Repeat("A", httpx.MaxPaymentHeaderBytes+1), "PAYMENT-SIGNATURE header exceeds 16 KiB"},
+		{"wrong scheme", "X-Payment", base64.StdEncoding.EncodeToString([]byte(`{"x402Version":1,"scheme":"upto","network":"cronos-testnet","payload":{}}`)), ""},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
-			resp, b := testutil.Get(t, tester, testutil.SiteURL+"/weather", map[string]string{"X-Payment": c.header})
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+"/weather", map[string]string{c.sent: c.header})
 			if resp.StatusCode != http.StatusPaymentRequired {
 				t.Fatalf("status %d, want 402: %s", resp.StatusCode, b)
 			}

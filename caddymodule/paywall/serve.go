@@ -58,7 +58,11 @@ func (h *Handler) servePayment(w http.ResponseWriter, r *http.Request, next cadd
 		return h.paymentRequired(w, r, "X-PAYMENT header is required", "")
 	}
 	if len(header) > httpx.MaxPaymentHeaderBytes {
-		return h.paymentRequired(w, r, "", fmt.Sprintf("X-PAYMENT header exceeds %d KiB", httpx.MaxPaymentHeaderBytes>>10))
+		sent := "X-PAYMENT"
+		if v2 {
+			sent = "PAYMENT-SIGNATURE"
+		}
+		return h.paymentRequired(w, r, "", fmt.Sprintf("%s header exceeds %d KiB", sent, httpx.MaxPaymentHeaderBytes>>10))
 	}
 	if h.chans != nil {
 		return h.serveChannel(w, r, next, header) // channel.go
