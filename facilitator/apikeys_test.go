@@ -16,6 +16,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -40,7 +41,7 @@ func TestUnknownAPIKeys(t *testing.T) {
 	const key = "the-seller-key-0123456789"
 	nc := testnetConfig()
 	nc.SignerKeys = nil // verify only; the shared facilitator's engine owns the devnet signer
-	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}, Logger: testLogger()})
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{nc}, Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

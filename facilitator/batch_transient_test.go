@@ -12,6 +12,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 )
 
 // TestBatchSettlementNeedsTransientStorage: batch-settlement is offered
@@ -34,7 +35,7 @@ func TestBatchSettlementNeedsTransientStorage(t *testing.T) {
 		nc := testnetConfig()
 		nc.RPCURLs = []string{proxy.URL()}
 		nc.SignerKeys = []*ecdsa.PrivateKey{key}
-		f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}, Logger: zap.New(core)})
+		f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{nc}, Logger: zap.New(core)})
 		if err != nil {
 			t.Fatal(err)
 		}

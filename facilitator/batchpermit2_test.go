@@ -12,10 +12,10 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -248,13 +248,13 @@ func TestBatchPermit2DepositWithoutPermit2(t *testing.T) {
 	}
 	defer c.Close()
 	f, api, _ := startFacilitator(t, c.Signer().Key, c.RPCURL(), t.TempDir()+"/journal.db", nil)
-	if _, ok := f.SchemeExtra(facilitator.NetworkCronosTestnet, batchsettlement.Scheme); !ok {
+	if _, ok := f.SchemeExtra(network.CronosTestnet, batchsettlement.Scheme); !ok {
 		t.Fatal("batch-settlement not served on a chain without Permit2")
 	}
-	if extra, ok := f.SchemeExtra(facilitator.NetworkCronosTestnet, x402.SchemeBatchSettlementPermit2); ok {
+	if extra, ok := f.SchemeExtra(network.CronosTestnet, x402.SchemeBatchSettlementPermit2); ok {
 		t.Fatalf("Permit2 deposits served on a chain without Permit2: %v", extra)
 	}
-	if _, ok := fac.SchemeExtra(facilitator.NetworkCronosTestnet, x402.SchemeBatchSettlementPermit2); !ok {
+	if _, ok := fac.SchemeExtra(network.CronosTestnet, x402.SchemeBatchSettlementPermit2); !ok {
 		t.Fatal("Permit2 deposits not served on the devnet that has Permit2")
 	}
 	buyer := c.Buyers()[0]

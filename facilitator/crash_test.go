@@ -24,6 +24,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
@@ -41,7 +42,7 @@ const childEnv = "X402_CHILD"
 // runChild is the child's main: a facilitator on a loopback port, its
 // address printed on stdout, until killed.
 func runChild() int {
-	nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
+	nc, _ := network.Builtin(network.CronosTestnet)
 	nc.RPCURLs = []string{os.Getenv("X402_CHILD_RPC")}
 	for _, hexKey := range strings.Split(os.Getenv("X402_CHILD_KEY"), ",") {
 		key, err := evm.ParseKey(hexKey)
@@ -52,7 +53,7 @@ func runChild() int {
 		nc.SignerKeys = append(nc.SignerKeys, key)
 	}
 	cfg := facilitator.Config{
-		Networks:           []facilitator.NetworkConfig{nc},
+		Networks:           []network.Config{nc},
 		JournalPath:        os.Getenv("X402_CHILD_JOURNAL"),
 		ReplaceAfterBlocks: 3,
 		Logger:             testLogger(),

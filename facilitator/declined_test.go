@@ -8,6 +8,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 )
 
 // TestBatchSettlementDeclined (issue 33): a facilitator that does not
@@ -31,7 +32,7 @@ func TestBatchSettlementDeclined(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, _, _ := startFacilitator(t, tc.chain.Signer().Key, tc.chain.RPCURL(), t.TempDir()+"/journal.db", tc.edit)
-			got := f.Declined(facilitator.NetworkCronosTestnet, batchsettlement.Scheme)
+			got := f.Declined(network.CronosTestnet, batchsettlement.Scheme)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Fatalf("Declined = %q, want %q in it", got, tc.want)
 			}

@@ -26,6 +26,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/limit"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -62,7 +63,7 @@ func runMain(m *testing.M) int {
 	}
 	defer chain.Close()
 	fac, err = facilitator.New(context.Background(), facilitator.Config{
-		Networks: []facilitator.NetworkConfig{testnetConfig()},
+		Networks: []network.Config{testnetConfig()},
 		Logger:   testLogger(),
 	})
 	if err != nil {
@@ -84,8 +85,8 @@ func testLogger() *zap.Logger {
 }
 
 // testnetConfig is the built-in cronos-testnet pointed at the dev chain.
-func testnetConfig() facilitator.NetworkConfig {
-	nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
+func testnetConfig() network.Config {
+	nc, _ := network.Builtin(network.CronosTestnet)
 	nc.RPCURLs = []string{chain.RPCURL()}
 	nc.SignerKeys = []*ecdsa.PrivateKey{chain.Signer().Key}
 	return nc

@@ -21,6 +21,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -48,7 +49,7 @@ func startFacilitator(t *testing.T, key *ecdsa.PrivateKey, url, journal string, 
 	nc := testnetConfig()
 	nc.RPCURLs = []string{url}
 	nc.SignerKeys = []*ecdsa.PrivateKey{key}
-	cfg := facilitator.Config{Networks: []facilitator.NetworkConfig{nc}, Logger: testLogger(), ReplaceAfterBlocks: 2, JournalPath: journal}
+	cfg := facilitator.Config{Networks: []network.Config{nc}, Logger: testLogger(), ReplaceAfterBlocks: 2, JournalPath: journal}
 	if edit != nil {
 		edit(&cfg)
 	}

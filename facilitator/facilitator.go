@@ -44,7 +44,7 @@ import (
 type Config struct {
 	// Networks are the networks served. Use BuiltinNetwork for the Cronos
 	// networks and change what differs (RPC URLs, signer keys).
-	Networks []NetworkConfig
+	Networks []network.Config
 	// Logger receives the facilitator's logs; nil means no logs.
 	Logger *zap.Logger
 	// SettleTimeout bounds how long Settle waits for the transaction to be
@@ -146,7 +146,7 @@ type Facilitator struct {
 // Facilitator ready to serve. Close releases it.
 func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	if len(cfg.Networks) == 0 {
-		return nil, errors.New("no network configured: add at least one, for example facilitator.BuiltinNetwork(\"cronos-testnet\")")
+		return nil, errors.New("no network configured: add at least one, for example network.Builtin(\"cronos-testnet\")")
 	}
 	f := &Facilitator{
 		byName:        map[string]*network.Network{},
@@ -221,7 +221,7 @@ func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	return f, nil
 }
 
-func (f *Facilitator) addNetwork(ctx context.Context, nc NetworkConfig) (*network.Network, error) {
+func (f *Facilitator) addNetwork(ctx context.Context, nc network.Config) (*network.Network, error) {
 	if err := nc.Validate(); err != nil {
 		return nil, err
 	}
@@ -508,4 +508,12 @@ func (f *Facilitator) WalletSignature(ctx context.Context, network string, walle
 		return evm.WalletRefused, fmt.Errorf("network %q is not configured", network)
 	}
 	return n.WalletSignature(ctx, wallet, hash, sig)
+}
+
+// orDefault is d, or def when d is not positive.
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 )
 
 // connCounter forwards TCP connections from a loopback port to target and
@@ -98,7 +99,7 @@ func TestCloseReleasesRPCConnections(t *testing.T) {
 	nc.EIP712Name, nc.Decimals = "", 0 // read from the token: more RPC calls, as at a real start
 	peak := int64(0)
 	for i := 0; i < cycles; i++ {
-		f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}, Logger: testLogger()})
+		f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{nc}, Logger: testLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -51,7 +52,7 @@ func newTestFacilitator(t *testing.T, key *ecdsa.PrivateKey, edit func(*facilita
 	}
 	nc := testnetConfig()
 	nc.SignerKeys = []*ecdsa.PrivateKey{key}
-	cfg := facilitator.Config{Networks: []facilitator.NetworkConfig{nc}, Logger: testLogger(), ReplaceAfterBlocks: 2}
+	cfg := facilitator.Config{Networks: []network.Config{nc}, Logger: testLogger(), ReplaceAfterBlocks: 2}
 	if edit != nil {
 		edit(&cfg)
 	}
@@ -392,7 +393,7 @@ func TestFailoverAndSigners(t *testing.T) {
 func TestStartChecks(t *testing.T) {
 	wrong := testnetConfig()
 	wrong.ChainID = 25
-	_, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{wrong}})
+	_, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{wrong}})
 	want := "network cronos-testnet: RPC " + chain.RPCURL() + " reports chain ID 338, but the network is configured with chain ID 25; point the network at the right node or fix its chain ID"
 	if err == nil || err.Error() != want {
 		t.Fatalf("New with the wrong chain = %v, want %q", err, want)
@@ -405,7 +406,7 @@ func TestStartChecks(t *testing.T) {
 	gone := testnetConfig()
 	gone.RPCURLs = []string{dead.URL()}
 	gone.EIP712Name = ""
-	_, err = facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{gone}})
+	_, err = facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{gone}})
 	if err == nil || !strings.HasPrefix(err.Error(), "network cronos-testnet: no RPC endpoint answered eth_chainId") ||
 		!strings.Contains(err.Error(), "to start while the chain is down, set the token's eip712_name, eip712_version and decimals") {
 		t.Fatalf("New with no reachable node and no domain = %v", err)
@@ -413,7 +414,7 @@ func TestStartChecks(t *testing.T) {
 	// Degraded start: everything configured, the facilitator starts and
 	// says why it cannot settle.
 	gone.EIP712Name = testnetConfig().EIP712Name
-	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{gone}})
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{gone}})
 	if err != nil {
 		t.Fatalf("New with the chain down and the domain configured: %v", err)
 	}
@@ -427,7 +428,7 @@ func TestStartChecks(t *testing.T) {
 	// A configured EIP-712 domain the token does not have is refused.
 	mismatch := testnetConfig()
 	mismatch.EIP712Version = "2"
-	_, err = facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{mismatch}})
+	_, err = facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{mismatch}})
 	if err == nil || !strings.Contains(err.Error(), `network cronos-testnet: the EIP-712 domain (name "Bridged USDC (Stargate)", version "2", chain ID 338`) ||
 		!strings.Contains(err.Error(), "does not match the token's DOMAIN_SEPARATOR()") {
 		t.Fatalf("New with a wrong EIP-712 version = %v", err)
@@ -435,7 +436,7 @@ func TestStartChecks(t *testing.T) {
 	// The EIP-712 domain is read from the token when not configured.
 	custom := testnetConfig()
 	custom.Name, custom.EIP712Name, custom.EIP712Version = "my-chain", "", ""
-	f, err = facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{custom}})
+	f, err = facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{custom}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +455,7 @@ func BenchmarkConfirmLatency(b *testing.B) {
 	key := newSignerKey(b, chain)
 	nc := testnetConfig()
 	nc.SignerKeys = []*ecdsa.PrivateKey{key}
-	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}})
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{nc}})
 	if err != nil {
 		b.Fatal(err)
 	}

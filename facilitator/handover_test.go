@@ -15,6 +15,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -55,7 +56,7 @@ func TestHandoverOneEngine(t *testing.T) {
 	nc.SignerKeys = []*ecdsa.PrivateKey{key}
 	start := func() (*facilitator.Facilitator, *httptest.Server) {
 		f, err := facilitator.New(ctx, facilitator.Config{
-			Networks: []facilitator.NetworkConfig{nc}, Journal: journal, Logger: testLogger(), SettleTimeout: time.Minute,
+			Networks: []network.Config{nc}, Journal: journal, Logger: testLogger(), SettleTimeout: time.Minute,
 		})
 		if err != nil {
 			t.Fatal(err)

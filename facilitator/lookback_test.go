@@ -12,6 +12,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -47,7 +48,7 @@ func TestLookupByAuthorizationBeyond10000Blocks(t *testing.T) {
 		nc.RPCURLs = []string{proxy.URL()}
 		nc.SignerKeys = []*ecdsa.PrivateKey{key}
 		f, err := facilitator.New(context.Background(), facilitator.Config{
-			Networks: []facilitator.NetworkConfig{nc}, Logger: testLogger(), JournalRetention: retention,
+			Networks: []network.Config{nc}, Logger: testLogger(), JournalRetention: retention,
 		})
 		if err != nil {
 			t.Fatal(err)

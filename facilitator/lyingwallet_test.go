@@ -18,6 +18,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
@@ -226,10 +227,10 @@ func lyingChain(t *testing.T, skew *atomic.Int64) (*devnet.Chain, *facilitator.F
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
+	nc, _ := network.Builtin(network.CronosTestnet)
 	nc.RPCURLs = []string{c.RPCURL()}
 	nc.SignerKeys = []*ecdsa.PrivateKey{c.Signer().Key}
-	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}, Logger: testLogger(),
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{nc}, Logger: testLogger(),
 		Now: func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -39,7 +40,7 @@ func TestJournalRetention(t *testing.T) {
 	}{{"keep all", -1, true}, {"48h", 48 * time.Hour, false}} {
 		t.Run(tt.name, func(t *testing.T) {
 			f, err := facilitator.New(context.Background(), facilitator.Config{
-				Networks: []facilitator.NetworkConfig{testnetConfig()}, Journal: j, JournalRetention: tt.retention,
+				Networks: []network.Config{testnetConfig()}, Journal: j, JournalRetention: tt.retention,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/httpapi"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/postgres"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -41,7 +42,7 @@ func startInstance(t *testing.T, dsn string, key *ecdsa.PrivateKey, settleTimeou
 	nc := testnetConfig()
 	nc.SignerKeys = []*ecdsa.PrivateKey{key}
 	f, err := facilitator.New(context.Background(), facilitator.Config{
-		Networks: []facilitator.NetworkConfig{nc}, Journal: p.Journal(), SettleTimeout: settleTimeout, Logger: testLogger(),
+		Networks: []network.Config{nc}, Journal: p.Journal(), SettleTimeout: settleTimeout, Logger: testLogger(),
 	})
 	if err != nil {
 		p.Close()
@@ -266,7 +267,7 @@ func TestSharedSendStoreFault(t *testing.T) {
 	nc := testnetConfig()
 	nc.SignerKeys = []*ecdsa.PrivateKey{key}
 	f, err := facilitator.New(context.Background(), facilitator.Config{
-		Networks: []facilitator.NetworkConfig{nc}, Journal: unreachableNonces{p.Journal()}, SettleTimeout: 30 * time.Second, Logger: testLogger(),
+		Networks: []network.Config{nc}, Journal: unreachableNonces{p.Journal()}, SettleTimeout: 30 * time.Second, Logger: testLogger(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -39,13 +40,13 @@ func walletChain(t testing.TB, cfg devnet.Config, factories ...common.Address) (
 
 func walletFacilitator(t testing.TB, c *devnet.Chain, factories ...common.Address) *facilitator.Facilitator {
 	t.Helper()
-	nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
+	nc, _ := network.Builtin(network.CronosTestnet)
 	nc.RPCURLs = []string{c.RPCURL()}
 	nc.SignerKeys = []*ecdsa.PrivateKey{c.Signer().Key}
 	for _, a := range factories {
 		nc.SmartWalletFactories = append(nc.SmartWalletFactories, a.Hex())
 	}
-	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}, Logger: testLogger()})
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{nc}, Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

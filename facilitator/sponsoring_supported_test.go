@@ -7,6 +7,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/internal/rpcproxy"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -27,7 +28,7 @@ func TestSupportedSponsoringNeedsPermit(t *testing.T) {
 		t.Helper()
 		nc := testnetConfig()
 		nc.RPCURLs = []string{proxy.URL()}
-		f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}, Logger: testLogger()})
+		f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{nc}, Logger: testLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}

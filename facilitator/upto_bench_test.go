@@ -16,6 +16,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
 	"github.com/caddy-x402/caddy-x402/facilitator/upto"
@@ -39,7 +40,7 @@ func BenchmarkUptoVerifyVsExact(b *testing.B) {
 	startSharedChain(b)
 	nc := testnetConfig()
 	nc.SkipOnchainVerify = true
-	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}})
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{nc}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func BenchmarkUptoVerify(b *testing.B) {
 	startSharedChain(b)
 	nc := testnetConfig()
 	nc.SkipOnchainVerify = true
-	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}})
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{nc}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -27,10 +28,10 @@ func verifyFixture(b *testing.B) (*facilitator.Facilitator, *x402.Request) {
 // verifyFixtureRecovery is verifyFixture, with the digest and signature
 // (v as 0 or 1) that the verify recovers its signer from.
 func verifyFixtureRecovery(b *testing.B) (f *facilitator.Facilitator, r *x402.Request, digest, sig []byte) {
-	nc, _ := facilitator.BuiltinNetwork(facilitator.NetworkCronosTestnet)
+	nc, _ := network.Builtin(network.CronosTestnet)
 	nc.RPCURLs = []string{"http://127.0.0.1:9"} // never asked: no signer, no on-chain checks
 	nc.SkipOnchainVerify = true
-	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []facilitator.NetworkConfig{nc}})
+	f, err := facilitator.New(context.Background(), facilitator.Config{Networks: []network.Config{nc}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	x402network "github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
@@ -225,7 +226,7 @@ func (a *App) defaultNetwork() string {
 	if a.Devnet != nil {
 		return a.Devnet.network()
 	}
-	return facilitator.NetworkCronosTestnet
+	return x402network.CronosTestnet
 }
 
 // network is the devnet's network name.
@@ -285,7 +286,7 @@ func (a *App) validate() error {
 		if n.Token != "" && !x402.IsAddress(n.Token) {
 			return fmt.Errorf("network %s: token %q is not a 0x-prefixed 20-byte hex address", n.Name, n.Token)
 		}
-		if _, builtin := facilitator.BuiltinNetwork(n.Name); !builtin {
+		if _, builtin := x402network.Builtin(n.Name); !builtin {
 			var missing []string
 			if n.ChainID <= 0 {
 				missing = append(missing, "chain_id")
@@ -298,7 +299,7 @@ func (a *App) validate() error {
 			}
 			if len(missing) > 0 {
 				return fmt.Errorf("network %s is not built in (built in: %s), so it needs %s",
-					n.Name, strings.Join(facilitator.BuiltinNetworkNames(), ", "), strings.Join(missing, ", "))
+					n.Name, strings.Join(x402network.BuiltinNames(), ", "), strings.Join(missing, ", "))
 			}
 		}
 		for _, k := range n.SignerKeys {
@@ -613,7 +614,7 @@ func (a *App) provisionDevnet() error {
 // networkConfigs turns the app's networks into the facilitator's, with the
 // signer keys resolved. It also returns a fingerprint of the keys (a hash,
 // never the keys).
-func (a *App) networkConfigs() ([]facilitator.NetworkConfig, []byte, error) {
+func (a *App) networkConfigs() ([]x402network.Config, []byte, error) {
 	confs := a.Networks
 	if len(confs) == 0 {
 		confs = []*NetworkConfig{{Name: a.defaultNetwork()}}
@@ -623,11 +624,11 @@ func (a *App) networkConfigs() ([]facilitator.NetworkConfig, []byte, error) {
 	}
 	repl := caddy.NewReplacer()
 	fp := sha256.New()
-	var out []facilitator.NetworkConfig
+	var out []x402network.Config
 	for _, c := range confs {
-		nc, builtin := facilitator.BuiltinNetwork(c.Name)
+		nc, builtin := x402network.Builtin(c.Name)
 		if !builtin {
-			nc = facilitator.NetworkConfig{Name: c.Name} // decimals read on chain unless given
+			nc = x402network.Config{Name: c.Name} // decimals read on chain unless given
 		}
 		if len(c.Aliases) > 0 {
 			nc.Aliases = append(nc.Aliases, c.Aliases...)
@@ -707,7 +708,7 @@ func hasNetwork(confs []*NetworkConfig, name string) bool {
 			return true
 		}
 		// An alias of the built-in network counts too.
-		if b, ok := facilitator.BuiltinNetwork(c.Name); ok && strings.EqualFold(b.Name, name) {
+		if b, ok := x402network.Builtin(c.Name); ok && strings.EqualFold(b.Name, name) {
 			return true
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	x402network "github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -168,7 +168,7 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 
 func parseNetwork(d *caddyfile.Dispenser) (*NetworkConfig, error) {
 	if !d.NextArg() {
-		return nil, d.Errf("network needs a name, such as network %s", facilitator.NetworkCronosTestnet)
+		return nil, d.Errf("network needs a name, such as network %s", x402network.CronosTestnet)
 	}
 	n := &NetworkConfig{Name: d.Val()}
 	if d.NextArg() {
@@ -374,7 +374,7 @@ func (a *App) ConfiguredNames() []string {
 	for _, c := range confs {
 		add(c.Name)
 		add(c.Aliases...)
-		if b, ok := facilitator.BuiltinNetwork(c.Name); ok {
+		if b, ok := x402network.Builtin(c.Name); ok {
 			add(b.Name)
 			add(b.Aliases...)
 		}
@@ -397,7 +397,7 @@ func (a *App) ConfiguredIDs() []string {
 		if c.ChainID > 0 {
 			ids = append(ids, x402.CAIP2(c.ChainID))
 		}
-		if b, ok := facilitator.BuiltinNetwork(c.Name); ok {
+		if b, ok := x402network.Builtin(c.Name); ok {
 			ids = append(ids, x402.CAIP2(b.ChainID))
 		}
 	}
@@ -412,7 +412,7 @@ func (a *App) ConfiguredIDs() []string {
 func (a *App) ConfiguredDecimals(network string) (uint8, bool) {
 	for _, c := range a.Networks {
 		names := append([]string{c.Name}, c.Aliases...)
-		b, builtin := facilitator.BuiltinNetwork(c.Name)
+		b, builtin := x402network.Builtin(c.Name)
 		if builtin {
 			names = append(names, b.Name)
 			names = append(names, b.Aliases...)
@@ -425,7 +425,7 @@ func (a *App) ConfiguredDecimals(network string) (uint8, bool) {
 		}
 		return 6, true
 	}
-	if b, ok := facilitator.BuiltinNetwork(network); ok {
+	if b, ok := x402network.Builtin(network); ok {
 		return b.Decimals, true
 	}
 	return 0, false

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 )
 
 // One engine per signer key.
@@ -47,7 +47,7 @@ type signerClaim struct {
 // one claim per (chain ID, signer address), marked with the devnet's URL
 // (a devnet is a chain of its own: the same key on another devnet has other
 // nonces).
-func engineClaims(nets []facilitator.NetworkConfig, chainURL string) []string {
+func engineClaims(nets []network.Config, chainURL string) []string {
 	var claims []string
 	for _, n := range nets {
 		for _, k := range n.SignerKeys {

@@ -24,6 +24,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/discovery"
 	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	x402network "github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -59,7 +60,7 @@ const (
 
 // Defaults of the handler.
 const (
-	DefaultNetwork    = facilitator.NetworkCronosTestnet
+	DefaultNetwork    = x402network.CronosTestnet
 	DefaultMaxTimeout = 300 * time.Second
 )
 

@@ -20,9 +20,9 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
+	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -62,7 +62,7 @@ var (
 
 func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, string) {
 	t.Helper()
-	b, _ := facilitator.BuiltinNetwork("cronos-testnet")
+	b, _ := network.Builtin("cronos-testnet")
 	h := &Handler{client: fc, settleAfter: settleAfter, logger: zap.NewNop(), redeem: app.NewDeliveries(memory.NewRedemptions()),
 		PayTo: "0x1111111111111111111111111111111111111111", Amount: "10000"}
 	h.setTestOptions(t, payOption{reqs: x402.PaymentRequirements{

@@ -17,8 +17,8 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	paywallpage "github.com/caddy-x402/caddy-x402/caddymodule/paywall/page"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	x402network "github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -260,14 +260,14 @@ func pageChainFacts(ctx caddy.Context, network string) chainFacts {
 	if id, ok := x402.ChainIDOf(network); ok {
 		f.ChainID = id
 	}
-	if b, ok := facilitator.BuiltinNetwork(network); ok {
+	if b, ok := x402network.Builtin(network); ok {
 		f.ChainID = b.ChainID
 		f.RPCURLs = b.RPCURLs
 		switch b.Name {
-		case facilitator.NetworkCronosTestnet:
+		case x402network.CronosTestnet:
 			f.Name = "Cronos testnet"
 			f.NativeCurrency = &nativeCurrency{Name: "Test CRO", Symbol: "TCRO", Decimals: 18}
-		case facilitator.NetworkCronosMainnet:
+		case x402network.CronosMainnet:
 			f.Name = "Cronos"
 			f.NativeCurrency = &nativeCurrency{Name: "Cronos", Symbol: "CRO", Decimals: 18}
 		}
@@ -296,7 +296,7 @@ func pageChainFacts(ctx caddy.Context, network string) chainFacts {
 			continue
 		}
 		name := n.Name
-		if b, ok := facilitator.BuiltinNetwork(n.Name); ok {
+		if b, ok := x402network.Builtin(n.Name); ok {
 			name = b.Name
 		}
 		if strings.EqualFold(name, info.Name) {

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	x402network "github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -461,7 +462,7 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 		}
 	}
 	if !found {
-		if b, ok := facilitator.BuiltinNetwork(network); ok {
+		if b, ok := x402network.Builtin(network); ok {
 			facts = networkFacts{Name: b.Name, Token: b.Token, Decimals: b.Decimals, ChainID: b.ChainID, DecimalsKnown: true,
 				Domain: x402.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version}}
 		} else {
@@ -485,7 +486,7 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 	}
 	if facts.Token == "" {
 		return networkFacts{}, fmt.Errorf("x402: network %q is neither built in (%s) nor in the x402 app, so with a remote facilitator it needs asset (the token address), and decimals if price is used",
-			network, strings.Join(facilitator.BuiltinNetworkNames(), ", "))
+			network, strings.Join(x402network.BuiltinNames(), ", "))
 	}
 	return facts, nil
 }

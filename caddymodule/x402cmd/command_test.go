@@ -14,8 +14,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
+	x402network "github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -24,7 +24,7 @@ const testBuyerKey = "0x087e13a36a752a4b4ba7494f24e1e3c9a17bfb2c82d0c65928855c87
 
 var testReqs = x402.PaymentRequirements{
 	Scheme:            x402.SchemeExact,
-	Network:           facilitator.NetworkCronosTestnet,
+	Network:           x402network.CronosTestnet,
 	PayTo:             "0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e",
 	Asset:             "0xc01efAaF7C5C61bEbFAeb358E1161b537b8bC0e0",
 	MaxAmountRequired: "10000",
