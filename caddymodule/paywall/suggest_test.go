@@ -29,3 +29,19 @@ func TestUnknownOptionSuggests(t *testing.T) {
 		})
 	}
 }
+
+// TestOptionsAreParsed: every name in options (the list a mistyped option
+// is matched against, and the gate of the one-argument options) is an
+// option the parser handles, so the list and caddyfile.go's switches do not
+// drift apart: none of them is refused as unrecognized, with an argument
+// or without.
+func TestOptionsAreParsed(t *testing.T) {
+	for _, opt := range options {
+		for _, line := range []string{opt, opt + " x"} {
+			d := caddyfile.NewTestDispenser("x402 {\n" + line + "\n}")
+			if err := new(Handler).UnmarshalCaddyfile(d); err != nil && strings.Contains(err.Error(), "unrecognized option") {
+				t.Errorf("%q: %v", line, err)
+			}
+		}
+	}
+}
