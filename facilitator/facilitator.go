@@ -9,7 +9,8 @@
 //
 // The core knows payments only through package scheme: each request is
 // routed (dispatch.go) to the scheme bound to its network, registered by
-// its package (schemes.go imports them; `exact` on EVM is
+// its package (package facilitator/schemes imports them, and a program
+// imports that; `exact` on EVM is
 // facilitator/exact). What every scheme shares stays here: the networks
 // (their runtime is facilitator/network), the journal, look-ups
 // (lookup.go), health, the cooling-offs and upkeep.
@@ -147,6 +148,9 @@ type Facilitator struct {
 func New(ctx context.Context, cfg Config) (*Facilitator, error) {
 	if len(cfg.Networks) == 0 {
 		return nil, errors.New("no network configured: add at least one, for example network.Builtin(\"cronos-testnet\")")
+	}
+	if len(scheme.All()) == 0 {
+		return nil, errors.New("no payment scheme is registered: import _ \"github.com/caddy-x402/caddy-x402/facilitator/schemes\" (the schemes this module ships) or a scheme's own package")
 	}
 	f := &Facilitator{
 		byName:        map[string]*network.Network{},

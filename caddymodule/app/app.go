@@ -26,6 +26,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	x402network "github.com/caddy-x402/caddy-x402/facilitator/network"
+	_ "github.com/caddy-x402/caddy-x402/facilitator/schemes" // the payment schemes the embedded facilitator serves
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/memory"
