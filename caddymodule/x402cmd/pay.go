@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/exact"
@@ -70,10 +71,10 @@ type PayOptions struct {
 	// records are kept (default: caddy-x402/channels in os.UserConfigDir).
 	Channels string
 	// Deposit is --deposit UNITS: what a new channel or a top-up deposits
-	// (default: DefaultDepositMultiplier x the price).
+	// (default: batchsettlement.DefaultDepositMultiplier x the price).
 	Deposit string
 	// MaxDeposit is --max-deposit UNITS: the most one deposit may be
-	// (default: DefaultDepositMultiplier x --max-amount).
+	// (default: batchsettlement.DefaultDepositMultiplier x --max-amount).
 	MaxDeposit string
 	// ChannelSalt is --channel-salt N: the salt of the channel config
 	// (default 0, as the published client), another salt another channel.
@@ -237,8 +238,8 @@ cookie without paying or signing in.
 	f.StringVar(&o.MCPArgs, "args", "", "the --mcp-tool's arguments, a JSON object")
 	f.StringVar(&o.ApprovePermit2, "approve-permit2", "", "before paying an upto route or depositing by Permit2 into a batch-settlement route's channel, approve Permit2 on its token for the key: one transaction sent through this JSON-RPC URL, once per token and wallet (skipped when the allowance covers the maximum or the deposit)")
 	f.StringVar(&o.Channels, "channels", "", "keep batch-settlement channel records in this directory (one JSON file per channel, mode 0600; default: caddy-x402/channels in the user's config directory)")
-	f.StringVar(&o.Deposit, "deposit", "", "on a batch-settlement route, deposit this many smallest units when opening or topping up a channel (default: "+strconv.Itoa(DefaultDepositMultiplier)+" x the price)")
-	f.StringVar(&o.MaxDeposit, "max-deposit", "", "refuse a channel deposit above this many smallest units (default: "+strconv.Itoa(DefaultDepositMultiplier)+" x --max-amount)")
+	f.StringVar(&o.Deposit, "deposit", "", "on a batch-settlement route, deposit this many smallest units when opening or topping up a channel (default: "+strconv.Itoa(batchsettlement.DefaultDepositMultiplier)+" x the price)")
+	f.StringVar(&o.MaxDeposit, "max-deposit", "", "refuse a channel deposit above this many smallest units (default: "+strconv.Itoa(batchsettlement.DefaultDepositMultiplier)+" x --max-amount)")
 	f.StringVar(&o.ChannelSalt, "channel-salt", "", "the salt of the batch-settlement channel config (default 0; another salt opens another channel with the same seller)")
 	f.StringVar(&o.RPC, "rpc", "", "JSON-RPC URL of the chain, read to recover a batch-settlement channel whose record is missing and to check the seller's channel state")
 	f.BoolVar(&o.Refund, "refund", false, "on a batch-settlement route, ask the seller to refund the key's channel (what is not charged goes back to the key) instead of paying")

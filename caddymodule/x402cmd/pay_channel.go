@@ -11,8 +11,6 @@ package x402cmd
 import (
 	"context"
 	"crypto/ecdsa"
-	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,35 +22,22 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
-	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // SchemeChannel is the x402 scheme of a payment channel route.
 const SchemeChannel = x402.SchemeBatchSettlement
 
-// DefaultDepositMultiplier is, without --deposit, how many times the price
-// a new channel (or a top-up) deposits, as the published client's default
-// depositMultiplier.
-const DefaultDepositMultiplier = 5
-
-// The refusals of a channel route that "caddy x402 pay" acts on.
-const (
-	reasonCumulativeMismatch     = "invalid_batch_settlement_evm_cumulative_amount_mismatch"
-	reasonCumulativeBelowClaimed = "invalid_batch_settlement_evm_cumulative_below_claimed"
-	reasonExceedsBalance         = "invalid_batch_settlement_evm_cumulative_exceeds_balance"
-)
-
 // channelFlags are the channel flags of "caddy x402 pay", checked before
 // any request.
 type channelFlags struct {
 	dir        channelDir
-	deposit    *big.Int // --deposit; nil: DefaultDepositMultiplier x price
-	maxDeposit *big.Int // --max-deposit; nil: DefaultDepositMultiplier x --max-amount
+	deposit    *big.Int // --deposit; nil: batchsettlement.DefaultDepositMultiplier x price
+	maxDeposit *big.Int // --max-deposit; nil: batchsettlement.DefaultDepositMultiplier x --max-amount
 	salt       common.Hash
 }
 
@@ -74,7 +59,7 @@ func parseChannelFlags(o PayOptions, maxAmount *big.Int) (*channelFlags, error) 
 		}
 		cf.deposit = v
 	}
-	cf.maxDeposit = new(big.Int).Mul(maxAmount, big.NewInt(DefaultDepositMultiplier))
+	cf.maxDeposit = new(big.Int).Mul(maxAmount, big.NewInt(batchsettlement.DefaultDepositMultiplier))
 	if o.MaxDeposit != "" {
 		v, err := x402.ParseAmount(o.MaxDeposit)
 		if err != nil {
@@ -95,19 +80,16 @@ func parseChannelFlags(o PayOptions, maxAmount *big.Int) (*channelFlags, error) 
 	return cf, nil
 }
 
-// chanPay is one payment from a channel.
+// chanPay is one payment from a channel: the buyer's channel
+// (batchsettlement.Channel, which signs and keeps the figures) and what the
+// command adds to it.
 type chanPay struct {
-	url      string
-	key      *ecdsa.PrivateKey
-	accepted x402.RequirementsV2
-	resource *x402.ResourceInfo
-	price    *big.Int
-	chainID  *big.Int
-	cfg      batch.ChannelConfig
-	id       common.Hash
-	flags    *channelFlags
-	rpc      string
-	stderr   io.Writer
+	*batchsettlement.Channel
+	url    string
+	price  *big.Int
+	flags  *channelFlags
+	rpc    string
+	stderr io.Writer
 	// approve is --approve-permit2 (a Permit2 route's deposit).
 	approve string
 
@@ -115,11 +97,6 @@ type chanPay struct {
 	// charged and balance are zero until the seller says more; probe:
 	// the next payment is a voucher alone, even without a balance.
 	recovering, probe bool
-
-	// The channel as the buyer knows it.
-	charged, balance *big.Int
-	signedMax        *big.Int
-	signature        []byte
 }
 
 // openChanPay makes the payment's chanPay, holds its channel's lock (the
@@ -152,41 +129,14 @@ func newChanPay(url string, key *ecdsa.PrivateKey, accepted x402.RequirementsV2,
 	if o.wallet != nil {
 		return nil, errors.New("refusing to pay: the route takes scheme batch-settlement (a payment channel), which --smart-wallet does not pay here; pay from the key's own address")
 	}
-	chainID, ok := x402.ParseCAIP2(accepted.Network)
-	if !ok {
-		return nil, fmt.Errorf("refusing to pay: batch-settlement on %q, not an eip155 network", accepted.Network)
-	}
-	ra, _ := accepted.Extra["receiverAuthorizer"].(string)
-	if !x402.IsAddress(ra) || common.HexToAddress(ra) == (common.Address{}) {
-		return nil, errors.New("refusing to pay: the seller's batch-settlement offer names no receiverAuthorizer (extra.receiverAuthorizer)")
-	}
-	delay := uint64(batch.MinWithdrawDelay)
-	if d, ok := accepted.Extra["withdrawDelay"].(float64); ok {
-		if d != float64(uint64(d)) || d < batch.MinWithdrawDelay || d > batch.MaxWithdrawDelay {
-			return nil, fmt.Errorf("refusing to pay: the seller's withdrawDelay %v is not a whole number of seconds from %d to %d", d, batch.MinWithdrawDelay, batch.MaxWithdrawDelay)
-		}
-		delay = uint64(d)
-	}
-	if m, _ := accepted.Extra["assetTransferMethod"].(string); m != "" && m != "eip3009" && m != "permit2" {
-		return nil, fmt.Errorf("refusing to pay: the seller takes channel deposits by %s; this command deposits by eip3009 or permit2 only", m)
-	}
-	if !x402.IsAddress(accepted.PayTo) || !x402.IsAddress(accepted.Asset) {
-		return nil, fmt.Errorf("refusing to pay: the offer's payTo %q or asset %q is not an address", accepted.PayTo, accepted.Asset)
+	ch, err := batchsettlement.NewChannel(key, accepted, resource, o.chans.salt)
+	if err != nil {
+		return nil, fmt.Errorf("refusing to pay: %w", err)
 	}
 	if o.PaymentID != "" {
 		fmt.Fprintf(stderr, "x402: a channel payment carries no payment id (a voucher is charged once by its cumulative amount): paying without --payment-id\n")
 	}
-	payer := crypto.PubkeyToAddress(key.PublicKey)
-	c := &chanPay{url: url, key: key, accepted: accepted, resource: resource, price: price, chainID: big.NewInt(chainID),
-		flags: o.chans, rpc: o.RPC, stderr: stderr, approve: o.ApprovePermit2,
-		cfg: batch.ChannelConfig{Payer: payer, PayerAuthorizer: payer, Receiver: common.HexToAddress(accepted.PayTo),
-			ReceiverAuthorizer: common.HexToAddress(ra), Token: common.HexToAddress(accepted.Asset), WithdrawDelay: delay, Salt: o.chans.salt}}
-	id, err := c.cfg.ID(c.chainID)
-	if err != nil {
-		return nil, fmt.Errorf("refusing to pay: the channel config: %w", err)
-	}
-	c.id = id
-	return c, nil
+	return &chanPay{Channel: ch, url: url, price: price, flags: o.chans, rpc: o.RPC, stderr: stderr, approve: o.ApprovePermit2}, nil
 }
 
 // payChannel pays a batch-settlement route from the key's channel to its
@@ -217,29 +167,29 @@ func payChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, acc
 			var refused x402.PaymentRequiredV2
 			_ = x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &refused)
 			switch {
-			case !probed && c.recovering && refused.Error == reasonCumulativeBelowClaimed && !hasChannelState(&refused):
+			case !probed && c.recovering && refused.Error == batchsettlement.ErrCumulativeAmountBelowClaimed && !batchsettlement.HasChannelState(&refused):
 				// A deposit of a channel we hold no record of, refused
 				// as below what the chain has claimed without the
 				// seller's state: a voucher alone gets the corrective
 				// 402 with it.
 				probed, c.probe = true, true
-				fmt.Fprintf(stderr, "x402: channel %s has been claimed beyond what we know: asking the seller for its state\n", c.hexID())
+				fmt.Fprintf(stderr, "x402: channel %s has been claimed beyond what we know: asking the seller for its state\n", c.HexID())
 				continue
-			case !retried && (refused.Error == reasonCumulativeMismatch || refused.Error == reasonCumulativeBelowClaimed):
+			case !retried && (refused.Error == batchsettlement.ErrCumulativeMismatch || refused.Error == batchsettlement.ErrCumulativeAmountBelowClaimed):
 				retried = true
 				if err := c.resync(ctx, &refused); err != nil {
 					return err
 				}
-				fmt.Fprintf(stderr, "x402: the seller's record of channel %s differs from ours: resynchronised (charged %s, balance %s); paying again\n", c.hexID(), c.charged, c.balance)
+				fmt.Fprintf(stderr, "x402: the seller's record of channel %s differs from ours: resynchronised (charged %s, balance %s); paying again\n", c.HexID(), c.Charged, c.Balance)
 				continue
-			case !retried && refused.Error == reasonExceedsBalance && deposit == nil:
+			case !retried && refused.Error == batchsettlement.ErrCumulativeExceedsBalance && deposit == nil:
 				retried = true
 				// Our balance was wrong (a refund or withdrawal we did not
 				// see): read it again, or deposit.
 				if err := c.rebalance(ctx); err != nil {
 					return err
 				}
-				fmt.Fprintf(stderr, "x402: channel %s has less balance than recorded: now %s; paying again\n", c.hexID(), c.balance)
+				fmt.Fprintf(stderr, "x402: channel %s has less balance than recorded: now %s; paying again\n", c.HexID(), c.Balance)
 				continue
 			}
 			reason := refused.Error
@@ -260,7 +210,7 @@ func payChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, acc
 		}
 		if charged != nil {
 			fmt.Fprintf(stderr, "x402: paid %s smallest units from channel %s: charged cumulative %s, balance %s, remaining %s (record %s)\n",
-				charged, c.hexID(), c.charged, c.balance, new(big.Int).Sub(c.balance, c.charged), c.flags.dir.file(c.id))
+				charged, c.HexID(), c.Charged, c.Balance, new(big.Int).Sub(c.Balance, c.Charged), c.flags.dir.file(c.ID))
 		}
 		if err := writeBody(stdout, data); err != nil {
 			return err
@@ -278,17 +228,6 @@ func payChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, acc
 	}
 }
 
-// hasChannelState reports whether a 402 carries a channel's state to
-// resynchronise from.
-func hasChannelState(pr *x402.PaymentRequiredV2) bool {
-	for _, a := range pr.Accepts {
-		if _, ok := a.Extra["channelState"].(map[string]any); ok {
-			return true
-		}
-	}
-	return false
-}
-
 // lock takes the channel's lock, waiting for another command paying from
 // it at most four request timeouts (its requests, a retry, a deposit's
 // block); a command that dies lets go at once.
@@ -298,36 +237,33 @@ func (c *chanPay) lock(ctx context.Context, timeout time.Duration) (func(), erro
 		ctx, cancel = context.WithTimeout(ctx, 4*timeout)
 		defer cancel()
 	}
-	return c.flags.dir.lock(ctx, c.id, func() {
-		fmt.Fprintf(c.stderr, "x402: waiting for another caddy x402 pay on channel %s\n", c.hexID())
+	return c.flags.dir.lock(ctx, c.ID, func() {
+		fmt.Fprintf(c.stderr, "x402: waiting for another caddy x402 pay on channel %s\n", c.HexID())
 	})
 }
-
-// hexID is the channel id as the records name it.
-func (c *chanPay) hexID() string { return strings.ToLower(c.id.Hex()) }
 
 // load reads the channel's record; without one, the chain's state with
 // --rpc (the published client's recoverChannel), else an empty channel:
 // the first payment then deposits, and a seller that knows the channel
 // answers a corrective 402 before anything is settled.
 func (c *chanPay) load(ctx context.Context) error {
-	rec, err := c.flags.dir.load(c.id)
+	rec, err := c.flags.dir.load(c.ID)
 	if err != nil {
 		return err
 	}
 	if rec != nil {
-		c.charged, _ = parseAmount(rec.Charged)
-		c.balance, _ = parseAmount(rec.Balance)
+		c.Charged, _ = parseAmount(rec.Charged)
+		c.Balance, _ = parseAmount(rec.Balance)
 		if rec.SignedMax != "" {
 			if v, ok := parseAmount(rec.SignedMax); ok {
 				if sig, err := hexutil.Decode(rec.Signature); err == nil {
-					c.signedMax, c.signature = v, sig
+					c.SignedMax, c.Signature = v, sig
 				}
 			}
 		}
 		return nil
 	}
-	c.charged, c.balance = new(big.Int), new(big.Int)
+	c.Charged, c.Balance = new(big.Int), new(big.Int)
 	if c.rpc == "" {
 		c.recovering = true
 		return nil
@@ -336,220 +272,115 @@ func (c *chanPay) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.charged, c.balance = st.TotalClaimed, st.Balance
-	fmt.Fprintf(c.stderr, "x402: no record of channel %s here: the chain says balance %s, claimed %s\n", c.hexID(), st.Balance, st.TotalClaimed)
+	c.Charged, c.Balance = st.TotalClaimed, st.Balance
+	fmt.Fprintf(c.stderr, "x402: no record of channel %s here: the chain says balance %s, claimed %s\n", c.HexID(), st.Balance, st.TotalClaimed)
 	return nil
 }
 
 // save writes the channel's record.
 func (c *chanPay) save() error {
-	rec := &channelRecord{Network: c.accepted.Network, Config: c.cfg, Charged: c.charged.String(), Balance: c.balance.String(), URL: c.url}
-	if c.signedMax != nil {
-		rec.SignedMax, rec.Signature = c.signedMax.String(), hexutil.Encode(c.signature)
+	rec := &channelRecord{Network: c.Accepted.Network, Config: c.Config, Charged: c.Charged.String(), Balance: c.Balance.String(), URL: c.url}
+	if c.SignedMax != nil {
+		rec.SignedMax, rec.Signature = c.SignedMax.String(), hexutil.Encode(c.Signature)
 	}
-	return c.flags.dir.save(c.id, rec)
+	return c.flags.dir.save(c.ID, rec)
 }
 
 // payment signs the next payment: a voucher for charged + price, with a
 // deposit when the balance does not cover it (nil deposit otherwise).
 func (c *chanPay) payment() (string, *big.Int, *big.Int, error) {
-	max := new(big.Int).Add(c.charged, c.price)
-	sig, err := batch.SignVoucher(c.key, c.chainID, c.id, max)
-	if err != nil {
-		return "", nil, nil, fmt.Errorf("signing the voucher: %w", err)
-	}
-	payload := map[string]any{"type": "voucher", "channelConfig": c.cfg,
-		"voucher": map[string]any{"channelId": c.id.Hex(), "maxClaimableAmount": max.String(), "signature": hexutil.Encode(sig)}}
+	max := new(big.Int).Add(c.Charged, c.price)
 	var deposit *big.Int
+	var d map[string]any
 	if c.probe {
 		c.probe = false
-		fmt.Fprintf(c.stderr, "x402: sending a voucher for %s on channel %s to learn the seller's state\n", max, c.hexID())
-	} else if c.balance.Sign() == 0 || max.Cmp(c.balance) > 0 {
+		fmt.Fprintf(c.stderr, "x402: sending a voucher for %s on channel %s to learn the seller's state\n", max, c.HexID())
+	} else if c.NeedsDeposit(max) {
+		var err error
 		if deposit, err = c.depositAmount(max); err != nil {
 			return "", nil, nil, err
 		}
-		d, err := c.signDeposit(deposit)
-		if err != nil {
+		if d, err = c.signDeposit(deposit); err != nil {
 			return "", nil, nil, err
 		}
-		payload["type"], payload["deposit"] = "deposit", d
 		what := "opening channel"
-		if c.balance.Sign() > 0 {
+		if c.Balance.Sign() > 0 {
 			what = "topping up channel"
 		}
 		fmt.Fprintf(c.stderr, "x402: %s %s to %s: depositing %s smallest units of %s on %s from %s (withdraw delay %d s), with a voucher for %s (price %s)\n",
-			what, c.hexID(), c.accepted.PayTo, deposit, c.accepted.Asset, c.accepted.Network, c.cfg.Payer.Hex(), c.cfg.WithdrawDelay, max, c.price)
+			what, c.HexID(), c.Accepted.PayTo, deposit, c.Accepted.Asset, c.Accepted.Network, c.Config.Payer.Hex(), c.Config.WithdrawDelay, max, c.price)
 	} else {
-		fmt.Fprintf(c.stderr, "x402: paying %s smallest units from channel %s: voucher for %s (x402 version 2, batch-settlement)\n", c.price, c.hexID(), max)
+		fmt.Fprintf(c.stderr, "x402: paying %s smallest units from channel %s: voucher for %s (x402 version 2, batch-settlement)\n", c.price, c.HexID(), max)
 	}
-	raw, err := json.Marshal(payload)
+	h, err := c.Pay(max, d)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	h, err := x402.EncodeBase64JSON(x402.PaymentPayloadV2{X402Version: x402.Version2, Resource: c.resource, Accepted: c.accepted, Payload: raw})
-	if err != nil {
-		return "", nil, nil, err
-	}
-	c.signedMax, c.signature = max, sig
 	return h, deposit, max, nil
 }
 
-// depositAmount is what to deposit for a voucher of max: --deposit, else
-// the seller's extra.minDeposit (when at least the price), else
-// DefaultDepositMultiplier x price, and never less than max - balance;
-// refused above --max-deposit.
+// depositAmount is what to deposit for a voucher of max
+// (batchsettlement.Channel.DepositFor, --deposit preferred), refused above
+// --max-deposit.
 func (c *chanPay) depositAmount(max *big.Int) (*big.Int, error) {
-	needed := new(big.Int).Sub(max, c.balance)
-	target := new(big.Int).Mul(c.price, big.NewInt(DefaultDepositMultiplier))
-	if s, ok := c.accepted.Extra["minDeposit"].(string); ok {
-		if v, ok := parseAmount(s); ok && v.Cmp(c.price) >= 0 {
-			target = v
-		}
-	}
-	if c.flags.deposit != nil {
-		target = c.flags.deposit
-	}
-	if needed.Cmp(target) > 0 {
-		target = needed
-	}
+	target := c.DepositFor(max, c.price, c.flags.deposit)
 	if target.Cmp(c.flags.maxDeposit) > 0 {
 		return nil, fmt.Errorf("refusing to pay: the channel deposit of %s smallest units is more than --max-deposit %s; give a larger --max-deposit (or --max-amount) to deposit it", target, c.flags.maxDeposit)
 	}
 	return target, nil
 }
 
-// signDeposit is the payload's deposit (on a Permit2 route,
-// signPermit2Deposit's): an EIP-3009
-// ReceiveWithAuthorization of amount to the ERC-3009 deposit collector
-// under the token's domain (extra name and version), with a new salt (the
-// authorization's nonce is keccak256(channelId, salt)), valid for the
-// offer's maxTimeoutSeconds.
+// signDeposit is the payload's deposit (batchsettlement.Channel.SignDeposit).
+// On a Permit2 route, --approve-permit2 first approves Permit2 on the
+// token (one transaction, skipped when the allowance covers the deposit);
+// without it, a wallet that never approved Permit2 is refused by the
+// seller (permit2_allowance_required).
 func (c *chanPay) signDeposit(amount *big.Int) (map[string]any, error) {
-	if c.permit2Deposits() {
-		return c.signPermit2Deposit(amount) // pay_channel_permit2.go
+	if c.Permit2Deposits() && c.approve != "" {
+		if err := approvePermit2(context.Background(), c.approve, c.Key, c.Accepted, amount, c.stderr); err != nil {
+			return nil, err
+		}
 	}
-	dom := c.accepted.Domain()
-	if dom == nil {
-		return nil, fmt.Errorf("refusing to pay: the seller's batch-settlement offer lacks the token's EIP-712 name and version (extra.name, extra.version) that a deposit is signed under")
+	d, err := c.SignDeposit(amount)
+	if errors.Is(err, batchsettlement.ErrNoTokenDomain) {
+		return nil, fmt.Errorf("refusing to pay: %w", err)
 	}
-	var salt [32]byte
-	if _, err := rand.Read(salt[:]); err != nil {
-		return nil, err
-	}
-	timeout := c.accepted.MaxTimeoutSeconds
-	if timeout <= 0 {
-		timeout = 300
-	}
-	before := big.NewInt(time.Now().Unix() + timeout)
-	d := batch.ERC3009Deposit{From: c.cfg.Payer, Value: amount, ValidAfter: new(big.Int), ValidBefore: before,
-		Salt: new(big.Int).SetBytes(salt[:]), ChannelID: c.id}
-	sig, err := batch.SignERC3009Deposit(c.key, evm.Domain{Name: dom.Name, Version: dom.Version, ChainID: c.chainID, VerifyingContract: c.cfg.Token}, d)
-	if err != nil {
-		return nil, fmt.Errorf("signing the deposit: %w", err)
-	}
-	return map[string]any{"amount": amount.String(), "authorization": map[string]any{"erc3009Authorization": map[string]any{
-		"validAfter": "0", "validBefore": before.String(), "salt": hexutil.Encode(salt[:]), "signature": hexutil.Encode(sig)}}}, nil
+	return d, err
 }
 
-// settled takes a paid answer's PAYMENT-RESPONSE into the channel, as the
-// published client's updateChannelFromSettle: charged grows by
-// extra.chargedAmount (at most the price), only when the seller's
-// channelState.chargedCumulativeAmount agrees; a deposit adds to the
-// balance. It returns the amount charged, nil when none was reported.
+// settled takes a paid answer's PAYMENT-RESPONSE into the channel
+// (batchsettlement.Channel.Settled), saying on stderr what it did not
+// take. It returns the amount charged, nil when none was reported.
 func (c *chanPay) settled(settlement string, deposit, max *big.Int) *big.Int {
 	var sr x402.ReferenceSettleResponse
-	if settlement == "" || x402.DecodeBase64JSON(settlement, &sr) != nil || !sr.Success {
+	if settlement == "" || x402.DecodeBase64JSON(settlement, &sr) != nil {
 		return nil
 	}
-	if deposit != nil {
-		c.balance = new(big.Int).Add(c.balance, deposit)
+	charged, err := c.Settled(&sr, deposit, c.price)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "x402: %v\n", err)
 	}
-	amount := new(big.Int)
-	if s, ok := sr.Extra["chargedAmount"].(string); ok {
-		v, ok := parseAmount(s)
-		if !ok || v.Cmp(c.price) > 0 {
-			fmt.Fprintf(c.stderr, "x402: the seller reports chargedAmount %q, not an amount up to the price %s: the channel record keeps charged %s\n", s, c.price, c.charged)
-			return nil
-		}
-		amount = v
-	}
-	next := new(big.Int).Add(c.charged, amount)
-	cs, _ := sr.Extra["channelState"].(map[string]any)
-	if s, ok := cs["chargedCumulativeAmount"].(string); ok {
-		if v, ok := parseAmount(s); !ok || v.Cmp(next) != 0 {
-			fmt.Fprintf(c.stderr, "x402: the seller reports charged cumulative %q, not %s: the channel record keeps %s; the next payment resynchronises\n", s, next, c.charged)
-			return amount
-		}
-	}
-	c.charged = next
-	return amount
+	return charged
 }
 
-// resync takes the seller's corrective 402 into the channel, as the
-// published client's processCorrectivePaymentRequired: a charged amount is
-// taken only when a voucher of ours at least as high backs it (the
-// voucherState's signature recovers to our payer authorizer), and, with
-// --rpc, when it is not below what the chain has claimed, the balance then
-// coming from the chain. Without a voucher, only the chain (--rpc) or our
-// own last voucher is trusted.
+// resync takes the seller's corrective 402 into the channel
+// (batchsettlement.Channel.Resync), reading the chain with --rpc, and
+// saves the record.
 func (c *chanPay) resync(ctx context.Context, pr *x402.PaymentRequiredV2) error {
-	var acc *x402.RequirementsV2
-	for i := range pr.Accepts {
-		if pr.Accepts[i].Scheme == SchemeChannel && strings.EqualFold(pr.Accepts[i].Network, c.accepted.Network) {
-			acc = &pr.Accepts[i]
-			break
-		}
-	}
-	if acc == nil {
-		return fmt.Errorf("payment refused: %s, and the corrective 402 offers no batch-settlement on %s to resynchronise from", pr.Error, c.accepted.Network)
-	}
-	cs, _ := acc.Extra["channelState"].(map[string]any)
-	vs, _ := acc.Extra["voucherState"].(map[string]any)
-	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
-	if id := str(cs, "channelId"); id != "" && !strings.EqualFold(id, c.id.Hex()) {
-		return fmt.Errorf("payment refused: %s for channel %s, not ours (%s): not resynchronising", pr.Error, id, c.hexID())
-	}
-	charged, okC := parseAmount(str(cs, "chargedCumulativeAmount"))
-	balance, okB := parseAmount(str(cs, "balance"))
-	if !okC {
-		return fmt.Errorf("payment refused: %s without the channel's chargedCumulativeAmount: cannot resynchronise", pr.Error)
-	}
-	signed, okS := parseAmount(str(vs, "signedMaxClaimable"))
-	sig, errSig := hexutil.Decode(str(vs, "signature"))
-	backed := false
-	if okS && errSig == nil && len(sig) > 0 {
-		if charged.Cmp(signed) > 0 {
-			return fmt.Errorf("payment refused: %s; the seller says charged %s above its voucher of %s: not trusted, not paying", pr.Error, charged, signed)
-		}
-		got, err := batch.RecoverVoucherSigner(c.chainID, c.id, signed, sig)
-		if err != nil || got != c.cfg.PayerAuthorizer {
-			return fmt.Errorf("payment refused: %s; the seller's voucher of %s for channel %s is not signed by %s: not trusted, not paying", pr.Error, signed, c.hexID(), c.cfg.PayerAuthorizer.Hex())
-		}
-		backed = true
-	} else if c.signedMax != nil && charged.Cmp(c.signedMax) <= 0 {
-		backed = true // our own last voucher covers it
-	}
+	var chain func() (batch.ChannelState, error)
 	if c.rpc != "" {
-		st, err := c.chainState(ctx)
-		if err != nil {
-			return err
-		}
-		if !backed {
-			charged = st.TotalClaimed // the published client's recoverFromOnChainState
-		} else if charged.Cmp(st.TotalClaimed) < 0 {
-			return fmt.Errorf("payment refused: %s; the seller says charged %s, below the %s the chain has claimed: not trusted, not paying", pr.Error, charged, st.TotalClaimed)
-		}
-		balance, okB = st.Balance, true
-	} else if !backed && charged.Sign() > 0 {
-		return fmt.Errorf("payment refused: %s; the seller says channel %s is charged %s but shows no voucher of ours for it: give --rpc URL to read the channel from the chain", pr.Error, c.hexID(), charged)
+		chain = func() (batch.ChannelState, error) { return c.chainState(ctx) }
 	}
-	if !okB {
-		return fmt.Errorf("payment refused: %s without the channel's balance: give --rpc URL to read it from the chain", pr.Error)
+	err := c.Resync(pr, chain)
+	switch {
+	case errors.Is(err, batchsettlement.ErrUnbackedCharge):
+		return fmt.Errorf("%v: give --rpc URL to read the channel from the chain", err)
+	case errors.Is(err, batchsettlement.ErrNoChannelBalance):
+		return fmt.Errorf("%v: give --rpc URL to read it from the chain", err)
+	case err != nil:
+		return err
 	}
-	c.charged, c.balance, c.recovering = charged, balance, false
-	if okS && errSig == nil && len(sig) > 0 {
-		c.signedMax, c.signature = signed, sig
-	}
+	c.recovering = false
 	return c.save()
 }
 
@@ -558,16 +389,16 @@ func (c *chanPay) resync(ctx context.Context, pr *x402.PaymentRequiredV2) error 
 // the next payment deposits.
 func (c *chanPay) rebalance(ctx context.Context) error {
 	if c.rpc == "" {
-		c.balance = new(big.Int).Set(c.charged)
+		c.Balance = new(big.Int).Set(c.Charged)
 		return c.save()
 	}
 	st, err := c.chainState(ctx)
 	if err != nil {
 		return err
 	}
-	c.balance = st.Balance
-	if c.balance.Cmp(new(big.Int).Add(c.charged, c.price)) >= 0 {
-		return fmt.Errorf("payment refused: %s, but the chain says channel %s holds %s for a voucher of %s", reasonExceedsBalance, c.hexID(), st.Balance, new(big.Int).Add(c.charged, c.price))
+	c.Balance = st.Balance
+	if c.Balance.Cmp(new(big.Int).Add(c.Charged, c.price)) >= 0 {
+		return fmt.Errorf("payment refused: %s, but the chain says channel %s holds %s for a voucher of %s", batchsettlement.ErrCumulativeExceedsBalance, c.HexID(), st.Balance, new(big.Int).Add(c.Charged, c.price))
 	}
 	return c.save()
 }
@@ -581,19 +412,19 @@ func (c *chanPay) chainState(ctx context.Context) (batch.ChannelState, error) {
 		return batch.ChannelState{}, fmt.Errorf("--rpc: %w", err)
 	}
 	defer cl.Close()
-	if id, err := cl.ChainID(ctx); err != nil || id.Cmp(c.chainID) != 0 {
-		return batch.ChannelState{}, fmt.Errorf("--rpc: %s is not chain %s (chain id %v, %v)", c.rpc, c.chainID, id, err)
+	if id, err := cl.ChainID(ctx); err != nil || id.Cmp(c.ChainID) != 0 {
+		return batch.ChannelState{}, fmt.Errorf("--rpc: %s is not chain %s (chain id %v, %v)", c.rpc, c.ChainID, id, err)
 	}
 	var out [3][]byte
-	for i, data := range batch.ChannelReadCalls(c.id) {
+	for i, data := range batch.ChannelReadCalls(c.ID) {
 		to := batch.SettlementAddress
 		if out[i], err = cl.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil); err != nil {
-			return batch.ChannelState{}, fmt.Errorf("--rpc: reading channel %s: %w", c.hexID(), err)
+			return batch.ChannelState{}, fmt.Errorf("--rpc: reading channel %s: %w", c.HexID(), err)
 		}
 	}
 	st, err := batch.UnpackChannelState(out)
 	if err != nil {
-		return st, fmt.Errorf("--rpc: reading channel %s (is the batch settlement contract %s on this chain?): %w", c.hexID(), batch.SettlementAddress.Hex(), err)
+		return st, fmt.Errorf("--rpc: reading channel %s (is the batch settlement contract %s on this chain?): %w", c.HexID(), batch.SettlementAddress.Hex(), err)
 	}
 	return st, nil
 }

@@ -9,23 +9,14 @@ package x402cmd
 import (
 	"context"
 	"crypto/ecdsa"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/big"
 	"net/http"
 	"strings"
 
-	"github.com/ethereum/go-ethereum/common/hexutil"
-
-	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
-)
-
-// The refusals of a refund that sending it again cannot change.
-const (
-	reasonRefundNoBalance     = "invalid_batch_settlement_evm_refund_no_balance"
-	reasonRefundAmountInvalid = "invalid_batch_settlement_evm_refund_amount_invalid"
 )
 
 // refundChannel asks the seller of a batch-settlement route to refund the
@@ -46,30 +37,19 @@ func refundChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, 
 		return err
 	}
 	defer unlock()
-	if !c.recovering && c.balance.Cmp(c.charged) <= 0 {
-		return fmt.Errorf("refusing to ask for a refund: channel %s has nothing left (balance %s, charged %s)", c.hexID(), c.balance, c.charged)
+	if !c.recovering && c.Balance.Cmp(c.Charged) <= 0 {
+		return fmt.Errorf("refusing to ask for a refund: channel %s has nothing left (balance %s, charged %s)", c.HexID(), c.Balance, c.Charged)
 	}
 	for retried := false; ; retried = true {
-		sig, err := batch.SignVoucher(c.key, c.chainID, c.id, c.charged)
-		if err != nil {
-			return fmt.Errorf("signing the refund voucher: %w", err)
-		}
-		payload := map[string]any{"type": "refund", "channelConfig": c.cfg,
-			"voucher": map[string]any{"channelId": c.id.Hex(), "maxClaimableAmount": c.charged.String(), "signature": hexutil.Encode(sig)}}
 		what := "the rest"
 		if amount != nil {
-			payload["amount"] = amount.String()
 			what = amount.String() + " smallest units"
 		}
-		raw, err := json.Marshal(payload)
+		header, err := c.Refund(amount)
 		if err != nil {
 			return err
 		}
-		header, err := x402.EncodeBase64JSON(x402.PaymentPayloadV2{X402Version: x402.Version2, Resource: c.resource, Accepted: c.accepted, Payload: raw})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "x402: asking %s to refund %s of channel %s (voucher of the charged %s: charges nothing)\n", c.accepted.PayTo, what, c.hexID(), c.charged)
+		fmt.Fprintf(stderr, "x402: asking %s to refund %s of channel %s (voucher of the charged %s: charges nothing)\n", c.Accepted.PayTo, what, c.HexID(), c.Charged)
 		resp, data, err := do(x402.HeaderPaymentSignature, header)
 		if err != nil {
 			return fmt.Errorf("%w (whether the refund was made is unknown: ask again, a refund is made once)", err)
@@ -78,19 +58,19 @@ func refundChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, 
 		if resp.StatusCode == http.StatusPaymentRequired {
 			var refused x402.PaymentRequiredV2
 			_ = x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &refused)
-			if !retried && (refused.Error == reasonCumulativeMismatch || refused.Error == reasonCumulativeBelowClaimed) {
+			if !retried && (refused.Error == batchsettlement.ErrCumulativeMismatch || refused.Error == batchsettlement.ErrCumulativeAmountBelowClaimed) {
 				if err := c.resync(ctx, &refused); err != nil {
 					return err
 				}
-				fmt.Fprintf(stderr, "x402: the seller's record of channel %s differs from ours: resynchronised (charged %s, balance %s); asking again\n", c.hexID(), c.charged, c.balance)
+				fmt.Fprintf(stderr, "x402: the seller's record of channel %s differs from ours: resynchronised (charged %s, balance %s); asking again\n", c.HexID(), c.Charged, c.Balance)
 				continue
 			}
 			reason := refused.Error
 			if reason == "" {
 				reason = strings.TrimSpace(string(data))
 			}
-			if reason == reasonRefundNoBalance && !c.recovering {
-				c.balance = new(big.Int).Set(c.charged)
+			if reason == batchsettlement.ErrRefundNoBalance && !c.recovering {
+				c.Balance = new(big.Int).Set(c.Charged)
 				_ = c.save()
 			}
 			return fmt.Errorf("refund refused: %s (nothing was refunded)", reason)
@@ -101,30 +81,12 @@ func refundChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, 
 			return fmt.Errorf("%s answered %s to the refund without a successful PAYMENT-RESPONSE: whether the refund was made is unknown (ask again: a refund is made once)", url, resp.Status)
 		}
 		fmt.Fprintf(stderr, "x402: settlement (PAYMENT-RESPONSE):\n%s\n", decodePaymentResponse(settlement))
-		c.refunded(&sr)
+		c.Refunded(&sr)
 		if err := c.save(); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "x402: refunded %s smallest units of channel %s to %s%s: charged cumulative %s, balance %s, remaining %s (record %s)\n",
-			sr.Amount, c.hexID(), c.cfg.Payer.Hex(), txNote(sr.Transaction), c.charged, c.balance, new(big.Int).Sub(c.balance, c.charged), c.flags.dir.file(c.id))
+			sr.Amount, c.HexID(), c.Config.Payer.Hex(), txNote(sr.Transaction), c.Charged, c.Balance, new(big.Int).Sub(c.Balance, c.Charged), c.flags.dir.file(c.ID))
 		return writeBody(stdout, data)
 	}
-}
-
-// refunded takes a refund's answer into the channel: the balance goes
-// down by the amount refunded (the seller's channelState balance when it
-// names no amount; all that was left when neither is given).
-func (c *chanPay) refunded(sr *x402.ReferenceSettleResponse) {
-	if v, ok := parseAmount(sr.Amount); ok && v.Cmp(c.balance) <= 0 {
-		c.balance = new(big.Int).Sub(c.balance, v)
-		return
-	}
-	cs, _ := sr.Extra["channelState"].(map[string]any)
-	if s, ok := cs["balance"].(string); ok {
-		if v, ok := parseAmount(s); ok {
-			c.balance = v
-			return
-		}
-	}
-	c.balance = new(big.Int).Set(c.charged)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -62,7 +63,7 @@ func corrective(w http.ResponseWriter, cs, vs map[string]any) {
 		acc.Extra[k] = v
 	}
 	acc.Extra["channelState"], acc.Extra["voucherState"] = cs, vs
-	pr, _ := x402.EncodeBase64JSON(x402.PaymentRequiredV2{X402Version: 2, Error: reasonCumulativeMismatch, Accepts: []x402.RequirementsV2{acc}})
+	pr, _ := x402.EncodeBase64JSON(x402.PaymentRequiredV2{X402Version: 2, Error: batchsettlement.ErrCumulativeMismatch, Accepts: []x402.RequirementsV2{acc}})
 	w.Header().Set(x402.HeaderPaymentRequired, pr)
 	w.WriteHeader(http.StatusPaymentRequired)
 }
@@ -130,7 +131,7 @@ func TestPayChannelResync(t *testing.T) {
 		}, "", 2, "4000"},
 		{"a second corrective: not retried again", func(n int, pl map[string]any, w http.ResponseWriter) {
 			corrective(w, cs("3000"), map[string]any{"signedMaxClaimable": "3000", "signature": voucher(key, 3000)})
-		}, "payment refused: " + reasonCumulativeMismatch, 2, "3000"},
+		}, "payment refused: " + batchsettlement.ErrCumulativeMismatch, 2, "3000"},
 		{"chargedAmount above the price", func(n int, pl map[string]any, w http.ResponseWriter) {
 			charge(w, "2000", "2000")
 		}, "", 1, "0"},
@@ -200,7 +201,7 @@ func TestPayChannelOfferRefused(t *testing.T) {
 			var stderr bytes.Buffer
 			c, err := newChanPay("http://x/y", key, tc.acc, nil, big.NewInt(1000), tc.o, &stderr)
 			if err == nil {
-				c.charged, c.balance = new(big.Int), new(big.Int)
+				c.Charged, c.Balance = new(big.Int), new(big.Int)
 				_, _, _, err = c.payment()
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
