@@ -61,17 +61,17 @@ type chanCharge struct {
 // through the meter and settles the charge (serveChannel's last step);
 // then it lets go of the price held for the claim round (held, from
 // heldCharges.hold: the charge is final).
-func (h *Handler) serveChannelMetered(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, reserved *store.Channel,
+func (rt *chanRoute) serveChannelMetered(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, reserved *store.Channel,
 	price *big.Int, deposit *x402.SettleResponse,
 	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *x402.SettleResponse), held func()) (err error) {
 	defer held()
-	cc := &chanCharge{h: h, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
-	if h.goneBeforeUpstream(r) {
+	cc := &chanCharge{h: rt.core, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
+	if rt.core.goneBeforeUpstream(r) {
 		cc.release(w) // nothing went upstream, nothing is charged (hangup.go)
 		return nil
 	}
-	h.forMeter(r) // the whole answer, whatever the buyer asked for (meter_request.go)
-	mw := h.newMeterWriter(w, r, nil, nil, "", nil)
+	rt.core.forMeter(r) // the whole answer, whatever the buyer asked for (meter_request.go)
+	mw := rt.core.newMeterWriter(w, r, nil, nil, "", nil)
 	mw.ch = cc
 	defer func() {
 		// reverse_proxy aborts an answer it cannot complete by panicking
