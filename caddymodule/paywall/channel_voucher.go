@@ -74,7 +74,7 @@ func (rt *chanRoute) serveVoucher(w http.ResponseWriter, r *http.Request, next c
 		// claimed (channel_watch.go), which a read before the charge would
 		// have refused: the charge is given back and the request refused.
 		// A charge that cannot be given back stands, and is served.
-		if _, lowered := (&chanCharge{h: rt.core, r: r, reserved: after, price: price}).lower(price); lowered {
+		if _, lowered := (&chanCharge{rt: rt, r: r, reserved: after, price: price}).lower(price); lowered {
 			held()
 			return true, rt.channelRefused(w, r, reasonChannelClosed)
 		}
