@@ -56,8 +56,14 @@ const DefaultClaimEvery = time.Minute
 // requests (deposits, vouchers, refunds) and run its claim loop (claims,
 // refunds, the withdraw watch). ServeHTTP hands it a paid request.
 type chanRoute struct {
-	// core is the paywall the route sells for: its options, logger,
-	// metrics, replies and the route's configuration.
+	// core is the paywall the route sells for. The route reads of it
+	// its options (pricing), logger, metrics, facilitator client, app
+	// and deliveries (leases), attempt limit and configuration, and
+	// calls its answers (paymentRequired, storeUnavailable,
+	// facilitatorFailed, settleRefused), v2Request, settleBy and the
+	// meter (forMeter, newMeterWriter, goneBeforeUpstream). Some of
+	// these are set after provisionChannel (attempts), so they are read
+	// through core, not copied.
 	core  *Handler
 	store store.Channels
 	opts  []chanOption
