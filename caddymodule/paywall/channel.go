@@ -51,9 +51,20 @@ const DefaultWithdrawDelay = 900
 // DefaultClaimEvery is how often a channel route claims what it charged.
 const DefaultClaimEvery = time.Minute
 
-// chanRoute is a channel route's state: the store and, per option, what
-// a channel must name.
+// chanRoute is a channel route's seller side: its state (the store and,
+// per option, what a channel must name) and the methods that serve its
+// requests (deposits, vouchers, refunds) and run its claim loop (claims,
+// refunds, the withdraw watch). ServeHTTP hands it a paid request.
 type chanRoute struct {
+	// core is the paywall the route sells for. The route reads of it
+	// its options (pricing), logger, metrics, facilitator client, app
+	// and deliveries (leases), attempt limit and configuration, and
+	// calls its answers (paymentRequired, storeUnavailable,
+	// facilitatorFailed, settleRefused), v2Request, settleBy and the
+	// meter (forMeter, newMeterWriter, goneBeforeUpstream). Some of
+	// these are set after provisionChannel (attempts), so they are read
+	// through core, not copied.
+	core  *Handler
 	store store.Channels
 	opts  []chanOption
 	stop  chan struct{}
@@ -98,7 +109,7 @@ func (h *Handler) provisionChannel() error {
 		return errors.New("x402: scheme batch-settlement needs a store that keeps payment channels (memory, bbolt or postgres)")
 	}
 	fac := h.app.Facilitator()
-	cr := &chanRoute{store: chans, led: map[string]bool{}, scanned: map[int]uint64{}}
+	cr := &chanRoute{core: h, store: chans, led: map[string]bool{}, scanned: map[int]uint64{}}
 	for i := range h.pricing.options {
 		opt := &h.pricing.options[i]
 		if opt.caip2 == "" {
@@ -141,7 +152,7 @@ func (h *Handler) provisionChannel() error {
 	}
 	cr.release = h.app.Hold()
 	cr.stop, cr.done = make(chan struct{}), make(chan struct{})
-	go h.claimLoop(cr)
+	go cr.claimLoop()
 	return nil
 }
 
@@ -164,54 +175,54 @@ type channelPayload struct {
 // settled on chain, its channel recorded, and the request charged; a
 // voucher is checked and charged with one conditional write of the store.
 // Either way the charge is written before the upstream is called.
-func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
-	sl := h.pricing.saleOf(r)
+func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
+	sl := rt.core.pricing.saleOf(r)
 	var pl channelPayload
 	payment, fast := decodeVoucherHeader(header, &pl)
 	if !fast {
 		var err error
 		if payment, err = x402.DecodePaymentHeader(header); err != nil {
-			return h.channelRefused(w, r, invalidReason(err))
+			return rt.channelRefused(w, r, invalidReason(err))
 		}
 	}
 	if payment.Scheme != "" && payment.Scheme != SchemeChannel {
-		return h.channelRefused(w, r, x402.ReasonUnsupportedScheme(payment.Scheme))
+		return rt.channelRefused(w, r, x402.ReasonUnsupportedScheme(payment.Scheme))
 	}
-	opt, reason := h.pricing.choose(payment)
+	opt, reason := rt.core.pricing.choose(payment)
 	sl.opt = opt
 	if reason != "" {
-		return h.channelRefused(w, r, reason)
+		return rt.channelRefused(w, r, reason)
 	}
 	if !fast {
 		raw, err := payment.PayloadJSON()
 		if err != nil || json.Unmarshal(raw, &pl) != nil || (pl.Type != "deposit" && pl.Type != "voucher" && pl.Type != "refund") {
-			return h.channelRefused(w, r, reasonPayloadType)
+			return rt.channelRefused(w, r, reasonPayloadType)
 		}
 	}
 	max, ok := new(big.Int).SetString(pl.Voucher.MaxClaimableAmount, 10)
 	if !ok || max.Sign() < 0 || max.BitLen() > 128 || len(pl.Voucher.Signature) == 0 {
-		return h.channelRefused(w, r, reasonPayloadType)
+		return rt.channelRefused(w, r, reasonPayloadType)
 	}
-	co := &h.chans.opts[opt]
+	co := &rt.opts[opt]
 	if reason := co.checkConfig(&pl); reason != "" {
-		return h.channelRefused(w, r, reason)
+		return rt.channelRefused(w, r, reason)
 	}
 	if pl.Type == "refund" {
-		return h.serveRefund(w, r, &pl, co, max, header) // channel_refund.go
+		return rt.serveRefund(w, r, &pl, co, max, header) // channel_refund.go
 	}
 	price, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
 	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
 	if pl.Type == "voucher" {
-		if served, err := h.serveVoucher(w, r, next, &pl, co, max, price, id); served {
+		if served, err := rt.serveVoucher(w, r, next, &pl, co, max, price, id); served {
 			return err
 		}
 	}
 	ctx := r.Context()
-	rec, err := h.chans.store.Channel(ctx, id)
+	rec, err := rt.store.Channel(ctx, id)
 	if err != nil {
-		return h.storeUnavailable(w, r, err)
+		return rt.core.storeUnavailable(w, r, err)
 	}
-	req := h.v2Request(r, header, resourceURL(r))
+	req := rt.core.v2Request(r, header, resourceURL(r))
 	req.PaymentRequirements.Resource = resourceURL(r)
 	if rec != nil && (rec.State == store.ChannelRefunding || (rec.State == store.ChannelClosed && pl.Type != "deposit") ||
 		withdrawClosing(rec, time.Now())) {
@@ -220,7 +231,7 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 		// before a charge now is claimed (channel_watch.go). A deposit
 		// into a closed (refunded) channel opens it again, as the
 		// published server does.
-		return h.channelRefused(w, r, reasonChannelClosed)
+		return rt.channelRefused(w, r, reasonChannelClosed)
 	}
 	var sr *x402.SettleResponse
 	if pl.Type == "deposit" || rec == nil {
@@ -229,16 +240,16 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 		// it against the chain, which costs RPC calls, so it counts
 		// against the client's attempt limit (a voucher of a known channel
 		// costs none and does not).
-		if ok, wait := h.attempts.allow(httpx.ClientIP(r)); !ok {
-			h.metrics.payment(sl, OutcomeRateLimited, "")
+		if ok, wait := rt.core.attempts.allow(httpx.ClientIP(r)); !ok {
+			rt.core.metrics.payment(sl, OutcomeRateLimited, "")
 			return tooManyAttempts(w, wait)
 		}
-		vr, err := h.client.Verify(ctx, req)
+		vr, err := rt.core.client.Verify(ctx, req)
 		if err != nil {
-			return h.facilitatorFailed(w, "verify", err)
+			return rt.core.facilitatorFailed(w, "verify", err)
 		}
 		if !vr.IsValid {
-			return h.channelRefused(w, r, vr.Reason())
+			return rt.channelRefused(w, r, vr.Reason())
 		}
 		onChain := chainStateOf(vr.Extra)
 		base := onChain.Claimed
@@ -250,61 +261,61 @@ func (h *Handler) serveChannel(w http.ResponseWriter, r *http.Request, next cadd
 				rec = &store.Channel{ID: id, Balance: onChain.Balance, Charged: base, Claimed: onChain.Claimed,
 					WithdrawRequestedAt: onChain.WithdrawRequestedAt, RefundNonce: onChain.RefundNonce}
 			}
-			return h.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
+			return rt.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
 		}
 		if pl.Type == "deposit" {
-			sr, err = h.settleBy(r, req, func(ctx context.Context) (*x402.SettleResponse, error) { return h.client.Settle(ctx, req) })
+			sr, err = rt.core.settleBy(r, req, func(ctx context.Context) (*x402.SettleResponse, error) { return rt.core.client.Settle(ctx, req) })
 			if err != nil {
-				return h.facilitatorFailed(w, "settle", err)
+				return rt.core.facilitatorFailed(w, "settle", err)
 			}
 			if !sr.Settled() {
-				return h.settleRefused(w, r, sr)
+				return rt.core.settleRefused(w, r, sr)
 			}
 			onChain = chainStateOf(channelStateOf(sr.Extra))
 			if sr.BlockNumber != nil {
 				onChain.Block = *sr.BlockNumber
 			}
 			if rec != nil && rec.State == store.ChannelClosed {
-				if _, err := h.chans.store.SetChannelState(ctx, id, store.ChannelClosed, store.ChannelOpen); err != nil {
-					return h.channelStoreFailed(w, r, err, sr)
+				if _, err := rt.store.SetChannelState(ctx, id, store.ChannelClosed, store.ChannelOpen); err != nil {
+					return rt.channelStoreFailed(w, r, err, sr)
 				}
 			}
 		}
-		if rec, err = h.chans.store.Sync(ctx, id, sl.network(), storeConfig(pl.ChannelConfig), onChain); err != nil {
-			return h.channelStoreFailed(w, r, err, sr)
+		if rec, err = rt.store.Sync(ctx, id, sl.network(), storeConfig(pl.ChannelConfig), onChain); err != nil {
+			return rt.channelStoreFailed(w, r, err, sr)
 		}
 	} else {
 		if want := new(big.Int).Add(rec.Charged, price); max.Cmp(want) != 0 {
-			return h.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
+			return rt.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
 		}
 		if !co.voucherSigned(&pl, max) {
-			return h.channelRefused(w, r, reasonVoucherSignature)
+			return rt.channelRefused(w, r, reasonVoucherSignature)
 		}
 	}
 	charged := new(big.Int).Add(rec.Charged, price)
 	if max.Cmp(charged) != 0 {
-		return h.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
+		return rt.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
 	}
 	held := heldCharges.hold(id, price) // until the charge is final (channel_held.go)
-	after, err := h.chans.store.Charge(ctx, id, rec.Charged, charged, store.ChannelVoucher{Max: max, Signature: pl.Voucher.Signature})
+	after, err := rt.store.Charge(ctx, id, rec.Charged, charged, store.ChannelVoucher{Max: max, Signature: pl.Voucher.Signature})
 	if err != nil {
 		held()
 	}
 	switch {
 	case errors.Is(err, store.ErrChannelConflict):
-		return h.correctiveChannel(w, r, after, co.discloses(&pl, max, after, proofUnchecked))
+		return rt.correctiveChannel(w, r, after, co.discloses(&pl, max, after, proofUnchecked))
 	case errors.Is(err, store.ErrChannelBalance):
-		return h.channelRefused(w, r, reasonExceedsBalance)
+		return rt.channelRefused(w, r, reasonExceedsBalance)
 	case errors.Is(err, store.ErrChannelNotOpen):
-		return h.channelRefused(w, r, reasonChannelClosed)
+		return rt.channelRefused(w, r, reasonChannelClosed)
 	case err != nil:
-		return h.channelStoreFailed(w, r, err, sr)
+		return rt.channelStoreFailed(w, r, err, sr)
 	}
-	h.metrics.payment(sl, OutcomeSettled, "")
+	rt.core.metrics.payment(sl, OutcomeSettled, "")
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	return h.serveChannelMetered(w, r, next, after, price, sr, h.setChannelResponse, held) // channel_meter.go
+	return rt.serveChannelMetered(w, r, next, after, price, sr, rt.setChannelResponse, held) // channel_meter.go
 }
 
 // checkConfig checks a channel's config against the route's option, as

@@ -32,36 +32,36 @@ func (h *Handler) claimEvery() time.Duration {
 
 // watchEvery is the time between two scans: claim_every, at most
 // maxWatchEvery.
-func (h *Handler) watchEvery() time.Duration { return min(h.claimEvery(), maxWatchEvery) }
+func (rt *chanRoute) watchEvery() time.Duration { return min(rt.core.claimEvery(), maxWatchEvery) }
 
 // claimLoop runs, until the route is cleaned up, the withdraw watch
 // (every watchEvery) and the claim rounds (every claim_every, and at once
 // for a channel whose payer asked to withdraw), where this instance holds
 // the claiming role; then one last round, and gives the roles up.
-func (h *Handler) claimLoop(cr *chanRoute) {
-	defer close(cr.done)
-	every := h.watchEvery()
+func (rt *chanRoute) claimLoop() {
+	defer close(rt.done)
+	every := rt.watchEvery()
 	t := time.NewTicker(every)
 	defer t.Stop()
 	last := time.Now()
 	for {
 		select {
-		case <-cr.stop:
+		case <-rt.stop:
 			ctx, cancel := context.WithTimeout(context.Background(), finalClaimTimeout)
-			h.claimRound(ctx, true, true)
-			h.settleRefunded(ctx) // channel_refund.go
-			h.resignClaims(ctx)
+			rt.claimRound(ctx, true, true)
+			rt.settleRefunded(ctx) // channel_refund.go
+			rt.resignClaims(ctx)
 			cancel()
 			return
 		case <-t.C:
-			due := time.Since(last) >= h.claimEvery()-every/2
+			due := time.Since(last) >= rt.core.claimEvery()-every/2
 			if due {
 				last = time.Now()
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), max(h.claimEvery(), maxWatchEvery))
-			h.claimRound(ctx, due, false)
+			ctx, cancel := context.WithTimeout(context.Background(), max(rt.core.claimEvery(), maxWatchEvery))
+			rt.claimRound(ctx, due, false)
 			if due {
-				h.refundRound(ctx) // channel_refund.go
+				rt.refundRound(ctx) // channel_refund.go
 			}
 			cancel()
 		}
@@ -72,20 +72,20 @@ func (h *Handler) claimLoop(cr *chanRoute) {
 // watches for withdraw requests and claims when due (or when a payer of a
 // charged channel asked to withdraw). final waits for this process's
 // other round of a role and does not watch.
-func (h *Handler) claimRound(ctx context.Context, due, final bool) {
+func (rt *chanRoute) claimRound(ctx context.Context, due, final bool) {
 	if due {
-		defer h.readChannelStats(ctx)
+		defer rt.readChannelStats(ctx)
 	}
-	for i := range h.pricing.options {
-		done := h.takeClaims(ctx, i, final)
+	for i := range rt.core.pricing.options {
+		done := rt.takeClaims(ctx, i, final)
 		if done == nil {
 			continue
 		}
-		if !final && h.watchWithdraws(ctx, i) {
+		if !final && rt.watchWithdraws(ctx, i) {
 			due = true
 		}
 		if due {
-			h.claimOption(ctx, i)
+			rt.claimOption(ctx, i)
 		}
 		done()
 	}
@@ -107,17 +107,17 @@ func (h *Handler) stopChannels() error {
 // settles the claimed funds. A failed round is simply run again: a claim
 // is idempotent on chain (a row at or below the channel's claimed total
 // pays nothing).
-func (h *Handler) claimOption(ctx context.Context, i int) {
-	opt := &h.pricing.options[i]
-	co := &h.chans.opts[i]
+func (rt *chanRoute) claimOption(ctx context.Context, i int) {
+	opt := &rt.core.pricing.options[i]
+	co := &rt.opts[i]
 	// What is charged and final: the charged read minus what requests
 	// still held may give back (channel_held.go), so that a claim never
 	// takes more than the receipts state.
 	mark, end := heldCharges.begin()
 	defer end()
-	list, err := h.chans.store.ToClaim(ctx, opt.reqs.Network, maxClaimRows)
+	list, err := rt.store.ToClaim(ctx, opt.reqs.Network, maxClaimRows)
 	if err != nil {
-		h.logger.Warn("claim round: the channel store could not be read; the next round tries again", zap.Error(err))
+		rt.core.logger.Warn("claim round: the channel store could not be read; the next round tries again", zap.Error(err))
 		return
 	}
 	var rows []claimRow
@@ -138,43 +138,43 @@ func (h *Handler) claimOption(ctx context.Context, i int) {
 	if len(rows) == 0 {
 		return
 	}
-	claimed, refused := h.claimRows(ctx, i, rows)
+	claimed, refused := rt.claimRows(ctx, i, rows)
 	if len(rows) > 1 && refused {
 		// One bad row (a channel withdrawn below what it was charged)
 		// reverts the whole claim: the rows go one by one.
 		for k := range rows {
-			if one, _ := h.claimRows(ctx, i, rows[k:k+1]); len(one) == 1 {
+			if one, _ := rt.claimRows(ctx, i, rows[k:k+1]); len(one) == 1 {
 				claimed = append(claimed, k)
 			}
 		}
 	}
 	for _, k := range claimed {
 		j := ids[k]
-		if err := h.chans.store.MarkClaimed(ctx, list[j].ID, totals[k]); err != nil {
-			h.logger.Warn("claim round: a claim could not be recorded; the next round claims it again (paying nothing twice)", zap.Error(err))
+		if err := rt.store.MarkClaimed(ctx, list[j].ID, totals[k]); err != nil {
+			rt.core.logger.Warn("claim round: a claim could not be recorded; the next round claims it again (paying nothing twice)", zap.Error(err))
 		}
 	}
 	if len(claimed) == 0 {
 		return
 	}
-	h.logger.Info("claim round: claimed", zap.String("network", opt.reqs.Network), zap.Int("channels", len(claimed)))
-	h.settleToPayTo(ctx, i, "claim round")
+	rt.core.logger.Info("claim round: claimed", zap.String("network", opt.reqs.Network), zap.Int("channels", len(claimed)))
+	rt.settleToPayTo(ctx, i, "claim round")
 }
 
 // claimRows claims rows in one transaction and returns the indexes of
 // the rows now claimed on chain (all, or none); refused says the
 // facilitator refused the claim (its simulation or transaction failed),
 // rather than could not be asked.
-func (h *Handler) claimRows(ctx context.Context, i int, rows []claimRow) (claimed []int, refused bool) {
-	network := h.pricing.options[i].reqs.Network
-	sr, err := h.channelOp(ctx, i, map[string]any{"type": "claim", "claims": rows})
+func (rt *chanRoute) claimRows(ctx context.Context, i int, rows []claimRow) (claimed []int, refused bool) {
+	network := rt.core.pricing.options[i].reqs.Network
+	sr, err := rt.channelOp(ctx, i, map[string]any{"type": "claim", "claims": rows})
 	switch {
 	case err != nil:
 		countClaim(network, "failed")
-		h.logger.Warn("claim round: the claim could not be sent; the next round tries again", zap.Int("channels", len(rows)), zap.Error(err))
+		rt.core.logger.Warn("claim round: the claim could not be sent; the next round tries again", zap.Int("channels", len(rows)), zap.Error(err))
 		return nil, false
 	case !sr.Settled() && sr.Error != "invalid_batch_settlement_evm_nothing_to_claim":
-		h.logger.Warn("claim round: the claim failed; the next round tries again", zap.Int("channels", len(rows)),
+		rt.core.logger.Warn("claim round: the claim failed; the next round tries again", zap.Int("channels", len(rows)),
 			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
 		countClaim(network, "refused")
 		return nil, sr.Error != x402.ErrTextPending

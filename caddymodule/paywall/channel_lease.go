@@ -21,8 +21,8 @@ import (
 var claimTurns sync.Map // role key -> chan struct{} (capacity 1)
 
 // claimRole is the role of claiming option i's channels.
-func (h *Handler) claimRole(i int) string {
-	return "channel-claims|" + h.pricing.options[i].reqs.Network + "|" + strings.ToLower(h.chans.opts[i].payTo.Hex())
+func (rt *chanRoute) claimRole(i int) string {
+	return "channel-claims|" + rt.core.pricing.options[i].reqs.Network + "|" + strings.ToLower(rt.opts[i].payTo.Hex())
 }
 
 // takeClaims takes the role of claiming option i's channels: this
@@ -30,8 +30,8 @@ func (h *Handler) claimRole(i int) string {
 // its own, which would claim the same rows; final waits for it) and, with
 // a shared store, the role across instances. It returns the function that
 // gives the turn back, or nil when another route or instance claims.
-func (h *Handler) takeClaims(ctx context.Context, i int, final bool) func() {
-	key := h.claimRole(i)
+func (rt *chanRoute) takeClaims(ctx context.Context, i int, final bool) func() {
+	key := rt.claimRole(i)
 	v, _ := claimTurns.LoadOrStore(key, make(chan struct{}, 1))
 	turn := v.(chan struct{})
 	if final {
@@ -48,21 +48,21 @@ func (h *Handler) takeClaims(ctx context.Context, i int, final bool) func() {
 		}
 	}
 	done := func() { <-turn }
-	lead, err := h.redeem.Lead(ctx, key)
+	lead, err := rt.core.redeem.Lead(ctx, key)
 	if err != nil {
-		h.logger.Warn("claim round: the shared store could not say which instance claims; this instance skips the round and asks again at the next",
+		rt.core.logger.Warn("claim round: the shared store could not say which instance claims; this instance skips the round and asks again at the next",
 			zap.String("role", key), zap.Error(err))
 	}
-	if lead != h.chans.led[key] && h.redeem.Shared() {
+	if lead != rt.led[key] && rt.core.redeem.Shared() {
 		if lead {
-			h.logger.Info("this instance now claims the payment channels of this receiver and network (the other instances charge, this one claims)", zap.String("role", key))
+			rt.core.logger.Info("this instance now claims the payment channels of this receiver and network (the other instances charge, this one claims)", zap.String("role", key))
 		} else if err == nil {
-			h.logger.Info("another instance claims the payment channels of this receiver and network now", zap.String("role", key))
+			rt.core.logger.Info("another instance claims the payment channels of this receiver and network now", zap.String("role", key))
 		}
 	}
 	if err == nil || !lead {
-		h.chans.led[key] = lead
-		h.setClaiming(i, lead)
+		rt.led[key] = lead
+		rt.setClaiming(i, lead)
 	}
 	if !lead {
 		done()
@@ -73,29 +73,29 @@ func (h *Handler) takeClaims(ctx context.Context, i int, final bool) func() {
 
 // resignClaims gives up, at graceful stop after the last round, the roles
 // this route took, so that another instance claims at once.
-func (h *Handler) resignClaims(ctx context.Context) {
-	for key, lead := range h.chans.led {
+func (rt *chanRoute) resignClaims(ctx context.Context) {
+	for key, lead := range rt.led {
 		if !lead {
 			continue
 		}
-		if err := h.redeem.Resign(ctx, key); err != nil {
-			h.logger.Warn("the claiming role could not be given up; another instance takes it when this instance's lease runs out",
+		if err := rt.core.redeem.Resign(ctx, key); err != nil {
+			rt.core.logger.Warn("the claiming role could not be given up; another instance takes it when this instance's lease runs out",
 				zap.String("role", key), zap.Error(err))
 		}
-		delete(h.chans.led, key)
+		delete(rt.led, key)
 	}
-	for i := range h.pricing.options {
-		h.setClaiming(i, false)
+	for i := range rt.core.pricing.options {
+		rt.setClaiming(i, false)
 	}
 }
 
 // setClaiming sets the x402_channel_claiming gauge of option i.
-func (h *Handler) setClaiming(i int, lead bool) {
+func (rt *chanRoute) setClaiming(i int, lead bool) {
 	if m := &channelMetrics; m.claiming != nil {
 		v := 0.0
 		if lead {
 			v = 1
 		}
-		m.claiming.WithLabelValues(h.pricing.options[i].reqs.Network, h.chans.opts[i].payTo.Hex()).Set(v)
+		m.claiming.WithLabelValues(rt.core.pricing.options[i].reqs.Network, rt.opts[i].payTo.Hex()).Set(v)
 	}
 }

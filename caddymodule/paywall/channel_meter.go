@@ -44,7 +44,7 @@ import (
 // chanCharge is the charge of one channel request: its reservation, and
 // the second write that settles the metered charge.
 type chanCharge struct {
-	h        *Handler
+	rt       *chanRoute
 	r        *http.Request
 	reserved *store.Channel       // the record after the reservation
 	price    *big.Int             // what the voucher reserved
@@ -61,17 +61,17 @@ type chanCharge struct {
 // through the meter and settles the charge (serveChannel's last step);
 // then it lets go of the price held for the claim round (held, from
 // heldCharges.hold: the charge is final).
-func (h *Handler) serveChannelMetered(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, reserved *store.Channel,
+func (rt *chanRoute) serveChannelMetered(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, reserved *store.Channel,
 	price *big.Int, deposit *x402.SettleResponse,
 	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *x402.SettleResponse), held func()) (err error) {
 	defer held()
-	cc := &chanCharge{h: h, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
-	if h.goneBeforeUpstream(r) {
+	cc := &chanCharge{rt: rt, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
+	if rt.core.goneBeforeUpstream(r) {
 		cc.release(w) // nothing went upstream, nothing is charged (hangup.go)
 		return nil
 	}
-	h.forMeter(r) // the whole answer, whatever the buyer asked for (meter_request.go)
-	mw := h.newMeterWriter(w, r, nil, nil, "", nil)
+	rt.core.forMeter(r) // the whole answer, whatever the buyer asked for (meter_request.go)
+	mw := rt.core.newMeterWriter(w, r, nil, nil, "", nil)
 	mw.ch = cc
 	defer func() {
 		// reverse_proxy aborts an answer it cannot complete by panicking
@@ -111,7 +111,7 @@ func (cc *chanCharge) settle(charge *big.Int) *x402.SettleResponse {
 			cc.charged = charge
 		}
 	}
-	return &x402.SettleResponse{Event: x402.EventSettled, Value: cc.charged.String(), Network: cc.h.pricing.saleOf(cc.r).network()}
+	return &x402.SettleResponse{Event: x402.EventSettled, Value: cc.charged.String(), Network: cc.rt.core.pricing.saleOf(cc.r).network()}
 }
 
 // lower gives back refund of the reservation: the second write, from
@@ -120,7 +120,7 @@ func (cc *chanCharge) settle(charge *big.Int) *x402.SettleResponse {
 // answers the record as it stands after it, and whether the refund was
 // made (else the reservation stands).
 func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
-	h, cur := cc.h, cc.reserved
+	rt, cur := cc.rt, cc.reserved
 	// The buyer hanging up does not stop the write: what it paid for was
 	// answered (or nothing was).
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(cc.r.Context()), 10*time.Second)
@@ -130,11 +130,11 @@ func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
 		if target.Cmp(cur.Claimed) < 0 || cur.VoucherMax == nil {
 			// Claimed past it since (a claim round ran during a long
 			// answer): what is claimed cannot be given back.
-			h.logger.Warn("a metered channel charge could not be lowered: the channel was claimed past it; the price stands",
+			rt.core.logger.Warn("a metered channel charge could not be lowered: the channel was claimed past it; the price stands",
 				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.String("claimed", cur.Claimed.String()))
 			return cur, false
 		}
-		after, err := h.chans.store.Charge(ctx, cur.ID, cur.Charged, target, store.ChannelVoucher{Max: cur.VoucherMax, Signature: cur.VoucherSignature})
+		after, err := rt.store.Charge(ctx, cur.ID, cur.Charged, target, store.ChannelVoucher{Max: cur.VoucherMax, Signature: cur.VoucherSignature})
 		switch {
 		case err == nil:
 			return after, true
@@ -142,24 +142,24 @@ func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
 			cur = after // another request of the channel charged: lower from there
 			continue
 		case after != nil: // refused: not open, or out of range
-			h.logger.Warn("a metered channel charge could not be lowered; the price the voucher reserved stands",
+			rt.core.logger.Warn("a metered channel charge could not be lowered; the price the voucher reserved stands",
 				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.Error(err))
 			return after, false
 		}
 		// A store fault (PostgreSQL out of reach): the write happened or
 		// not, and the record tells which.
-		now, rerr := h.chans.store.Channel(ctx, cur.ID)
+		now, rerr := rt.store.Channel(ctx, cur.ID)
 		switch {
 		case rerr == nil && now != nil && now.Charged.Cmp(target) == 0:
 			return now, true
 		case rerr == nil && now != nil && now.Charged.Cmp(cur.Charged) == 0:
 			continue // not written: again
 		}
-		h.logger.Error("a metered channel charge could not be settled: the store cannot be reached; the answer goes out without a receipt (the buyer's next voucher is corrected by a 402 to what the store holds: the price reserved, or the charge)",
+		rt.core.logger.Error("a metered channel charge could not be settled: the store cannot be reached; the answer goes out without a receipt (the buyer's next voucher is corrected by a 402 to what the store holds: the price reserved, or the charge)",
 			zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.Error(err))
 		return nil, false
 	}
-	h.logger.Warn("a metered channel charge could not be lowered: the channel kept moving; the price the voucher reserved stands",
+	rt.core.logger.Warn("a metered channel charge could not be lowered: the channel kept moving; the price the voucher reserved stands",
 		zap.String("channel", cur.ID), zap.String("refund", refund.String()))
 	return cur, false
 }
@@ -179,7 +179,7 @@ func (cc *chanCharge) release(w http.ResponseWriter) {
 // upgrade charges the price for a connection the upstream takes over
 // (101 Switching Protocols): what goes through it cannot be metered.
 func (cc *chanCharge) upgrade(w http.ResponseWriter) {
-	cc.h.metrics.metered(cc.h.pricing.saleOf(cc.r), ChargeMaximum, cc.price)
+	cc.rt.core.metrics.metered(cc.rt.core.pricing.saleOf(cc.r), ChargeMaximum, cc.price)
 	cc.settle(cc.price)
 	cc.receipt(w)
 }

@@ -75,14 +75,14 @@ func countRefund(network, outcome string) {
 }
 
 // readChannelStats sets the gauges from the store's sums.
-func (h *Handler) readChannelStats(ctx context.Context) {
+func (rt *chanRoute) readChannelStats(ctx context.Context) {
 	m := &channelMetrics
 	if m.open == nil {
 		return
 	}
-	stats, err := h.chans.store.ChannelStats(ctx)
+	stats, err := rt.store.ChannelStats(ctx)
 	if err != nil {
-		h.logger.Warn("the payment channels' figures could not be read from the store", zap.Error(err))
+		rt.core.logger.Warn("the payment channels' figures could not be read from the store", zap.Error(err))
 		return
 	}
 	f := func(v *big.Int) float64 { x, _ := new(big.Float).SetInt(v).Float64(); return x }

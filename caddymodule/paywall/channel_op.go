@@ -14,17 +14,17 @@ import (
 
 // channelOp settles a claim, settle or refund payload on option i
 // through the embedded facilitator.
-func (h *Handler) channelOp(ctx context.Context, i int, payload map[string]any) (*x402.SettleResponse, error) {
-	req, err := h.channelRequest(i, payload)
+func (rt *chanRoute) channelOp(ctx context.Context, i int, payload map[string]any) (*x402.SettleResponse, error) {
+	req, err := rt.channelRequest(i, payload)
 	if err != nil {
 		return nil, err
 	}
-	return h.client.Settle(ctx, req)
+	return rt.core.client.Settle(ctx, req)
 }
 
 // channelRequest is the facilitator request of a payload on option i.
-func (h *Handler) channelRequest(i int, payload map[string]any) (*x402.Request, error) {
-	opt := &h.pricing.options[i]
+func (rt *chanRoute) channelRequest(i int, payload map[string]any) (*x402.Request, error) {
+	opt := &rt.core.pricing.options[i]
 	part, err := newOfferPart(opt, "0")
 	if err != nil {
 		return nil, err
@@ -69,20 +69,20 @@ const reasonNothingToSettle = "invalid_batch_settlement_evm_nothing_to_settle"
 // receiver and token (a claim leaves them in the settlement contract),
 // logging as round; true when nothing is left to settle (settled, or
 // there was nothing), false when the next round must try again.
-func (h *Handler) settleToPayTo(ctx context.Context, i int, round string) bool {
-	co := &h.chans.opts[i]
-	sr, err := h.channelOp(ctx, i, map[string]any{"type": "settle", "receiver": co.payTo.Hex(), "token": co.token.Hex()})
+func (rt *chanRoute) settleToPayTo(ctx context.Context, i int, round string) bool {
+	co := &rt.opts[i]
+	sr, err := rt.channelOp(ctx, i, map[string]any{"type": "settle", "receiver": co.payTo.Hex(), "token": co.token.Hex()})
 	switch {
 	case err != nil:
-		h.logger.Warn(round+": the settle could not be sent; the next round settles", zap.Error(err))
+		rt.core.logger.Warn(round+": the settle could not be sent; the next round settles", zap.Error(err))
 		return false
 	case sr.Settled():
-		h.logger.Info(round+": settled to pay_to", zap.String("pay_to", co.payTo.Hex()), zap.String("amount", sr.Value), zap.String("tx_hash", sr.TxHash))
+		rt.core.logger.Info(round+": settled to pay_to", zap.String("pay_to", co.payTo.Hex()), zap.String("amount", sr.Value), zap.String("tx_hash", sr.TxHash))
 		return true
 	case sr.Error == reasonNothingToSettle:
 		return true
 	default:
-		h.logger.Warn(round+": the settle failed; the next round settles", zap.String("error", sr.Error))
+		rt.core.logger.Warn(round+": the settle failed; the next round settles", zap.String("error", sr.Error))
 		return false
 	}
 }

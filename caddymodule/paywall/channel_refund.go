@@ -66,13 +66,13 @@ func (co *chanOption) dueKey(network string) string {
 
 // settleRefunded settles to pay_to what refunds claimed (claimed funds
 // stay in the contract until settled); a settle that fails stays due.
-func (h *Handler) settleRefunded(ctx context.Context) {
-	for i := range h.pricing.options {
-		co, network := &h.chans.opts[i], h.pricing.options[i].reqs.Network
+func (rt *chanRoute) settleRefunded(ctx context.Context) {
+	for i := range rt.core.pricing.options {
+		co, network := &rt.opts[i], rt.core.pricing.options[i].reqs.Network
 		if _, due := settleDue.LoadAndDelete(co.dueKey(network)); !due {
 			continue
 		}
-		if !h.settleToPayTo(ctx, i, "refund round") {
+		if !rt.settleToPayTo(ctx, i, "refund round") {
 			settleDue.Store(co.dueKey(network), true)
 		}
 	}
@@ -104,43 +104,43 @@ func (h *Handler) parseRefundIdle(d *caddyfile.Dispenser) error {
 // for refund_idle, where this instance claims (the claiming role); settles
 // what this instance's refunds claimed; and prunes the closed channels
 // now and then.
-func (h *Handler) refundRound(ctx context.Context) {
-	cr := h.chans
-	for i := range h.pricing.options {
-		if !cr.led[h.claimRole(i)] {
+func (rt *chanRoute) refundRound(ctx context.Context) {
+	cr := rt
+	for i := range rt.core.pricing.options {
+		if !cr.led[rt.claimRole(i)] {
 			// Another route or instance claims this receiver's channels
 			// (channel_lease.go): it retries and starts refunds too, so
 			// that one refund is not sent from two places.
 			continue
 		}
-		co, network := &cr.opts[i], h.pricing.options[i].reqs.Network
+		co, network := &cr.opts[i], rt.core.pricing.options[i].reqs.Network
 		attempts := 0
 		run := func(list []*store.Channel, err error, why string) {
 			if err != nil {
-				h.logger.Warn("refund round: the channel store could not be read; the next round tries again", zap.Error(err))
+				rt.core.logger.Warn("refund round: the channel store could not be read; the next round tries again", zap.Error(err))
 				return
 			}
 			for _, c := range list {
 				if co.owns(c, network) && ctx.Err() == nil && attempts < maxRefundsPerRound {
 					attempts++
-					h.refundChannel(ctx, i, c, nil, nil, why)
+					rt.refundChannel(ctx, i, c, nil, nil, why)
 				}
 			}
 		}
 		list, err := cr.store.Refunding(ctx, refundListLimit)
 		run(list, err, "retry")
-		if h.RefundIdle > 0 {
-			list, err := cr.store.Idle(ctx, time.Now().Add(-time.Duration(h.RefundIdle)), refundListLimit)
+		if rt.core.RefundIdle > 0 {
+			list, err := cr.store.Idle(ctx, time.Now().Add(-time.Duration(rt.core.RefundIdle)), refundListLimit)
 			run(list, err, "idle")
 		}
 	}
-	h.settleRefunded(ctx)
+	rt.settleRefunded(ctx)
 	if time.Since(cr.pruned) >= pruneEvery {
 		cr.pruned = time.Now()
 		if n, err := cr.store.PruneChannels(ctx, time.Now().Add(-closedRetention)); err != nil {
-			h.logger.Warn("pruning closed payment channels failed; the next round tries again", zap.Error(err))
+			rt.core.logger.Warn("pruning closed payment channels failed; the next round tries again", zap.Error(err))
 		} else if n > 0 {
-			h.logger.Info("pruned closed payment channels", zap.Int("channels", n))
+			rt.core.logger.Info("pruned closed payment channels", zap.Int("channels", n))
 		}
 	}
 }
@@ -172,12 +172,12 @@ type refundResult struct {
 // a time; a channel whose refund may have been broadcast stays refunding
 // and the next round tries again (with the same refund nonce, unless the
 // chain says it was used: then the refund happened).
-func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, amount *big.Int, v *refundVoucher, why string) refundResult {
+func (rt *chanRoute) refundChannel(ctx context.Context, i int, c *store.Channel, amount *big.Int, v *refundVoucher, why string) refundResult {
 	if _, busy := refundsInFlight.LoadOrStore(c.ID, true); busy {
 		return refundResult{rec: c, reason: reasonChannelBusy}
 	}
 	defer refundsInFlight.Delete(c.ID)
-	st := h.chans.store
+	st := rt.store
 	moved := false
 	if c.State == store.ChannelOpen {
 		var err error
@@ -203,7 +203,7 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 		// refund is not sent twice; the refund round finishes it.
 		return refundResult{rec: rec, reason: reasonChannelBusy}
 	}
-	log := h.logger.With(zap.String("channel", rec.ID), zap.String("why", why))
+	log := rt.core.logger.With(zap.String("channel", rec.ID), zap.String("why", why))
 	// back returns the channel to open when this attempt broadcast nothing
 	// and it was this attempt that stopped its charges.
 	back := func(res refundResult) refundResult {
@@ -220,7 +220,7 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 	// The chain's reading first: its refund nonce (a refund sent before
 	// and mined has advanced it) and what is left.
 	if v != nil {
-		cs, reason, err := h.readChannel(ctx, i, rec, v)
+		cs, reason, err := rt.readChannel(ctx, i, rec, v)
 		switch {
 		case err != nil:
 			log.Warn("refund: the channel could not be read from the chain; nothing was sent, the next round tries again", zap.Error(err))
@@ -241,7 +241,7 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 	if rest.Sign() <= 0 {
 		// Nothing left to refund (refunded before, or withdrawn): closed.
 		// What was charged and not claimed is claimed by the claim round.
-		return h.closeRefunded(ctx, rec, refundResult{rec: rec, reason: reasonRefundNoBalance}, log)
+		return rt.closeRefunded(ctx, rec, refundResult{rec: rec, reason: reasonRefundNoBalance}, log)
 	}
 	if amount == nil || amount.Cmp(rest) > 0 {
 		amount = rest
@@ -256,7 +256,7 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 		}
 	}
 	payload["voucher"] = voucher
-	sr, err := h.channelOp(ctx, i, payload)
+	sr, err := rt.channelOp(ctx, i, payload)
 	switch {
 	case err != nil:
 		countRefund(rec.Network, "failed")
@@ -265,7 +265,7 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 	case sr.Settled():
 		countRefund(rec.Network, "refunded")
 		if len(payload["claims"].([]claimRow)) > 0 {
-			settleDue.Store(h.chans.opts[i].dueKey(rec.Network), true)
+			settleDue.Store(rt.opts[i].dueKey(rec.Network), true)
 		}
 		cs := chainStateOf(channelStateOf(sr.Extra))
 		if sr.BlockNumber != nil {
@@ -286,9 +286,9 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 			rec.State = store.ChannelOpen
 			return refundResult{sr: sr, rec: rec}
 		}
-		return h.closeRefunded(ctx, rec, refundResult{sr: sr, rec: rec}, log)
+		return rt.closeRefunded(ctx, rec, refundResult{sr: sr, rec: rec}, log)
 	case sr.Error == reasonRefundNoBalance:
-		return h.closeRefunded(ctx, rec, refundResult{sr: sr, rec: rec, reason: reasonRefundNoBalance}, log)
+		return rt.closeRefunded(ctx, rec, refundResult{sr: sr, rec: rec, reason: reasonRefundNoBalance}, log)
 	case sr.Error == x402.ErrTextPending || sr.Error == x402.ErrTextAlreadyUsed ||
 		sr.Error == "invalid_batch_settlement_evm_refund_simulation_failed" || sr.Error == "invalid_batch_settlement_evm_refund_transaction_failed":
 		// It may have been (or be about to be) mined: the channel stays
@@ -305,8 +305,8 @@ func (h *Handler) refundChannel(ctx context.Context, i int, c *store.Channel, am
 }
 
 // closeRefunded moves a refunded channel to closed.
-func (h *Handler) closeRefunded(ctx context.Context, rec *store.Channel, res refundResult, log *zap.Logger) refundResult {
-	if _, err := h.chans.store.SetChannelState(ctx, rec.ID, store.ChannelRefunding, store.ChannelClosed); err != nil {
+func (rt *chanRoute) closeRefunded(ctx context.Context, rec *store.Channel, res refundResult, log *zap.Logger) refundResult {
+	if _, err := rt.store.SetChannelState(ctx, rec.ID, store.ChannelRefunding, store.ChannelClosed); err != nil {
 		log.Warn("refund: the channel could not be marked closed; the next round does", zap.Error(err))
 		return res
 	}
@@ -318,13 +318,13 @@ func (h *Handler) closeRefunded(ctx context.Context, rec *store.Channel, res ref
 // readChannel reads channel rec from the chain through the facilitator's
 // verify of a refund payload with voucher v (it signs nothing): the
 // chain's state, or the reason the facilitator refused the voucher.
-func (h *Handler) readChannel(ctx context.Context, i int, rec *store.Channel, v *refundVoucher) (*store.ChainState, string, error) {
-	req, err := h.channelRequest(i, map[string]any{"type": "refund", "channelConfig": rec.Config,
+func (rt *chanRoute) readChannel(ctx context.Context, i int, rec *store.Channel, v *refundVoucher) (*store.ChainState, string, error) {
+	req, err := rt.channelRequest(i, map[string]any{"type": "refund", "channelConfig": rec.Config,
 		"voucher": map[string]any{"channelId": rec.ID, "maxClaimableAmount": v.max.String(), "signature": hexutil.Encode(v.sig)}})
 	if err != nil {
 		return nil, "", err
 	}
-	vr, err := h.client.Verify(ctx, req)
+	vr, err := rt.core.client.Verify(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -344,71 +344,71 @@ func (h *Handler) readChannel(ctx context.Context, i int, rec *store.Channel, v 
 // with PAYMENT-RESPONSE (the refund's transaction and amount, the channel
 // after it) and {"message":"Refund acknowledged","channelId":...}, as the
 // published server answers. The upstream is not called.
-func (h *Handler) serveRefund(w http.ResponseWriter, r *http.Request, pl *channelPayload, co *chanOption, max *big.Int, header string) (err error) {
+func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *channelPayload, co *chanOption, max *big.Int, header string) (err error) {
 	sent := false // a refund transaction was sent (the unproven refund's slot stays taken)
-	sl := h.pricing.saleOf(r)
+	sl := rt.core.pricing.saleOf(r)
 	var amount *big.Int
 	if pl.Amount != nil {
 		a, ok := new(big.Int).SetString(*pl.Amount, 10)
 		if !ok || a.Sign() <= 0 || a.BitLen() > 128 || strings.TrimLeft(*pl.Amount, "0123456789") != "" {
-			return h.channelRefused(w, r, reasonRefundAmountInvalid)
+			return rt.channelRefused(w, r, reasonRefundAmountInvalid)
 		}
 		amount = a
 	}
 	// A refund asks the chain (and may send a transaction): it counts
 	// against the client's attempt limit.
-	if ok, wait := h.attempts.allow(httpx.ClientIP(r)); !ok {
-		h.metrics.payment(sl, OutcomeRateLimited, "")
+	if ok, wait := rt.core.attempts.allow(httpx.ClientIP(r)); !ok {
+		rt.core.metrics.payment(sl, OutcomeRateLimited, "")
 		return tooManyAttempts(w, wait)
 	}
 	ctx := r.Context()
 	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
-	rec, err := h.chans.store.Channel(ctx, id)
+	rec, err := rt.store.Channel(ctx, id)
 	if err != nil {
-		return h.storeUnavailable(w, r, err)
+		return rt.core.storeUnavailable(w, r, err)
 	}
 	if rec == nil {
 		// A channel this store does not hold (its record pruned or lost):
 		// the facilitator checks the voucher against the chain, and the
 		// reading makes the record (charged = what the chain says claimed).
-		req := h.v2Request(r, header, resourceURL(r))
+		req := rt.core.v2Request(r, header, resourceURL(r))
 		req.PaymentRequirements.Resource = resourceURL(r)
-		vr, err := h.client.Verify(ctx, req)
+		vr, err := rt.core.client.Verify(ctx, req)
 		if err != nil {
-			return h.facilitatorFailed(w, "verify", err)
+			return rt.core.facilitatorFailed(w, "verify", err)
 		}
 		if !vr.IsValid {
-			return h.channelRefused(w, r, vr.Reason())
+			return rt.channelRefused(w, r, vr.Reason())
 		}
-		if rec, err = h.chans.store.Sync(ctx, id, sl.network(), storeConfig(pl.ChannelConfig), chainStateOf(vr.Extra)); err != nil {
-			return h.storeUnavailable(w, r, err)
+		if rec, err = rt.store.Sync(ctx, id, sl.network(), storeConfig(pl.ChannelConfig), chainStateOf(vr.Extra)); err != nil {
+			return rt.core.storeUnavailable(w, r, err)
 		}
 	} else {
 		if !co.voucherSigned(pl, max) {
-			return h.channelRefused(w, r, reasonVoucherSignature)
+			return rt.channelRefused(w, r, reasonVoucherSignature)
 		}
 	}
 	if rec.State == store.ChannelClosed {
-		return h.channelRefused(w, r, reasonRefundNoBalance)
+		return rt.channelRefused(w, r, reasonRefundNoBalance)
 	}
 	if max.Cmp(rec.Charged) != 0 {
 		// A refund voucher charges nothing: it is of the charged amount.
-		return h.correctiveChannel(w, r, rec, co.discloses(pl, max, rec, proofUnchecked))
+		return rt.correctiveChannel(w, r, rec, co.discloses(pl, max, rec, proofUnchecked))
 	}
 	if !refundProven(rec, max) {
 		// A voucher at the claimed total: anyone may have read it from a
 		// claim's calldata (channel_refund_limit.go). Bounded: no partial
 		// refund below refund_min, one refund per channel per window.
 		if reason, text := co.unprovenRefundRefusal(rec, amount); reason != "" {
-			h.logger.Info("refund refused: below refund_min for a refund whose voucher is public on chain", zap.String("channel", id), zap.String("amount", amount.String()))
-			h.metrics.payment(sl, OutcomeRefused, reason)
-			return h.paymentRequired(w, r, "", reason+text)
+			rt.core.logger.Info("refund refused: below refund_min for a refund whose voucher is public on chain", zap.String("channel", id), zap.String("amount", amount.String()))
+			rt.core.metrics.payment(sl, OutcomeRefused, reason)
+			return rt.core.paymentRequired(w, r, "", reason+text)
 		}
-		undo, ok := takeRefundSlot(id, h.refundWindow(), time.Now())
+		undo, ok := takeRefundSlot(id, rt.core.refundWindow(), time.Now())
 		if !ok {
-			h.logger.Info("refund refused: one refund whose voucher is public on chain per channel per refund_window", zap.String("channel", id))
-			h.metrics.payment(sl, OutcomeRefused, reasonRefundTooSoon)
-			return h.paymentRequired(w, r, "", reasonRefundTooSoon+textRefundTooSoon)
+			rt.core.logger.Info("refund refused: one refund whose voucher is public on chain per channel per refund_window", zap.String("channel", id))
+			rt.core.metrics.payment(sl, OutcomeRefused, reasonRefundTooSoon)
+			return rt.core.paymentRequired(w, r, "", reasonRefundTooSoon+textRefundTooSoon)
 		}
 		defer func() {
 			if !sent {
@@ -416,19 +416,19 @@ func (h *Handler) serveRefund(w http.ResponseWriter, r *http.Request, pl *channe
 			}
 		}()
 	}
-	res := h.refundChannel(ctx, sl.opt, rec, amount, &refundVoucher{max: max, sig: pl.Voucher.Signature}, whyRequested)
+	res := rt.refundChannel(ctx, sl.opt, rec, amount, &refundVoucher{max: max, sig: pl.Voucher.Signature}, whyRequested)
 	sent = res.sr != nil && (res.sr.Settled() || res.sr.TxHash != "")
 	switch {
 	case res.err != nil && errors.Is(res.err, store.ErrUnavailable):
-		return h.storeUnavailable(w, r, res.err)
+		return rt.core.storeUnavailable(w, r, res.err)
 	case res.err != nil:
-		return h.facilitatorFailed(w, "refunded", res.err)
+		return rt.core.facilitatorFailed(w, "refunded", res.err)
 	case res.reason == reasonChannelBusy:
-		return h.channelRefused(w, r, reasonChannelBusy)
+		return rt.channelRefused(w, r, reasonChannelBusy)
 	case res.sr != nil && !res.sr.Settled():
-		return h.settleRefused(w, r, res.sr)
+		return rt.core.settleRefused(w, r, res.sr)
 	case res.reason != "":
-		return h.channelRefused(w, r, res.reason)
+		return rt.channelRefused(w, r, res.reason)
 	}
 	// A refund is no payment: x402_channel_refunds_total counts it.
 	out := x402.ReferenceSettleResponse{Success: true, Network: sl.v2Network(), Payer: res.rec.Config.Payer,

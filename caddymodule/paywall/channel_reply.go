@@ -43,8 +43,8 @@ type channelStateWire struct {
 // cost), as the published server does; a deposit's names its transaction
 // and, in amount, what it moved on chain (the deposit, as the facilitator's
 // settle answers it), which extra.depositAmount names as such.
-func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *x402.SettleResponse) {
-	out := x402.ReferenceSettleResponse{Success: true, Network: h.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
+func (rt *chanRoute) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *x402.SettleResponse) {
+	out := x402.ReferenceSettleResponse{Success: true, Network: rt.core.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
 		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}}
 	if sr != nil {
 		out.Transaction, out.Amount = sr.TxHash, sr.Value
@@ -58,9 +58,9 @@ func (h *Handler) setChannelResponse(w http.ResponseWriter, r *http.Request, c *
 }
 
 // channelRefused answers a refused channel payment: 402 with the reason.
-func (h *Handler) channelRefused(w http.ResponseWriter, r *http.Request, reason string) error {
-	h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
-	return h.paymentRequired(w, r, "", reason)
+func (rt *chanRoute) channelRefused(w http.ResponseWriter, r *http.Request, reason string) error {
+	rt.core.metrics.payment(rt.core.pricing.saleOf(r), OutcomeRefused, reason)
+	return rt.core.paymentRequired(w, r, "", reason)
 }
 
 // correctiveChannel is the published server's corrective 402: the
@@ -72,9 +72,9 @@ func (h *Handler) channelRefused(w http.ResponseWriter, r *http.Request, reason 
 // proven to be the payer's, gets no voucherState: the published client
 // then resynchronises from the chain (an empty signature would make it
 // throw), and a stranger learns nothing it could sign a refund with.
-func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel, disclose bool) error {
-	sl := h.pricing.saleOf(r)
-	h.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
+func (rt *chanRoute) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel, disclose bool) error {
+	sl := rt.core.pricing.saleOf(r)
+	rt.core.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
 	accepts := sl.offer.accepts()
 	part := &accepts[sl.opt]
 	extra := map[string]any{}
@@ -87,7 +87,7 @@ func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *s
 	}
 	part.Extra = extra
 	pr := x402.PaymentRequiredV2{X402Version: x402.Version2, Error: reasonCumulativeMismatch,
-		Resource: &x402.ResourceInfo{URL: resourceURL(r), Description: h.Description, MimeType: h.MimeType}, Accepts: accepts}
+		Resource: &x402.ResourceInfo{URL: resourceURL(r), Description: rt.core.Description, MimeType: rt.core.MimeType}, Accepts: accepts}
 	body, err := json.Marshal(pr)
 	if err != nil {
 		return err
@@ -109,10 +109,10 @@ func (h *Handler) correctiveChannel(w http.ResponseWriter, r *http.Request, c *s
 // channelStoreFailed answers a store that failed mid-way: 503. A deposit
 // that was settled stays in the buyer's channel (the chain holds it): the
 // buyer's next voucher resynchronises.
-func (h *Handler) channelStoreFailed(w http.ResponseWriter, r *http.Request, err error, sr *x402.SettleResponse) error {
+func (rt *chanRoute) channelStoreFailed(w http.ResponseWriter, r *http.Request, err error, sr *x402.SettleResponse) error {
 	if sr != nil {
-		h.logger.Error("a deposit was settled but its channel could not be charged; the deposit stays in the buyer's channel",
+		rt.core.logger.Error("a deposit was settled but its channel could not be charged; the deposit stays in the buyer's channel",
 			zap.String("tx_hash", sr.TxHash), zap.Error(err))
 	}
-	return h.storeUnavailable(w, r, err)
+	return rt.core.storeUnavailable(w, r, err)
 }

@@ -29,30 +29,30 @@ import (
 // nothing written, when the store holds no such channel: the caller then
 // takes the unknown-channel path (the facilitator's Verify). A charged
 // request goes through the meter (channel_meter.go), as serveChannel's.
-func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, pl *channelPayload, co *chanOption, max, price *big.Int, id string) (served bool, err error) {
+func (rt *chanRoute) serveVoucher(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, pl *channelPayload, co *chanOption, max, price *big.Int, id string) (served bool, err error) {
 	ctx := r.Context()
 	sigOK := co.voucherSigned(pl, max)
 	prev := new(big.Int).Sub(max, price)
 	if !sigOK || prev.Sign() < 0 {
-		rec, err := h.chans.store.Channel(ctx, id)
+		rec, err := rt.store.Channel(ctx, id)
 		switch {
 		case err != nil:
-			return true, h.storeUnavailable(w, r, err)
+			return true, rt.core.storeUnavailable(w, r, err)
 		case rec == nil:
 			return false, nil
 		case rec.State != store.ChannelOpen:
-			return true, h.channelRefused(w, r, reasonChannelClosed)
+			return true, rt.channelRefused(w, r, reasonChannelClosed)
 		case new(big.Int).Add(rec.Charged, price).Cmp(max) != 0:
 			proof := proofUnsigned
 			if sigOK {
 				proof = proofSigned
 			}
-			return true, h.correctiveChannel(w, r, rec, co.discloses(pl, max, rec, proof))
+			return true, rt.correctiveChannel(w, r, rec, co.discloses(pl, max, rec, proof))
 		}
-		return true, h.channelRefused(w, r, reasonVoucherSignature)
+		return true, rt.channelRefused(w, r, reasonVoucherSignature)
 	}
 	held := heldCharges.hold(id, price) // until the charge is final (channel_held.go)
-	after, err := h.chans.store.Charge(ctx, id, prev, max, store.ChannelVoucher{Max: max, Signature: pl.Voucher.Signature})
+	after, err := rt.store.Charge(ctx, id, prev, max, store.ChannelVoucher{Max: max, Signature: pl.Voucher.Signature})
 	if err != nil {
 		held()
 	}
@@ -60,13 +60,13 @@ func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next cadd
 	case errors.Is(err, store.ErrChannelNotFound):
 		return false, nil
 	case errors.Is(err, store.ErrChannelConflict):
-		return true, h.correctiveChannel(w, r, after, co.discloses(pl, max, after, proofSigned))
+		return true, rt.correctiveChannel(w, r, after, co.discloses(pl, max, after, proofSigned))
 	case errors.Is(err, store.ErrChannelBalance):
-		return true, h.channelRefused(w, r, reasonExceedsBalance)
+		return true, rt.channelRefused(w, r, reasonExceedsBalance)
 	case errors.Is(err, store.ErrChannelNotOpen):
-		return true, h.channelRefused(w, r, reasonChannelClosed)
+		return true, rt.channelRefused(w, r, reasonChannelClosed)
 	case err != nil:
-		return true, h.channelStoreFailed(w, r, err, nil)
+		return true, rt.channelStoreFailed(w, r, err, nil)
 	}
 	co.ids.remember(pl.ChannelConfig, pl.Voucher.ChannelID)
 	if withdrawClosing(after, time.Now()) {
@@ -74,17 +74,17 @@ func (h *Handler) serveVoucher(w http.ResponseWriter, r *http.Request, next cadd
 		// claimed (channel_watch.go), which a read before the charge would
 		// have refused: the charge is given back and the request refused.
 		// A charge that cannot be given back stands, and is served.
-		if _, lowered := (&chanCharge{h: h, r: r, reserved: after, price: price}).lower(price); lowered {
+		if _, lowered := (&chanCharge{rt: rt, r: r, reserved: after, price: price}).lower(price); lowered {
 			held()
-			return true, h.channelRefused(w, r, reasonChannelClosed)
+			return true, rt.channelRefused(w, r, reasonChannelClosed)
 		}
 	}
-	sl := h.pricing.saleOf(r)
-	h.metrics.payment(sl, OutcomeSettled, "")
+	sl := rt.core.pricing.saleOf(r)
+	rt.core.metrics.payment(sl, OutcomeSettled, "")
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
-	return true, h.serveChannelMetered(w, r, next, after, price, nil, h.setChannelResponse, held) // channel_meter.go
+	return true, rt.serveChannelMetered(w, r, next, after, price, nil, rt.setChannelResponse, held) // channel_meter.go
 }
 
 // maxChannelIDs bounds the memo of channel ids (about 200 bytes an

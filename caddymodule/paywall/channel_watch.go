@@ -72,11 +72,11 @@ type withdrawChain interface {
 }
 
 // watchChain is the chain the withdraw watch reads.
-func (h *Handler) watchChain() withdrawChain {
-	if h.chans.chain != nil {
-		return h.chans.chain
+func (rt *chanRoute) watchChain() withdrawChain {
+	if rt.chain != nil {
+		return rt.chain
 	}
-	return facilitatorChain{h.app.Facilitator()}
+	return facilitatorChain{rt.core.app.Facilitator()}
 }
 
 // facilitatorChain is the embedded facilitator as the withdraw watch reads
@@ -119,25 +119,25 @@ func (c facilitatorChain) reader(network string) (batch.ChannelReader, error) {
 }
 
 // watchKey is the store key of option i's withdraw watch mark.
-func (h *Handler) watchKey(i int) string {
-	return "withdraw-watch|" + h.pricing.options[i].reqs.Network + "|" + strings.ToLower(h.chans.opts[i].payTo.Hex())
+func (rt *chanRoute) watchKey(i int) string {
+	return "withdraw-watch|" + rt.core.pricing.options[i].reqs.Network + "|" + strings.ToLower(rt.opts[i].payTo.Hex())
 }
 
 // scanFrom is the block option i's withdraw watch reads next: the later
 // of this process's last scan and the store's mark, or, with neither,
 // withdrawLookback blocks before head. A mark beyond the head (a chain
 // started anew under the same store) is not followed.
-func (h *Handler) scanFrom(ctx context.Context, i int, head uint64) uint64 {
-	from, ok := h.chans.scanned[i]
-	if wm, isMarks := h.chans.store.(store.WatchMarks); isMarks {
-		mark, found, err := wm.WatchMark(ctx, h.watchKey(i))
+func (rt *chanRoute) scanFrom(ctx context.Context, i int, head uint64) uint64 {
+	from, ok := rt.scanned[i]
+	if wm, isMarks := rt.store.(store.WatchMarks); isMarks {
+		mark, found, err := wm.WatchMark(ctx, rt.watchKey(i))
 		switch {
 		case err != nil:
-			h.logger.Warn("withdraw watch: where the last scan stopped could not be read from the store; this scan starts from this instance's own last scan, or a fixed span back",
-				zap.String("network", h.pricing.options[i].reqs.Network), zap.Error(err))
+			rt.core.logger.Warn("withdraw watch: where the last scan stopped could not be read from the store; this scan starts from this instance's own last scan, or a fixed span back",
+				zap.String("network", rt.core.pricing.options[i].reqs.Network), zap.Error(err))
 		case found && mark > head+1:
-			h.logger.Warn("withdraw watch: the store's mark of the last scan is beyond the chain's newest block (a chain started anew?); scanning a fixed span back instead",
-				zap.String("network", h.pricing.options[i].reqs.Network), zap.Uint64("mark", mark), zap.Uint64("head", head))
+			rt.core.logger.Warn("withdraw watch: the store's mark of the last scan is beyond the chain's newest block (a chain started anew?); scanning a fixed span back instead",
+				zap.String("network", rt.core.pricing.options[i].reqs.Network), zap.Uint64("mark", mark), zap.Uint64("head", head))
 		case found && (!ok || mark > from):
 			from, ok = mark, true
 		}
@@ -152,72 +152,72 @@ func (h *Handler) scanFrom(ctx context.Context, i int, head uint64) uint64 {
 // last scan, records the state of this route's channels they name, and
 // says whether one of this route's channels with a pending withdrawal has
 // charges to claim.
-func (h *Handler) watchWithdraws(ctx context.Context, i int) bool {
-	network := h.pricing.options[i].reqs.Network
-	fac := h.watchChain()
+func (rt *chanRoute) watchWithdraws(ctx context.Context, i int) bool {
+	network := rt.core.pricing.options[i].reqs.Network
+	fac := rt.watchChain()
 	head, err := fac.ChainHead(ctx, network)
 	if err != nil {
-		h.logger.Warn("withdraw watch: the chain could not be read; the next scan tries again", zap.String("network", network), zap.Error(err))
-		return h.withdrawPending(ctx, i)
+		rt.core.logger.Warn("withdraw watch: the chain could not be read; the next scan tries again", zap.String("network", network), zap.Error(err))
+		return rt.withdrawPending(ctx, i)
 	}
-	from := h.scanFrom(ctx, i, head)
-	wm, _ := h.chans.store.(store.WatchMarks)
+	from := rt.scanFrom(ctx, i, head)
+	wm, _ := rt.store.(store.WatchMarks)
 	for n := 0; from <= head && n < maxScanSpans; n++ {
 		to := min(head, from+batch.MaxWithdrawLogSpan-1)
 		ids, err := fac.WithdrawLogs(ctx, network, from, to)
 		if err != nil {
-			h.logger.Warn("withdraw watch: the contract's logs could not be read; the next scan reads them", zap.String("network", network),
+			rt.core.logger.Warn("withdraw watch: the contract's logs could not be read; the next scan reads them", zap.String("network", network),
 				zap.Uint64("from", from), zap.Uint64("to", to), zap.Error(err))
 			break
 		}
-		if !h.syncWithdraws(ctx, i, ids, to) {
+		if !rt.syncWithdraws(ctx, i, ids, to) {
 			break
 		}
 		from = to + 1
-		h.chans.scanned[i] = from
+		rt.scanned[i] = from
 		if wm != nil {
-			if err := wm.SetWatchMark(ctx, h.watchKey(i), from); err != nil {
-				h.logger.Warn("withdraw watch: where this scan stopped could not be recorded in the store; an instance taking the watch over would read these blocks again",
+			if err := wm.SetWatchMark(ctx, rt.watchKey(i), from); err != nil {
+				rt.core.logger.Warn("withdraw watch: where this scan stopped could not be recorded in the store; an instance taking the watch over would read these blocks again",
 					zap.String("network", network), zap.Uint64("next", from), zap.Error(err))
 			}
 		}
 	}
-	return h.withdrawPending(ctx, i)
+	return rt.withdrawPending(ctx, i)
 }
 
 // syncWithdraws records, at block, the chain state of the channels of ids
 // that this route holds; false when one could not be read or recorded
 // (the scan is then read again).
-func (h *Handler) syncWithdraws(ctx context.Context, i int, ids []common.Hash, block uint64) bool {
-	network := h.pricing.options[i].reqs.Network
-	co := &h.chans.opts[i]
+func (rt *chanRoute) syncWithdraws(ctx context.Context, i int, ids []common.Hash, block uint64) bool {
+	network := rt.core.pricing.options[i].reqs.Network
+	co := &rt.opts[i]
 	for _, id := range ids {
-		rec, err := h.chans.store.Channel(ctx, strings.ToLower(id.Hex()))
+		rec, err := rt.store.Channel(ctx, strings.ToLower(id.Hex()))
 		if err != nil {
-			h.logger.Warn("withdraw watch: the channel store could not be read; the next scan tries again", zap.Error(err))
+			rt.core.logger.Warn("withdraw watch: the channel store could not be read; the next scan tries again", zap.Error(err))
 			return false
 		}
 		if rec == nil || rec.Network != network || !strings.EqualFold(rec.Config.Receiver, co.payTo.Hex()) {
 			continue // not a channel of this route
 		}
-		st, err := h.watchChain().ChannelState(ctx, network, id, block)
+		st, err := rt.watchChain().ChannelState(ctx, network, id, block)
 		if err != nil {
-			h.logger.Warn("withdraw watch: a channel's state could not be read; the next scan tries again", zap.String("channel", rec.ID), zap.Error(err))
+			rt.core.logger.Warn("withdraw watch: a channel's state could not be read; the next scan tries again", zap.String("channel", rec.ID), zap.Error(err))
 			return false
 		}
 		cs := store.ChainState{Balance: st.Balance, Claimed: st.TotalClaimed, Block: block}
 		if st.WithdrawRequestedAt > 0 {
 			cs.WithdrawRequestedAt = time.Unix(int64(st.WithdrawRequestedAt), 0)
 		}
-		if _, err := h.chans.store.Sync(ctx, rec.ID, network, rec.Config, cs); err != nil {
-			h.logger.Warn("withdraw watch: a channel's state could not be recorded; the next scan tries again", zap.String("channel", rec.ID), zap.Error(err))
+		if _, err := rt.store.Sync(ctx, rec.ID, network, rec.Config, cs); err != nil {
+			rt.core.logger.Warn("withdraw watch: a channel's state could not be recorded; the next scan tries again", zap.String("channel", rec.ID), zap.Error(err))
 			return false
 		}
 		if cs.WithdrawRequestedAt.IsZero() {
-			h.logger.Info("withdraw watch: a payer's withdrawal completed; its channel goes on with the balance left",
+			rt.core.logger.Info("withdraw watch: a payer's withdrawal completed; its channel goes on with the balance left",
 				zap.String("channel", rec.ID), zap.String("balance", st.Balance.String()))
 		} else {
-			h.logger.Info("withdraw watch: a payer asked to withdraw; what its channel was charged is claimed before the delay ends",
+			rt.core.logger.Info("withdraw watch: a payer asked to withdraw; what its channel was charged is claimed before the delay ends",
 				zap.String("channel", rec.ID), zap.Time("withdraw_requested_at", cs.WithdrawRequestedAt),
 				zap.String("withdraw_amount", st.WithdrawAmount.String()))
 		}
@@ -228,14 +228,14 @@ func (h *Handler) syncWithdraws(ctx context.Context, i int, ids []common.Hash, b
 // withdrawPending says whether one of option i's channels with a pending
 // withdrawal has charges not claimed yet, reading them all, a page of
 // maxClaimRows at a time.
-func (h *Handler) withdrawPending(ctx context.Context, i int) bool {
-	network := h.pricing.options[i].reqs.Network
-	co := &h.chans.opts[i]
+func (rt *chanRoute) withdrawPending(ctx context.Context, i int) bool {
+	network := rt.core.pricing.options[i].reqs.Network
+	co := &rt.opts[i]
 	var after *store.Channel
 	for {
-		list, err := h.chans.store.Withdrawing(ctx, after, maxClaimRows)
+		list, err := rt.store.Withdrawing(ctx, after, maxClaimRows)
 		if err != nil {
-			h.logger.Warn("withdraw watch: the channel store could not be read; the next scan tries again", zap.Error(err))
+			rt.core.logger.Warn("withdraw watch: the channel store could not be read; the next scan tries again", zap.Error(err))
 			return false
 		}
 		for _, c := range list {

@@ -39,7 +39,7 @@ func (c *spanChain) ChannelState(context.Context, string, common.Hash, uint64) (
 // goes: one option, its channel store and the chain it reads.
 func watchHandler(t *testing.T, chans store.Channels, chain withdrawChain) *Handler {
 	h, _ := testHandler(t, &fakeClient{}, false)
-	h.chans = &chanRoute{store: chans, led: map[string]bool{}, scanned: map[int]uint64{}, chain: chain,
+	h.chans = &chanRoute{core: h, store: chans, led: map[string]bool{}, scanned: map[int]uint64{}, chain: chain,
 		opts: []chanOption{{payTo: common.HexToAddress(h.PayTo)}}}
 	return h
 }
@@ -61,7 +61,7 @@ func TestWithdrawWatchResumes(t *testing.T) {
 	ctx := context.Background()
 	chainA := &spanChain{head: 50_000}
 	hA := watchHandler(t, open(), chainA)
-	hA.watchWithdraws(ctx, 0)
+	hA.chans.watchWithdraws(ctx, 0)
 	if n := len(chainA.spans); n == 0 || chainA.spans[0][0] != 50_000-withdrawLookback || chainA.spans[n-1][1] != 50_000 {
 		t.Fatalf("the first scan read %v; want %d..50000", chainA.spans, 50_000-withdrawLookback)
 	}
@@ -69,17 +69,17 @@ func TestWithdrawWatchResumes(t *testing.T) {
 	// A stops leading; B takes the role over, the chain 100 blocks on.
 	chainB := &spanChain{head: 50_100}
 	hB := watchHandler(t, open(), chainB)
-	hB.watchWithdraws(ctx, 0)
+	hB.chans.watchWithdraws(ctx, 0)
 	if want := [][2]uint64{{50_001, 50_100}}; fmt.Sprint(chainB.spans) != fmt.Sprint(want) {
 		t.Fatalf("the new leader read %v; want %v (from the block after the last one read)", chainB.spans, want)
 	}
 
 	// A paused leader that writes an older mark does not set it back.
 	wm := hA.chans.store.(store.WatchMarks)
-	if err := wm.SetWatchMark(ctx, hA.watchKey(0), 50_001); err != nil {
+	if err := wm.SetWatchMark(ctx, hA.chans.watchKey(0), 50_001); err != nil {
 		t.Fatal(err)
 	}
-	if mark, ok, err := wm.WatchMark(ctx, hA.watchKey(0)); mark != 50_101 || !ok || err != nil {
+	if mark, ok, err := wm.WatchMark(ctx, hA.chans.watchKey(0)); mark != 50_101 || !ok || err != nil {
 		t.Fatalf("mark after an older write = %d, %v, %v; want 50101", mark, ok, err)
 	}
 }
@@ -104,7 +104,7 @@ func TestWithdrawPendingPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if h.withdrawPending(ctx, 0) {
+	if h.chans.withdrawPending(ctx, 0) {
 		t.Fatal("withdrawPending with nothing charged: true")
 	}
 	// The channel that asked last is charged: it is on the second page.
@@ -112,7 +112,7 @@ func TestWithdrawPendingPages(t *testing.T) {
 		store.ChannelVoucher{Max: big.NewInt(1), Signature: []byte("sig")}); err != nil {
 		t.Fatal(err)
 	}
-	if !h.withdrawPending(ctx, 0) {
+	if !h.chans.withdrawPending(ctx, 0) {
 		t.Fatalf("withdrawPending with the last of %d withdrawing channels charged: false; want true", n)
 	}
 }

@@ -65,7 +65,7 @@ func (h *Handler) servePayment(w http.ResponseWriter, r *http.Request, next cadd
 		return h.paymentRequired(w, r, "", fmt.Sprintf("%s header exceeds %d KiB", sent, httpx.MaxPaymentHeaderBytes>>10))
 	}
 	if h.chans != nil {
-		return h.serveChannel(w, r, next, header) // channel.go
+		return h.chans.serveChannel(w, r, next, header) // channel.go
 	}
 	// Decode here, so that a remote facilitator is not asked about
 	// garbage and the upstream can be told who pays in settle-after mode.
