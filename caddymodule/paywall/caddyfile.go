@@ -37,7 +37,7 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 			return nil, h.Errf("x402: network %q is not configured in the x402 global option (configured: %s); add network %s { ... } to it, or set facilitator to a remote one",
 				network, strings.Join(names, ", "), network)
 		}
-		if m.Price != "" && !hasPlaceholder(m.Price) {
+		if m.Price != "" && !httpx.HasPlaceholder(m.Price) {
 			if dec, ok := app.ConfiguredDecimals(network); ok {
 				if _, err := x402.ParsePrice(m.Price, dec); err != nil {
 					return nil, h.Errf("x402: network %s: %v", network, err)
@@ -236,7 +236,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			// (parseHandler) or at provision time. A price with
 			// placeholders is checked for every request.
 			_, frac, _ := strings.Cut(v, ".")
-			if _, err := x402.ParsePrice(v, uint8(min(len(frac), 77))); err != nil && !hasPlaceholder(v) {
+			if _, err := x402.ParsePrice(v, uint8(min(len(frac), 77))); err != nil && !httpx.HasPlaceholder(v) {
 				return d.Errf("x402: %v; write the price in whole tokens, such as 0.01", err)
 			}
 		case "amount":

@@ -466,7 +466,7 @@ func (h *Handler) Validate() error {
 		return errors.New("x402: set either price (whole tokens) or amount (smallest units), not both")
 	case h.Price == "" && h.Amount == "" && len(h.MCPTools) == 0:
 		return errors.New("x402: a price is required: set price (whole tokens, such as 0.01) or amount (smallest units, such as 10000)")
-	case h.Amount != "" && !hasPlaceholder(h.Amount):
+	case h.Amount != "" && !httpx.HasPlaceholder(h.Amount):
 		if _, err := x402.ParseAmount(h.Amount); err != nil {
 			return fmt.Errorf("x402: amount %q: %w", h.Amount, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	x402network "github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -147,13 +148,6 @@ func (o *offer) accepts() []x402.RequirementsV2 {
 	return out
 }
 
-// hasPlaceholder reports whether a price holds a Caddy placeholder, to be
-// resolved per request.
-func hasPlaceholder(s string) bool {
-	i := strings.IndexByte(s, '{')
-	return i >= 0 && strings.IndexByte(s[i:], '}') > 0
-}
-
 // pricing is a route's payment options and what a request costs: the
 // offer of its fixed price, or those of the prices resolved per request.
 type pricing struct {
@@ -179,7 +173,7 @@ func newPricing(price, amount string, fac *facilitator.Facilitator) pricing {
 }
 
 // perRequest reports whether the route's price is resolved per request.
-func (p *pricing) perRequest() bool { return hasPlaceholder(p.expr) }
+func (p *pricing) perRequest() bool { return httpx.HasPlaceholder(p.expr) }
 
 // priceOffer builds the offer of a price (price in whole tokens or amount
 // in smallest units, as the route is configured).

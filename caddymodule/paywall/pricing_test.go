@@ -32,26 +32,6 @@ import (
 // chains' tokens differ.
 var baseSepoliaUSDC = common.HexToAddress("0x036CbD53842c5426634e7929541eC2318f3dCF7e")
 
-func TestHasPlaceholder(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want bool
-	}{
-		{"0.01", false},
-		{"10000", false},
-		{"{vars.price}", true},
-		{"{http.request.header.X-Plan-Price}", true},
-		{"0.0{x}", true},
-		{"{", false},
-		{"}{", false},
-		{"", false},
-	} {
-		if got := hasPlaceholder(tt.in); got != tt.want {
-			t.Errorf("hasPlaceholder(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-}
-
 // twoNetworkHandler is a hand-built paywall with two options: Cronos
 // testnet (devUSDC.e, 6 decimals) and Base Sepolia (USDC, 6 decimals), as
 // Provision builds them, at price.

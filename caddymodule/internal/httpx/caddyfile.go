@@ -65,3 +65,10 @@ func JSONArg(d *caddyfile.Dispenser, opt, v string) (json.RawMessage, error) {
 	out, _ := json.Marshal(buf)
 	return out, nil
 }
+
+// HasPlaceholder reports whether a Caddyfile value (a price, an amount)
+// holds a Caddy placeholder, resolved per request: a '{' with a '}' after it.
+func HasPlaceholder(s string) bool {
+	i := strings.IndexByte(s, '{')
+	return i >= 0 && strings.IndexByte(s[i:], '}') > 0
+}

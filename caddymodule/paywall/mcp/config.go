@@ -95,7 +95,7 @@ func (c *Config) ValidateTools() error {
 			return errors.New("x402: mcp_tool needs the tool's name (1 to 128 characters)")
 		case seen[t.Name]:
 			return fmt.Errorf("x402: mcp_tool %q is listed twice", t.Name)
-		case t.Price == "" || hasPlaceholder(t.Price):
+		case t.Price == "" || httpx.HasPlaceholder(t.Price):
 			return fmt.Errorf("x402: mcp_tool %q needs a fixed price in whole tokens, such as 0.01", t.Name)
 		}
 		seen[t.Name] = true
@@ -184,11 +184,4 @@ func (c *Config) UnmarshalOption(d *caddyfile.Dispenser, opt string) error {
 	}
 	c.MCPTools = append(c.MCPTools, t)
 	return nil
-}
-
-// hasPlaceholder reports whether a price holds a Caddy placeholder (as
-// the paywall's pricing reads one): a tool's price is fixed.
-func hasPlaceholder(s string) bool {
-	i := strings.IndexByte(s, '{')
-	return i >= 0 && strings.IndexByte(s[i:], '}') > 0
 }
