@@ -48,8 +48,8 @@ const textRetrySameHeader = "the payment was sent and is not confirmed yet; retr
 // this route if there was one, and otherwise verifies the payment before
 // settling it: before the upstream runs (settleThenDeliver) or when its
 // answer starts (deliverThenSettle).
-func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	req *x402.Request, payment *x402.Payment, refusal [32]byte, pid *paymentID) error {
+func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, cs checkoutScheme) error {
+	next, payment, pid := c.next, c.payment, c.pid
 	if pid != nil {
 		switch held, err := h.redeem.Acquire(r.Context(), pid.busyKey()); {
 		case err != nil:
@@ -80,21 +80,8 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, next caddyht
 		return err
 	}
 
-	lost := &lostPayment{next: next, id: id, payment: payment, pid: pid}
-	if h.upto() {
-		return h.serveUpto(w, r, next, req, payment, refusal, id, pid, lost)
-	}
-	if h.settleAfter {
-		res, ok, err := h.reservePayment(w, r, req, payment, refusal, lost)
-		if !ok {
-			return err
-		}
-		return h.deliverThenSettle(w, r, next, req, payment, id, pid, res)
-	}
-	if ok, err := h.verifyPayment(w, r, req, payment, refusal, lost); !ok {
-		return err
-	}
-	return h.settleThenDeliver(w, r, next, req, payment, id, pid)
+	c.id, c.lost = id, &lostPayment{next: next, id: id, payment: payment, pid: pid}
+	return cs.pay(w, r, c)
 }
 
 // settleThenDeliver is the settle-before path for a verified payment that

@@ -244,6 +244,7 @@ type Handler struct {
 	settleAfter bool
 	uptoRemote  *uptoRemote // an upto route's remote facilitator address, learnt at its first request
 	chans       *chanRoute  // a batch-settlement route's channels (channel.go); nil otherwise
+	seller      Seller      // the route's scheme's seller side (seller.go)
 	v2          v2State
 	disc        *discovery.Route // the route's bazaar declarations (discovery.go)
 	mcp         *mcp.Transport   // the MCP route's transport (transport.go); nil for other routes
@@ -321,7 +322,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 		h.pricing.options = append(h.pricing.options, opt)
 	}
-	if err := h.provisionUpto(); err != nil {
+	if err := h.loadSeller(ctx); err != nil { // the route's scheme (seller.go)
 		return err
 	}
 	h.initV2()

@@ -64,14 +64,21 @@ func (h *Handler) servePayment(w http.ResponseWriter, r *http.Request, next cadd
 		}
 		return h.paymentRequired(w, r, "", fmt.Sprintf("%s header exceeds %d KiB", sent, httpx.MaxPaymentHeaderBytes>>10))
 	}
-	if h.chans != nil {
-		return h.chans.serveChannel(w, r, next, header) // channel.go
-	}
+	return h.seller.ServePayment(w, r, next, header) // the route's scheme (seller.go)
+}
+
+// checkout is the core's pipeline for a payment of a scheme the
+// checkoutScheme cs reads and pays: decode, the option of its network,
+// its payment id, the refusal cache and the attempt limit, then the
+// claims and the pay (servePaid).
+func (h *Handler) checkout(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string, cs checkoutScheme) error {
+	sl := h.pricing.saleOf(r)
+	_, v2 := h.paymentHeader(r)
 	// Decode here, so that a remote facilitator is not asked about
 	// garbage and the upstream can be told who pays in settle-after mode.
 	payment, err := x402.DecodePaymentHeader(header)
 	if err == nil {
-		sl.authScheme, err = h.parsePayment(payment)
+		sl.authScheme, err = cs.parse(payment)
 	}
 	if err != nil {
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, invalidReason(err))
@@ -113,5 +120,5 @@ func (h *Handler) servePayment(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	req.PaymentRequirements.Resource = resourceURL(r)
 
-	return h.servePaid(w, r, next, req, payment, key, pid)
+	return h.servePaid(w, r, &claimed{next: next, req: req, payment: payment, refusal: key, pid: pid}, cs)
 }

@@ -34,7 +34,9 @@ func (h *Handler) validateMetering() error {
 	case SchemeChannel:
 		return h.validateChannel()
 	default:
-		return fmt.Errorf("x402: scheme must be %q, %q or %q, got %q", SchemeExact, SchemeUpto, SchemeChannel, h.Scheme)
+		if err := knownScheme(h.Scheme); err != nil {
+			return err
+		}
 	}
 	if h.ClaimEvery != 0 {
 		return errors.New("x402: claim_every is for scheme batch-settlement")
@@ -158,12 +160,6 @@ func parseByteSize(s string) (int, error) {
 // facilitator's address, which the buyer's permit names as the one that
 // may settle it), read from the facilitator's supported kinds.
 func (h *Handler) provisionUpto() error {
-	if h.channel() {
-		return h.provisionChannel()
-	}
-	if !h.upto() {
-		return h.provisionExactPermit2()
-	}
 	h.warnUnmetered()
 	if err := h.provisionSponsoring(); err != nil {
 		return err
@@ -209,23 +205,12 @@ func (h *Handler) provisionUpto() error {
 	return nil
 }
 
-// parsePayment reads the payload of a payment for this route: EIP-3009 for
-// exact, a Permit2 witness transfer for upto, whose fields the paywall
-// keeps as an authorization (payer, witness.to, the permitted maximum,
-// validAfter, the deadline as validBefore, the nonce as 32 bytes) so that
-// its records, claims and refusals key it by payer and nonce as any other
-// (in Permit2's nonce space: noncespace.go). It answers the facilitator
-// scheme of the authorization (authScheme).
-func (h *Handler) parsePayment(payment *x402.Payment) (string, error) {
-	if !h.upto() {
-		err := payment.ParsePayload()
-		if err == nil || h.AssetTransfer != AssetTransferPermit2 {
-			return authScheme(false, false), err
-		}
-		// A Permit2 route: the payload is a witness transfer through the
-		// x402 exact proxy.
-		return authScheme(false, true), parsePermit2Payment(payment, false)
-	}
+// parse reads upto's payload, a Permit2 witness transfer, whose fields
+// the paywall keeps as an authorization (payer, witness.to, the permitted
+// maximum, validAfter, the deadline as validBefore, the nonce as 32
+// bytes) so that its records, claims and refusals key it by payer and
+// nonce as any other (in Permit2's nonce space: noncespace.go).
+func (u uptoCheckout) parse(payment *x402.Payment) (string, error) {
 	if payment.Scheme != SchemeUpto {
 		return "", &x402.InvalidPaymentError{Reason: x402.ReasonUnsupportedScheme(payment.Scheme)}
 	}

@@ -1,0 +1,32 @@
+package paywall
+
+import (
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+func init() { caddy.RegisterModule(channelScheme{}) }
+
+// channelScheme is batch-settlement's seller side as a Caddy module
+// (http.handlers.x402.schemes.batch-settlement): the route's chanRoute.
+type channelScheme struct{}
+
+// CaddyModule returns the Caddy module information.
+func (channelScheme) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: SchemesNamespace + "." + SchemeChannel, New: func() caddy.Module { return channelScheme{} }}
+}
+
+// NewSeller readies payment channels on a route (provisionChannel).
+func (channelScheme) NewSeller(rt *Route) (Seller, error) {
+	if err := rt.h.provisionChannel(); err != nil {
+		return nil, err
+	}
+	return rt.h.chans, nil
+}
+
+// ServePayment serves a channel's deposit, voucher or refund.
+func (rt *chanRoute) ServePayment(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
+	return rt.serveChannel(w, r, next, header)
+}

@@ -1,0 +1,158 @@
+package paywall
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+)
+
+// The paywall core knows a scheme only through these interfaces. A
+// scheme's seller side is a Caddy guest module in SchemesNamespace, named
+// after the scheme (http.handlers.x402.schemes.exact, .upto,
+// .batch-settlement), registered in its package's init as any Caddy module.
+// A route's `scheme` option names it; at Provision the core loads the
+// module and asks it for the route's Seller (SchemeModule.NewSeller), and
+// every request carrying a payment header goes to that Seller.
+//
+// The core owns the route's pricing and options (the 402's quote), the
+// claims and redemption records, exactly-once delivery, the replies and
+// the metrics. A scheme whose payments the facilitator verifies and
+// settles as a whole (exact, or one defined outside this package) hands
+// its requests to Route.Checkout; upto (upto.go) and batch-settlement
+// (channel.go) bring their own charge, settle and answer headers.
+
+// SchemesNamespace is the Caddy module namespace of the paywall's schemes.
+const SchemesNamespace = "http.handlers.x402.schemes"
+
+// SchemeModule is a scheme's seller side: a Caddy module whose ID is
+// SchemesNamespace + "." + the scheme's name.
+type SchemeModule interface {
+	caddy.Module
+	// NewSeller readies the scheme on a route at Provision, after the
+	// route's options (one per network, scheme set to the scheme's name)
+	// exist; an error stops the config load and should say what to change.
+	NewSeller(rt *Route) (Seller, error)
+}
+
+// Seller is a scheme's seller side on one route.
+type Seller interface {
+	// ServePayment serves a request to the route that carries a payment
+	// header: header is its value (PAYMENT-SIGNATURE or X-PAYMENT, at
+	// most httpx.MaxPaymentHeaderBytes). The request's price is set.
+	ServePayment(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error
+}
+
+// Route is what the paywall core lends a scheme's seller side for one
+// route: its identity, its log and its checkout.
+type Route struct{ h *Handler }
+
+// Scheme is the scheme the route takes, as its requirements spell it.
+func (rt *Route) Scheme() string { return rt.h.scheme() }
+
+// Logger is the route's logger.
+func (rt *Route) Logger() *zap.Logger { return rt.h.logger }
+
+// Checkout serves a payment the facilitator verifies and settles as a
+// whole, through the core's exactly-once pipeline: the payment is decoded
+// (its payload an EIP-3009 authorization, or exact's Permit2 witness
+// transfer), matched to the option of its network, its payment id and
+// authorization claimed, an earlier attempt resumed, else verified and
+// settled before the upstream runs or when its answer starts (the route's
+// settle).
+func (rt *Route) Checkout(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
+	return rt.h.checkout(w, r, next, header, exactCheckout{rt.h})
+}
+
+// scheme is the route's scheme name (exact when unset).
+func (h *Handler) scheme() string {
+	if h.Scheme == "" {
+		return SchemeExact
+	}
+	return h.Scheme
+}
+
+// loadSeller loads the module of the route's scheme and makes its Seller.
+func (h *Handler) loadSeller(ctx caddy.Context) error {
+	for i := range h.pricing.options {
+		h.pricing.options[i].reqs.Scheme = h.scheme()
+	}
+	mod, err := ctx.LoadModuleByID(SchemesNamespace+"."+h.scheme(), json.RawMessage("{}"))
+	if err != nil {
+		return fmt.Errorf("x402: loading scheme %q: %w", h.scheme(), err)
+	}
+	sm, ok := mod.(SchemeModule)
+	if !ok {
+		return fmt.Errorf("x402: module %s is not a paywall scheme (no NewSeller)", SchemesNamespace+"."+h.scheme())
+	}
+	s, err := sm.NewSeller(&Route{h})
+	if err != nil {
+		return err
+	}
+	h.seller = s
+	return nil
+}
+
+// knownScheme checks that a scheme's seller side is registered, and names
+// the registered ones when it is not: the built-in ones first, in the
+// order the docs give them.
+func knownScheme(name string) error {
+	if _, err := caddy.GetModule(SchemesNamespace + "." + name); err == nil {
+		return nil
+	}
+	order := map[string]int{SchemeExact: 1, SchemeUpto: 2, SchemeChannel: 3}
+	var names []string
+	for _, m := range caddy.GetModules(SchemesNamespace) {
+		names = append(names, m.ID.Name())
+	}
+	sort.Slice(names, func(i, j int) bool {
+		oi, oj := order[names[i]], order[names[j]]
+		if oi == 0 || oj == 0 {
+			if oi != oj {
+				return oi != 0
+			}
+			return names[i] < names[j]
+		}
+		return oi < oj
+	})
+	for i, n := range names {
+		names[i] = fmt.Sprintf("%q", n)
+	}
+	list := strings.Join(names, ", ")
+	if k := len(names); k > 1 {
+		list = strings.Join(names[:k-1], ", ") + " or " + names[k-1]
+	}
+	return fmt.Errorf("x402: scheme must be %s, got %q", list, name)
+}
+
+// checkoutScheme is a scheme's part of the core's checkout (checkout.go):
+// it reads its payload into the payment's authorization, and serves a
+// payment the core has claimed and found no earlier attempt of.
+type checkoutScheme interface {
+	// parse reads the payment's payload: the facilitator scheme of its
+	// authorization (authScheme), or why it cannot be read.
+	parse(p *x402.Payment) (string, error)
+	// pay verifies, charges and settles a claimed payment around the
+	// next handler, and answers.
+	pay(w http.ResponseWriter, r *http.Request, c *claimed) error
+}
+
+// claimed is a payment the core's checkout has claimed (its payment id
+// and authorization held by this request) and found no earlier attempt
+// of.
+type claimed struct {
+	next    caddyhttp.Handler
+	req     *x402.Request
+	payment *x402.Payment
+	refusal [32]byte     // its key in the refusal cache
+	id      string       // its authorization's key in the redemption store
+	pid     *paymentID   // its payment id, if any
+	lost    *lostPayment // how to deliver it if its records were lost
+}
