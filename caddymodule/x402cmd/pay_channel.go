@@ -19,7 +19,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -415,16 +414,9 @@ func (c *chanPay) chainState(ctx context.Context) (batch.ChannelState, error) {
 	if id, err := cl.ChainID(ctx); err != nil || id.Cmp(c.ChainID) != 0 {
 		return batch.ChannelState{}, fmt.Errorf("--rpc: %s is not chain %s (chain id %v, %v)", c.rpc, c.ChainID, id, err)
 	}
-	var out [3][]byte
-	for i, data := range batch.ChannelReadCalls(c.ID) {
-		to := batch.SettlementAddress
-		if out[i], err = cl.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil); err != nil {
-			return batch.ChannelState{}, fmt.Errorf("--rpc: reading channel %s: %w", c.HexID(), err)
-		}
-	}
-	st, err := batch.UnpackChannelState(out)
+	st, err := c.ReadState(ctx, cl)
 	if err != nil {
-		return st, fmt.Errorf("--rpc: reading channel %s (is the batch settlement contract %s on this chain?): %w", c.HexID(), batch.SettlementAddress.Hex(), err)
+		return st, fmt.Errorf("--rpc: %w", err)
 	}
 	return st, nil
 }

@@ -189,7 +189,7 @@ func TestPayChannelOfferRefused(t *testing.T) {
 		{"a zero receiver authorizer", with("receiverAuthorizer", "0x0000000000000000000000000000000000000000"), PayOptions{}, "names no receiverAuthorizer"},
 		{"withdraw delay below the contract's", with("withdrawDelay", float64(60)), PayOptions{}, "withdrawDelay 60 is not a whole number of seconds from 900 to 2592000"},
 		{"withdraw delay not whole", with("withdrawDelay", 900.5), PayOptions{}, "withdrawDelay 900.5"},
-		{"another deposit method", with("assetTransferMethod", "lightning"), PayOptions{}, "takes channel deposits by lightning; this command deposits by eip3009 or permit2 only"},
+		{"another deposit method", with("assetTransferMethod", "lightning"), PayOptions{}, "takes channel deposits by lightning; this buyer deposits by eip3009 or permit2 only"},
 		{"a smart wallet", channelOffer, PayOptions{SmartWallet: "devnet"}, "which --smart-wallet does not pay here"},
 		{"no token domain", with("name", nil), PayOptions{}, "lacks the token's EIP-712 name and version"},
 	} {

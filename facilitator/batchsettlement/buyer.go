@@ -9,6 +9,7 @@ package batchsettlement
 // stores Charged, Balance, SignedMax and Signature between payments.
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/rand"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -105,7 +107,7 @@ func NewChannel(key *ecdsa.PrivateKey, accepted x402.RequirementsV2, resource *x
 		delay = uint64(d)
 	}
 	if m, _ := accepted.Extra["assetTransferMethod"].(string); m != "" && m != "eip3009" && m != "permit2" {
-		return nil, fmt.Errorf("the seller takes channel deposits by %s; this command deposits by eip3009 or permit2 only", m)
+		return nil, fmt.Errorf("the seller takes channel deposits by %s; this buyer deposits by eip3009 or permit2 only", m)
 	}
 	if !x402.IsAddress(accepted.PayTo) || !x402.IsAddress(accepted.Asset) {
 		return nil, fmt.Errorf("the offer's payTo %q or asset %q is not an address", accepted.PayTo, accepted.Asset)
@@ -418,4 +420,24 @@ func parseAmount(s string) (*big.Int, bool) {
 	}
 	v, ok := new(big.Int).SetString(s, 10)
 	return v, ok && v.BitLen() <= 256
+}
+
+// ReadState reads the channel from the batch settlement contract: what a
+// buyer checks a seller's corrective 402 against (Resync). caller is any
+// client of the channel's chain (an ethclient.Client); the caller checks
+// that it is the right chain.
+func (c *Channel) ReadState(ctx context.Context, caller ethereum.ContractCaller) (batch.ChannelState, error) {
+	var out [3][]byte
+	for i, data := range batch.ChannelReadCalls(c.ID) {
+		to := batch.SettlementAddress
+		var err error
+		if out[i], err = caller.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil); err != nil {
+			return batch.ChannelState{}, fmt.Errorf("reading channel %s: %w", c.HexID(), err)
+		}
+	}
+	st, err := batch.UnpackChannelState(out)
+	if err != nil {
+		return st, fmt.Errorf("reading channel %s (is the batch settlement contract %s on this chain?): %w", c.HexID(), batch.SettlementAddress.Hex(), err)
+	}
+	return st, nil
 }

@@ -80,7 +80,7 @@ func TestNewChannelRefuses(t *testing.T) {
 		{"a zero receiver authorizer", with("receiverAuthorizer", "0x0000000000000000000000000000000000000000"), "names no receiverAuthorizer"},
 		{"withdraw delay below the contract's", with("withdrawDelay", float64(60)), "withdrawDelay 60 is not a whole number of seconds from 900 to 2592000"},
 		{"withdraw delay not whole", with("withdrawDelay", 900.5), "withdrawDelay 900.5"},
-		{"another deposit method", with("assetTransferMethod", "lightning"), "takes channel deposits by lightning"},
+		{"another deposit method", with("assetTransferMethod", "lightning"), "the seller takes channel deposits by lightning; this buyer deposits by eip3009 or permit2 only"},
 		{"a good offer", offer, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
