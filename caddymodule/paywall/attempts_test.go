@@ -243,7 +243,7 @@ func activePaywalls(t *testing.T) []*Handler {
 
 // refusalsHeld counts the refusals a paywall's cache holds, expired or not.
 func refusalsHeld(h *Handler) int {
-	c := h.attempts.refused
+	c := h.core.attempts.refused
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)

@@ -104,7 +104,7 @@ func (h *Handler) provisionChannel() error {
 	if h.Facilitator != "" || h.app == nil || h.app.Facilitator() == nil {
 		return errors.New("x402: scheme batch-settlement needs the x402 app's embedded facilitator (not a remote one): it signs the claims")
 	}
-	chans, ok := h.redeem.Store().(store.Channels)
+	chans, ok := h.core.redeem.Store().(store.Channels)
 	if !ok {
 		return errors.New("x402: scheme batch-settlement needs a store that keeps payment channels (memory, bbolt or postgres)")
 	}
@@ -240,11 +240,11 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 		// it against the chain, which costs RPC calls, so it counts
 		// against the client's attempt limit (a voucher of a known channel
 		// costs none and does not).
-		if ok, wait := rt.core.attempts.allow(httpx.ClientIP(r)); !ok {
+		if ok, wait := rt.core.core.attempts.allow(httpx.ClientIP(r)); !ok {
 			rt.core.metrics.payment(sl, OutcomeRateLimited, "")
 			return tooManyAttempts(w, wait)
 		}
-		vr, err := rt.core.client.Verify(ctx, req)
+		vr, err := rt.core.core.client.Verify(ctx, req)
 		if err != nil {
 			return rt.core.facilitatorFailed(w, "verify", err)
 		}
@@ -264,7 +264,7 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 			return rt.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
 		}
 		if pl.Type == "deposit" {
-			sr, err = rt.core.settleBy(r, req, func(ctx context.Context) (*x402.SettleResponse, error) { return rt.core.client.Settle(ctx, req) })
+			sr, err = rt.core.core.settleBy(r, req, func(ctx context.Context) (*x402.SettleResponse, error) { return rt.core.core.client.Settle(ctx, req) })
 			if err != nil {
 				return rt.core.facilitatorFailed(w, "settle", err)
 			}

@@ -48,12 +48,12 @@ func (rt *chanRoute) takeClaims(ctx context.Context, i int, final bool) func() {
 		}
 	}
 	done := func() { <-turn }
-	lead, err := rt.core.redeem.Lead(ctx, key)
+	lead, err := rt.core.core.redeem.Lead(ctx, key)
 	if err != nil {
 		rt.core.logger.Warn("claim round: the shared store could not say which instance claims; this instance skips the round and asks again at the next",
 			zap.String("role", key), zap.Error(err))
 	}
-	if lead != rt.led[key] && rt.core.redeem.Shared() {
+	if lead != rt.led[key] && rt.core.core.redeem.Shared() {
 		if lead {
 			rt.core.logger.Info("this instance now claims the payment channels of this receiver and network (the other instances charge, this one claims)", zap.String("role", key))
 		} else if err == nil {
@@ -78,7 +78,7 @@ func (rt *chanRoute) resignClaims(ctx context.Context) {
 		if !lead {
 			continue
 		}
-		if err := rt.core.redeem.Resign(ctx, key); err != nil {
+		if err := rt.core.core.redeem.Resign(ctx, key); err != nil {
 			rt.core.logger.Warn("the claiming role could not be given up; another instance takes it when this instance's lease runs out",
 				zap.String("role", key), zap.Error(err))
 		}

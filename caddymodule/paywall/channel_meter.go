@@ -66,7 +66,7 @@ func (rt *chanRoute) serveChannelMetered(w http.ResponseWriter, r *http.Request,
 	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *x402.SettleResponse), held func()) (err error) {
 	defer held()
 	cc := &chanCharge{rt: rt, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
-	if rt.core.goneBeforeUpstream(r) {
+	if rt.core.core.goneBeforeUpstream(r) {
 		cc.release(w) // nothing went upstream, nothing is charged (hangup.go)
 		return nil
 	}

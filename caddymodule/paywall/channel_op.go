@@ -19,7 +19,7 @@ func (rt *chanRoute) channelOp(ctx context.Context, i int, payload map[string]an
 	if err != nil {
 		return nil, err
 	}
-	return rt.core.client.Settle(ctx, req)
+	return rt.core.core.client.Settle(ctx, req)
 }
 
 // channelRequest is the facilitator request of a payload on option i.

@@ -324,7 +324,7 @@ func (rt *chanRoute) readChannel(ctx context.Context, i int, rec *store.Channel,
 	if err != nil {
 		return nil, "", err
 	}
-	vr, err := rt.core.client.Verify(ctx, req)
+	vr, err := rt.core.core.client.Verify(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -357,7 +357,7 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 	}
 	// A refund asks the chain (and may send a transaction): it counts
 	// against the client's attempt limit.
-	if ok, wait := rt.core.attempts.allow(httpx.ClientIP(r)); !ok {
+	if ok, wait := rt.core.core.attempts.allow(httpx.ClientIP(r)); !ok {
 		rt.core.metrics.payment(sl, OutcomeRateLimited, "")
 		return tooManyAttempts(w, wait)
 	}
@@ -373,7 +373,7 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 		// reading makes the record (charged = what the chain says claimed).
 		req := rt.core.v2Request(r, header, resourceURL(r))
 		req.PaymentRequirements.Resource = resourceURL(r)
-		vr, err := rt.core.client.Verify(ctx, req)
+		vr, err := rt.core.core.client.Verify(ctx, req)
 		if err != nil {
 			return rt.core.facilitatorFailed(w, "verify", err)
 		}

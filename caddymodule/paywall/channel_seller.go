@@ -15,7 +15,7 @@ type channelScheme struct{}
 
 // CaddyModule returns the Caddy module information.
 func (channelScheme) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{ID: SchemesNamespace + "." + SchemeChannel, New: func() caddy.Module { return channelScheme{} }}
+	return caddy.ModuleInfo{ID: SchemesNamespace + "." + SchemeChannel, New: func() caddy.Module { return new(channelScheme) }}
 }
 
 // NewSeller readies payment channels on a route (provisionChannel).

@@ -175,7 +175,7 @@ func TestChannelVoucherHotPath(t *testing.T) {
 	fc := &fakeClient{verify: &x402.VerifyResponse{IsValid: false, InvalidReason: &notFound}}
 	h, _ := testHandler(t, fc, false)
 	h.Amount = "1000"
-	h.attempts = newAttempts(h)
+	h.core.attempts = newAttempts(h)
 	opt := h.pricing.options[0]
 	opt.caip2, opt.reqs.Scheme, opt.reqs.PayTo, opt.reqs.Asset = "eip155:338", SchemeChannel, channelPayTo, devnet.TokenAddress.Hex()
 	h.PayTo = channelPayTo
@@ -184,6 +184,7 @@ func TestChannelVoucherHotPath(t *testing.T) {
 	h.chans = &chanRoute{core: h, store: chans, opts: []chanOption{{chainID: big.NewInt(devnet.ChainID),
 		authorizer: common.HexToAddress("0x00000000000000000000000000000000000000Aa"), token: devnet.TokenAddress,
 		payTo: common.HexToAddress(channelPayTo), ids: new(channelIDs)}}}
+	h.core.seller = h.chans // the route's seller, as channelScheme.NewSeller makes it
 	h0 := voucherHeaderFor(t, 3000, func(s string) string { return s })
 	h4 := voucherHeaderFor(t, 4000, func(s string) string { return s })
 	var pl channelPayload

@@ -48,14 +48,14 @@ const textRetrySameHeader = "the payment was sent and is not confirmed yet; retr
 // this route if there was one, and otherwise verifies the payment before
 // settling it: before the upstream runs (settleThenDeliver) or when its
 // answer starts (deliverThenSettle).
-func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, cs checkoutScheme) error {
+func (h *core) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, cs checkoutScheme) error {
 	next, payment, pid := c.next, c.payment, c.pid
 	if pid != nil {
 		switch held, err := h.redeem.Acquire(r.Context(), pid.busyKey()); {
 		case err != nil:
-			return h.storeUnavailable(w, r, err)
+			return h.reply.storeUnavailable(w, r, err)
 		case held != store.Claimed:
-			return h.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDBusy, PaymentID: pid.id, Retry: retryPaymentIDBusy})
+			return h.reply.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDBusy, PaymentID: pid.id, Retry: retryPaymentIDBusy})
 		}
 		defer h.redeem.Release(pid.busyKey())
 	}
@@ -63,11 +63,11 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, 
 	fp := authFingerprint(payment)
 	switch held, holder, err := h.redeem.AcquireAuth(r.Context(), id, fp); {
 	case err != nil:
-		return h.storeUnavailable(w, r, err)
+		return h.reply.storeUnavailable(w, r, err)
 	case held == store.HeldHere:
-		return h.inFlight(w, r, reasonInFlight, holder, fp)
+		return h.reply.inFlight(w, r, reasonInFlight, holder, fp)
 	case held == store.HeldElsewhere:
-		return h.inFlight(w, r, reasonBusyElsewhere, h.recordedAuth(id), fp)
+		return h.reply.inFlight(w, r, reasonBusyElsewhere, h.recordedAuth(id), fp)
 	}
 	defer h.redeem.Release(id)
 
@@ -87,18 +87,18 @@ func (h *Handler) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, 
 // settleThenDeliver is the settle-before path for a verified payment that
 // this route has not seen: settle, then deliver. The record written before
 // settle binds the payment id, if any.
-func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+func (h *core) settleThenDeliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
 	req *x402.Request, payment *x402.Payment, id string, pid *paymentID) error {
 
 	rec := pid.bindTo(&redemption{Route: h.routeKey(r), State: redeemSettling, Authorization: authFingerprint(payment),
 		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()})
 	if err := h.redeem.Store().Put(id, rec); err != nil {
-		return h.storeUnavailable(w, r, fmt.Errorf("writing the redemption store: %w", err))
+		return h.reply.storeUnavailable(w, r, fmt.Errorf("writing the redemption store: %w", err))
 	}
 	sr, err := h.settle(r, req, nil)
 	if err != nil {
 		h.settleFailed(id, err)
-		return h.facilitatorFailed(w, "settled", err)
+		return h.reply.facilitatorFailed(w, "settled", err)
 	}
 	switch {
 	case sr.Settled():
@@ -107,25 +107,25 @@ func (h *Handler) settleThenDeliver(w http.ResponseWriter, r *http.Request, next
 		if err := h.redeem.Store().Put(id, rec); err != nil {
 			// The money moved; the record still says settling, which the
 			// next retry resolves.
-			return h.paidUnrecorded(w, r, sr.TxHash, err)
+			return h.reply.paidUnrecorded(w, r, sr.TxHash, err)
 		}
 		return h.deliver(w, r, next, id, rec)
 	case sr.Error == x402.ErrTextPending:
 		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
 		_ = h.redeem.Store().Put(id, rec)
-		return h.pending(w, r, sr.TxHash)
+		return h.reply.pending(w, r, sr.TxHash)
 	default:
 		if err := h.redeem.Store().Delete(id); err != nil {
 			h.logger.Error("removing a refused payment from the redemption store failed", zap.String("id", id), zap.Error(err))
 		}
-		return h.settleRefused(w, r, sr)
+		return h.reply.settleRefused(w, r, sr)
 	}
 }
 
 // recordedAuth is the authFingerprint in an authorization's redemption
 // record, "" when there is none (the request holding it has not written
 // it yet) or it cannot be read.
-func (h *Handler) recordedAuth(id string) string {
+func (h *core) recordedAuth(id string) string {
 	rec, err := h.redeem.Store().Get(id)
 	if err != nil || rec == nil {
 		return ""

@@ -19,13 +19,13 @@ import (
 // delivered once the upstream's answer begins with a status below 500. A
 // buyer who hung up before that, or an upstream that failed, leaves it
 // paid, so the next retry with the same header gets the resource.
-func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, id string, rec *redemption) error {
+func (h *core) deliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, id string, rec *redemption) error {
 	if r.Context().Err() != nil {
 		h.logger.Info("buyer hung up before the paid answer began; a retry with the same X-PAYMENT gets it",
 			zap.String("id", id), zap.String("tx_hash", rec.TxHash))
 		return nil
 	}
-	h.settled(w, r, settlementOf(rec))
+	h.reply.settled(w, r, settlementOf(rec))
 	dw := &deliverWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, id: id, rec: rec}
 	return next.ServeHTTP(dw, r)
 }
@@ -37,7 +37,7 @@ func (h *Handler) deliver(w http.ResponseWriter, r *http.Request, next caddyhttp
 // the instance that holds the payment now delivers it, not both.
 type deliverWriter struct {
 	*caddyhttp.ResponseWriterWrapper
-	h   *Handler
+	h   *core
 	r   *http.Request
 	id  string
 	rec *redemption
@@ -68,7 +68,7 @@ func (dw *deliverWriter) begin(status int) {
 		err := dw.h.redeem.Store().Put(dw.id, &rec)
 		if errors.Is(err, store.ErrClaimLost) {
 			dw.lost = true
-			dw.h.claimLost(dw.ResponseWriterWrapper.ResponseWriter, dw.r, dw.id, dw.rec.TxHash, err)
+			dw.h.reply.claimLost(dw.ResponseWriterWrapper.ResponseWriter, dw.r, dw.id, dw.rec.TxHash, err)
 			return
 		}
 		if err != nil {

@@ -29,7 +29,7 @@ type exactScheme struct{}
 
 // CaddyModule returns the Caddy module information.
 func (exactScheme) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{ID: SchemesNamespace + "." + SchemeExact, New: func() caddy.Module { return exactScheme{} }}
+	return caddy.ModuleInfo{ID: SchemesNamespace + "." + SchemeExact, New: func() caddy.Module { return new(exactScheme) }}
 }
 
 // NewSeller readies exact on a route: with asset_transfer permit2 its
@@ -47,11 +47,14 @@ func (exactScheme) NewSeller(rt *Route) (Seller, error) {
 			opt.extraV2 = map[string]any{"assetTransferMethod": "permit2"}
 		}
 	}
-	return exactCheckout{h}, nil
+	return exactCheckout{h: h.core, permit2: h.AssetTransfer == AssetTransferPermit2}, nil
 }
 
 // exactCheckout is exact's part of the core's checkout.
-type exactCheckout struct{ h *Handler }
+type exactCheckout struct {
+	h       *core
+	permit2 bool // asset_transfer permit2: the payload may be a Permit2 witness transfer
+}
 
 // ServePayment serves an exact payment through the core's checkout.
 func (e exactCheckout) ServePayment(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
@@ -63,7 +66,7 @@ func (e exactCheckout) ServePayment(w http.ResponseWriter, r *http.Request, next
 // exact proxy.
 func (e exactCheckout) parse(payment *x402.Payment) (string, error) {
 	err := payment.ParsePayload()
-	if err == nil || e.h.AssetTransfer != AssetTransferPermit2 {
+	if err == nil || !e.permit2 {
 		return authScheme(false, false), err
 	}
 	return authScheme(false, true), parsePermit2Payment(payment, false)

@@ -35,11 +35,11 @@ func TestClaimLostNotDeliveredTwice(t *testing.T) {
 	a, b := open(), open()
 	fc := &fakeClient{verify: x402.Valid(), settle: settled}
 	hA, header := testHandler(t, fc, false)
-	hA.redeem = app.NewSharedDeliveries(a.Redemptions(), a.Claims(), func() error { return nil })
-	t.Cleanup(func() { hA.redeem.Destruct() })
+	hA.core.redeem = app.NewSharedDeliveries(a.Redemptions(), a.Claims(), func() error { return nil })
+	t.Cleanup(func() { hA.core.redeem.Destruct() })
 	hB, _ := testHandler(t, fc, false)
-	hB.redeem = app.NewSharedDeliveries(b.Redemptions(), b.Claims(), func() error { return nil })
-	t.Cleanup(func() { hB.redeem.Destruct() })
+	hB.core.redeem = app.NewSharedDeliveries(b.Redemptions(), b.Claims(), func() error { return nil })
+	t.Cleanup(func() { hB.core.redeem.Destruct() })
 
 	request := func() *http.Request {
 		r := httptest.NewRequest(http.MethodGet, "http://example.com/paid", nil)
@@ -135,12 +135,12 @@ func TestClaimLostSettleAfter(t *testing.T) {
 	a, b := open(), open()
 	fc := &fakeClient{verify: x402.Valid(), settle: settled}
 	hA, header := testHandler(t, fc, true)
-	hA.redeem = app.NewSharedDeliveries(a.Redemptions(), a.Claims(), func() error { return nil })
-	t.Cleanup(func() { hA.redeem.Destruct() })
+	hA.core.redeem = app.NewSharedDeliveries(a.Redemptions(), a.Claims(), func() error { return nil })
+	t.Cleanup(func() { hA.core.redeem.Destruct() })
 	hB, _ := testHandler(t, fc, true)
-	hB.redeem = app.NewSharedDeliveries(b.Redemptions(), b.Claims(), func() error { return nil })
-	t.Cleanup(func() { hB.redeem.Destruct() })
-	hB.outcomes = outcomesOf(settled)
+	hB.core.redeem = app.NewSharedDeliveries(b.Redemptions(), b.Claims(), func() error { return nil })
+	t.Cleanup(func() { hB.core.redeem.Destruct() })
+	hB.core.outcomes = outcomesOf(settled)
 
 	request := func() *http.Request {
 		r := httptest.NewRequest(http.MethodGet, "http://example.com/paid", nil)
@@ -149,7 +149,7 @@ func TestClaimLostSettleAfter(t *testing.T) {
 	}
 	upstreamRuns := 0
 	var wB *httptest.ResponseRecorder
-	hA.client = &takeOverOnSettle{fakeClient: fc, after: func() {
+	hA.core.client = &takeOverOnSettle{fakeClient: fc, after: func() {
 		if _, err := a.Pool().Exec(context.Background(), `UPDATE x402_instances SET expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`, a.Instance()); err != nil {
 			t.Fatal(err)
 		}

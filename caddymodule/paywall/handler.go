@@ -231,20 +231,14 @@ type Handler struct {
 	// mcp_max_answer and mcp_call_timeout (package mcp).
 	mcp.Config
 
-	client      facilitator.Client
 	app         *app.App // the x402 app, when configured
-	attempts    *attempts
-	gate        *access.Gate // nil without access
 	metrics     routeMetrics
-	outcomes    outcomeLookup
-	redeem      *app.Deliveries
 	releases    []func() error // what the handler holds in usage pools, let go in Cleanup
-	settleWait  time.Duration  // the x402 app's settle_timeout, with the embedded facilitator
 	pricing     pricing        // the payment options and the offers of the route's prices
 	settleAfter bool
 	uptoRemote  *uptoRemote // an upto route's remote facilitator address, learnt at its first request
 	chans       *chanRoute  // a batch-settlement route's channels (channel.go); nil otherwise
-	seller      Seller      // the route's scheme's seller side (seller.go)
+	core        *core       // the route's core at run time (core.go)
 	v2          v2State
 	disc        *discovery.Route // the route's bazaar declarations (discovery.go)
 	mcp         *mcp.Transport   // the MCP route's transport (transport.go); nil for other routes
@@ -263,6 +257,7 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // options and the static parts of its 402 answer.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	h.core = new(core) // filled as provisioning goes (fillCore at the end); the scheme's seller keeps its pointer
 	if err := h.Validate(); err != nil {
 		return err
 	}
@@ -338,7 +333,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 		h.pricing.static = o
 	}
-	h.attempts = newAttempts(h)
+	h.core.attempts = newAttempts(h)
 	h.metrics.label = h.Label
 	if h.metrics.label == "" {
 		amount := h.pricing.expr
@@ -363,6 +358,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.checkPathGuards(ctx) // pathguard_check.go
+	h.fillCore()
 	if err := h.provisionMCP(ctx); err != nil {
 		return err
 	}
@@ -387,7 +383,7 @@ func (h *Handler) Cleanup() error {
 	if err := h.stopChannels(); err != nil { // a last claim round
 		errs = append(errs, err)
 	}
-	if err := h.gate.Cleanup(); err != nil {
+	if err := h.core.gate.Cleanup(); err != nil {
 		errs = append(errs, err)
 	}
 	for _, release := range h.releases {
@@ -411,29 +407,29 @@ func (h *Handler) provisionClient(ctx caddy.Context) error {
 		}
 		app := appIface.(*app.App)
 		h.app = app
-		h.client, h.outcomes, h.redeem, h.settleWait = app.Facilitator(), localLookup{app.Facilitator()}, app.Deliveries(), app.SettleWait()
+		h.core.client, h.core.outcomes, h.core.redeem, h.core.settleWait = app.Facilitator(), localLookup{app.Facilitator()}, app.Deliveries(), app.SettleWait()
 		return nil
 	}
 	remote, err := h.remoteClient()
 	if err != nil {
 		return err
 	}
-	h.client = remote
-	h.outcomes = newRemoteLookup(h.Facilitator)
+	h.core.client = remote
+	h.core.outcomes = newRemoteLookup(h.Facilitator)
 	// A configured x402 app knows its networks best (their domains may
 	// have been read on chain); a remote facilitator does not tell.
 	if appIface, err := ctx.AppIfConfigured("x402"); err == nil {
 		h.app = appIface.(*app.App)
-		h.redeem = h.app.Deliveries()
+		h.core.redeem = h.app.Deliveries()
 	} else if !errors.Is(err, caddy.ErrNotConfigured) {
 		return fmt.Errorf("x402: getting the x402 app: %w", err)
 	}
-	if h.redeem == nil {
+	if h.core.redeem == nil {
 		rd, release, err := app.OpenDeliveries(app.DefaultRedemptionsPath(), "")
 		if err != nil {
 			return fmt.Errorf("x402: %w", err)
 		}
-		h.redeem, h.releases = rd, append(h.releases, release)
+		h.core.redeem, h.releases = rd, append(h.releases, release)
 	}
 	return nil
 }

@@ -23,10 +23,10 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 		route.Options = append(route.Options, access.Option{Network: o.reqs.Network, CAIP2: o.caip2, PayTo: o.reqs.PayTo,
 			Asset: o.reqs.Asset, Description: o.reqs.Description, MimeType: o.reqs.MimeType})
 	}
-	attempts := h.attempts
+	attempts := h.core.attempts
 	deps := access.Deps{Allow: func(r *http.Request) (bool, time.Duration) { return attempts.allow(httpx.ClientIP(r)) }}
-	if h.redeem != nil {
-		deps.Store = h.redeem.Store()
+	if h.core.redeem != nil {
+		deps.Store = h.core.redeem.Store()
 	}
 	// Contract wallets sign in on the route's networks that the x402 app
 	// serves (with the embedded facilitator, all of them; with a remote
@@ -41,7 +41,7 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 		}
 	}
 	gate, err := access.Provision(ctx, h.Window, route, deps, h.logger)
-	h.gate = gate
+	h.core.gate = gate
 	return err
 }
 
@@ -49,11 +49,11 @@ func (h *Handler) provisionAccess(ctx caddy.Context) error {
 // grant lets through, and answers a sign-in it refused: 402 with the
 // reason and a fresh challenge, 429 or 503. It reports handled false when
 // the request is to be answered as any other.
-func (h *Handler) serveAccess(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, paymentHeader string) (bool, error) {
+func (h *core) serveAccess(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, paymentHeader string) (bool, error) {
 	if h.gate == nil || paymentHeader != "" {
 		return false, nil
 	}
-	handled, refusal, err := h.gate.Serve(w, r, next, h.accessPrice(r), resourceURL(r))
+	handled, refusal, err := h.gate.Serve(w, r, next, h.pricing.accessPrice(r), resourceURL(r))
 	switch {
 	case refusal == nil:
 		return handled, err
@@ -62,5 +62,5 @@ func (h *Handler) serveAccess(w http.ResponseWriter, r *http.Request, next caddy
 	case refusal.Status == http.StatusServiceUnavailable:
 		return true, httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, refusal.Text, refusal.Retry)
 	}
-	return true, h.paymentRequired(w, r, refusal.Text, "")
+	return true, h.reply.paymentRequired(w, r, refusal.Text, "")
 }

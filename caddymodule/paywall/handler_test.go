@@ -63,8 +63,9 @@ var (
 func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, string) {
 	t.Helper()
 	b, _ := network.Builtin("cronos-testnet")
-	h := &Handler{client: fc, settleAfter: settleAfter, logger: zap.NewNop(), redeem: app.NewDeliveries(memory.NewRedemptions()),
-		PayTo: "0x1111111111111111111111111111111111111111", Amount: "10000"}
+	h := &Handler{settleAfter: settleAfter, logger: zap.NewNop(), PayTo: "0x1111111111111111111111111111111111111111", Amount: "10000",
+		core: &core{client: fc, redeem: app.NewDeliveries(memory.NewRedemptions())}}
+	h.core.seller = exactCheckout{h: h.core}
 	h.setTestOptions(t, payOption{reqs: x402.PaymentRequirements{
 		Scheme: "exact", Network: b.Name, PayTo: h.PayTo, Asset: b.Token,
 		MaxTimeoutSeconds: 300, Extra: &x402.DomainInfo{Name: b.EIP712Name, Version: b.EIP712Version},
@@ -92,6 +93,7 @@ func (h *Handler) setTestOptions(t testing.TB, opts ...payOption) {
 		t.Fatal(err)
 	}
 	h.pricing.static = o
+	h.fillCore()
 }
 
 // firstReqs are the requirements of the handler's first option at its

@@ -43,7 +43,7 @@ func hungUp(r *http.Request, status int) bool {
 // goneBeforeUpstream reports whether the buyer hung up before its request
 // went to the upstream: then the upstream is not run, and nothing is
 // charged.
-func (h *Handler) goneBeforeUpstream(r *http.Request) bool {
+func (h *core) goneBeforeUpstream(r *http.Request) bool {
 	if r.Context().Err() == nil {
 		return false
 	}

@@ -79,7 +79,7 @@ type lostPayment struct {
 // file): delivered when it paid this route, pending while its settlement
 // waits for its block, 503 with Retry-After when the chain cannot be
 // asked. It reports handled false when the refusal stands.
-func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPayment) (bool, error) {
+func (h *core) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPayment) (bool, error) {
 	own, ok := h.outcomes.(ownLookup)
 	if lp == nil || !ok {
 		return false, nil
@@ -100,7 +100,7 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 			zap.String("id", lp.id), zap.Error(err))
 		return true, httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textLostUnknown, retryLostUnknown)
 	case sr.Error == x402.ErrTextPending:
-		return true, h.pending(w, r, sr.TxHash)
+		return true, h.reply.pending(w, r, sr.TxHash)
 	case !sr.Settled():
 		return false, nil
 	}
@@ -113,7 +113,7 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 	setSettled(rec, redeemPaid, sr)
 	switch created, err := h.redeem.Store().Create(lp.id, rec); {
 	case err != nil:
-		return true, h.paidUnrecorded(w, r, sr.TxHash, err)
+		return true, h.reply.paidUnrecorded(w, r, sr.TxHash, err)
 	case !created:
 		// A record was written since resolve found none (not under this
 		// request's claim: a claim lost): it says what the payment is,
@@ -130,7 +130,7 @@ func (h *Handler) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPa
 // paidElsewhere says why a settlement did not pay this request's route,
 // "" when it did: the payer, the route's network and asset, its pay_to,
 // and at least this request's price.
-func (h *Handler) paidElsewhere(r *http.Request, p *x402.Payment, sr *x402.SettleResponse) string {
+func (h *core) paidElsewhere(r *http.Request, p *x402.Payment, sr *x402.SettleResponse) string {
 	reqs := &h.pricing.saleOf(r).part().reqs
 	switch {
 	case !common.IsHexAddress(sr.From) || common.HexToAddress(sr.From) != p.Authorization.From:

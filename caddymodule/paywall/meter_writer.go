@@ -223,14 +223,14 @@ func (mw *meterWriter) settle() (*x402.SettleResponse, error) {
 		return mw.ch.settle(charge), nil
 	}
 	rec.State, rec.Updated = redeemSettling, time.Now()
-	if err := h.redeem.Store().Put(mw.id, rec); err != nil {
+	if err := h.core.redeem.Store().Put(mw.id, rec); err != nil {
 		return nil, fmt.Errorf("x402: writing the redemption store: %w", err)
 	}
 	sr, err := h.settleCharge(mw.r, mw.req, mw.res, charge)
 	mw.settled = sr
 	switch {
 	case err != nil:
-		h.settleFailed(mw.id, err)
+		h.core.settleFailed(mw.id, err)
 		return nil, err
 	case sr.Settled():
 		if sr.Value == "" {
@@ -238,15 +238,15 @@ func (mw *meterWriter) settle() (*x402.SettleResponse, error) {
 		}
 		h.metrics.revenue(h.pricing.saleOf(mw.r), sr)
 		setSettled(rec, redeemDelivered, sr)
-		if err := h.redeem.Store().Put(mw.id, rec); err != nil {
+		if err := h.core.redeem.Store().Put(mw.id, rec); err != nil {
 			h.logger.Error("marking an upto payment delivered failed; a retry could get the resource again",
 				zap.String("id", mw.id), zap.Error(err))
 		}
 	case sr.Error == x402.ErrTextPending:
 		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
-		_ = h.redeem.Store().Put(mw.id, rec)
+		_ = h.core.redeem.Store().Put(mw.id, rec)
 	default:
-		_ = h.redeem.Store().Delete(mw.id)
+		_ = h.core.redeem.Store().Delete(mw.id)
 	}
 	return sr, nil
 }

@@ -35,7 +35,7 @@ func authScheme(uptoRoute, permit2 bool) string {
 
 // authIDOf is the redemption key of the request's payment: its network,
 // payer, scheme and nonce (authID).
-func (h *Handler) authIDOf(r *http.Request, p *x402.Payment) string {
+func (h *core) authIDOf(r *http.Request, p *x402.Payment) string {
 	sl := h.pricing.saleOf(r)
 	return authID(sl.network(), sl.scheme(), p.Authorization.From, p.Authorization.Nonce)
 }

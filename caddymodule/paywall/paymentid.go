@@ -75,15 +75,15 @@ func paymentIDKey(payer, id string) string { return strings.ToLower(payer) + "/"
 // paymentIDOf reads a payment's id: nil when it has none or the extension
 // is off (or the payment is version 1, which has no extensions), and a
 // 400 reason for an id in the wrong format, or none where one is required.
-func (h *Handler) paymentIDOf(p *x402.Payment) (*paymentID, string) {
-	if !h.declaresPaymentID() || p.X402Version != x402.Version2 {
+func (h *core) paymentIDOf(p *x402.Payment) (*paymentID, string) {
+	if !h.reply.declaresPaymentID() || p.X402Version != x402.Version2 {
 		return nil, ""
 	}
 	id, err := p.PaymentID()
 	switch {
 	case err != nil:
 		return nil, x402.ReasonPaymentIDFormat
-	case id == "" && h.PaymentIdentifier == PaymentIDRequired:
+	case id == "" && h.paymentIdentifier == PaymentIDRequired:
 		return nil, x402.ReasonPaymentIDRequired
 	case id == "":
 		return nil, ""
@@ -108,17 +108,17 @@ func (pid *paymentID) busyKey() string { return "payment-id:" + pid.key }
 // another payload or resource, or a payment already delivered. It reports
 // handled false when the id is new, or is this very payment not yet
 // delivered (the redemption record takes it from there).
-func (h *Handler) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, pid *paymentID) (bool, error) {
+func (h *core) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, pid *paymentID) (bool, error) {
 	_, rec, err := h.redeem.Store().ByPaymentID(pid.key)
 	switch {
 	case err != nil:
-		return true, h.storeUnavailable(w, r, fmt.Errorf("reading the redemption store: %w", err))
+		return true, h.reply.storeUnavailable(w, r, fmt.Errorf("reading the redemption store: %w", err))
 	case rec == nil:
 		return false, nil
 	case rec.Fingerprint != pid.fingerprint:
-		return true, h.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDConflict, PaymentID: pid.id, Retry: retryPaymentIDConflict})
+		return true, h.reply.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDConflict, PaymentID: pid.id, Retry: retryPaymentIDConflict})
 	case rec.Route != h.routeKey(r):
-		return true, h.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDElsewhere, PaymentID: pid.id, Retry: retryPaymentIDConflict})
+		return true, h.reply.paymentIDAnswer(w, r, http.StatusConflict, paymentIDAnswer{Error: textPaymentIDElsewhere, PaymentID: pid.id, Retry: retryPaymentIDConflict})
 	case rec.State == redeemDelivered && rec.AnswerLost:
 		return false, nil // charged when its buyer hung up: the record answers (hangup.go)
 	case rec.State == redeemDelivered:
@@ -126,7 +126,7 @@ func (h *Handler) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, p
 		if sr := settlementOf(rec); sr != nil {
 			a.Payer = sr.From
 		}
-		return true, h.paymentIDAnswer(w, r, http.StatusConflict, a)
+		return true, h.reply.paymentIDAnswer(w, r, http.StatusConflict, a)
 	}
 	return false, nil
 }

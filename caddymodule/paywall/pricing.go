@@ -280,7 +280,7 @@ func (p *pricing) offerFor(r *http.Request) (*offer, error) {
 // priceFailed answers a request whose price did not resolve: 500 (the
 // seller's configuration is at fault), logged with the route and the
 // value. Nothing was verified or settled, and the next handler did not run.
-func (h *Handler) priceFailed(err error) error {
+func (h *core) priceFailed(err error) error {
 	var pe *priceError
 	value, expr := "", h.pricing.expr
 	if errors.As(err, &pe) {
@@ -487,9 +487,9 @@ func (h *Handler) networkInfo(ctx caddy.Context, network string) (networkFacts, 
 
 // accessPrice is the price a grant is for: as written and, with the
 // request's offer, as resolved for it.
-func (h *Handler) accessPrice(r *http.Request) string {
-	price := h.pricing.expr
-	if sl := h.pricing.saleOf(r); sl != nil && sl.offer != nil {
+func (p *pricing) accessPrice(r *http.Request) string {
+	price := p.expr
+	if sl := p.saleOf(r); sl != nil && sl.offer != nil {
 		price += "\x00" + sl.offer.value
 	}
 	return price

@@ -79,8 +79,8 @@ func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resou
 		errText = "PAYMENT-SIGNATURE header is required"
 	}
 	exts := h.v2.extensions
-	if h.gate != nil {
-		exts = h.gate.Declare(exts, resource)
+	if h.core.gate != nil {
+		exts = h.core.gate.Declare(exts, resource)
 	}
 	pr := x402.PaymentRequiredV2{
 		X402Version: x402.Version2,
@@ -308,8 +308,8 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *x402.Settl
 		caddyhttp.SetVar(r.Context(), "x402."+kv[0], kv[1])
 	}
 	h.setPaymentResponse(w, r, sr, network)
-	if h.gate != nil {
-		h.gate.Grant(w, r, sr, h.accessPrice(r), network)
+	if h.core.gate != nil {
+		h.core.gate.Grant(w, r, sr, h.pricing.accessPrice(r), network)
 	}
 	h.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
 		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block))

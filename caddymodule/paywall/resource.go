@@ -28,7 +28,7 @@ func resourceURL(r *http.Request) string {
 // the option it chose, at the price resolved for its request, and the
 // resource URL. (For a route of one network and a fixed price, the key
 // is what it was before routes had several options.)
-func (h *Handler) routeKey(r *http.Request) string {
+func (h *core) routeKey(r *http.Request) string {
 	part := h.pricing.saleOf(r).part()
 	s := sha256.New()
 	s.Write(part.head)
@@ -55,7 +55,7 @@ func transportSaleOf(r *http.Request) *transportSale {
 }
 
 // offerFor is the request's offer: its transport's, or the route's.
-func (h *Handler) offerFor(r *http.Request) (*offer, error) {
+func (h *core) offerFor(r *http.Request) (*offer, error) {
 	if s := transportSaleOf(r); s != nil {
 		return s.offer, nil
 	}

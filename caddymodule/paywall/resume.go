@@ -29,7 +29,7 @@ const (
 // resolve looks at the authorization's record and, for one that is
 // settling or pending, asks the facilitator what became of it. The caller
 // holds the authorization (acquire).
-func (h *Handler) resolve(r *http.Request, id string, payment *x402.Payment) (redeemCase, *redemption, error) {
+func (h *core) resolve(r *http.Request, id string, payment *x402.Payment) (redeemCase, *redemption, error) {
 	rec, err := h.redeem.Store().Get(id)
 	if err != nil {
 		return redeemUnknown, nil, fmt.Errorf("reading the redemption store: %w", err)
@@ -103,7 +103,7 @@ func (h *Handler) resolve(r *http.Request, id string, payment *x402.Payment) (re
 
 // lookup asks the facilitator for a settlement's outcome: by its
 // transaction when one is known, else by its authorization.
-func (h *Handler) lookup(r *http.Request, rec *redemption, payment *x402.Payment) (*x402.SettleResponse, error) {
+func (h *core) lookup(r *http.Request, rec *redemption, payment *x402.Payment) (*x402.SettleResponse, error) {
 	if rec.TxHash != "" {
 		return h.outcomes.byTx(r.Context(), rec.TxHash)
 	}
@@ -117,26 +117,26 @@ func (h *Handler) lookup(r *http.Request, rec *redemption, payment *x402.Payment
 // delivered, pending again while its transaction waits for a block. It
 // reports handled false when there is no earlier attempt to resume and the
 // caller goes on to verify and settle. The caller holds the claim on id.
-func (h *Handler) resumeEarlier(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+func (h *core) resumeEarlier(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
 	id string, payment *x402.Payment) (bool, error) {
 	c, rec, err := h.resolve(r, id, payment)
 	switch c {
 	case redeemRefuse:
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, x402.ErrTextAlreadyUsed)
-		return true, h.paymentRequired(w, r, x402.ErrTextAlreadyUsed, "")
+		return true, h.reply.paymentRequired(w, r, x402.ErrTextAlreadyUsed, "")
 	case redeemLost:
-		return true, h.answerLost(w, r)
+		return true, h.reply.answerLost(w, r)
 	case redeemOtherAuth:
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, x402.ErrTextAlreadyUsed)
-		return true, h.paymentRequired(w, r, textOtherAuthUsed, "")
+		return true, h.reply.paymentRequired(w, r, textOtherAuthUsed, "")
 	case redeemDeliver:
 		return true, h.deliver(w, r, next, id, rec)
 	case redeemPendingAgain:
-		return true, h.pending(w, r, rec.TxHash)
+		return true, h.reply.pending(w, r, rec.TxHash)
 	case redeemUnknown:
 		h.logger.Error("the outcome of an earlier settlement of this payment is unknown; the buyer may retry",
 			zap.String("id", id), zap.Error(err))
-		return true, h.facilitatorFailed(w, "confirmed", &x402.StatusError{Status: http.StatusInternalServerError,
+		return true, h.reply.facilitatorFailed(w, "confirmed", &x402.StatusError{Status: http.StatusInternalServerError,
 			Message: "the outcome of an earlier attempt with this payment is not known yet (" + err.Error() + "); retry with the same X-PAYMENT header", Err: err})
 	}
 	return false, nil

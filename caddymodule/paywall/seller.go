@@ -68,7 +68,7 @@ func (rt *Route) Logger() *zap.Logger { return rt.h.logger }
 // settled before the upstream runs or when its answer starts (the route's
 // settle).
 func (rt *Route) Checkout(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
-	return rt.h.checkout(w, r, next, header, exactCheckout{rt.h})
+	return rt.h.core.checkout(w, r, next, header, exactCheckout{h: rt.h.core})
 }
 
 // scheme is the route's scheme name (exact when unset).
@@ -96,7 +96,7 @@ func (h *Handler) loadSeller(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	h.seller = s
+	h.core.seller = s
 	return nil
 }
 
@@ -130,6 +130,13 @@ func knownScheme(name string) error {
 		list = strings.Join(names[:k-1], ", ") + " or " + names[k-1]
 	}
 	return fmt.Errorf("x402: scheme must be %s, got %q", list, name)
+}
+
+// quoteReadier is a Seller that must learn something before the route's
+// offer can be quoted: upto with a remote facilitator, its address, at
+// the first request (upto_remote.go).
+type quoteReadier interface {
+	readyQuote() error
 }
 
 // checkoutScheme is a scheme's part of the core's checkout (checkout.go):

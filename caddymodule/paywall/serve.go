@@ -24,25 +24,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if h.mcp != nil {
 		return h.mcp.ServeHTTP(w, r, next) // priced tool calls come back through servePayment (transport.go)
 	}
-	return h.servePayment(w, r, next)
+	return h.core.servePayment(w, r, next)
 }
 
 // servePayment serves a request through the payment pipeline: the 402,
 // or the payment's verify, claim and settle around the next handler. A
 // transport's paid call enters here (transportCore.ServePaid).
-func (h *Handler) servePayment(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+func (h *core) servePayment(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	for _, k := range upstreamHeaders {
 		r.Header.Del(k)
 	}
 	w.Header().Add("Access-Control-Expose-Headers", exposedHeaders)
-	if !h.ForwardPaymentHeader {
+	if !h.forwardPaymentHeader {
 		next = withoutPaymentHeaders{next}
 	}
 	if isPreflight(r) {
 		return next.ServeHTTP(w, r) // a CORS preflight is never charged
 	}
-	if err := h.ensureUpto(); err != nil {
-		return err
+	if qr, ok := h.seller.(quoteReadier); ok {
+		if err := qr.readyQuote(); err != nil {
+			return err
+		}
 	}
 	off, err := h.offerFor(r)
 	if err != nil {
@@ -50,19 +52,19 @@ func (h *Handler) servePayment(w http.ResponseWriter, r *http.Request, next cadd
 	}
 	sl := &sale{offer: off}
 	r = withSale(r, sl)
-	header, v2 := h.paymentHeader(r)
+	header, v2 := h.reply.paymentHeader(r)
 	if handled, err := h.serveAccess(w, r, next, header); handled {
 		return err
 	}
 	if header == "" {
-		return h.paymentRequired(w, r, "X-PAYMENT header is required", "")
+		return h.reply.paymentRequired(w, r, "X-PAYMENT header is required", "")
 	}
 	if len(header) > httpx.MaxPaymentHeaderBytes {
 		sent := "X-PAYMENT"
 		if v2 {
 			sent = "PAYMENT-SIGNATURE"
 		}
-		return h.paymentRequired(w, r, "", fmt.Sprintf("%s header exceeds %d KiB", sent, httpx.MaxPaymentHeaderBytes>>10))
+		return h.reply.paymentRequired(w, r, "", fmt.Sprintf("%s header exceeds %d KiB", sent, httpx.MaxPaymentHeaderBytes>>10))
 	}
 	return h.seller.ServePayment(w, r, next, header) // the route's scheme (seller.go)
 }
@@ -71,9 +73,9 @@ func (h *Handler) servePayment(w http.ResponseWriter, r *http.Request, next cadd
 // checkoutScheme cs reads and pays: decode, the option of its network,
 // its payment id, the refusal cache and the attempt limit, then the
 // claims and the pay (servePaid).
-func (h *Handler) checkout(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string, cs checkoutScheme) error {
+func (h *core) checkout(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string, cs checkoutScheme) error {
 	sl := h.pricing.saleOf(r)
-	_, v2 := h.paymentHeader(r)
+	_, v2 := h.reply.paymentHeader(r)
 	// Decode here, so that a remote facilitator is not asked about
 	// garbage and the upstream can be told who pays in settle-after mode.
 	payment, err := x402.DecodePaymentHeader(header)
@@ -82,7 +84,7 @@ func (h *Handler) checkout(w http.ResponseWriter, r *http.Request, next caddyhtt
 	}
 	if err != nil {
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, invalidReason(err))
-		return h.paymentRequired(w, r, "", invalidReason(err))
+		return h.reply.paymentRequired(w, r, "", invalidReason(err))
 	}
 	// The option of the network the payment names: it is verified and
 	// settled against that option's requirements, at this request's price.
@@ -90,11 +92,11 @@ func (h *Handler) checkout(w http.ResponseWriter, r *http.Request, next caddyhtt
 	sl.opt = opt
 	if reason != "" {
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
-		return h.paymentRequired(w, r, "", reason)
+		return h.reply.paymentRequired(w, r, "", reason)
 	}
 	pid, bad := h.paymentIDOf(payment)
 	if bad != "" {
-		return h.paymentIDAnswer(w, r, http.StatusBadRequest, paymentIDAnswer{Error: bad})
+		return h.reply.paymentIDAnswer(w, r, http.StatusBadRequest, paymentIDAnswer{Error: bad})
 	}
 
 	// An authorization refused a moment ago (at this price) is refused
@@ -103,7 +105,7 @@ func (h *Handler) checkout(w http.ResponseWriter, r *http.Request, next caddyhtt
 	key := refusalKey(payment, sl.part().reqs.MaxAmountRequired)
 	if reason, ok := h.attempts.refusal(key); ok {
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
-		return h.paymentRequired(w, r, "", reason)
+		return h.reply.paymentRequired(w, r, "", reason)
 	}
 	if ok, wait := h.attempts.allow(httpx.ClientIP(r)); !ok {
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRateLimited, "")
@@ -116,7 +118,7 @@ func (h *Handler) checkout(w http.ResponseWriter, r *http.Request, next caddyhtt
 		PaymentRequirements: sl.part().reqs,
 	}
 	if v2 {
-		req = h.v2Request(r, header, resourceURL(r))
+		req = h.reply.v2Request(r, header, resourceURL(r))
 	}
 	req.PaymentRequirements.Resource = resourceURL(r)
 

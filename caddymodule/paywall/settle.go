@@ -36,7 +36,7 @@ func (h *Handler) settleRefused(w http.ResponseWriter, r *http.Request, sr *x402
 // said nothing was broadcast, the record goes; otherwise (a remote
 // facilitator that could not be reached or did not answer) it stays
 // "settling" and the next retry looks the outcome up.
-func (h *Handler) settleFailed(id string, err error) {
+func (h *core) settleFailed(id string, err error) {
 	if notSent(err) {
 		if err := h.redeem.Store().Delete(id); err != nil {
 			h.logger.Error("removing an unsent payment from the redemption store failed", zap.String("id", id), zap.Error(err))
@@ -64,7 +64,7 @@ func notSent(err error) bool {
 // reserved it for settle after). A buyer who hangs up does not cancel
 // it: the transaction may already be broadcast, and the facilitator bounds
 // the wait itself.
-func (h *Handler) settle(r *http.Request, req *x402.Request, res *facilitator.Reservation) (*x402.SettleResponse, error) {
+func (h *core) settle(r *http.Request, req *x402.Request, res *facilitator.Reservation) (*x402.SettleResponse, error) {
 	if res != nil {
 		return h.settleBy(r, req, res.Settle)
 	}
@@ -73,7 +73,7 @@ func (h *Handler) settle(r *http.Request, req *x402.Request, res *facilitator.Re
 
 // settleBy runs a settle call (of the facilitator, or of a reservation)
 // as settle describes, timed and logged.
-func (h *Handler) settleBy(r *http.Request, req *x402.Request, call func(context.Context) (*x402.SettleResponse, error)) (*x402.SettleResponse, error) {
+func (h *core) settleBy(r *http.Request, req *x402.Request, call func(context.Context) (*x402.SettleResponse, error)) (*x402.SettleResponse, error) {
 	ctx := context.WithoutCancel(r.Context())
 	if h.settleWait > 0 {
 		// The app's current settle_timeout, even when the facilitator was

@@ -30,7 +30,7 @@ import (
 // most once per payment. An authorization found paid but not delivered (a
 // crash, or a retry after a pending answer) was delivered there as in
 // settle before: its upstream gets the transaction headers.
-func (h *Handler) deliverThenSettle(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
+func (h *core) deliverThenSettle(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
 	req *x402.Request, payment *x402.Payment, id string, pid *paymentID, res *facilitator.Reservation) error {
 
 	if res != nil {
@@ -65,7 +65,7 @@ func (h *Handler) deliverThenSettle(w http.ResponseWriter, r *http.Request, next
 	switch sw.state {
 	case stateSettleError:
 		// Nothing has gone out: answer 500 with the reason.
-		return h.facilitatorFailed(w, "settled", sw.settleErr)
+		return h.reply.facilitatorFailed(w, "settled", sw.settleErr)
 	case stateRefused:
 		return nil // 402 already written; the upstream's error no longer matters
 	}
@@ -90,7 +90,7 @@ const (
 // answer through unbuffered (or drops it if the payment failed).
 type settleWriter struct {
 	*caddyhttp.ResponseWriterWrapper
-	h   *Handler
+	h   *core
 	r   *http.Request
 	req *x402.Request
 	res *facilitator.Reservation // the payment held by the embedded facilitator, or nil
@@ -138,7 +138,7 @@ func (sw *settleWriter) decide(status int) {
 			// Another instance took the payment over while this one was
 			// paused: it delivers; this answer is dropped.
 			sw.state = stateRefused
-			h.claimLost(sw.ResponseWriter, sw.r, sw.id, sr.TxHash, err)
+			h.reply.claimLost(sw.ResponseWriter, sw.r, sw.id, sr.TxHash, err)
 			return
 		}
 		if err != nil {
@@ -146,7 +146,7 @@ func (sw *settleWriter) decide(status int) {
 				zap.String("id", sw.id), zap.Error(err))
 		}
 		sw.state = stateSettled
-		h.settled(sw.ResponseWriter, sw.r, sr)
+		h.reply.settled(sw.ResponseWriter, sw.r, sr)
 		sw.ResponseWriter.WriteHeader(status)
 	case sr.Error == x402.ErrTextPending:
 		// The upstream's answer is dropped; a retry with the same header
@@ -155,12 +155,12 @@ func (sw *settleWriter) decide(status int) {
 		_ = h.redeem.Store().Put(sw.id, rec)
 		sw.state = stateRefused
 		clearHeader(sw.ResponseWriter.Header())
-		_ = h.pending(sw.ResponseWriter, sw.r, sr.TxHash)
+		_ = h.reply.pending(sw.ResponseWriter, sw.r, sr.TxHash)
 	default:
 		_ = h.redeem.Store().Delete(sw.id)
 		sw.state = stateRefused
 		clearHeader(sw.ResponseWriter.Header())
-		_ = h.settleRefused(sw.ResponseWriter, sw.r, sr)
+		_ = h.reply.settleRefused(sw.ResponseWriter, sw.r, sr)
 	}
 }
 
@@ -179,7 +179,7 @@ func (sw *settleWriter) settleHungUp() {
 		return
 	}
 	sr, err := h.settle(sw.r, sw.req, sw.res)
-	h.logAnswerLost(sw.r, sw.id, sr, err)
+	h.reply.logAnswerLost(sw.r, sw.id, sr, err)
 	switch {
 	case err != nil:
 		h.settleFailed(sw.id, err)

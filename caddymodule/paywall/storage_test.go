@@ -52,9 +52,9 @@ func TestSharedStoreAnswers(t *testing.T) {
 	a, b := open(), open()
 	handler := func(fc facilitator.Client) (*Handler, string) {
 		h, header := testHandler(t, &fakeClient{}, false)
-		h.client = fc
-		h.redeem = app.NewSharedDeliveries(a.Redemptions(), a.Claims(), func() error { return nil })
-		t.Cleanup(func() { h.redeem.Destruct() })
+		h.core.client = fc
+		h.core.redeem = app.NewSharedDeliveries(a.Redemptions(), a.Claims(), func() error { return nil })
+		t.Cleanup(func() { h.core.redeem.Destruct() })
 		return h, header
 	}
 	serve := func(h *Handler, header string) (*httptest.ResponseRecorder, bool) {
@@ -128,8 +128,8 @@ func TestSharedStoreAnswers(t *testing.T) {
 	// said settling, so the outcome is looked up (the fake facilitator
 	// knows it by its answer) and nothing is settled again.
 	srv.Restart(t)
-	h2.client = fc2
-	h2.outcomes = outcomesOf(settled)
+	h2.core.client = fc2
+	h2.core.outcomes = outcomesOf(settled)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if w, ran = serve(h2, header2); w.Code == 200 || time.Now().After(deadline) {

@@ -83,8 +83,8 @@ func TestStoreFaultAnswers(t *testing.T) {
 			r.Header.Set("X-Payment", header)
 			r = r.WithContext(context.WithValue(r.Context(), caddyhttp.VarsCtxKey, map[string]any{}))
 			if tt.earlier {
-				h.outcomes = tt.outcomes
-				if err := h.redeem.Store().Put(id, &redemption{Route: h.routeKey(r), State: redeemSettling}); err != nil {
+				h.core.outcomes = tt.outcomes
+				if err := h.core.redeem.Store().Put(id, &redemption{Route: h.core.routeKey(r), State: redeemSettling}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -109,7 +109,7 @@ func TestStoreFaultAnswers(t *testing.T) {
 			if ranNext != tt.wantNext {
 				t.Errorf("upstream ran %v, want %v", ranNext, tt.wantNext)
 			}
-			if rec, err := h.redeem.Store().Get(id); err != nil || (rec != nil) != tt.wantRecord {
+			if rec, err := h.core.redeem.Store().Get(id); err != nil || (rec != nil) != tt.wantRecord {
 				t.Errorf("the redemption record after the answer: %+v, %v; want it kept %v", rec, err, tt.wantRecord)
 			}
 		})

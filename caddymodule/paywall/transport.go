@@ -45,7 +45,7 @@ func (c transportCore) ServePaid(w http.ResponseWriter, r *http.Request, next ca
 		return errors.New("x402: a transport served a call at an offer the paywall did not make")
 	}
 	r = r.WithContext(context.WithValue(r.Context(), transportSaleKey{}, &transportSale{offer: o, resource: resource}))
-	return c.h.servePayment(w, r, next)
+	return c.h.core.servePayment(w, r, next)
 }
 
 // Pass passes a request of the route on, free: as every request, without

@@ -240,14 +240,14 @@ func parsePermit2Payment(payment *x402.Payment, upto bool) error {
 // ended (settle after, the receipt in a trailer).
 func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
 	req *x402.Request, payment *x402.Payment, refusal [32]byte, id string, pid *paymentID, lost *lostPayment) (err error) {
-	res, ok, err := h.reservePayment(w, r, req, payment, refusal, lost)
+	res, ok, err := h.core.reservePayment(w, r, req, payment, refusal, lost)
 	if !ok {
 		return err
 	}
 	if res != nil {
 		defer res.Release() // nothing settled (an upstream error): nothing moved
 	}
-	if h.goneBeforeUpstream(r) {
+	if h.core.goneBeforeUpstream(r) {
 		return nil // nothing went upstream, nothing is charged (hangup.go)
 	}
 	sl := h.pricing.saleOf(r)
@@ -255,7 +255,7 @@ func (h *Handler) serveUpto(w http.ResponseWriter, r *http.Request, next caddyht
 	r.Header.Set(httpx.HeaderValue, sl.part().reqs.MaxAmountRequired)
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
 	h.forMeter(r) // the whole answer, whatever the buyer asked for (meter_request.go)
-	mw := h.newMeterWriter(w, r, req, res, id, pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(payment),
+	mw := h.newMeterWriter(w, r, req, res, id, pid.bindTo(&redemption{Route: h.core.routeKey(r), Authorization: authFingerprint(payment),
 		ValidBefore: payment.Authorization.ValidBefore.String()}))
 	// Settle after only in the payer's turn (upto_after.go); given back
 	// once the settle is done, after the deferred finish below.

@@ -63,7 +63,7 @@ func (h *Handler) uptoAfterTurn(r *http.Request, payment *x402.Payment, id strin
 	}
 	key := uptoAfterKey(h.pricing.saleOf(r).network(), payment)
 	log := h.logger.With(zap.String("payer", payment.Authorization.From.Hex()), zap.String("id", id))
-	switch c, err := h.redeem.CoolOffs().CoolingOff(r.Context(), []string{key}, time.Now()); {
+	switch c, err := h.core.redeem.CoolOffs().CoolingOff(r.Context(), []string{key}, time.Now()); {
 	case err != nil:
 		log.Warn("the cooling-offs could not be read; this upto answer is settled before it goes out (held), not after",
 			zap.Error(err))
@@ -73,7 +73,7 @@ func (h *Handler) uptoAfterTurn(r *http.Request, payment *x402.Payment, id strin
 			zap.Time("until", c.Until), zap.Int("strikes", c.Strikes))
 		return nil
 	}
-	switch held, err := h.redeem.Acquire(r.Context(), key); {
+	switch held, err := h.core.redeem.Acquire(r.Context(), key); {
 	case err != nil:
 		log.Warn("the shared store could not say whether another answer of this payer is being settled after; this upto answer is settled before it goes out (held), not after",
 			zap.Error(err))
@@ -92,13 +92,13 @@ func (t *afterTurn) end(sr *x402.SettleResponse) {
 	if t == nil {
 		return
 	}
-	defer t.h.redeem.Release(t.key)
+	defer t.h.core.redeem.Release(t.key)
 	if sr == nil || sr.Settled() || sr.Error == x402.ErrTextPending || sr.Error == x402.ReasonWalletBusy {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := t.h.redeem.CoolOffs().Strike(ctx, []string{t.key}, t.id, time.Now(), uptoAfterCoolOff, uptoAfterCoolOffMax)
+	cs, err := t.h.core.redeem.CoolOffs().Strike(ctx, []string{t.key}, t.id, time.Now(), uptoAfterCoolOff, uptoAfterCoolOffMax)
 	if err != nil {
 		t.h.logger.Error("recording the cooling-off of a payer whose settle after was refused failed; its next upto answers may stream unpaid again",
 			zap.String("key", t.key), zap.Error(err))

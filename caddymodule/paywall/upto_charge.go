@@ -49,9 +49,9 @@ func (cr chargeRule) metered(count *big.Rat) *big.Int {
 func (h *Handler) settleCharge(r *http.Request, req *x402.Request, res *facilitator.Reservation, charge *big.Int) (*x402.SettleResponse, error) {
 	sreq := withAmount(req, charge.String())
 	if res == nil {
-		return h.settle(r, sreq, nil)
+		return h.core.settle(r, sreq, nil)
 	}
-	return h.settleBy(r, sreq, func(ctx context.Context) (*x402.SettleResponse, error) { return res.SettleAmount(ctx, charge) })
+	return h.core.settleBy(r, sreq, func(ctx context.Context) (*x402.SettleResponse, error) { return res.SettleAmount(ctx, charge) })
 }
 
 // withAmount is a copy of a request asking to settle amount (the charge),

@@ -44,7 +44,7 @@ func (h *Handler) ensureUpto() error {
 	if u.ready.Load() {
 		return nil
 	}
-	c, ok := h.client.(*remote.Client)
+	c, ok := h.core.client.(*remote.Client)
 	if !ok {
 		return nil
 	}

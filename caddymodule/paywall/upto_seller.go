@@ -15,7 +15,7 @@ type uptoScheme struct{}
 
 // CaddyModule returns the Caddy module information.
 func (uptoScheme) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{ID: SchemesNamespace + "." + SchemeUpto, New: func() caddy.Module { return uptoScheme{} }}
+	return caddy.ModuleInfo{ID: SchemesNamespace + "." + SchemeUpto, New: func() caddy.Module { return new(uptoScheme) }}
 }
 
 // NewSeller readies upto on a route (provisionUpto).
@@ -31,8 +31,11 @@ type uptoCheckout struct{ h *Handler }
 
 // ServePayment serves an upto payment through the core's checkout.
 func (u uptoCheckout) ServePayment(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
-	return u.h.checkout(w, r, next, header, u)
+	return u.h.core.checkout(w, r, next, header, u)
 }
+
+// readyQuote learns the remote facilitator's upto address (ensureUpto).
+func (u uptoCheckout) readyQuote() error { return u.h.ensureUpto() }
 
 // pay verifies at the maximum, meters the answer and settles the charge
 // (serveUpto).

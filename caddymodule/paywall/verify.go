@@ -16,7 +16,7 @@ import (
 // invalid (remembered by the refusal cache), unless it is used on chain
 // and lost is a payment of this route whose records were lost
 // (deliverLost).
-func (h *Handler) verifyPayment(w http.ResponseWriter, r *http.Request, req *x402.Request,
+func (h *core) verifyPayment(w http.ResponseWriter, r *http.Request, req *x402.Request,
 	payment *x402.Payment, refusal [32]byte, lost *lostPayment) (bool, error) {
 	verifyStart := time.Now()
 	vr, err := h.client.Verify(r.Context(), req)
@@ -36,7 +36,7 @@ type reserver interface {
 // flight), so that a payer who sends more authorizations at once than it
 // can pay for is refused before the upstream runs. A remote facilitator
 // only verifies (res is nil).
-func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *x402.Request,
+func (h *core) reservePayment(w http.ResponseWriter, r *http.Request, req *x402.Request,
 	payment *x402.Payment, refusal [32]byte, lost *lostPayment) (res *facilitator.Reservation, ok bool, err error) {
 	rs, can := h.client.(reserver)
 	if !can {
@@ -51,15 +51,15 @@ func (h *Handler) reservePayment(w http.ResponseWriter, r *http.Request, req *x4
 }
 
 // verified answers a verify that did not pass.
-func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *x402.Request, payment *x402.Payment, refusal [32]byte,
+func (h *core) verified(w http.ResponseWriter, r *http.Request, req *x402.Request, payment *x402.Payment, refusal [32]byte,
 	vr *x402.VerifyResponse, err error, lost *lostPayment) (bool, error) {
 	if err != nil {
 		h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, failedReason(err))
 		h.logger.Error("verify could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
-		return false, h.facilitatorFailed(w, "verified", err)
+		return false, h.reply.facilitatorFailed(w, "verified", err)
 	}
 	if !vr.IsValid && vr.Reason() == x402.ReasonWalletBusy {
-		return false, h.walletBusy(w, r)
+		return false, h.reply.walletBusy(w, r)
 	}
 	if !vr.IsValid {
 		if vr.Reason() == x402.ErrTextAlreadyUsed {
@@ -69,7 +69,7 @@ func (h *Handler) verified(w http.ResponseWriter, r *http.Request, req *x402.Req
 		}
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, vr.Reason())
 		h.attempts.refuse(refusal, payment, vr.Reason())
-		return false, h.paymentRequired(w, r, "", vr.Reason())
+		return false, h.reply.paymentRequired(w, r, "", vr.Reason())
 	}
 	return true, nil
 }

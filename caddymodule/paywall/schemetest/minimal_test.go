@@ -64,7 +64,7 @@ func (miniMechanism) Bind(ctx context.Context, n *network.Network, env scheme.En
 type miniSeller struct{}
 
 func (miniSeller) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{ID: paywall.SchemesNamespace + "." + miniName, New: func() caddy.Module { return miniSeller{} }}
+	return caddy.ModuleInfo{ID: paywall.SchemesNamespace + "." + miniName, New: func() caddy.Module { return new(miniSeller) }}
 }
 
 // NewSeller makes mini's Seller for a route.
