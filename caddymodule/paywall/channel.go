@@ -59,12 +59,15 @@ type chanRoute struct {
 	// core is the paywall the route sells for. The route reads of it
 	// its options (pricing), logger, metrics, facilitator client, app
 	// and deliveries (leases), attempt limit and configuration, and
-	// calls its answers (paymentRequired, storeUnavailable,
-	// facilitatorFailed, settleRefused), v2Request, settleBy and the
-	// meter (forMeter, newMeterWriter, goneBeforeUpstream). Some of
-	// these are set after provisionChannel (attempts), so they are read
-	// through core, not copied.
-	core  *Handler
+	// calls its settleBy and the meter (forMeter, newMeterWriter,
+	// goneBeforeUpstream). Some of these are set after provisionChannel
+	// (attempts), so they are read through core, not copied.
+	core *Handler
+	// reply writes the route's answers (paymentRequired, storeUnavailable,
+	// facilitatorFailed, settleRefused) and builds its facilitator
+	// requests (v2Request): the Handler's replies, which Provision fills
+	// in after provisionChannel; read at requests only.
+	reply *replies
 	store store.Channels
 	opts  []chanOption
 	stop  chan struct{}
@@ -109,7 +112,7 @@ func (h *Handler) provisionChannel() error {
 		return errors.New("x402: scheme batch-settlement needs a store that keeps payment channels (memory, bbolt or postgres)")
 	}
 	fac := h.app.Facilitator()
-	cr := &chanRoute{core: h, store: chans, led: map[string]bool{}, scanned: map[int]uint64{}}
+	cr := &chanRoute{core: h, reply: &h.reply, store: chans, led: map[string]bool{}, scanned: map[int]uint64{}}
 	for i := range h.pricing.options {
 		opt := &h.pricing.options[i]
 		if opt.caip2 == "" {
@@ -220,9 +223,9 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 	ctx := r.Context()
 	rec, err := rt.store.Channel(ctx, id)
 	if err != nil {
-		return rt.core.storeUnavailable(w, r, err)
+		return rt.reply.storeUnavailable(w, r, err)
 	}
-	req := rt.core.v2Request(r, header, resourceURL(r))
+	req := rt.reply.v2Request(r, header, resourceURL(r))
 	req.PaymentRequirements.Resource = resourceURL(r)
 	if rec != nil && (rec.State == store.ChannelRefunding || (rec.State == store.ChannelClosed && pl.Type != "deposit") ||
 		withdrawClosing(rec, time.Now())) {
@@ -246,7 +249,7 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 		}
 		vr, err := rt.core.core.client.Verify(ctx, req)
 		if err != nil {
-			return rt.core.facilitatorFailed(w, "verify", err)
+			return rt.reply.facilitatorFailed(w, "verify", err)
 		}
 		if !vr.IsValid {
 			return rt.channelRefused(w, r, vr.Reason())
@@ -266,10 +269,10 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 		if pl.Type == "deposit" {
 			sr, err = rt.core.core.settleBy(r, req, func(ctx context.Context) (*x402.SettleResponse, error) { return rt.core.core.client.Settle(ctx, req) })
 			if err != nil {
-				return rt.core.facilitatorFailed(w, "settle", err)
+				return rt.reply.facilitatorFailed(w, "settle", err)
 			}
 			if !sr.Settled() {
-				return rt.core.settleRefused(w, r, sr)
+				return rt.reply.settleRefused(w, r, sr)
 			}
 			onChain = chainStateOf(channelStateOf(sr.Extra))
 			if sr.BlockNumber != nil {

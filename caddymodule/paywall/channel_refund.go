@@ -365,23 +365,23 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
 	rec, err := rt.store.Channel(ctx, id)
 	if err != nil {
-		return rt.core.storeUnavailable(w, r, err)
+		return rt.reply.storeUnavailable(w, r, err)
 	}
 	if rec == nil {
 		// A channel this store does not hold (its record pruned or lost):
 		// the facilitator checks the voucher against the chain, and the
 		// reading makes the record (charged = what the chain says claimed).
-		req := rt.core.v2Request(r, header, resourceURL(r))
+		req := rt.reply.v2Request(r, header, resourceURL(r))
 		req.PaymentRequirements.Resource = resourceURL(r)
 		vr, err := rt.core.core.client.Verify(ctx, req)
 		if err != nil {
-			return rt.core.facilitatorFailed(w, "verify", err)
+			return rt.reply.facilitatorFailed(w, "verify", err)
 		}
 		if !vr.IsValid {
 			return rt.channelRefused(w, r, vr.Reason())
 		}
 		if rec, err = rt.store.Sync(ctx, id, sl.network(), storeConfig(pl.ChannelConfig), chainStateOf(vr.Extra)); err != nil {
-			return rt.core.storeUnavailable(w, r, err)
+			return rt.reply.storeUnavailable(w, r, err)
 		}
 	} else {
 		if !co.voucherSigned(pl, max) {
@@ -402,13 +402,13 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 		if reason, text := co.unprovenRefundRefusal(rec, amount); reason != "" {
 			rt.core.logger.Info("refund refused: below refund_min for a refund whose voucher is public on chain", zap.String("channel", id), zap.String("amount", amount.String()))
 			rt.core.metrics.payment(sl, OutcomeRefused, reason)
-			return rt.core.paymentRequired(w, r, "", reason+text)
+			return rt.reply.paymentRequired(w, r, "", reason+text)
 		}
 		undo, ok := takeRefundSlot(id, rt.core.refundWindow(), time.Now())
 		if !ok {
 			rt.core.logger.Info("refund refused: one refund whose voucher is public on chain per channel per refund_window", zap.String("channel", id))
 			rt.core.metrics.payment(sl, OutcomeRefused, reasonRefundTooSoon)
-			return rt.core.paymentRequired(w, r, "", reasonRefundTooSoon+textRefundTooSoon)
+			return rt.reply.paymentRequired(w, r, "", reasonRefundTooSoon+textRefundTooSoon)
 		}
 		defer func() {
 			if !sent {
@@ -420,13 +420,13 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 	sent = res.sr != nil && (res.sr.Settled() || res.sr.TxHash != "")
 	switch {
 	case res.err != nil && errors.Is(res.err, store.ErrUnavailable):
-		return rt.core.storeUnavailable(w, r, res.err)
+		return rt.reply.storeUnavailable(w, r, res.err)
 	case res.err != nil:
-		return rt.core.facilitatorFailed(w, "refunded", res.err)
+		return rt.reply.facilitatorFailed(w, "refunded", res.err)
 	case res.reason == reasonChannelBusy:
 		return rt.channelRefused(w, r, reasonChannelBusy)
 	case res.sr != nil && !res.sr.Settled():
-		return rt.core.settleRefused(w, r, res.sr)
+		return rt.reply.settleRefused(w, r, res.sr)
 	case res.reason != "":
 		return rt.channelRefused(w, r, res.reason)
 	}

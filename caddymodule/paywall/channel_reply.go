@@ -60,7 +60,7 @@ func (rt *chanRoute) setChannelResponse(w http.ResponseWriter, r *http.Request, 
 // channelRefused answers a refused channel payment: 402 with the reason.
 func (rt *chanRoute) channelRefused(w http.ResponseWriter, r *http.Request, reason string) error {
 	rt.core.metrics.payment(rt.core.pricing.saleOf(r), OutcomeRefused, reason)
-	return rt.core.paymentRequired(w, r, "", reason)
+	return rt.reply.paymentRequired(w, r, "", reason)
 }
 
 // correctiveChannel is the published server's corrective 402: the
@@ -114,5 +114,5 @@ func (rt *chanRoute) channelStoreFailed(w http.ResponseWriter, r *http.Request, 
 		rt.core.logger.Error("a deposit was settled but its channel could not be charged; the deposit stays in the buyer's channel",
 			zap.String("tx_hash", sr.TxHash), zap.Error(err))
 	}
-	return rt.core.storeUnavailable(w, r, err)
+	return rt.reply.storeUnavailable(w, r, err)
 }

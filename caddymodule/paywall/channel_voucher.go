@@ -37,7 +37,7 @@ func (rt *chanRoute) serveVoucher(w http.ResponseWriter, r *http.Request, next c
 		rec, err := rt.store.Channel(ctx, id)
 		switch {
 		case err != nil:
-			return true, rt.core.storeUnavailable(w, r, err)
+			return true, rt.reply.storeUnavailable(w, r, err)
 		case rec == nil:
 			return false, nil
 		case rec.State != store.ChannelOpen:

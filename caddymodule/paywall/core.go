@@ -32,7 +32,7 @@ type core struct {
 	settleWait  time.Duration
 	settleAfter bool
 	seller      Seller   // the route's scheme's seller side (seller.go)
-	reply       *Handler // the route's answers
+	reply       *replies // the route's answers (the Handler's, reply.go)
 	logger      *zap.Logger
 
 	// What the core reads of the route's config.
@@ -48,6 +48,6 @@ type core struct {
 func (h *Handler) fillCore() {
 	c := h.core
 	c.pricing, c.metrics, c.app, c.settleAfter = &h.pricing, &h.metrics, h.app, h.settleAfter
-	c.reply, c.logger = h, h.logger
+	c.reply, c.logger = &h.reply, h.logger
 	c.forwardPaymentHeader, c.paymentIdentifier = h.ForwardPaymentHeader, h.PaymentIdentifier
 }

@@ -236,10 +236,10 @@ type Handler struct {
 	releases    []func() error // what the handler holds in usage pools, let go in Cleanup
 	pricing     pricing        // the payment options and the offers of the route's prices
 	settleAfter bool
-	uptoRemote  *uptoRemote // an upto route's remote facilitator address, learnt at its first request
-	chans       *chanRoute  // a batch-settlement route's channels (channel.go); nil otherwise
-	core        *core       // the route's core at run time (core.go)
-	v2          v2State
+	uptoRemote  *uptoRemote      // an upto route's remote facilitator address, learnt at its first request
+	chans       *chanRoute       // a batch-settlement route's channels (channel.go); nil otherwise
+	core        *core            // the route's core at run time (core.go)
+	reply       replies          // the route's answers (reply.go), built in Provision
 	disc        *discovery.Route // the route's bazaar declarations (discovery.go)
 	mcp         *mcp.Transport   // the MCP route's transport (transport.go); nil for other routes
 	logger      *zap.Logger
@@ -320,7 +320,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.loadSeller(ctx); err != nil { // the route's scheme (seller.go)
 		return err
 	}
-	h.initV2()
 	if h.Facilitator != "" && !app.Validating() {
 		h.checkRemoteNetworks()
 	}
@@ -357,6 +356,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.provisionDiscovery(); err != nil {
 		return err
 	}
+	h.reply = newReplies(h)
 	h.checkPathGuards(ctx) // pathguard_check.go
 	h.fillCore()
 	if err := h.provisionMCP(ctx); err != nil {

@@ -87,7 +87,7 @@ func (h *Handler) setTestOptions(t testing.TB, opts ...payOption) {
 		opts[i].canon = h.pricing.canonNetwork(opts[i].reqs.Network)
 	}
 	h.pricing.options = opts
-	h.initV2()
+	h.reply = newReplies(h)
 	o, err := h.pricing.priceOffer(h.pricing.expr)
 	if err != nil {
 		t.Fatal(err)

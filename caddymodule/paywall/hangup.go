@@ -53,23 +53,23 @@ func (h *core) goneBeforeUpstream(r *http.Request) bool {
 }
 
 // logAnswerLost logs the charge of a buyer who hung up.
-func (h *Handler) logAnswerLost(r *http.Request, id string, sr *x402.SettleResponse, err error) {
+func (rp *replies) logAnswerLost(r *http.Request, id string, sr *x402.SettleResponse, err error) {
 	switch {
 	case err != nil:
-		h.logger.Error("the buyer hung up after its request went to the upstream, and settling its payment could not be carried out",
+		rp.logger.Error("the buyer hung up after its request went to the upstream, and settling its payment could not be carried out",
 			zap.String("id", id), zap.String("uri", r.RequestURI), zap.Error(err))
 	case sr.Settled():
-		h.logger.Info("the buyer hung up after its request went to the upstream: charged, the answer is lost; a retry with the same payment is told so and does not run the upstream again",
+		rp.logger.Info("the buyer hung up after its request went to the upstream: charged, the answer is lost; a retry with the same payment is told so and does not run the upstream again",
 			zap.String("id", id), zap.String("uri", r.RequestURI), zap.String("value", sr.Value), zap.String("tx_hash", sr.TxHash))
 	default:
-		h.logger.Warn("the buyer hung up after its request went to the upstream, and its payment was not settled",
+		rp.logger.Warn("the buyer hung up after its request went to the upstream, and its payment was not settled",
 			zap.String("id", id), zap.String("uri", r.RequestURI), zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
 	}
 }
 
 // answerLost answers a retry with a payment whose answer was lost (see
 // the top of this file).
-func (h *Handler) answerLost(w http.ResponseWriter, r *http.Request) error {
-	h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, x402.ErrTextAlreadyUsed)
-	return h.paymentRequired(w, r, textAnswerLost, "")
+func (rp *replies) answerLost(w http.ResponseWriter, r *http.Request) error {
+	rp.metrics.payment(rp.pricing.saleOf(r), OutcomeRefused, x402.ErrTextAlreadyUsed)
+	return rp.paymentRequired(w, r, textAnswerLost, "")
 }

@@ -165,7 +165,7 @@ func (mw *meterWriter) writeHeader(status int) {
 	if mw.after {
 		hdr.Del("Content-Length")
 		mw.trailer = httpx.HeaderPaymentResponse
-		if _, v2 := mw.h.paymentHeader(mw.r); v2 {
+		if _, v2 := mw.h.reply.paymentHeader(mw.r); v2 {
 			mw.trailer = x402.HeaderPaymentResponseV2
 		}
 		hdr.Add("Trailer", mw.trailer)
@@ -189,7 +189,7 @@ func (mw *meterWriter) settleBefore(complete bool) {
 	case err != nil:
 		mw.state = meterDropped
 		clearHeader(mw.ResponseWriter.Header())
-		_ = h.facilitatorFailed(mw.ResponseWriter, "settled", err)
+		_ = h.reply.facilitatorFailed(mw.ResponseWriter, "settled", err)
 		return
 	case sr.Settled():
 		mw.receipt(sr)
@@ -206,11 +206,11 @@ func (mw *meterWriter) settleBefore(complete bool) {
 	case sr.Error == x402.ErrTextPending:
 		mw.state = meterDropped
 		clearHeader(mw.ResponseWriter.Header())
-		_ = h.pending(mw.ResponseWriter, mw.r, sr.TxHash)
+		_ = h.reply.pending(mw.ResponseWriter, mw.r, sr.TxHash)
 	default:
 		mw.state = meterDropped
 		clearHeader(mw.ResponseWriter.Header())
-		_ = h.settleRefused(mw.ResponseWriter, mw.r, sr)
+		_ = h.reply.settleRefused(mw.ResponseWriter, mw.r, sr)
 	}
 }
 
@@ -388,14 +388,14 @@ func (mw *meterWriter) finish(upstreamErr error) error {
 	case err != nil:
 		h.logger.Error("settling an upto payment after its answer failed; the answer went out unpaid",
 			zap.String("id", mw.id), zap.String("charge", mw.charge.String()), zap.Error(err))
-		h.setFailedResponse(mw.ResponseWriter, mw.r, &x402.SettleResponse{Event: x402.EventFailed,
+		h.reply.setFailedResponse(mw.ResponseWriter, mw.r, &x402.SettleResponse{Event: x402.EventFailed,
 			Network: h.pricing.saleOf(mw.r).network(), Error: x402.MessageOf(err), Timestamp: x402.Timestamp(time.Now())})
 	case sr.Settled():
 		mw.receipt(sr)
 	default:
 		h.logger.Error("an upto payment was not settled after its answer went out",
 			zap.String("id", mw.id), zap.String("charge", mw.charge.String()), zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
-		h.setFailedResponse(mw.ResponseWriter, mw.r, sr)
+		h.reply.setFailedResponse(mw.ResponseWriter, mw.r, sr)
 	}
 	return upstreamErr
 }
@@ -458,7 +458,7 @@ func (mw *meterWriter) hangUp() {
 		mw.rec.AnswerLost = true
 	}
 	sr, err := mw.settle()
-	mw.h.logAnswerLost(mw.r, mw.id, sr, err)
+	mw.h.reply.logAnswerLost(mw.r, mw.id, sr, err)
 }
 
 // receipt writes the receipt of a settled charge.
@@ -467,7 +467,7 @@ func (mw *meterWriter) receipt(sr *x402.SettleResponse) {
 		mw.ch.receipt(mw.ResponseWriter)
 		return
 	}
-	mw.h.settled(mw.ResponseWriter, mw.r, sr)
+	mw.h.reply.settled(mw.ResponseWriter, mw.r, sr)
 }
 
 func (mw *meterWriter) meterPath() []string { return newMeterReader(mw.h.Meter.Path, 0, false).path }

@@ -144,12 +144,12 @@ type paymentIDAnswer struct {
 
 // paymentIDAnswer writes a 400 or 409 about a payment id. Nothing was
 // verified or settled for the request.
-func (h *Handler) paymentIDAnswer(w http.ResponseWriter, r *http.Request, status int, a paymentIDAnswer) error {
+func (rp *replies) paymentIDAnswer(w http.ResponseWriter, r *http.Request, status int, a paymentIDAnswer) error {
 	code := reasonPaymentIDConflict
 	if status == http.StatusBadRequest {
 		code = reasonPaymentIDInvalid
 	}
-	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeRefused, code)
+	rp.metrics.paymentCode(rp.pricing.saleOf(r), OutcomeRefused, code)
 	a.X402Version = x402.Version2
 	body, _ := json.Marshal(a)
 	body = append(body, '\n')

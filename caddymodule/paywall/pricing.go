@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
@@ -275,20 +274,6 @@ func (p *pricing) offerFor(r *http.Request) (*offer, error) {
 	c.m[value] = o
 	c.mu.Unlock()
 	return o, nil
-}
-
-// priceFailed answers a request whose price did not resolve: 500 (the
-// seller's configuration is at fault), logged with the route and the
-// value. Nothing was verified or settled, and the next handler did not run.
-func (h *core) priceFailed(err error) error {
-	var pe *priceError
-	value, expr := "", h.pricing.expr
-	if errors.As(err, &pe) {
-		value = pe.value
-	}
-	h.logger.Error("the route's price did not resolve to a valid price for this request; answering 500, nothing charged: fix the placeholder or what sets it",
-		zap.String("route", h.metrics.label), zap.String("price", expr), zap.String("value", value), zap.Error(err))
-	return caddyhttp.Error(http.StatusInternalServerError, err)
 }
 
 // sale is what one request is sold for: its offer, the option a

@@ -3,6 +3,7 @@ package paywall
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -13,7 +14,9 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/access"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/discovery"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -36,23 +39,72 @@ type v2State struct {
 	extensions map[string]any // the 402's extensions
 }
 
-// initV2 turns version 2 on when some option's chain id is known.
-func (h *Handler) initV2() {
-	h.v2 = v2State{}
-	for i := range h.pricing.options {
-		if h.pricing.options[i].caip2 != "" {
-			h.v2.on = true
+// replies writes the route's answers to a payment: the 402 with the
+// requirements (and the payment page), pending, the 409s and 503s of a
+// payment that cannot be decided now, the 500 of a facilitator failure
+// or of a price that did not resolve, the refusal of a settle
+// (settle.go), the answers about a payment id (paymentid.go), of a store
+// fault (storefault.go), of a busy wallet (wallet_refusal.go) and of a
+// lost answer (hangup.go), and the settlement attached to a paid request,
+// each in the payment's x402 version (its dialect); and the facilitator
+// request of a version 2 payment (v2Request), built in that dialect.
+// Handler.Provision builds it (newReplies) once what it reads exists; the
+// core and the channel route reach it through pointers of their own.
+//
+// It reads of the route: its pricing (the options and the request's
+// sale), metrics, logger, access gate (nil without access), discovery
+// declarations (nil without them), payment page, and of the config the
+// description, mime type, scheme, payment identifier mode and whether the
+// scheme exists in x402 version 2 only; and the v2 state it derives from
+// them.
+type replies struct {
+	pricing     *pricing         // the route's payment options and offers (Handler.pricing)
+	metrics     *routeMetrics    // the route's metrics (Handler.metrics)
+	logger      *zap.Logger      // the route's logger
+	gate        *access.Gate     // the access gate; nil without access
+	disc        *discovery.Route // the bazaar declarations; nil-safe
+	page        *PaywallPage     // the payment page (Handler.PaywallPage, built after newReplies)
+	description string           // Description, in the v2 resource info
+	mimeType    string           // MimeType, in the v2 resource info
+	scheme      string           // Scheme, named in the v2-only body
+	paymentID   string           // PaymentIdentifier: PaymentIDOptional, PaymentIDRequired or PaymentIDOff
+	v2Only      bool             // the scheme exists in x402 version 2 only (upto, batch-settlement): reply_v2only.go
+	v2          v2State          // version 2 on or off, and the 402's extensions (initV2)
+}
+
+// newReplies builds the route's replies from its handler, in Provision
+// once the pricing, metrics label, access gate (on the core) and
+// discovery declarations exist (the page is pointed at, and built after).
+// It keeps no pointer to the handler.
+func newReplies(h *Handler) replies {
+	rp := replies{
+		pricing: &h.pricing, metrics: &h.metrics, logger: h.logger, gate: h.core.gate, disc: h.disc, page: &h.PaywallPage,
+		description: h.Description, mimeType: h.MimeType, scheme: h.Scheme, paymentID: h.PaymentIdentifier,
+		v2Only: h.upto() || h.Scheme == SchemeChannel,
+	}
+	rp.initV2(h.GasSponsoring == GasSponsoringEIP2612)
+	return rp
+}
+
+// initV2 turns version 2 on when some option's chain id is known, and
+// declares the route's extensions: the payment identifier unless off, and
+// EIP-2612 gas sponsoring when eip2612 is set.
+func (rp *replies) initV2(eip2612 bool) {
+	rp.v2 = v2State{}
+	for i := range rp.pricing.options {
+		if rp.pricing.options[i].caip2 != "" {
+			rp.v2.on = true
 		}
 	}
-	if !h.v2.on {
+	if !rp.v2.on {
 		return
 	}
-	h.v2.extensions = map[string]any{}
-	if h.declaresPaymentID() {
-		h.v2.extensions[x402.ExtPaymentIdentifier] = x402.DeclarePaymentIdentifier(h.PaymentIdentifier == PaymentIDRequired)
+	rp.v2.extensions = map[string]any{}
+	if rp.declaresPaymentID() {
+		rp.v2.extensions[x402.ExtPaymentIdentifier] = x402.DeclarePaymentIdentifier(rp.paymentID == PaymentIDRequired)
 	}
-	if h.GasSponsoring == GasSponsoringEIP2612 {
-		h.v2.extensions[x402.ExtEIP2612GasSponsoring] = eip2612Declaration()
+	if eip2612 {
+		rp.v2.extensions[x402.ExtEIP2612GasSponsoring] = eip2612Declaration()
 	}
 }
 
@@ -62,32 +114,32 @@ func isPreflight(r *http.Request) bool {
 }
 
 // paymentHeader returns the buyer's payment header and whether it is v2.
-func (h *Handler) paymentHeader(r *http.Request) (string, bool) {
-	if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" && h.v2.on {
+func (rp *replies) paymentHeader(r *http.Request) (string, bool) {
+	if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" && rp.v2.on {
 		return v, true
 	}
 	return r.Header.Get(httpx.HeaderPayment), false
 }
 
 // setPaymentRequired adds the v2 PAYMENT-REQUIRED header to a 402.
-func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resource, method string) {
+func (rp *replies) setPaymentRequired(hdr http.Header, off *offer, errText, resource, method string) {
 	hdr.Set("Access-Control-Expose-Headers", exposedHeaders)
-	if !h.v2.on {
+	if !rp.v2.on {
 		return
 	}
 	if errText == "X-PAYMENT header is required" {
 		errText = "PAYMENT-SIGNATURE header is required"
 	}
-	exts := h.v2.extensions
-	if h.core.gate != nil {
-		exts = h.core.gate.Declare(exts, resource)
+	exts := rp.v2.extensions
+	if rp.gate != nil {
+		exts = rp.gate.Declare(exts, resource)
 	}
 	pr := x402.PaymentRequiredV2{
 		X402Version: x402.Version2,
 		Error:       errText,
-		Resource:    &x402.ResourceInfo{URL: resource, Description: h.Description, MimeType: h.MimeType},
+		Resource:    &x402.ResourceInfo{URL: resource, Description: rp.description, MimeType: rp.mimeType},
 		Accepts:     off.accepts(),
-		Extensions:  h.disc.WithBazaar(exts, method),
+		Extensions:  rp.disc.WithBazaar(exts, method),
 	}
 	if v, err := x402.EncodeBase64JSON(pr); err == nil {
 		hdr.Set(x402.HeaderPaymentRequired, v)
@@ -97,14 +149,14 @@ func (h *Handler) setPaymentRequired(hdr http.Header, off *offer, errText, resou
 // v2Request turns a v2 payment into the facilitator request for the
 // option it chose: the v1 requirements (for the embedded facilitator and
 // Cronos-flavour remotes) with the v2 ones beside them.
-func (h *Handler) v2Request(r *http.Request, header string, resource string) *x402.Request {
-	part := h.pricing.saleOf(r).part()
+func (rp *replies) v2Request(r *http.Request, header string, resource string) *x402.Request {
+	part := rp.pricing.saleOf(r).part()
 	req := &x402.Request{
 		X402Version:         x402.X402Version,
 		PaymentHeader:       header,
 		PaymentRequirements: part.reqs,
 		Dialect:             x402.DialectV2,
-		Resource:            &x402.ResourceInfo{URL: resource, Description: h.Description, MimeType: h.MimeType},
+		Resource:            &x402.ResourceInfo{URL: resource, Description: rp.description, MimeType: rp.mimeType},
 	}
 	if part.v2 != nil {
 		reqs := *part.v2
@@ -115,9 +167,9 @@ func (h *Handler) v2Request(r *http.Request, header string, resource string) *x4
 
 // setPaymentResponse writes the settlement in the header matching the
 // payment's version.
-func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse, network string) {
-	if _, v2 := h.paymentHeader(r); v2 {
-		if v, err := x402.EncodeBase64JSON(sr.Reference(sr.From, h.pricing.saleOf(r).v2Network())); err == nil {
+func (rp *replies) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse, network string) {
+	if _, v2 := rp.paymentHeader(r); v2 {
+		if v, err := x402.EncodeBase64JSON(sr.Reference(sr.From, rp.pricing.saleOf(r).v2Network())); err == nil {
 			w.Header().Set(x402.HeaderPaymentResponseV2, v)
 		}
 		return
@@ -127,13 +179,13 @@ func (h *Handler) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr 
 
 // setFailedResponse adds PAYMENT-RESPONSE with the failed settlement to a
 // v2 payment's 402, as the v2 transport does.
-func (h *Handler) setFailedResponse(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse) {
-	if _, v2 := h.paymentHeader(r); v2 {
+func (rp *replies) setFailedResponse(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse) {
+	if _, v2 := rp.paymentHeader(r); v2 {
 		payer := ""
 		if p, err := x402.DecodePaymentHeader(r.Header.Get(x402.HeaderPaymentSignature)); err == nil && p.ParsePayload() == nil {
 			payer = p.Authorization.From.Hex()
 		}
-		if v, err := x402.EncodeBase64JSON(sr.Reference(payer, h.pricing.saleOf(r).v2Network())); err == nil {
+		if v, err := x402.EncodeBase64JSON(sr.Reference(payer, rp.pricing.saleOf(r).v2Network())); err == nil {
 			w.Header().Set(x402.HeaderPaymentResponseV2, v)
 		}
 	}
@@ -148,8 +200,8 @@ var retryAfterFailed = []string{"5"}
 // limiting): never an empty body, and no money moved that the buyer does
 // not know of (a pending settlement is an answer, not a failure). A fault
 // of the shared store is answered 503 instead (storeFault).
-func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error) error {
-	if handled, werr := h.storeFault(w, op, err); handled {
+func (rp *replies) facilitatorFailed(w http.ResponseWriter, op string, err error) error {
+	if handled, werr := rp.storeFault(w, op, err); handled {
 		return werr
 	}
 	msg := fmt.Sprintf("the payment could not be %s: %s", op, x402.MessageOf(err))
@@ -172,16 +224,30 @@ func (h *Handler) facilitatorFailed(w http.ResponseWriter, op string, err error)
 	return werr
 }
 
+// priceFailed answers a request whose price did not resolve: 500 (the
+// seller's configuration is at fault), logged with the route and the
+// value. Nothing was verified or settled, and the next handler did not run.
+func (rp *replies) priceFailed(err error) error {
+	var pe *priceError
+	value, expr := "", rp.pricing.expr
+	if errors.As(err, &pe) {
+		value = pe.value
+	}
+	rp.logger.Error("the route's price did not resolve to a valid price for this request; answering 500, nothing charged: fix the placeholder or what sets it",
+		zap.String("route", rp.metrics.label), zap.String("price", expr), zap.String("value", value), zap.Error(err))
+	return caddyhttp.Error(http.StatusInternalServerError, err)
+}
+
 // pending answers a payment whose transaction is not in a block yet: 402
 // (spec 4.5 rule 4) with error "Settlement pending", the txHash in the body
 // and in X-PAYMENT-RESPONSE, and the advice to retry with the same header.
-func (h *Handler) pending(w http.ResponseWriter, r *http.Request, txHash string) error {
-	sl := h.pricing.saleOf(r)
+func (rp *replies) pending(w http.ResponseWriter, r *http.Request, txHash string) error {
+	sl := rp.pricing.saleOf(r)
 	sr := &x402.SettleResponse{Event: x402.EventFailed, TxHash: txHash, Network: sl.network(),
 		Error: x402.ErrTextPending, Timestamp: x402.Timestamp(time.Now())}
 	var body []byte
-	if h.v2Only() {
-		body = h.v2OnlyBody(x402.ErrTextPending, "", txHash, textRetrySameHeader) // reply_v2only.go
+	if rp.v2Only {
+		body = rp.v2OnlyBody(x402.ErrTextPending, "", txHash, textRetrySameHeader) // reply_v2only.go
 	} else {
 		body = sl.offer.build(x402.ErrTextPending, "", resourceURL(r))
 		extra := `"txHash":` + string(appendJSONString(nil, txHash)) + `,"retry":` + string(appendJSONString(nil, textRetrySameHeader)) + ","
@@ -191,7 +257,7 @@ func (h *Handler) pending(w http.ResponseWriter, r *http.Request, txHash string)
 	hdr["Content-Type"] = jsonContentType
 	hdr["Cache-Control"] = noStore
 	hdr.Set("Retry-After", retryAfterPending)
-	h.setPaymentResponse(w, r, sr, sl.network())
+	rp.setPaymentResponse(w, r, sr, sl.network())
 	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusPaymentRequired)
 	_, err := w.Write(body)
@@ -229,8 +295,8 @@ const (
 // the buyer's money. holder is the serving request's authFingerprint ("" if
 // not known), fp this request's: the text says whether it is this very
 // payment or a different authorization with the same nonce.
-func (h *Handler) inFlight(w http.ResponseWriter, r *http.Request, reason, holder, fp string) error {
-	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeRefused, reason)
+func (rp *replies) inFlight(w http.ResponseWriter, r *http.Request, reason, holder, fp string) error {
+	rp.metrics.paymentCode(rp.pricing.saleOf(r), OutcomeRefused, reason)
 	text, retry := textInFlight, retryInFlight
 	switch {
 	case holder == "":
@@ -243,9 +309,9 @@ func (h *Handler) inFlight(w http.ResponseWriter, r *http.Request, reason, holde
 
 // storeUnavailable answers a payment when the shared store cannot be
 // reached: 503 with Retry-After; nothing was verified or broadcast.
-func (h *Handler) storeUnavailable(w http.ResponseWriter, r *http.Request, err error) error {
-	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
-	h.logger.Error("the payment store cannot be reached; paid requests are answered 503 until it is back", zap.Error(err))
+func (rp *replies) storeUnavailable(w http.ResponseWriter, r *http.Request, err error) error {
+	rp.metrics.paymentCode(rp.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
+	rp.logger.Error("the payment store cannot be reached; paid requests are answered 503 until it is back", zap.Error(err))
 	// Nothing was verified or settled for this request.
 	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textStoreDown, retryStoreDown)
 }
@@ -260,9 +326,9 @@ const (
 // while this one was paused past its lease (store.ErrClaimLost): 409 with
 // the transaction and Retry-After; nothing of the upstream's answer is
 // sent, the new holder delivers the payment.
-func (h *Handler) claimLost(w http.ResponseWriter, r *http.Request, id, txHash string, err error) {
-	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
-	h.logger.Warn("a paid request lost its claim on the payment: this instance was paused past its lease and another instance took the payment over; its answer was dropped so that the payment is delivered once, by the new holder (if this recurs, look at why the instance stalls or set a longer lease)",
+func (rp *replies) claimLost(w http.ResponseWriter, r *http.Request, id, txHash string, err error) {
+	rp.metrics.paymentCode(rp.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
+	rp.logger.Warn("a paid request lost its claim on the payment: this instance was paused past its lease and another instance took the payment over; its answer was dropped so that the payment is delivered once, by the new holder (if this recurs, look at why the instance stalls or set a longer lease)",
 		zap.String("id", id), zap.String("tx_hash", txHash), zap.Error(err))
 	clearHeader(w.Header())
 	_ = httpx.WriteRetryJSON(w, http.StatusConflict, textClaimLost, retryClaimLost, "txHash", txHash)
@@ -272,23 +338,23 @@ func (h *Handler) claimLost(w http.ResponseWriter, r *http.Request, id, txHash s
 // be written: 503 with the transaction and Retry-After; the same header
 // again gets the resource (the record still says settling, and the retry
 // finds the settlement).
-func (h *Handler) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash string, err error) error {
-	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
-	h.logger.Error("a payment settled but its redemption record could not be written; the buyer's retry with the same header gets the resource",
+func (rp *replies) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash string, err error) error {
+	rp.metrics.paymentCode(rp.pricing.saleOf(r), OutcomeFailed, reasonStoreUnavailable)
+	rp.logger.Error("a payment settled but its redemption record could not be written; the buyer's retry with the same header gets the resource",
 		zap.String("tx_hash", txHash), zap.Error(err))
 	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textPaidUnrecorded, retryPaidUnrecorded, "txHash", txHash)
 }
 
 // settled attaches a settlement to the request (for the upstream and for
 // placeholders) and to the response (X-PAYMENT-RESPONSE).
-func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse) {
+func (rp *replies) settled(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse) {
 	block := ""
 	if sr.BlockNumber != nil {
 		block = strconv.FormatUint(*sr.BlockNumber, 10)
 	}
 	network := sr.Network
 	if network == "" {
-		network = h.pricing.saleOf(r).network()
+		network = rp.pricing.saleOf(r).network()
 	}
 	r.Header.Set(httpx.HeaderTxHash, sr.TxHash)
 	r.Header.Set(httpx.HeaderFrom, sr.From)
@@ -307,11 +373,11 @@ func (h *Handler) settled(w http.ResponseWriter, r *http.Request, sr *x402.Settl
 		}
 		caddyhttp.SetVar(r.Context(), "x402."+kv[0], kv[1])
 	}
-	h.setPaymentResponse(w, r, sr, network)
-	if h.core.gate != nil {
-		h.core.gate.Grant(w, r, sr, h.pricing.accessPrice(r), network)
+	rp.setPaymentResponse(w, r, sr, network)
+	if rp.gate != nil {
+		rp.gate.Grant(w, r, sr, rp.pricing.accessPrice(r), network)
 	}
-	h.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
+	rp.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
 		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block))
 }
 
@@ -343,7 +409,7 @@ func encodePaymentResponse(sr *x402.SettleResponse, network string) string {
 // paymentRequired answers 402 with the requirements. errText is the
 // "error" field; invalid, when set, is a verify reason and goes into both
 // "error" and "invalidReason".
-func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errText, invalid string) error {
+func (rp *replies) paymentRequired(w http.ResponseWriter, r *http.Request, errText, invalid string) error {
 	// A reason may repeat the buyer's text (or a remote facilitator's):
 	// it is answered cut, as the refusal cache keeps it.
 	errText, invalid = clipReason(errText), clipReason(invalid)
@@ -351,35 +417,35 @@ func (h *Handler) paymentRequired(w http.ResponseWriter, r *http.Request, errTex
 	if invalid == x402.ReasonInvalidBase64 {
 		// Version 1 keeps the spec's text in error and invalidReason and
 		// says more in message; version 2's error says it all.
-		header, v2 := h.paymentHeader(r)
+		header, v2 := rp.paymentHeader(r)
 		if message = undecodable(header, v2); v2 {
 			invalid, message = message, ""
 		}
 	}
-	body := h.pricing.saleOf(r).offer.build(errText, invalid, resourceURL(r))
+	body := rp.pricing.saleOf(r).offer.build(errText, invalid, resourceURL(r))
 	if message != "" {
 		b := appendJSONString(append(make([]byte, 0, len(body)+len(message)+16), `{"message":`...), message)
 		body = append(append(b, ','), body[1:]...) // body is {"error":...}
 
 	}
 	hdr := w.Header()
-	var v2Only []byte
-	if h.v2Only() {
-		v2Only = h.v2OnlyBody(errText, invalid, "", "") // reply_v2only.go
+	var v2OnlyBody []byte
+	if rp.v2Only {
+		v2OnlyBody = rp.v2OnlyBody(errText, invalid, "", "") // reply_v2only.go
 	}
 	if invalid != "" {
 		errText = invalid
 	}
-	h.setPaymentRequired(hdr, h.pricing.saleOf(r).offer, errText, resourceURL(r), r.Method)
+	rp.setPaymentRequired(hdr, rp.pricing.saleOf(r).offer, errText, resourceURL(r), r.Method)
 	var perRequest *offer
-	if h.pricing.static == nil {
-		perRequest = h.pricing.saleOf(r).offer
+	if rp.pricing.static == nil {
+		perRequest = rp.pricing.saleOf(r).offer
 	}
-	if served, err := h.servePage(w, r, perRequest, body); served {
+	if served, err := rp.page.servePage(w, r, perRequest, body); served {
 		return err // the page's script reads the requirements in the version 1 shape
 	}
-	if v2Only != nil {
-		body = v2Only
+	if v2OnlyBody != nil {
+		body = v2OnlyBody
 	}
 	hdr["Content-Type"] = jsonContentType
 	hdr["Cache-Control"] = noStore
@@ -416,6 +482,6 @@ func undecodable(header string, v2 bool) string {
 }
 
 // declaresPaymentID reports whether the 402 declares the extension.
-func (h *Handler) declaresPaymentID() bool {
-	return h.PaymentIdentifier != PaymentIDOff && h.v2.on
+func (rp *replies) declaresPaymentID() bool {
+	return rp.paymentID != PaymentIDOff && rp.v2.on
 }

@@ -32,14 +32,11 @@ type v2OnlyAnswer struct {
 	Message       string `json:"message"`
 }
 
-// v2Only reports whether the route's scheme exists in x402 version 2 only.
-func (h *Handler) v2Only() bool { return h.upto() || h.Scheme == SchemeChannel }
-
 // v2OnlyBody is the 402 body of a version 2 only route: errText (as the
 // PAYMENT-REQUIRED header words it), invalid (a verify reason, also the
 // error when set), and for a pending settlement its transaction and what
 // to do (txHash and retry, else "").
-func (h *Handler) v2OnlyBody(errText, invalid, txHash, retry string) []byte {
+func (rp *replies) v2OnlyBody(errText, invalid, txHash, retry string) []byte {
 	if invalid != "" {
 		errText = invalid
 	}
@@ -47,6 +44,6 @@ func (h *Handler) v2OnlyBody(errText, invalid, txHash, retry string) []byte {
 		errText = "PAYMENT-SIGNATURE header is required"
 	}
 	b, _ := json.Marshal(v2OnlyAnswer{TxHash: txHash, Retry: retry, X402Version: x402.Version2, Error: errText,
-		InvalidReason: invalid, Message: fmt.Sprintf(textV2Only, h.Scheme)})
+		InvalidReason: invalid, Message: fmt.Sprintf(textV2Only, rp.scheme)})
 	return append(b, '\n')
 }

@@ -48,7 +48,7 @@ func (h *core) servePayment(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	off, err := h.offerFor(r)
 	if err != nil {
-		return h.priceFailed(err)
+		return h.reply.priceFailed(err)
 	}
 	sl := &sale{offer: off}
 	r = withSale(r, sl)

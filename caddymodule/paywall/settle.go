@@ -20,16 +20,16 @@ import (
 // 402 with its reason, naming the transaction that did not transfer the
 // payment, if one was sent; 409 for a smart-contract wallet with another
 // payment being settled (walletBusy).
-func (h *Handler) settleRefused(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse) error {
+func (rp *replies) settleRefused(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse) error {
 	if sr.Error == x402.ReasonWalletBusy {
-		return h.walletBusy(w, r)
+		return rp.walletBusy(w, r)
 	}
-	h.setFailedResponse(w, r, sr)
+	rp.setFailedResponse(w, r, sr)
 	text := sr.Error
 	if text == x402.ErrTextFailedOnChain && sr.TxHash != "" {
 		text = fmt.Sprintf(textFailedOnChainTx, sr.Error, sr.TxHash)
 	}
-	return h.paymentRequired(w, r, text, "")
+	return rp.paymentRequired(w, r, text, "")
 }
 
 // settleFailed handles a settle that gave no answer. When the facilitator

@@ -27,7 +27,7 @@ const retryStoreFault = "send the same request again with the same payment heade
 // storeFault answers 503 with Retry-After when err is a fault of the
 // facilitator's shared store (facilitator.IsStoreUnavailable); handled is
 // false otherwise.
-func (h *Handler) storeFault(w http.ResponseWriter, op string, err error) (handled bool, werr error) {
+func (rp *replies) storeFault(w http.ResponseWriter, op string, err error) (handled bool, werr error) {
 	if !facilitator.IsStoreUnavailable(err) {
 		return false, nil
 	}
@@ -35,7 +35,7 @@ func (h *Handler) storeFault(w http.ResponseWriter, op string, err error) (handl
 	if !ok {
 		text = textsStoreFault["settled"]
 	}
-	h.logger.Error("the payment store cannot be reached; the payment is answered 503, to be sent again",
+	rp.logger.Error("the payment store cannot be reached; the payment is answered 503, to be sent again",
 		zap.String("step", op), zap.Error(err))
 	return true, httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, text, retryStoreFault)
 }

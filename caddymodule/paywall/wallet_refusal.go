@@ -21,7 +21,7 @@ const retryWalletBusy = "nothing was charged for this request. Send the same pay
 // another payment of the wallet is being settled: 409 with Retry-After,
 // not a final refusal (and not remembered as one), since that other
 // payment's outcome decides whether this one can go.
-func (h *Handler) walletBusy(w http.ResponseWriter, r *http.Request) error {
-	h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeRefused, reasonWalletBusy)
+func (rp *replies) walletBusy(w http.ResponseWriter, r *http.Request) error {
+	rp.metrics.paymentCode(rp.pricing.saleOf(r), OutcomeRefused, reasonWalletBusy)
 	return httpx.WriteRetryJSON(w, http.StatusConflict, x402.ReasonWalletBusy, retryWalletBusy)
 }
