@@ -91,3 +91,28 @@ func copyLocked(mu *sync.Mutex, v *big.Int) *big.Int {
 	defer mu.Unlock()
 	return new(big.Int).Set(v)
 }
+
+var _ scheme.Counted = (*bound)(nil)
+
+// Counts are exact's counts on its network, for metrics (scheme.Counted):
+// the smart-wallet settlements and the reverted settlements, as
+// WalletStats and RevertCounts give them.
+func (b *bound) Counts() []scheme.Count {
+	w, r := b.smart, &b.reverts
+	wei := func(mu *sync.Mutex, v *big.Int) float64 {
+		f, _ := new(big.Float).SetInt(copyLocked(mu, v)).Float64()
+		return f
+	}
+	return []scheme.Count{
+		{Name: "x402_smart_wallet_payments_total", Help: "Settled payments from smart-contract wallets that were deployed already (EIP-1271), by network.", Value: float64(w.walletPays.Load())},
+		{Name: "x402_smart_wallet_deployments_total", Help: "Smart-contract wallets deployed by the facilitator to settle their ERC-6492 payments, by network.", Value: float64(w.deployments.Load())},
+		{Name: "x402_smart_wallet_deployment_gas_total", Help: "Gas used by the transactions that deployed a wallet and settled its payment, paid by the facilitator, by network.", Value: float64(w.deploymentGas.Load())},
+		{Name: "x402_smart_wallet_deployment_fee_wei_total", Help: "What those transactions cost the facilitator, in wei, by network.", Value: wei(&w.feeMu, &w.deploymentFee)},
+		{Name: "x402_settlements_reverted_total", Help: "Settlements whose transaction was mined and reverted (the gas paid, nothing moved), by network.", Value: float64(r.reverted.Load())},
+		{Name: "x402_settlement_revert_gas_total", Help: "Gas used by settlement transactions that reverted, paid by the facilitator for nothing, by network.", Value: float64(r.gas.Load())},
+		{Name: "x402_settlement_revert_fee_wei_total", Help: "What those transactions cost the facilitator, in wei, by network.", Value: wei(&r.feeMu, &r.fee)},
+		{Name: "x402_smart_wallet_cool_offs_total", Help: "Reverted settlements of smart-contract wallets that started or lengthened a cooling-off of the wallet (and of its code), by network.", Value: float64(r.strikes.Load())},
+		{Name: "x402_smart_wallet_cooling_off_refusals_total", Help: "Smart-contract wallet payments refused because the wallet, or its code, cools off after a revert, by network.", Value: float64(r.refused.Load())},
+		{Name: "x402_smart_wallet_busy_refusals_total", Help: "Smart-contract wallet payments refused because another payment of the wallet was being settled, by network.", Value: float64(r.busy.Load())},
+	}
+}

@@ -37,3 +37,21 @@ type VerifyExtra interface {
 	VerifyPayer() string
 	VerifyExtra() map[string]any
 }
+
+// Counted is a Bound that counts what it did on its network since the
+// facilitator started, for metrics (exact: smart-wallet settlements,
+// reverted settlements, cooling-offs): the x402 app exports each Count as
+// a counter with a network label, under the Count's own name, so that a
+// scheme's metrics are defined in its own package.
+type Counted interface {
+	Counts() []Count
+}
+
+// Count is one monotonic count of a scheme on a network.
+type Count struct {
+	// Name is the metric's name (x402_…_total); Help says what it counts.
+	Name, Help string
+	// Value is the count (a wei amount may pass 2^53 and lose precision,
+	// as a Prometheus counter does).
+	Value float64
+}
