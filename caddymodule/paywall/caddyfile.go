@@ -214,7 +214,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.RefusalTTL = caddy.Duration(ttl)
 			continue
 		}
-		if handled, err := h.unmarshalMeterOption(d, opt); handled {
+		if handled, err := h.Metering.unmarshalOption(d, opt); handled {
 			if err != nil {
 				return err
 			}

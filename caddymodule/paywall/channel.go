@@ -59,15 +59,18 @@ type chanRoute struct {
 	// core is the paywall the route sells for. The route reads of it
 	// its options (pricing), logger, metrics, facilitator client, app
 	// and deliveries (leases), attempt limit and configuration, and
-	// calls its settleBy and the meter (forMeter, newMeterWriter,
-	// goneBeforeUpstream). Some of these are set after provisionChannel
-	// (attempts), so they are read through core, not copied.
+	// calls its settleBy and goneBeforeUpstream. Some of these are set
+	// after provisionChannel (attempts), so they are read through core,
+	// not copied.
 	core *Handler
 	// reply writes the route's answers (paymentRequired, storeUnavailable,
 	// facilitatorFailed, settleRefused) and builds its facilitator
 	// requests (v2Request): the Handler's replies, which Provision fills
 	// in after provisionChannel; read at requests only.
 	reply *replies
+	// meter reads the charge of a request from its answer (meterer.go,
+	// shared with upto).
+	meter *meterer
 	store store.Channels
 	opts  []chanOption
 	stop  chan struct{}
@@ -112,7 +115,7 @@ func (h *Handler) provisionChannel() error {
 		return errors.New("x402: scheme batch-settlement needs a store that keeps payment channels (memory, bbolt or postgres)")
 	}
 	fac := h.app.Facilitator()
-	cr := &chanRoute{core: h, reply: &h.reply, store: chans, led: map[string]bool{}, scanned: map[int]uint64{}}
+	cr := &chanRoute{core: h, reply: &h.reply, meter: newMeterer(h), store: chans, led: map[string]bool{}, scanned: map[int]uint64{}}
 	for i := range h.pricing.options {
 		opt := &h.pricing.options[i]
 		if opt.caip2 == "" {

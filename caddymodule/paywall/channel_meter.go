@@ -70,12 +70,12 @@ func (rt *chanRoute) serveChannelMetered(w http.ResponseWriter, r *http.Request,
 		cc.release(w) // nothing went upstream, nothing is charged (hangup.go)
 		return nil
 	}
-	rt.core.forMeter(r) // the whole answer, whatever the buyer asked for (meter_request.go)
-	mw := rt.core.newMeterWriter(w, r, nil, nil, "", nil)
+	rt.meter.forMeter(r) // the whole answer, whatever the buyer asked for (meter_request.go)
+	mw := rt.meter.newWriter(w, r)
 	mw.ch = cc
 	defer func() {
 		// reverse_proxy aborts an answer it cannot complete by panicking
-		// with http.ErrAbortHandler (as in serveUpto): a held answer is
+		// with http.ErrAbortHandler (as in uptoSeller.serve): a held answer is
 		// answered 502 and nothing is charged; a streaming one was settled;
 		// a buyer who hung up is charged (hangup.go) and gets nothing.
 		if p := recover(); p != nil {

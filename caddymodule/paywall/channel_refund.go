@@ -83,20 +83,20 @@ func (rt *chanRoute) settleRefunded(ctx context.Context) {
 var refundsInFlight sync.Map
 
 // parseRefundIdle reads `refund_idle <duration>|off`.
-func (h *Handler) parseRefundIdle(d *caddyfile.Dispenser) error {
+func (m *Metering) parseRefundIdle(d *caddyfile.Dispenser) error {
 	v, err := httpx.OneArg(d)
 	if err != nil {
 		return err
 	}
 	if v == "off" {
-		h.RefundIdle = 0
+		m.RefundIdle = 0
 		return nil
 	}
 	dur, err := caddy.ParseDuration(v)
 	if err != nil || dur < time.Second {
 		return d.Errf("x402: refund_idle %q: want a duration of at least 1s, such as 24h, or off", v)
 	}
-	h.RefundIdle = caddy.Duration(dur)
+	m.RefundIdle = caddy.Duration(dur)
 	return nil
 }
 

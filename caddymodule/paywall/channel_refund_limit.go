@@ -143,7 +143,7 @@ func (h *Handler) refundMinOf(opt *payOption) (*big.Int, error) {
 
 // parseRefundLimit reads `refund_window <duration>` and
 // `refund_min <price in whole tokens>`.
-func (h *Handler) parseRefundLimit(d *caddyfile.Dispenser, name string) error {
+func (m *Metering) parseRefundLimit(d *caddyfile.Dispenser, name string) error {
 	v, err := httpx.OneArg(d)
 	if err != nil {
 		return err
@@ -153,13 +153,13 @@ func (h *Handler) parseRefundLimit(d *caddyfile.Dispenser, name string) error {
 		if err != nil || dur < time.Second {
 			return d.Errf("x402: refund_window %q: want a duration of at least 1s, such as 10m", v)
 		}
-		h.RefundWindow = caddy.Duration(dur)
+		m.RefundWindow = caddy.Duration(dur)
 		return nil
 	}
 	if _, err := x402.ParsePrice(v, 18); err != nil {
 		return d.Errf("x402: refund_min %q: want a price in whole tokens, such as 0.01: %v", v, err)
 	}
-	h.RefundMin = v
+	m.RefundMin = v
 	return nil
 }
 

@@ -181,7 +181,7 @@ func TestChannelVoucherHotPath(t *testing.T) {
 	h.PayTo = channelPayTo
 	h.setTestOptions(t, opt)
 	chans := memory.NewRedemptions().(store.Channels)
-	h.chans = &chanRoute{core: h, reply: &h.reply, store: chans, opts: []chanOption{{chainID: big.NewInt(devnet.ChainID),
+	h.chans = &chanRoute{core: h, reply: &h.reply, meter: newMeterer(h), store: chans, opts: []chanOption{{chainID: big.NewInt(devnet.ChainID),
 		authorizer: common.HexToAddress("0x00000000000000000000000000000000000000Aa"), token: devnet.TokenAddress,
 		payTo: common.HexToAddress(channelPayTo), ids: new(channelIDs)}}}
 	h.core.seller = h.chans // the route's seller, as channelScheme.NewSeller makes it

@@ -219,7 +219,7 @@ type Handler struct {
 
 	// Metering is the route's scheme (exact or upto) and, for upto, how
 	// the charge is read from the answer: scheme, meter and
-	// meter_max_bytes (upto.go).
+	// meter_max_bytes (metering.go).
 	Metering
 
 	// Declaration is what the route declares for discovery: input_schema,
@@ -236,7 +236,6 @@ type Handler struct {
 	releases    []func() error // what the handler holds in usage pools, let go in Cleanup
 	pricing     pricing        // the payment options and the offers of the route's prices
 	settleAfter bool
-	uptoRemote  *uptoRemote      // an upto route's remote facilitator address, learnt at its first request
 	chans       *chanRoute       // a batch-settlement route's channels (channel.go); nil otherwise
 	core        *core            // the route's core at run time (core.go)
 	reply       replies          // the route's answers (reply.go), built in Provision
@@ -512,8 +511,16 @@ func (h *Handler) Validate() error {
 	if h.Facilitator != "" && !strings.HasPrefix(h.Facilitator, "http://") && !strings.HasPrefix(h.Facilitator, "https://") {
 		return fmt.Errorf("x402: facilitator %q must be an http:// or https:// URL", h.Facilitator)
 	}
-	if err := h.validateMetering(); err != nil {
+	if err := knownScheme(h.scheme()); err != nil { // seller.go
 		return err
+	}
+	if err := h.Metering.validate(h.Window.Access); err != nil {
+		return err
+	}
+	if h.channel() {
+		if err := h.validateChannel(); err != nil {
+			return err
+		}
 	}
 	if err := h.Declaration.Validate(); err != nil {
 		return err

@@ -77,8 +77,7 @@ func BenchmarkMeterPerMiB(b *testing.B) {
 			}
 		})
 		b.Run(kind+"/metered", func(b *testing.B) {
-			h := &Handler{logger: zap.NewNop()}
-			h.Meter = &Meter{Kind: "json", Path: "usage.total_tokens", UnitPrice: "2"}
+			m := &meterer{logger: zap.NewNop(), meter: &Meter{Kind: "json", Path: "usage.total_tokens", UnitPrice: "2"}}
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
@@ -87,8 +86,8 @@ func BenchmarkMeterPerMiB(b *testing.B) {
 					hdr.Set("Content-Type", "text/event-stream")
 				}
 				mw := &meterWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: &discardWriter{h: hdr}},
-					h: h, after: true, max: DefaultMeterMaxBytes, state: meterStreaming, sse: sse,
-					meter: newMeterReader(h.Meter.Path, DefaultMeterMaxBytes, sse)}
+					m: m, after: true, max: DefaultMeterMaxBytes, state: meterStreaming, sse: sse,
+					meter: newMeterReader(m.meter.Path, DefaultMeterMaxBytes, sse)}
 				for _, c := range chunks {
 					_, _ = mw.Write(c)
 					if sse {
@@ -123,8 +122,7 @@ func BenchmarkMeterProxyPerMiB(b *testing.B) {
 	target, _ := url.Parse(up.URL)
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.FlushInterval = -1
-	h := &Handler{logger: zap.NewNop()}
-	h.Meter = &Meter{Kind: "json", Path: "usage.total_tokens", UnitPrice: "2"}
+	m := &meterer{logger: zap.NewNop(), meter: &Meter{Kind: "json", Path: "usage.total_tokens", UnitPrice: "2"}}
 	for _, metered := range []bool{false, true} {
 		name := "plain"
 		if metered {
@@ -136,8 +134,8 @@ func BenchmarkMeterProxyPerMiB(b *testing.B) {
 				return
 			}
 			mw := &meterWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
-				h: h, after: true, max: DefaultMeterMaxBytes, state: meterStreaming, sse: true,
-				meter: newMeterReader(h.Meter.Path, DefaultMeterMaxBytes, true)}
+				m: m, after: true, max: DefaultMeterMaxBytes, state: meterStreaming, sse: true,
+				meter: newMeterReader(m.meter.Path, DefaultMeterMaxBytes, true)}
 			rp.ServeHTTP(mw, r)
 			if v, ok := mw.meter.result(); !ok || v.RatString() != "4096" {
 				panic(fmt.Sprint("reading ", v, ok))

@@ -22,8 +22,8 @@ var meteredRequestHeaders = []string{"Range", "If-Range", "If-None-Match", "If-M
 
 // forMeter removes meteredRequestHeaders from a request the meter will
 // read the answer of (a route with a meter), before the upstream.
-func (h *Handler) forMeter(r *http.Request) {
-	if h.Meter == nil {
+func (m *meterer) forMeter(r *http.Request) {
+	if m.meter == nil {
 		return
 	}
 	for _, k := range meteredRequestHeaders {

@@ -11,13 +11,11 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
-	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -36,19 +34,17 @@ const (
 )
 
 // meterWriter runs between the upstream and the buyer for an upto
-// payment: it takes the charge from the answer (Settlement-Overrides, the
-// meter, else the maximum) and settles it, before the answer goes out
-// (settle before: held, at most meter_max_bytes of it) or after it ended
-// (settle after: streamed as it comes, flushed per write for server-sent
-// events, the receipt in a trailer).
+// payment or a channel request: it takes the charge from the answer
+// (Settlement-Overrides, the meter, else the maximum) and has the scheme
+// settle it (up, an upto payment; ch, a channel request), before the
+// answer goes out (settle before: held, at most meter_max_bytes of it) or
+// after it ended (settle after, upto only: streamed as it comes, flushed
+// per write for server-sent events, the receipt in a trailer).
 type meterWriter struct {
 	*caddyhttp.ResponseWriterWrapper
-	h     *Handler
+	m     *meterer
 	r     *http.Request
-	req   *x402.Request
-	res   *facilitator.Reservation // the payment held by the embedded facilitator, or nil
-	id    string
-	rec   *redemption
+	up    *uptoCharge // an upto payment's settle (upto_charge.go), or nil
 	rule  chargeRule
 	after bool
 	max   int // meter_max_bytes
@@ -84,9 +80,11 @@ type answerCharge interface {
 	upgrade(w http.ResponseWriter)
 }
 
-func (h *Handler) newMeterWriter(w http.ResponseWriter, r *http.Request, req *x402.Request, res *facilitator.Reservation, id string, rec *redemption) *meterWriter {
+// newWriter wraps w, the answer to r, in a meter writer. The caller sets
+// the scheme's side: up (an upto payment) or ch (a channel request).
+func (m *meterer) newWriter(w http.ResponseWriter, r *http.Request) *meterWriter {
 	return &meterWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w},
-		h: h, r: r, req: req, res: res, id: id, rec: rec, rule: h.chargeRuleOf(r), after: h.settleAfter, max: h.maxBytes()}
+		m: m, r: r, rule: m.chargeRuleOf(r), after: m.after, max: m.maxBytes}
 }
 
 // WriteHeader decides, at the upstream's status, how the answer goes.
@@ -138,17 +136,17 @@ func (mw *meterWriter) writeHeader(status int) {
 	mw.sse = ct == "text/event-stream"
 	if override != "" {
 		if v, err := parseOverride(override, mw.rule.max, mw.rule.decimals); err != nil {
-			mw.h.logger.Warn("the upstream's Settlement-Overrides header cannot be read; ignored (the meter, else the maximum, decides the charge)",
+			mw.m.logger.Warn("the upstream's Settlement-Overrides header cannot be read; ignored (the meter, else the maximum, decides the charge)",
 				zap.String("value", x402.Clip(override, 128)), zap.Error(err))
 		} else {
-			mw.charge, mw.source = mw.h.capCharge(mw.r, v, mw.rule.max, ChargeHeader), ChargeHeader
+			mw.charge, mw.source = mw.m.capCharge(mw.r, v, mw.rule.max, ChargeHeader), ChargeHeader
 		}
 	}
 	if mw.charge == nil && mw.rule.unit != nil {
 		if why := unreadable(status, hdr); why != "" {
 			// Not the whole answer, or not one the meter reads: charged as
 			// if it were read whole (meter_request.go).
-			mw.h.logger.Warn("the meter cannot read the upstream's answer as a whole; charging the maximum (state the charge in Settlement-Overrides to charge less)",
+			mw.m.logger.Warn("the meter cannot read the upstream's answer as a whole; charging the maximum (state the charge in Settlement-Overrides to charge less)",
 				zap.String("reason", why), zap.String("uri", mw.r.RequestURI))
 			mw.charge, mw.source = new(big.Int).Set(mw.rule.max), ChargeMaximum
 		}
@@ -159,13 +157,13 @@ func (mw *meterWriter) writeHeader(status int) {
 		} else if mw.after || mw.sse {
 			// Settle before keeps a JSON body whole (held) and reads it at
 			// its end; everything else is read as it goes by.
-			mw.meter = newMeterReader(mw.h.Meter.Path, mw.max, mw.sse)
+			mw.meter = newMeterReader(mw.m.meter.Path, mw.max, mw.sse)
 		}
 	}
 	if mw.after {
 		hdr.Del("Content-Length")
 		mw.trailer = httpx.HeaderPaymentResponse
-		if _, v2 := mw.h.reply.paymentHeader(mw.r); v2 {
+		if mw.up.v2 {
 			mw.trailer = x402.HeaderPaymentResponseV2
 		}
 		hdr.Add("Trailer", mw.trailer)
@@ -183,70 +181,41 @@ func (mw *meterWriter) writeHeader(status int) {
 // settleBefore settles the charge and lets the held answer out (complete:
 // all of it), or answers the failure instead. The caller holds mu.
 func (mw *meterWriter) settleBefore(complete bool) {
-	h := mw.h
 	sr, err := mw.settle()
-	switch {
-	case err != nil:
+	if err != nil || !sr.Settled() {
+		// Only an upto payment's settle fails (a channel's always
+		// answers its receipt).
 		mw.state = meterDropped
 		clearHeader(mw.ResponseWriter.Header())
-		_ = h.reply.facilitatorFailed(mw.ResponseWriter, "settled", err)
+		mw.up.refuse(mw.ResponseWriter, sr, err)
 		return
-	case sr.Settled():
-		mw.receipt(sr)
-		if complete {
-			// The whole answer is held: say how long it is.
-			mw.ResponseWriter.Header().Set("Content-Length", fmt.Sprint(mw.held.Len()))
-		}
-		mw.state = meterStreaming
-		mw.ResponseWriter.WriteHeader(mw.status)
-		if mw.held.Len() > 0 {
-			_, _ = mw.ResponseWriter.Write(mw.held.Bytes())
-			mw.held = bytes.Buffer{}
-		}
-	case sr.Error == x402.ErrTextPending:
-		mw.state = meterDropped
-		clearHeader(mw.ResponseWriter.Header())
-		_ = h.reply.pending(mw.ResponseWriter, mw.r, sr.TxHash)
-	default:
-		mw.state = meterDropped
-		clearHeader(mw.ResponseWriter.Header())
-		_ = h.reply.settleRefused(mw.ResponseWriter, mw.r, sr)
+	}
+	mw.receipt(sr)
+	if complete {
+		// The whole answer is held: say how long it is.
+		mw.ResponseWriter.Header().Set("Content-Length", fmt.Sprint(mw.held.Len()))
+	}
+	mw.state = meterStreaming
+	mw.ResponseWriter.WriteHeader(mw.status)
+	if mw.held.Len() > 0 {
+		_, _ = mw.ResponseWriter.Write(mw.held.Bytes())
+		mw.held = bytes.Buffer{}
 	}
 }
 
-// settle settles the charge: the record first says settling, then what
-// the facilitator answered. The caller holds mu.
+// settle counts the charge and has the scheme settle it: a channel
+// request's answerCharge, or the upto payment (uptoCharge.settle, which
+// keeps its record). The caller holds mu.
 func (mw *meterWriter) settle() (*x402.SettleResponse, error) {
-	h, rec, charge := mw.h, mw.rec, mw.charge
-	h.metrics.metered(h.pricing.saleOf(mw.r), mw.source, charge)
+	charge := mw.charge
+	mw.m.metrics.metered(mw.m.pricing.saleOf(mw.r), mw.source, charge)
 	if mw.ch != nil {
 		return mw.ch.settle(charge), nil
 	}
-	rec.State, rec.Updated = redeemSettling, time.Now()
-	if err := h.core.redeem.Store().Put(mw.id, rec); err != nil {
-		return nil, fmt.Errorf("x402: writing the redemption store: %w", err)
-	}
-	sr, err := h.settleCharge(mw.r, mw.req, mw.res, charge)
+	sr, err := mw.up.settle(charge)
 	mw.settled = sr
-	switch {
-	case err != nil:
-		h.core.settleFailed(mw.id, err)
+	if err != nil {
 		return nil, err
-	case sr.Settled():
-		if sr.Value == "" {
-			sr.Value = charge.String() // a charge of 0 moves nothing: no transaction
-		}
-		h.metrics.revenue(h.pricing.saleOf(mw.r), sr)
-		setSettled(rec, redeemDelivered, sr)
-		if err := h.core.redeem.Store().Put(mw.id, rec); err != nil {
-			h.logger.Error("marking an upto payment delivered failed; a retry could get the resource again",
-				zap.String("id", mw.id), zap.Error(err))
-		}
-	case sr.Error == x402.ErrTextPending:
-		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
-		_ = h.core.redeem.Store().Put(mw.id, rec)
-	default:
-		_ = h.core.redeem.Store().Delete(mw.id)
 	}
 	return sr, nil
 }
@@ -270,7 +239,7 @@ func (mw *meterWriter) Write(p []byte) (int, error) {
 		}
 		// Too long to hold: the meter cannot read the whole answer, so
 		// the charge is the maximum, settled now; the rest streams.
-		mw.h.logger.Warn("the upstream's answer is longer than meter_max_bytes, so the meter cannot read it; charging the maximum",
+		mw.m.logger.Warn("the upstream's answer is longer than meter_max_bytes, so the meter cannot read it; charging the maximum",
 			zap.Int("meter_max_bytes", mw.max), zap.String("uri", mw.r.RequestURI))
 		mw.charge, mw.source, mw.meter = new(big.Int).Set(mw.rule.max), ChargeMaximum, nil
 		mw.settleBefore(false)
@@ -339,9 +308,9 @@ func (mw *meterWriter) holding() bool {
 func (mw *meterWriter) finish(upstreamErr error) error {
 	mw.mu.Lock()
 	defer mw.mu.Unlock()
-	h := mw.h
+	log := mw.m.logger
 	if dropOverrideTrailer(mw.ResponseWriter.Header()) {
-		h.logger.Warn("the upstream sent Settlement-Overrides as a trailer; removed and ignored (the charge is read from the response header only): send it as a header",
+		log.Warn("the upstream sent Settlement-Overrides as a trailer; removed and ignored (the charge is read from the response header only): send it as a header",
 			zap.String("uri", mw.r.RequestURI))
 	}
 	if mw.state == meterIdle {
@@ -359,7 +328,7 @@ func (mw *meterWriter) finish(upstreamErr error) error {
 		return upstreamErr
 	case meterDropped:
 		if mw.upgraded {
-			h.logger.Warn("the upstream switched protocols on an upto route; refused, nothing charged", zap.String("uri", mw.r.RequestURI))
+			log.Warn("the upstream switched protocols on an upto route; refused, nothing charged", zap.String("uri", mw.r.RequestURI))
 			return caddyhttp.Error(http.StatusBadGateway, errUptoUpgrade)
 		}
 		return nil
@@ -371,7 +340,7 @@ func (mw *meterWriter) finish(upstreamErr error) error {
 		if upstreamErr != nil {
 			// The upstream broke off before its answer was complete:
 			// nothing went out, nothing is charged.
-			h.logger.Warn("the upstream's answer broke off on an upto route; nothing charged", zap.Error(upstreamErr))
+			log.Warn("the upstream's answer broke off on an upto route; nothing charged", zap.Error(upstreamErr))
 			return upstreamErr
 		}
 		mw.charge, mw.source = mw.chargeAtEnd(false)
@@ -384,19 +353,7 @@ func (mw *meterWriter) finish(upstreamErr error) error {
 	}
 	mw.charge, mw.source = mw.chargeAtEnd(upstreamErr != nil && mw.r.Context().Err() == nil)
 	sr, err := mw.settle()
-	switch {
-	case err != nil:
-		h.logger.Error("settling an upto payment after its answer failed; the answer went out unpaid",
-			zap.String("id", mw.id), zap.String("charge", mw.charge.String()), zap.Error(err))
-		h.reply.setFailedResponse(mw.ResponseWriter, mw.r, &x402.SettleResponse{Event: x402.EventFailed,
-			Network: h.pricing.saleOf(mw.r).network(), Error: x402.MessageOf(err), Timestamp: x402.Timestamp(time.Now())})
-	case sr.Settled():
-		mw.receipt(sr)
-	default:
-		h.logger.Error("an upto payment was not settled after its answer went out",
-			zap.String("id", mw.id), zap.String("charge", mw.charge.String()), zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
-		h.reply.setFailedResponse(mw.ResponseWriter, mw.r, sr)
-	}
+	mw.up.answerAfter(mw.ResponseWriter, mw.charge, sr, err)
 	return upstreamErr
 }
 
@@ -412,12 +369,12 @@ func (mw *meterWriter) chargeAtEnd(broken bool) (*big.Int, string) {
 		return charge, ChargeMeter
 	}
 	if broken {
-		mw.h.logger.Warn("the upstream's answer broke off before the meter read it; nothing charged", zap.String("uri", mw.r.RequestURI))
+		mw.m.logger.Warn("the upstream's answer broke off before the meter read it; nothing charged", zap.String("uri", mw.r.RequestURI))
 		return new(big.Int), ChargeNone
 	}
 	if mw.rule.unit != nil {
-		mw.h.logger.Warn("the meter found no number in the upstream's answer; charging the maximum",
-			zap.String("path", mw.h.Meter.Path), zap.String("uri", mw.r.RequestURI))
+		mw.m.logger.Warn("the meter found no number in the upstream's answer; charging the maximum",
+			zap.String("path", mw.m.meter.Path), zap.String("uri", mw.r.RequestURI))
 	}
 	return new(big.Int).Set(mw.rule.max), ChargeMaximum
 }
@@ -436,7 +393,7 @@ func (mw *meterWriter) reading() (*big.Int, bool) {
 	if !ok {
 		return nil, false
 	}
-	return mw.h.capCharge(mw.r, mw.rule.metered(count), mw.rule.max, ChargeMeter), true
+	return mw.m.capCharge(mw.r, mw.rule.metered(count), mw.rule.max, ChargeMeter), true
 }
 
 // hangUp charges a request whose buyer hung up after it went to the
@@ -454,11 +411,13 @@ func (mw *meterWriter) hangUp() {
 		}
 	}
 	mw.state = meterDropped
-	if mw.rec != nil {
-		mw.rec.AnswerLost = true
+	id := "" // a channel request has no redemption record
+	if mw.up != nil {
+		mw.up.rec.AnswerLost = true
+		id = mw.up.id
 	}
 	sr, err := mw.settle()
-	mw.h.reply.logAnswerLost(mw.r, mw.id, sr, err)
+	mw.m.reply.logAnswerLost(mw.r, id, sr, err)
 }
 
 // receipt writes the receipt of a settled charge.
@@ -467,7 +426,8 @@ func (mw *meterWriter) receipt(sr *x402.SettleResponse) {
 		mw.ch.receipt(mw.ResponseWriter)
 		return
 	}
-	mw.h.reply.settled(mw.ResponseWriter, mw.r, sr)
+	mw.up.receipt(mw.ResponseWriter, sr)
 }
 
-func (mw *meterWriter) meterPath() []string { return newMeterReader(mw.h.Meter.Path, 0, false).path }
+// meterPath is the meter's dotted path, split.
+func (mw *meterWriter) meterPath() []string { return newMeterReader(mw.m.meter.Path, 0, false).path }

@@ -1,6 +1,9 @@
 package paywall
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -82,4 +85,67 @@ func (m *Metering) maxBytes() int {
 		return m.MeterMaxBytes
 	}
 	return DefaultMeterMaxBytes
+}
+
+// validate checks the settings of a route's scheme (a known one:
+// knownScheme), given the route's access (access.Window.Access, which an
+// upto payment does not go with). A batch-settlement route's own
+// settings are checked by validateChannel.
+func (m *Metering) validate(access caddy.Duration) error {
+	if m.Scheme == SchemeChannel {
+		return nil // validateChannel (channel.go)
+	}
+	if m.ClaimEvery != 0 {
+		return errors.New("x402: claim_every is for scheme batch-settlement")
+	}
+	if m.RefundIdle != 0 {
+		return errors.New("x402: refund_idle is for scheme batch-settlement")
+	}
+	if m.RefundWindow != 0 || m.RefundMin != "" {
+		return errors.New("x402: refund_window and refund_min are for scheme batch-settlement")
+	}
+	if err := m.validateSponsoring(); err != nil {
+		return err
+	}
+	switch m.AssetTransfer {
+	case "", AssetTransferEIP3009:
+	case AssetTransferPermit2:
+		if m.upto() {
+			return errors.New("x402: asset_transfer is for scheme exact: upto always moves the token through Permit2")
+		}
+	default:
+		return fmt.Errorf("x402: asset_transfer must be %q or %q, got %q", AssetTransferEIP3009, AssetTransferPermit2, m.AssetTransfer)
+	}
+	if m.MeterMaxBytes < 0 {
+		return fmt.Errorf("x402: meter_max_bytes must not be negative, got %d", m.MeterMaxBytes)
+	}
+	if !m.upto() {
+		if m.Meter != nil || m.MeterMaxBytes != 0 {
+			return errors.New("x402: meter and meter_max_bytes are for scheme upto or batch-settlement: an exact route charges its price whatever the answer")
+		}
+		return nil
+	}
+	if m.Meter != nil {
+		if err := m.Meter.validate(); err != nil {
+			return err
+		}
+	}
+	if access != 0 {
+		return errors.New("x402: access does not go with scheme upto: an upto payment pays for one metered answer, not for a time")
+	}
+	return nil
+}
+
+// validateSponsoring checks gas_sponsoring.
+func (m *Metering) validateSponsoring() error {
+	switch m.GasSponsoring {
+	case "", "off":
+		return nil
+	case GasSponsoringEIP2612:
+		if !m.upto() {
+			return errors.New("x402: gas_sponsoring is for scheme upto")
+		}
+		return nil
+	}
+	return fmt.Errorf("x402: gas_sponsoring must be %q or \"off\", got %q", GasSponsoringEIP2612, m.GasSponsoring)
 }

@@ -48,22 +48,22 @@ func uptoAfterKey(network string, payment *x402.Payment) string {
 // afterTurn is a payer's turn to be served settle after: held by one
 // request, given back when its settle is done.
 type afterTurn struct {
-	h   *Handler
+	u   *uptoSeller // its deliveries (the claim, the cooling-offs) and logger
 	key string
 	id  string // the authorization, counted once in a strike
 }
 
-// uptoAfterTurn decides whether an upto payment of a settle-after route
+// afterTurn decides whether an upto payment of a settle-after route
 // is settled after its answer: it takes the payer's turn, unless the payer
 // cools off or another request of the payer holds the turn (here or at
 // another instance), in which case the answer is settled before (nil).
-func (h *Handler) uptoAfterTurn(r *http.Request, payment *x402.Payment, id string) *afterTurn {
-	if !h.settleAfter {
+func (u *uptoSeller) afterTurn(r *http.Request, payment *x402.Payment, id string) *afterTurn {
+	if !u.settleAfter {
 		return nil
 	}
-	key := uptoAfterKey(h.pricing.saleOf(r).network(), payment)
-	log := h.logger.With(zap.String("payer", payment.Authorization.From.Hex()), zap.String("id", id))
-	switch c, err := h.core.redeem.CoolOffs().CoolingOff(r.Context(), []string{key}, time.Now()); {
+	key := uptoAfterKey(u.pricing.saleOf(r).network(), payment)
+	log := u.logger.With(zap.String("payer", payment.Authorization.From.Hex()), zap.String("id", id))
+	switch c, err := u.redeem.CoolOffs().CoolingOff(r.Context(), []string{key}, time.Now()); {
 	case err != nil:
 		log.Warn("the cooling-offs could not be read; this upto answer is settled before it goes out (held), not after",
 			zap.Error(err))
@@ -73,7 +73,7 @@ func (h *Handler) uptoAfterTurn(r *http.Request, payment *x402.Payment, id strin
 			zap.Time("until", c.Until), zap.Int("strikes", c.Strikes))
 		return nil
 	}
-	switch held, err := h.core.redeem.Acquire(r.Context(), key); {
+	switch held, err := u.redeem.Acquire(r.Context(), key); {
 	case err != nil:
 		log.Warn("the shared store could not say whether another answer of this payer is being settled after; this upto answer is settled before it goes out (held), not after",
 			zap.Error(err))
@@ -82,7 +82,7 @@ func (h *Handler) uptoAfterTurn(r *http.Request, payment *x402.Payment, id strin
 		log.Info("another upto answer of this payer streams unpaid (settle after) here or at another instance; this one is settled before it goes out (held)")
 		return nil
 	}
-	return &afterTurn{h: h, key: key, id: id}
+	return &afterTurn{u: u, key: key, id: id}
 }
 
 // end gives the turn back once the answer's settle is done, and starts
@@ -92,19 +92,19 @@ func (t *afterTurn) end(sr *x402.SettleResponse) {
 	if t == nil {
 		return
 	}
-	defer t.h.core.redeem.Release(t.key)
+	defer t.u.redeem.Release(t.key)
 	if sr == nil || sr.Settled() || sr.Error == x402.ErrTextPending || sr.Error == x402.ReasonWalletBusy {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := t.h.core.redeem.CoolOffs().Strike(ctx, []string{t.key}, t.id, time.Now(), uptoAfterCoolOff, uptoAfterCoolOffMax)
+	cs, err := t.u.redeem.CoolOffs().Strike(ctx, []string{t.key}, t.id, time.Now(), uptoAfterCoolOff, uptoAfterCoolOffMax)
 	if err != nil {
-		t.h.logger.Error("recording the cooling-off of a payer whose settle after was refused failed; its next upto answers may stream unpaid again",
+		t.u.logger.Error("recording the cooling-off of a payer whose settle after was refused failed; its next upto answers may stream unpaid again",
 			zap.String("key", t.key), zap.Error(err))
 		return
 	}
-	t.h.logger.Warn("an upto answer went out and its settle was refused; the payer's upto answers are settled before they go out until the cooling-off ends",
+	t.u.logger.Warn("an upto answer went out and its settle was refused; the payer's upto answers are settled before they go out until the cooling-off ends",
 		zap.String("key", t.key), zap.String("error", sr.Error), zap.Time("until", cs[0].Until), zap.Int("strikes", cs[0].Strikes))
 }
 

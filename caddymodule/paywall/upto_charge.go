@@ -2,8 +2,10 @@ package paywall
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"net/http"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -11,47 +13,104 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
-// chargeRule is how a route turns its answer into a charge on one option.
-type chargeRule struct {
-	max      *big.Int
-	decimals uint8
-	unit     *big.Rat // the meter's unit price in smallest units; nil without a meter
+// uptoCharge is an upto payment's side of its metered answer: the meter
+// writer (meter_writer.go) reads the charge from the answer and hands it
+// here to be settled, as a channel request's charge goes to its
+// answerCharge. It keeps the payment's redemption record in step with
+// the settle and writes the payment's answers: the receipt, or why the
+// charge was not settled.
+type uptoCharge struct {
+	u   *uptoSeller
+	r   *http.Request
+	req *x402.Request
+	res *facilitator.Reservation // the payment held by the embedded facilitator, or nil
+	id  string                   // the payment's redemption key
+	rec *redemption
+	v2  bool // the payment came in PAYMENT-SIGNATURE: the receipt trailer is PAYMENT-RESPONSE
 }
 
-// chargeRuleOf is the rule of a request's sale.
-func (h *Handler) chargeRuleOf(r *http.Request) chargeRule {
-	sl := h.pricing.saleOf(r)
-	opt := &h.pricing.options[sl.opt]
-	max, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
-	if max == nil {
-		max = new(big.Int)
+// settle settles the charge: the record first says settling, then what
+// the facilitator answered. It answers the settle's response (when a
+// settle was asked) with its error.
+func (c *uptoCharge) settle(charge *big.Int) (*x402.SettleResponse, error) {
+	u, rec := c.u, c.rec
+	rec.State, rec.Updated = redeemSettling, time.Now()
+	if err := u.redeem.Store().Put(c.id, rec); err != nil {
+		return nil, fmt.Errorf("x402: writing the redemption store: %w", err)
 	}
-	cr := chargeRule{max: max, decimals: opt.decimals}
-	if h.Meter != nil {
-		unit, _ := parseUnitPrice(h.Meter.UnitPrice) // validated
-		if h.pricing.whole {
-			unit = new(big.Rat).Mul(unit, new(big.Rat).SetInt(pow10(opt.decimals)))
+	sr, err := u.settleCharge(c.r, c.req, c.res, charge)
+	switch {
+	case err != nil:
+		u.core.settleFailed(c.id, err)
+		return sr, err
+	case sr.Settled():
+		if sr.Value == "" {
+			sr.Value = charge.String() // a charge of 0 moves nothing: no transaction
 		}
-		cr.unit = unit
+		u.metrics.revenue(u.pricing.saleOf(c.r), sr)
+		setSettled(rec, redeemDelivered, sr)
+		if err := u.redeem.Store().Put(c.id, rec); err != nil {
+			u.logger.Error("marking an upto payment delivered failed; a retry could get the resource again",
+				zap.String("id", c.id), zap.Error(err))
+		}
+	case sr.Error == x402.ErrTextPending:
+		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
+		_ = u.redeem.Store().Put(c.id, rec)
+	default:
+		_ = u.redeem.Store().Delete(c.id)
 	}
-	return cr
+	return sr, nil
 }
 
-// metered is the charge of a meter reading: count x unit price, rounded
-// up to a smallest unit.
-func (cr chargeRule) metered(count *big.Rat) *big.Int {
-	return ceilRat(new(big.Rat).Mul(count, cr.unit))
+// receipt writes the receipt of the settled charge (PAYMENT-RESPONSE, or
+// X-PAYMENT-RESPONSE for version 1).
+func (c *uptoCharge) receipt(w http.ResponseWriter, sr *x402.SettleResponse) {
+	c.u.reply.settled(w, c.r, sr)
+}
+
+// refuse answers, instead of the held answer, a charge settled before
+// that was not settled: the facilitator could not be asked (err), the
+// transaction is pending, or the settle was refused.
+func (c *uptoCharge) refuse(w http.ResponseWriter, sr *x402.SettleResponse, err error) {
+	reply := c.u.reply
+	switch {
+	case err != nil:
+		_ = reply.facilitatorFailed(w, "settled", err)
+	case sr.Error == x402.ErrTextPending:
+		_ = reply.pending(w, c.r, sr.TxHash)
+	default:
+		_ = reply.settleRefused(w, c.r, sr)
+	}
+}
+
+// answerAfter ends an answer that went out before its charge was settled
+// (settle after): the receipt in the trailer, or the failure, logged.
+func (c *uptoCharge) answerAfter(w http.ResponseWriter, charge *big.Int, sr *x402.SettleResponse, err error) {
+	u := c.u
+	switch {
+	case err != nil:
+		u.logger.Error("settling an upto payment after its answer failed; the answer went out unpaid",
+			zap.String("id", c.id), zap.String("charge", charge.String()), zap.Error(err))
+		u.reply.setFailedResponse(w, c.r, &x402.SettleResponse{Event: x402.EventFailed,
+			Network: u.pricing.saleOf(c.r).network(), Error: x402.MessageOf(err), Timestamp: x402.Timestamp(time.Now())})
+	case sr.Settled():
+		c.receipt(w, sr)
+	default:
+		u.logger.Error("an upto payment was not settled after its answer went out",
+			zap.String("id", c.id), zap.String("charge", charge.String()), zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
+		u.reply.setFailedResponse(w, c.r, sr)
+	}
 }
 
 // settleCharge settles an upto payment at its charge: the reservation
 // the embedded facilitator holds, or (a remote facilitator) the request
 // with the charge as its amount.
-func (h *Handler) settleCharge(r *http.Request, req *x402.Request, res *facilitator.Reservation, charge *big.Int) (*x402.SettleResponse, error) {
+func (u *uptoSeller) settleCharge(r *http.Request, req *x402.Request, res *facilitator.Reservation, charge *big.Int) (*x402.SettleResponse, error) {
 	sreq := withAmount(req, charge.String())
 	if res == nil {
-		return h.core.settle(r, sreq, nil)
+		return u.core.settle(r, sreq, nil)
 	}
-	return h.core.settleBy(r, sreq, func(ctx context.Context) (*x402.SettleResponse, error) { return res.SettleAmount(ctx, charge) })
+	return u.core.settleBy(r, sreq, func(ctx context.Context) (*x402.SettleResponse, error) { return res.SettleAmount(ctx, charge) })
 }
 
 // withAmount is a copy of a request asking to settle amount (the charge),
@@ -66,15 +125,4 @@ func withAmount(req *x402.Request, amount string) *x402.Request {
 		out.RequirementsV2 = &v2
 	}
 	return &out
-}
-
-// capCharge caps a charge at the maximum, logging a charge above it.
-func (h *Handler) capCharge(r *http.Request, charge, max *big.Int, source string) *big.Int {
-	if charge.Cmp(max) <= 0 {
-		return charge
-	}
-	h.logger.Warn("the upstream's answer asks for more than the buyer's maximum; charging the maximum",
-		zap.String("source", source), zap.String("charge", charge.String()), zap.String("maximum", max.String()),
-		zap.String("uri", r.RequestURI))
-	return new(big.Int).Set(max)
 }

@@ -31,20 +31,22 @@ type uptoRemote struct {
 	ready atomic.Bool
 }
 
-// ensureUpto learns the upto facilitator's address of a remote-mode upto
-// route, once: a route that cannot learn it answers 503 (nothing is
-// verified or charged) and asks again at a later request.
-func (h *Handler) ensureUpto() error {
-	u := h.uptoRemote
-	if u == nil || u.ready.Load() {
+// readyQuote learns the upto facilitator's address of a remote-mode
+// upto route, once, before the route's offer is read (quoteReadier,
+// seller.go): a route that cannot learn it answers 503 (nothing is
+// verified or charged) and asks again at a later request. With the
+// embedded facilitator it does nothing.
+func (u *uptoSeller) readyQuote() error {
+	if u.remote == nil || u.remote.ready.Load() {
 		return nil
 	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.ready.Load() {
+	rm := u.remote
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.ready.Load() {
 		return nil
 	}
-	c, ok := h.core.client.(*remote.Client)
+	c, ok := u.client.(*remote.Client)
 	if !ok {
 		return nil
 	}
@@ -52,24 +54,24 @@ func (h *Handler) ensureUpto() error {
 	defer cancel()
 	s, err := c.Supported(ctx)
 	if err == nil {
-		err = h.applyUptoKinds(s.Kinds)
+		err = u.applyKinds(s.Kinds)
 	}
 	if err != nil {
-		h.logger.Error("the upto route cannot learn its facilitator's address from the remote facilitator's /supported; answering 503 until it can",
-			zap.String("facilitator", h.Facilitator), zap.Error(err))
+		u.logger.Error("the upto route cannot learn its facilitator's address from the remote facilitator's /supported; answering 503 until it can",
+			zap.String("facilitator", u.facilitator), zap.Error(err))
 		return caddyhttp.Error(http.StatusServiceUnavailable,
 			fmt.Errorf("x402: this route's facilitator cannot be asked for its upto address yet (%v); nothing was charged, try again shortly", err))
 	}
-	u.ready.Store(true)
+	rm.ready.Store(true)
 	return nil
 }
 
-// applyUptoKinds sets every option's upto extra from a facilitator's
+// applyKinds sets every option's upto extra from a facilitator's
 // supported kinds and rebuilds the route's offers with it. The caller
 // holds uptoRemote.mu, and no request reads the offers before ready.
-func (h *Handler) applyUptoKinds(kinds []x402.SupportedKind) error {
-	for i := range h.pricing.options {
-		opt := &h.pricing.options[i]
+func (u *uptoSeller) applyKinds(kinds []x402.SupportedKind) error {
+	for i := range u.pricing.options {
+		opt := &u.pricing.options[i]
 		addr := ""
 		for _, k := range kinds {
 			if k.Scheme != SchemeUpto || (!strings.EqualFold(k.Network, opt.reqs.Network) && k.Network != opt.caip2) {
@@ -88,14 +90,14 @@ func (h *Handler) applyUptoKinds(kinds []x402.SupportedKind) error {
 		}
 		opt.extraV2 = map[string]any{"assetTransferMethod": "permit2", "facilitatorAddress": addr}
 	}
-	if h.pricing.perRequest() {
-		h.pricing.dynamic = &offerCache{m: map[string]*offer{}}
+	if u.pricing.perRequest() {
+		u.pricing.dynamic = &offerCache{m: map[string]*offer{}}
 		return nil
 	}
-	o, err := h.pricing.priceOffer(h.pricing.expr)
+	o, err := u.pricing.priceOffer(u.pricing.expr)
 	if err != nil {
 		return errors.New("rebuilding the route's offer: " + err.Error())
 	}
-	h.pricing.static = o
+	u.pricing.static = o
 	return nil
 }

@@ -1,10 +1,7 @@
 package paywall
 
 import (
-	"net/http"
-
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
 func init() { caddy.RegisterModule(uptoScheme{}) }
@@ -18,27 +15,22 @@ func (uptoScheme) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: SchemesNamespace + "." + SchemeUpto, New: func() caddy.Module { return new(uptoScheme) }}
 }
 
-// NewSeller readies upto on a route (provisionUpto).
+// NewSeller readies upto on a route: its uptoSeller (upto.go), with the
+// route's meter.
 func (uptoScheme) NewSeller(rt *Route) (Seller, error) {
-	if err := rt.h.provisionUpto(); err != nil {
+	u, err := newUptoSeller(rt.h, newMeterer(rt.h))
+	if err != nil {
 		return nil, err
 	}
-	return uptoCheckout{rt.h}, nil
+	return u, nil
 }
 
-// uptoCheckout is upto's part of the core's checkout.
-type uptoCheckout struct{ h *Handler }
-
-// ServePayment serves an upto payment through the core's checkout.
-func (u uptoCheckout) ServePayment(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
-	return u.h.core.checkout(w, r, next, header, u)
-}
-
-// readyQuote learns the remote facilitator's upto address (ensureUpto).
-func (u uptoCheckout) readyQuote() error { return u.h.ensureUpto() }
-
-// pay verifies at the maximum, meters the answer and settles the charge
-// (serveUpto).
-func (u uptoCheckout) pay(w http.ResponseWriter, r *http.Request, c *claimed) error {
-	return u.h.serveUpto(w, r, c.next, c.req, c.payment, c.refusal, c.id, c.pid, c.lost)
-}
+// Interface guards: upto's seller side is a Seller through the core's
+// checkout, and readies its quote at a request (a remote facilitator's
+// address).
+var (
+	_ SchemeModule   = (*uptoScheme)(nil)
+	_ Seller         = (*uptoSeller)(nil)
+	_ checkoutScheme = (*uptoSeller)(nil)
+	_ quoteReadier   = (*uptoSeller)(nil)
+)

@@ -2,9 +2,9 @@ package paywall
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 
+	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -41,28 +41,14 @@ func eip2612Declaration() map[string]any {
 	}
 }
 
-// validateSponsoring checks gas_sponsoring.
-func (h *Handler) validateSponsoring() error {
-	switch h.GasSponsoring {
-	case "", "off":
-		return nil
-	case GasSponsoringEIP2612:
-		if !h.upto() {
-			return errors.New("x402: gas_sponsoring is for scheme upto")
-		}
+// checkSponsoring refuses gas_sponsoring eip2612 (setting) with an
+// embedded facilitator (fac; nil with a remote one) that does not serve
+// the extension. (A remote facilitator is the seller's to choose.)
+func checkSponsoring(setting string, fac *facilitator.Facilitator) error {
+	if setting != GasSponsoringEIP2612 || fac == nil {
 		return nil
 	}
-	return fmt.Errorf("x402: gas_sponsoring must be %q or \"off\", got %q", GasSponsoringEIP2612, h.GasSponsoring)
-}
-
-// provisionSponsoring refuses gas_sponsoring eip2612 with an embedded
-// facilitator that does not serve the extension. (A remote facilitator is
-// the seller's to choose.)
-func (h *Handler) provisionSponsoring() error {
-	if h.GasSponsoring != GasSponsoringEIP2612 || h.Facilitator != "" || h.app == nil || h.app.Facilitator() == nil {
-		return nil
-	}
-	if !slices.Contains(h.app.Facilitator().Supported().Extensions, x402.ExtEIP2612GasSponsoring) {
+	if !slices.Contains(fac.Supported().Extensions, x402.ExtEIP2612GasSponsoring) {
 		return errors.New("x402: gas_sponsoring eip2612: the x402 app's facilitator does not serve the eip2612GasSponsoring extension")
 	}
 	return nil

@@ -23,9 +23,8 @@ func TestUptoWithoutMeterWarns(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			core, logs := observer.New(zapcore.WarnLevel)
-			h := &Handler{logger: zap.New(core)}
-			h.Scheme, h.Meter = SchemeUpto, tc.meter
-			h.warnUnmetered()
+			u := &uptoSeller{logger: zap.New(core), meter: &meterer{meter: tc.meter}}
+			u.warnUnmetered()
 			got := logs.FilterMessageSnippet("charged the maximum").All()
 			if tc.warns != (len(got) == 1) {
 				t.Fatalf("warnings %v, want one: %v", logs.All(), tc.warns)
