@@ -513,11 +513,3 @@ func (f *Facilitator) WalletSignature(ctx context.Context, network string, walle
 	}
 	return n.WalletSignature(ctx, wallet, hash, sig)
 }
-
-// orDefault is d, or def when d is not positive.
-func orDefault(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}

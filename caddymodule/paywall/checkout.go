@@ -8,6 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -40,6 +41,87 @@ const retryAfterPending = "2"
 
 // textRetrySameHeader is what a pending or unclear answer tells the buyer.
 const textRetrySameHeader = "the payment was sent and is not confirmed yet; retry this request with the same X-PAYMENT header to get the resource once it is (do not sign a new payment)"
+
+// checkout is the core's pipeline for a payment of a scheme the
+// checkoutScheme cs reads and pays: decode, the option of its network,
+// its payment id, the refusal cache and the attempt limit, then the
+// claims and the pay (servePaid).
+func (h *core) checkout(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string, cs checkoutScheme) error {
+	sl := h.pricing.saleOf(r)
+	_, v2 := h.reply.paymentHeader(r)
+	// Decode here, so that a remote facilitator is not asked about
+	// garbage and the upstream can be told who pays in settle-after mode.
+	payment, err := x402.DecodePaymentHeader(header)
+	if err == nil {
+		sl.authScheme, err = cs.parse(payment)
+	}
+	if err != nil {
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, invalidReason(err))
+		return h.reply.paymentRequired(w, r, "", invalidReason(err))
+	}
+	// The option of the network the payment names: it is verified and
+	// settled against that option's requirements, at this request's price.
+	opt, reason := h.pricing.choose(payment)
+	sl.opt = opt
+	if reason != "" {
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
+		return h.reply.paymentRequired(w, r, "", reason)
+	}
+	pid, bad := h.paymentIDOf(payment)
+	if bad != "" {
+		return h.reply.paymentIDAnswer(w, r, http.StatusBadRequest, paymentIDAnswer{Error: bad})
+	}
+
+	// An authorization refused a moment ago (at this price) is refused
+	// again from memory; otherwise the attempt counts against the
+	// client's limit.
+	key := refusalKey(payment, sl.part().reqs.MaxAmountRequired)
+	if reason, ok := h.attempts.refusal(key); ok {
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
+		return h.reply.paymentRequired(w, r, "", reason)
+	}
+	if ok, wait := h.attempts.allow(httpx.ClientIP(r)); !ok {
+		h.metrics.payment(h.pricing.saleOf(r), OutcomeRateLimited, "")
+		return tooManyAttempts(w, wait)
+	}
+
+	req := &x402.Request{
+		X402Version:         x402.X402Version,
+		PaymentHeader:       header,
+		PaymentRequirements: sl.part().reqs,
+	}
+	if v2 {
+		req = h.reply.v2Request(r, header, resourceURL(r))
+	}
+	req.PaymentRequirements.Resource = resourceURL(r)
+
+	return h.servePaid(w, r, &claimed{next: next, req: req, payment: payment, refusal: key, pid: pid}, cs)
+}
+
+// checkoutScheme is a scheme's part of the core's checkout (checkout.go):
+// it reads its payload into the payment's authorization, and serves a
+// payment the core has claimed and found no earlier attempt of.
+type checkoutScheme interface {
+	// parse reads the payment's payload: the facilitator scheme of its
+	// authorization (authScheme), or why it cannot be read.
+	parse(p *x402.Payment) (string, error)
+	// pay verifies, charges and settles a claimed payment around the
+	// next handler, and answers.
+	pay(w http.ResponseWriter, r *http.Request, c *claimed) error
+}
+
+// claimed is a payment the core's checkout has claimed (its payment id
+// and authorization held by this request) and found no earlier attempt
+// of.
+type claimed struct {
+	next    caddyhttp.Handler
+	req     *x402.Request
+	payment *x402.Payment
+	refusal [32]byte     // its key in the refusal cache
+	id      string       // its authorization's key in the redemption store
+	pid     *paymentID   // its payment id, if any
+	lost    *lostPayment // how to deliver it if its records were lost
+}
 
 // servePaid serves a request that carries a payment, in either settlement
 // order. It claims the payment id, if any, and the authorization first (a

@@ -485,3 +485,9 @@ func undecodable(header string, v2 bool) string {
 func (rp *replies) declaresPaymentID() bool {
 	return rp.paymentID != PaymentIDOff && rp.v2.on
 }
+
+func clearHeader(h http.Header) {
+	for k := range h {
+		delete(h, k)
+	}
+}

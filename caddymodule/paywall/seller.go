@@ -10,8 +10,6 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
-
-	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
 // The paywall core knows a scheme only through these interfaces. A
@@ -137,29 +135,4 @@ func knownScheme(name string) error {
 // the first request (upto_remote.go).
 type quoteReadier interface {
 	readyQuote() error
-}
-
-// checkoutScheme is a scheme's part of the core's checkout (checkout.go):
-// it reads its payload into the payment's authorization, and serves a
-// payment the core has claimed and found no earlier attempt of.
-type checkoutScheme interface {
-	// parse reads the payment's payload: the facilitator scheme of its
-	// authorization (authScheme), or why it cannot be read.
-	parse(p *x402.Payment) (string, error)
-	// pay verifies, charges and settles a claimed payment around the
-	// next handler, and answers.
-	pay(w http.ResponseWriter, r *http.Request, c *claimed) error
-}
-
-// claimed is a payment the core's checkout has claimed (its payment id
-// and authorization held by this request) and found no earlier attempt
-// of.
-type claimed struct {
-	next    caddyhttp.Handler
-	req     *x402.Request
-	payment *x402.Payment
-	refusal [32]byte     // its key in the refusal cache
-	id      string       // its authorization's key in the redemption store
-	pid     *paymentID   // its payment id, if any
-	lost    *lostPayment // how to deliver it if its records were lost
 }

@@ -199,12 +199,6 @@ func (sw *settleWriter) settleHungUp() {
 	}
 }
 
-func clearHeader(h http.Header) {
-	for k := range h {
-		delete(h, k)
-	}
-}
-
 // WriteHeader settles (status below 400) or not, then passes the status on.
 // Informational answers other than 101 go through without a decision.
 func (sw *settleWriter) WriteHeader(status int) {
