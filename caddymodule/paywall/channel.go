@@ -10,12 +10,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
+	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -54,26 +58,53 @@ const DefaultClaimEvery = time.Minute
 // chanRoute is a channel route's seller side: its state (the store and,
 // per option, what a channel must name) and the methods that serve its
 // requests (deposits, vouchers, refunds) and run its claim loop (claims,
-// refunds, the withdraw watch). ServeHTTP hands it a paid request.
+// refunds, the withdraw watch). ServeHTTP hands it a paid request;
+// Cleanup stops its claim loop (stop).
+//
+// What it reads of the route is set by newChanRoute, at Provision: the
+// route's logger; its pricing (the options, which newChanRoute makes
+// batch-settlement ones, and each request's sale) and metrics, by pointer,
+// since Provision finishes both after the route is made (the offers, the
+// metrics label); the facilitator client (on a channel route, the x402
+// app's embedded facilitator), which verifies deposits and unknown
+// channels, settles deposits and sends the claims, refunds and settles of
+// the claim rounds (channel_op.go); the attempt limit, which bounds the
+// requests that cost RPC calls; the deliveries (redeem), whose leases
+// decide which instance claims (channel_lease.go); the embedded
+// facilitator itself, whose chain reads the withdraw watch uses; the
+// description and MIME type of the corrective 402; claim_every,
+// refund_idle and refund_window. What it shares with the other schemes
+// it reaches through the types that own it: the answers and the
+// facilitator request of a payment through the route's replies (reply),
+// the meter through the route's meterer (meter), settle and the hang-up
+// check through the core (core, chanCore).
 type chanRoute struct {
-	// core is the paywall the route sells for. The route reads of it
-	// its options (pricing), logger, metrics, facilitator client, app
-	// and deliveries (leases), attempt limit and configuration, and
-	// calls its settleBy and goneBeforeUpstream. Some of these are set
-	// after provisionChannel (attempts), so they are read through core,
-	// not copied.
-	core *Handler
-	// reply writes the route's answers (paymentRequired, storeUnavailable,
-	// facilitatorFailed, settleRefused) and builds its facilitator
-	// requests (v2Request): the Handler's replies, which Provision fills
-	// in after provisionChannel; read at requests only.
+	core chanCore
+	// reply is the route's replies (Handler.reply), which Provision makes
+	// after the route's seller: read at requests only.
 	reply *replies
 	// meter reads the charge of a request from its answer (meterer.go,
 	// shared with upto).
-	meter *meterer
+	meter    *meterer
+	logger   *zap.Logger
+	pricing  *pricing
+	metrics  *routeMetrics
+	client   facilitator.Client
+	attempts *attempts
+	redeem   *app.Deliveries
+	// fac is the x402 app's embedded facilitator: the withdraw watch's
+	// chain when chain is nil (channel_watch.go).
+	fac *facilitator.Facilitator
+	// description and mimeType are the route's, for the corrective 402's
+	// resource (channel_reply.go).
+	description, mimeType string
+	// claimEvery is claim_every (or its default); refundIdle refund_idle
+	// (0: off); refundWindow refund_window (or its default).
+	claimEvery, refundIdle, refundWindow time.Duration
+
 	store store.Channels
 	opts  []chanOption
-	stop  chan struct{}
+	quit  chan struct{}
 	done  chan struct{}
 	// release lets go of the x402 app's facilitator and store, held for
 	// the last claim round at Cleanup (Caddy may clean the app up first).
@@ -104,22 +135,27 @@ type chanOption struct {
 // channel reports whether the route sells by payment channel.
 func (m *Metering) channel() bool { return m.Scheme == SchemeChannel }
 
-// provisionChannel makes the route's options batch-settlement ones, with
-// the extra the published client needs, and starts the claim rounds.
-func (h *Handler) provisionChannel() error {
+// newChanRoute makes a batch-settlement route's seller side: it makes the
+// route's options (h.pricing) batch-settlement ones, with the extra the
+// published client needs, and starts the claim rounds (not under caddy
+// validate). It needs the x402 app's embedded facilitator, which signs the
+// claims, and a store that keeps channels.
+func newChanRoute(h *Handler) (*chanRoute, error) {
 	if h.Facilitator != "" || h.app == nil || h.app.Facilitator() == nil {
-		return errors.New("x402: scheme batch-settlement needs the x402 app's embedded facilitator (not a remote one): it signs the claims")
+		return nil, errors.New("x402: scheme batch-settlement needs the x402 app's embedded facilitator (not a remote one): it signs the claims")
 	}
 	chans, ok := h.core.redeem.Store().(store.Channels)
 	if !ok {
-		return errors.New("x402: scheme batch-settlement needs a store that keeps payment channels (memory, bbolt or postgres)")
+		return nil, errors.New("x402: scheme batch-settlement needs a store that keeps payment channels (memory, bbolt or postgres)")
 	}
 	fac := h.app.Facilitator()
-	cr := &chanRoute{core: h, reply: &h.reply, meter: newMeterer(h), store: chans, led: map[string]bool{}, scanned: map[int]uint64{}}
+	cr := chanRouteOf(h, chans)
+	cr.fac = fac
+	transfer := h.Metering.channelTransfer()
 	for i := range h.pricing.options {
 		opt := &h.pricing.options[i]
 		if opt.caip2 == "" {
-			return fmt.Errorf("x402: scheme batch-settlement on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
+			return nil, fmt.Errorf("x402: scheme batch-settlement on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
 		}
 		var e struct {
 			ReceiverAuthorizer string `json:"receiverAuthorizer"`
@@ -133,33 +169,43 @@ func (h *Handler) provisionChannel() error {
 		}
 		if !ok || !common.IsHexAddress(e.ReceiverAuthorizer) {
 			if why := fac.Declined(opt.reqs.Network, SchemeChannel); why != "" {
-				return fmt.Errorf("x402: scheme batch-settlement on network %q: the facilitator does not offer it there: %s", opt.reqs.Network, why)
+				return nil, fmt.Errorf("x402: scheme batch-settlement on network %q: the facilitator does not offer it there: %s", opt.reqs.Network, why)
 			}
-			return fmt.Errorf("x402: scheme batch-settlement on network %q: the facilitator does not offer it there (the chain needs the x402 batch settlement contract %s and its ERC-3009 deposit collector, and the network a signer key)",
+			return nil, fmt.Errorf("x402: scheme batch-settlement on network %q: the facilitator does not offer it there (the chain needs the x402 batch settlement contract %s and its ERC-3009 deposit collector, and the network a signer key)",
 				opt.reqs.Network, batch.SettlementAddress.Hex())
 		}
-		if err := h.checkChannelTransfer(opt.reqs.Network); err != nil {
-			return err
+		if err := checkChannelTransfer(fac, transfer, opt.reqs.Network); err != nil { // channel_permit2.go
+			return nil, err
 		}
 		opt.reqs.Scheme = SchemeChannel
 		opt.extraV2 = map[string]any{"receiverAuthorizer": common.HexToAddress(e.ReceiverAuthorizer).Hex(),
-			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": h.channelTransfer()}
-		refundMin, err := h.refundMinOf(opt) // channel_refund_limit.go
+			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": transfer}
+		refundMin, err := h.Metering.refundMinOf(opt) // channel_refund_limit.go
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cr.opts = append(cr.opts, chanOption{chainID: big.NewInt(opt.chainID),
 			authorizer: common.HexToAddress(e.ReceiverAuthorizer), token: common.HexToAddress(opt.reqs.Asset), payTo: common.HexToAddress(h.PayTo), ids: new(channelIDs),
 			refundMin: refundMin})
 	}
-	h.chans = cr
 	if app.Validating() {
-		return nil // caddy validate: no claim rounds
+		return cr, nil // caddy validate: no claim rounds
 	}
 	cr.release = h.app.Hold()
-	cr.stop, cr.done = make(chan struct{}), make(chan struct{})
+	cr.quit, cr.done = make(chan struct{}), make(chan struct{})
 	go cr.claimLoop()
-	return nil
+	return cr, nil
+}
+
+// chanRouteOf is a channel route over the store chans, set to read what
+// it reads of the route (chanRoute's doc) from h, with no options yet and
+// no claim loop: newChanRoute's first step (and tests').
+func chanRouteOf(h *Handler, chans store.Channels) *chanRoute {
+	return &chanRoute{core: h.core, reply: &h.reply, meter: newMeterer(h), logger: h.logger, pricing: &h.pricing, metrics: &h.metrics,
+		client: h.core.client, attempts: h.core.attempts, redeem: h.core.redeem,
+		description: h.Description, mimeType: h.MimeType,
+		claimEvery: h.Metering.claimEvery(), refundIdle: time.Duration(h.RefundIdle), refundWindow: h.Metering.refundWindow(),
+		store: chans, led: map[string]bool{}, scanned: map[int]uint64{}}
 }
 
 // channelPayload is a batch-settlement payload as the published client
@@ -182,7 +228,7 @@ type channelPayload struct {
 // voucher is checked and charged with one conditional write of the store.
 // Either way the charge is written before the upstream is called.
 func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
-	sl := rt.core.pricing.saleOf(r)
+	sl := rt.pricing.saleOf(r)
 	var pl channelPayload
 	payment, fast := decodeVoucherHeader(header, &pl)
 	if !fast {
@@ -194,7 +240,7 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 	if payment.Scheme != "" && payment.Scheme != SchemeChannel {
 		return rt.channelRefused(w, r, x402.ReasonUnsupportedScheme(payment.Scheme))
 	}
-	opt, reason := rt.core.pricing.choose(payment)
+	opt, reason := rt.pricing.choose(payment)
 	sl.opt = opt
 	if reason != "" {
 		return rt.channelRefused(w, r, reason)
@@ -246,11 +292,11 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 		// it against the chain, which costs RPC calls, so it counts
 		// against the client's attempt limit (a voucher of a known channel
 		// costs none and does not).
-		if ok, wait := rt.core.core.attempts.allow(httpx.ClientIP(r)); !ok {
-			rt.core.metrics.payment(sl, OutcomeRateLimited, "")
+		if ok, wait := rt.attempts.allow(httpx.ClientIP(r)); !ok {
+			rt.metrics.payment(sl, OutcomeRateLimited, "")
 			return tooManyAttempts(w, wait)
 		}
-		vr, err := rt.core.core.client.Verify(ctx, req)
+		vr, err := rt.client.Verify(ctx, req)
 		if err != nil {
 			return rt.reply.facilitatorFailed(w, "verify", err)
 		}
@@ -270,7 +316,7 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 			return rt.correctiveChannel(w, r, rec, co.discloses(&pl, max, rec, proofUnchecked))
 		}
 		if pl.Type == "deposit" {
-			sr, err = rt.core.core.settleBy(r, req, func(ctx context.Context) (*x402.SettleResponse, error) { return rt.core.core.client.Settle(ctx, req) })
+			sr, err = rt.core.settleBy(r, req, func(ctx context.Context) (*x402.SettleResponse, error) { return rt.client.Settle(ctx, req) })
 			if err != nil {
 				return rt.reply.facilitatorFailed(w, "settle", err)
 			}
@@ -317,7 +363,7 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 	case err != nil:
 		return rt.channelStoreFailed(w, r, err, sr)
 	}
-	rt.core.metrics.payment(sl, OutcomeSettled, "")
+	rt.metrics.payment(sl, OutcomeSettled, "")
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
@@ -344,26 +390,29 @@ func (co *chanOption) checkConfig(pl *channelPayload) string {
 	return ""
 }
 
-// validateChannel checks a batch-settlement route's settings.
-func (h *Handler) validateChannel() error {
+// validateChannel checks a batch-settlement route's settings: its own
+// (asset_transfer, gas_sponsoring, refund_idle, claim_every, refund_window,
+// refund_min, meter) and, given by the route, those of its other parts
+// that do not go with channels (settle, access, mcp_tool).
+func (m *Metering) validateChannel(settle string, access caddy.Duration, mcpTools []mcp.Tool) error {
 	switch {
-	case h.AssetTransfer != "" && h.AssetTransfer != AssetTransferEIP3009 && h.AssetTransfer != AssetTransferPermit2:
-		return fmt.Errorf("x402: asset_transfer must be %q or %q, got %q", AssetTransferEIP3009, AssetTransferPermit2, h.AssetTransfer)
-	case h.GasSponsoring != "":
+	case m.AssetTransfer != "" && m.AssetTransfer != AssetTransferEIP3009 && m.AssetTransfer != AssetTransferPermit2:
+		return fmt.Errorf("x402: asset_transfer must be %q or %q, got %q", AssetTransferEIP3009, AssetTransferPermit2, m.AssetTransfer)
+	case m.GasSponsoring != "":
 		return errors.New("x402: gas_sponsoring is for scheme upto")
-	case h.Window.Access != 0:
+	case access != 0:
 		return errors.New("x402: access does not go with scheme batch-settlement: a voucher pays for one request")
-	case h.Settle == SettleAfter:
+	case settle == SettleAfter:
 		return errors.New("x402: settle after does not go with scheme batch-settlement: a channel's receipt must be a header, which the buyer signs its next voucher from (the published client reads no trailer); a metered answer is held up to meter_max_bytes, or streams at once when the upstream states its charge in Settlement-Overrides")
-	case len(h.MCPTools) > 0:
+	case len(mcpTools) > 0:
 		return errors.New("x402: mcp_tool does not go with scheme batch-settlement yet")
-	case h.RefundIdle < 0:
+	case m.RefundIdle < 0:
 		return errors.New("x402: refund_idle must be a positive duration, or off")
-	case h.ClaimEvery < 0:
+	case m.ClaimEvery < 0:
 		return errors.New("x402: claim_every must be positive")
 	}
-	if err := h.validateRefundLimit(); err != nil { // channel_refund_limit.go
+	if err := m.validateRefundLimit(); err != nil { // channel_refund_limit.go
 		return err
 	}
-	return h.validateChannelMeter() // channel_meter.go
+	return m.validateChannelMeter() // channel_meter.go
 }

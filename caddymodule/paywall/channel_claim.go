@@ -22,17 +22,17 @@ const maxClaimRows = 400
 // finalClaimTimeout bounds the claim round at graceful stop.
 const finalClaimTimeout = 30 * time.Second
 
-// claimEvery is the route's claim interval.
-func (h *Handler) claimEvery() time.Duration {
-	if h.ClaimEvery > 0 {
-		return time.Duration(h.ClaimEvery)
+// claimEvery is claim_every, or its default.
+func (m *Metering) claimEvery() time.Duration {
+	if m.ClaimEvery > 0 {
+		return time.Duration(m.ClaimEvery)
 	}
 	return DefaultClaimEvery
 }
 
 // watchEvery is the time between two scans: claim_every, at most
 // maxWatchEvery.
-func (rt *chanRoute) watchEvery() time.Duration { return min(rt.core.claimEvery(), maxWatchEvery) }
+func (rt *chanRoute) watchEvery() time.Duration { return min(rt.claimEvery, maxWatchEvery) }
 
 // claimLoop runs, until the route is cleaned up, the withdraw watch
 // (every watchEvery) and the claim rounds (every claim_every, and at once
@@ -46,7 +46,7 @@ func (rt *chanRoute) claimLoop() {
 	last := time.Now()
 	for {
 		select {
-		case <-rt.stop:
+		case <-rt.quit:
 			ctx, cancel := context.WithTimeout(context.Background(), finalClaimTimeout)
 			rt.claimRound(ctx, true, true)
 			rt.settleRefunded(ctx) // channel_refund.go
@@ -54,11 +54,11 @@ func (rt *chanRoute) claimLoop() {
 			cancel()
 			return
 		case <-t.C:
-			due := time.Since(last) >= rt.core.claimEvery()-every/2
+			due := time.Since(last) >= rt.claimEvery-every/2
 			if due {
 				last = time.Now()
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), max(rt.core.claimEvery(), maxWatchEvery))
+			ctx, cancel := context.WithTimeout(context.Background(), max(rt.claimEvery, maxWatchEvery))
 			rt.claimRound(ctx, due, false)
 			if due {
 				rt.refundRound(ctx) // channel_refund.go
@@ -76,7 +76,7 @@ func (rt *chanRoute) claimRound(ctx context.Context, due, final bool) {
 	if due {
 		defer rt.readChannelStats(ctx)
 	}
-	for i := range rt.core.pricing.options {
+	for i := range rt.pricing.options {
 		done := rt.takeClaims(ctx, i, final)
 		if done == nil {
 			continue
@@ -91,16 +91,17 @@ func (rt *chanRoute) claimRound(ctx context.Context, due, final bool) {
 	}
 }
 
-// stopChannels ends the claim loop after its last round, then lets go of
-// the facilitator and store it held for that round.
-func (h *Handler) stopChannels() error {
-	if h.chans == nil || h.chans.stop == nil {
+// stop ends the claim loop after its last round, then lets go of the
+// facilitator and store it held for that round (Cleanup). A nil route, or
+// one with no claim loop (caddy validate, tests), has nothing to stop.
+func (rt *chanRoute) stop() error {
+	if rt == nil || rt.quit == nil {
 		return nil
 	}
-	close(h.chans.stop)
-	<-h.chans.done
-	h.chans.stop = nil
-	return h.chans.release()
+	close(rt.quit)
+	<-rt.done
+	rt.quit = nil
+	return rt.release()
 }
 
 // claimOption claims option i's channels charged beyond their claim and
@@ -108,7 +109,7 @@ func (h *Handler) stopChannels() error {
 // is idempotent on chain (a row at or below the channel's claimed total
 // pays nothing).
 func (rt *chanRoute) claimOption(ctx context.Context, i int) {
-	opt := &rt.core.pricing.options[i]
+	opt := &rt.pricing.options[i]
 	co := &rt.opts[i]
 	// What is charged and final: the charged read minus what requests
 	// still held may give back (channel_held.go), so that a claim never
@@ -117,7 +118,7 @@ func (rt *chanRoute) claimOption(ctx context.Context, i int) {
 	defer end()
 	list, err := rt.store.ToClaim(ctx, opt.reqs.Network, maxClaimRows)
 	if err != nil {
-		rt.core.logger.Warn("claim round: the channel store could not be read; the next round tries again", zap.Error(err))
+		rt.logger.Warn("claim round: the channel store could not be read; the next round tries again", zap.Error(err))
 		return
 	}
 	var rows []claimRow
@@ -151,13 +152,13 @@ func (rt *chanRoute) claimOption(ctx context.Context, i int) {
 	for _, k := range claimed {
 		j := ids[k]
 		if err := rt.store.MarkClaimed(ctx, list[j].ID, totals[k]); err != nil {
-			rt.core.logger.Warn("claim round: a claim could not be recorded; the next round claims it again (paying nothing twice)", zap.Error(err))
+			rt.logger.Warn("claim round: a claim could not be recorded; the next round claims it again (paying nothing twice)", zap.Error(err))
 		}
 	}
 	if len(claimed) == 0 {
 		return
 	}
-	rt.core.logger.Info("claim round: claimed", zap.String("network", opt.reqs.Network), zap.Int("channels", len(claimed)))
+	rt.logger.Info("claim round: claimed", zap.String("network", opt.reqs.Network), zap.Int("channels", len(claimed)))
 	rt.settleToPayTo(ctx, i, "claim round")
 }
 
@@ -166,15 +167,15 @@ func (rt *chanRoute) claimOption(ctx context.Context, i int) {
 // facilitator refused the claim (its simulation or transaction failed),
 // rather than could not be asked.
 func (rt *chanRoute) claimRows(ctx context.Context, i int, rows []claimRow) (claimed []int, refused bool) {
-	network := rt.core.pricing.options[i].reqs.Network
+	network := rt.pricing.options[i].reqs.Network
 	sr, err := rt.channelOp(ctx, i, map[string]any{"type": "claim", "claims": rows})
 	switch {
 	case err != nil:
 		countClaim(network, "failed")
-		rt.core.logger.Warn("claim round: the claim could not be sent; the next round tries again", zap.Int("channels", len(rows)), zap.Error(err))
+		rt.logger.Warn("claim round: the claim could not be sent; the next round tries again", zap.Int("channels", len(rows)), zap.Error(err))
 		return nil, false
 	case !sr.Settled() && sr.Error != "invalid_batch_settlement_evm_nothing_to_claim":
-		rt.core.logger.Warn("claim round: the claim failed; the next round tries again", zap.Int("channels", len(rows)),
+		rt.logger.Warn("claim round: the claim failed; the next round tries again", zap.Int("channels", len(rows)),
 			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
 		countClaim(network, "refused")
 		return nil, sr.Error != x402.ErrTextPending

@@ -22,7 +22,7 @@ var claimTurns sync.Map // role key -> chan struct{} (capacity 1)
 
 // claimRole is the role of claiming option i's channels.
 func (rt *chanRoute) claimRole(i int) string {
-	return "channel-claims|" + rt.core.pricing.options[i].reqs.Network + "|" + strings.ToLower(rt.opts[i].payTo.Hex())
+	return "channel-claims|" + rt.pricing.options[i].reqs.Network + "|" + strings.ToLower(rt.opts[i].payTo.Hex())
 }
 
 // takeClaims takes the role of claiming option i's channels: this
@@ -48,16 +48,16 @@ func (rt *chanRoute) takeClaims(ctx context.Context, i int, final bool) func() {
 		}
 	}
 	done := func() { <-turn }
-	lead, err := rt.core.core.redeem.Lead(ctx, key)
+	lead, err := rt.redeem.Lead(ctx, key)
 	if err != nil {
-		rt.core.logger.Warn("claim round: the shared store could not say which instance claims; this instance skips the round and asks again at the next",
+		rt.logger.Warn("claim round: the shared store could not say which instance claims; this instance skips the round and asks again at the next",
 			zap.String("role", key), zap.Error(err))
 	}
-	if lead != rt.led[key] && rt.core.core.redeem.Shared() {
+	if lead != rt.led[key] && rt.redeem.Shared() {
 		if lead {
-			rt.core.logger.Info("this instance now claims the payment channels of this receiver and network (the other instances charge, this one claims)", zap.String("role", key))
+			rt.logger.Info("this instance now claims the payment channels of this receiver and network (the other instances charge, this one claims)", zap.String("role", key))
 		} else if err == nil {
-			rt.core.logger.Info("another instance claims the payment channels of this receiver and network now", zap.String("role", key))
+			rt.logger.Info("another instance claims the payment channels of this receiver and network now", zap.String("role", key))
 		}
 	}
 	if err == nil || !lead {
@@ -78,13 +78,13 @@ func (rt *chanRoute) resignClaims(ctx context.Context) {
 		if !lead {
 			continue
 		}
-		if err := rt.core.core.redeem.Resign(ctx, key); err != nil {
-			rt.core.logger.Warn("the claiming role could not be given up; another instance takes it when this instance's lease runs out",
+		if err := rt.redeem.Resign(ctx, key); err != nil {
+			rt.logger.Warn("the claiming role could not be given up; another instance takes it when this instance's lease runs out",
 				zap.String("role", key), zap.Error(err))
 		}
 		delete(rt.led, key)
 	}
-	for i := range rt.core.pricing.options {
+	for i := range rt.pricing.options {
 		rt.setClaiming(i, false)
 	}
 }
@@ -96,6 +96,6 @@ func (rt *chanRoute) setClaiming(i int, lead bool) {
 		if lead {
 			v = 1
 		}
-		m.claiming.WithLabelValues(rt.core.pricing.options[i].reqs.Network, rt.opts[i].payTo.Hex()).Set(v)
+		m.claiming.WithLabelValues(rt.pricing.options[i].reqs.Network, rt.opts[i].payTo.Hex()).Set(v)
 	}
 }

@@ -66,7 +66,7 @@ func (rt *chanRoute) serveChannelMetered(w http.ResponseWriter, r *http.Request,
 	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *x402.SettleResponse), held func()) (err error) {
 	defer held()
 	cc := &chanCharge{rt: rt, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
-	if rt.core.core.goneBeforeUpstream(r) {
+	if rt.core.goneBeforeUpstream(r) {
 		cc.release(w) // nothing went upstream, nothing is charged (hangup.go)
 		return nil
 	}
@@ -111,7 +111,7 @@ func (cc *chanCharge) settle(charge *big.Int) *x402.SettleResponse {
 			cc.charged = charge
 		}
 	}
-	return &x402.SettleResponse{Event: x402.EventSettled, Value: cc.charged.String(), Network: cc.rt.core.pricing.saleOf(cc.r).network()}
+	return &x402.SettleResponse{Event: x402.EventSettled, Value: cc.charged.String(), Network: cc.rt.pricing.saleOf(cc.r).network()}
 }
 
 // lower gives back refund of the reservation: the second write, from
@@ -130,7 +130,7 @@ func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
 		if target.Cmp(cur.Claimed) < 0 || cur.VoucherMax == nil {
 			// Claimed past it since (a claim round ran during a long
 			// answer): what is claimed cannot be given back.
-			rt.core.logger.Warn("a metered channel charge could not be lowered: the channel was claimed past it; the price stands",
+			rt.logger.Warn("a metered channel charge could not be lowered: the channel was claimed past it; the price stands",
 				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.String("claimed", cur.Claimed.String()))
 			return cur, false
 		}
@@ -142,7 +142,7 @@ func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
 			cur = after // another request of the channel charged: lower from there
 			continue
 		case after != nil: // refused: not open, or out of range
-			rt.core.logger.Warn("a metered channel charge could not be lowered; the price the voucher reserved stands",
+			rt.logger.Warn("a metered channel charge could not be lowered; the price the voucher reserved stands",
 				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.Error(err))
 			return after, false
 		}
@@ -155,11 +155,11 @@ func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
 		case rerr == nil && now != nil && now.Charged.Cmp(cur.Charged) == 0:
 			continue // not written: again
 		}
-		rt.core.logger.Error("a metered channel charge could not be settled: the store cannot be reached; the answer goes out without a receipt (the buyer's next voucher is corrected by a 402 to what the store holds: the price reserved, or the charge)",
+		rt.logger.Error("a metered channel charge could not be settled: the store cannot be reached; the answer goes out without a receipt (the buyer's next voucher is corrected by a 402 to what the store holds: the price reserved, or the charge)",
 			zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.Error(err))
 		return nil, false
 	}
-	rt.core.logger.Warn("a metered channel charge could not be lowered: the channel kept moving; the price the voucher reserved stands",
+	rt.logger.Warn("a metered channel charge could not be lowered: the channel kept moving; the price the voucher reserved stands",
 		zap.String("channel", cur.ID), zap.String("refund", refund.String()))
 	return cur, false
 }
@@ -179,7 +179,7 @@ func (cc *chanCharge) release(w http.ResponseWriter) {
 // upgrade charges the price for a connection the upstream takes over
 // (101 Switching Protocols): what goes through it cannot be metered.
 func (cc *chanCharge) upgrade(w http.ResponseWriter) {
-	cc.rt.core.metrics.metered(cc.rt.core.pricing.saleOf(cc.r), ChargeMaximum, cc.price)
+	cc.rt.metrics.metered(cc.rt.pricing.saleOf(cc.r), ChargeMaximum, cc.price)
 	cc.settle(cc.price)
 	cc.receipt(w)
 }
@@ -194,12 +194,12 @@ func (cc *chanCharge) receipt(w http.ResponseWriter) {
 }
 
 // validateChannelMeter checks the metering settings of a channel route.
-func (h *Handler) validateChannelMeter() error {
-	if h.MeterMaxBytes < 0 {
+func (m *Metering) validateChannelMeter() error {
+	if m.MeterMaxBytes < 0 {
 		return errors.New("x402: meter_max_bytes must not be negative")
 	}
-	if h.Meter != nil {
-		return h.Meter.validate()
+	if m.Meter != nil {
+		return m.Meter.validate()
 	}
 	return nil
 }

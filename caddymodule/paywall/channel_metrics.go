@@ -82,7 +82,7 @@ func (rt *chanRoute) readChannelStats(ctx context.Context) {
 	}
 	stats, err := rt.store.ChannelStats(ctx)
 	if err != nil {
-		rt.core.logger.Warn("the payment channels' figures could not be read from the store", zap.Error(err))
+		rt.logger.Warn("the payment channels' figures could not be read from the store", zap.Error(err))
 		return
 	}
 	f := func(v *big.Int) float64 { x, _ := new(big.Float).SetInt(v).Float64(); return x }

@@ -19,12 +19,12 @@ func (rt *chanRoute) channelOp(ctx context.Context, i int, payload map[string]an
 	if err != nil {
 		return nil, err
 	}
-	return rt.core.core.client.Settle(ctx, req)
+	return rt.client.Settle(ctx, req)
 }
 
 // channelRequest is the facilitator request of a payload on option i.
 func (rt *chanRoute) channelRequest(i int, payload map[string]any) (*x402.Request, error) {
-	opt := &rt.core.pricing.options[i]
+	opt := &rt.pricing.options[i]
 	part, err := newOfferPart(opt, "0")
 	if err != nil {
 		return nil, err
@@ -74,15 +74,15 @@ func (rt *chanRoute) settleToPayTo(ctx context.Context, i int, round string) boo
 	sr, err := rt.channelOp(ctx, i, map[string]any{"type": "settle", "receiver": co.payTo.Hex(), "token": co.token.Hex()})
 	switch {
 	case err != nil:
-		rt.core.logger.Warn(round+": the settle could not be sent; the next round settles", zap.Error(err))
+		rt.logger.Warn(round+": the settle could not be sent; the next round settles", zap.Error(err))
 		return false
 	case sr.Settled():
-		rt.core.logger.Info(round+": settled to pay_to", zap.String("pay_to", co.payTo.Hex()), zap.String("amount", sr.Value), zap.String("tx_hash", sr.TxHash))
+		rt.logger.Info(round+": settled to pay_to", zap.String("pay_to", co.payTo.Hex()), zap.String("amount", sr.Value), zap.String("tx_hash", sr.TxHash))
 		return true
 	case sr.Error == reasonNothingToSettle:
 		return true
 	default:
-		rt.core.logger.Warn(round+": the settle failed; the next round settles", zap.String("error", sr.Error))
+		rt.logger.Warn(round+": the settle failed; the next round settles", zap.String("error", sr.Error))
 		return false
 	}
 }

@@ -67,8 +67,8 @@ func (co *chanOption) dueKey(network string) string {
 // settleRefunded settles to pay_to what refunds claimed (claimed funds
 // stay in the contract until settled); a settle that fails stays due.
 func (rt *chanRoute) settleRefunded(ctx context.Context) {
-	for i := range rt.core.pricing.options {
-		co, network := &rt.opts[i], rt.core.pricing.options[i].reqs.Network
+	for i := range rt.pricing.options {
+		co, network := &rt.opts[i], rt.pricing.options[i].reqs.Network
 		if _, due := settleDue.LoadAndDelete(co.dueKey(network)); !due {
 			continue
 		}
@@ -106,18 +106,18 @@ func (m *Metering) parseRefundIdle(d *caddyfile.Dispenser) error {
 // now and then.
 func (rt *chanRoute) refundRound(ctx context.Context) {
 	cr := rt
-	for i := range rt.core.pricing.options {
+	for i := range rt.pricing.options {
 		if !cr.led[rt.claimRole(i)] {
 			// Another route or instance claims this receiver's channels
 			// (channel_lease.go): it retries and starts refunds too, so
 			// that one refund is not sent from two places.
 			continue
 		}
-		co, network := &cr.opts[i], rt.core.pricing.options[i].reqs.Network
+		co, network := &cr.opts[i], rt.pricing.options[i].reqs.Network
 		attempts := 0
 		run := func(list []*store.Channel, err error, why string) {
 			if err != nil {
-				rt.core.logger.Warn("refund round: the channel store could not be read; the next round tries again", zap.Error(err))
+				rt.logger.Warn("refund round: the channel store could not be read; the next round tries again", zap.Error(err))
 				return
 			}
 			for _, c := range list {
@@ -129,8 +129,8 @@ func (rt *chanRoute) refundRound(ctx context.Context) {
 		}
 		list, err := cr.store.Refunding(ctx, refundListLimit)
 		run(list, err, "retry")
-		if rt.core.RefundIdle > 0 {
-			list, err := cr.store.Idle(ctx, time.Now().Add(-time.Duration(rt.core.RefundIdle)), refundListLimit)
+		if rt.refundIdle > 0 {
+			list, err := cr.store.Idle(ctx, time.Now().Add(-rt.refundIdle), refundListLimit)
 			run(list, err, "idle")
 		}
 	}
@@ -138,9 +138,9 @@ func (rt *chanRoute) refundRound(ctx context.Context) {
 	if time.Since(cr.pruned) >= pruneEvery {
 		cr.pruned = time.Now()
 		if n, err := cr.store.PruneChannels(ctx, time.Now().Add(-closedRetention)); err != nil {
-			rt.core.logger.Warn("pruning closed payment channels failed; the next round tries again", zap.Error(err))
+			rt.logger.Warn("pruning closed payment channels failed; the next round tries again", zap.Error(err))
 		} else if n > 0 {
-			rt.core.logger.Info("pruned closed payment channels", zap.Int("channels", n))
+			rt.logger.Info("pruned closed payment channels", zap.Int("channels", n))
 		}
 	}
 }
@@ -203,7 +203,7 @@ func (rt *chanRoute) refundChannel(ctx context.Context, i int, c *store.Channel,
 		// refund is not sent twice; the refund round finishes it.
 		return refundResult{rec: rec, reason: reasonChannelBusy}
 	}
-	log := rt.core.logger.With(zap.String("channel", rec.ID), zap.String("why", why))
+	log := rt.logger.With(zap.String("channel", rec.ID), zap.String("why", why))
 	// back returns the channel to open when this attempt broadcast nothing
 	// and it was this attempt that stopped its charges.
 	back := func(res refundResult) refundResult {
@@ -324,7 +324,7 @@ func (rt *chanRoute) readChannel(ctx context.Context, i int, rec *store.Channel,
 	if err != nil {
 		return nil, "", err
 	}
-	vr, err := rt.core.core.client.Verify(ctx, req)
+	vr, err := rt.client.Verify(ctx, req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -346,7 +346,7 @@ func (rt *chanRoute) readChannel(ctx context.Context, i int, rec *store.Channel,
 // published server answers. The upstream is not called.
 func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *channelPayload, co *chanOption, max *big.Int, header string) (err error) {
 	sent := false // a refund transaction was sent (the unproven refund's slot stays taken)
-	sl := rt.core.pricing.saleOf(r)
+	sl := rt.pricing.saleOf(r)
 	var amount *big.Int
 	if pl.Amount != nil {
 		a, ok := new(big.Int).SetString(*pl.Amount, 10)
@@ -357,8 +357,8 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 	}
 	// A refund asks the chain (and may send a transaction): it counts
 	// against the client's attempt limit.
-	if ok, wait := rt.core.core.attempts.allow(httpx.ClientIP(r)); !ok {
-		rt.core.metrics.payment(sl, OutcomeRateLimited, "")
+	if ok, wait := rt.attempts.allow(httpx.ClientIP(r)); !ok {
+		rt.metrics.payment(sl, OutcomeRateLimited, "")
 		return tooManyAttempts(w, wait)
 	}
 	ctx := r.Context()
@@ -373,7 +373,7 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 		// reading makes the record (charged = what the chain says claimed).
 		req := rt.reply.v2Request(r, header, resourceURL(r))
 		req.PaymentRequirements.Resource = resourceURL(r)
-		vr, err := rt.core.core.client.Verify(ctx, req)
+		vr, err := rt.client.Verify(ctx, req)
 		if err != nil {
 			return rt.reply.facilitatorFailed(w, "verify", err)
 		}
@@ -400,14 +400,14 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 		// claim's calldata (channel_refund_limit.go). Bounded: no partial
 		// refund below refund_min, one refund per channel per window.
 		if reason, text := co.unprovenRefundRefusal(rec, amount); reason != "" {
-			rt.core.logger.Info("refund refused: below refund_min for a refund whose voucher is public on chain", zap.String("channel", id), zap.String("amount", amount.String()))
-			rt.core.metrics.payment(sl, OutcomeRefused, reason)
+			rt.logger.Info("refund refused: below refund_min for a refund whose voucher is public on chain", zap.String("channel", id), zap.String("amount", amount.String()))
+			rt.metrics.payment(sl, OutcomeRefused, reason)
 			return rt.reply.paymentRequired(w, r, "", reason+text)
 		}
-		undo, ok := takeRefundSlot(id, rt.core.refundWindow(), time.Now())
+		undo, ok := takeRefundSlot(id, rt.refundWindow, time.Now())
 		if !ok {
-			rt.core.logger.Info("refund refused: one refund whose voucher is public on chain per channel per refund_window", zap.String("channel", id))
-			rt.core.metrics.payment(sl, OutcomeRefused, reasonRefundTooSoon)
+			rt.logger.Info("refund refused: one refund whose voucher is public on chain per channel per refund_window", zap.String("channel", id))
+			rt.metrics.payment(sl, OutcomeRefused, reasonRefundTooSoon)
 			return rt.reply.paymentRequired(w, r, "", reasonRefundTooSoon+textRefundTooSoon)
 		}
 		defer func() {

@@ -62,10 +62,10 @@ var unprovenRefunds = struct {
 	last map[string]time.Time
 }{last: map[string]time.Time{}}
 
-// refundWindow is the route's refund_window.
-func (h *Handler) refundWindow() time.Duration {
-	if h.RefundWindow > 0 {
-		return time.Duration(h.RefundWindow)
+// refundWindow is refund_window, or its default.
+func (m *Metering) refundWindow() time.Duration {
+	if m.RefundWindow > 0 {
+		return time.Duration(m.RefundWindow)
 	}
 	return DefaultRefundWindow
 }
@@ -124,8 +124,8 @@ func (co *chanOption) unprovenRefundRefusal(rec *store.Channel, amount *big.Int)
 // refundMinOf is refund_min (or its default) in the smallest units of a
 // token with decimals; nil when the decimals are unknown and refund_min
 // is not set (no minimum).
-func (h *Handler) refundMinOf(opt *payOption) (*big.Int, error) {
-	v := h.RefundMin
+func (m *Metering) refundMinOf(opt *payOption) (*big.Int, error) {
+	v := m.RefundMin
 	if v == "" {
 		if !opt.decimalsKnown {
 			return nil, nil
@@ -164,8 +164,8 @@ func (m *Metering) parseRefundLimit(d *caddyfile.Dispenser, name string) error {
 }
 
 // validateRefundLimit checks refund_window and refund_min.
-func (h *Handler) validateRefundLimit() error {
-	if h.RefundWindow < 0 {
+func (m *Metering) validateRefundLimit() error {
+	if m.RefundWindow < 0 {
 		return errors.New("x402: refund_window must be positive")
 	}
 	return nil

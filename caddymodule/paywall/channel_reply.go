@@ -44,7 +44,7 @@ type channelStateWire struct {
 // and, in amount, what it moved on chain (the deposit, as the facilitator's
 // settle answers it), which extra.depositAmount names as such.
 func (rt *chanRoute) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *x402.SettleResponse) {
-	out := x402.ReferenceSettleResponse{Success: true, Network: rt.core.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
+	out := x402.ReferenceSettleResponse{Success: true, Network: rt.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
 		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}}
 	if sr != nil {
 		out.Transaction, out.Amount = sr.TxHash, sr.Value
@@ -59,7 +59,7 @@ func (rt *chanRoute) setChannelResponse(w http.ResponseWriter, r *http.Request, 
 
 // channelRefused answers a refused channel payment: 402 with the reason.
 func (rt *chanRoute) channelRefused(w http.ResponseWriter, r *http.Request, reason string) error {
-	rt.core.metrics.payment(rt.core.pricing.saleOf(r), OutcomeRefused, reason)
+	rt.metrics.payment(rt.pricing.saleOf(r), OutcomeRefused, reason)
 	return rt.reply.paymentRequired(w, r, "", reason)
 }
 
@@ -73,8 +73,8 @@ func (rt *chanRoute) channelRefused(w http.ResponseWriter, r *http.Request, reas
 // then resynchronises from the chain (an empty signature would make it
 // throw), and a stranger learns nothing it could sign a refund with.
 func (rt *chanRoute) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel, disclose bool) error {
-	sl := rt.core.pricing.saleOf(r)
-	rt.core.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
+	sl := rt.pricing.saleOf(r)
+	rt.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
 	accepts := sl.offer.accepts()
 	part := &accepts[sl.opt]
 	extra := map[string]any{}
@@ -87,7 +87,7 @@ func (rt *chanRoute) correctiveChannel(w http.ResponseWriter, r *http.Request, c
 	}
 	part.Extra = extra
 	pr := x402.PaymentRequiredV2{X402Version: x402.Version2, Error: reasonCumulativeMismatch,
-		Resource: &x402.ResourceInfo{URL: resourceURL(r), Description: rt.core.Description, MimeType: rt.core.MimeType}, Accepts: accepts}
+		Resource: &x402.ResourceInfo{URL: resourceURL(r), Description: rt.description, MimeType: rt.mimeType}, Accepts: accepts}
 	body, err := json.Marshal(pr)
 	if err != nil {
 		return err
@@ -111,7 +111,7 @@ func (rt *chanRoute) correctiveChannel(w http.ResponseWriter, r *http.Request, c
 // buyer's next voucher resynchronises.
 func (rt *chanRoute) channelStoreFailed(w http.ResponseWriter, r *http.Request, err error, sr *x402.SettleResponse) error {
 	if sr != nil {
-		rt.core.logger.Error("a deposit was settled but its channel could not be charged; the deposit stays in the buyer's channel",
+		rt.logger.Error("a deposit was settled but its channel could not be charged; the deposit stays in the buyer's channel",
 			zap.String("tx_hash", sr.TxHash), zap.Error(err))
 	}
 	return rt.reply.storeUnavailable(w, r, err)

@@ -18,12 +18,15 @@ func (channelScheme) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: SchemesNamespace + "." + SchemeChannel, New: func() caddy.Module { return new(channelScheme) }}
 }
 
-// NewSeller readies payment channels on a route (provisionChannel).
+// NewSeller readies payment channels on a route (newChanRoute); the
+// route keeps its chanRoute too, whose claim loop Cleanup stops.
 func (channelScheme) NewSeller(rt *Route) (Seller, error) {
-	if err := rt.h.provisionChannel(); err != nil {
+	cr, err := newChanRoute(rt.h)
+	if err != nil {
 		return nil, err
 	}
-	return rt.h.chans, nil
+	rt.h.chans = cr
+	return cr, nil
 }
 
 // ServePayment serves a channel's deposit, voucher or refund.

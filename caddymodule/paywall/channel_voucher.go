@@ -79,8 +79,8 @@ func (rt *chanRoute) serveVoucher(w http.ResponseWriter, r *http.Request, next c
 			return true, rt.channelRefused(w, r, reasonChannelClosed)
 		}
 	}
-	sl := rt.core.pricing.saleOf(r)
-	rt.core.metrics.payment(sl, OutcomeSettled, "")
+	sl := rt.pricing.saleOf(r)
+	rt.metrics.payment(sl, OutcomeSettled, "")
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())

@@ -76,7 +76,7 @@ func (rt *chanRoute) watchChain() withdrawChain {
 	if rt.chain != nil {
 		return rt.chain
 	}
-	return facilitatorChain{rt.core.app.Facilitator()}
+	return facilitatorChain{rt.fac}
 }
 
 // facilitatorChain is the embedded facilitator as the withdraw watch reads
@@ -120,7 +120,7 @@ func (c facilitatorChain) reader(network string) (batch.ChannelReader, error) {
 
 // watchKey is the store key of option i's withdraw watch mark.
 func (rt *chanRoute) watchKey(i int) string {
-	return "withdraw-watch|" + rt.core.pricing.options[i].reqs.Network + "|" + strings.ToLower(rt.opts[i].payTo.Hex())
+	return "withdraw-watch|" + rt.pricing.options[i].reqs.Network + "|" + strings.ToLower(rt.opts[i].payTo.Hex())
 }
 
 // scanFrom is the block option i's withdraw watch reads next: the later
@@ -133,11 +133,11 @@ func (rt *chanRoute) scanFrom(ctx context.Context, i int, head uint64) uint64 {
 		mark, found, err := wm.WatchMark(ctx, rt.watchKey(i))
 		switch {
 		case err != nil:
-			rt.core.logger.Warn("withdraw watch: where the last scan stopped could not be read from the store; this scan starts from this instance's own last scan, or a fixed span back",
-				zap.String("network", rt.core.pricing.options[i].reqs.Network), zap.Error(err))
+			rt.logger.Warn("withdraw watch: where the last scan stopped could not be read from the store; this scan starts from this instance's own last scan, or a fixed span back",
+				zap.String("network", rt.pricing.options[i].reqs.Network), zap.Error(err))
 		case found && mark > head+1:
-			rt.core.logger.Warn("withdraw watch: the store's mark of the last scan is beyond the chain's newest block (a chain started anew?); scanning a fixed span back instead",
-				zap.String("network", rt.core.pricing.options[i].reqs.Network), zap.Uint64("mark", mark), zap.Uint64("head", head))
+			rt.logger.Warn("withdraw watch: the store's mark of the last scan is beyond the chain's newest block (a chain started anew?); scanning a fixed span back instead",
+				zap.String("network", rt.pricing.options[i].reqs.Network), zap.Uint64("mark", mark), zap.Uint64("head", head))
 		case found && (!ok || mark > from):
 			from, ok = mark, true
 		}
@@ -153,11 +153,11 @@ func (rt *chanRoute) scanFrom(ctx context.Context, i int, head uint64) uint64 {
 // says whether one of this route's channels with a pending withdrawal has
 // charges to claim.
 func (rt *chanRoute) watchWithdraws(ctx context.Context, i int) bool {
-	network := rt.core.pricing.options[i].reqs.Network
+	network := rt.pricing.options[i].reqs.Network
 	fac := rt.watchChain()
 	head, err := fac.ChainHead(ctx, network)
 	if err != nil {
-		rt.core.logger.Warn("withdraw watch: the chain could not be read; the next scan tries again", zap.String("network", network), zap.Error(err))
+		rt.logger.Warn("withdraw watch: the chain could not be read; the next scan tries again", zap.String("network", network), zap.Error(err))
 		return rt.withdrawPending(ctx, i)
 	}
 	from := rt.scanFrom(ctx, i, head)
@@ -166,7 +166,7 @@ func (rt *chanRoute) watchWithdraws(ctx context.Context, i int) bool {
 		to := min(head, from+batch.MaxWithdrawLogSpan-1)
 		ids, err := fac.WithdrawLogs(ctx, network, from, to)
 		if err != nil {
-			rt.core.logger.Warn("withdraw watch: the contract's logs could not be read; the next scan reads them", zap.String("network", network),
+			rt.logger.Warn("withdraw watch: the contract's logs could not be read; the next scan reads them", zap.String("network", network),
 				zap.Uint64("from", from), zap.Uint64("to", to), zap.Error(err))
 			break
 		}
@@ -177,7 +177,7 @@ func (rt *chanRoute) watchWithdraws(ctx context.Context, i int) bool {
 		rt.scanned[i] = from
 		if wm != nil {
 			if err := wm.SetWatchMark(ctx, rt.watchKey(i), from); err != nil {
-				rt.core.logger.Warn("withdraw watch: where this scan stopped could not be recorded in the store; an instance taking the watch over would read these blocks again",
+				rt.logger.Warn("withdraw watch: where this scan stopped could not be recorded in the store; an instance taking the watch over would read these blocks again",
 					zap.String("network", network), zap.Uint64("next", from), zap.Error(err))
 			}
 		}
@@ -189,12 +189,12 @@ func (rt *chanRoute) watchWithdraws(ctx context.Context, i int) bool {
 // that this route holds; false when one could not be read or recorded
 // (the scan is then read again).
 func (rt *chanRoute) syncWithdraws(ctx context.Context, i int, ids []common.Hash, block uint64) bool {
-	network := rt.core.pricing.options[i].reqs.Network
+	network := rt.pricing.options[i].reqs.Network
 	co := &rt.opts[i]
 	for _, id := range ids {
 		rec, err := rt.store.Channel(ctx, strings.ToLower(id.Hex()))
 		if err != nil {
-			rt.core.logger.Warn("withdraw watch: the channel store could not be read; the next scan tries again", zap.Error(err))
+			rt.logger.Warn("withdraw watch: the channel store could not be read; the next scan tries again", zap.Error(err))
 			return false
 		}
 		if rec == nil || rec.Network != network || !strings.EqualFold(rec.Config.Receiver, co.payTo.Hex()) {
@@ -202,7 +202,7 @@ func (rt *chanRoute) syncWithdraws(ctx context.Context, i int, ids []common.Hash
 		}
 		st, err := rt.watchChain().ChannelState(ctx, network, id, block)
 		if err != nil {
-			rt.core.logger.Warn("withdraw watch: a channel's state could not be read; the next scan tries again", zap.String("channel", rec.ID), zap.Error(err))
+			rt.logger.Warn("withdraw watch: a channel's state could not be read; the next scan tries again", zap.String("channel", rec.ID), zap.Error(err))
 			return false
 		}
 		cs := store.ChainState{Balance: st.Balance, Claimed: st.TotalClaimed, Block: block}
@@ -210,14 +210,14 @@ func (rt *chanRoute) syncWithdraws(ctx context.Context, i int, ids []common.Hash
 			cs.WithdrawRequestedAt = time.Unix(int64(st.WithdrawRequestedAt), 0)
 		}
 		if _, err := rt.store.Sync(ctx, rec.ID, network, rec.Config, cs); err != nil {
-			rt.core.logger.Warn("withdraw watch: a channel's state could not be recorded; the next scan tries again", zap.String("channel", rec.ID), zap.Error(err))
+			rt.logger.Warn("withdraw watch: a channel's state could not be recorded; the next scan tries again", zap.String("channel", rec.ID), zap.Error(err))
 			return false
 		}
 		if cs.WithdrawRequestedAt.IsZero() {
-			rt.core.logger.Info("withdraw watch: a payer's withdrawal completed; its channel goes on with the balance left",
+			rt.logger.Info("withdraw watch: a payer's withdrawal completed; its channel goes on with the balance left",
 				zap.String("channel", rec.ID), zap.String("balance", st.Balance.String()))
 		} else {
-			rt.core.logger.Info("withdraw watch: a payer asked to withdraw; what its channel was charged is claimed before the delay ends",
+			rt.logger.Info("withdraw watch: a payer asked to withdraw; what its channel was charged is claimed before the delay ends",
 				zap.String("channel", rec.ID), zap.Time("withdraw_requested_at", cs.WithdrawRequestedAt),
 				zap.String("withdraw_amount", st.WithdrawAmount.String()))
 		}
@@ -229,13 +229,13 @@ func (rt *chanRoute) syncWithdraws(ctx context.Context, i int, ids []common.Hash
 // withdrawal has charges not claimed yet, reading them all, a page of
 // maxClaimRows at a time.
 func (rt *chanRoute) withdrawPending(ctx context.Context, i int) bool {
-	network := rt.core.pricing.options[i].reqs.Network
+	network := rt.pricing.options[i].reqs.Network
 	co := &rt.opts[i]
 	var after *store.Channel
 	for {
 		list, err := rt.store.Withdrawing(ctx, after, maxClaimRows)
 		if err != nil {
-			rt.core.logger.Warn("withdraw watch: the channel store could not be read; the next scan tries again", zap.Error(err))
+			rt.logger.Warn("withdraw watch: the channel store could not be read; the next scan tries again", zap.Error(err))
 			return false
 		}
 		for _, c := range list {

@@ -39,8 +39,8 @@ func (c *spanChain) ChannelState(context.Context, string, common.Hash, uint64) (
 // goes: one option, its channel store and the chain it reads.
 func watchHandler(t *testing.T, chans store.Channels, chain withdrawChain) *Handler {
 	h, _ := testHandler(t, &fakeClient{}, false)
-	h.chans = &chanRoute{core: h, reply: &h.reply, store: chans, led: map[string]bool{}, scanned: map[int]uint64{}, chain: chain,
-		opts: []chanOption{{payTo: common.HexToAddress(h.PayTo)}}}
+	h.chans = chanRouteOf(h, chans)
+	h.chans.chain, h.chans.opts = chain, []chanOption{{payTo: common.HexToAddress(h.PayTo)}}
 	return h
 }
 

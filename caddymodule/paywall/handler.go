@@ -316,6 +316,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 		h.pricing.options = append(h.pricing.options, opt)
 	}
+	// The attempt limit before the scheme's seller side: a channel route reads it (channel.go).
+	h.core.attempts = newAttempts(h)
 	if err := h.loadSeller(ctx); err != nil { // the route's scheme (seller.go)
 		return err
 	}
@@ -331,7 +333,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 		h.pricing.static = o
 	}
-	h.core.attempts = newAttempts(h)
 	h.metrics.label = h.Label
 	if h.metrics.label == "" {
 		amount := h.pricing.expr
@@ -379,7 +380,7 @@ func (h *Handler) networkNames() []string {
 // itself (with no x402 app configured).
 func (h *Handler) Cleanup() error {
 	var errs []error
-	if err := h.stopChannels(); err != nil { // a last claim round
+	if err := h.chans.stop(); err != nil { // a last claim round
 		errs = append(errs, err)
 	}
 	if err := h.core.gate.Cleanup(); err != nil {
@@ -518,7 +519,7 @@ func (h *Handler) Validate() error {
 		return err
 	}
 	if h.channel() {
-		if err := h.validateChannel(); err != nil {
+		if err := h.Metering.validateChannel(h.Settle, h.Window.Access, h.MCPTools); err != nil { // channel.go
 			return err
 		}
 	}
