@@ -58,7 +58,8 @@ const DefaultClaimEvery = time.Minute
 // chanRoute is a channel route's seller side: its state (the store and,
 // per option, what a channel must name) and the methods that serve its
 // requests (deposits, vouchers, refunds) and run its claim loop (claims,
-// refunds, the withdraw watch). ServeHTTP hands it a paid request;
+// refunds, the withdraw watch). It is the route's Seller: the core hands
+// it every request carrying a payment (ServePayment, channel_seller.go);
 // Cleanup stops its claim loop (stop).
 //
 // What it reads of the route is set by newChanRoute, at Provision: the
