@@ -18,16 +18,13 @@ func (channelScheme) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: SchemesNamespace + "." + SchemeChannel, New: func() caddy.Module { return new(channelScheme) }}
 }
 
-// NewSeller readies payment channels on a route (newChanRoute); the
-// route keeps its chanRoute too, whose claim loop Cleanup stops.
+// NewSeller readies payment channels on a route (newChanRoute). Cleanup
+// stops its claim, refund and withdraw rounds (chanRoute.stop, a stopper).
 func (channelScheme) NewSeller(rt *Route) (Seller, error) {
-	cr, err := newChanRoute(rt.h)
-	if err != nil {
-		return nil, err
-	}
-	rt.h.chans = cr
-	return cr, nil
+	return newChanRoute(rt.h)
 }
+
+var _ stopper = (*chanRoute)(nil)
 
 // ServePayment serves a channel's deposit, voucher or refund.
 func (rt *chanRoute) ServePayment(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {

@@ -181,11 +181,11 @@ func TestChannelVoucherHotPath(t *testing.T) {
 	h.PayTo = channelPayTo
 	h.setTestOptions(t, opt)
 	chans := memory.NewRedemptions().(store.Channels)
-	h.chans = chanRouteOf(h, chans)
-	h.chans.opts = []chanOption{{chainID: big.NewInt(devnet.ChainID),
+	cr := chanRouteOf(h, chans)
+	cr.opts = []chanOption{{chainID: big.NewInt(devnet.ChainID),
 		authorizer: common.HexToAddress("0x00000000000000000000000000000000000000Aa"), token: devnet.TokenAddress,
 		payTo: common.HexToAddress(channelPayTo), ids: new(channelIDs)}}
-	h.core.seller = h.chans // the route's seller, as channelScheme.NewSeller makes it
+	h.core.seller = cr // the route's seller, as channelScheme.NewSeller makes it
 	h0 := voucherHeaderFor(t, 3000, func(s string) string { return s })
 	h4 := voucherHeaderFor(t, 4000, func(s string) string { return s })
 	var pl channelPayload

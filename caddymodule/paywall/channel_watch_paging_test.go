@@ -35,13 +35,13 @@ func (c *spanChain) ChannelState(context.Context, string, common.Hash, uint64) (
 	return batch.ChannelState{}, fmt.Errorf("no channel state in this test")
 }
 
-// watchHandler is a channel route's handler as far as the withdraw watch
-// goes: one option, its channel store and the chain it reads.
-func watchHandler(t *testing.T, chans store.Channels, chain withdrawChain) *Handler {
+// watchRoute is a channel route as far as the withdraw watch goes: one
+// option, its channel store and the chain it reads.
+func watchRoute(t *testing.T, chans store.Channels, chain withdrawChain) *chanRoute {
 	h, _ := testHandler(t, &fakeClient{}, false)
-	h.chans = chanRouteOf(h, chans)
-	h.chans.chain, h.chans.opts = chain, []chanOption{{payTo: common.HexToAddress(h.PayTo)}}
-	return h
+	cr := chanRouteOf(h, chans)
+	cr.chain, cr.opts = chain, []chanOption{{payTo: common.HexToAddress(h.PayTo)}}
+	return cr
 }
 
 // TestWithdrawWatchResumes: the first withdraw scan ever reads a bounded
@@ -60,26 +60,26 @@ func TestWithdrawWatchResumes(t *testing.T) {
 	}
 	ctx := context.Background()
 	chainA := &spanChain{head: 50_000}
-	hA := watchHandler(t, open(), chainA)
-	hA.chans.watchWithdraws(ctx, 0)
+	hA := watchRoute(t, open(), chainA)
+	hA.watchWithdraws(ctx, 0)
 	if n := len(chainA.spans); n == 0 || chainA.spans[0][0] != 50_000-withdrawLookback || chainA.spans[n-1][1] != 50_000 {
 		t.Fatalf("the first scan read %v; want %d..50000", chainA.spans, 50_000-withdrawLookback)
 	}
 
 	// A stops leading; B takes the role over, the chain 100 blocks on.
 	chainB := &spanChain{head: 50_100}
-	hB := watchHandler(t, open(), chainB)
-	hB.chans.watchWithdraws(ctx, 0)
+	hB := watchRoute(t, open(), chainB)
+	hB.watchWithdraws(ctx, 0)
 	if want := [][2]uint64{{50_001, 50_100}}; fmt.Sprint(chainB.spans) != fmt.Sprint(want) {
 		t.Fatalf("the new leader read %v; want %v (from the block after the last one read)", chainB.spans, want)
 	}
 
 	// A paused leader that writes an older mark does not set it back.
-	wm := hA.chans.store.(store.WatchMarks)
-	if err := wm.SetWatchMark(ctx, hA.chans.watchKey(0), 50_001); err != nil {
+	wm := hA.store.(store.WatchMarks)
+	if err := wm.SetWatchMark(ctx, hA.watchKey(0), 50_001); err != nil {
 		t.Fatal(err)
 	}
-	if mark, ok, err := wm.WatchMark(ctx, hA.chans.watchKey(0)); mark != 50_101 || !ok || err != nil {
+	if mark, ok, err := wm.WatchMark(ctx, hA.watchKey(0)); mark != 50_101 || !ok || err != nil {
 		t.Fatalf("mark after an older write = %d, %v, %v; want 50101", mark, ok, err)
 	}
 }
@@ -90,10 +90,10 @@ func TestWithdrawWatchResumes(t *testing.T) {
 func TestWithdrawPendingPages(t *testing.T) {
 	ctx := context.Background()
 	chans := memory.NewRedemptions().(store.Channels)
-	h := watchHandler(t, chans, &spanChain{})
-	network := h.pricing.options[0].reqs.Network
+	rt := watchRoute(t, chans, &spanChain{})
+	network := rt.pricing.options[0].reqs.Network
 	cfg := store.ChannelConfig{Payer: "0x00000000000000000000000000000000000000Aa", PayerAuthorizer: "0x0000000000000000000000000000000000000000",
-		Receiver: h.PayTo, ReceiverAuthorizer: "0x00000000000000000000000000000000000000DD",
+		Receiver: rt.opts[0].payTo.Hex(), ReceiverAuthorizer: "0x00000000000000000000000000000000000000DD",
 		Token: "0x00000000000000000000000000000000000000EE", WithdrawDelay: 900, Salt: "0x" + strings.Repeat("0A", 32)}
 	at := time.Unix(1_800_000_000, 0).UTC()
 	const n = maxClaimRows + 2
@@ -104,7 +104,7 @@ func TestWithdrawPendingPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if h.chans.withdrawPending(ctx, 0) {
+	if rt.withdrawPending(ctx, 0) {
 		t.Fatal("withdrawPending with nothing charged: true")
 	}
 	// The channel that asked last is charged: it is on the second page.
@@ -112,7 +112,7 @@ func TestWithdrawPendingPages(t *testing.T) {
 		store.ChannelVoucher{Max: big.NewInt(1), Signature: []byte("sig")}); err != nil {
 		t.Fatal(err)
 	}
-	if !h.chans.withdrawPending(ctx, 0) {
+	if !rt.withdrawPending(ctx, 0) {
 		t.Fatalf("withdrawPending with the last of %d withdrawing channels charged: false; want true", n)
 	}
 }

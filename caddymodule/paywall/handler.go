@@ -236,7 +236,6 @@ type Handler struct {
 	releases    []func() error // what the handler holds in usage pools, let go in Cleanup
 	pricing     pricing        // the payment options and the offers of the route's prices
 	settleAfter bool
-	chans       *chanRoute       // a batch-settlement route's channels (channel.go); nil otherwise
 	core        *core            // the route's core at run time (core.go)
 	reply       replies          // the route's answers (reply.go), built in Provision
 	disc        *discovery.Route // the route's bazaar declarations (discovery.go)
@@ -380,8 +379,10 @@ func (h *Handler) networkNames() []string {
 // itself (with no x402 app configured).
 func (h *Handler) Cleanup() error {
 	var errs []error
-	if err := h.chans.stop(); err != nil { // a last claim round
-		errs = append(errs, err)
+	if s, ok := h.core.seller.(stopper); ok {
+		if err := s.stop(); err != nil { // batch-settlement: a last claim round
+			errs = append(errs, err)
+		}
 	}
 	if err := h.core.gate.Cleanup(); err != nil {
 		errs = append(errs, err)

@@ -130,6 +130,12 @@ func knownScheme(name string) error {
 	return fmt.Errorf("x402: scheme must be %s, got %q", list, name)
 }
 
+// stopper is a Seller with rounds of its own to end when the route is
+// cleaned up (batch-settlement: a last claim round, then its loops).
+type stopper interface {
+	stop() error
+}
+
 // quoteReadier is a Seller that must learn something before the route's
 // offer can be quoted: upto with a remote facilitator, its address, at
 // the first request (upto_remote.go).
