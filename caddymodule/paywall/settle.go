@@ -44,6 +44,31 @@ func (h *core) settleFailed(id string, err error) {
 	}
 }
 
+// recordSettled writes a settle's outcome to the authorization's record
+// when the answer was decided before it (a metered charge, a buyer who
+// hung up): settled is delivered (its revenue counted), pending keeps its
+// transaction, refused removes the record, a failed settle goes to
+// settleFailed. lost says, for the log, what a record not written as
+// delivered risks.
+func (h *core) recordSettled(r *http.Request, id string, rec *redemption, sr *x402.SettleResponse, err error, lost string) {
+	switch {
+	case err != nil:
+		h.settleFailed(id, err)
+	case sr.Settled():
+		h.metrics.revenue(h.pricing.saleOf(r), sr)
+		setSettled(rec, redeemDelivered, sr)
+		if err := h.redeem.Store().Put(id, rec); err != nil {
+			h.logger.Error(lost, zap.String("id", id), zap.Error(err))
+		}
+	case sr.Error == x402.ErrTextPending:
+		// A retry finds it settled later.
+		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
+		_ = h.redeem.Store().Put(id, rec)
+	default:
+		_ = h.redeem.Store().Delete(id)
+	}
+}
+
 // notSent reports whether a settle error means that nothing was broadcast:
 // the facilitator's own answer 400 (bad request), 429 (rate limit) or 503
 // (nothing was broadcast). A transport error, or any other status, leaves

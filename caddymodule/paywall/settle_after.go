@@ -180,23 +180,7 @@ func (sw *settleWriter) settleHungUp() {
 	}
 	sr, err := h.settle(sw.r, sw.req, sw.res)
 	h.reply.logAnswerLost(sw.r, sw.id, sr, err)
-	switch {
-	case err != nil:
-		h.settleFailed(sw.id, err)
-	case sr.Settled():
-		h.metrics.revenue(h.pricing.saleOf(sw.r), sr)
-		setSettled(rec, redeemDelivered, sr)
-		if err := h.redeem.Store().Put(sw.id, rec); err != nil {
-			h.logger.Error("marking a payment charged for a buyer who hung up failed; a retry could run the upstream again",
-				zap.String("id", sw.id), zap.Error(err))
-		}
-	case sr.Error == x402.ErrTextPending:
-		// A retry finds it settled later, and its answer lost.
-		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
-		_ = h.redeem.Store().Put(sw.id, rec)
-	default:
-		_ = h.redeem.Store().Delete(sw.id)
-	}
+	h.recordSettled(sw.r, sw.id, rec, sr, err, "marking a payment charged for a buyer who hung up failed; a retry could run the upstream again")
 }
 
 // WriteHeader settles (status below 400) or not, then passes the status on.

@@ -39,25 +39,12 @@ func (c *uptoCharge) settle(charge *big.Int) (*x402.SettleResponse, error) {
 		return nil, fmt.Errorf("x402: writing the redemption store: %w", err)
 	}
 	sr, err := u.settleCharge(c.r, c.req, c.res, charge)
-	switch {
-	case err != nil:
-		u.core.settleFailed(c.id, err)
+	if err == nil && sr.Settled() && sr.Value == "" {
+		sr.Value = charge.String() // a charge of 0 moves nothing: no transaction
+	}
+	u.core.recordSettled(c.r, c.id, rec, sr, err, "marking an upto payment delivered failed; a retry could get the resource again")
+	if err != nil {
 		return sr, err
-	case sr.Settled():
-		if sr.Value == "" {
-			sr.Value = charge.String() // a charge of 0 moves nothing: no transaction
-		}
-		u.metrics.revenue(u.pricing.saleOf(c.r), sr)
-		setSettled(rec, redeemDelivered, sr)
-		if err := u.redeem.Store().Put(c.id, rec); err != nil {
-			u.logger.Error("marking an upto payment delivered failed; a retry could get the resource again",
-				zap.String("id", c.id), zap.Error(err))
-		}
-	case sr.Error == x402.ErrTextPending:
-		rec.State, rec.TxHash, rec.Updated = redeemPending, sr.TxHash, time.Now()
-		_ = u.redeem.Store().Put(c.id, rec)
-	default:
-		_ = u.redeem.Store().Delete(c.id)
 	}
 	return sr, nil
 }
