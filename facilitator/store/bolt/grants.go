@@ -20,7 +20,10 @@ var (
 
 // grants are the grants in the redemption store's bbolt file (one
 // file can be opened once, so they share its handle).
-type grants struct{ db *bbolt.DB }
+type grants struct {
+	db  *bbolt.DB
+	grp *group // the store's group commit (group.go)
+}
 
 // ensure creates the buckets in an update transaction.
 func (g *grants) ensure(tx *bbolt.Tx) (grants, nonces *bbolt.Bucket, err error) {
@@ -43,8 +46,8 @@ func (g *grants) PutGrant(gr *store.Grant) (bool, error) {
 		return false, err
 	}
 	changed := false
-	err = g.db.Batch(func(tx *bbolt.Tx) error {
-		changed = false // Batch may run the function again
+	err = g.grp.run(func(tx *bbolt.Tx) error {
+		changed = false // the group may run the function again
 		bk, _, err := g.ensure(tx)
 		if err != nil {
 			return err
@@ -81,7 +84,7 @@ func (g *grants) Grant(route, payer string) (*store.Grant, error) {
 
 func (g *grants) UseNonce(nonce string, expires time.Time) (bool, error) {
 	fresh := false
-	err := g.db.Batch(func(tx *bbolt.Tx) error {
+	err := g.grp.run(func(tx *bbolt.Tx) error {
 		fresh = false
 		_, bk, err := g.ensure(tx)
 		if err != nil {

@@ -26,7 +26,8 @@ var (
 // the same file: the store is a store.Channels, a store.Grants and a
 // store.CoolOffs.
 type redemptions struct {
-	db *bbolt.DB
+	db  *bbolt.DB
+	grp *group // the record writes' group commit (group.go), shared with the grants
 	*channels
 	*grants
 	*coolOffs
@@ -63,7 +64,8 @@ func OpenRedemptions(path string) (store.Redemptions, error) {
 		db.Close()
 		return nil, fmt.Errorf("replaying the payment channel log of %s: %w", path, err)
 	}
-	return &redemptions{db: db, channels: &channels{db: db, log: log}, grants: &grants{db: db}, coolOffs: &coolOffs{db: db}}, nil
+	grp := &group{db: db}
+	return &redemptions{db: db, grp: grp, channels: &channels{db: db, log: log}, grants: &grants{db: db, grp: grp}, coolOffs: &coolOffs{db: db}}, nil
 }
 
 func (b *redemptions) Get(id string) (*store.Redemption, error) {
@@ -105,8 +107,8 @@ func (b *redemptions) put(id string, r *store.Redemption, absent bool) (bool, er
 		return false, err
 	}
 	var wrote bool
-	err = b.db.Batch(func(tx *bbolt.Tx) error {
-		wrote = false // Batch may run this more than once
+	err = b.grp.run(func(tx *bbolt.Tx) error {
+		wrote = false // the group may run this more than once
 		if absent && tx.Bucket(bucketRedemptions).Get([]byte(id)) != nil {
 			return nil
 		}
@@ -126,7 +128,7 @@ func (b *redemptions) put(id string, r *store.Redemption, absent bool) (bool, er
 }
 
 func (b *redemptions) Delete(id string) error {
-	return b.db.Batch(func(tx *bbolt.Tx) error {
+	return b.grp.run(func(tx *bbolt.Tx) error {
 		return boltDelete(tx, []byte(id))
 	})
 }
