@@ -41,7 +41,7 @@ const (
 // remote facilitator's URL (a remote one is asked for its address:
 // upto_remote.go), settle after, and the logger. It calls the route's
 // core (core.go): its checkout, reservePayment, goneBeforeUpstream,
-// routeKey, settle, settleBy and settleFailed; and the route's replies
+// routeKey, settle, settleBy and recordSettled; and the route's replies
 // (reply.go): paymentHeader, settled, pending, settleRefused,
 // facilitatorFailed and setFailedResponse.
 type uptoSeller struct {
