@@ -1,0 +1,76 @@
+package paywall
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
+	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
+	"github.com/caddy-x402/caddy-x402/internal/pgtest"
+	"github.com/caddy-x402/caddy-x402/internal/tcpproxy"
+)
+
+// TestPostgresRoundTripsPerPayment counts the PostgreSQL round trips of
+// one paid exact request, settle before and settle after, with the x402
+// app's shared storage reached through a TCP proxy that counts them
+// (tcpproxy.Exchanges: each time the client speaks after the server did).
+// Issue 35 folds statements to lower them: these are the figures to beat,
+// and the test fails if a change raises them past its ceiling. The lease
+// is long so that no renewal falls in a request. (12 and 12 on
+// 2026-11-29, the same in every run.)
+func TestPostgresRoundTripsPerPayment(t *testing.T) {
+	srv := pgtest.Start(t)
+	dsn := srv.DSN(t)
+	px, err := tcpproxy.Start(fmt.Sprintf("127.0.0.1:%d", srv.Port()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = px.Close() })
+	dsn = strings.Replace(dsn, fmt.Sprintf("127.0.0.1:%d", srv.Port()), px.Addr(), 1)
+
+	// Another store: the signer's engine must start afresh with it, so the
+	// running config goes first; and it stops before the database does.
+	if err := caddy.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+	tester := testutil.NewTester(t, testutil.GlobalBlock("storage postgres "+dsn+" {\n\t\t\tlease 10m\n\t\t}")+fmt.Sprintf(`
+:%d {
+	x402 /before {
+		pay_to %s
+		amount 100
+	}
+	x402 /after {
+		pay_to %s
+		amount 100
+		settle after
+	}
+	respond "paid"
+}
+`, testutil.SitePort, testutil.SellerAddr, testutil.SellerAddr))
+
+	buyer := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
+	for _, tc := range []struct {
+		route   string
+		ceiling int64 // today's count, 12, with room for a background read
+	}{
+		{"/before", 16},
+		{"/after", 16},
+	} {
+		header := testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+tc.route).PaymentRequirements)
+		before := px.Exchanges()
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+tc.route, map[string]string{"X-Payment": header})
+		n := px.Exchanges() - before
+		if resp.StatusCode != http.StatusOK || string(b) != "paid" {
+			t.Fatalf("%s: status %d %q, want 200 paid", tc.route, resp.StatusCode, b)
+		}
+		t.Logf("%s: %d PostgreSQL round trips for one paid exact request", tc.route, n)
+		if n > tc.ceiling {
+			t.Errorf("%s: %d PostgreSQL round trips, more than the %d of today", tc.route, n, tc.ceiling)
+		}
+	}
+}
