@@ -55,9 +55,7 @@ type RevertStats struct {
 func WalletStats(f scheme.Bindings) []SmartWalletStats {
 	var out []SmartWalletStats
 	for _, n := range exactOnly(f.Bounds(x402.SchemeExact)) {
-		w := n.smart
-		out = append(out, SmartWalletStats{Network: n.Cfg.Name, Payments: w.walletPays.Load(), Deployments: w.deployments.Load(),
-			DeploymentGas: w.deploymentGas.Load(), DeploymentFeeWei: copyLocked(&w.feeMu, &w.deploymentFee)})
+		out = append(out, n.walletStats())
 	}
 	return out
 }
@@ -67,11 +65,23 @@ func WalletStats(f scheme.Bindings) []SmartWalletStats {
 func RevertCounts(f scheme.Bindings) []RevertStats {
 	var out []RevertStats
 	for _, n := range exactOnly(f.Bounds(x402.SchemeExact)) {
-		r := &n.reverts
-		out = append(out, RevertStats{Network: n.Cfg.Name, Reverted: r.reverted.Load(), GasUsed: r.gas.Load(), FeeWei: copyLocked(&r.feeMu, &r.fee),
-			Strikes: r.strikes.Load(), CoolingOffRefusals: r.refused.Load(), BusyRefusals: r.busy.Load()})
+		out = append(out, n.revertStats())
 	}
 	return out
+}
+
+// walletStats reads the bound's smart-wallet counts.
+func (b *bound) walletStats() SmartWalletStats {
+	w := b.smart
+	return SmartWalletStats{Network: b.Cfg.Name, Payments: w.walletPays.Load(), Deployments: w.deployments.Load(),
+		DeploymentGas: w.deploymentGas.Load(), DeploymentFeeWei: copyLocked(&w.feeMu, &w.deploymentFee)}
+}
+
+// revertStats reads the bound's revert counts.
+func (b *bound) revertStats() RevertStats {
+	r := &b.reverts
+	return RevertStats{Network: b.Cfg.Name, Reverted: r.reverted.Load(), GasUsed: r.gas.Load(), FeeWei: copyLocked(&r.feeMu, &r.fee),
+		Strikes: r.strikes.Load(), CoolingOffRefusals: r.refused.Load(), BusyRefusals: r.busy.Load()}
 }
 
 // exactOnly keeps exact's own among bounds, in their order.
@@ -95,24 +105,24 @@ func copyLocked(mu *sync.Mutex, v *big.Int) *big.Int {
 var _ scheme.Counted = (*bound)(nil)
 
 // Counts are exact's counts on its network, for metrics (scheme.Counted):
-// the smart-wallet settlements and the reverted settlements, as
-// WalletStats and RevertCounts give them.
+// the smart-wallet settlements and the reverted settlements, read as
+// WalletStats and RevertCounts read them.
 func (b *bound) Counts() []scheme.Count {
-	w, r := b.smart, &b.reverts
-	wei := func(mu *sync.Mutex, v *big.Int) float64 {
-		f, _ := new(big.Float).SetInt(copyLocked(mu, v)).Float64()
+	w, r := b.walletStats(), b.revertStats()
+	wei := func(v *big.Int) float64 {
+		f, _ := new(big.Float).SetInt(v).Float64()
 		return f
 	}
 	return []scheme.Count{
-		{Name: "x402_smart_wallet_payments_total", Help: "Settled payments from smart-contract wallets that were deployed already (EIP-1271), by network.", Value: float64(w.walletPays.Load())},
-		{Name: "x402_smart_wallet_deployments_total", Help: "Smart-contract wallets deployed by the facilitator to settle their ERC-6492 payments, by network.", Value: float64(w.deployments.Load())},
-		{Name: "x402_smart_wallet_deployment_gas_total", Help: "Gas used by the transactions that deployed a wallet and settled its payment, paid by the facilitator, by network.", Value: float64(w.deploymentGas.Load())},
-		{Name: "x402_smart_wallet_deployment_fee_wei_total", Help: "What those transactions cost the facilitator, in wei, by network.", Value: wei(&w.feeMu, &w.deploymentFee)},
-		{Name: "x402_settlements_reverted_total", Help: "Settlements whose transaction was mined and reverted (the gas paid, nothing moved), by network.", Value: float64(r.reverted.Load())},
-		{Name: "x402_settlement_revert_gas_total", Help: "Gas used by settlement transactions that reverted, paid by the facilitator for nothing, by network.", Value: float64(r.gas.Load())},
-		{Name: "x402_settlement_revert_fee_wei_total", Help: "What those transactions cost the facilitator, in wei, by network.", Value: wei(&r.feeMu, &r.fee)},
-		{Name: "x402_smart_wallet_cool_offs_total", Help: "Reverted settlements of smart-contract wallets that started or lengthened a cooling-off of the wallet (and of its code), by network.", Value: float64(r.strikes.Load())},
-		{Name: "x402_smart_wallet_cooling_off_refusals_total", Help: "Smart-contract wallet payments refused because the wallet, or its code, cools off after a revert, by network.", Value: float64(r.refused.Load())},
-		{Name: "x402_smart_wallet_busy_refusals_total", Help: "Smart-contract wallet payments refused because another payment of the wallet was being settled, by network.", Value: float64(r.busy.Load())},
+		{Name: "x402_smart_wallet_payments_total", Help: "Settled payments from smart-contract wallets that were deployed already (EIP-1271), by network.", Value: float64(w.Payments)},
+		{Name: "x402_smart_wallet_deployments_total", Help: "Smart-contract wallets deployed by the facilitator to settle their ERC-6492 payments, by network.", Value: float64(w.Deployments)},
+		{Name: "x402_smart_wallet_deployment_gas_total", Help: "Gas used by the transactions that deployed a wallet and settled its payment, paid by the facilitator, by network.", Value: float64(w.DeploymentGas)},
+		{Name: "x402_smart_wallet_deployment_fee_wei_total", Help: "What those transactions cost the facilitator, in wei, by network.", Value: wei(w.DeploymentFeeWei)},
+		{Name: "x402_settlements_reverted_total", Help: "Settlements whose transaction was mined and reverted (the gas paid, nothing moved), by network.", Value: float64(r.Reverted)},
+		{Name: "x402_settlement_revert_gas_total", Help: "Gas used by settlement transactions that reverted, paid by the facilitator for nothing, by network.", Value: float64(r.GasUsed)},
+		{Name: "x402_settlement_revert_fee_wei_total", Help: "What those transactions cost the facilitator, in wei, by network.", Value: wei(r.FeeWei)},
+		{Name: "x402_smart_wallet_cool_offs_total", Help: "Reverted settlements of smart-contract wallets that started or lengthened a cooling-off of the wallet (and of its code), by network.", Value: float64(r.Strikes)},
+		{Name: "x402_smart_wallet_cooling_off_refusals_total", Help: "Smart-contract wallet payments refused because the wallet, or its code, cools off after a revert, by network.", Value: float64(r.CoolingOffRefusals)},
+		{Name: "x402_smart_wallet_busy_refusals_total", Help: "Smart-contract wallet payments refused because another payment of the wallet was being settled, by network.", Value: float64(r.BusyRefusals)},
 	}
 }
