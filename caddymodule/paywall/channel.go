@@ -178,7 +178,6 @@ func newChanRoute(h *Handler) (*chanRoute, error) {
 		if err := checkChannelTransfer(fac, transfer, opt.reqs.Network); err != nil { // channel_permit2.go
 			return nil, err
 		}
-		opt.reqs.Scheme = SchemeChannel
 		opt.extraV2 = map[string]any{"receiverAuthorizer": common.HexToAddress(e.ReceiverAuthorizer).Hex(),
 			"withdrawDelay": DefaultWithdrawDelay, "name": e.Name, "version": e.Version, "assetTransferMethod": transfer}
 		refundMin, err := h.Metering.refundMinOf(opt) // channel_refund_limit.go

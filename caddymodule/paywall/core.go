@@ -43,11 +43,11 @@ type core struct {
 // fillCore gives the route's core what it shares with the Handler's
 // provisioning (pricing and metrics by pointer, copies of the rest), at
 // the end of Provision. What only the core holds (client, outcomes,
-// redeem, attempts, gate, settleWait, seller) Provision sets on it
-// directly.
+// redeem, attempts, gate, settleWait, settleAfter, seller) Provision
+// sets on it directly.
 func (h *Handler) fillCore() {
 	c := h.core
-	c.pricing, c.metrics, c.app, c.settleAfter = &h.pricing, &h.metrics, h.app, h.settleAfter
+	c.pricing, c.metrics, c.app = &h.pricing, &h.metrics, h.app
 	c.reply, c.logger = &h.reply, h.logger
 	c.forwardPaymentHeader, c.paymentIdentifier = h.ForwardPaymentHeader, h.PaymentIdentifier
 }

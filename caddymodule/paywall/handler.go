@@ -231,16 +231,15 @@ type Handler struct {
 	// mcp_max_answer and mcp_call_timeout (package mcp).
 	mcp.Config
 
-	app         *app.App // the x402 app, when configured
-	metrics     routeMetrics
-	releases    []func() error // what the handler holds in usage pools, let go in Cleanup
-	pricing     pricing        // the payment options and the offers of the route's prices
-	settleAfter bool
-	core        *core            // the route's core at run time (core.go)
-	reply       replies          // the route's answers (reply.go), built in Provision
-	disc        *discovery.Route // the route's bazaar declarations (discovery.go)
-	mcp         *mcp.Transport   // the MCP route's transport (transport.go); nil for other routes
-	logger      *zap.Logger
+	app      *app.App // the x402 app, when configured
+	metrics  routeMetrics
+	releases []func() error   // what the handler holds in usage pools, let go in Cleanup
+	pricing  pricing          // the payment options and the offers of the route's prices
+	core     *core            // the route's core at run time (core.go)
+	reply    replies          // the route's answers (reply.go), built in Provision
+	disc     *discovery.Route // the route's bazaar declarations (discovery.go)
+	mcp      *mcp.Transport   // the MCP route's transport (transport.go); nil for other routes
+	logger   *zap.Logger
 }
 
 // CaddyModule returns the Caddy module information.
@@ -261,7 +260,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	// x402's MCP transport runs the tool first and settles only a result
 	// that is not isError: an MCP route settles after unless told before.
-	h.settleAfter = h.Settle == SettleAfter || (h.Settle == "" && len(h.MCPTools) > 0)
+	h.core.settleAfter = h.Settle == SettleAfter || (h.Settle == "" && len(h.MCPTools) > 0)
 	if err := h.provisionClient(ctx); err != nil {
 		return err
 	}
@@ -285,7 +284,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 		opt := payOption{
 			reqs: x402.PaymentRequirements{
-				Scheme:            x402.SchemeExact,
+				Scheme:            h.scheme(),
 				Network:           info.Name,
 				PayTo:             h.PayTo,
 				Asset:             info.Token,

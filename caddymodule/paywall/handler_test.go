@@ -63,8 +63,8 @@ var (
 func testHandler(t *testing.T, fc *fakeClient, settleAfter bool) (*Handler, string) {
 	t.Helper()
 	b, _ := network.Builtin("cronos-testnet")
-	h := &Handler{settleAfter: settleAfter, logger: zap.NewNop(), PayTo: "0x1111111111111111111111111111111111111111", Amount: "10000",
-		core: &core{client: fc, redeem: app.NewDeliveries(memory.NewRedemptions())}}
+	h := &Handler{logger: zap.NewNop(), PayTo: "0x1111111111111111111111111111111111111111", Amount: "10000",
+		core: &core{client: fc, redeem: app.NewDeliveries(memory.NewRedemptions()), settleAfter: settleAfter}}
 	h.core.seller = exactCheckout{h: h.core}
 	h.setTestOptions(t, payOption{reqs: x402.PaymentRequirements{
 		Scheme: "exact", Network: b.Name, PayTo: h.PayTo, Asset: b.Token,

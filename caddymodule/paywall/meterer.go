@@ -79,6 +79,6 @@ func (m *meterer) capCharge(r *http.Request, charge, max *big.Int, source string
 // then (its options and metrics are read through pointers, as they are
 // finished later).
 func newMeterer(h *Handler) *meterer {
-	return &meterer{meter: h.Meter, maxBytes: h.maxBytes(), after: h.settleAfter, pricing: &h.pricing,
+	return &meterer{meter: h.Meter, maxBytes: h.maxBytes(), after: h.core.settleAfter, pricing: &h.pricing,
 		metrics: &h.metrics, logger: h.logger, reply: &h.reply}
 }

@@ -79,9 +79,6 @@ func (h *Handler) scheme() string {
 
 // loadSeller loads the module of the route's scheme and makes its Seller.
 func (h *Handler) loadSeller(ctx caddy.Context) error {
-	for i := range h.pricing.options {
-		h.pricing.options[i].reqs.Scheme = h.scheme()
-	}
 	mod, err := ctx.LoadModuleByID(SchemesNamespace+"."+h.scheme(), json.RawMessage("{}"))
 	if err != nil {
 		return fmt.Errorf("x402: loading scheme %q: %w", h.scheme(), err)

@@ -99,7 +99,7 @@ func (h *Handler) provisionMCP(ctx caddy.Context) error {
 		// Not the first tool's amount: the route sells several prices.
 		h.metrics.label = "mcp to " + strings.ToLower(h.PayTo)
 	}
-	t, err := mcp.New(h.Config, transportCore{h}, mcp.Route{Label: h.metrics.label, SettleAfter: h.settleAfter,
+	t, err := mcp.New(h.Config, transportCore{h}, mcp.Route{Label: h.metrics.label, SettleAfter: h.core.settleAfter,
 		NoDiscovery: h.NoDiscovery, Logger: h.logger, Metrics: ctx.GetMetricsRegistry()})
 	if err != nil {
 		return err

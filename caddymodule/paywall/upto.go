@@ -68,7 +68,7 @@ type uptoSeller struct {
 // that may settle it), read from the facilitator's supported kinds.
 func newUptoSeller(h *Handler, meter *meterer) (*uptoSeller, error) {
 	u := &uptoSeller{core: h.core, reply: &h.reply, pricing: &h.pricing, meter: meter, metrics: &h.metrics, redeem: h.core.redeem,
-		client: h.core.client, facilitator: h.Facilitator, settleAfter: h.settleAfter, logger: h.logger}
+		client: h.core.client, facilitator: h.Facilitator, settleAfter: h.core.settleAfter, logger: h.logger}
 	u.warnUnmetered()
 	var fac *facilitator.Facilitator
 	if h.Facilitator == "" && h.app != nil {
@@ -85,7 +85,6 @@ func newUptoSeller(h *Handler, meter *meterer) (*uptoSeller, error) {
 			if opt.caip2 == "" {
 				return nil, fmt.Errorf("x402: scheme upto on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
 			}
-			opt.reqs.Scheme = SchemeUpto
 		}
 		u.remote = &uptoRemote{}
 		return u, nil
@@ -111,7 +110,6 @@ func newUptoSeller(h *Handler, meter *meterer) (*uptoSeller, error) {
 		if opt.caip2 == "" {
 			return nil, fmt.Errorf("x402: scheme upto on network %q needs its chain id (x402 version 2 only): name the network eip155:<chainId>", opt.reqs.Network)
 		}
-		opt.reqs.Scheme = SchemeUpto
 		opt.extraV2 = map[string]any{"assetTransferMethod": "permit2", "facilitatorAddress": addr}
 	}
 	return u, nil
