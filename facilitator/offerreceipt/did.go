@@ -198,4 +198,3 @@ func ResolveDIDWeb(ctx context.Context, client *http.Client, did string) (*Keys,
 	}
 	return KeysOf(doc)
 }
-
