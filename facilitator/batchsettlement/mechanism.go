@@ -14,13 +14,13 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/doctor"
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
@@ -39,9 +39,25 @@ type mechanism struct{}
 func (mechanism) Name() string   { return Scheme }
 func (mechanism) Family() string { return "eip155" }
 
+// Needs is the settlement contract (the escrow) and the ERC-3009 deposit
+// collector at their canonical addresses, EIP-1153 and a signer key (the
+// receiver authorizer) (scheme.Needer).
+func (mechanism) Needs() doctor.Needs {
+	return doctor.Needs{
+		Contracts: []doctor.Contract{
+			{Name: "x402 batch settlement (escrow)", Address: batch.SettlementAddress},
+			{Name: "x402 ERC-3009 deposit collector", Address: batch.ERC3009CollectorAddress},
+		},
+		TransientStorage: true,
+		SignerKey:        true,
+	}
+}
+
+var _ scheme.Needer = mechanism{}
+
 // Bind readies batch-settlement on a network that has the settlement
 // contract and the ERC-3009 deposit collector at their canonical
-// addresses, runs EIP-1153 (batch.SupportsTransientStorage), and has a
+// addresses, runs EIP-1153 (doctor.SupportsTransientStorage), and has a
 // signer key (the receiver authorizer). Elsewhere it
 // declines (nil, nil), saying why in the log: the network serves its
 // other schemes.
@@ -51,27 +67,24 @@ func (mechanism) Bind(ctx context.Context, n *network.Network, env scheme.Env) (
 		log.Info("batch-settlement not offered: the network has no signer key to authorize claims and refunds")
 		return nil, scheme.Decline("the network has no signer key to authorize claims and refunds: give it a signer_key")
 	}
-	var codes [2]hexutil.Bytes
-	elems := []rpc.BatchElem{
-		{Method: "eth_getCode", Args: []any{batch.SettlementAddress, "latest"}, Result: &codes[0]},
-		{Method: "eth_getCode", Args: []any{batch.ERC3009CollectorAddress, "latest"}, Result: &codes[1]},
-	}
-	if err := n.Pool.BatchShared(ctx, elems); err != nil {
+	contracts := mechanism{}.Needs().Contracts
+	codes, err := doctor.CodeAt(ctx, doctor.BatchFunc(n.Pool.BatchShared), doctor.Addresses(contracts)...)
+	if err != nil {
 		log.Warn("batch-settlement not offered: the chain could not be asked for the contracts' code at start; restart when it answers", zap.Error(err))
 		return nil, scheme.Decline(fmt.Sprintf("the chain's RPC did not answer at start (%v): restart when it answers", err))
 	}
-	for i, a := range []common.Address{batch.SettlementAddress, batch.ERC3009CollectorAddress} {
-		if elems[i].Error != nil || len(codes[i]) == 0 {
-			log.Info("batch-settlement not offered: no contract at its canonical address", zap.String("address", a.Hex()))
-			return nil, scheme.Decline(fmt.Sprintf("the chain has no contract at %s (the x402 batch settlement contracts' canonical address)", a.Hex()))
+	for _, c := range codes {
+		if !c.Has {
+			log.Info("batch-settlement not offered: no contract at its canonical address", zap.String("address", c.Address.Hex()))
+			return nil, scheme.Decline(fmt.Sprintf("the chain has no contract at %s (the x402 batch settlement contracts' canonical address)", c.Address.Hex()))
 		}
 	}
 	// The contracts use transient storage (EIP-1153): on a chain that does
 	// not run it (before Cancun) every deposit and claim would revert.
 	var transient bool
-	err := n.Pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
+	err = n.Pool.Do(ctx, func(ctx context.Context, c *rpc.Client) error {
 		var err error
-		transient, err = batch.SupportsTransientStorage(ctx, ethclient.NewClient(c))
+		transient, err = doctor.SupportsTransientStorage(ctx, ethclient.NewClient(c))
 		return err
 	})
 	switch {

@@ -14,10 +14,10 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
+	"github.com/caddy-x402/caddy-x402/facilitator/doctor"
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
@@ -53,9 +53,20 @@ func (permit2Flavour) Of() string     { return Scheme }
 // NonceSpace is Permit2's (scheme.NonceSpacer).
 func (permit2Flavour) NonceSpace() string { return permit2.NonceSpace }
 
+// Needs is batch-settlement's, with Permit2 and the Permit2 deposit
+// collector (scheme.Needer).
+func (permit2Flavour) Needs() doctor.Needs {
+	n := mechanism{}.Needs()
+	n.Contracts = append(n.Contracts,
+		doctor.Contract{Name: "Permit2", Address: permit2.Address},
+		doctor.Contract{Name: "x402 Permit2 deposit collector", Address: batch.Permit2CollectorAddress})
+	return n
+}
+
 var (
 	_ scheme.Flavour     = permit2Flavour{}
 	_ scheme.NonceSpacer = permit2Flavour{}
+	_ scheme.Needer      = permit2Flavour{}
 )
 
 // Takes reports whether a batch-settlement payload carries a Permit2
@@ -74,12 +85,9 @@ func (permit2Flavour) Bind(ctx context.Context, n *network.Network, env scheme.E
 	if sb == nil || err != nil {
 		return nil, err
 	}
-	var codes [2]hexutil.Bytes
-	elems := []rpc.BatchElem{
-		{Method: "eth_getCode", Args: []any{permit2.Address, "latest"}, Result: &codes[0]},
-		{Method: "eth_getCode", Args: []any{batch.Permit2CollectorAddress, "latest"}, Result: &codes[1]},
-	}
-	if err := n.Pool.BatchShared(ctx, elems); err != nil || elems[0].Error != nil || elems[1].Error != nil || len(codes[0]) == 0 || len(codes[1]) == 0 {
+	extra := permit2Flavour{}.Needs().Contracts[2:]
+	codes, err := doctor.CodeAt(ctx, doctor.BatchFunc(n.Pool.BatchShared), doctor.Addresses(extra)...)
+	if err != nil || !codes[0].Has || !codes[1].Has {
 		env.Logger.Info("batch-settlement deposits by Permit2 not offered: no Permit2 or Permit2 deposit collector on the chain", zap.String("network", n.Cfg.Name))
 		return nil, nil
 	}

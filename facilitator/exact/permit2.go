@@ -3,6 +3,7 @@ package exact
 import (
 	"context"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/doctor"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2/proxy"
@@ -31,9 +32,13 @@ func (permit2Flavour) Of() string     { return x402.SchemeExact }
 // NonceSpace is Permit2's (scheme.NonceSpacer).
 func (permit2Flavour) NonceSpace() string { return permit2.NonceSpace }
 
+// Needs is Permit2 and the x402 exact proxy (scheme.Needer).
+func (permit2Flavour) Needs() doctor.Needs { return proxy.Needs(permit2.ExactProxy) }
+
 var (
 	_ scheme.Flavour     = permit2Flavour{}
 	_ scheme.NonceSpacer = permit2Flavour{}
+	_ scheme.Needer      = permit2Flavour{}
 )
 
 // permit2Key is the key of a Permit2 payload.

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/doctor"
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
@@ -105,16 +106,16 @@ func Open(ctx context.Context, nc Config, env Env) (*Network, error) {
 			return nil, fmt.Errorf("network %s: reading the token's decimals(): %w; set decimals in the configuration", nc.Name, err)
 		}
 	}
-	want, err := evm.DomainSeparator(n.Domain)
-	if err != nil {
+	// A domain that differs from the token's makes every signature look
+	// invalid: refuse to start with it (the chain doctor's comparison,
+	// doctor.MatchSeparator, which `caddy x402 doctor` runs too).
+	if _, err := evm.DomainSeparator(n.Domain); err != nil {
 		pool.Close()
 		return nil, err
 	}
-	// A domain that differs from the token's makes every signature look
-	// invalid: refuse to start with it.
 	if sep, err := evm.ReadDomainSeparator(ctx, pool, n.Token); err != nil {
 		env.Logger.Warn("could not read the token's DOMAIN_SEPARATOR() to check the EIP-712 domain", zap.String("network", nc.Name), zap.Error(err))
-	} else if sep != want {
+	} else if _, ok, _ := doctor.MatchSeparator(sep, n.Domain); !ok {
 		pool.Close()
 		return nil, fmt.Errorf("network %s: the EIP-712 domain (name %q, version %q, chain ID %d, token %s) does not match the token's DOMAIN_SEPARATOR() %s; fix eip712Name / eip712Version, or leave them empty to read them from the token",
 			nc.Name, n.Domain.Name, n.Domain.Version, nc.ChainID, n.Token.Hex(), sep.Hex())

@@ -1,6 +1,9 @@
 package scheme
 
-import "github.com/caddy-x402/caddy-x402/facilitator/engine"
+import (
+	"github.com/caddy-x402/caddy-x402/facilitator/doctor"
+	"github.com/caddy-x402/caddy-x402/facilitator/engine"
+)
 
 // The optional abilities of a scheme: the core asserts a Mechanism, a
 // Bound or a Payment to these and uses what it finds.
@@ -54,4 +57,14 @@ type Count struct {
 	// Value is the count (a wei amount may pass 2^53 and lose precision,
 	// as a Prometheus counter does).
 	Value float64
+}
+
+// Needer is a Mechanism that says what must exist on a chain (and in the
+// network's configuration) for it to be served there, beside what every
+// scheme needs (the token and its EIP-712 domain, funded signers): the
+// contracts at their addresses, EIP-1153, a signer key. Its Bind checks
+// them with package doctor, and `caddy x402 doctor` runs the same checks
+// before a network is served.
+type Needer interface {
+	Needs() doctor.Needs
 }

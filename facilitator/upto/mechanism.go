@@ -13,6 +13,7 @@ package upto
 import (
 	"context"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/doctor"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2/proxy"
@@ -31,7 +32,13 @@ func (mechanism) Family() string { return "eip155" }
 // NonceSpace is Permit2's: upto's nonces are Permit2's (scheme.NonceSpacer).
 func (mechanism) NonceSpace() string { return permit2.NonceSpace }
 
-var _ scheme.NonceSpacer = mechanism{}
+// Needs is Permit2 and the x402 upto proxy (scheme.Needer).
+func (mechanism) Needs() doctor.Needs { return proxy.Needs(permit2.UptoProxy) }
+
+var (
+	_ scheme.NonceSpacer = mechanism{}
+	_ scheme.Needer      = mechanism{}
+)
 
 // Bind readies upto on a network whose chain has Permit2 and the x402 upto
 // proxy at their canonical addresses. On a chain without them (or whose

@@ -1,46 +1,27 @@
 package batch
 
 // Whether a chain can host the channel contracts: they need EIP-1153 transient storage
-// (TSTORE, TLOAD; Cancun), which EVM chains enable on their own schedule.
+// (TSTORE, TLOAD; Cancun), which EVM chains enable on their own schedule. The probe
+// itself is the chain doctor's (facilitator/doctor), which start-up and
+// `caddy x402 doctor` share.
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"math/big"
-	"strings"
 
-	"github.com/ethereum/go-ethereum"
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/caddy-x402/caddy-x402/facilitator/doctor"
 )
 
-// TransientStorageProbe is creation code that stores 42 in transient slot
-// 0, loads it back and returns it as one word: run by eth_call without a
-// `to`, it answers 42 on a chain with EIP-1153 and fails (invalid opcode)
-// on one without. Any node can run it: no state override, no deployment.
-//
-//	PUSH1 42, PUSH0, TSTORE, PUSH0, TLOAD, PUSH0, MSTORE, PUSH1 32, PUSH0, RETURN
-var TransientStorageProbe = []byte{0x60, 0x2a, 0x5f, 0x5d, 0x5f, 0x5c, 0x5f, 0x52, 0x60, 0x20, 0x5f, 0xf3}
+// TransientStorageProbe is doctor.TransientStorageProbe: creation code
+// that answers 42 by eth_call on a chain with EIP-1153 and fails (invalid
+// opcode) on one without.
+var TransientStorageProbe = doctor.TransientStorageProbe
 
 // Caller runs eth_call (ethclient.Client is one).
-type Caller interface {
-	CallContract(ctx context.Context, msg ethereum.CallMsg, block *big.Int) ([]byte, error)
-}
+type Caller = doctor.Caller
 
 // SupportsTransientStorage says whether the chain behind c runs EIP-1153
-// at its latest block. A node that answers the probe with "invalid opcode"
-// (go-ethereum's and Ethermint's words: "invalid opcode: TSTORE", "invalid
-// opcode: opcode 0x5d not defined") means no; any other error (the node
-// unreachable, a rate limit) is returned, as it says nothing of the chain.
+// at its latest block (doctor.SupportsTransientStorage): "invalid opcode"
+// means no; any other error is returned, as it says nothing of the chain.
 func SupportsTransientStorage(ctx context.Context, c Caller) (bool, error) {
-	out, err := c.CallContract(ctx, ethereum.CallMsg{Data: TransientStorageProbe}, nil)
-	if err != nil {
-		var re rpc.Error
-		if errors.As(err, &re) && strings.Contains(err.Error(), "invalid opcode") {
-			return false, nil // the node ran the probe and refused it
-		}
-		return false, fmt.Errorf("probing EIP-1153 (transient storage): %w", err)
-	}
-	return common.BytesToHash(out) == common.BigToHash(big.NewInt(42)), nil
+	return doctor.SupportsTransientStorage(ctx, c)
 }

@@ -18,11 +18,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/doctor"
 	"github.com/caddy-x402/caddy-x402/facilitator/engine"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/network"
@@ -77,17 +76,30 @@ func hasEIP2612(ctx context.Context, n *network.Network, env scheme.Env) bool {
 	return false
 }
 
+// Needs is what a chain must have for payments through proxy: Permit2
+// and the proxy at their canonical addresses (the Needs of upto's
+// Mechanism and of exact's Permit2 flavour).
+func Needs(proxy permit2.Proxy) doctor.Needs {
+	return doctor.Needs{Contracts: []doctor.Contract{
+		{Name: "Permit2", Address: permit2.Address},
+		{Name: "x402 " + proxy.String() + " Permit2 proxy", Address: proxy.Address()},
+	}}
+}
+
 // missingContracts lists the canonical addresses of Permit2 and the proxy
 // that hold no code on the chain.
 func missingContracts(ctx context.Context, n *network.Network, proxy permit2.Proxy) ([]string, error) {
+	codes, err := doctor.CodeAt(ctx, n.Pool, doctor.Addresses(Needs(proxy).Contracts)...)
+	if err != nil {
+		return nil, err
+	}
 	var missing []string
-	for _, a := range []common.Address{permit2.Address, proxy.Address()} {
-		var code hexutil.Bytes
-		if err := n.Pool.Call(ctx, &code, "eth_getCode", a, "latest"); err != nil {
-			return nil, fmt.Errorf("eth_getCode %s: %w", a.Hex(), err)
+	for _, c := range codes {
+		if c.Err != nil {
+			return nil, fmt.Errorf("eth_getCode %s: %w", c.Address.Hex(), c.Err)
 		}
-		if len(code) == 0 {
-			missing = append(missing, a.Hex())
+		if !c.Has {
+			missing = append(missing, c.Address.Hex())
 		}
 	}
 	return missing, nil
