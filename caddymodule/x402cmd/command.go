@@ -12,7 +12,7 @@ const EnvBuyerKey = "X402_BUYER_KEY"
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "x402",
-		Usage: "devnet|pay|rotate-key ...",
+		Usage: "devnet|pay|doctor|rotate-key ...",
 		Short: "x402 tools: a development chain, a paying client, the access key's rotation",
 		Long: `
 Tools for x402 payments, beside the x402 app and handlers.
@@ -25,6 +25,11 @@ Tools for x402 payments, beside the x402 app and handlers.
                       and fetches it again with the payment in a
                       PAYMENT-SIGNATURE header (x402 version 2) or an
                       X-PAYMENT header (version 1).
+  caddy x402 doctor --config FILE | --network NAME --rpc URL
+                      checks that the chain has what each configured
+                      route's scheme needs (contracts, EIP-1153, the
+                      token's EIP-712 domain, signer gas), with the fix of
+                      each finding; exits 1 when a route cannot be served.
   caddy x402 rotate-key --config FILE
                       makes a new server key for access cookies and
                       sign-ins in the config's shared storage; running
@@ -32,7 +37,7 @@ Tools for x402 payments, beside the x402 app and handlers.
                       what it signed expires.
 `,
 		CobraFunc: func(cmd *cobra.Command) {
-			cmd.AddCommand(devnetCommand(), payCommand())
+			cmd.AddCommand(devnetCommand(), payCommand(), doctorCommand())
 			for _, sub := range subcommands {
 				cmd.AddCommand(sub())
 			}

@@ -28,6 +28,7 @@ const (
 
 // The kinds of check, as a Finding's Check names them.
 const (
+	KindRPC       = "rpc"        // the chain answers, with the configured chain ID
 	KindCode      = "code"       // a contract's code at its address
 	KindEIP1153   = "eip1153"    // transient storage (TSTORE, TLOAD)
 	KindToken     = "token"      // the token's code
