@@ -65,8 +65,9 @@ func (g *Gas) CanSettle(i int) (ok, known bool) {
 }
 
 // CheckGas gives one finding per signer: Missing when it cannot pay for
-// one settlement (its settlements are skipped), Warning under
-// LowSettlements settlements, else OK; each with its balance. g and err
+// one settlement and no other signer can (Warning when one can: its
+// settlements are skipped), Warning under LowSettlements settlements,
+// else OK; each with its balance. g and err
 // are ReadGas's.
 func CheckGas(network string, signers []common.Address, g *Gas, err error) []Finding {
 	out := make([]Finding, len(signers))
@@ -99,6 +100,19 @@ func CheckGas(network string, signers []common.Address, g *Gas, err error) []Fin
 			f.Detail = fmt.Sprintf("balance %s wei, enough for %s settlements", bal, new(big.Int).Quo(bal, need))
 		}
 		out[i] = f
+	}
+	// One funded signer settles for the network: the others are skipped
+	// until funded, a warning.
+	for _, f := range out {
+		if f.Status == OK || f.Status == Warning {
+			for i := range out {
+				if out[i].Status == Missing {
+					out[i].Status = Warning
+					out[i].Detail += "; the other signers settle meanwhile"
+				}
+			}
+			break
+		}
 	}
 	return out
 }
