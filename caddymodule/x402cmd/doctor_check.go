@@ -53,6 +53,16 @@ func (r *networkReport) served(s string) bool {
 	return false
 }
 
+// known reports whether s is a scheme of the facilitator.
+func (r *networkReport) known(s string) bool {
+	for _, sr := range r.Schemes {
+		if sr.Scheme == s {
+			return true
+		}
+	}
+	return false
+}
+
 // networkFailed reports whether a network-wide finding fails.
 func (r *networkReport) networkFailed() bool {
 	for _, f := range r.Findings {
@@ -162,7 +172,21 @@ func checkNetwork(ctx context.Context, t doctorTarget, timeout time.Duration) *n
 		}
 		r.Schemes = append(r.Schemes, sr)
 	}
+	redactFindings(r, nc.RPCURLs)
 	return r
+}
+
+// redactFindings cuts the RPC URLs' secrets out of every finding's detail
+// (a node's error may quote its URL).
+func redactFindings(r *networkReport, urls []string) {
+	for i := range r.Findings {
+		r.Findings[i].Detail = redactRPC(r.Findings[i].Detail, urls)
+	}
+	for i := range r.Schemes {
+		for j := range r.Schemes[i].Findings {
+			r.Schemes[i].Findings[j].Detail = redactRPC(r.Schemes[i].Findings[j].Detail, urls)
+		}
+	}
 }
 
 // probeTransient runs the EIP-1153 probe on the pool's chain.

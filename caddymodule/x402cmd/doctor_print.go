@@ -47,15 +47,25 @@ func printDoctor(out io.Writer, reports []*networkReport) error {
 			}
 		}
 		if len(r.Required) > 0 {
-			var unserved []string
+			var unserved, unknown []string
 			for _, s := range r.Required {
-				if !r.served(s) {
+				switch {
+				case !r.known(s):
+					unknown = append(unknown, s)
+				case !r.served(s):
 					unserved = append(unserved, s)
 				}
 			}
-			verdict := "every one can be served"
+			var verdicts []string
 			if len(unserved) > 0 {
-				verdict = strings.Join(unserved, ", ") + " cannot be served"
+				verdicts = append(verdicts, strings.Join(unserved, ", ")+" cannot be served")
+			}
+			if len(unknown) > 0 {
+				verdicts = append(verdicts, strings.Join(unknown, ", ")+" is no scheme of this facilitator")
+			}
+			verdict := "every one can be served"
+			if len(verdicts) > 0 {
+				verdict = strings.Join(verdicts, "; ")
 			}
 			fmt.Fprintf(&b, "  routes   %s: %s\n", strings.Join(r.Required, ", "), verdict)
 		}

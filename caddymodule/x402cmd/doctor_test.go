@@ -307,3 +307,19 @@ func TestDoctorFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorUnknownScheme: a route's scheme the facilitator does not
+// serve is named as such, and fails.
+func TestDoctorUnknownScheme(t *testing.T) {
+	c := doctorChain(t)
+	t.Setenv("DOCTOR_TEST_SIGNER", common.Bytes2Hex(crypto.FromECDSA(c.Signer().Key)))
+	cfg := writeDoctorConfig(t, c.RPCURL(), nil, map[string]any{"scheme": "stream"}, map[string]any{})
+	out, err := runDoctor(t, DoctorOptions{Config: cfg})
+	if err == nil || err.Error() != "cannot be served: stream on cronos-testnet" {
+		t.Fatalf("doctor error %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if last := lines[len(lines)-1]; last != "  routes   exact, stream: stream is no scheme of this facilitator" {
+		t.Fatalf("last line %q\n%s", last, out)
+	}
+}
