@@ -117,6 +117,21 @@ type App struct {
 	// the address and the process.
 	SharePorts bool `json:"share_ports,omitempty"`
 
+	// ReceiptKeys are the keys that sign offers and receipts (the x402
+	// offer-receipt extension, a route's offer_receipt), as placeholders
+	// only: {env.NAME} or {file./path/to/key}, secp256k1 in hex. The first
+	// signs; the others are retired keys, still published in
+	// /.well-known/did.json so that what they signed stays verifiable
+	// (receipts.go).
+	ReceiptKeys []string `json:"receipt_keys,omitempty"`
+
+	// ReceiptDID is the did:web identifier the receipt keys are published
+	// under (the JWS kid's DID). Default: the did:web of each request's
+	// host and port.
+	ReceiptDID string `json:"receipt_did,omitempty"`
+
+	receiptKeys []*ecdsa.PrivateKey // ReceiptKeys resolved, at Provision
+
 	ctx    caddy.Context
 	fac    *facilitator.Facilitator
 	nets   []string // this config's network names
@@ -315,7 +330,7 @@ func (a *App) validate() error {
 	if a.Devnet != nil && a.Devnet.BlockTime < 0 {
 		return fmt.Errorf("devnet: block_time must not be negative")
 	}
-	return nil
+	return a.validateReceipts()
 }
 
 // Provision resolves the signer keys and gets the shared facilitator (and
@@ -329,6 +344,7 @@ func (a *App) Provision(ctx caddy.Context) error {
 	// facilitator is kept across a reload that changes only it.
 	keyed := *a
 	keyed.SharePorts = false
+	keyed.ReceiptKeys, keyed.ReceiptDID = nil, "" // nor are the receipt keys
 	cfgJSON, err := json.Marshal(&keyed)
 	if err != nil {
 		return err
@@ -342,6 +358,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 
 	nets, keyPrint, err := a.networkConfigs()
 	if err != nil {
+		return err
+	}
+	if err := a.provisionReceipts(caddy.NewReplacer()); err != nil {
 		return err
 	}
 	a.nets = nil

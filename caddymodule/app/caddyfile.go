@@ -66,6 +66,8 @@ func parseGlobalOption(d *caddyfile.Dispenser, existing any) (any, error) {
 //			lease <duration>
 //		}
 //		share_ports
+//		receipt_key {env.NAME} | {file./path/to/key}
+//		receipt_did did:web:<host>
 //	}
 //
 // network may repeat, and signer_key and rpc within it. A built-in network
@@ -156,8 +158,23 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				return d.Err("share_ports takes no argument")
 			}
 			a.SharePorts = true
+		case "receipt_key":
+			v, err := httpx.OneArg(d)
+			if err != nil {
+				return err
+			}
+			if err := checkReceiptKey(v); err != nil {
+				return d.Err(err.Error())
+			}
+			a.ReceiptKeys = append(a.ReceiptKeys, v)
+		case "receipt_did":
+			v, err := httpx.OneArg(d)
+			if err != nil {
+				return err
+			}
+			a.ReceiptDID = v
 		default:
-			return d.Errf("unrecognized x402 option %q; expected network, devnet, settle_timeout, journal, journal_retention, redemptions, storage or share_ports", d.Val())
+			return d.Errf("unrecognized x402 option %q; expected network, devnet, settle_timeout, journal, journal_retention, redemptions, storage, share_ports, receipt_key or receipt_did", d.Val())
 		}
 	}
 	if err := a.validate(); err != nil {

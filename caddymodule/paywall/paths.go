@@ -194,6 +194,9 @@ func (PathGuard) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if handled, err := discovery.ServeWellKnown(w, r); handled {
 		return err // the site's discovery manifest (package discovery)
 	}
+	if handled, err := discovery.ServeDID(w, r); handled {
+		return err // the site's receipt keys (package discovery)
+	}
 	return next.ServeHTTP(w, r)
 }
 

@@ -20,6 +20,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if handled, err := discovery.ServeWellKnown(w, r); handled {
 		return err // the site's discovery manifest is free
 	}
+	if handled, err := discovery.ServeDID(w, r); handled {
+		return err // the site's receipt keys (package discovery)
+	}
 	if h.mcp != nil {
 		return h.mcp.ServeHTTP(w, r, next) // priced tool calls come back through servePayment (transport.go)
 	}

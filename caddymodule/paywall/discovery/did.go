@@ -1,0 +1,56 @@
+package discovery
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-x402/caddy-x402/caddymodule/app"
+	"github.com/caddy-x402/caddy-x402/facilitator/offerreceipt"
+)
+
+// GET /.well-known/did.json (issue 34): the did:web document that
+// publishes the x402 app's receipt keys (receipt_key), answered where
+// /.well-known/x402.json is (by the x402 handler and x402_path_guard)
+// when a receipt key is configured. A verifier of a signed offer or
+// receipt resolves the JWS kid's DID (did:web:<host>%3A<port>) here; each
+// key is listed with its Ethereum address for EIP-712 verifiers. The first
+// key signs; retired keys stay listed so that what they signed verifies.
+
+// didPath is the site's did:web document.
+const didPath = "/.well-known/did.json"
+
+// ServeDID answers GET /.well-known/did.json when the x402 app has receipt
+// keys; false when r is another request or there are none.
+func ServeDID(w http.ResponseWriter, r *http.Request) (bool, error) {
+	if r.URL.Path != didPath || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		return false, nil
+	}
+	appIface, err := caddy.ActiveContext().AppIfConfigured("x402")
+	if err != nil {
+		return false, nil
+	}
+	a, _ := appIface.(*app.App)
+	keys := a.ReceiptKeysFor(r.Host)
+	if len(keys) == 0 {
+		return false, nil
+	}
+	body, err := json.Marshal(offerreceipt.DIDDocument(a.ReceiptDIDOf(r.Host), keys))
+	if err != nil {
+		return true, err
+	}
+	body = append(body, '\n')
+	hdr := w.Header()
+	hdr.Set("Content-Type", "application/did+json")
+	hdr.Set("Cache-Control", "max-age=60")
+	hdr.Set("Access-Control-Allow-Origin", "*")
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return true, nil
+	}
+	_, err = w.Write(body)
+	return true, err
+}
