@@ -93,4 +93,3 @@ func (a *App) ReceiptDIDOf(host string) string {
 	}
 	return offerreceipt.DIDWeb(host)
 }
-
