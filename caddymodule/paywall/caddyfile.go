@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/facilitator/offerreceipt"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -80,6 +81,8 @@ func parseHandler(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 //		allow_encoded_percent
 //		label <name>
 //		payment_identifier [optional|required|off]
+//		offer_receipt eip712|jws
+//		receipt_transaction on|off
 //		paywall on|off
 //		paywall_template <file>
 //		explorer <url>
@@ -266,6 +269,20 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			h.EIP712Version = v
 		case "label":
 			h.Label = v
+		case "offer_receipt":
+			if _, ok := offerreceipt.ParseFormat(v); !ok {
+				return d.Errf("x402: offer_receipt takes eip712 or jws, got %q", v)
+			}
+			h.OfferReceipt = v
+		case "receipt_transaction":
+			switch v {
+			case "on":
+				h.ReceiptNoTransaction = false
+			case "off":
+				h.ReceiptNoTransaction = true
+			default:
+				return d.Errf("x402: receipt_transaction takes on or off, got %q", v)
+			}
 		case "paywall", "paywall_template", "explorer":
 			if err := h.unmarshalPageOption(d, opt, v); err != nil {
 				return err

@@ -6,8 +6,11 @@ package paywall
 
 import (
 	"context"
+	"encoding/json"
+	"math/big"
 	"net/http"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -24,4 +27,7 @@ type chanCore interface {
 	// goneBeforeUpstream reports, and logs, a buyer who hung up before its
 	// request went to the upstream (hangup.go).
 	goneBeforeUpstream(r *http.Request) bool
+	// signChannelReceipt signs the receipt of a served channel request, nil
+	// on a route without offer_receipt (receipt.go).
+	signChannelReceipt(r *http.Request, c *store.Channel, charged *big.Int, deposit *x402.SettleResponse, cr *chanReceipt) json.RawMessage
 }

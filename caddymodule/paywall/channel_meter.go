@@ -51,7 +51,8 @@ type chanCharge struct {
 	deposit  *x402.SettleResponse // the deposit's settle, or nil (a voucher)
 	// respond writes the receipt (channel.go's setChannelResponse, handed
 	// over so that this file does not call back into channel.go).
-	respond func(w http.ResponseWriter, r *http.Request, c *store.Channel, charged *big.Int, deposit *x402.SettleResponse)
+	respond func(w http.ResponseWriter, r *http.Request, c *store.Channel, charged *big.Int, deposit *x402.SettleResponse, cr *chanReceipt)
+	usage   string         // the meter's reading the charge was computed from, "" when not metered (setUsage)
 	done    bool           // settled, or released
 	after   *store.Channel // the record after the settle
 	charged *big.Int       // what the request was charged
@@ -63,7 +64,7 @@ type chanCharge struct {
 // heldCharges.hold: the charge is final).
 func (rt *chanRoute) serveChannelMetered(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, reserved *store.Channel,
 	price *big.Int, deposit *x402.SettleResponse,
-	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *x402.SettleResponse), held func()) (err error) {
+	respond func(http.ResponseWriter, *http.Request, *store.Channel, *big.Int, *x402.SettleResponse, *chanReceipt), held func()) (err error) {
 	defer held()
 	cc := &chanCharge{rt: rt, r: r, reserved: reserved, price: price, deposit: deposit, respond: respond}
 	if rt.core.goneBeforeUpstream(r) {
@@ -173,7 +174,10 @@ func (cc *chanCharge) release(w http.ResponseWriter) {
 		return
 	}
 	cc.settle(new(big.Int))
-	cc.receipt(w)
+	if cc.after != nil {
+		// Nothing was served: the answer says so, with no signed receipt.
+		cc.respond(w, cc.r, cc.after, cc.charged, cc.deposit, nil)
+	}
 }
 
 // upgrade charges the price for a connection the upstream takes over
@@ -190,8 +194,11 @@ func (cc *chanCharge) receipt(w http.ResponseWriter) {
 	if cc.after == nil {
 		return // unknown (the store failed): no receipt rather than an untrue one
 	}
-	cc.respond(w, cc.r, cc.after, cc.charged, cc.deposit)
+	cc.respond(w, cc.r, cc.after, cc.charged, cc.deposit, &chanReceipt{max: cc.price, usage: cc.usage})
 }
+
+// setUsage keeps the meter's reading for the receipt (answerCharge).
+func (cc *chanCharge) setUsage(usage string) { cc.usage = usage }
 
 // validateChannelMeter checks the metering settings of a channel route.
 func (m *Metering) validateChannelMeter() error {

@@ -42,8 +42,10 @@ type channelStateWire struct {
 // channel's state after the charge and chargedAmount (what this request
 // cost), as the published server does; a deposit's names its transaction
 // and, in amount, what it moved on chain (the deposit, as the facilitator's
-// settle answers it), which extra.depositAmount names as such.
-func (rt *chanRoute) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *x402.SettleResponse) {
+// settle answers it), which extra.depositAmount names as such. A served
+// request (cr, nil for one released) on a route with offer_receipt gets
+// its signed receipt (receipt.go).
+func (rt *chanRoute) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *x402.SettleResponse, cr *chanReceipt) {
 	out := x402.ReferenceSettleResponse{Success: true, Network: rt.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
 		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}}
 	if sr != nil {
@@ -51,6 +53,9 @@ func (rt *chanRoute) setChannelResponse(w http.ResponseWriter, r *http.Request, 
 		if sr.Value != "" {
 			out.Extra["depositAmount"] = sr.Value
 		}
+	}
+	if cr != nil {
+		out.Extensions = receiptExtensions(rt.core.signChannelReceipt(r, c, price, sr, cr))
 	}
 	if v, err := x402.EncodeBase64JSON(out); err == nil {
 		w.Header().Set(x402.HeaderPaymentResponseV2, v)

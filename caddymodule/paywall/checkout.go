@@ -185,6 +185,7 @@ func (h *core) settleThenDeliver(w http.ResponseWriter, r *http.Request, next ca
 	switch {
 	case sr.Settled():
 		h.metrics.revenue(h.pricing.saleOf(r), sr)
+		rec.Receipt = h.signReceipt(r, sr, nil)
 		setSettled(rec, redeemPaid, sr)
 		if err := h.redeem.Store().Put(id, rec); err != nil {
 			// The money moved; the record still says settling, which the

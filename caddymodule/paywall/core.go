@@ -31,8 +31,9 @@ type core struct {
 	app         *app.App     // the x402 app, when configured
 	settleWait  time.Duration
 	settleAfter bool
-	seller      Seller   // the route's scheme's seller side (seller.go)
-	reply       *replies // the route's answers (the Handler's, reply.go)
+	seller      Seller    // the route's scheme's seller side (seller.go)
+	reply       *replies  // the route's answers (the Handler's, reply.go)
+	receipts    *receipts // the signer of receipts (receipt.go); nil without offer_receipt
 	logger      *zap.Logger
 
 	// What the core reads of the route's config.
@@ -48,6 +49,6 @@ type core struct {
 func (h *Handler) fillCore() {
 	c := h.core
 	c.pricing, c.metrics, c.app = &h.pricing, &h.metrics, h.app
-	c.reply, c.logger = &h.reply, h.logger
+	c.reply, c.logger, c.receipts = &h.reply, h.logger, h.reply.receipts
 	c.forwardPaymentHeader, c.paymentIdentifier = h.ForwardPaymentHeader, h.PaymentIdentifier
 }

@@ -25,7 +25,7 @@ func (h *core) deliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Ha
 			zap.String("id", id), zap.String("tx_hash", rec.TxHash))
 		return nil
 	}
-	h.reply.settled(w, r, settlementOf(rec))
+	h.reply.settled(w, r, settlementOf(rec), rec.Receipt)
 	dw := &deliverWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, id: id, rec: rec}
 	return next.ServeHTTP(dw, r)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/mcp"
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	x402network "github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/offerreceipt"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -209,6 +210,17 @@ type Handler struct {
 	// extensions and are served as before.
 	PaymentIdentifier string `json:"payment_identifier,omitempty"`
 
+	// OfferReceipt signs the route's offers and receipts (the x402
+	// offer-receipt extension) with the x402 app's receipt key: "eip712" or
+	// "jws"; "" (default) signs nothing. Each 402 then carries one signed
+	// offer per accepts entry, and each paid answer a signed receipt of
+	// what was paid and charged (receipt.go).
+	OfferReceipt string `json:"offer_receipt,omitempty"`
+
+	// ReceiptNoTransaction leaves the transaction hash out of the route's
+	// receipts (privacy); by default a receipt names it.
+	ReceiptNoTransaction bool `json:"receipt_no_transaction,omitempty"`
+
 	// PaywallPage is the payment page for browsers: paywall,
 	// paywall_template and explorer.
 	PaywallPage
@@ -262,6 +274,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	// that is not isError: an MCP route settles after unless told before.
 	h.core.settleAfter = h.Settle == SettleAfter || (h.Settle == "" && len(h.MCPTools) > 0)
 	if err := h.provisionClient(ctx); err != nil {
+		return err
+	}
+	if err := h.checkReceiptKey(); err != nil {
 		return err
 	}
 	timeout := time.Duration(h.MaxTimeout)
@@ -483,6 +498,15 @@ func (h *Handler) Validate() error {
 	case "", PaymentIDOptional, PaymentIDRequired, PaymentIDOff:
 	default:
 		return fmt.Errorf("x402: payment_identifier must be %q, %q or %q, got %q", PaymentIDOptional, PaymentIDRequired, PaymentIDOff, h.PaymentIdentifier)
+	}
+	if _, ok := offerreceipt.ParseFormat(h.OfferReceipt); h.OfferReceipt != "" && !ok {
+		return fmt.Errorf("x402: offer_receipt must be %q or %q, got %q", offerreceipt.EIP712, offerreceipt.JWS, h.OfferReceipt)
+	}
+	if h.ReceiptNoTransaction && h.OfferReceipt == "" {
+		return errors.New("x402: receipt_transaction off is set but the route signs no receipts: add offer_receipt eip712 (or jws)")
+	}
+	if err := h.checkReceiptKey(); err != nil {
+		return err
 	}
 	if h.Settle != "" && h.Settle != SettleBefore && h.Settle != SettleAfter {
 		return fmt.Errorf("x402: settle must be %q or %q, got %q", SettleBefore, SettleAfter, h.Settle)

@@ -110,6 +110,7 @@ func (h *core) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPayme
 		return false, nil
 	}
 	rec := lp.pid.bindTo(&redemption{Route: h.routeKey(r), Authorization: authFingerprint(lp.payment), ValidBefore: a.ValidBefore.String()})
+	rec.Receipt = h.signReceipt(r, sr, nil)
 	setSettled(rec, redeemPaid, sr)
 	switch created, err := h.redeem.Store().Create(lp.id, rec); {
 	case err != nil:

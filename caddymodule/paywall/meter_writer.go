@@ -62,6 +62,7 @@ type meterWriter struct {
 	ch       answerCharge // a channel request's charge (channel_meter.go), or nil
 
 	settled *x402.SettleResponse // the facilitator's answer to the charge's settle, nil before
+	usage   string               // the meter's last reading ("<path>=<number>"), "" before: a receipt signs it
 }
 
 // answerCharge settles the charge of a request that is not an upto
@@ -78,6 +79,9 @@ type answerCharge interface {
 	// upgrade charges the maximum for a connection the upstream takes
 	// over, and writes its receipt.
 	upgrade(w http.ResponseWriter)
+	// setUsage gives the meter's reading the next charge is computed from
+	// ("" when not metered), for its signed receipt.
+	setUsage(usage string)
 }
 
 // newWriter wraps w, the answer to r, in a meter writer. The caller sets
@@ -209,9 +213,15 @@ func (mw *meterWriter) settleBefore(complete bool) {
 func (mw *meterWriter) settle() (*x402.SettleResponse, error) {
 	charge := mw.charge
 	mw.m.metrics.metered(mw.m.pricing.saleOf(mw.r), mw.source, charge)
+	usage := ""
+	if mw.source == ChargeMeter {
+		usage = mw.usage
+	}
 	if mw.ch != nil {
+		mw.ch.setUsage(usage)
 		return mw.ch.settle(charge), nil
 	}
+	mw.up.usage = usage
 	sr, err := mw.up.settle(charge)
 	mw.settled = sr
 	if err != nil {
@@ -393,6 +403,7 @@ func (mw *meterWriter) reading() (*big.Int, bool) {
 	if !ok {
 		return nil, false
 	}
+	mw.usage = mw.m.meter.Path + "=" + ratString(count)
 	return mw.m.capCharge(mw.r, mw.rule.metered(count), mw.rule.max, ChargeMeter), true
 }
 

@@ -20,7 +20,8 @@ import (
 //	the same id with the same payload (the same PAYMENT-SIGNATURE sent again)
 //	    is that payment again: paid and not delivered yet, it gets the resource
 //	    without a second charge; pending, the pending answer; delivered, 409
-//	    "payment already delivered" with its transaction: the upstream is not
+//	    "payment already delivered" with its transaction (and its signed
+//	    receipt, on a route with offer_receipt): the upstream is not
 //	    run a second time for one payment, and no upstream answer is cached
 //	the same id with another payload (or at another resource)
 //	    409, checked before verify: nothing is verified or settled
@@ -126,6 +127,7 @@ func (h *core) earlierWithPaymentID(w http.ResponseWriter, r *http.Request, pid 
 		if sr := settlementOf(rec); sr != nil {
 			a.Payer = sr.From
 		}
+		a.Extensions = receiptExtensions(rec.Receipt) // the payment's signed receipt, kept with its record
 		return true, h.reply.paymentIDAnswer(w, r, http.StatusConflict, a)
 	}
 	return false, nil
@@ -140,6 +142,9 @@ type paymentIDAnswer struct {
 	Network     string `json:"network,omitempty"`
 	Payer       string `json:"payer,omitempty"`
 	Retry       string `json:"retry,omitempty"`
+	// Extensions carries the delivered payment's signed receipt
+	// (offer-receipt), when its route signed one.
+	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
 // paymentIDAnswer writes a 400 or 409 about a payment id. Nothing was

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/caddymodule/paywall/discovery"
 	"github.com/caddy-x402/caddy-x402/facilitator"
+	"github.com/caddy-x402/caddy-x402/facilitator/offerreceipt"
 	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -70,6 +72,7 @@ type replies struct {
 	paymentID   string           // PaymentIdentifier: PaymentIDOptional, PaymentIDRequired or PaymentIDOff
 	v2Only      bool             // the scheme exists in x402 version 2 only (upto, batch-settlement): reply_v2only.go
 	v2          v2State          // version 2 on or off, and the 402's extensions (initV2)
+	receipts    *receipts        // the signer of offers and receipts (receipt.go); nil without offer_receipt
 }
 
 // newReplies builds the route's replies from its handler, in Provision
@@ -80,7 +83,7 @@ func newReplies(h *Handler) replies {
 	rp := replies{
 		pricing: &h.pricing, metrics: &h.metrics, logger: h.logger, gate: h.core.gate, disc: h.disc, page: &h.PaywallPage,
 		description: h.Description, mimeType: h.MimeType, scheme: h.Scheme, paymentID: h.PaymentIdentifier,
-		v2Only: h.upto() || h.Scheme == SchemeChannel,
+		v2Only: h.upto() || h.Scheme == SchemeChannel, receipts: newReceipts(h),
 	}
 	rp.initV2(h.GasSponsoring == GasSponsoringEIP2612)
 	return rp
@@ -122,7 +125,7 @@ func (rp *replies) paymentHeader(r *http.Request) (string, bool) {
 }
 
 // setPaymentRequired adds the v2 PAYMENT-REQUIRED header to a 402.
-func (rp *replies) setPaymentRequired(hdr http.Header, off *offer, errText, resource, method string) {
+func (rp *replies) setPaymentRequired(hdr http.Header, r *http.Request, off *offer, errText, resource, method string) {
 	hdr.Set("Access-Control-Expose-Headers", exposedHeaders)
 	if !rp.v2.on {
 		return
@@ -134,11 +137,18 @@ func (rp *replies) setPaymentRequired(hdr http.Header, off *offer, errText, reso
 	if rp.gate != nil {
 		exts = rp.gate.Declare(exts, resource)
 	}
+	accepts := off.accepts()
+	if rp.receipts != nil {
+		if ext := rp.receipts.offersExtension(r, resource, v2Terms(accepts)); ext != nil {
+			exts = maps.Clone(exts)
+			exts[offerreceipt.Name] = ext
+		}
+	}
 	pr := x402.PaymentRequiredV2{
 		X402Version: x402.Version2,
 		Error:       errText,
 		Resource:    &x402.ResourceInfo{URL: resource, Description: rp.description, MimeType: rp.mimeType},
-		Accepts:     off.accepts(),
+		Accepts:     accepts,
 		Extensions:  rp.disc.WithBazaar(exts, method),
 	}
 	if v, err := x402.EncodeBase64JSON(pr); err == nil {
@@ -166,15 +176,18 @@ func (rp *replies) v2Request(r *http.Request, header string, resource string) *x
 }
 
 // setPaymentResponse writes the settlement in the header matching the
-// payment's version.
-func (rp *replies) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse, network string) {
+// payment's version, with its signed receipt (receipt.go) when there is
+// one.
+func (rp *replies) setPaymentResponse(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse, network string, receipt json.RawMessage) {
 	if _, v2 := rp.paymentHeader(r); v2 {
-		if v, err := x402.EncodeBase64JSON(sr.Reference(sr.From, rp.pricing.saleOf(r).v2Network())); err == nil {
+		ref := sr.Reference(sr.From, rp.pricing.saleOf(r).v2Network())
+		ref.Extensions = receiptExtensions(receipt)
+		if v, err := x402.EncodeBase64JSON(ref); err == nil {
 			w.Header().Set(x402.HeaderPaymentResponseV2, v)
 		}
 		return
 	}
-	w.Header().Set(httpx.HeaderPaymentResponse, encodePaymentResponse(sr, network))
+	w.Header().Set(httpx.HeaderPaymentResponse, encodePaymentResponse(sr, network, receipt))
 }
 
 // setFailedResponse adds PAYMENT-RESPONSE with the failed settlement to a
@@ -257,7 +270,7 @@ func (rp *replies) pending(w http.ResponseWriter, r *http.Request, txHash string
 	hdr["Content-Type"] = jsonContentType
 	hdr["Cache-Control"] = noStore
 	hdr.Set("Retry-After", retryAfterPending)
-	rp.setPaymentResponse(w, r, sr, sl.network())
+	rp.setPaymentResponse(w, r, sr, sl.network(), nil)
 	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(http.StatusPaymentRequired)
 	_, err := w.Write(body)
@@ -346,8 +359,9 @@ func (rp *replies) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash
 }
 
 // settled attaches a settlement to the request (for the upstream and for
-// placeholders) and to the response (X-PAYMENT-RESPONSE).
-func (rp *replies) settled(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse) {
+// placeholders) and to the response (X-PAYMENT-RESPONSE), with its signed
+// receipt (nil without one).
+func (rp *replies) settled(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse, receipt json.RawMessage) {
 	block := ""
 	if sr.BlockNumber != nil {
 		block = strconv.FormatUint(*sr.BlockNumber, 10)
@@ -373,7 +387,7 @@ func (rp *replies) settled(w http.ResponseWriter, r *http.Request, sr *x402.Sett
 		}
 		caddyhttp.SetVar(r.Context(), "x402."+kv[0], kv[1])
 	}
-	rp.setPaymentResponse(w, r, sr, network)
+	rp.setPaymentResponse(w, r, sr, network, receipt)
 	if rp.gate != nil {
 		rp.gate.Grant(w, r, sr, rp.pricing.accessPrice(r), network)
 	}
@@ -395,13 +409,15 @@ type paymentResponse struct {
 	Value       string  `json:"value"`
 	BlockNumber *uint64 `json:"blockNumber,omitempty"`
 	Timestamp   string  `json:"timestamp"`
+	// Extensions carries the signed receipt (offer-receipt), when any.
+	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
-func encodePaymentResponse(sr *x402.SettleResponse, network string) string {
+func encodePaymentResponse(sr *x402.SettleResponse, network string, receipt json.RawMessage) string {
 	b, _ := json.Marshal(paymentResponse{
 		Success: sr.Settled(), Transaction: sr.TxHash, Network: network, Payer: sr.From,
 		Event: sr.Event, TxHash: sr.TxHash, From: sr.From, To: sr.To, Value: sr.Value,
-		BlockNumber: sr.BlockNumber, Timestamp: sr.Timestamp,
+		BlockNumber: sr.BlockNumber, Timestamp: sr.Timestamp, Extensions: receiptExtensions(receipt),
 	})
 	return base64.StdEncoding.EncodeToString(b)
 }
@@ -423,6 +439,9 @@ func (rp *replies) paymentRequired(w http.ResponseWriter, r *http.Request, errTe
 		}
 	}
 	body := rp.pricing.saleOf(r).offer.build(errText, invalid, resourceURL(r))
+	if rp.receipts != nil && !rp.v2Only {
+		body = rp.receipts.withOffers(r, body, rp.pricing.saleOf(r).offer, resourceURL(r))
+	}
 	if message != "" {
 		b := appendJSONString(append(make([]byte, 0, len(body)+len(message)+16), `{"message":`...), message)
 		body = append(append(b, ','), body[1:]...) // body is {"error":...}
@@ -436,7 +455,7 @@ func (rp *replies) paymentRequired(w http.ResponseWriter, r *http.Request, errTe
 	if invalid != "" {
 		errText = invalid
 	}
-	rp.setPaymentRequired(hdr, rp.pricing.saleOf(r).offer, errText, resourceURL(r), r.Method)
+	rp.setPaymentRequired(hdr, r, rp.pricing.saleOf(r).offer, errText, resourceURL(r), r.Method)
 	var perRequest *offer
 	if rp.pricing.static == nil {
 		perRequest = rp.pricing.saleOf(r).offer

@@ -80,6 +80,9 @@ func (h *core) resolve(r *http.Request, id string, payment *x402.Payment) (redee
 		return redeemLost, rec, nil
 	case sr.Settled():
 		h.metrics.revenue(h.pricing.saleOf(r), sr)
+		if len(rec.Receipt) == 0 {
+			rec.Receipt = h.signReceipt(r, sr, h.meteredCharge(sr))
+		}
 		setSettled(rec, redeemPaid, sr)
 		if err := h.redeem.Store().Put(id, rec); err != nil {
 			return redeemUnknown, rec, fmt.Errorf("writing the redemption store: %w", err)

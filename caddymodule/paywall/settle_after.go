@@ -132,6 +132,7 @@ func (sw *settleWriter) decide(status int) {
 	case sr.Settled():
 		// The answer begins right here: paid and delivered at once.
 		h.metrics.revenue(h.pricing.saleOf(sw.r), sr)
+		rec.Receipt = h.signReceipt(sw.r, sr, nil)
 		setSettled(rec, redeemDelivered, sr)
 		err := h.redeem.Store().Put(sw.id, rec)
 		if errors.Is(err, store.ErrClaimLost) {
@@ -146,7 +147,7 @@ func (sw *settleWriter) decide(status int) {
 				zap.String("id", sw.id), zap.Error(err))
 		}
 		sw.state = stateSettled
-		h.reply.settled(sw.ResponseWriter, sw.r, sr)
+		h.reply.settled(sw.ResponseWriter, sw.r, sr, rec.Receipt)
 		sw.ResponseWriter.WriteHeader(status)
 	case sr.Error == x402.ErrTextPending:
 		// The upstream's answer is dropped; a retry with the same header

@@ -9,7 +9,7 @@ var options = []string{
 	"facilitator", "facilitator_dialect", "facilitator_header", "settle", "scheme",
 	"claim_every", "refund_idle", "refund_window", "refund_min", "meter", "meter_max_bytes",
 	"gas_sponsoring", "asset_transfer", "asset", "decimals", "eip712_name", "eip712_version",
-	"attempt_limit", "refusal_cache", "forward_payment_header", "allow_encoded_percent", "label", "payment_identifier",
+	"attempt_limit", "refusal_cache", "forward_payment_header", "allow_encoded_percent", "label", "payment_identifier", "offer_receipt", "receipt_transaction",
 	"paywall", "paywall_template", "explorer", "access", "access_cookie", "input_schema",
 	"input_example", "body_type", "output_schema", "output_example", "discovery", "mcp_tool",
 	"mcp_max_body", "mcp_max_answer", "mcp_call_timeout",

@@ -27,6 +27,9 @@ type uptoCharge struct {
 	id  string                   // the payment's redemption key
 	rec *redemption
 	v2  bool // the payment came in PAYMENT-SIGNATURE: the receipt trailer is PAYMENT-RESPONSE
+	// usage is the meter's reading the charge was computed from ("" when
+	// not metered), set by the meter writer before settle: the receipt signs it.
+	usage string
 }
 
 // settle settles the charge: the record first says settling, then what
@@ -42,6 +45,9 @@ func (c *uptoCharge) settle(charge *big.Int) (*x402.SettleResponse, error) {
 	if err == nil && sr.Settled() && sr.Value == "" {
 		sr.Value = charge.String() // a charge of 0 moves nothing: no transaction
 	}
+	if err == nil && sr.Settled() {
+		rec.Receipt = u.core.signReceipt(c.r, sr, &charged{amount: charge.String(), usage: c.usage})
+	}
 	u.core.recordSettled(c.r, c.id, rec, sr, err, "marking an upto payment delivered failed; a retry could get the resource again")
 	if err != nil {
 		return sr, err
@@ -52,7 +58,7 @@ func (c *uptoCharge) settle(charge *big.Int) (*x402.SettleResponse, error) {
 // receipt writes the receipt of the settled charge (PAYMENT-RESPONSE, or
 // X-PAYMENT-RESPONSE for version 1).
 func (c *uptoCharge) receipt(w http.ResponseWriter, sr *x402.SettleResponse) {
-	c.u.reply.settled(w, c.r, sr)
+	c.u.reply.settled(w, c.r, sr, c.rec.Receipt)
 }
 
 // refuse answers, instead of the held answer, a charge settled before

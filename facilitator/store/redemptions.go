@@ -35,6 +35,10 @@ type Redemption struct {
 	TxHash string `json:"txHash,omitempty"`
 	// Settlement is the settle answer (JSON), once paid.
 	Settlement json.RawMessage `json:"settlement,omitempty"`
+	// Receipt is the signed receipt of the payment (the offer-receipt
+	// extension's info, JSON), once paid on a route that signs receipts;
+	// answered again with the record. A record without one is valid.
+	Receipt json.RawMessage `json:"receipt,omitempty"`
 	// ValidBefore is the authorization's expiry (Unix seconds).
 	ValidBefore string `json:"validBefore,omitempty"`
 	// PaymentID is the store key (payer/id) of the payment-identifier

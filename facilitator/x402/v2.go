@@ -201,6 +201,9 @@ type ReferenceSettleResponse struct {
 	Amount       string `json:"amount,omitempty"`
 	// Extra is the scheme's addition (batch-settlement: channelState).
 	Extra map[string]any `json:"extra,omitempty"`
+	// Extensions are the seller's extensions of a settlement response (a
+	// signed receipt: offer-receipt); a facilitator sets none.
+	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
 // CronosSettleAnswer is the Cronos settle answer with the reference
