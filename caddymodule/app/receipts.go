@@ -80,7 +80,7 @@ func (a *App) ReceiptKeysFor(host string) []*offerreceipt.Key {
 	did := a.ReceiptDIDOf(host)
 	out := make([]*offerreceipt.Key, len(a.receiptKeys))
 	for i, k := range a.receiptKeys {
-		out[i] = offerreceipt.NewKey(k, did+"#"+offerreceipt.Fragment(crypto.PubkeyToAddress(k.PublicKey)))
+		out[i] = offerreceipt.NewKey(k, offerreceipt.KIDFor(did, crypto.PubkeyToAddress(k.PublicKey)))
 	}
 	return out
 }

@@ -266,7 +266,9 @@ func redemptionsPaymentID(t *testing.T, b Backend[store.Redemptions]) {
 	if got, _ := s.Get("auth2"); got != nil {
 		t.Fatal("the refused record was written")
 	}
+	// The receipt signed for it (issue 34) is kept with it.
 	rec.State, rec.TxHash, rec.Settlement = store.RedeemDelivered, "0xt1", []byte(`{"success":true,"transaction":"0xt1"}`)
+	rec.Receipt = []byte(`{"receipt":{"format":"jws","signature":"h.p.s"}}`)
 	if err := s.Put("auth1", rec); err != nil {
 		t.Fatal(err)
 	}
@@ -274,8 +276,12 @@ func redemptionsPaymentID(t *testing.T, b Backend[store.Redemptions]) {
 		s = b.Reopen(t, s)
 	}
 	lookup("0xb/pay_1111111111111111", "auth1", store.RedeemDelivered)
-	if got, err := s.Get("auth1"); err != nil || got.TxHash != "0xt1" || got.Fingerprint != "f1" || string(got.Settlement) != `{"success":true,"transaction":"0xt1"}` {
+	if got, err := s.Get("auth1"); err != nil || got.TxHash != "0xt1" || got.Fingerprint != "f1" || string(got.Settlement) != `{"success":true,"transaction":"0xt1"}` ||
+		string(got.Receipt) != `{"receipt":{"format":"jws","signature":"h.p.s"}}` {
 		t.Fatalf("Get(auth1) = %+v, %v", got, err)
+	}
+	if _, got, err := s.ByPaymentID("0xb/pay_1111111111111111"); err != nil || got == nil || string(got.Receipt) != `{"receipt":{"format":"jws","signature":"h.p.s"}}` {
+		t.Fatalf("ByPaymentID: the receipt of %+v, %v", got, err)
 	}
 
 	// Deleted (nothing moved): the id is free again.
