@@ -85,6 +85,16 @@ func (a *App) ReceiptKeysFor(host string) []*offerreceipt.Key {
 	return out
 }
 
+// ReceiptKeyFor is the receipt key that signs (the first) under the DID
+// of a site, as ReceiptKeysFor names it; nil without receipt keys.
+func (a *App) ReceiptKeyFor(host string) *offerreceipt.Key {
+	if !a.Receipts() {
+		return nil
+	}
+	k := a.receiptKeys[0]
+	return offerreceipt.NewKey(k, offerreceipt.KIDFor(a.ReceiptDIDOf(host), crypto.PubkeyToAddress(k.PublicKey)))
+}
+
 // ReceiptDIDOf is the DID the receipt keys are published under for a
 // site: receipt_did when set, else the did:web of host.
 func (a *App) ReceiptDIDOf(host string) string {

@@ -67,7 +67,7 @@ func (h *Handler) checkReceiptKey() error {
 
 // key is the signing key under the DID of r's site.
 func (rc *receipts) key(r *http.Request) *offerreceipt.Key {
-	return rc.app.ReceiptKeysFor(r.Host)[0]
+	return rc.app.ReceiptKeyFor(r.Host)
 }
 
 // offerTerms is what an offer signs of one accepts entry, in its strings.
