@@ -204,6 +204,15 @@ const receiptSite = `
 		}
 		respond "paid content"
 	}
+	handle /dyn {
+		x402 {
+			pay_to %[2]s
+			amount {http.request.uri.query.units}
+			network eip155:338
+			offer_receipt jws
+		}
+		respond "paid content"
+	}
 	handle /plain {
 		x402 {
 			pay_to %[2]s
@@ -223,8 +232,9 @@ const receiptSite = `
 // PAYMENT-RESPONSE (settle before and after) and X-PAYMENT-RESPONSE
 // (version 1); receipt_transaction off leaves the transaction out; the
 // same payment id sent again answers the same receipt (kept with the
-// record); a tampered receipt fails; a refused payment gets none; a route
-// without offer_receipt signs nothing.
+// record); a tampered receipt fails; a refused payment gets none; a price
+// per request signs each request's own offer and charge; a route without
+// offer_receipt signs nothing.
 func TestOfferReceiptExact(t *testing.T) {
 	t.Setenv("X402_TEST_RECEIPT_A", receiptKeyA)
 	tester := testutil.NewTester(t, testutil.GlobalBlock("receipt_key {env.X402_TEST_RECEIPT_A}")+fmt.Sprintf(receiptSite, testutil.SitePort, receiptPayTo))
@@ -390,6 +400,37 @@ func TestOfferReceiptExact(t *testing.T) {
 			}
 			testutil.AssertDelta(t, "seller", sellerBefore, testutil.Balance(t, receiptPayTo), 0)
 		})
+	}
+
+	// A price per request: each request's offer is its own price, and so
+	// is its receipt's charge.
+	for _, units := range []string{"33", "34"} {
+		u := testutil.SiteURL + "/dyn?units=" + units
+		from := time.Now().Unix()
+		o := offerV2(t, tester, u)
+		offers := offersIn(t, o.extensions)
+		if len(offers) != 1 || o.accepted.Amount != units {
+			t.Fatalf("%s: accepts %+v, offers %s", u, o.accepted, o.extensions)
+		}
+		offer := checkOffer(t, offers[0], keys, offerreceipt.JWS, offerreceipt.Requirement{Scheme: "exact", Network: "eip155:338", Asset: asset, PayTo: receiptPayTo, Amount: units},
+			u, from, time.Now().Unix())
+		resp, b := testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: payWithID(t, buyer, o, "", nil)})
+		to := time.Now().Unix()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s paid: %d %s", u, resp.StatusCode, b)
+		}
+		var rs x402.ReferenceSettleResponse
+		_ = x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentResponseV2), &rs)
+		info, ok := receiptIn(t, resp.Header.Get(x402.HeaderPaymentResponseV2))
+		if !ok {
+			t.Fatalf("%s: no receipt", u)
+		}
+		checkReceipt(t, info, keys, offerreceipt.JWS, offerreceipt.Receipt{Network: "eip155:338", ResourceURL: u, Payer: payer, Transaction: rs.Transaction,
+			Charge: &offerreceipt.Charge{Scheme: "exact", Asset: asset, PayTo: receiptPayTo, Amount: units}}, from, to)
+		r, _ := offerreceipt.VerifyReceipt(info, keys)
+		if why := r.MatchesOffer(offer, payer); why != "" {
+			t.Errorf("%s: the receipt does not match the offer: %s", u, why)
+		}
 	}
 
 	// A route without offer_receipt signs nothing.
