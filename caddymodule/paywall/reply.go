@@ -140,8 +140,10 @@ func (rp *replies) setPaymentRequired(hdr http.Header, r *http.Request, off *off
 	accepts := off.accepts()
 	if rp.receipts != nil {
 		if ext := rp.receipts.offersExtension(r, resource, v2Terms(accepts)); ext != nil {
-			exts = maps.Clone(exts)
-			exts[offerreceipt.Name] = ext
+			withOffers := make(map[string]any, len(exts)+1) // the route's map is shared by its requests
+			maps.Copy(withOffers, exts)
+			withOffers[offerreceipt.Name] = ext
+			exts = withOffers
 		}
 	}
 	pr := x402.PaymentRequiredV2{
