@@ -12,23 +12,40 @@ import (
 )
 
 // BenchmarkPaywall compares, through the real Caddy server over loopback in
-// the same run, the unpaid 402 answer with Caddy's static respond of a body
-// of the same size. Both report req/s besides ns/op.
+// the same run, the unpaid 402 answer (plain, and with signed offers) with
+// Caddy's static respond of a body of the same size. Both report req/s besides ns/op.
 //
 //	go test ./caddymodule/paywall/ -run '^$' -bench Paywall -benchtime 3s
 func BenchmarkPaywall(b *testing.B) {
 	// The 402 body of /paid is about 900 bytes; respond sends as many.
 	static := strings.Repeat("x", 900)
-	testutil.NewTester(b, testutil.GlobalBlock("")+fmt.Sprintf(`
+	b.Setenv("X402_BENCH_RECEIPT_KEY", receiptKeyA)
+	testutil.NewTester(b, testutil.GlobalBlock("receipt_key {env.X402_BENCH_RECEIPT_KEY}")+fmt.Sprintf(`
 :%d {
 	x402 /paid {
-		pay_to %s
+		pay_to %[2]s
 		price 0.01
 		description "Weather data"
 		mime_type application/json
 	}
+	x402 /signed-jws {
+		pay_to %[2]s
+		price 0.01
+		description "Weather data"
+		mime_type application/json
+		offer_receipt jws
+	}
+	x402 /signed-eip712 {
+		pay_to %[2]s
+		price 0.01
+		description "Weather data"
+		mime_type application/json
+		offer_receipt eip712
+	}
 	respond /paid "never"
-	respond /free %q
+	respond /signed-jws "never"
+	respond /signed-eip712 "never"
+	respond /free %[3]q
 }
 `, testutil.SitePort, testutil.SellerAddr, static))
 
@@ -75,5 +92,9 @@ func BenchmarkPaywall(b *testing.B) {
 		}
 	}
 	b.Run("unpaid402", run("/paid", http.StatusPaymentRequired))
+	// The same 402 with its offers signed (offer_receipt, issue 34): one
+	// signature per accepts entry in the header and one in the body.
+	b.Run("unpaid402-signed-jws", run("/signed-jws", http.StatusPaymentRequired))
+	b.Run("unpaid402-signed-eip712", run("/signed-eip712", http.StatusPaymentRequired))
 	b.Run("respond", run("/free", http.StatusOK))
 }
