@@ -89,12 +89,20 @@ type PayOptions struct {
 	// RefundAmount is --refund-amount UNITS: refund only this much
 	// (default: all that is not charged).
 	RefundAmount string
+	// InsecureOffers is --insecure-offers: pay an offer whose signature
+	// (the x402 offer-receipt extension) does not verify, with a warning,
+	// instead of refusing it.
+	InsecureOffers bool
+	// Receipt is --receipt FILE: write the seller's signed receipt (the
+	// settlement response's offer-receipt info, JSON) to FILE.
+	Receipt string
 
 	// Resolved from the options above.
 	wallet *common.Address
 	deploy *exact.WalletDeployment
 	jar    *cookieJar
 	chans  *channelFlags
+	check  *offerCheck // the offer and receipt of this payment
 }
 
 // walletOptions resolves --smart-wallet and --smart-wallet-undeployed for
@@ -134,7 +142,7 @@ const DefaultPayMaxAmount = "1000000"
 func payCommand() *cobra.Command {
 	var o PayOptions
 	cmd := &cobra.Command{
-		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--network NAME] [--payment-id ID] [--cookie-jar FILE] [--mcp-tool NAME --args JSON]",
+		Use:   "pay URL [--key KEY | --key-file FILE] [--method GET] [--data BODY] [--shape cronos|x402] [--header 'K: V']... [--network NAME] [--payment-id ID] [--cookie-jar FILE] [--mcp-tool NAME --args JSON] [--receipt FILE] [--insecure-offers]",
 		Short: "Fetch a URL, paying with x402 when it answers 402",
 		Long: `
 Fetches URL. When the answer is 402 Payment Required, picks what to pay:
@@ -206,6 +214,17 @@ cookies between runs (JSON, written with mode 0600, read when it exists):
 the cookies it holds for the URL's host and path are sent, and those the
 answers set are saved, so a run within an access window is served by the
 cookie without paying or signing in.
+
+When the 402 carries signed offers (the x402 offer-receipt extension), the
+offer of the entry it pays is verified first: its signature by a key of the
+seller's did:web document (a JWS's kid names it; for EIP-712, the did:web
+of URL's host), its fields equal to the entry's, not expired. An offer that
+does not verify is refused, with the reason; --insecure-offers pays it with
+a warning. After paying, the seller's signed receipt is verified (its
+signature, that it is for the offer and the payer, and that what it says
+was charged is no more than was paid) and printed on stderr; a receipt
+that does not verify is an error (the answer is still printed). --receipt
+FILE writes the receipt (JSON) to FILE.
 `,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -244,6 +263,8 @@ cookie without paying or signing in.
 	f.StringVar(&o.RPC, "rpc", "", "JSON-RPC URL of the chain, read to recover a batch-settlement channel whose record is missing and to check the seller's channel state")
 	f.BoolVar(&o.Refund, "refund", false, "on a batch-settlement route, ask the seller to refund the key's channel (what is not charged goes back to the key) instead of paying")
 	f.StringVar(&o.RefundAmount, "refund-amount", "", "with --refund, refund only this many smallest units (default: all that is not charged)")
+	f.BoolVar(&o.InsecureOffers, "insecure-offers", false, "pay a seller's signed offer that does not verify (a warning instead of a refusal)")
+	f.StringVar(&o.Receipt, "receipt", "", "write the seller's signed receipt (the settlement response's offer-receipt info, JSON) to this file")
 	f.BoolVar(&o.NoSignIn, "no-sign-in", false, "pay even when the seller offers Sign-In-With-X (by default the key signs in first, and pays only if it holds no access grant)")
 	return cmd
 }
@@ -306,6 +327,7 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 		}
 	}
 	client := &http.Client{Timeout: o.Timeout}
+	o.check = newOfferCheck(ctx, client, url, o, payerOf(key, o), stderr)
 	if o.MCPTool != "" {
 		return runPayMCP(ctx, url, key, maxAmount, o, header, client, stdout, stderr)
 	}
@@ -397,6 +419,9 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
+	if err := o.check.checkV1(data, resp.Header.Get(x402.HeaderPaymentRequired), reqs, value); err != nil {
+		return err
+	}
 	opts := exact.PaymentOptions{Shape: shape, Wallet: o.wallet, Deploy: o.deploy}
 	if o.ChainID != 0 {
 		opts.ChainID = big.NewInt(o.ChainID)
@@ -456,7 +481,15 @@ func RunPay(ctx context.Context, url string, o PayOptions, stdout, stderr io.Wri
 	if settlement == "" {
 		fmt.Fprintf(stderr, "x402: %s answered %s without an X-PAYMENT-RESPONSE header\n", url, resp.Status)
 	}
-	return nil
+	return o.check.receipt(settlementJSON(settlement))
+}
+
+// payerOf is the address that pays: --smart-wallet's, or the key's.
+func payerOf(key *ecdsa.PrivateKey, o PayOptions) string {
+	if o.wallet != nil {
+		return o.wallet.Hex()
+	}
+	return crypto.PubkeyToAddress(key.PublicKey).Hex()
 }
 
 // payKey reads the buyer's key from --key, --key-file or the environment.

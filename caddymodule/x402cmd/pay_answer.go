@@ -70,3 +70,15 @@ func decodePaymentResponse(h string) string {
 	}
 	return out.String()
 }
+
+// settlementJSON is a payment-response header's JSON (Base64 JSON, or
+// plain JSON); nil for none.
+func settlementJSON(h string) []byte {
+	if h == "" {
+		return nil
+	}
+	if b, err := x402.DecodeBase64(h); err == nil && json.Valid(b) {
+		return b
+	}
+	return []byte(h)
+}

@@ -223,7 +223,8 @@ func payChannel(ctx context.Context, url string, pr *x402.PaymentRequiredV2, acc
 		if charged == nil {
 			fmt.Fprintf(stderr, "x402: %s answered %s without a charge in PAYMENT-RESPONSE: the next payment resynchronises with the seller\n", url, resp.Status)
 		}
-		return nil
+		o.check.maxCumulative = max
+		return o.check.receipt(settlementJSON(settlement))
 	}
 }
 

@@ -175,6 +175,9 @@ func runPayMCP(ctx context.Context, url string, key *ecdsa.PrivateKey, maxAmount
 	if accepted.Scheme == SchemeChannel {
 		return fmt.Errorf("refusing to pay: tool %s is sold by scheme %s (a payment channel), which this command pays over HTTP only", o.MCPTool, accepted.Scheme)
 	}
+	if err := o.check.checkV2(pr, accepted, value); err != nil {
+		return err
+	}
 	h, payment, err := exact.CreatePaymentV2(key, accepted, pr.Resource, opts)
 	if err != nil {
 		return fmt.Errorf("signing the payment: %w", err)
@@ -230,7 +233,7 @@ func runPayMCP(ctx context.Context, url string, key *ecdsa.PrivateKey, maxAmount
 		}
 		return fmt.Errorf("tool %s failed; nothing was settled for this call: no money moved", o.MCPTool)
 	}
-	return nil
+	return o.check.receipt(res.Meta["x402/payment-response"])
 }
 
 // paidCallFailed says, of a paid tool call that got no tool result,

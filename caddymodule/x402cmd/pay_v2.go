@@ -32,6 +32,9 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	if o.Refund {
 		return refundChannel(ctx, url, &pr, accepted, key, o, do, stdout, stderr)
 	}
+	if err := o.check.checkV2(&pr, accepted, value); err != nil {
+		return err
+	}
 	if accepted.Scheme == SchemeChannel {
 		return payChannel(ctx, url, &pr, accepted, value, key, o, do, stdout, stderr)
 	}
@@ -103,7 +106,7 @@ func payV2(ctx context.Context, url, required string, key *ecdsa.PrivateKey, max
 	if settlement == "" {
 		fmt.Fprintf(stderr, "x402: %s answered %s without a PAYMENT-RESPONSE header\n", url, resp.Status)
 	}
-	return nil
+	return o.check.receipt(settlementJSON(settlement))
 }
 
 // chooseV2Payment chooses from a version 2 seller's accepts (chooseV2)

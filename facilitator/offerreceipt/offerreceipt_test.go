@@ -315,3 +315,21 @@ func TestMalformed(t *testing.T) {
 		t.Error("ParseFormat is case-sensitive, as the config's values are")
 	}
 }
+
+func TestSignerDID(t *testing.T) {
+	k := testKey(t, hexK1, did1)
+	so, err := k.SignOffer(JWS, 0, offer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ in, want, err string }{
+		{so.Signature, did1, ""},
+		{"a.b", "", "JWS is not header.payload.signature"},
+		{b64.EncodeToString([]byte(`{"alg":"ES256K"}`)) + ".e30.AA", "", "JWS header has no kid"},
+	} {
+		got, err := SignerDID(tc.in)
+		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
+			t.Errorf("SignerDID(%.20q) = %q, %v; want %q, %q", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
