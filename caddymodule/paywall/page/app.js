@@ -803,6 +803,59 @@
     if (from) el('x402-from', 'code').textContent = from;
   }
 
+  // showSignedReceipt shows the seller's signed receipt of the payment (the
+  // x402 offer-receipt extension in the settlement), when it carries one:
+  // who signed it (a JWS names its key; an EIP-712 receipt is signed by a
+  // key of this site's did:web document), what it says was charged, and a
+  // link to save it. The page does not check the signature: "caddy x402
+  // pay" and the published verifiers do (docs/receipts.md).
+  function showSignedReceipt(s) {
+    var ext = s && s.extensions && s.extensions['offer-receipt'];
+    var info = ext && ext.info;
+    var r = info && info.receipt;
+    if (!r || !receiptBox) return;
+    var signer = '', charge = info.charge && info.charge.payload;
+    try {
+      if (r.format === 'jws') {
+        var parts = String(r.signature).split('.');
+        signer = JSON.parse(b64urlText(parts[0])).kid || '';
+        charge = JSON.parse(b64urlText(parts[1])).charge;
+      } else {
+        signer = 'did:web:' + location.host.replace(/:/g, '%3A') + ' (EIP-712)';
+      }
+    } catch (e) {
+      return;
+    }
+    el('x402-signer', 'code').textContent = signer;
+    var text = '';
+    if (charge && /^[0-9]+$/.test(String(charge.amount))) {
+      var v = BigInt(charge.amount);
+      text = 'Charged ' + formatUnits(v, decimals) + ' ' + symbol + ' (' + v + ' smallest units)';
+      if (/^[0-9]+$/.test(String(charge.maxAmount || ''))) text += ' of at most ' + formatUnits(BigInt(charge.maxAmount), decimals) + ' ' + symbol;
+      if (charge.usage) text += ', for ' + charge.usage;
+      text += '.';
+    }
+    el('x402-signed-charge', 'span').textContent = text;
+    var save = $('x402-receipt-save');
+    if (save && typeof Blob === 'function' && window.URL && URL.createObjectURL) {
+      save.href = URL.createObjectURL(new Blob([JSON.stringify(info, null, 2) + '\n'], { type: 'application/json' }));
+      save.hidden = false;
+    }
+    el('x402-signed').hidden = false;
+    var label = $('x402-signed-label');
+    if (label) label.hidden = false;
+    receiptBox.hidden = false;
+  }
+
+  // b64urlText decodes base64url to text.
+  function b64urlText(v) {
+    var b64 = String(v).replace(/-/g, '+').replace(/_/g, '/');
+    while (b64.length % 4) b64 += '=';
+    return decodeURIComponent(Array.prototype.map.call(atob(b64), function (c) {
+      return '%' + ('0' + c.charCodeAt(0).toString(16)).slice(-2);
+    }).join(''));
+  }
+
   // showCharge shows an upto payment's charge from the settlement (its
   // amount in smallest units, at most the maximum) in the receipt and
   // returns it, or '' when the answer carried no settlement.
@@ -1129,6 +1182,7 @@
       var s = out.settlement;
       var tx = s && (s.txHash || s.transaction);
       if (tx) showTx(tx, s.blockNumber, s.payer || s.from, !!s.success);
+      showSignedReceipt(s);
       var charged = upto ? showCharge(s, amount) : '';
       if (out.res.status >= 400) {
         var settledSome = s && s.success && !(upto && charged === '0');
