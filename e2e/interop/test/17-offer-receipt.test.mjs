@@ -78,6 +78,7 @@ before(async () => {
 	}
 }
 :${p.http} {
+	x402_path_guard
 ${exactRoute("/e712", "eip712")}
 ${exactRoute("/jws", "jws")}
 ${uptoRoute("/upto-e712", "eip712")}
