@@ -236,8 +236,9 @@ func receiptIn(settlement []byte) (*offerreceipt.ReceiptInfo, json.RawMessage, e
 
 // receipt checks the receipt of a paid answer's settlement response (its
 // JSON), prints it, and writes it to --receipt. A receipt that does not
-// verify, is not for the offer paid or this payer, or says more was
-// charged than paid, is an error; a settlement without one is reported.
+// verify, is not for the offer paid or this payer, names another
+// transaction than the settlement, or says more was charged than paid, is
+// an error; a settlement without one is reported.
 func (c *offerCheck) receipt(settlement []byte) error {
 	info, raw, err := receiptIn(settlement)
 	if raw != nil && c.file != "" {
@@ -262,6 +263,15 @@ func (c *offerCheck) receipt(settlement []byte) error {
 		return nil
 	}
 	r, signer, err := c.verifyReceipt(*info)
+	if err == nil {
+		var sr struct {
+			Transaction string `json:"transaction"`
+		}
+		_ = json.Unmarshal(settlement, &sr)
+		if r.Transaction != "" && sr.Transaction != "" && !strings.EqualFold(r.Transaction, sr.Transaction) {
+			err = fmt.Errorf("its transaction %s is not the settlement's %s", r.Transaction, sr.Transaction)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("the seller's receipt does not verify: %w", err)
 	}

@@ -162,6 +162,9 @@ func TestPayOfferReceipt(t *testing.T) {
 			{name: "receipt charging more than paid", setup: func(s *offerSeller) {
 				s.receipt = func(r *offerreceipt.Receipt) { r.Charge.Amount = "10001" }
 			}, paid: true, wantErr: "the seller's receipt does not verify: it charges 10001, more than the 10000 paid"},
+			{name: "receipt of another transaction", setup: func(s *offerSeller) {
+				s.receipt = func(r *offerreceipt.Receipt) { r.Transaction = "0xdef" }
+			}, paid: true, wantErr: "the seller's receipt does not verify: its transaction 0xdef is not the settlement's 0xabc"},
 			{name: "receipt of another resource", setup: func(s *offerSeller) {
 				s.receipt = func(r *offerreceipt.Receipt) { r.ResourceURL += "x" }
 			}, paid: true, wantErr: "the seller's receipt does not verify: its resourceUrl is not the offer's or the payer's (receipt {url}/rx, payer " + payer + ")"},
