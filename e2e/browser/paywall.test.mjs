@@ -35,6 +35,10 @@ const START_CHAIN = 1; // the wallet starts on another chain, so the page must s
 const METERED_TOKENS = 321;
 const SPONSORED_TOKENS = 100;
 const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
+// The key that signs the offers and receipts of the routes with
+// offer_receipt (TEST-ONLY), and its id in the site's did:web document.
+const RECEIPT_KEY = '0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';
+const RECEIPT_FRAGMENT = 'receipt-' + new ethers.Wallet(RECEIPT_KEY).address.slice(2, 18).toLowerCase();
 const UPTO_PROXY = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
 const EXACT_PROXY = '0x402085c248EeA27D92E8b30b2C58ed07f9E20001';
 
@@ -108,6 +112,7 @@ before(async () => {
 	admin off
 	persist_config off
 	x402 {
+		receipt_key {env.X402_BROWSER_RECEIPT_KEY}
 		devnet {
 			listen 127.0.0.1:${chainPort}
 			block_time 200ms
@@ -130,6 +135,7 @@ http://127.0.0.1:${sitePort} {
 		price 0.01
 		description "Weather API, one call"
 		mime_type application/json
+		offer_receipt jws
 	}
 	handle /api/* {
 		header Content-Type application/json
@@ -184,6 +190,7 @@ http://127.0.0.1:${sitePort} {
 		mime_type application/json
 		scheme upto
 		meter json usage.total_tokens 0.000002
+		offer_receipt eip712
 	}
 	handle /metered/* {
 		header Content-Type application/json
@@ -254,7 +261,7 @@ http://127.0.0.1:${sitePort} {
   fs.writeFileSync(path.join(tmp, 'Caddyfile'), caddyfile);
   caddy = spawn(bin, ['run', '--config', path.join(tmp, 'Caddyfile'), '--adapter', 'caddyfile'], {
     cwd: tmp,
-    env: { ...process.env, HOME: tmp, XDG_DATA_HOME: tmp, XDG_CONFIG_HOME: tmp, X402_BROWSER_BASE_SIGNER: baseInfo.signer.privateKey },
+    env: { ...process.env, HOME: tmp, XDG_DATA_HOME: tmp, XDG_CONFIG_HOME: tmp, X402_BROWSER_BASE_SIGNER: baseInfo.signer.privateKey, X402_BROWSER_RECEIPT_KEY: RECEIPT_KEY },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   caddy.stdout.on('data', (b) => { caddyLog += b; });
@@ -507,6 +514,12 @@ test('a browser pays from its wallet and gets the content and the transaction', 
     assert.match(await page.$eval('#x402-block', (e) => e.textContent), /^[1-9][0-9]*$/);
     const link = await page.$eval('#x402-tx-link', (e) => ({ href: e.getAttribute('href'), hidden: e.hidden }));
     assert.deepEqual(link, { href: `${EXPLORER}/tx/${tx}`, hidden: false });
+    // The seller's signed receipt (offer_receipt jws): its signer, the
+    // charge it states, a link to save it.
+    assert.equal(await page.$eval('#x402-signed', (e) => e.hidden), false);
+    assert.equal(await page.$eval('#x402-signer', (e) => e.textContent), `did:web:127.0.0.1%3A${new URL(site).port}#${RECEIPT_FRAGMENT}`);
+    assert.equal(await page.$eval('#x402-signed-charge', (e) => e.textContent), 'Charged 0.01 devUSDC.e (10000 smallest units).');
+    assert.match(await page.$eval('#x402-receipt-save', (e) => (e.hidden ? 'hidden ' : '') + e.getAttribute('href')), /^blob:/);
     const content = JSON.parse(await page.$eval('#x402-content', (e) => e.textContent));
     assert.equal(content.city, 'Singapore');
     assert.equal(content.paid.tx_hash, tx, 'the content is the one paid by this transaction');
@@ -861,6 +874,10 @@ test('an upto route: the page sends the Permit2 approval, signs the permit for t
     assert.equal(got, charge, 'the seller got exactly the metered charge');
     assert.match(status.text, /Charged 0\.000642 devUSDC\.e of at most 0\.01 devUSDC\.e, in transaction 0x[0-9a-f]{64}/);
     assert.equal(await page.$eval('#x402-charged', (e) => e.textContent), '0.000642 devUSDC.e (642 smallest units) of at most 0.01 devUSDC.e');
+    // The signed receipt (offer_receipt eip712) states the metered charge.
+    assert.equal(await page.$eval('#x402-signer', (e) => e.textContent), `did:web:127.0.0.1%3A${new URL(site).port} (EIP-712)`);
+    assert.equal(await page.$eval('#x402-signed-charge', (e) => e.textContent),
+      'Charged 0.000642 devUSDC.e (642 smallest units) of at most 0.01 devUSDC.e, for usage.total_tokens=321.');
     const tx = await page.$eval('#x402-tx', (e) => e.textContent);
     assert.equal((await rpc.getTransactionReceipt(tx)).status, 1);
     assertNoCSPViolations(seen);
