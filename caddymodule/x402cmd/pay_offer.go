@@ -37,6 +37,10 @@ type offerCheck struct {
 	payer    string // the address that pays (the key's, or --smart-wallet's)
 	stderr   io.Writer
 	keys     map[string]*offerreceipt.Keys // resolved documents, by DID
+	// sitePub and siteDID are the keys of the site's did.json and its
+	// DID, once read (siteKeys).
+	sitePub *offerreceipt.Keys
+	siteDID string
 
 	offer *offerreceipt.Offer // the verified offer paid; nil when none
 	max   *big.Int            // the most this request may be charged
@@ -181,35 +185,89 @@ func requirementField(r offerreceipt.Requirement, f string) string {
 }
 
 // keysOf resolves the keys that must have made a signature in format f:
-// for a JWS, those of its kid's DID; for EIP-712, those of the did:web of
-// the host paid. It returns them and the DID.
+// for a JWS, those of its kid's DID; for EIP-712 (which names no key),
+// those the site paid publishes (siteKeys). It returns them and the DID.
 func (c *offerCheck) keysOf(f offerreceipt.Format, sig string) (*offerreceipt.Keys, string, error) {
-	var did string
 	switch f {
 	case offerreceipt.JWS:
-		d, err := offerreceipt.SignerDID(sig)
+		did, err := offerreceipt.SignerDID(sig)
 		if err != nil {
 			return nil, "", err
 		}
-		did = d
+		k, err := c.resolve(did)
+		return k, did, err
 	case offerreceipt.EIP712:
-		u, err := neturl.Parse(c.url)
-		if err != nil || u.Host == "" {
-			return nil, "", fmt.Errorf("%q has no host whose did:web could name the seller's keys", c.url)
-		}
-		did = offerreceipt.DIDWeb(u.Host)
-	default:
-		return nil, "", fmt.Errorf("format %q is neither %q nor %q", f, offerreceipt.EIP712, offerreceipt.JWS)
+		return c.siteKeys()
 	}
+	return nil, "", fmt.Errorf("format %q is neither %q nor %q", f, offerreceipt.EIP712, offerreceipt.JWS)
+}
+
+// resolve is the keys of a did:web DID, resolved once.
+func (c *offerCheck) resolve(did string) (*offerreceipt.Keys, error) {
 	if k, ok := c.keys[did]; ok {
-		return k, did, nil
+		return k, nil
 	}
 	k, err := offerreceipt.ResolveDIDWeb(c.ctx, c.client, did)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	c.keys[did] = k
-	return k, did, nil
+	return k, nil
+}
+
+// maxDIDDocument bounds the site's did.json read by siteKeys.
+const maxDIDDocument = 256 << 10
+
+// siteKeys are the receipt keys of the site paid: the DID document at
+// /.well-known/did.json of the URL's origin (its did:web). A document
+// there of another did:web (a seller's receipt_did) names the DID whose
+// keys count: that DID is resolved at its own address.
+func (c *offerCheck) siteKeys() (*offerreceipt.Keys, string, error) {
+	u, err := neturl.Parse(c.url)
+	if err != nil || u.Host == "" {
+		return nil, "", fmt.Errorf("%q has no host whose did:web could name the seller's keys", c.url)
+	}
+	own := offerreceipt.DIDWeb(u.Host)
+	if c.sitePub != nil {
+		return c.sitePub, c.siteDID, nil
+	}
+	where := u.Scheme + "://" + u.Host + "/.well-known/did.json"
+	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, where, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	req.Header.Set("Accept", "application/did+json, application/json")
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the seller's keys: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDIDDocument+1))
+	var doc offerreceipt.Document
+	switch {
+	case resp.StatusCode != http.StatusOK:
+		return nil, "", fmt.Errorf("reading the seller's keys: GET %s answered %s", where, resp.Status)
+	case err != nil:
+		return nil, "", fmt.Errorf("reading the seller's keys from %s: %w", where, err)
+	case len(body) > maxDIDDocument:
+		return nil, "", fmt.Errorf("reading the seller's keys: %s is over %d bytes", where, maxDIDDocument)
+	case json.Unmarshal(body, &doc) != nil:
+		return nil, "", fmt.Errorf("reading the seller's keys: %s is not a DID document", where)
+	}
+	var keys *offerreceipt.Keys
+	switch {
+	case doc.ID == own:
+		keys, err = offerreceipt.KeysOf(doc)
+	case strings.HasPrefix(doc.ID, "did:web:"):
+		keys, err = c.resolve(doc.ID)
+	default:
+		err = fmt.Errorf("%s is the document of %q, not a did:web", where, doc.ID)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	c.sitePub, c.siteDID = keys, doc.ID
+	return keys, doc.ID, nil
 }
 
 // receiptIn is the offer-receipt info of a settlement response (JSON),

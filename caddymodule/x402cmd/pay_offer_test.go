@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -233,5 +234,54 @@ func TestPayWithoutOffers(t *testing.T) {
 	}
 	if s.payments != 1 || strings.Contains(stderr.String(), "offer verified") {
 		t.Fatalf("payments %d\n%s", s.payments, stderr.String())
+	}
+}
+
+// TestPayOfferOtherDID: a seller whose keys are published under another
+// did:web (receipt_did): a JWS names it in its kid; for EIP-712, the
+// site's did.json (the document of that DID) names it, and it is resolved
+// at its own address, whose document must list the key.
+func TestPayOfferOtherDID(t *testing.T) {
+	for _, tc := range []struct {
+		format  offerreceipt.Format
+		listed  bool // whether the other DID's own document lists the seller's key
+		wantErr string
+	}{
+		{offerreceipt.JWS, true, ""},
+		{offerreceipt.EIP712, true, ""},
+		{offerreceipt.JWS, false, "refusing to pay: the seller's signed offer for accepts entry 0 does not verify: offer: kid {kid} is not a key of the seller's DID document (--insecure-offers pays it anyway)"},
+		{offerreceipt.EIP712, false, "refusing to pay: the seller's signed offer for accepts entry 0 does not verify: offer: signed by {addr}, which is not a key of the seller's DID document (--insecure-offers pays it anyway)"},
+	} {
+		t.Run(fmt.Sprintf("%s/listed=%v", tc.format, tc.listed), func(t *testing.T) {
+			s := newOfferSeller(t, tc.format)
+			var other *httptest.Server
+			var otherKey *offerreceipt.Key
+			other = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				did, _, _ := strings.Cut(s.key.KID(), "#")
+				k := s.key
+				if !tc.listed {
+					k = otherKey
+				}
+				json.NewEncoder(w).Encode(offerreceipt.DIDDocument(did, []*offerreceipt.Key{k}))
+			}))
+			t.Cleanup(other.Close)
+			otherDID := offerreceipt.DIDWeb(strings.TrimPrefix(other.URL, "http://"))
+			s.key = s.key.WithKID(offerreceipt.KIDFor(otherDID, s.key.Address()))
+			priv, _ := crypto.HexToECDSA(strings.TrimPrefix(testBuyerKey, "0x"))
+			otherKey = offerreceipt.NewKey(priv, offerreceipt.KIDFor(otherDID, crypto.PubkeyToAddress(priv.PublicKey)))
+			var stdout, stderr bytes.Buffer
+			err := RunPay(context.Background(), s.srv.URL+"/r", PayOptions{Key: testBuyerKey, Method: "GET", Timeout: 10 * time.Second}, &stdout, &stderr)
+			want := strings.NewReplacer("{kid}", s.key.KID(), "{addr}", s.key.Address().Hex()).Replace(tc.wantErr)
+			if want == "" {
+				if err != nil || s.payments != 1 || !strings.Contains(stderr.String(), "x402: offer verified (signed by "+otherDID+")") ||
+					!strings.Contains(stderr.String(), "x402: receipt verified ("+string(tc.format)+", signed by "+otherDID+")") {
+					t.Fatalf("pay: %v (payments %d)\n%s", err, s.payments, stderr.String())
+				}
+				return
+			}
+			if err == nil || err.Error() != want || s.payments != 0 {
+				t.Fatalf("err = %v (payments %d)\nwant %s", err, s.payments, want)
+			}
+		})
 	}
 }
