@@ -412,3 +412,29 @@ func TestPayCommandOfferReceiptMCP(t *testing.T) {
 		t.Errorf("saved receipt %+v", r)
 	}
 }
+
+// TestPayCommandReceiptDID: a seller that publishes its keys under
+// receipt_did (here the did:web of 127.0.0.1 while the buyer asks
+// localhost): the JWS kid names that DID, and for EIP-712 the site's
+// did.json (that DID's document) leads to it, resolved at its own address.
+func TestPayCommandReceiptDID(t *testing.T) {
+	t.Setenv("X402_TEST_RECEIPT_A", receiptKeyA)
+	up := meteredUpstream(t, nil)
+	did := fmt.Sprintf("did:web:127.0.0.1%%3A%d", testutil.SitePort)
+	testutil.NewTester(t, testutil.GlobalBlock("receipt_key {env.X402_TEST_RECEIPT_A}\n\t\treceipt_did "+did)+
+		fmt.Sprintf(payOfferSite, testutil.SitePort, payOfferPayTo, up.Listener.Addr()))
+	key := devnet.Buyer1PrivateKey
+	payer := crypto.PubkeyToAddress(testutil.BuyerKey(t, key).PublicKey).Hex()
+	for _, f := range []offerreceipt.Format{offerreceipt.JWS, offerreceipt.EIP712} {
+		sBefore := testutil.Balance(t, payOfferPayTo)
+		var stdout, stderr bytes.Buffer
+		if err := x402cmd.RunPay(t.Context(), testutil.SiteURL+"/"+string(f), x402cmd.PayOptions{Key: key, Timeout: 30 * time.Second}, &stdout, &stderr); err != nil {
+			t.Fatalf("%s: %v\n%s", f, err, stderr.String())
+		}
+		testutil.AssertDelta(t, "seller", sBefore, testutil.Balance(t, payOfferPayTo), 10000)
+		if !strings.Contains(stderr.String(), "x402: offer verified (signed by "+did+"): ") ||
+			receiptBlock(f, did, payer, testutil.SiteURL+"/"+string(f), "eip155:338").FindString(stderr.String()) == "" {
+			t.Fatalf("%s: stderr:\n%s", f, stderr.String())
+		}
+	}
+}
