@@ -23,15 +23,15 @@ import (
 // receipts (the x402 offer-receipt extension): before paying, the signed
 // offer of the accepts entry it pays (its signature by a key of the
 // seller's did:web document, its fields, its validity); after, the receipt
-// (its signature, that it is for that offer and this payer, and that what
-// it says was charged is no more than was paid). It prints the receipt and
-// writes it to --receipt FILE.
+// (its signature, that it is for that offer, this payer and the
+// settlement's transaction, and that what it says was charged is no more
+// than was paid). It prints the receipt and writes it to --receipt FILE.
 
 // offerCheck checks one payment's offer and receipt.
 type offerCheck struct {
 	ctx      context.Context
 	client   *http.Client
-	url      string // the URL paid: its host's did:web names the keys of EIP-712 signatures
+	url      string // the URL paid: its did.json has the keys of EIP-712 signatures
 	insecure bool   // --insecure-offers
 	file     string // --receipt
 	payer    string // the address that pays (the key's, or --smart-wallet's)
@@ -130,7 +130,7 @@ func (c *offerCheck) check(ext map[string]any, idx int, req offerreceipt.Require
 
 // verifyOffer finds the offer of entry idx (by its acceptIndex, or among
 // offers that give none, the one that matches req) and verifies it. It
-// returns the offer and the key that signed it.
+// returns the offer and the DID whose key signed it.
 func (c *offerCheck) verifyOffer(offers []offerreceipt.SignedOffer, idx int, req offerreceipt.Requirement) (offerreceipt.Offer, string, error) {
 	var firstErr error
 	found := false
