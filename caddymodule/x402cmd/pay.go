@@ -217,9 +217,10 @@ cookie without paying or signing in.
 
 When the 402 carries signed offers (the x402 offer-receipt extension), the
 offer of the entry it pays is verified first: its signature by a key of the
-seller's did:web document (a JWS's kid names it; for EIP-712, the document
-at URL's /.well-known/did.json, or the receipt_did it names), its fields
-equal to the entry's, not expired. An offer that
+seller's did:web document (a JWS's kid names it, and it must be the site's:
+the did:web of URL's host or the DID its /.well-known/did.json names; for
+EIP-712, that document, or the receipt_did it names), its fields equal to
+the entry's, not expired. An offer that
 does not verify is refused, with the reason; --insecure-offers pays it with
 a warning. After paying, the seller's signed receipt is verified (its
 signature, that it is for the offer and the payer, and that what it says

@@ -185,13 +185,18 @@ func requirementField(r offerreceipt.Requirement, f string) string {
 }
 
 // keysOf resolves the keys that must have made a signature in format f:
-// for a JWS, those of its kid's DID; for EIP-712 (which names no key),
-// those the site paid publishes (siteKeys). It returns them and the DID.
+// for a JWS, those of its kid's DID, which must be the site's (the did:web
+// of the URL's host, or the DID its did.json names); for EIP-712 (which
+// names no key), those the site publishes (siteKeys). It returns them and
+// the DID.
 func (c *offerCheck) keysOf(f offerreceipt.Format, sig string) (*offerreceipt.Keys, string, error) {
 	switch f {
 	case offerreceipt.JWS:
 		did, err := offerreceipt.SignerDID(sig)
 		if err != nil {
+			return nil, "", err
+		}
+		if err := c.siteSigner(did); err != nil {
 			return nil, "", err
 		}
 		k, err := c.resolve(did)
@@ -200,6 +205,26 @@ func (c *offerCheck) keysOf(f offerreceipt.Format, sig string) (*offerreceipt.Ke
 		return c.siteKeys()
 	}
 	return nil, "", fmt.Errorf("format %q is neither %q nor %q", f, offerreceipt.EIP712, offerreceipt.JWS)
+}
+
+// siteSigner refuses a JWS signer's DID that is not the site's: a key of
+// any other DID proves nothing about the seller at the URL paid.
+func (c *offerCheck) siteSigner(did string) error {
+	u, err := neturl.Parse(c.url)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q has no host whose did:web could name the seller's keys", c.url)
+	}
+	own := offerreceipt.DIDWeb(u.Host)
+	if did == own {
+		return nil
+	}
+	if _, site, err := c.siteKeys(); err != nil || site != did {
+		if err != nil {
+			return fmt.Errorf("it is signed by %s, not by the site's %s, and the site's did.json does not name it (%v)", did, own, err)
+		}
+		return fmt.Errorf("it is signed by %s, not by the site's DID %s", did, site)
+	}
+	return nil
 }
 
 // resolve is the keys of a did:web DID, resolved once.

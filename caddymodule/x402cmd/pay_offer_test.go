@@ -27,13 +27,15 @@ import (
 // signs only right ones). It serves its did:web document at
 // /.well-known/did.json.
 type offerSeller struct {
-	srv      *httptest.Server
-	key      *offerreceipt.Key
-	format   offerreceipt.Format
-	accepts  []x402.RequirementsV2
-	offer    func(o *offerreceipt.Offer)      // edits the offer before it is signed
-	edit402  func(pr *x402.PaymentRequiredV2) // edits the 402 after the offers are signed
-	receipt  func(r *offerreceipt.Receipt)    // edits the receipt before it is signed
+	srv     *httptest.Server
+	key     *offerreceipt.Key
+	format  offerreceipt.Format
+	accepts []x402.RequirementsV2
+	offer   func(o *offerreceipt.Offer)      // edits the offer before it is signed
+	edit402 func(pr *x402.PaymentRequiredV2) // edits the 402 after the offers are signed
+	receipt func(r *offerreceipt.Receipt)    // edits the receipt before it is signed
+	// doc is the did.json the seller serves; nil: its key's DID document.
+	doc      func() offerreceipt.Document
 	payments int
 }
 
@@ -56,6 +58,10 @@ func newOfferSeller(t *testing.T, f offerreceipt.Format) *offerSeller {
 func (s *offerSeller) serve(w http.ResponseWriter, r *http.Request) {
 	did, _, _ := strings.Cut(s.key.KID(), "#")
 	if r.URL.Path == "/.well-known/did.json" {
+		if s.doc != nil {
+			json.NewEncoder(w).Encode(s.doc())
+			return
+		}
 		json.NewEncoder(w).Encode(offerreceipt.DIDDocument(did, []*offerreceipt.Key{s.key}))
 		return
 	}
@@ -283,5 +289,37 @@ func TestPayOfferOtherDID(t *testing.T) {
 				t.Fatalf("err = %v (payments %d)\nwant %s", err, s.payments, want)
 			}
 		})
+	}
+}
+
+// TestPayOfferForeignSigner: a JWS offer signed by a key of another DID
+// than the site's (the did:web of its host, which its did.json is) is
+// refused, however well that DID's own document lists the key; and the
+// receipt the same, with --insecure-offers.
+func TestPayOfferForeignSigner(t *testing.T) {
+	s := newOfferSeller(t, offerreceipt.JWS)
+	own := s.key
+	ownDID, _, _ := strings.Cut(own.KID(), "#")
+	var foreign *offerreceipt.Key
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		did, _, _ := strings.Cut(foreign.KID(), "#")
+		json.NewEncoder(w).Encode(offerreceipt.DIDDocument(did, []*offerreceipt.Key{foreign}))
+	}))
+	t.Cleanup(other.Close)
+	otherDID := offerreceipt.DIDWeb(strings.TrimPrefix(other.URL, "http://"))
+	foreign = s.key.WithKID(offerreceipt.KIDFor(otherDID, s.key.Address()))
+	s.key = foreign // signs offers and receipts under the other DID
+	s.doc = func() offerreceipt.Document { return offerreceipt.DIDDocument(ownDID, []*offerreceipt.Key{own}) }
+	for _, insecure := range []bool{false, true} {
+		var stdout, stderr bytes.Buffer
+		err := RunPay(context.Background(), s.srv.URL+"/r", PayOptions{Key: testBuyerKey, Method: "GET", Timeout: 10 * time.Second, InsecureOffers: insecure}, &stdout, &stderr)
+		why := "it is signed by " + otherDID + ", not by the site's DID " + ownDID
+		want := "refusing to pay: the seller's signed offer for accepts entry 0 does not verify: " + why + " (--insecure-offers pays it anyway)"
+		if insecure {
+			want = "the seller's receipt does not verify: " + why
+		}
+		if err == nil || err.Error() != want || s.payments != map[bool]int{false: 0, true: 1}[insecure] {
+			t.Fatalf("insecure %v: err = %v (payments %d)\nwant %s\n%s", insecure, err, s.payments, want, stderr.String())
+		}
 	}
 }
