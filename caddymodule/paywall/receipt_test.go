@@ -600,7 +600,9 @@ func TestOfferReceiptMetered(t *testing.T) {
 	_, keys := didDocument(t, tester)
 	asset := devnet.TokenAddress.Hex()
 
-	buyer := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
+	// Buyer 4, whom TestUptoPayCommand approves too: buyer 5 must stay
+	// without a Permit2 allowance for its "without allowance" case.
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
 	payer := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
 	approvePermit2(t, buyer)
 	for _, tc := range []struct {
