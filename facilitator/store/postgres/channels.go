@@ -15,8 +15,12 @@ import (
 
 // Channels are the payment channels in PostgreSQL, shared by every
 // instance on the database: a charge is one conditional UPDATE, so two
-// instances never charge the same headroom.
-type Channels struct{ p *Store }
+// instances never charge the same headroom; the charges of concurrent
+// requests go together, one statement per group (charge.go).
+type Channels struct {
+	p       *Store
+	charges chargeQueue
+}
 
 var _ store.Channels = (*Channels)(nil)
 
@@ -24,8 +28,9 @@ var _ store.Channels = (*Channels)(nil)
 const channelCols = `id, network, config, balance::text, charged::text, voucher_max::text, voucher_sig,
 	claimed::text, block, withdraw_requested_at, last_activity, state, refund_nonce::text`
 
-// scanChannel reads one record of channelCols.
-func scanChannel(row pgx.Row) (*store.Channel, error) {
+// scanChannel reads one record of channelCols, after the columns of
+// before (when the query selects more).
+func scanChannel(row pgx.Row, before ...any) (*store.Channel, error) {
 	var (
 		c                         store.Channel
 		cfg                       []byte
@@ -35,8 +40,8 @@ func scanChannel(row pgx.Row) (*store.Channel, error) {
 		block                     int64
 		withdraw                  *time.Time
 	)
-	if err := row.Scan(&c.ID, &c.Network, &cfg, &balance, &charged, &vmax, &c.VoucherSignature,
-		&claimed, &block, &withdraw, &c.LastActivity, &c.State, &nonce); err != nil {
+	if err := row.Scan(append(before, &c.ID, &c.Network, &cfg, &balance, &charged, &vmax, &c.VoucherSignature,
+		&claimed, &block, &withdraw, &c.LastActivity, &c.State, &nonce)...); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(cfg, &c.Config); err != nil {
@@ -101,42 +106,6 @@ func (s *Channels) Sync(ctx context.Context, id, network string, cfg store.Chann
 		RETURNING `+channelCols,
 		k, network, string(config), cs.Balance.String(), cs.Claimed.String(), int64(cs.Block), nullTime(cs.WithdrawRequestedAt), time.Now(), store.RefundNonceOf(cs).String()))
 	return c, pgError(err)
-}
-
-// Charge implements Channels: one conditional UPDATE, one round trip; a
-// refused charge reads the current record in a second statement (which,
-// unlike the UPDATE's snapshot, sees the charge that won).
-func (s *Channels) Charge(ctx context.Context, id string, prev, charged *big.Int, v store.ChannelVoucher) (*store.Channel, error) {
-	k, err := store.ChannelKey(id)
-	if err != nil {
-		return nil, err
-	}
-	if err := store.CheckCharge(prev, charged, v); err != nil {
-		return nil, err
-	}
-	ctx, cancel := s.p.bound(ctx)
-	defer cancel()
-	c, err := scanChannel(s.p.pool.QueryRow(ctx, `UPDATE x402_channels
-		SET charged = $3::numeric, voucher_max = $4::numeric, voucher_sig = $5, last_activity = $6
-		WHERE id = $1 AND charged = $2::numeric AND state = 'open' AND $3::numeric <= balance AND $3::numeric >= claimed
-		RETURNING `+channelCols, k, prev.String(), charged.String(), v.Max.String(), v.Signature, time.Now()))
-	if err == nil {
-		return c, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return nil, pgError(err)
-	}
-	cur, err := s.get(ctx, k)
-	if err != nil || cur == nil {
-		if err == nil {
-			err = store.ErrChannelNotFound
-		}
-		return nil, err
-	}
-	if refusal := store.ChargeRefusal(cur, prev, charged); refusal != nil {
-		return cur, refusal
-	}
-	return cur, store.ErrChannelConflict // moved and moved back between the two statements
 }
 
 // get reads one record; nil when there is none.

@@ -100,7 +100,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		p.logger = zap.NewNop()
 	}
 	p.journal = &Journal{p: p, Catalog: &Catalog{p}, CoolOffs: &CoolOffs{p}}
-	p.redemptions = &Redemptions{p: p, Channels: &Channels{p}, Grants: &Grants{p}, CoolOffs: &CoolOffs{p}}
+	p.redemptions = &Redemptions{p: p, Channels: &Channels{p: p}, Grants: &Grants{p}, CoolOffs: &CoolOffs{p}}
 	p.claimsView = &Claims{p}
 	p.host, _ = os.Hostname()
 	applied, err := migrate(ctx, pool)
