@@ -1,0 +1,240 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/facilitator/store/storetest"
+	"github.com/caddy-x402/caddy-x402/internal/pgtest"
+)
+
+// openGroupTest opens a store on dsn with channels 1..8 of balance 1000
+// (channel 7 closed) and channels 90 and 91, the ones the blocker locks.
+func openGroupTest(t *testing.T, dsn string) *Channels {
+	t.Helper()
+	p, err := Open(context.Background(), dsn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	s := p.redemptions.Channels
+	for _, n := range []int{1, 2, 3, 4, 5, 6, 7, 8, 90, 91} {
+		if _, err := s.Sync(context.Background(), storetest.ChannelID(n), "net", storetest.ChannelCfg(),
+			store.ChainState{Balance: big.NewInt(1000), Claimed: new(big.Int), Block: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, err := s.SetChannelState(context.Background(), storetest.ChannelID(7), store.ChannelOpen, store.ChannelClosed); !ok || err != nil {
+		t.Fatalf("closing channel 7: %v, %v", ok, err)
+	}
+	return s
+}
+
+// lockRows holds row locks on the channels ns in a transaction of its own
+// until the returned func ends it: a charge of one of them waits.
+func lockRows(t *testing.T, dsn string, ns ...int) func() {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range ns {
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM x402_channels WHERE id = $1 FOR UPDATE`, storetest.ChannelID(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func() { tx.Rollback(ctx); conn.Close(ctx) }
+}
+
+// await polls cond until it holds (a lock wait seen in pg_stat_activity,
+// charges queued); it fails the test after a minute.
+func await(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("waited a minute for %s", what)
+		}
+	}
+}
+
+// lockWaits counts the statements waiting for a row lock.
+func lockWaits(t *testing.T, s *Channels) int {
+	var n int
+	if err := s.p.pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+		WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (q *chargeQueue) queued() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.waiting)
+}
+
+// groupCharge is one charge of a group and what it must answer.
+type groupCharge struct {
+	ch            int
+	prev, charged int64
+	err           error // nil: taken
+	// the record answered (after the charge, or the current one for
+	// the corrective 402): charged and the voucher's max (0: none);
+	// none at all for ErrChannelNotFound
+	recCharged, recMax int64
+	state              string
+}
+
+// TestPostgresChargeGroups: charges that wait while both flights are
+// taken go as one group, one statement, and each gets its own answer, as a
+// lone charge would: its own conditional check, the record after it, or,
+// refused, the current record exact for the corrective 402. A channel
+// charged twice in a group sees its first charge at its second (applied
+// in the order they came). The flights are held by charges of channels
+// 90 and 91, whose rows another transaction locks until the group is
+// queued whole.
+func TestPostgresChargeGroups(t *testing.T) {
+	srv := pgtest.Shared(t)
+	taken := func(ch int, prev, charged int64) groupCharge {
+		return groupCharge{ch: ch, prev: prev, charged: charged, recCharged: charged, recMax: charged, state: store.ChannelOpen}
+	}
+	for _, tc := range []struct {
+		name    string
+		charges []groupCharge
+	}{
+		{"many channels", []groupCharge{taken(1, 0, 5), taken(2, 0, 7), taken(3, 0, 1000), taken(4, 0, 1), taken(5, 0, 2), taken(6, 0, 3), taken(8, 0, 9)}},
+		{"one channel twice in order", []groupCharge{taken(1, 0, 3), taken(2, 0, 4), taken(1, 3, 7)}},
+		{"one channel twice from one state", []groupCharge{taken(1, 0, 4),
+			{ch: 1, prev: 0, charged: 6, err: store.ErrChannelConflict, recCharged: 4, recMax: 4, state: store.ChannelOpen}}},
+		{"refused among taken", []groupCharge{
+			taken(1, 0, 5),
+			{ch: 2, prev: 0, charged: 1001, err: store.ErrChannelBalance, state: store.ChannelOpen},
+			{ch: 3, prev: 9, charged: 12, err: store.ErrChannelConflict, state: store.ChannelOpen},
+			{ch: 7, prev: 0, charged: 1, err: store.ErrChannelNotOpen, state: store.ChannelClosed},
+			{ch: 77, prev: 0, charged: 1, err: store.ErrChannelNotFound},
+			taken(8, 0, 1000),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dsn := srv.DSN(t)
+			s := openGroupTest(t, dsn)
+			ctx := context.Background()
+			unlock := lockRows(t, dsn, 90, 91)
+			defer unlock()
+			flights := make(chan error, 2)
+			for i, n := range []int{90, 91} { // one flight each, both held
+				go func() {
+					_, err := s.Charge(ctx, storetest.ChannelID(n), new(big.Int), big.NewInt(1), storetest.Voucher(big.NewInt(1)))
+					flights <- err
+				}()
+				await(t, "a flight to wait for its lock", func() bool { return lockWaits(t, s) == i+1 })
+			}
+			type answer struct {
+				c   *store.Channel
+				err error
+			}
+			answers := make([]chan answer, len(tc.charges))
+			for i, gc := range tc.charges {
+				answers[i] = make(chan answer, 1)
+				go func() {
+					c, err := s.Charge(ctx, storetest.ChannelID(gc.ch), big.NewInt(gc.prev), big.NewInt(gc.charged), storetest.Voucher(big.NewInt(gc.charged)))
+					answers[i] <- answer{c, err}
+				}()
+				await(t, "the charge to queue", func() bool { return s.charges.queued() == i+1 })
+			}
+			unlock() // the flights go on, and the queue goes as one group
+			for range 2 {
+				if err := <-flights; err != nil {
+					t.Errorf("a charge holding a flight: %v", err)
+				}
+			}
+			for i, gc := range tc.charges {
+				a := <-answers[i]
+				if !errors.Is(a.err, gc.err) || (gc.err == nil) != (a.err == nil) {
+					t.Errorf("charge %d (channel %d, %d to %d): %v, want %v", i, gc.ch, gc.prev, gc.charged, a.err, gc.err)
+				}
+				if gc.err == store.ErrChannelNotFound {
+					if a.c != nil {
+						t.Errorf("charge %d: a record %+v for a channel that has none", i, a.c)
+					}
+					continue
+				}
+				checkRecord(t, i, gc, a.c)
+			}
+			if n := s.charges.queued(); n != 0 {
+				t.Errorf("%d charges left in the queue", n)
+			}
+		})
+	}
+}
+
+// checkRecord compares a record answered with what gc says.
+func checkRecord(t *testing.T, i int, gc groupCharge, c *store.Channel) {
+	t.Helper()
+	if c == nil {
+		t.Errorf("charge %d: no record", i)
+		return
+	}
+	wantMax, wantSig := (*big.Int)(nil), ""
+	if gc.recMax > 0 {
+		wantMax, wantSig = big.NewInt(gc.recMax), "sig:"+big.NewInt(gc.recMax).String()
+	}
+	if c.ID != storetest.ChannelID(gc.ch) || c.Charged.Cmp(big.NewInt(gc.recCharged)) != 0 || c.Balance.Cmp(big.NewInt(1000)) != 0 ||
+		c.Claimed.Sign() != 0 || c.State != gc.state || (wantMax == nil) != (c.VoucherMax == nil) ||
+		(wantMax != nil && c.VoucherMax.Cmp(wantMax) != 0) || string(c.VoucherSignature) != wantSig {
+		t.Errorf("charge %d: record %s charged %s voucher %v %q balance %s claimed %s %s; want %s charged %d voucher %v %q balance 1000 claimed 0 %s",
+			i, c.ID, c.Charged, c.VoucherMax, c.VoucherSignature, c.Balance, c.Claimed, c.State,
+			storetest.ChannelID(gc.ch), gc.recCharged, wantMax, wantSig, gc.state)
+	}
+}
+
+// TestPostgresChargeGroupStopped: PostgreSQL stopped while a group's
+// statement is in flight, half of it written (channels 1 and 2 charged,
+// the statement waiting for channel 90's row lock): every charge of the
+// group answers ErrUnavailable, and after the restart none of them is
+// written.
+func TestPostgresChargeGroupStopped(t *testing.T) {
+	srv := pgtest.Start(t)
+	dsn := srv.DSN(t)
+	s := openGroupTest(t, dsn)
+	unlock := lockRows(t, dsn, 90)
+	g := []*queuedCharge{}
+	for _, n := range []int{1, 2, 90} {
+		g = append(g, &queuedCharge{key: storetest.ChannelID(n), prev: new(big.Int), charged: big.NewInt(5),
+			v: storetest.Voucher(big.NewInt(5)), done: make(chan struct{})})
+	}
+	sent := make(chan struct{})
+	go func() { s.chargeGroup(g); close(sent) }()
+	await(t, "the group to wait for channel 90's lock", func() bool { return lockWaits(t, s) == 1 })
+	srv.Stop(t)
+	<-sent
+	unlock()
+	for i, qc := range g {
+		if !errors.Is(qc.err, store.ErrUnavailable) || qc.c != nil {
+			t.Errorf("charge %d of the group: %+v, %v; want ErrUnavailable and no record", i, qc.c, qc.err)
+		}
+	}
+	srv.Restart(t)
+	p2, err := Open(context.Background(), dsn, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.Close()
+	for _, n := range []int{1, 2, 90} {
+		c, err := p2.redemptions.Channel(context.Background(), storetest.ChannelID(n))
+		if err != nil || c == nil || c.Charged.Sign() != 0 || c.VoucherMax != nil {
+			t.Errorf("channel %d after the restart: %+v, %v; want charged 0, no voucher", n, c, err)
+		}
+	}
+}
