@@ -263,6 +263,14 @@ http://:{$PORT} {
 		scheme batch-settlement
 		claim_every 2s
 	}
+	x402 /chanload/* {
+		pay_to %[3]s
+		amount %[4]d
+		network cronos-testnet
+		scheme batch-settlement
+		claim_every 2s
+	}
+	respond /chanload/* "paid content" 200
 	respond /free "ok" 200
 	reverse_proxy %[5]s {
 		header_up X-Instance {$NAME}

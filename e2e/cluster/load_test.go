@@ -1,0 +1,187 @@
+package cluster
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
+)
+
+// TestChannelLoadCluster is the two-instance load of docs/benchmarks.md
+// (skipped unless X402_LOAD=1), the cluster's TestChannelLoad: a channel
+// route (price 1000, claim_every 2s, answered by `respond`) on two Caddy
+// processes on one PostgreSQL; per number of buyers (X402_LOAD_BUYERS,
+// default "1,16"; one channel each, all at once) the buyers make
+// X402_LOAD_REQUESTS paid requests in all (default 10,000: a deposit each,
+// then vouchers signed before the clock starts), each buyer's requests
+// sent alternately to the two instances, while as many unpaid requests
+// get their 402 from the same route on both, in alternating slices
+// (X402_LOAD_SLICES, default 10) so that both meet the same load of the
+// machine. It reports both rates and their ratio, waits for the claim
+// rounds to pay the seller exactly price x paid requests, and counts the
+// gas payer's transactions by method.
+//
+//	X402_LOAD=1 go test ./e2e/cluster -run TestChannelLoadCluster -v -count=1 -timeout 30m
+func TestChannelLoadCluster(t *testing.T) {
+	if os.Getenv("X402_LOAD") != "1" {
+		t.Skip("the load script: set X402_LOAD=1 (see docs/benchmarks.md)")
+	}
+	if noSharedStore {
+		t.Skip("two instances charge one channel only on the shared store")
+	}
+	requests, slices := loadEnv(t, "X402_LOAD_REQUESTS", 10_000), loadEnv(t, "X402_LOAD_SLICES", 10)
+	c := newCluster(t, options{instances: 2})
+	salt := time.Now().UnixNano()
+	buyers := os.Getenv("X402_LOAD_BUYERS")
+	if buyers == "" {
+		buyers = "1,16"
+	}
+	for _, f := range strings.Split(buyers, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > len(c.chain.Buyers()) || n > requests {
+			t.Fatalf("X402_LOAD_BUYERS: %q (1..%d)", f, len(c.chain.Buyers()))
+		}
+		salt += int64(n) * 1000
+		t.Run(fmt.Sprintf("postgres-2/buyers=%d", n), func(t *testing.T) { c.channelLoad(t, n, requests, slices, salt) })
+	}
+}
+
+func loadEnv(t *testing.T, k string, def int) int {
+	s := os.Getenv(k)
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 {
+		t.Fatalf("%s: want a positive number", k)
+	}
+	return v
+}
+
+// channelLoad runs one load of n buyers on the cluster's two instances.
+func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64) {
+	const path = "/chanload/x"
+	offer := c.offerV2(c.nodes[0], path)
+	seller0 := c.balance(c.payTo)
+	block0 := c.head()
+	per := int64(requests / n)
+	bs := make([]*chanBuyer, n)
+	for i := range bs {
+		bs[i] = c.chanBuyer(c.chain.Buyers()[i], offer, salt+int64(i))
+	}
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * n, MaxConnsPerHost: 4 * n}, Timeout: 30 * time.Second}
+	urls := []string{c.nodes[0].base() + path, c.nodes[1].base() + path}
+	get := func(node int, hdr map[string]string, want int) error {
+		req, _ := http.NewRequest(http.MethodGet, urls[node%2], nil)
+		req.Host = host
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			return fmt.Errorf("status %d %s, want %d", resp.StatusCode, body, want)
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	for i, b := range bs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := get(i, b.header(c, price, (per+10)*price), http.StatusOK); err != nil {
+				t.Errorf("deposit of buyer %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	headers := make([][]map[string]string, n)
+	for i, b := range bs {
+		for v := int64(2); v <= per; v++ {
+			headers[i] = append(headers[i], b.header(c, v*price, 0))
+		}
+	}
+
+	run := func(each func(g, k int) error, count func(g int) int) time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for g := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range count(g) {
+					if err := each(g, k); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	var t402, tPaid time.Duration
+	var count int
+	next := make([]int, n)
+	for s := range slices {
+		share := func(g int) int {
+			all := len(headers[g])
+			return all*(s+1)/slices - all*s/slices
+		}
+		t402 += run(func(g, k int) error { return get(g+k, nil, http.StatusPaymentRequired) }, share)
+		tPaid += run(func(g, k int) error {
+			h := headers[g][next[g]]
+			next[g]++
+			return get(g+next[g], h, http.StatusOK) // alternately to both instances
+		}, share)
+		for g := range n {
+			count += share(g)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	rate402, ratePaid := float64(count)/t402.Seconds(), float64(count)/tPaid.Seconds()
+	t.Logf("LOAD postgres, 2 instances, buyers=%d: unpaid 402 %.0f req/s, paid by voucher %.0f req/s, ratio %.2f (%d + %d requests in %d slices)",
+		n, rate402, ratePaid, ratePaid/rate402, count, count, slices)
+
+	// The seller is paid exactly price x paid requests by the claim rounds.
+	paid := per * int64(n)
+	deadline := time.Now().Add(90 * time.Second)
+	for delta(seller0, c.balance(c.payTo)) != paid*price {
+		if time.Now().After(deadline) {
+			t.Fatalf("the seller received %d after the claim rounds, want %d (price x %d paid requests)", delta(seller0, c.balance(c.payTo)), paid*price, paid)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	kinds := map[string]int{}
+	for _, s := range c.scan(block0, c.head()).txs {
+		name := "other"
+		if tx, _, err := c.chain.Client().TransactionByHash(bg, s.hash); err == nil && tx.To() != nil && *tx.To() == batch.SettlementAddress && len(tx.Data()) >= 4 {
+			if m, err := batch.ABI.MethodById(tx.Data()[:4]); err == nil {
+				name = m.Name
+			}
+		}
+		kinds[name]++
+	}
+	claims, settles := kinds["claimWithSignature"]+kinds["claim"], kinds["settle"]
+	t.Logf("LOAD postgres, 2 instances, buyers=%d: %d paid requests (%d deposits + %d vouchers), the seller paid exactly; gas payer's transactions %v",
+		n, paid, n, paid-int64(n), kinds)
+	if kinds["deposit"] != n || claims != settles || kinds["other"] != 0 {
+		t.Errorf("the gas payer's transactions %v: want %d deposits and a claim and a settle per round", kinds, n)
+	}
+}
