@@ -2,12 +2,16 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
@@ -17,9 +21,8 @@ const (
 	// chargeFlights is how many groups of charges may be in flight at
 	// once (each on a connection of its own): a charge that finds fewer
 	// goes at once, alone or with those that waited, and one that finds
-	// them all busy waits for the next group. Two keep one group
-	// travelling while the other is answered.
-	chargeFlights = 2
+	// them all busy waits for the next group.
+	chargeFlights = 4
 	// maxChargeGroup bounds the charges of one statement.
 	maxChargeGroup = 256
 )
@@ -30,6 +33,7 @@ type chargeQueue struct {
 	mu       sync.Mutex
 	waiting  []*queuedCharge
 	inFlight int
+	busy     map[string]bool // the channels of the groups in flight
 }
 
 // queuedCharge is one charge of a group: its arguments and, once done is
@@ -47,13 +51,15 @@ type queuedCharge struct {
 
 // Charge implements Channels: the charge joins the queue and is sent in
 // one statement with the charges of other requests that wait for a
-// statement at the same time (x402_charge_channels: the conditional
-// UPDATE of each in turn, a refused one answered with the record read
-// after it). A charge that finds a flight free goes at once, so a lone
-// charge is one round trip, as before. A statement that fails fails every
-// charge of its group (ErrUnavailable when the database was out of
-// reach): the group was written whole or not at all, and Channel tells
-// which. A ctx that ends before the answer answers ErrUnavailable too.
+// statement at the same time (chargeGroup: the conditional UPDATE of each,
+// all at once, a refused one answered with the record read after it). A
+// charge that finds a flight free goes at once, so a lone charge is one
+// round trip, as before. Two charges of one channel never share a group:
+// the second goes in the next one, and sees the first's result. A
+// statement that fails fails every charge of its group (ErrUnavailable
+// when the database was out of reach): the group was written whole or not
+// at all, and Channel tells which. A ctx that ends before the answer
+// answers ErrUnavailable too.
 func (s *Channels) Charge(ctx context.Context, id string, prev, charged *big.Int, v store.ChannelVoucher) (*store.Channel, error) {
 	k, err := store.ChannelKey(id)
 	if err != nil {
@@ -92,10 +98,11 @@ func (s *Channels) Charge(ctx context.Context, id string, prev, charged *big.Int
 // came meanwhile, or gives it back when there are none: the caller's own
 // answer never waits for another group.
 func (s *Channels) flyOnce() {
-	if g := s.charges.take(); len(g) > 0 {
+	g := s.charges.take()
+	if len(g) > 0 {
 		s.chargeGroup(g)
 	}
-	if s.charges.keepFlight() {
+	if s.charges.landed(g) {
 		go s.fly()
 	}
 }
@@ -103,45 +110,69 @@ func (s *Channels) flyOnce() {
 // fly sends groups on the flight it holds until none waits.
 func (s *Channels) fly() {
 	for {
-		if g := s.charges.take(); len(g) > 0 {
+		g := s.charges.take()
+		if len(g) > 0 {
 			s.chargeGroup(g)
 		}
-		if !s.charges.keepFlight() {
+		if !s.charges.landed(g) {
 			return
 		}
 	}
 }
 
-// take takes the next group from the waiting charges.
+// take takes the next group from the waiting charges: one charge per
+// channel, in the order they came, of the channels no group in flight
+// holds; a channel's next charge waits for a group after the one that
+// holds it (and sees its result).
 func (q *chargeQueue) take() []*queuedCharge {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	n := min(len(q.waiting), maxChargeGroup)
-	g := slices.Clone(q.waiting[:n])
-	q.waiting = slices.Delete(q.waiting, 0, n)
-	for _, qc := range g {
-		qc.taken = true
+	if q.busy == nil {
+		q.busy = map[string]bool{}
 	}
+	var g []*queuedCharge
+	rest := q.waiting[:0]
+	for _, qc := range q.waiting {
+		if len(g) < maxChargeGroup && !q.busy[qc.key] {
+			qc.taken = true
+			q.busy[qc.key] = true
+			g = append(g, qc)
+		} else {
+			rest = append(rest, qc)
+		}
+	}
+	clear(q.waiting[len(rest):])
+	q.waiting = rest
 	return g
 }
 
-// keepFlight says whether charges wait for the flight its caller holds;
-// when none does, the flight is given back.
-func (q *chargeQueue) keepFlight() bool {
+// landed frees the channels of group g, which was answered, and says
+// whether a waiting charge may go now on the flight its caller holds;
+// when none may, the flight is given back.
+func (q *chargeQueue) landed(g []*queuedCharge) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.waiting) > 0 {
-		return true
+	for _, qc := range g {
+		delete(q.busy, qc.key)
+	}
+	for _, qc := range q.waiting {
+		if !q.busy[qc.key] {
+			return true
+		}
 	}
 	q.inFlight--
 	return false
 }
 
-// chargeGroup sends one group in one statement and answers each charge.
-// The charges go in the order of their channel ids (a channel's charges
-// in the order they came), the order every group locks its rows in.
+// chargeGroup sends one group (distinct channels) in one statement and
+// answers each charge: the conditional UPDATE of every charge at once,
+// the channels locked in the order of their ids (every group's order, so
+// that two groups never wait for each other in a circle; a deadlock all
+// the same, which PostgreSQL ends by failing one statement whole, is sent
+// again). The refused charges' records are read by a second statement,
+// which (unlike the UPDATE's snapshot) sees a charge that won meanwhile.
 func (s *Channels) chargeGroup(g []*queuedCharge) {
-	slices.SortStableFunc(g, func(a, b *queuedCharge) int { return strings.Compare(a.key, b.key) })
+	slices.SortFunc(g, func(a, b *queuedCharge) int { return strings.Compare(a.key, b.key) })
 	n := len(g)
 	ids, prevs, chargeds, maxes := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	sigs := make([][]byte, n)
@@ -151,40 +182,44 @@ func (s *Channels) chargeGroup(g []*queuedCharge) {
 	ctx, cancel := s.p.ctx()
 	defer cancel()
 	got := make([]*store.Channel, n)
-	taken := make([]bool, n)
-	err := func() error {
-		rows, err := s.p.pool.Query(ctx, `SELECT ord, ok, `+channelCols+` FROM (
-			SELECT r.ord, r.ok, (r.rec).* FROM x402_charge_channels($1::text[], $2::numeric[], $3::numeric[],
-				$4::numeric[], $5::bytea[], $6) AS r WHERE (r.rec).id IS NOT NULL) AS x`,
-			ids, prevs, chargeds, maxes, sigs, time.Now())
-		if err != nil {
-			return err
+	var err error
+	for try := 0; try < 3; try++ {
+		if err = s.updateGroup(ctx, got, ids, prevs, chargeds, maxes, sigs); !deadlocked(err) {
+			break
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var (
-				ord int32
-				ok  bool
-			)
-			c, err := scanChannel(rows, &ord, &ok)
-			if err != nil {
-				return err
-			}
-			if ord < 1 || int(ord) > n {
-				return fmt.Errorf("x402_charge_channels answered for charge %d of %d", ord, n)
-			}
-			got[ord-1], taken[ord-1] = c, ok
-		}
-		return rows.Err()
-	}()
-	for i, qc := range g {
-		switch cur := got[i]; {
-		case err != nil:
+		clear(got)
+	}
+	if err != nil {
+		for _, qc := range g {
 			qc.err = pgError(err)
+			close(qc.done)
+		}
+		return
+	}
+	var refused []string
+	for i, c := range got {
+		if c == nil {
+			refused = append(refused, ids[i])
+		}
+	}
+	current := map[string]*store.Channel{}
+	var rerr error
+	if len(refused) > 0 {
+		var cs []*store.Channel
+		cs, rerr = s.list(ctx, `WHERE id = ANY($1)`, refused)
+		for _, c := range cs {
+			current[c.ID] = c
+		}
+	}
+	for i, qc := range g {
+		cur := current[qc.key]
+		switch {
+		case got[i] != nil:
+			qc.c = got[i]
+		case rerr != nil:
+			qc.err = pgError(rerr)
 		case cur == nil:
 			qc.err = store.ErrChannelNotFound
-		case taken[i]:
-			qc.c = cur
 		default:
 			qc.c, qc.err = cur, store.ChargeRefusal(cur, qc.prev, qc.charged)
 			if qc.err == nil {
@@ -193,4 +228,58 @@ func (s *Channels) chargeGroup(g []*queuedCharge) {
 		}
 		close(qc.done)
 	}
+}
+
+// updateGroup is the group's UPDATE: got[i] is the record after charge i,
+// nil for a charge refused (or of a channel without a record).
+func (s *Channels) updateGroup(ctx context.Context, got []*store.Channel, ids, prevs, chargeds, maxes []string, sigs [][]byte) error {
+	if len(ids) == 1 { // a lone charge: the plain UPDATE, cheaper to plan
+		c, err := scanChannel(s.p.pool.QueryRow(ctx, `UPDATE x402_channels
+			SET charged = $3::numeric, voucher_max = $4::numeric, voucher_sig = $5, last_activity = $6
+			WHERE id = $1 AND charged = $2::numeric AND state = 'open' AND $3::numeric <= balance AND $3::numeric >= claimed
+			RETURNING `+channelCols, ids[0], prevs[0], chargeds[0], maxes[0], sigs[0], time.Now()))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		got[0] = c
+		return err
+	}
+	rows, err := s.p.pool.Query(ctx, `WITH u AS (
+			SELECT * FROM unnest($1::text[], $2::numeric[], $3::numeric[], $4::numeric[], $5::bytea[])
+				WITH ORDINALITY AS u(id, prev, charged, vmax, sig, ord))
+		UPDATE x402_channels AS c SET charged = u.charged, voucher_max = u.vmax, voucher_sig = u.sig, last_activity = $6
+		FROM u WHERE c.id = u.id AND c.charged = u.prev AND c.state = 'open' AND u.charged <= c.balance AND u.charged >= c.claimed
+		RETURNING u.ord, `+qualified("c", channelCols), ids, prevs, chargeds, maxes, sigs, time.Now())
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ord int64
+		c, err := scanChannel(rows, &ord)
+		if err != nil {
+			return err
+		}
+		if ord < 1 || int(ord) > len(got) {
+			return fmt.Errorf("the group's UPDATE answered for charge %d of %d", ord, len(got))
+		}
+		got[ord-1] = c
+	}
+	return rows.Err()
+}
+
+// qualified is cols (channelCols) with each column named as alias's.
+func qualified(alias, cols string) string {
+	fs := strings.Split(cols, ",")
+	for i, f := range fs {
+		fs[i] = alias + "." + strings.TrimSpace(f)
+	}
+	return strings.Join(fs, ", ")
+}
+
+// deadlocked says whether err is PostgreSQL's deadlock_detected: the
+// statement failed whole, and may be sent again.
+func deadlocked(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "40P01"
 }

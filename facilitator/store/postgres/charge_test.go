@@ -15,7 +15,8 @@ import (
 )
 
 // openGroupTest opens a store on dsn with channels 1..8 of balance 1000
-// (channel 7 closed) and channels 90 and 91, the ones the blocker locks.
+// (channel 7 closed) and channels 90 and on, one per flight, the ones the
+// blocker locks.
 func openGroupTest(t *testing.T, dsn string) *Channels {
 	t.Helper()
 	p, err := Open(context.Background(), dsn, Options{})
@@ -24,7 +25,7 @@ func openGroupTest(t *testing.T, dsn string) *Channels {
 	}
 	t.Cleanup(func() { p.Close() })
 	s := p.redemptions.Channels
-	for _, n := range []int{1, 2, 3, 4, 5, 6, 7, 8, 90, 91} {
+	for _, n := range append([]int{1, 2, 3, 4, 5, 6, 7, 8}, flightHolders()...) {
 		if _, err := s.Sync(context.Background(), storetest.ChannelID(n), "net", storetest.ChannelCfg(),
 			store.ChainState{Balance: big.NewInt(1000), Claimed: new(big.Int), Block: 1}); err != nil {
 			t.Fatal(err)
@@ -34,6 +35,15 @@ func openGroupTest(t *testing.T, dsn string) *Channels {
 		t.Fatalf("closing channel 7: %v, %v", ok, err)
 	}
 	return s
+}
+
+// flightHolders are the channels whose charges hold the flights.
+func flightHolders() []int {
+	var out []int
+	for i := range chargeFlights {
+		out = append(out, 90+i)
+	}
+	return out
 }
 
 // lockRows holds row locks on the channels ns in a transaction of its own
@@ -100,8 +110,9 @@ type groupCharge struct {
 // taken go as one group, one statement, and each gets its own answer, as a
 // lone charge would: its own conditional check, the record after it, or,
 // refused, the current record exact for the corrective 402. A channel
-// charged twice in a group sees its first charge at its second (applied
-// in the order they came). The flights are held by charges of channels
+// charged twice in the queue has its second charge sent in the group after
+// the first's, which it sees (in the order they came). The flights are
+// held by charges of channels
 // 90 and 91, whose rows another transaction locks until the group is
 // queued whole.
 func TestPostgresChargeGroups(t *testing.T) {
@@ -130,10 +141,10 @@ func TestPostgresChargeGroups(t *testing.T) {
 			dsn := srv.DSN(t)
 			s := openGroupTest(t, dsn)
 			ctx := context.Background()
-			unlock := lockRows(t, dsn, 90, 91)
+			unlock := lockRows(t, dsn, flightHolders()...)
 			defer unlock()
-			flights := make(chan error, 2)
-			for i, n := range []int{90, 91} { // one flight each, both held
+			flights := make(chan error, chargeFlights)
+			for i, n := range flightHolders() { // one flight each, all held
 				go func() {
 					_, err := s.Charge(ctx, storetest.ChannelID(n), new(big.Int), big.NewInt(1), storetest.Voucher(big.NewInt(1)))
 					flights <- err
@@ -154,7 +165,7 @@ func TestPostgresChargeGroups(t *testing.T) {
 				await(t, "the charge to queue", func() bool { return s.charges.queued() == i+1 })
 			}
 			unlock() // the flights go on, and the queue goes as one group
-			for range 2 {
+			for range chargeFlights {
 				if err := <-flights; err != nil {
 					t.Errorf("a charge holding a flight: %v", err)
 				}

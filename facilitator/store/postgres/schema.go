@@ -285,37 +285,6 @@ CREATE TABLE x402_watch_marks (
 	updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 `,
-	// 10: a group of channel charges in one statement (the charge queue:
-	// the charges that waited while another group was in flight), each
-	// the conditional UPDATE of a lone charge, applied in the order
-	// given (the caller sorts by channel id, so that groups lock rows in
-	// one order and never deadlock; a channel charged twice in a group
-	// sees its first charge at its second), each answering with whether
-	// it was taken and the record after it, or the current record when it
-	// was refused (read by a statement of its own, which sees a charge
-	// that won meanwhile). All or none: one statement, one transaction.
-	`
-CREATE FUNCTION x402_charge_channels(ids text[], prevs numeric[], chargeds numeric[], maxes numeric[],
-		sigs bytea[], at timestamptz) RETURNS TABLE (ord int, ok boolean, rec x402_channels)
-		LANGUAGE plpgsql AS $$
-BEGIN
-	FOR i IN 1 .. coalesce(array_length(ids, 1), 0) LOOP
-		ord := i;
-		UPDATE x402_channels AS c SET charged = chargeds[i], voucher_max = maxes[i], voucher_sig = sigs[i], last_activity = at
-		WHERE c.id = ids[i] AND c.charged = prevs[i] AND c.state = 'open'
-			AND chargeds[i] <= c.balance AND chargeds[i] >= c.claimed
-		RETURNING c.* INTO rec;
-		ok := FOUND;
-		IF NOT ok THEN
-			SELECT c.* INTO rec FROM x402_channels AS c WHERE c.id = ids[i];
-			IF NOT FOUND THEN
-				rec := NULL;
-			END IF;
-		END IF;
-		RETURN NEXT;
-	END LOOP;
-END $$;
-`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.
