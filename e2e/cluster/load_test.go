@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,15 +27,14 @@ import (
 // (X402_LOAD_SLICES, default 10) so that both meet the same load of the
 // machine. It reports both rates and their ratio, waits for the claim
 // rounds to pay the seller exactly price x paid requests, and counts the
-// gas payer's transactions by method.
+// gas payer's transactions by method. With CLUSTER_NO_SHARED_STORE=1 the
+// instances run on bbolt files of their own, and each buyer sends all its
+// requests to one instance: the baseline of the same two processes.
 //
 //	X402_LOAD=1 go test ./e2e/cluster -run TestChannelLoadCluster -v -count=1 -timeout 30m
 func TestChannelLoadCluster(t *testing.T) {
 	if os.Getenv("X402_LOAD") != "1" {
 		t.Skip("the load script: set X402_LOAD=1 (see docs/benchmarks.md)")
-	}
-	if noSharedStore {
-		t.Skip("two instances charge one channel only on the shared store")
 	}
 	requests, slices := loadEnv(t, "X402_LOAD_REQUESTS", 10_000), loadEnv(t, "X402_LOAD_SLICES", 10)
 	c := newCluster(t, options{instances: 2})
@@ -49,7 +49,7 @@ func TestChannelLoadCluster(t *testing.T) {
 			t.Fatalf("X402_LOAD_BUYERS: %q (1..%d)", f, len(c.chain.Buyers()))
 		}
 		salt += int64(n) * 1000
-		t.Run(fmt.Sprintf("postgres-2/buyers=%d", n), func(t *testing.T) { c.channelLoad(t, n, requests, slices, salt) })
+		t.Run(fmt.Sprintf("2-instances/buyers=%d", n), func(t *testing.T) { c.channelLoad(t, n, requests, slices, salt) })
 	}
 }
 
@@ -100,7 +100,7 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := get(i, b.header(c, price, (per+10)*price), http.StatusOK); err != nil {
+			if err := get(i, b.header(c, price, (per+10)*price), http.StatusOK); err != nil { // buyer i's instance
 				t.Errorf("deposit of buyer %d: %v", i, err)
 			}
 		}()
@@ -143,9 +143,15 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 			return all*(s+1)/slices - all*s/slices
 		}
 		t402 += run(func(g, k int) error { return get(g+k, nil, http.StatusPaymentRequired) }, share)
+		if dir := os.Getenv("X402_LOAD_PROFILE"); dir != "" && s == 0 {
+			go c.nodes[0].profile(t, filepath.Join(dir, fmt.Sprintf("paid-%d.pprof", n)))
+		}
 		tPaid += run(func(g, k int) error {
 			h := headers[g][next[g]]
 			next[g]++
+			if noSharedStore {
+				return get(g, h, http.StatusOK) // each instance has channels of its own
+			}
 			return get(g+next[g], h, http.StatusOK) // alternately to both instances
 		}, share)
 		for g := range n {
@@ -156,8 +162,12 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 		t.FailNow()
 	}
 	rate402, ratePaid := float64(count)/t402.Seconds(), float64(count)/tPaid.Seconds()
-	t.Logf("LOAD postgres, 2 instances, buyers=%d: unpaid 402 %.0f req/s, paid by voucher %.0f req/s, ratio %.2f (%d + %d requests in %d slices)",
-		n, rate402, ratePaid, ratePaid/rate402, count, count, slices)
+	storeName := "postgres"
+	if noSharedStore {
+		storeName = "bbolt (each buyer on one instance)"
+	}
+	t.Logf("LOAD %s, 2 instances, buyers=%d: unpaid 402 %.0f req/s, paid by voucher %.0f req/s, ratio %.2f (%d + %d requests in %d slices)",
+		storeName, n, rate402, ratePaid, ratePaid/rate402, count, count, slices)
 
 	// The seller is paid exactly price x paid requests by the claim rounds.
 	paid := per * int64(n)
@@ -179,9 +189,24 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 		kinds[name]++
 	}
 	claims, settles := kinds["claimWithSignature"]+kinds["claim"], kinds["settle"]
-	t.Logf("LOAD postgres, 2 instances, buyers=%d: %d paid requests (%d deposits + %d vouchers), the seller paid exactly; gas payer's transactions %v",
-		n, paid, n, paid-int64(n), kinds)
+	t.Logf("LOAD %s, 2 instances, buyers=%d: %d paid requests (%d deposits + %d vouchers), the seller paid exactly; gas payer's transactions %v",
+		storeName, n, paid, n, paid-int64(n), kinds)
 	if kinds["deposit"] != n || claims != settles || kinds["other"] != 0 {
 		t.Errorf("the gas payer's transactions %v: want %d deposits and a claim and a settle per round", kinds, n)
+	}
+}
+
+// profile writes 2 s of the instance's CPU profile (Caddy's admin
+// /debug/pprof) to path.
+func (in *instance) profile(t *testing.T, path string) {
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=2", in.admin))
+	if err != nil {
+		t.Errorf("profile: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Errorf("profile: %v", err)
 	}
 }

@@ -58,8 +58,10 @@ type queuedCharge struct {
 // the second goes in the next one, and sees the first's result. A
 // statement that fails fails every charge of its group (ErrUnavailable
 // when the database was out of reach): the group was written whole or not
-// at all, and Channel tells which. A ctx that ends before the answer
-// answers ErrUnavailable too.
+// at all, and Channel tells which. A ctx that ends before the charge is
+// sent takes it out of the queue (ErrUnavailable, nothing written); once
+// sent, the charge is answered as it went (the statement's own budget
+// bounds the wait).
 func (s *Channels) Charge(ctx context.Context, id string, prev, charged *big.Int, v store.ChannelVoucher) (*store.Channel, error) {
 	k, err := store.ChannelKey(id)
 	if err != nil {
@@ -85,11 +87,16 @@ func (s *Channels) Charge(ctx context.Context, id string, prev, charged *big.Int
 		return qc.c, qc.err
 	case <-ctx.Done():
 		q.mu.Lock()
-		if !qc.taken { // not sent: it never will be
+		taken := qc.taken
+		if !taken { // not sent: it never will be
 			q.waiting = slices.DeleteFunc(q.waiting, func(w *queuedCharge) bool { return w == qc })
 		}
 		q.mu.Unlock()
-		return nil, fmt.Errorf("%w: %w", store.ErrUnavailable, ctx.Err())
+		if !taken {
+			return nil, fmt.Errorf("%w: %w", store.ErrUnavailable, ctx.Err())
+		}
+		<-qc.done // sent: its answer says what happened (the statement has a budget of its own)
+		return qc.c, qc.err
 	}
 }
 

@@ -249,3 +249,58 @@ func TestPostgresChargeGroupStopped(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresChargeQueuedCancelled: a charge whose ctx ends while it
+// waits in the queue (every flight held) answers ErrUnavailable and is
+// never sent: after the flights land, its channel is not charged, and the
+// charge queued behind it on another channel is.
+func TestPostgresChargeQueuedCancelled(t *testing.T) {
+	srv := pgtest.Shared(t)
+	dsn := srv.DSN(t)
+	s := openGroupTest(t, dsn)
+	bg := context.Background()
+	unlock := lockRows(t, dsn, flightHolders()...)
+	defer unlock()
+	flights := make(chan error, chargeFlights)
+	for i, n := range flightHolders() {
+		go func() {
+			_, err := s.Charge(bg, storetest.ChannelID(n), new(big.Int), big.NewInt(1), storetest.Voucher(big.NewInt(1)))
+			flights <- err
+		}()
+		await(t, "a flight to wait for its lock", func() bool { return lockWaits(t, s) == i+1 })
+	}
+	ctx, cancel := context.WithCancel(bg)
+	cancelled := make(chan error, 1)
+	go func() {
+		_, err := s.Charge(ctx, storetest.ChannelID(1), new(big.Int), big.NewInt(5), storetest.Voucher(big.NewInt(5)))
+		cancelled <- err
+	}()
+	await(t, "the charge to queue", func() bool { return s.charges.queued() == 1 })
+	other := make(chan error, 1)
+	go func() {
+		_, err := s.Charge(bg, storetest.ChannelID(2), new(big.Int), big.NewInt(5), storetest.Voucher(big.NewInt(5)))
+		other <- err
+	}()
+	await(t, "the second charge to queue", func() bool { return s.charges.queued() == 2 })
+	cancel()
+	if err := <-cancelled; !errors.Is(err, store.ErrUnavailable) || !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled charge: %v, want ErrUnavailable (context canceled)", err)
+	}
+	if n := s.charges.queued(); n != 1 {
+		t.Errorf("%d charges queued after the cancel, want 1", n)
+	}
+	unlock()
+	for range chargeFlights {
+		if err := <-flights; err != nil {
+			t.Errorf("a charge holding a flight: %v", err)
+		}
+	}
+	if err := <-other; err != nil {
+		t.Errorf("the charge queued behind the cancelled one: %v", err)
+	}
+	for n, want := range map[int]int64{1: 0, 2: 5} {
+		if c, err := s.Channel(bg, storetest.ChannelID(n)); err != nil || c.Charged.Cmp(big.NewInt(want)) != 0 {
+			t.Errorf("channel %d: %+v, %v; want charged %d", n, c, err, want)
+		}
+	}
+}
