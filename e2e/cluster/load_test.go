@@ -188,10 +188,12 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 		}
 		kinds[name]++
 	}
-	claims, settles := kinds["claimWithSignature"]+kinds["claim"], kinds["settle"]
 	t.Logf("LOAD %s, 2 instances, buyers=%d: %d paid requests (%d deposits + %d vouchers), the seller paid exactly; gas payer's transactions %v",
 		storeName, n, paid, n, paid-int64(n), kinds)
-	if kinds["deposit"] != n || claims != settles || kinds["other"] != 0 {
+	// A round is a claim and a settle; a round under way at either end of
+	// the count has one without the other.
+	if claims, settles := kinds["claimWithSignature"]+kinds["claim"], kinds["settle"]; kinds["deposit"] != n || kinds["other"] != 0 ||
+		claims == 0 || settles == 0 || claims > settles+2 || settles > claims+2 {
 		t.Errorf("the gas payer's transactions %v: want %d deposits and a claim and a settle per round", kinds, n)
 	}
 }
