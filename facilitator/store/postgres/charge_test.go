@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"slices"
 	"testing"
 	"time"
 
@@ -302,5 +303,72 @@ func TestPostgresChargeQueuedCancelled(t *testing.T) {
 		if c, err := s.Channel(bg, storetest.ChannelID(n)); err != nil || c.Charged.Cmp(big.NewInt(want)) != 0 {
 			t.Errorf("channel %d: %+v, %v; want charged %d", n, c, err, want)
 		}
+	}
+}
+
+// TestChargeQueueTake: which waiting charges a group takes (one per
+// channel, none of a channel a group in flight holds, at most
+// maxChargeGroup, in the order they came) and what stays for the next;
+// landed frees the group's channels and says whether one that stayed may
+// go now.
+func TestChargeQueueTake(t *testing.T) {
+	many := make([]int, maxChargeGroup+3)
+	for i := range many {
+		many[i] = i + 1
+	}
+	for _, tc := range []struct {
+		name         string
+		busy, queued []int
+		taken, left  []int
+		goesAfter    bool // landed(the group) says a waiting charge may go
+	}{
+		{"distinct channels", nil, []int{3, 1, 2}, []int{3, 1, 2}, nil, false},
+		{"one channel twice", nil, []int{1, 2, 1, 3, 1}, []int{1, 2, 3}, []int{1, 1}, true},
+		{"a channel in flight", []int{2}, []int{1, 2, 3}, []int{1, 3}, []int{2}, false},
+		{"more than a group", nil, many, many[:maxChargeGroup], many[maxChargeGroup:], true},
+		{"nothing to take", []int{1}, []int{1, 1}, nil, []int{1, 1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := &chargeQueue{busy: map[string]bool{}, inFlight: 1}
+			for _, n := range tc.busy {
+				q.busy[storetest.ChannelID(n)] = true
+			}
+			for _, n := range tc.queued {
+				q.waiting = append(q.waiting, &queuedCharge{key: storetest.ChannelID(n)})
+			}
+			keys := func(qs []*queuedCharge) []string {
+				var out []string
+				for _, qc := range qs {
+					out = append(out, qc.key)
+				}
+				return out
+			}
+			ids := func(ns []int) []string {
+				var out []string
+				for _, n := range ns {
+					out = append(out, storetest.ChannelID(n))
+				}
+				return out
+			}
+			g := q.take()
+			if !slices.Equal(keys(g), ids(tc.taken)) || !slices.Equal(keys(q.waiting), ids(tc.left)) {
+				t.Fatalf("took %v, left %v; want %v, %v", keys(g), keys(q.waiting), ids(tc.taken), ids(tc.left))
+			}
+			for _, qc := range g {
+				if !qc.taken || !q.busy[qc.key] {
+					t.Errorf("%s taken %v, busy %v", qc.key, qc.taken, q.busy[qc.key])
+				}
+			}
+			if got := q.landed(g); got != tc.goesAfter {
+				t.Errorf("landed: %v, want %v", got, tc.goesAfter)
+			}
+			wantFlights := 1
+			if !tc.goesAfter {
+				wantFlights = 0
+			}
+			if q.inFlight != wantFlights || len(q.busy) != len(tc.busy) {
+				t.Errorf("after landing: %d in flight, busy %v; want %d, %v", q.inFlight, q.busy, wantFlights, tc.busy)
+			}
+		})
 	}
 }
