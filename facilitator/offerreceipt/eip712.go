@@ -50,23 +50,17 @@ var receiptTypes = []apitypes.Type{
 }
 
 // chargeTypes is the Charge this package signs beside an EIP-712 receipt:
-// the receipt's fields (so it stands alone) and what was charged.
-var chargeTypes = []apitypes.Type{
-	{Name: "version", Type: "uint256"},
-	{Name: "network", Type: "string"},
-	{Name: "resourceUrl", Type: "string"},
-	{Name: "payer", Type: "string"},
-	{Name: "issuedAt", Type: "uint256"},
-	{Name: "transaction", Type: "string"},
-	{Name: "scheme", Type: "string"},
-	{Name: "asset", Type: "string"},
-	{Name: "payTo", Type: "string"},
-	{Name: "amount", Type: "string"},
-	{Name: "maxAmount", Type: "string"},
-	{Name: "usage", Type: "string"},
-	{Name: "channel", Type: "string"},
-	{Name: "chargedCumulative", Type: "string"},
-}
+// the receipt's fields (so it stands alone), then what was charged.
+var chargeTypes = append(append([]apitypes.Type(nil), receiptTypes...),
+	apitypes.Type{Name: "scheme", Type: "string"},
+	apitypes.Type{Name: "asset", Type: "string"},
+	apitypes.Type{Name: "payTo", Type: "string"},
+	apitypes.Type{Name: "amount", Type: "string"},
+	apitypes.Type{Name: "maxAmount", Type: "string"},
+	apitypes.Type{Name: "usage", Type: "string"},
+	apitypes.Type{Name: "channel", Type: "string"},
+	apitypes.Type{Name: "chargedCumulative", Type: "string"},
+)
 
 // typedHash is the EIP-712 digest of msg as primary under the domain
 // named domain (version "1", chainId 1).
