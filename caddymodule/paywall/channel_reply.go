@@ -80,6 +80,7 @@ func (rt *chanRoute) channelRefused(w http.ResponseWriter, r *http.Request, reas
 func (rt *chanRoute) correctiveChannel(w http.ResponseWriter, r *http.Request, c *store.Channel, disclose bool) error {
 	sl := rt.pricing.saleOf(r)
 	rt.metrics.payment(sl, OutcomeRefused, reasonCumulativeMismatch)
+	traceRefused(r, reasonCumulativeMismatch) // trace.go
 	accepts := sl.offer.accepts()
 	part := &accepts[sl.opt]
 	extra := map[string]any{}

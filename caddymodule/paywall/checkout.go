@@ -63,6 +63,7 @@ func (h *core) checkout(w http.ResponseWriter, r *http.Request, next caddyhttp.H
 	// settled against that option's requirements, at this request's price.
 	opt, reason := h.pricing.choose(payment)
 	sl.opt = opt
+	tracePayment(r, payment, sl)
 	if reason != "" {
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, reason)
 		return h.reply.paymentRequired(w, r, "", reason)
@@ -132,6 +133,8 @@ type claimed struct {
 // answer starts (deliverThenSettle).
 func (h *core) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, cs checkoutScheme) error {
 	next, payment, pid := c.next, c.payment, c.pid
+	_, csp := traceStep(r, spanClaim)
+	defer csp.End() // ended once claimed, below
 	if pid != nil {
 		switch held, err := h.redeem.Acquire(r.Context(), pid.busyKey()); {
 		case err != nil:
@@ -152,6 +155,7 @@ func (h *core) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, cs 
 		return h.reply.inFlight(w, r, reasonBusyElsewhere, h.recordedAuth(id), fp)
 	}
 	defer h.redeem.Release(id)
+	csp.End()
 
 	if pid != nil {
 		if handled, err := h.earlierWithPaymentID(w, r, pid); handled {
@@ -174,7 +178,9 @@ func (h *core) settleThenDeliver(w http.ResponseWriter, r *http.Request, next ca
 
 	rec := pid.bindTo(&redemption{Route: h.routeKey(r), State: redeemSettling, Authorization: authFingerprint(payment),
 		ValidBefore: payment.Authorization.ValidBefore.String(), Updated: time.Now()})
-	if err := h.redeem.Store().Put(id, rec); err != nil {
+	rsp := traceRecord(r, redeemSettling)
+	err := h.redeem.Store().Put(id, rec)
+	if rsp.End(); err != nil {
 		return h.reply.storeUnavailable(w, r, fmt.Errorf("writing the redemption store: %w", err))
 	}
 	sr, err := h.settle(r, req, nil)
@@ -187,7 +193,9 @@ func (h *core) settleThenDeliver(w http.ResponseWriter, r *http.Request, next ca
 		h.metrics.revenue(h.pricing.saleOf(r), sr)
 		rec.Receipt = h.signReceipt(r, sr, nil)
 		setSettled(rec, redeemPaid, sr)
-		if err := h.redeem.Store().Put(id, rec); err != nil {
+		rsp := traceRecord(r, redeemPaid)
+		err := h.redeem.Store().Put(id, rec)
+		if rsp.End(); err != nil {
 			// The money moved; the record still says settling, which the
 			// next retry resolves.
 			return h.reply.paidUnrecorded(w, r, sr.TxHash, err)

@@ -27,7 +27,9 @@ func (h *core) deliver(w http.ResponseWriter, r *http.Request, next caddyhttp.Ha
 	}
 	h.reply.settled(w, r, settlementOf(rec), rec.Receipt)
 	dw := &deliverWriter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, r: r, id: id, rec: rec}
-	return next.ServeHTTP(dw, r)
+	ur, sp := traceStep(r, spanUpstream) // trace.go
+	defer sp.End()
+	return next.ServeHTTP(dw, ur)
 }
 
 // deliverWriter marks a paid redemption delivered when the answer begins.

@@ -22,6 +22,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/offerreceipt"
 	"github.com/caddy-x402/caddy-x402/facilitator/remote"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+	"github.com/caddy-x402/caddy-x402/internal/paytrace"
 )
 
 // The remote facilitator client is a facilitator.Client.
@@ -364,6 +365,7 @@ func (rp *replies) paidUnrecorded(w http.ResponseWriter, r *http.Request, txHash
 // placeholders) and to the response (X-PAYMENT-RESPONSE), with its signed
 // receipt (nil without one).
 func (rp *replies) settled(w http.ResponseWriter, r *http.Request, sr *x402.SettleResponse, receipt json.RawMessage) {
+	defer traceAnswer(r, sr).End() // trace.go
 	block := ""
 	if sr.BlockNumber != nil {
 		block = strconv.FormatUint(*sr.BlockNumber, 10)
@@ -394,7 +396,7 @@ func (rp *replies) settled(w http.ResponseWriter, r *http.Request, sr *x402.Sett
 		rp.gate.Grant(w, r, sr, rp.pricing.accessPrice(r), network)
 	}
 	rp.logger.Info("payment settled", zap.String("network", network), zap.String("tx_hash", sr.TxHash),
-		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block))
+		zap.String("from", sr.From), zap.String("value", sr.Value), zap.String("block_number", block), paytrace.IDs(r.Context()))
 }
 
 // paymentResponse is the X-PAYMENT-RESPONSE body: the x402 reference
@@ -428,6 +430,7 @@ func encodePaymentResponse(sr *x402.SettleResponse, network string, receipt json
 // "error" field; invalid, when set, is a verify reason and goes into both
 // "error" and "invalidReason".
 func (rp *replies) paymentRequired(w http.ResponseWriter, r *http.Request, errText, invalid string) error {
+	defer traceQuote(r, errText, invalid).End() // trace.go
 	// A reason may repeat the buyer's text (or a remote facilitator's):
 	// it is answered cut, as the refusal cache keeps it.
 	errText, invalid = clipReason(errText), clipReason(invalid)

@@ -43,6 +43,8 @@ func (h *core) servePayment(w http.ResponseWriter, r *http.Request, next caddyht
 	if isPreflight(r) {
 		return next.ServeHTTP(w, r) // a CORS preflight is never charged
 	}
+	r, sp := h.traceRoute(r) // trace.go
+	defer sp.End()
 	if qr, ok := h.seller.(quoteReadier); ok {
 		if err := qr.readyQuote(); err != nil {
 			return err
@@ -54,12 +56,13 @@ func (h *core) servePayment(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	sl := &sale{offer: off}
 	r = withSale(r, sl)
+	traceOffer(r, sl)
 	header, v2 := h.reply.paymentHeader(r)
 	if handled, err := h.serveAccess(w, r, next, header); handled {
 		return err
 	}
 	if header == "" {
-		return h.reply.paymentRequired(w, r, "X-PAYMENT header is required", "")
+		return h.reply.paymentRequired(w, r, textNoPayment, "")
 	}
 	if len(header) > httpx.MaxPaymentHeaderBytes {
 		sent := "X-PAYMENT"

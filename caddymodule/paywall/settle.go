@@ -11,6 +11,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+	"github.com/caddy-x402/caddy-x402/internal/paytrace"
 )
 
 // The settle call shared by checkout.go (settle before delivery) and
@@ -107,12 +108,14 @@ func (h *core) settleBy(r *http.Request, req *x402.Request, call func(context.Co
 		ctx, cancel = context.WithTimeout(ctx, h.settleWait)
 		defer cancel()
 	}
+	ctx, sp := traceSettle(ctx) // trace.go
 	settleStart := time.Now()
 	sr, err := call(ctx)
+	traceSettled(r, sp, sr, err)
 	h.metrics.timeSettle(h.pricing.saleOf(r), settleStart)
 	if err != nil {
 		h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, failedReason(err))
-		h.logger.Error("settle could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
+		h.logger.Error("settle could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err), paytrace.IDs(ctx))
 		return nil, err
 	}
 	if !sr.Settled() {
@@ -122,7 +125,7 @@ func (h *core) settleBy(r *http.Request, req *x402.Request, call func(context.Co
 		}
 		h.metrics.payment(h.pricing.saleOf(r), outcome, sr.Error)
 		h.logger.Info("payment not settled", zap.String("network", sr.Network),
-			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash))
+			zap.String("error", sr.Error), zap.String("tx_hash", sr.TxHash), paytrace.IDs(ctx))
 	}
 	return sr, nil
 }

@@ -100,6 +100,7 @@ func (c *uptoCharge) answerAfter(w http.ResponseWriter, charge *big.Int, sr *x40
 // with the charge as its amount.
 func (u *uptoSeller) settleCharge(r *http.Request, req *x402.Request, res *facilitator.Reservation, charge *big.Int) (*x402.SettleResponse, error) {
 	sreq := withAmount(req, charge.String())
+	traceCharged(r, sreq.PaymentRequirements.MaxAmountRequired) // trace.go
 	if res == nil {
 		return u.core.settle(r, sreq, nil)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/facilitator"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+	"github.com/caddy-x402/caddy-x402/internal/paytrace"
 )
 
 // verifyPayment verifies a payment and answers when it cannot go on: a
@@ -19,7 +20,9 @@ import (
 func (h *core) verifyPayment(w http.ResponseWriter, r *http.Request, req *x402.Request,
 	payment *x402.Payment, refusal [32]byte, lost *lostPayment) (bool, error) {
 	verifyStart := time.Now()
-	vr, err := h.client.Verify(r.Context(), req)
+	ctx, sp := traceVerify(r) // trace.go
+	vr, err := h.client.Verify(ctx, req)
+	traceVerified(sp, vr, err)
 	h.metrics.timeVerify(h.pricing.saleOf(r), verifyStart)
 	return h.verified(w, r, req, payment, refusal, vr, err, lost)
 }
@@ -44,7 +47,9 @@ func (h *core) reservePayment(w http.ResponseWriter, r *http.Request, req *x402.
 		return nil, ok, err
 	}
 	verifyStart := time.Now()
-	res, vr, err := rs.Reserve(r.Context(), req)
+	ctx, sp := traceVerify(r)
+	res, vr, err := rs.Reserve(ctx, req)
+	traceVerified(sp, vr, err)
 	h.metrics.timeVerify(h.pricing.saleOf(r), verifyStart)
 	ok, err = h.verified(w, r, req, payment, refusal, vr, err, lost)
 	return res, ok, err
@@ -55,7 +60,7 @@ func (h *core) verified(w http.ResponseWriter, r *http.Request, req *x402.Reques
 	vr *x402.VerifyResponse, err error, lost *lostPayment) (bool, error) {
 	if err != nil {
 		h.metrics.paymentCode(h.pricing.saleOf(r), OutcomeFailed, failedReason(err))
-		h.logger.Error("verify could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err))
+		h.logger.Error("verify could not be carried out", zap.String("network", req.PaymentRequirements.Network), zap.Error(err), paytrace.IDs(r.Context()))
 		return false, h.reply.facilitatorFailed(w, "verified", err)
 	}
 	if !vr.IsValid && vr.Reason() == x402.ReasonWalletBusy {

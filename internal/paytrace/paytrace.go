@@ -112,13 +112,12 @@ func (s Span) SetInt(key string, value int64) {
 	}
 }
 
-// Refuse marks the span refused with reason (an x402 reason code, or a
-// text when there is none): status error, error.type the reason. An empty
-// reason does nothing.
-func (s Span) Refuse(reason string) {
-	if s.s != nil && reason != "" {
-		s.s.SetStatus(codes.Error, reason)
-		s.s.SetAttributes(attribute.String(KeyErrorType, reason))
+// Refuse marks the span refused: status error with the reason's text,
+// error.type its code (x402.CodeOf). An empty code does nothing.
+func (s Span) Refuse(code, text string) {
+	if s.s != nil && code != "" {
+		s.s.SetStatus(codes.Error, text)
+		s.s.SetAttributes(attribute.String(KeyErrorType, code))
 	}
 }
 

@@ -23,7 +23,7 @@ func TestNotTracedAllocatesNothing(t *testing.T) {
 		c, sp := Start(ctx, "x402.verify")
 		sp.Set(KeyPayer, "0xabc")
 		sp.SetInt("n", 1)
-		sp.Refuse("insufficient_funds")
+		sp.Refuse("insufficient_funds", "insufficient funds")
 		sp.Fail("x", errFailed)
 		sp.Event("x402.fee_replacement", "k", "v")
 		FromContext(c).Set(KeyNetwork, "n")
@@ -49,7 +49,7 @@ func TestSpans(t *testing.T) {
 	c, sp := Start(ctx, "x402.verify")
 	sp.Set(KeyPayer, "0xabc")
 	sp.Set(KeyTransaction, "") // empty: not set
-	FromContext(c).Refuse("insufficient_funds")
+	FromContext(c).Refuse("insufficient_funds", "insufficient funds")
 	var buf zapcore.ObjectEncoder = zapcore.NewMapObjectEncoder()
 	_ = zap.Inline(ids(trace.SpanContextFromContext(c))).Interface.(zapcore.ObjectMarshaler).MarshalLogObject(buf)
 	sp.End()
@@ -71,7 +71,7 @@ func TestSpans(t *testing.T) {
 	if got := v.Attributes(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("attributes %v, want %v", got, want)
 	}
-	if v.Status().Code != codes.Error || v.Status().Description != "insufficient_funds" {
+	if v.Status().Code != codes.Error || v.Status().Description != "insufficient funds" {
 		t.Fatalf("status %v, want error insufficient_funds", v.Status())
 	}
 	m := buf.(*zapcore.MapObjectEncoder).Fields

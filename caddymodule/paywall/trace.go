@@ -1,0 +1,182 @@
+package paywall
+
+import (
+	"context"
+	"math/big"
+	"net/http"
+
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+	"github.com/caddy-x402/caddy-x402/internal/paytrace"
+)
+
+// The spans of a payment at the paywall (docs/tracing.md): x402.paywall,
+// a child of the request's span (Caddy's `tracing`), and under it one span
+// per step. A leaf: the steps call these, these call no step.
+const (
+	spanPaywall  = "x402.paywall"  // the route's handling of the request
+	spanQuote    = "x402.quote"    // a 402 with the requirements (unpaid, or refused)
+	spanVerify   = "x402.verify"   // the facilitator's verify or reserve
+	spanClaim    = "x402.claim"    // the claims on the payment id and the authorization
+	spanRecord   = "x402.record"   // a write of the payment's redemption record
+	spanSettle   = "x402.settle"   // the facilitator's settle
+	spanUpstream = "x402.upstream" // the next handler (the paid resource)
+	spanAnswer   = "x402.answer"   // the paid answer's headers (PAYMENT-RESPONSE, grant)
+	spanVoucher  = "x402.voucher"  // a channel voucher's check and charge
+	spanMeter    = "x402.meter"    // a metered answer read for its charge
+)
+
+// traceRoute starts the paywall's span of a request on the route and
+// returns the request carrying it; without tracing, r itself.
+func (h *core) traceRoute(r *http.Request) (*http.Request, paytrace.Span) {
+	ctx, sp := paytrace.Start(r.Context(), spanPaywall)
+	if !sp.On() {
+		return r, sp
+	}
+	sp.Set(paytrace.KeyRoute, h.metrics.label)
+	return r.WithContext(ctx), sp
+}
+
+// traceOffer sets a sale's scheme, network and amount (its chosen
+// option's, the first before a payment chose) on the paywall's span of r.
+func traceOffer(r *http.Request, sl *sale) {
+	sp := paytrace.FromContext(r.Context())
+	if !sp.On() {
+		return
+	}
+	reqs := &sl.part().reqs
+	sp.Set(paytrace.KeyScheme, reqs.Scheme)
+	sp.Set(paytrace.KeyNetwork, reqs.Network)
+	sp.Set(paytrace.KeyAmount, reqs.MaxAmountRequired)
+}
+
+// tracePayment sets what a decoded payment says on the paywall's span:
+// its network, payer and amount (the price of the option it chose).
+func tracePayment(r *http.Request, payment *x402.Payment, sl *sale) {
+	sp := paytrace.FromContext(r.Context())
+	if !sp.On() {
+		return
+	}
+	traceOffer(r, sl)
+	if payment.Authorization.From != (x402.Authorization{}).From {
+		sp.Set(paytrace.KeyPayer, payment.Authorization.From.Hex())
+	}
+}
+
+// textNoPayment is the 402's error for a request without a payment: a
+// quote, not a refusal.
+const textNoPayment = "X-PAYMENT header is required"
+
+// traceQuote starts the span of a 402 answer of r; one with a reason
+// (invalid, or errText other than textNoPayment) marks the paywall's span
+// refused.
+func traceQuote(r *http.Request, errText, invalid string) paytrace.Span {
+	_, sp := paytrace.Start(r.Context(), spanQuote)
+	if !sp.On() {
+		return sp
+	}
+	if invalid == "" && errText != textNoPayment {
+		invalid = errText
+	}
+	traceRefused(r, invalid)
+	return sp
+}
+
+// traceRefused marks the paywall's span of r refused with reason (an
+// x402 reason text; error.type is its code).
+func traceRefused(r *http.Request, reason string) {
+	if sp := paytrace.FromContext(r.Context()); sp.On() && reason != "" {
+		sp.Refuse(x402.CodeOf(reason, "other"), reason)
+	}
+}
+
+// traceVerify starts the verify's span of r's payment: its context goes
+// to the facilitator (whose spans are its children).
+func traceVerify(r *http.Request) (context.Context, paytrace.Span) {
+	return paytrace.Start(r.Context(), spanVerify)
+}
+
+// traceVerified sets a verify's outcome on its span and ends it.
+func traceVerified(sp paytrace.Span, vr *x402.VerifyResponse, err error) {
+	if sp.On() {
+		sp.Fail("facilitator_failed", err)
+		if err == nil && vr != nil && !vr.IsValid {
+			sp.Refuse(x402.CodeOf(vr.Reason(), "other"), vr.Reason())
+		}
+		if err == nil && vr != nil {
+			sp.Set(paytrace.KeyPayer, vr.Payer)
+		}
+	}
+	sp.End()
+}
+
+// traceSettle starts the settle's span of r's payment in ctx (the
+// settle's context, which goes to the facilitator).
+func traceSettle(ctx context.Context) (context.Context, paytrace.Span) {
+	return paytrace.Start(ctx, spanSettle)
+}
+
+// traceSettled sets a settle's outcome on its span sp and ends it: the
+// transaction (also on the paywall's span of r), or the refusal.
+func traceSettled(r *http.Request, sp paytrace.Span, sr *x402.SettleResponse, err error) {
+	if sp.On() {
+		sp.Fail("facilitator_failed", err)
+		if sr != nil {
+			sp.Set(paytrace.KeyTransaction, sr.TxHash)
+			sp.Set(paytrace.KeyPayer, sr.From)
+			paytrace.FromContext(r.Context()).Set(paytrace.KeyTransaction, sr.TxHash)
+			if !sr.Settled() {
+				sp.Refuse(x402.CodeOf(sr.Error, "other"), sr.Error)
+			}
+		}
+	}
+	sp.End()
+}
+
+// traceStep starts the span of a step of r's payment, with its context
+// in the request it returns (for a step that hands the request on: the
+// upstream); without tracing, r itself.
+func traceStep(r *http.Request, name string) (*http.Request, paytrace.Span) {
+	ctx, sp := paytrace.Start(r.Context(), name)
+	if !sp.On() {
+		return r, sp
+	}
+	return r.WithContext(ctx), sp
+}
+
+// traceRecord starts the span of a write of the payment's record in
+// state.
+func traceRecord(r *http.Request, state string) paytrace.Span {
+	_, sp := paytrace.Start(r.Context(), spanRecord)
+	sp.Set("x402.record.state", state)
+	return sp
+}
+
+// traceAnswer starts the span of a paid answer's headers of r, with the
+// settlement's transaction.
+func traceAnswer(r *http.Request, sr *x402.SettleResponse) paytrace.Span {
+	_, sp := paytrace.Start(r.Context(), spanAnswer)
+	sp.Set(paytrace.KeyTransaction, sr.TxHash)
+	return sp
+}
+
+// traceVoucher starts the span of a channel voucher's check and charge of
+// r: the payer, the charge (the price) and the channel's network; the
+// payer and charge also on the paywall's span.
+func traceVoucher(r *http.Request, payer string, price *big.Int) paytrace.Span {
+	_, sp := paytrace.Start(r.Context(), spanVoucher)
+	if !sp.On() {
+		return sp
+	}
+	p := price.String()
+	sp.Set(paytrace.KeyPayer, payer)
+	sp.Set(paytrace.KeyCharged, p)
+	pw := paytrace.FromContext(r.Context())
+	pw.Set(paytrace.KeyPayer, payer)
+	pw.Set(paytrace.KeyCharged, p)
+	return sp
+}
+
+// traceCharged sets a metered payment's charge on the paywall's span of r.
+func traceCharged(r *http.Request, charge string) {
+	paytrace.FromContext(r.Context()).Set(paytrace.KeyCharged, charge)
+}
