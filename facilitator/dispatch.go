@@ -99,19 +99,23 @@ func (f *Facilitator) v2Only(name string) bool {
 // The answer's IsValid and InvalidReason are the verdict. An error is
 // returned only when there is no verdict: a malformed request (x402.StatusError
 // 400) or an unreachable chain (x402.StatusError 503).
-func (f *Facilitator) Verify(ctx context.Context, req *x402.Request) (*x402.VerifyResponse, error) {
+func (f *Facilitator) Verify(ctx context.Context, req *x402.Request) (res *x402.VerifyResponse, err error) {
+	ctx, sp := traceStart(ctx, spanVerify, req) // trace.go
+	defer func() { traceVerdict(sp, res, err); sp.End() }()
 	if err := validateRequest(req); err != nil {
 		return nil, err
 	}
+	csp := traceCheck(ctx)
 	b, c, reason := f.route(req)
+	traceChecked(ctx, csp, c, reason)
 	if reason != "" {
 		return x402.Invalid(reason), nil
 	}
-	reason, err := b.Verify(ctx, c)
+	reason, err = b.Verify(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	res := x402.Valid()
+	res = x402.Valid()
 	if reason != "" {
 		res = x402.Invalid(reason)
 	}
@@ -133,7 +137,9 @@ func (f *Facilitator) Verify(ctx context.Context, req *x402.Request) (*x402.Veri
 // An error is returned only when there is no settlement result to give: a
 // malformed request (x402.StatusError 400), or a chain or signer that cannot be
 // used right now with nothing broadcast (x402.StatusError 503).
-func (f *Facilitator) Settle(ctx context.Context, req *x402.Request) (*x402.SettleResponse, error) {
+func (f *Facilitator) Settle(ctx context.Context, req *x402.Request) (sr *x402.SettleResponse, err error) {
+	ctx, sp := traceStart(ctx, spanSettle, req) // trace.go
+	defer func() { traceSettled(sp, sr, err); sp.End() }()
 	if err := validateRequest(req); err != nil {
 		return nil, err
 	}
@@ -142,7 +148,9 @@ func (f *Facilitator) Settle(ctx context.Context, req *x402.Request) (*x402.Sett
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	requested := req.PaymentRequirements.Network
+	csp := traceCheck(ctx)
 	b, c, reason := f.route(req)
+	traceChecked(ctx, csp, c, reason)
 	if reason != "" {
 		return x402.Failed(requested, x402.SettleText(reason)), nil
 	}
@@ -167,11 +175,15 @@ type Reservation struct {
 // "ERC20: transfer amount exceeds balance". The Reservation comes with a
 // valid answer only; a copy of a held authorization is invalid as
 // "Authorization already used".
-func (f *Facilitator) Reserve(ctx context.Context, req *x402.Request) (*Reservation, *x402.VerifyResponse, error) {
+func (f *Facilitator) Reserve(ctx context.Context, req *x402.Request) (_ *Reservation, vr *x402.VerifyResponse, err error) {
+	ctx, sp := traceStart(ctx, spanReserve, req) // trace.go
+	defer func() { traceVerdict(sp, vr, err); sp.End() }()
 	if err := validateRequest(req); err != nil {
 		return nil, nil, err
 	}
+	csp := traceCheck(ctx)
 	b, c, reason := f.route(req)
+	traceChecked(ctx, csp, c, reason)
 	if reason != "" {
 		return nil, x402.Invalid(reason), nil
 	}
@@ -187,7 +199,9 @@ func (f *Facilitator) Reserve(ctx context.Context, req *x402.Request) (*Reservat
 
 // Settle settles the reserved payment as Facilitator.Settle does, within
 // the settle timeout from now.
-func (r *Reservation) Settle(ctx context.Context) (*x402.SettleResponse, error) {
+func (r *Reservation) Settle(ctx context.Context) (sr *x402.SettleResponse, err error) {
+	ctx, sp := traceReserved(ctx, nil)
+	defer func() { traceSettled(sp, sr, err); sp.End() }()
 	return r.c.Settle(ctx)
 }
 

@@ -15,7 +15,9 @@ import (
 // charge above the maximum is payment.failed with "Settle amount exceeds
 // the authorized maximum: ..." and the reservation stays held. A scheme
 // that does not meter (exact) answers an x402.StatusError 400.
-func (r *Reservation) SettleAmount(ctx context.Context, amount *big.Int) (*x402.SettleResponse, error) {
+func (r *Reservation) SettleAmount(ctx context.Context, amount *big.Int) (sr *x402.SettleResponse, err error) {
+	ctx, sp := traceReserved(ctx, amount) // trace.go
+	defer func() { traceSettled(sp, sr, err); sp.End() }()
 	m, ok := r.c.(scheme.MeteredClaim)
 	if !ok {
 		return nil, scheme.BadRequest("this payment's scheme settles its whole amount; it cannot settle a metered charge")

@@ -20,6 +20,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+	"github.com/caddy-x402/caddy-x402/internal/paytrace"
 )
 
 // gasMarginPercent is added to a transaction's gas estimate.
@@ -129,7 +130,7 @@ func (b *bound) send(ctx context.Context, o *op, requested string, deadline time
 	} else {
 		fe.GasPrice = new(big.Int).Set(q.GasPrice)
 	}
-	job := &engine.Job{Requested: requested, Scheme: o.scheme, To: batch.SettlementAddress, Via: scheme.Via(ctx),
+	job := &engine.Job{Requested: requested, Scheme: o.scheme, To: batch.SettlementAddress, Via: scheme.Via(ctx), Trace: paytrace.FromContext(ctx).Carry(),
 		Auth:      x402.Authorization{From: o.from, To: batch.SettlementAddress, Value: o.value, ValidAfter: o.validAfter, ValidBefore: o.validBefore, Nonce: o.nonce},
 		Signature: o.signature, Calldata: o.calldata, Fees: fe, Signer: signer, Deadline: deadline}
 	t, err := n.Engine.Submit(job)

@@ -24,6 +24,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+	"github.com/caddy-x402/caddy-x402/internal/paytrace"
 )
 
 // Config configures the engine of one network.
@@ -281,6 +282,9 @@ type Job struct {
 	// job: once it is submitted, the engine gives the hold back with the
 	// outcome.
 	PayerHeld bool
+	// Trace is the caller's settle span, carried to the send loop and the
+	// watcher, whose spans are its children (trace.go); zero: none.
+	Trace paytrace.Carried
 }
 
 // NotSentError is Submit's error: the settlement was not broadcast, and

@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
+	"github.com/caddy-x402/caddy-x402/internal/paytrace"
 )
 
 // settlement is one authorization on its way to the chain: its journal
@@ -41,6 +42,10 @@ type settlement struct {
 	// transaction up by hash and sends the same one again if no node has
 	// it.
 	unclear atomic.Bool
+	// trace is the caller's settle span (Job.Trace); wait the receipt
+	// wait's span (under mu), from the broadcast to the outcome.
+	trace paytrace.Carried
+	wait  paytrace.Span
 
 	mu       sync.Mutex
 	rec      *store.Record
@@ -61,7 +66,7 @@ func newSettlement(e *Engine, job *Job, s *signer) *settlement {
 	}
 	return &settlement{
 		key: authKey{a.From, a.Nonce, e.spaceOf(job.Scheme)}, s: s, calldata: job.Calldata, create: job.Create, to: to, scheme: job.Scheme, fee: job.Fees, firstFee: job.Fees, serial: e.cfg.Serial,
-		done: make(chan struct{}),
+		done: make(chan struct{}), trace: job.Trace,
 		rec: &store.Record{
 			ID:               RecordIDIn(e.cfg.Network, e.spaceOf(job.Scheme), a.From, a.Nonce),
 			Network:          e.cfg.Network,

@@ -214,6 +214,7 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 		if e.shared != nil {
 			inst = e.shared.Instance()
 		}
+		started := time.Now() // the broadcast spans' start (trace.go)
 		first, err := s.takeNonces(ctx, e, len(reqs))
 		if err != nil {
 			refuseAll(reqs, err)
@@ -248,6 +249,7 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 			s.freeNonces(ctx, e, first, first+uint64(len(reqs)), unsent)
 			break
 		}
+		journaled := time.Now()
 		for _, r := range reqs {
 			r.journaled, r.jtx = true, r.st.current()
 		}
@@ -282,6 +284,7 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 			if res.res == sentOK {
 				s.noGas.Store(false)
 			}
+			traceSent(r.st, started, journaled, nil)
 			r.done <- nil
 		}
 		refuse := func(r *sendReq, res sendOutcome) {
@@ -289,6 +292,7 @@ func (s *signer) sendBatch(ctx context.Context, e *Engine, reqs []*sendReq) {
 				s.noGas.Store(true)
 			}
 			r.err = &NotSentError{Err: res.err, NoGas: res.class == sendNoFunds}
+			traceSent(r.st, started, journaled, res.err)
 			refused = append(refused, r)
 		}
 		if e.shared != nil && firstRefused >= 0 && (e.shared.Instance() != inst || !e.shared.Live()) {

@@ -568,6 +568,7 @@ func (w *watcher) done(sts ...*settlement) {
 		if st.serial && st.s != nil {
 			st.s.serial.Unlock()
 		}
+		traceFinished(st) // trace.go
 		close(st.done)
 	}
 	logger := w.log()
@@ -667,6 +668,7 @@ func (w *watcher) replace(ctx context.Context, st *settlement, head uint64) {
 		return
 	}
 	_, _, err = w.e().broadcast(ctx, repl)
+	traceReplaced(st, tx.Hash(), repl.Hash())
 	w.log().Warn("settlement not mined in time; sent again with a higher fee",
 		zap.String("id", st.rec.ID), zap.String("old_tx", tx.Hash().Hex()), zap.String("new_tx", repl.Hash().Hex()),
 		zap.Uint64("tx_nonce", tx.Nonce()), zap.Error(err))

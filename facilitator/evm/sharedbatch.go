@@ -46,6 +46,8 @@ func (p *Pool) BatchShared(ctx context.Context, elems []rpc.BatchElem) error {
 	if len(elems) == 0 {
 		return nil
 	}
+	sp := traceReads(ctx, len(elems)) // trace.go
+	defer sp.End()
 	if len(elems) >= maxGatherElems {
 		return p.Batch(ctx, elems)
 	}

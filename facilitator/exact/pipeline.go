@@ -19,6 +19,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+	"github.com/caddy-x402/caddy-x402/internal/paytrace"
 )
 
 // The pipeline of an exact payment, from the core's Bound calls to the
@@ -224,7 +225,7 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, requested string,
 	if reason != "" {
 		return x402.Failed(requested, x402.SettleText(reason)), nil
 	}
-	job := &engine.Job{Requested: requested, Via: scheme.Via(ctx), Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline,
+	job := &engine.Job{Requested: requested, Via: scheme.Via(ctx), Trace: paytrace.FromContext(ctx).Carry(), Auth: *a, Signature: c.p.Signature, Calldata: c.transferCalldata(), Fees: fee, Signer: signer, Deadline: deadline,
 		PayerHeld: c.payerHeld}
 	if c.deploy {
 		job.Calldata, job.Create = c.deployCode(), true

@@ -137,6 +137,8 @@ func remoteIP(r *http.Request) string {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	r, sp := traceAPI(r) // trace.go
+	defer sp.End()
 	switch r.URL.Path {
 	case x402.PathHealth:
 		if methodIs(w, r, http.MethodGet) {

@@ -12,6 +12,7 @@ package paytrace
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -133,7 +134,10 @@ func (s Span) Fail(errType string, err error) {
 
 // Event adds an event named name with string attributes given as key,
 // value pairs.
-func (s Span) Event(name string, kv ...string) {
+func (s Span) Event(name string, kv ...string) { s.EventAt(time.Time{}, name, kv...) }
+
+// EventAt is Event at time t (the zero t is now).
+func (s Span) EventAt(t time.Time, name string, kv ...string) {
 	if s.s == nil {
 		return
 	}
@@ -141,7 +145,11 @@ func (s Span) Event(name string, kv ...string) {
 	for i := 0; i+1 < len(kv); i += 2 {
 		attrs = append(attrs, attribute.String(kv[i], kv[i+1]))
 	}
-	s.s.AddEvent(name, trace.WithAttributes(attrs...))
+	opts := []trace.EventOption{trace.WithAttributes(attrs...)}
+	if !t.IsZero() {
+		opts = append(opts, trace.WithTimestamp(t))
+	}
+	s.s.AddEvent(name, opts...)
 }
 
 // Context is the span's context (zero for the zero Span): what a step
@@ -169,13 +177,27 @@ func (s Span) Carry() Carried {
 	return Carried{tp: s.s.TracerProvider(), sc: s.s.SpanContext()}
 }
 
+// On tells whether the carried span was recording.
+func (c Carried) On() bool { return c.tp != nil }
+
 // Child starts a span named name, child of the carried span; the zero
 // Carried gives the zero Span.
 func Child(parent Carried, name string) (context.Context, Span) {
+	return ChildFrom(parent, name, time.Time{})
+}
+
+// ChildFrom is Child for a span that started at start (a step timed
+// before its outcome said whether it is worth a span); the zero start is
+// now.
+func ChildFrom(parent Carried, name string, start time.Time) (context.Context, Span) {
 	if parent.tp == nil {
 		return context.Background(), Span{}
 	}
-	ctx, s := parent.tp.Tracer(Scope).Start(trace.ContextWithSpanContext(context.Background(), parent.sc), name)
+	var opts []trace.SpanStartOption
+	if !start.IsZero() {
+		opts = append(opts, trace.WithTimestamp(start))
+	}
+	ctx, s := parent.tp.Tracer(Scope).Start(trace.ContextWithSpanContext(context.Background(), parent.sc), name, opts...)
 	return ctx, Span{s}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/scheme"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+	"github.com/caddy-x402/caddy-x402/internal/paytrace"
 )
 
 // Settle settles the requirements' amount of a checked payment (the
@@ -136,7 +137,7 @@ func (b *bound) settleClaimed(ctx context.Context, c *payment, amount *big.Int, 
 	if err != nil {
 		return nil, scheme.Unavailable(fmt.Sprintf("cannot read gas prices on network %s; nothing was broadcast, try again shortly", b.Cfg.Name), err)
 	}
-	job := &engine.Job{Requested: requested, Via: scheme.Via(ctx), Scheme: b.name(), To: b.proxy.Address(),
+	job := &engine.Job{Requested: requested, Via: scheme.Via(ctx), Trace: paytrace.FromContext(ctx).Carry(), Scheme: b.name(), To: b.proxy.Address(),
 		Auth: c.auth(amount), Signature: c.sig, Calldata: r.calldata, Fees: fe, Signer: signer, Deadline: deadline}
 	t, err := b.Engine.Submit(job)
 	if err != nil {
