@@ -94,7 +94,7 @@ func (rt *chanRoute) serveChannelMetered(w http.ResponseWriter, r *http.Request,
 			panic(p)
 		}
 	}()
-	err = mw.finish(next.ServeHTTP(mw, r))
+	err = traceMetered(r, func(ur *http.Request) error { return next.ServeHTTP(mw, ur) }, mw.finish) // trace.go
 	cc.release(w)
 	return err
 }

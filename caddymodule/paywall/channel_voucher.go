@@ -31,8 +31,8 @@ import (
 // request goes through the meter (channel_meter.go), as serveChannel's.
 func (rt *chanRoute) serveVoucher(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, pl *channelPayload, co *chanOption, max, price *big.Int, id string) (served bool, err error) {
 	ctx := r.Context()
-	vsp := traceVoucher(r, pl.ChannelConfig.Payer.Hex(), price) // trace.go
-	defer vsp.End()                                             // ended before the upstream, below
+	vsp := traceVoucher(r, pl.ChannelConfig.Payer.Hex()) // trace.go
+	defer vsp.End()                                      // ended before the upstream, below
 	sigOK := co.voucherSigned(pl, max)
 	prev := new(big.Int).Sub(max, price)
 	if !sigOK || prev.Sign() < 0 {
@@ -86,6 +86,7 @@ func (rt *chanRoute) serveVoucher(w http.ResponseWriter, r *http.Request, next c
 	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
+	traceVoucherCharged(r, vsp, price)
 	vsp.End()
 	return true, rt.serveChannelMetered(w, r, next, after, price, nil, rt.setChannelResponse, held) // channel_meter.go
 }

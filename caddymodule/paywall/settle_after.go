@@ -45,7 +45,9 @@ func (h *core) deliverThenSettle(w http.ResponseWriter, r *http.Request, next ca
 	if h.goneBeforeUpstream(r) {
 		return nil // nothing went upstream, nothing is charged (hangup.go)
 	}
-	err := next.ServeHTTP(sw, r)
+	ur, usp := traceStep(r, spanUpstream) // trace.go
+	err := next.ServeHTTP(sw, ur)
+	usp.End()
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	if !sw.decided {

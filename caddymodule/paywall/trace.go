@@ -160,23 +160,39 @@ func traceAnswer(r *http.Request, sr *x402.SettleResponse) paytrace.Span {
 }
 
 // traceVoucher starts the span of a channel voucher's check and charge of
-// r: the payer, the charge (the price) and the channel's network; the
-// payer and charge also on the paywall's span.
-func traceVoucher(r *http.Request, payer string, price *big.Int) paytrace.Span {
+// r, with the payer (also on the paywall's span).
+func traceVoucher(r *http.Request, payer string) paytrace.Span {
 	_, sp := paytrace.Start(r.Context(), spanVoucher)
-	if !sp.On() {
-		return sp
+	if sp.On() {
+		sp.Set(paytrace.KeyPayer, payer)
+		paytrace.FromContext(r.Context()).Set(paytrace.KeyPayer, payer)
 	}
-	p := price.String()
-	sp.Set(paytrace.KeyPayer, payer)
-	sp.Set(paytrace.KeyCharged, p)
-	pw := paytrace.FromContext(r.Context())
-	pw.Set(paytrace.KeyPayer, payer)
-	pw.Set(paytrace.KeyCharged, p)
 	return sp
+}
+
+// traceVoucherCharged sets a voucher's charge on its span sp and on the
+// paywall's span of r.
+func traceVoucherCharged(r *http.Request, sp paytrace.Span, charge *big.Int) {
+	if sp.On() {
+		c := charge.String()
+		sp.Set(paytrace.KeyCharged, c)
+		paytrace.FromContext(r.Context()).Set(paytrace.KeyCharged, c)
+	}
 }
 
 // traceCharged sets a metered payment's charge on the paywall's span of r.
 func traceCharged(r *http.Request, charge string) {
 	paytrace.FromContext(r.Context()).Set(paytrace.KeyCharged, charge)
+}
+
+// traceMetered runs a metered answer of r: the upstream (serve, under
+// x402.upstream) and then the meter's finish with its error (under
+// x402.meter: the charge read, and with settle before, its settle).
+func traceMetered(r *http.Request, serve func(*http.Request) error, finish func(error) error) error {
+	ur, sp := traceStep(r, spanUpstream)
+	err := serve(ur)
+	sp.End()
+	_, sp = paytrace.Start(r.Context(), spanMeter)
+	defer sp.End()
+	return finish(err)
 }

@@ -188,7 +188,7 @@ func (u *uptoSeller) pay(w http.ResponseWriter, r *http.Request, c *claimed) (er
 			panic(p)
 		}
 	}()
-	return mw.finish(next.ServeHTTP(mw, r))
+	return traceMetered(r, func(ur *http.Request) error { return next.ServeHTTP(mw, ur) }, mw.finish) // trace.go
 }
 
 // errAnswerAborted is an answer aborted by a panic of the next handler.
