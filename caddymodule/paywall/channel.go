@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -107,6 +108,9 @@ type chanRoute struct {
 	opts  []chanOption
 	quit  chan struct{}
 	done  chan struct{}
+	// tracer is the tracer provider of the route's last traced request
+	// (keptProvider), for the rounds' traces (trace.go).
+	tracer atomic.Value
 	// release lets go of the x402 app's facilitator and store, held for
 	// the last claim round at Cleanup (Caddy may clean the app up first).
 	release func() error
@@ -228,6 +232,7 @@ type channelPayload struct {
 // voucher is checked and charged with one conditional write of the store.
 // Either way the charge is written before the upstream is called.
 func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
+	rt.keepProvider(r) // for the rounds' traces (trace.go)
 	sl := rt.pricing.saleOf(r)
 	var pl channelPayload
 	payment, fast := decodeVoucherHeader(header, &pl)

@@ -85,7 +85,9 @@ func (rt *chanRoute) claimRound(ctx context.Context, due, final bool) {
 			due = true
 		}
 		if due {
-			rt.claimOption(ctx, i)
+			cctx, sp := rt.traceRound(ctx, spanClaimRound, rt.pricing.options[i].reqs.Network) // trace.go
+			rt.claimOption(cctx, i)
+			sp.End()
 		}
 		done()
 	}

@@ -123,7 +123,10 @@ func (rt *chanRoute) refundRound(ctx context.Context) {
 			for _, c := range list {
 				if co.owns(c, network) && ctx.Err() == nil && attempts < maxRefundsPerRound {
 					attempts++
-					rt.refundChannel(ctx, i, c, nil, nil, why)
+					rctx, sp := rt.traceRound(ctx, spanRefund, network) // trace.go
+					sp.Set("x402.channel.refund.why", why)
+					rt.refundChannel(rctx, i, c, nil, nil, why)
+					sp.End()
 				}
 			}
 		}

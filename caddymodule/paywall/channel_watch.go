@@ -190,6 +190,8 @@ func (rt *chanRoute) watchWithdraws(ctx context.Context, i int) bool {
 // (the scan is then read again).
 func (rt *chanRoute) syncWithdraws(ctx context.Context, i int, ids []common.Hash, block uint64) bool {
 	network := rt.pricing.options[i].reqs.Network
+	ctx, sp := rt.traceWithdraws(ctx, network, len(ids)) // trace.go
+	defer sp.End()
 	co := &rt.opts[i]
 	for _, id := range ids {
 		rec, err := rt.store.Channel(ctx, strings.ToLower(id.Hex()))

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"net/http"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/paytrace"
 )
@@ -195,4 +197,50 @@ func traceMetered(r *http.Request, serve func(*http.Request) error, finish func(
 	_, sp = paytrace.Start(r.Context(), spanMeter)
 	defer sp.End()
 	return finish(err)
+}
+
+// The traces of a channel route's rounds, which no request starts: roots
+// from the tracer provider of the route's last traced request (none
+// before one, or without `tracing`).
+const (
+	spanClaimRound = "x402.channel.claim"    // a claim round of one option's channels
+	spanRefund     = "x402.channel.refund"   // a refund the route starts (idle, or a retry)
+	spanWithdraw   = "x402.channel.withdraw" // the channels a scan found withdrawing, recorded
+)
+
+// keptProvider is a route's last traced request's tracer provider.
+type keptProvider struct{ tp trace.TracerProvider }
+
+// keepProvider keeps the tracer provider of r's span, when traced, for
+// the route's rounds (an atomic store only when it changed).
+func (rt *chanRoute) keepProvider(r *http.Request) {
+	tp := paytrace.Provider(r.Context())
+	if tp == nil {
+		return
+	}
+	if cur, _ := rt.tracer.Load().(keptProvider); cur.tp != tp {
+		rt.tracer.Store(keptProvider{tp})
+	}
+}
+
+// traceRound starts in ctx the root span name of a round on network,
+// from the kept provider.
+func (rt *chanRoute) traceRound(ctx context.Context, name, network string) (context.Context, paytrace.Span) {
+	kp, _ := rt.tracer.Load().(keptProvider)
+	ctx, sp := paytrace.Root(ctx, kp.tp, name)
+	sp.Set(paytrace.KeyNetwork, network)
+	sp.Set(paytrace.KeyRoute, rt.metrics.label)
+	sp.Set(paytrace.KeyScheme, SchemeChannel)
+	return ctx, sp
+}
+
+// traceWithdraws starts the root span of recording n channels a withdraw
+// scan found on network; none when n is 0.
+func (rt *chanRoute) traceWithdraws(ctx context.Context, network string, n int) (context.Context, paytrace.Span) {
+	if n == 0 {
+		return ctx, paytrace.Span{}
+	}
+	ctx, sp := rt.traceRound(ctx, spanWithdraw, network)
+	sp.SetInt("x402.channels", int64(n))
+	return ctx, sp
 }

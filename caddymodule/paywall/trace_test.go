@@ -80,6 +80,30 @@ func (o *otlpReceiver) trace(t *testing.T, id []byte, names ...string) []*tracep
 	}
 }
 
+// rooted waits for a trace whose root span is named root and that holds a
+// span named child with a transaction, and returns the two.
+func (o *otlpReceiver) rooted(t *testing.T, root, child string) (*tracepb.Span, *tracepb.Span) {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		o.mu.Lock()
+		for _, r := range o.spans {
+			if r.Name != root || len(r.ParentSpanId) != 0 {
+				continue
+			}
+			for _, c := range o.spans {
+				if c.Name == child && bytes.Equal(c.TraceId, r.TraceId) && attrs(c)["x402.transaction"] != "" {
+					o.mu.Unlock()
+					return r, c
+				}
+			}
+		}
+		o.mu.Unlock()
+		if time.Now().After(end) {
+			t.Fatalf("no trace rooted at %s with a %s that has a transaction", root, child)
+		}
+	}
+}
+
 func spanNames(spans []*tracepb.Span) string {
 	var n []string
 	for _, s := range spans {
@@ -183,6 +207,7 @@ const tracingCaddyfile = `
 			amount 1000
 			scheme batch-settlement
 			label traced-channel
+			claim_every 1s
 		}
 		respond "paid content"
 	}
@@ -346,6 +371,14 @@ func TestTracing(t *testing.T) {
 	spans = rcv.trace(t, id, spanPaywall, spanVoucher)
 	wantAttrs(t, named(t, spans, spanPaywall), map[string]string{"x402.route": "traced-channel", "x402.scheme": "batch-settlement", "x402.network": network,
 		"x402.amount": "1000", "x402.payer": chPayer, "error.type": reasonCumulativeMismatch})
+
+	// The claim round: a trace of its own (the route's last traced
+	// request's provider), its claim settled by the facilitator in it.
+	round, fsettle := rcv.rooted(t, "x402.channel.claim", "x402.facilitator.settle")
+	wantAttrs(t, round, map[string]string{"x402.route": "traced-channel", "x402.scheme": "batch-settlement", "x402.network": network})
+	if a := attrs(fsettle); a["x402.scheme"] != "batch-settlement" || len(a["x402.transaction"]) != 66 {
+		t.Errorf("the claim's settle: %v", a)
+	}
 
 	// No attribute holds a payment header, or is about a signature.
 	rcv.mu.Lock()

@@ -52,19 +52,19 @@ func Start(ctx context.Context, name string) (context.Context, Span) {
 	return ctx, Span{s}
 }
 
-// Root starts a span named name with no parent, from the tracer provider
-// tp (the provider of a request seen earlier: work without a request,
-// such as a claim round, gets a trace of its own). A nil tp gives the
-// zero Span.
-func Root(tp trace.TracerProvider, name string) (context.Context, Span) {
+// Root starts in ctx a span named name with no parent, from the tracer
+// provider tp (the provider of a request seen earlier: work without a
+// request, such as a claim round, gets a trace of its own). A nil tp
+// gives ctx and the zero Span.
+func Root(ctx context.Context, tp trace.TracerProvider, name string) (context.Context, Span) {
 	if tp == nil {
-		return context.Background(), Span{}
+		return ctx, Span{}
 	}
-	ctx, s := tp.Tracer(Scope).Start(context.Background(), name, trace.WithNewRoot())
+	c, s := tp.Tracer(Scope).Start(ctx, name, trace.WithNewRoot())
 	if !s.IsRecording() {
-		return context.Background(), Span{}
+		return ctx, Span{}
 	}
-	return ctx, Span{s}
+	return c, Span{s}
 }
 
 // Provider is the tracer provider of ctx's span when it is recording, else

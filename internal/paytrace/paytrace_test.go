@@ -55,7 +55,7 @@ func TestSpans(t *testing.T) {
 	sp.End()
 	_, child := Child(sp.Carry(), "x402.broadcast")
 	child.End()
-	_, root := Root(tp, "x402.claim_round")
+	_, root := Root(context.Background(), tp, "x402.claim_round")
 	root.End()
 	server.End()
 
