@@ -211,6 +211,15 @@ const tracingCaddyfile = `
 		}
 		respond "paid content"
 	}
+	handle /mcp {
+		x402 {
+			pay_to %[3]s
+			network eip155:338
+			label traced-mcp
+			mcp_tool weather 0.01
+		}
+		reverse_proxy %[4]s
+	}
 }
 :%[2]d {
 	tracing
@@ -234,7 +243,8 @@ func TestTracing(t *testing.T) {
 	t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
 	const payTo = "0x0000000000000000000000000000000000007ACE"
-	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(tracingCaddyfile, testutil.SitePort, testutil.FacPort, payTo))
+	_, mcpUp := newMCPServer(t)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(tracingCaddyfile, testutil.SitePort, testutil.FacPort, payTo, mcpUp.URL))
 	u := testutil.SiteURL + "/paid"
 	network := devnet.Network
 	var headers []string // every payment header sent: none may be in an attribute
@@ -378,6 +388,37 @@ func TestTracing(t *testing.T) {
 	wantAttrs(t, round, map[string]string{"x402.route": "traced-channel", "x402.scheme": "batch-settlement", "x402.network": network})
 	if a := attrs(fsettle); a["x402.scheme"] != "batch-settlement" || len(a["x402.transaction"]) != 66 {
 		t.Errorf("the claim's settle: %v", a)
+	}
+
+	// A priced MCP tool call: its span as the MCP conventions name it,
+	// the paywall's under it (settle after, the default with mcp_tool).
+	mu := testutil.SiteURL + "/mcp"
+	_, raw, m := mcpPost(t, tester, mu, toolCall(6, "weather", `{"city":"Oslo"}`, ""), nil)
+	var pr x402.PaymentRequiredV2
+	if err := json.Unmarshal(resultOf(t, m, raw).StructuredContent, &pr); err != nil || len(pr.Accepts) != 1 {
+		t.Fatalf("unpaid tool call: %v %s", err, raw)
+	}
+	payment := mcpPay(t, pr, devnet.Buyer2PrivateKey)
+	headers = append(headers, payment)
+	tp, id = traceparent(t)
+	resp, raw, m = mcpPost(t, tester, mu, toolCall(7, "weather", `{"city":"Oslo"}`, `{"x402/payment":`+payment+`}`), map[string]string{"traceparent": tp})
+	if r := resultOf(t, m, raw); resp.StatusCode != http.StatusOK || r.IsError {
+		t.Fatalf("paid tool call: %d %s", resp.StatusCode, raw)
+	}
+	spans = rcv.trace(t, id, "tools/call weather", spanPaywall, spanVerify, spanSettle, spanUpstream)
+	call := named(t, spans, "tools/call weather")
+	under(t, call, serverSpan(t, spans, tp))
+	if a := attrs(call); a["mcp.method.name"] != "tools/call" || a["gen_ai.tool.name"] != "weather" || a["jsonrpc.request.id"] != "7" ||
+		a["gen_ai.operation.name"] != "execute_tool" {
+		t.Errorf("tool call span: %v", a)
+	}
+	pw = named(t, spans, spanPaywall)
+	under(t, pw, call)
+	mtx := attrs(pw)["x402.transaction"]
+	wantAttrs(t, pw, map[string]string{"x402.route": "traced-mcp", "x402.scheme": "exact", "x402.network": network, "x402.amount": "10000",
+		"x402.payer": payer, "x402.transaction": mtx})
+	if len(mtx) != 66 {
+		t.Errorf("tool call's transaction %q", mtx)
 	}
 
 	// No attribute holds a payment header, or is about a signature.

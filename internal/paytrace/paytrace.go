@@ -99,6 +99,13 @@ func (s Span) End() {
 	}
 }
 
+// Rename names the span name (a name known only once it started).
+func (s Span) Rename(name string) {
+	if s.s != nil {
+		s.s.SetName(name)
+	}
+}
+
 // Set sets a string attribute; an empty value is not set.
 func (s Span) Set(key, value string) {
 	if s.s != nil && value != "" {

@@ -76,7 +76,8 @@ func (t *Transport) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddy
 // turned into JSON-RPC.
 func (t *Transport) serveCall(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, msg rpcMessage, tl *tool) error {
 	c := &call{tool: tl, id: msg["id"]}
-	r2 := r.WithContext(r.Context())
+	r2, sp := traceCall(r, tl.cfg.Name, c.id) // trace.go: a copy of r, with the call's span
+	defer sp.End()
 	r2.Header = r.Header.Clone()
 	// The answer is read here: asked for without compression.
 	r2.Header.Del("Accept-Encoding")
