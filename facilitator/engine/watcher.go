@@ -573,7 +573,7 @@ func (w *watcher) done(sts ...*settlement) {
 	}
 	logger := w.log()
 	for _, st := range sts {
-		log := logger.With(zap.String("id", st.rec.ID), zap.String("tx", st.rec.TxHash), zap.Uint64("block", st.rec.BlockNumber))
+		log := logger.With(zap.String("id", st.rec.ID), zap.String("tx", st.rec.TxHash), zap.Uint64("block", st.rec.BlockNumber), st.trace.IDs())
 		if st.rec.Status == store.StatusSettled {
 			log.Info("payment settled", zap.String("value", st.rec.Value))
 		} else {

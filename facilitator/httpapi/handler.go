@@ -20,6 +20,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/limit"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
+	"github.com/caddy-x402/caddy-x402/internal/paytrace"
 )
 
 // MaxBodyBytes is the largest verify or settle request body accepted.
@@ -215,7 +216,7 @@ func (h *handler) settle(w http.ResponseWriter, r *http.Request) {
 		res, err = h.f.Settle(ctx, req)
 	}
 	if err != nil && x402.StatusOf(err) >= 500 {
-		h.f.Logger().Warn("settle could not be carried out", zap.String("network", network), zap.Error(err))
+		h.f.Logger().Warn("settle could not be carried out", zap.String("network", network), zap.Error(err), paytrace.IDs(r.Context()))
 	}
 	if err == nil && res != nil && res.Settled() && len(req.Bazaar) > 0 {
 		h.catalogSettled(w, r, req)

@@ -219,6 +219,15 @@ func IDs(ctx context.Context) zap.Field {
 	return zap.Inline(ids(sc))
 }
 
+// IDs is a zap field with the carried span's trace and span ids, as the
+// package's IDs; zap.Skip() for the zero Carried.
+func (c Carried) IDs() zap.Field {
+	if !c.sc.IsValid() {
+		return zap.Skip()
+	}
+	return zap.Inline(ids(c.sc))
+}
+
 // ids writes a span context's ids as two fields.
 type ids trace.SpanContext
 
