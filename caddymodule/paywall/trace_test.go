@@ -211,6 +211,15 @@ const tracingCaddyfile = `
 		}
 		respond "paid content"
 	}
+	handle /remote {
+		x402 {
+			pay_to %[3]s
+			amount 1000
+			label traced-remote
+			facilitator http://127.0.0.1:%[2]d
+		}
+		respond "{http.x402.tx_hash}"
+	}
 	handle /mcp {
 		x402 {
 			pay_to %[3]s
@@ -389,6 +398,41 @@ func TestTracing(t *testing.T) {
 	if a := attrs(fsettle); a["x402.scheme"] != "batch-settlement" || len(a["x402.transaction"]) != 66 {
 		t.Errorf("the claim's settle: %v", a)
 	}
+
+	// A route with a remote facilitator (this Caddy's x402_facilitator):
+	// the trace goes on over HTTP, the facilitator's server span under
+	// the paywall's settle.
+	ru := testutil.SiteURL + "/remote"
+	header = testutil.Pay(t, buyer, testutil.Require402(t, tester, ru).Accepts[0])
+	headers = append(headers, header)
+	tp, id = traceparent(t)
+	resp, b = testutil.Get(t, tester, ru, map[string]string{"traceparent": tp, "X-PAYMENT": header})
+	if resp.StatusCode != http.StatusOK || len(b) != 66 {
+		t.Fatalf("paid at the remote route: %d %s", resp.StatusCode, b)
+	}
+	spans = rcv.trace(t, id, spanPaywall, spanSettle, "x402.facilitator.api", "x402.facilitator.settle", "x402.broadcast")
+	settle = named(t, spans, spanSettle)
+	wantAttrs(t, settle, map[string]string{"x402.payer": payer, "x402.transaction": string(b)})
+	var remoteServer *tracepb.Span
+	for _, s := range spans {
+		if bytes.Equal(s.ParentSpanId, settle.SpanId) && s.Kind == tracepb.Span_SPAN_KIND_SERVER {
+			remoteServer = s
+		}
+	}
+	if remoteServer == nil {
+		t.Fatalf("no server span of the facilitator under the paywall's settle among %s", spanNames(spans))
+	}
+	var remoteAPI *tracepb.Span
+	for _, s := range spans {
+		if s.Name == "x402.facilitator.api" && bytes.Equal(s.ParentSpanId, remoteServer.SpanId) {
+			remoteAPI = s
+		}
+	}
+	if remoteAPI == nil {
+		t.Fatal("no x402.facilitator.api under the facilitator's server span")
+	}
+	wantAttrs(t, remoteAPI, map[string]string{"x402.route": x402.PathSettle})
+	under(t, named(t, spans, "x402.facilitator.settle"), remoteAPI)
 
 	// A priced MCP tool call: its span as the MCP conventions name it,
 	// the paywall's under it (settle after, the default with mcp_tool).

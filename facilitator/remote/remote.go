@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -288,6 +290,10 @@ func (c *Client) post(ctx context.Context, path string, req *request, out any, m
 		return err
 	}
 	c.addHeader(hr)
+	// The caller's trace goes on to the facilitator (W3C traceparent): a
+	// paywall's verify and settle and the remote facilitator's spans are
+	// one trace. Nothing is set without a span in ctx.
+	propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(hr.Header))
 	hr.Header.Set("Content-Type", "application/json")
 	if d == x402.DialectCronos {
 		hr.Header.Set("X402-Version", "1")
