@@ -211,6 +211,16 @@ const tracingCaddyfile = `
 		}
 		respond "paid content"
 	}
+	handle_path /upto/* {
+		x402 {
+			pay_to %[3]s
+			price 0.01
+			scheme upto
+			label traced-upto
+			meter json usage.total_tokens 0.000002
+		}
+		reverse_proxy %[5]s
+	}
 	handle /remote {
 		x402 {
 			pay_to %[3]s
@@ -253,7 +263,9 @@ func TestTracing(t *testing.T) {
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
 	const payTo = "0x0000000000000000000000000000000000007ACE"
 	_, mcpUp := newMCPServer(t)
-	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(tracingCaddyfile, testutil.SitePort, testutil.FacPort, payTo, mcpUp.URL))
+	metered := meteredUpstream(t, nil)
+	tester := testutil.NewTester(t, testutil.GlobalBlock("")+fmt.Sprintf(tracingCaddyfile, testutil.SitePort, testutil.FacPort, payTo, mcpUp.URL,
+		metered.Listener.Addr()))
 	u := testutil.SiteURL + "/paid"
 	network := devnet.Network
 	var headers []string // every payment header sent: none may be in an attribute
@@ -398,6 +410,31 @@ func TestTracing(t *testing.T) {
 	if a := attrs(fsettle); a["x402.scheme"] != "batch-settlement" || len(a["x402.transaction"]) != 66 {
 		t.Errorf("the claim's settle: %v", a)
 	}
+
+	// An upto payment: its maximum asked, its charge metered from the
+	// answer (1234 tokens at 2 units) and settled.
+	uptoBuyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	approvePermit2(t, uptoBuyer)
+	uu := testutil.SiteURL + "/upto/json?tokens=1234"
+	header = payUpto(t, tester, uptoBuyer, uu)
+	headers = append(headers, header)
+	tp, id = traceparent(t)
+	resp, b = testutil.Get(t, tester, uu, map[string]string{"traceparent": tp, x402.HeaderPaymentSignature: header})
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"answer":"42"`) {
+		t.Fatalf("upto: %d %s", resp.StatusCode, b)
+	}
+	spans = rcv.trace(t, id, spanPaywall, spanVerify, "x402.facilitator.reserve", spanUpstream, spanMeter, spanSettle, "x402.facilitator.settle", "x402.broadcast")
+	pw = named(t, spans, spanPaywall)
+	utx := attrs(pw)["x402.transaction"]
+	uptoPayer := crypto.PubkeyToAddress(uptoBuyer.PublicKey).Hex()
+	wantAttrs(t, pw, map[string]string{"x402.route": "traced-upto", "x402.scheme": "upto", "x402.network": network, "x402.amount": "10000",
+		"x402.payer": uptoPayer, "x402.charged": "2468", "x402.transaction": utx})
+	if len(utx) != 66 {
+		t.Errorf("upto transaction %q", utx)
+	}
+	under(t, named(t, spans, spanUpstream), pw)
+	under(t, named(t, spans, spanMeter), pw)
+	wantAttrs(t, named(t, spans, "x402.facilitator.settle"), map[string]string{"x402.charged": "2468", "x402.payer": uptoPayer, "x402.transaction": utx})
 
 	// A route with a remote facilitator (this Caddy's x402_facilitator):
 	// the trace goes on over HTTP, the facilitator's server span under
