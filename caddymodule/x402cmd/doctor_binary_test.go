@@ -6,56 +6,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator/permit2"
 )
 
-// caddyBinary builds ./caddy once for the tests that run the command as
-// an operator does.
-var caddyBinary = struct {
-	once      sync.Once
-	path, dir string
-	err       error
-}{}
-
-func builtCaddy(t *testing.T) string {
-	t.Helper()
-	caddyBinary.once.Do(func() {
-		out, err := exec.Command("go", "env", "GOMOD").Output()
-		root := filepath.Dir(strings.TrimSpace(string(out)))
-		if err != nil || root == "." || root == "" {
-			caddyBinary.err = errors.New("finding the module root with go env GOMOD")
-			return
-		}
-		if caddyBinary.dir, caddyBinary.err = os.MkdirTemp("", "x402-doctor-bin-"); caddyBinary.err != nil {
-			return
-		}
-		caddyBinary.path = filepath.Join(caddyBinary.dir, "caddy")
-		cmd := exec.Command("go", "build", "-o", caddyBinary.path, "./caddy")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			caddyBinary.err = errors.New("go build ./caddy: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if caddyBinary.err != nil {
-		t.Fatal(caddyBinary.err)
-	}
-	return caddyBinary.path
-}
-
-// TestMain removes the built binary after the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if caddyBinary.dir != "" {
-		os.RemoveAll(caddyBinary.dir)
-	}
-	os.Exit(code)
-}
+// TestMain removes the caddy binary the tests built (testutil.BuiltCaddy).
+func TestMain(m *testing.M) { testutil.Main(m) }
 
 // doctorCaddyfile has an exact route and an upto route on
 // cronos-testnet, read through $DOCTOR_RPC with the signer key of
@@ -89,7 +50,7 @@ const doctorCaddyfile = `{
 // the FAKE proxy that hides the upto proxy's code, exit status 1, the
 // address and the route's scheme named.
 func TestDoctorBinary(t *testing.T) {
-	bin := builtCaddy(t)
+	bin := testutil.BuiltCaddy(t)
 	c := doctorChain(t)
 	dir := t.TempDir()
 	cf := filepath.Join(dir, "Caddyfile")

@@ -20,7 +20,8 @@ var (
 	DevnetAddr, DevnetURL, SiteURL          string
 )
 
-// Main picks the run's ports and runs the tests: call it from the
+// Main picks the run's ports, runs the tests and removes the caddy binary
+// they built (BuiltCaddy): call it from the
 // package's TestMain.
 func Main(m *testing.M) {
 	// Integration tests talk to a loopback Caddy; no proxy in between.
@@ -30,7 +31,9 @@ func Main(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "picking free ports:", err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBuiltCaddy()
+	os.Exit(code)
 }
 
 // PickPorts picks the run's ports: each is free when picked, and all differ.
