@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -83,6 +84,11 @@ type Redemptions interface {
 	// ByPaymentID returns the authorization a payment id is bound to and
 	// its record, or "" and nil.
 	ByPaymentID(key string) (string, *Redemption, error)
+	// ByTransaction returns the authorization whose record names the
+	// settlement transaction tx (TxHash, hex compared case-insensitively)
+	// and its record, or "" and nil. The index goes with the record
+	// (Delete, Prune).
+	ByTransaction(tx string) (string, *Redemption, error)
 	// Prune removes the delivered records whose authorization expired
 	// (validBefore) before the given Unix time, with their payment ids,
 	// and says how many.
@@ -90,6 +96,9 @@ type Redemptions interface {
 	// Close releases the store.
 	Close() error
 }
+
+// TxKey is a transaction hash as the stores index it: lower case.
+func TxKey(tx string) string { return strings.ToLower(tx) }
 
 // ErrPaymentIDTaken refuses to bind a payment id that is bound to another
 // authorization. The paywall checks the id before it writes, holding it,

@@ -13,11 +13,14 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 )
 
-// Buckets of the redemption store file: the records by authorization, and
-// the payment ids (payer/id) to the authorization they are bound to.
+// Buckets of the redemption store file: the records by authorization, the
+// payment ids (payer/id) to the authorization they are bound to, and the
+// settlement transactions (store.TxKey) to the authorization whose record
+// names them.
 var (
 	bucketRedemptions = []byte("redemptions")
 	bucketPaymentIDs  = []byte("payment-ids")
+	bucketTxIndex     = []byte("transactions")
 )
 
 // redemptions is the durable store: one bbolt file.
@@ -53,8 +56,10 @@ func OpenRedemptions(path string) (store.Redemptions, error) {
 		if _, err := tx.CreateBucketIfNotExists(bucketRedemptions); err != nil {
 			return err
 		}
-		_, err := tx.CreateBucketIfNotExists(bucketPaymentIDs)
-		return err
+		if _, err := tx.CreateBucketIfNotExists(bucketPaymentIDs); err != nil {
+			return err
+		}
+		return indexTxs(tx)
 	}); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("preparing the redemption store %s: %w", path, err)
@@ -112,6 +117,9 @@ func (b *redemptions) put(id string, r *store.Redemption, absent bool) (bool, er
 		if absent && tx.Bucket(bucketRedemptions).Get([]byte(id)) != nil {
 			return nil
 		}
+		if err := boltRebindTx(tx, []byte(id), r.TxHash); err != nil {
+			return err
+		}
 		if r.PaymentID != "" {
 			ids := tx.Bucket(bucketPaymentIDs)
 			if cur := ids.Get([]byte(r.PaymentID)); cur != nil && string(cur) != id {
@@ -147,8 +155,59 @@ func boltDelete(tx *bbolt.Tx, id []byte) error {
 				}
 			}
 		}
+		if err := boltUnbindTx(tx, r.TxHash, id); err != nil {
+			return err
+		}
 	}
 	return bk.Delete(id)
+}
+
+// indexTxs creates the transaction index of a file written before it was
+// kept, indexing the records it holds; nothing when the index exists.
+func indexTxs(tx *bbolt.Tx) error {
+	if tx.Bucket(bucketTxIndex) != nil {
+		return nil
+	}
+	txs, err := tx.CreateBucket(bucketTxIndex)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketRedemptions).ForEach(func(k, v []byte) error {
+		var r store.Redemption
+		if json.Unmarshal(v, &r) != nil || r.TxHash == "" {
+			return nil
+		}
+		return txs.Put([]byte(store.TxKey(r.TxHash)), k)
+	})
+}
+
+// boltRebindTx indexes transaction txHash ("" for none) to record id, and
+// removes the index of the transaction id's record named before, if other.
+func boltRebindTx(tx *bbolt.Tx, id []byte, txHash string) error {
+	if v := tx.Bucket(bucketRedemptions).Get(id); v != nil {
+		var old store.Redemption
+		if json.Unmarshal(v, &old) == nil && store.TxKey(old.TxHash) != store.TxKey(txHash) {
+			if err := boltUnbindTx(tx, old.TxHash, id); err != nil {
+				return err
+			}
+		}
+	}
+	if txHash == "" {
+		return nil
+	}
+	return tx.Bucket(bucketTxIndex).Put([]byte(store.TxKey(txHash)), id)
+}
+
+// boltUnbindTx removes the index of transaction txHash if it is id's.
+func boltUnbindTx(tx *bbolt.Tx, txHash string, id []byte) error {
+	if txHash == "" {
+		return nil
+	}
+	txs, k := tx.Bucket(bucketTxIndex), []byte(store.TxKey(txHash))
+	if string(txs.Get(k)) != string(id) {
+		return nil
+	}
+	return txs.Delete(k)
 }
 
 func (b *redemptions) ByPaymentID(key string) (string, *store.Redemption, error) {
@@ -164,6 +223,25 @@ func (b *redemptions) ByPaymentID(key string) (string, *store.Redemption, error)
 		id = string(v)
 		var err error
 		out, err = boltRecord(tx, id)
+		return err
+	})
+	return id, out, err
+}
+
+func (b *redemptions) ByTransaction(txHash string) (string, *store.Redemption, error) {
+	var (
+		id  string
+		out *store.Redemption
+	)
+	err := b.db.View(func(tx *bbolt.Tx) error {
+		v := tx.Bucket(bucketTxIndex).Get([]byte(store.TxKey(txHash)))
+		if v == nil {
+			return nil
+		}
+		var err error
+		if out, err = boltRecord(tx, string(v)); out != nil {
+			id = string(v)
+		}
 		return err
 	})
 	return id, out, err

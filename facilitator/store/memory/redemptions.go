@@ -13,6 +13,7 @@ type redemptions struct {
 	mu  sync.Mutex
 	m   map[string][]byte // records by authorization
 	ids map[string]string // payment id key -> authorization
+	txs map[string]string // transaction (store.TxKey) -> authorization
 
 	// The access grants, payment channels and cooling-offs beside them:
 	// the store is a store.Grants, a store.Channels and a store.CoolOffs.
@@ -30,7 +31,7 @@ var (
 
 // NewRedemptions returns a redemption store that lives in memory only.
 func NewRedemptions() store.Redemptions {
-	return &redemptions{m: map[string][]byte{}, ids: map[string]string{}, grants: newGrants(),
+	return &redemptions{m: map[string][]byte{}, ids: map[string]string{}, txs: map[string]string{}, grants: newGrants(),
 		channels: &channels{m: map[string]*store.Channel{}}, coolOffs: newCoolOffs()}
 }
 
@@ -63,7 +64,8 @@ func (s *redemptions) put(id string, r *store.Redemption, absent bool) (bool, er
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.m[id]; ok && absent {
+	old, ok := s.m[id]
+	if ok && absent {
 		return false, nil
 	}
 	if r.PaymentID != "" {
@@ -71,6 +73,13 @@ func (s *redemptions) put(id string, r *store.Redemption, absent bool) (bool, er
 			return false, store.ErrPaymentIDTaken
 		}
 		s.ids[r.PaymentID] = id
+	}
+	var prev store.Redemption
+	if ok && json.Unmarshal(old, &prev) == nil && prev.TxHash != "" && store.TxKey(prev.TxHash) != store.TxKey(r.TxHash) {
+		s.unbindTx(prev.TxHash, id)
+	}
+	if r.TxHash != "" {
+		s.txs[store.TxKey(r.TxHash)] = id
 	}
 	s.m[id] = data
 	return true, nil
@@ -90,7 +99,18 @@ func (s *redemptions) remove(id string) {
 	if v, ok := s.m[id]; ok && json.Unmarshal(v, &r) == nil && r.PaymentID != "" && s.ids[r.PaymentID] == id {
 		delete(s.ids, r.PaymentID)
 	}
+	if r.TxHash != "" {
+		s.unbindTx(r.TxHash, id)
+	}
 	delete(s.m, id)
+}
+
+// unbindTx removes the index of transaction tx if it is id's. The caller
+// holds mu.
+func (s *redemptions) unbindTx(tx, id string) {
+	if k := store.TxKey(tx); s.txs[k] == id {
+		delete(s.txs, k)
+	}
 }
 
 func (s *redemptions) ByPaymentID(key string) (string, *store.Redemption, error) {
@@ -103,6 +123,18 @@ func (s *redemptions) ByPaymentID(key string) (string, *store.Redemption, error)
 	}
 	if v == nil {
 		return id, nil, nil
+	}
+	out := new(store.Redemption)
+	return id, out, json.Unmarshal(v, out)
+}
+
+func (s *redemptions) ByTransaction(tx string) (string, *store.Redemption, error) {
+	s.mu.Lock()
+	id, ok := s.txs[store.TxKey(tx)]
+	v := s.m[id]
+	s.mu.Unlock()
+	if !ok || v == nil {
+		return "", nil, nil
 	}
 	out := new(store.Redemption)
 	return id, out, json.Unmarshal(v, out)

@@ -179,6 +179,24 @@ func (s *Redemptions) ByPaymentID(key string) (string, *store.Redemption, error)
 	return id, r, nil
 }
 
+// ByTransaction implements Redemptions, through the index on the
+// record's lower-cased txHash (migration 10).
+func (s *Redemptions) ByTransaction(tx string) (string, *store.Redemption, error) {
+	ctx, cancel := s.p.ctx()
+	defer cancel()
+	var id string
+	r := new(store.Redemption)
+	err := s.p.pool.QueryRow(ctx, `SELECT id, record FROM x402_redemptions WHERE lower(record->>'txHash') = $1
+		ORDER BY id LIMIT 1`, store.TxKey(tx)).Scan(&id, r)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil, nil
+	}
+	if err != nil {
+		return "", nil, pgError(err)
+	}
+	return id, r, nil
+}
+
 // Prune implements Redemptions.
 func (s *Redemptions) Prune(expiredBefore int64) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -285,6 +285,11 @@ CREATE TABLE x402_watch_marks (
 	updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 `,
+	// 10: the redemption records by their settlement's transaction (the
+	// look-up of a receipt by transaction, issue 34).
+	`
+CREATE INDEX x402_redemptions_tx ON x402_redemptions ((lower(record->>'txHash')));
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.

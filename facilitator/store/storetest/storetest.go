@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,6 +159,77 @@ func Redemptions(t *testing.T, b Backend[store.Redemptions]) {
 	t.Run("Prune", func(t *testing.T) { redemptionsPrune(t, b) })
 	t.Run("PaymentIDBinding", func(t *testing.T) { redemptionsPaymentID(t, b) })
 	t.Run("Create", func(t *testing.T) { redemptionsCreate(t, b) })
+	t.Run("ByTransaction", func(t *testing.T) { redemptionsByTransaction(t, b) })
+}
+
+// redemptionsByTransaction: a record that names its settlement's
+// transaction is found by it, in whatever case its hex is asked in; the
+// index follows the record (a record that names another transaction is
+// found by the new one only) and goes with it, deleted or pruned; it is
+// durable.
+func redemptionsByTransaction(t *testing.T, b Backend[store.Redemptions]) {
+	s := b.New(t)
+	now := time.Now().Unix()
+	past := strconv.FormatInt(now-7200, 10)
+	const (
+		tx1 = "0xAbCd000000000000000000000000000000000000000000000000000000000001"
+		tx2 = "0xabcd000000000000000000000000000000000000000000000000000000000002"
+		tx3 = "0xabcd000000000000000000000000000000000000000000000000000000000003"
+	)
+	find := func(tx, wantAuth, wantReceipt string) {
+		t.Helper()
+		auth, rec, err := s.ByTransaction(tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		receipt := ""
+		if rec != nil {
+			receipt = string(rec.Receipt)
+		}
+		if auth != wantAuth || receipt != wantReceipt || (wantAuth != "" && rec == nil) {
+			t.Fatalf("ByTransaction(%s) = %q, receipt %q; want %q, %q", tx, auth, receipt, wantAuth, wantReceipt)
+		}
+	}
+	// Settling (no transaction yet): not found by any.
+	if err := s.Put("auth1", &store.Redemption{Route: "r", State: store.RedeemSettling, ValidBefore: past}); err != nil {
+		t.Fatal(err)
+	}
+	find(tx1, "", "")
+	// Delivered with its transaction and receipt: found in any case.
+	if err := s.Put("auth1", &store.Redemption{Route: "r", State: store.RedeemDelivered, ValidBefore: past, TxHash: tx1,
+		Receipt: []byte(`{"receipt":{"format":"jws","signature":"h.p.1"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if b.Reopen != nil {
+		s = b.Reopen(t, s)
+	}
+	find(tx1, "auth1", `{"receipt":{"format":"jws","signature":"h.p.1"}}`)
+	find(strings.ToLower(tx1), "auth1", `{"receipt":{"format":"jws","signature":"h.p.1"}}`)
+	find("0x"+strings.ToUpper(tx1[2:]), "auth1", `{"receipt":{"format":"jws","signature":"h.p.1"}}`)
+	find(tx2, "", "")
+
+	// A record written again with another transaction is found by it only.
+	if err := s.Put("auth2", &store.Redemption{Route: "r", State: store.RedeemPending, TxHash: tx2}); err != nil {
+		t.Fatal(err)
+	}
+	find(tx2, "auth2", "")
+	if err := s.Put("auth2", &store.Redemption{Route: "r", State: store.RedeemPaid, TxHash: tx3, Receipt: []byte(`{"receipt":3}`)}); err != nil {
+		t.Fatal(err)
+	}
+	find(tx2, "", "")
+	find(strings.ToUpper(tx3), "auth2", `{"receipt":3}`)
+
+	// Deleted: the index goes with it.
+	if err := s.Delete("auth2"); err != nil {
+		t.Fatal(err)
+	}
+	find(tx3, "", "")
+
+	// Pruned (delivered, expired): the index goes with it.
+	if n, err := s.Prune(now - 3600); err != nil || n != 1 {
+		t.Fatalf("Prune = %d, %v; want 1", n, err)
+	}
+	find(tx1, "", "")
 }
 
 // redemptionsCreate: Create writes a record only for an authorization
