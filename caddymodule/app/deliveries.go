@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -194,6 +195,11 @@ func openDeliveries(path, memName string) (*Deliveries, string, error) {
 func DefaultRedemptionsPath() string {
 	return filepath.Join(caddy.AppDataDir(), "x402", "redemptions.db")
 }
+
+// PaymentIDKey is the key a payment id is bound under in the store
+// (Redemption.PaymentID): scoped to its payer, so that one wallet's ids
+// can neither collide with nor block another's.
+func PaymentIDKey(payer, id string) string { return strings.ToLower(payer) + "/" + id }
 
 // Store is the records themselves.
 func (rd *Deliveries) Store() store.Redemptions { return rd.store }

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"go.uber.org/zap"
 
+	"github.com/caddy-x402/caddy-x402/facilitator/offerreceipt"
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
@@ -94,6 +95,12 @@ func (rt *chanRoute) correctiveChannel(w http.ResponseWriter, r *http.Request, c
 	part.Extra = extra
 	pr := x402.PaymentRequiredV2{X402Version: x402.Version2, Error: reasonCumulativeMismatch,
 		Resource: &x402.ResourceInfo{URL: resourceURL(r), Description: rt.description, MimeType: rt.mimeType}, Accepts: accepts}
+	if rc := rt.reply.receipts; rc != nil {
+		// Signed offers, as the route's other 402s carry (receipt.go).
+		if ext := rc.offersExtension(r, pr.Resource.URL, v2Terms(accepts)); ext != nil {
+			pr.Extensions = map[string]any{offerreceipt.Name: ext}
+		}
+	}
 	body, err := json.Marshal(pr)
 	if err != nil {
 		return err

@@ -197,6 +197,9 @@ func (PathGuard) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhtt
 	if handled, err := discovery.ServeDID(w, r); handled {
 		return err // the site's receipt keys (package discovery)
 	}
+	if handled, err := discovery.ServeReceipt(w, r); handled {
+		return err // a payment's receipt fetched again (package discovery)
+	}
 	return next.ServeHTTP(w, r)
 }
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
+	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -69,9 +69,9 @@ type paymentID struct {
 	fingerprint string // the payload's (Payment.Fingerprint)
 }
 
-// paymentIDKey scopes an id to its payer, so that one wallet's ids can
-// neither collide with nor block another's.
-func paymentIDKey(payer, id string) string { return strings.ToLower(payer) + "/" + id }
+// paymentIDKey scopes an id to its payer (app.PaymentIDKey: the receipt
+// look-up of package discovery finds it by the same key).
+func paymentIDKey(payer, id string) string { return app.PaymentIDKey(payer, id) }
 
 // paymentIDOf reads a payment's id: nil when it has none or the extension
 // is off (or the payment is version 1, which has no extensions), and a

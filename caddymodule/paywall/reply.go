@@ -266,6 +266,9 @@ func (rp *replies) pending(w http.ResponseWriter, r *http.Request, txHash string
 		body = rp.v2OnlyBody(x402.ErrTextPending, "", txHash, textRetrySameHeader) // reply_v2only.go
 	} else {
 		body = sl.offer.build(x402.ErrTextPending, "", resourceURL(r))
+		if rp.receipts != nil {
+			body = rp.receipts.withOffers(r, body, sl.offer, resourceURL(r))
+		}
 		extra := `"txHash":` + string(appendJSONString(nil, txHash)) + `,"retry":` + string(appendJSONString(nil, textRetrySameHeader)) + ","
 		body = append([]byte("{"+extra), body[1:]...)
 	}

@@ -73,6 +73,9 @@ func (h *core) resolve(r *http.Request, id string, payment *x402.Payment) (redee
 		// Charged when its buyer hung up (hangup.go): spent, never
 		// delivered again.
 		h.metrics.revenue(h.pricing.saleOf(r), sr)
+		if len(rec.Receipt) == 0 {
+			rec.Receipt = h.signReceipt(r, sr, h.meteredCharge(sr))
+		}
 		setSettled(rec, redeemDelivered, sr)
 		if err := h.redeem.Store().Put(id, rec); err != nil {
 			return redeemUnknown, rec, fmt.Errorf("writing the redemption store: %w", err)

@@ -23,6 +23,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if handled, err := discovery.ServeDID(w, r); handled {
 		return err // the site's receipt keys (package discovery)
 	}
+	if handled, err := discovery.ServeReceipt(w, r); handled {
+		return err // a payment's receipt fetched again (package discovery)
+	}
 	if h.mcp != nil {
 		return h.mcp.ServeHTTP(w, r, next) // priced tool calls come back through servePayment (transport.go)
 	}

@@ -183,6 +183,9 @@ func (sw *settleWriter) settleHungUp() {
 	}
 	sr, err := h.settle(sw.r, sw.req, sw.res)
 	h.reply.logAnswerLost(sw.r, sw.id, sr, err)
+	if err == nil && sr.Settled() {
+		rec.Receipt = h.signReceipt(sw.r, sr, nil) // kept for the look-up (discovery.ServeReceipt): the buyer is gone
+	}
 	h.recordSettled(sw.r, sw.id, rec, sr, err, "marking a payment charged for a buyer who hung up failed; a retry could run the upstream again")
 }
 
