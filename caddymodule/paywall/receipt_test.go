@@ -718,6 +718,28 @@ func TestOfferReceiptMetered(t *testing.T) {
 					Usage: tc.usage, Channel: strings.ToLower(cb.id.Hex()), ChargedCumulative: fmt.Sprint(cumulative)}}, from, to)
 		})
 	}
+
+	// The corrective 402 (a voucher signed from the wrong cumulative)
+	// carries signed offers too, of its accepts entry.
+	t.Run("corrective 402", func(t *testing.T) {
+		u := testutil.SiteURL + "/m/json"
+		from := time.Now().Unix()
+		resp, b := testutil.Get(t, tester, u, map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.voucher(t, cb.key, cumulative+10000+10000))})
+		to := time.Now().Unix()
+		var pr x402.PaymentRequiredV2
+		_ = x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr)
+		if resp.StatusCode != http.StatusPaymentRequired || pr.Error != reasonCumulativeMismatch || len(pr.Accepts) != 1 {
+			t.Fatalf("a voucher from the wrong cumulative: %d %+v %s", resp.StatusCode, pr, b)
+		}
+		exts, _ := json.Marshal(pr.Extensions)
+		offers := offersIn(t, exts)
+		if len(offers) != 1 {
+			t.Fatalf("the corrective 402's offers: %s", exts)
+		}
+		a := pr.Accepts[0]
+		checkOffer(t, offers[0], keys, offerreceipt.EIP712, offerreceipt.Requirement{Scheme: a.Scheme, Network: a.Network, Asset: a.Asset, PayTo: a.PayTo, Amount: a.Amount},
+			u, from, to)
+	})
 }
 
 // TestOfferReceiptMCP: an MCP tool's PaymentRequired result carries its

@@ -228,6 +228,30 @@ func VerifyReceipt(info ReceiptInfo, keys *Keys) (Receipt, error) {
 	return Receipt{}, fmt.Errorf("receipt: format %q is neither %q nor %q", sr.Format, EIP712, JWS)
 }
 
+// Transaction is the transaction a receipt names ("" for none), read
+// without checking its signature: for its signer, which knows what it
+// signed (the receipt look-up), not for a verifier (VerifyReceipt).
+func (info ReceiptInfo) Transaction() (string, error) {
+	switch info.Receipt.Format {
+	case JWS:
+		p, err := parseJWS(info.Receipt.Signature)
+		if err != nil {
+			return "", fmt.Errorf("receipt: %w", err)
+		}
+		var r Receipt
+		if err := p.decodePayload(&r); err != nil {
+			return "", fmt.Errorf("receipt: %w", err)
+		}
+		return r.Transaction, nil
+	case EIP712:
+		if info.Receipt.Payload == nil {
+			return "", errors.New("receipt: an eip712 receipt without its payload")
+		}
+		return info.Receipt.Payload.Transaction, nil
+	}
+	return "", fmt.Errorf("receipt: format %q is neither %q nor %q", info.Receipt.Format, EIP712, JWS)
+}
+
 // MatchesOffer says why receipt r is not for offer o paid by payer, or ""
 // when it is: the resource URL and network equal, the payer the same
 // address (case-insensitively), as the published verifyReceiptMatchesOffer

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/app"
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
+	"github.com/caddy-x402/caddy-x402/facilitator/offerreceipt"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 )
 
@@ -23,7 +25,8 @@ import (
 //	?transaction=0x…               the settlement's transaction hash
 //	?payer=0x…&payment_id=…        the payment identifier it was sent with
 //
-// 200 with the receipt exactly as it was signed and kept (the settlement
+// 200 with the receipt exactly as it was signed and kept (by transaction,
+// only a receipt that names it: receipt_transaction off is not undone) (the settlement
 // response's extensions["offer-receipt"].info: {"receipt": …, "charge"?:
 // …}, never signed again); 404 when no record with a receipt is kept; 400
 // for a malformed query; 503 with Retry-After when the store cannot be
@@ -44,7 +47,7 @@ const (
 	textReceiptTx        = "transaction must be a 0x-prefixed 32-byte hex hash (66 characters)"
 	textReceiptPayer     = "payer must be a 0x-prefixed 20-byte hex address (42 characters)"
 	textReceiptID        = "payment_id must be 16 to 128 characters, each a letter, a digit, - or _"
-	textReceiptNotFound  = "no receipt is kept for this payment: it is unknown, its record was pruned (an hour after its authorization expired), or its route signs no receipts (offer_receipt)"
+	textReceiptNotFound  = "no receipt is kept for this payment: it is unknown, its record was pruned (an hour after its authorization expired), or its route signs no receipts (offer_receipt), or none that name their transaction (receipt_transaction off) when asked by transaction"
 	textReceiptStoreDown = "the payment records cannot be read right now"
 	retryReceiptStore    = "ask again in a moment"
 )
@@ -79,7 +82,7 @@ func ServeReceipt(w http.ResponseWriter, r *http.Request) (bool, error) {
 		if err != nil {
 			return true, receiptStoreDown(w, err)
 		}
-		if rec != nil {
+		if rec != nil && namesTransaction(rec.Receipt, tx) {
 			receipt = rec.Receipt
 		}
 	case tx == "" && payer != "" && id != "":
@@ -103,6 +106,18 @@ func ServeReceipt(w http.ResponseWriter, r *http.Request) (bool, error) {
 		return true, receiptError(w, r, http.StatusNotFound, textReceiptNotFound)
 	}
 	return true, writeReceiptJSON(w, r, http.StatusOK, receipt)
+}
+
+// namesTransaction reports whether a kept receipt names transaction tx:
+// a route with receipt_transaction off signs receipts that name none, and
+// the look-up by transaction does not link them to it.
+func namesTransaction(receipt json.RawMessage, tx string) bool {
+	var info offerreceipt.ReceiptInfo
+	if len(receipt) == 0 || json.Unmarshal(receipt, &info) != nil {
+		return false
+	}
+	named, err := info.Transaction()
+	return err == nil && strings.EqualFold(named, tx)
 }
 
 // receiptError answers the look-up with status and {"error": text}.
