@@ -17,6 +17,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/offerreceipt"
+	"github.com/caddy-x402/caddy-x402/facilitator/x402"
 	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
@@ -156,7 +157,9 @@ func TestReceiptLookup(t *testing.T) {
 	close(release)
 	metered := meteredUpstream(t, release)
 	hang, hangSrv := newHangUpstream(t)
-	tester := testutil.NewTester(t, testutil.GlobalBlock("receipt_key {env.X402_TEST_RECEIPT_A}")+fmt.Sprintf(receiptLookupSite,
+	// settle_timeout 5s: the pending answer, while the chain stalls, comes
+	// within the client's timeout.
+	tester := testutil.NewTester(t, testutil.GlobalBlock("receipt_key {env.X402_TEST_RECEIPT_A}\n\t\tsettle_timeout 5s")+fmt.Sprintf(receiptLookupSite,
 		testutil.SitePort, lookupPayTo, metered.Listener.Addr(), lookupHangPayTo, hangSrv.Listener.Addr()))
 	_, keys := didDocument(t, tester)
 	buyer := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
@@ -202,6 +205,60 @@ func TestReceiptLookup(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("pending, then paid", func(t *testing.T) {
+		// While the chain stalls: the pending 402 carries the route's signed
+		// offers (its body's accepts entry); the same payment again once
+		// mined gets the resource and its receipt, which the look-up
+		// answers.
+		u := testutil.SiteURL + "/jws"
+		id := "lookup-pending" + fmt.Sprint(time.Now().UnixNano())
+		header := payWithID(t, buyer, offerV2(t, tester, u), id, nil)
+		chain := testutil.ActiveChain(t)
+		chain.PauseMining()
+		defer chain.ResumeMining()
+		from := time.Now().Unix()
+		resp, b := testutil.Get(t, tester, u, map[string]string{"Payment-Signature": header})
+		to := time.Now().Unix()
+		var pending struct {
+			Error      string                     `json:"error"`
+			TxHash     string                     `json:"txHash"`
+			Accepts    []x402.PaymentRequirements `json:"accepts"`
+			Extensions json.RawMessage            `json:"extensions"`
+		}
+		if err := json.Unmarshal(b, &pending); err != nil || resp.StatusCode != http.StatusPaymentRequired || pending.Error != x402.ErrTextPending || len(pending.Accepts) != 1 {
+			t.Fatalf("while the chain stalls: %d %s", resp.StatusCode, b)
+		}
+		offers := offersIn(t, pending.Extensions)
+		if len(offers) != 1 {
+			t.Fatalf("the pending 402's offers: %s", b)
+		}
+		a := pending.Accepts[0]
+		checkOffer(t, offers[0], keys, offerreceipt.JWS, offerreceipt.Requirement{Scheme: a.Scheme, Network: a.Network, Asset: a.Asset, PayTo: a.PayTo, Amount: a.MaxAmountRequired},
+			u, from, to)
+		lookUp(t, tester, "payer="+payer+"&payment_id="+id, http.StatusNotFound) // not paid yet: no receipt
+		chain.ResumeMining()
+
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			resp, b = testutil.Get(t, tester, u, map[string]string{"Payment-Signature": header})
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+			if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextPending) || time.Now().After(deadline) {
+				t.Fatalf("the payment again: %d %s", resp.StatusCode, b)
+			}
+		}
+		v := resp.Header.Get("Payment-Response")
+		want, tx := keptReceipt(t, v), transactionOf(t, v)
+		if tx != pending.TxHash {
+			t.Errorf("paid by %s, pending named %s", tx, pending.TxHash)
+		}
+		for _, q := range []string{"transaction=" + tx, "payer=" + payer + "&payment_id=" + id} {
+			if got := lookUp(t, tester, q, http.StatusOK); string(got) != string(want) {
+				t.Errorf("look-up ?%s = %s, want PAYMENT-RESPONSE's %s", q, got, want)
+			}
+		}
+	})
 
 	t.Run("a route without offer_receipt", func(t *testing.T) {
 		u := testutil.SiteURL + "/plain"
