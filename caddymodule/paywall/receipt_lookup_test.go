@@ -29,7 +29,8 @@ const (
 
 // receiptLookupSite is the Caddyfile of the look-up tests: exact routes
 // with and without offer_receipt, an upto route settling after its
-// answer, and an exact settle after route whose buyer hangs up.
+// answer, and an exact settle after route whose buyer hangs up (its
+// retries, sent until the charge has answered, are not limited).
 const receiptLookupSite = `
 :%[1]d {
 	x402_path_guard
@@ -87,6 +88,7 @@ const receiptLookupSite = `
 			network eip155:338
 			settle after
 			offer_receipt eip712
+			attempt_limit off
 		}
 		reverse_proxy %[5]s
 	}
@@ -348,6 +350,52 @@ func TestReceiptLookup(t *testing.T) {
 		rc, err := testutil.ActiveChain(t).Client().TransactionReceipt(t.Context(), common.HexToHash(r.Transaction))
 		if err != nil || rc.Status != 1 {
 			t.Fatalf("the receipt's transaction %s: %+v %v", r.Transaction, rc, err)
+		}
+		if got := lookUp(t, tester, "transaction="+r.Transaction, http.StatusOK); string(got) != string(byID) {
+			t.Errorf("by transaction %s, want by payment id %s", got, byID)
+		}
+	})
+
+	t.Run("exact settle after, the buyer hung up, its transaction pending", func(t *testing.T) {
+		// The charge of a buyer who hung up waits for a block past the
+		// settle timeout: the record says pending, with no receipt. A retry
+		// once mined finds it settled (402, the answer lost) and keeps
+		// its receipt, which the look-up then answers.
+		u := testutil.SiteURL + "/hang/slow"
+		id := "lookup-hangpending" + fmt.Sprint(time.Now().UnixNano())
+		hdr := map[string]string{"Payment-Signature": payWithID(t, buyer, offerV2(t, tester, u), id, nil)}
+		before := testutil.Balance(t, lookupHangPayTo)
+		chain := testutil.ActiveChain(t)
+		chain.PauseMining()
+		defer chain.ResumeMining()
+		if _, _, hung := hangUpOn(t, hang, http.MethodGet, u, "", hdr); !hung {
+			t.Fatal("the request did not reach the upstream")
+		}
+		resp, b := retryHungUp(t, hang, http.MethodGet, u, "", hdr) // 409 until the charge has answered pending
+		if resp.StatusCode != http.StatusPaymentRequired || !strings.Contains(string(b), x402.ErrTextPending) {
+			t.Fatalf("a retry while the charge is pending: %d %s", resp.StatusCode, b)
+		}
+		q := "payer=" + payer + "&payment_id=" + id
+		lookUp(t, tester, q, http.StatusNotFound)
+		chain.ResumeMining()
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			resp, b = retryHungUp(t, hang, http.MethodGet, u, "", hdr)
+			if errorOf(resp, b) == textAnswerLost {
+				break
+			}
+			if !strings.Contains(string(b), x402.ErrTextPending) || time.Now().After(deadline) {
+				t.Fatalf("a retry once mined: %d %s, want 402 %q", resp.StatusCode, b, textAnswerLost)
+			}
+		}
+		testutil.AssertDelta(t, "seller", before, testutil.Balance(t, lookupHangPayTo), 17)
+		byID := lookUp(t, tester, q, http.StatusOK)
+		var info offerreceipt.ReceiptInfo
+		if err := json.Unmarshal(byID, &info); err != nil {
+			t.Fatal(err)
+		}
+		r, err := offerreceipt.VerifyReceipt(info, keys)
+		if err != nil || r.Transaction == "" || !strings.EqualFold(r.Payer, payer) || r.Charge == nil || r.Charge.Amount != "17" {
+			t.Fatalf("the receipt %+v (%v)", r, err)
 		}
 		if got := lookUp(t, tester, "transaction="+r.Transaction, http.StatusOK); string(got) != string(byID) {
 			t.Errorf("by transaction %s, want by payment id %s", got, byID)
