@@ -293,7 +293,9 @@ func TestReceiptLookup(t *testing.T) {
 	})
 
 	t.Run("upto settle after", func(t *testing.T) {
-		key := testutil.BuyerKey(t, devnet.Buyer5PrivateKey)
+		// Buyer4, as the other upto tests: TestUptoPayCommand needs Buyer5
+		// without a Permit2 allowance.
+		key := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
 		approvePermit2(t, key)
 		u := testutil.SiteURL + "/upto/json?tokens=100"
 		resp, b := testutil.Get(t, tester, u, map[string]string{"Payment-Signature": payUpto(t, tester, key, u)})
