@@ -3,7 +3,6 @@ package discovery
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/caddyserver/caddy/v2"
 
@@ -42,15 +41,5 @@ func ServeDID(w http.ResponseWriter, r *http.Request) (bool, error) {
 		return true, err
 	}
 	body = append(body, '\n')
-	hdr := w.Header()
-	hdr.Set("Content-Type", "application/did+json")
-	hdr.Set("Cache-Control", "max-age=60")
-	hdr.Set("Access-Control-Allow-Origin", "*")
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
-		return true, nil
-	}
-	_, err = w.Write(body)
-	return true, err
+	return true, writeAnswer(w, r, http.StatusOK, "application/did+json", "max-age=60", body)
 }

@@ -3,7 +3,6 @@ package discovery
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
@@ -136,17 +135,7 @@ func receiptStoreDown(w http.ResponseWriter, err error) error {
 	return httpx.WriteRetryJSON(w, http.StatusServiceUnavailable, textReceiptStoreDown, retryReceiptStore)
 }
 
-// writeReceiptJSON writes a look-up's JSON answer (no body for HEAD).
+// writeReceiptJSON writes a look-up's JSON answer, never cached.
 func writeReceiptJSON(w http.ResponseWriter, r *http.Request, status int, body []byte) error {
-	hdr := w.Header()
-	hdr.Set("Content-Type", "application/json")
-	hdr.Set("Cache-Control", "no-store")
-	hdr.Set("Access-Control-Allow-Origin", "*")
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	if r.Method == http.MethodHead {
-		return nil
-	}
-	_, err := w.Write(body)
-	return err
+	return writeAnswer(w, r, status, "application/json", "no-store", body)
 }

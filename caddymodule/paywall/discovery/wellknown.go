@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -106,17 +105,7 @@ func ServeWellKnown(w http.ResponseWriter, r *http.Request) (bool, error) {
 		return true, err
 	}
 	body = append(body, '\n')
-	hdr := w.Header()
-	hdr.Set("Content-Type", "application/json")
-	hdr.Set("Cache-Control", "max-age=60")
-	hdr.Set("Access-Control-Allow-Origin", "*")
-	hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
-		return true, nil
-	}
-	_, err = w.Write(body)
-	return true, err
+	return true, writeAnswer(w, r, http.StatusOK, "application/json", "max-age=60", body)
 }
 
 // siteHost is the host a site's route is listed under in its manifest,
