@@ -26,6 +26,7 @@ import (
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
 	x402network "github.com/caddy-x402/caddy-x402/facilitator/network"
+	"github.com/caddy-x402/caddy-x402/facilitator/offerreceipt"
 	_ "github.com/caddy-x402/caddy-x402/facilitator/schemes" // the payment schemes the embedded facilitator serves
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/store/bolt"
@@ -130,7 +131,7 @@ type App struct {
 	// host and port.
 	ReceiptDID string `json:"receipt_did,omitempty"`
 
-	receiptKeys []*ecdsa.PrivateKey // ReceiptKeys resolved, at Provision
+	receiptKeys []*offerreceipt.Key // ReceiptKeys resolved, at Provision
 
 	ctx    caddy.Context
 	fac    *facilitator.Facilitator

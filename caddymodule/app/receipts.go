@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/httpx"
 	"github.com/caddy-x402/caddy-x402/facilitator/evm"
@@ -61,7 +60,8 @@ func (a *App) provisionReceipts(repl *caddy.Replacer) error {
 		if err != nil {
 			return fmt.Errorf("receipt_key %s: %w", placeholder, err)
 		}
-		a.receiptKeys = append(a.receiptKeys, k)
+		// The DID URL is the site's, named per request (keyUnder).
+		a.receiptKeys = append(a.receiptKeys, offerreceipt.NewKey(k, ""))
 	}
 	return nil
 }
@@ -80,7 +80,7 @@ func (a *App) ReceiptKeysFor(host string) []*offerreceipt.Key {
 	did := a.ReceiptDIDOf(host)
 	out := make([]*offerreceipt.Key, len(a.receiptKeys))
 	for i, k := range a.receiptKeys {
-		out[i] = offerreceipt.NewKey(k, offerreceipt.KIDFor(did, crypto.PubkeyToAddress(k.PublicKey)))
+		out[i] = keyUnder(did, k)
 	}
 	return out
 }
@@ -91,8 +91,12 @@ func (a *App) ReceiptKeyFor(host string) *offerreceipt.Key {
 	if !a.Receipts() {
 		return nil
 	}
-	k := a.receiptKeys[0]
-	return offerreceipt.NewKey(k, offerreceipt.KIDFor(a.ReceiptDIDOf(host), crypto.PubkeyToAddress(k.PublicKey)))
+	return keyUnder(a.ReceiptDIDOf(host), a.receiptKeys[0])
+}
+
+// keyUnder is k named by its DID URL in did.
+func keyUnder(did string, k *offerreceipt.Key) *offerreceipt.Key {
+	return k.WithKID(offerreceipt.KIDFor(did, k.Address()))
 }
 
 // ReceiptDIDOf is the DID the receipt keys are published under for a
