@@ -240,9 +240,6 @@ func (c *offerCheck) resolve(did string) (*offerreceipt.Keys, error) {
 	return k, nil
 }
 
-// maxDIDDocument bounds the site's did.json read by siteKeys.
-const maxDIDDocument = 256 << 10
-
 // siteKeys are the receipt keys of the site paid: the DID document at
 // /.well-known/did.json of the URL's origin (its did:web). A document
 // there of another did:web (a seller's receipt_did) names the DID whose
@@ -257,27 +254,9 @@ func (c *offerCheck) siteKeys() (*offerreceipt.Keys, string, error) {
 		return c.sitePub, c.siteDID, nil
 	}
 	where := u.Scheme + "://" + u.Host + "/.well-known/did.json"
-	req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, where, nil)
-	if err != nil {
-		return nil, "", err
-	}
-	req.Header.Set("Accept", "application/did+json, application/json")
-	resp, err := c.client.Do(req)
+	doc, err := offerreceipt.FetchDocument(c.ctx, c.client, where)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading the seller's keys: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDIDDocument+1))
-	var doc offerreceipt.Document
-	switch {
-	case resp.StatusCode != http.StatusOK:
-		return nil, "", fmt.Errorf("reading the seller's keys: GET %s answered %s", where, resp.Status)
-	case err != nil:
-		return nil, "", fmt.Errorf("reading the seller's keys from %s: %w", where, err)
-	case len(body) > maxDIDDocument:
-		return nil, "", fmt.Errorf("reading the seller's keys: %s is over %d bytes", where, maxDIDDocument)
-	case json.Unmarshal(body, &doc) != nil:
-		return nil, "", fmt.Errorf("reading the seller's keys: %s is not a DID document", where)
 	}
 	var keys *offerreceipt.Keys
 	switch {

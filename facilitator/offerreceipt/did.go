@@ -157,8 +157,38 @@ func (ks *Keys) checkTyped(hash []byte, sig string) error {
 	return nil
 }
 
-// maxDocument bounds the DID document ResolveDIDWeb reads.
+// maxDocument bounds the DID document FetchDocument reads.
 const maxDocument = 256 << 10
+
+// FetchDocument GETs the DID document at u with client, at most
+// maxDocument bytes of it, without checking whose it is.
+func FetchDocument(ctx context.Context, client *http.Client, u string) (Document, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return Document{}, err
+	}
+	req.Header.Set("Accept", "application/did+json, application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return Document{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return Document{}, fmt.Errorf("GET %s answered %s", u, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument+1))
+	if err != nil {
+		return Document{}, fmt.Errorf("reading %s: %w", u, err)
+	}
+	if len(body) > maxDocument {
+		return Document{}, fmt.Errorf("%s is over %d bytes", u, maxDocument)
+	}
+	var doc Document
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return Document{}, fmt.Errorf("%s is not a DID document: %w", u, err)
+	}
+	return doc, nil
+}
 
 // ResolveDIDWeb fetches the document of a did:web identifier (a DID URL's
 // fragment is ignored) with client and returns its keys. The document's id
@@ -169,29 +199,9 @@ func ResolveDIDWeb(ctx context.Context, client *http.Client, did string) (*Keys,
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	doc, err := FetchDocument(ctx, client, u)
 	if err != nil {
 		return nil, fmt.Errorf("resolving %s: %w", did, err)
-	}
-	req.Header.Set("Accept", "application/did+json, application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("resolving %s: %w", did, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("resolving %s: GET %s answered %s", did, u, resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument+1))
-	if err != nil {
-		return nil, fmt.Errorf("resolving %s: reading %s: %w", did, u, err)
-	}
-	if len(body) > maxDocument {
-		return nil, fmt.Errorf("resolving %s: %s is over %d bytes", did, u, maxDocument)
-	}
-	var doc Document
-	if err := json.Unmarshal(body, &doc); err != nil {
-		return nil, fmt.Errorf("resolving %s: %s is not a DID document: %w", did, u, err)
 	}
 	if doc.ID != did {
 		return nil, fmt.Errorf("resolving %s: the document at %s is of %q", did, u, doc.ID)
