@@ -21,21 +21,29 @@ import (
 // didPath is the site's did:web document.
 const didPath = "/.well-known/did.json"
 
+// receiptsApp is the running x402 app when it has receipt keys, else nil.
+func receiptsApp() *app.App {
+	appIface, err := caddy.ActiveContext().AppIfConfigured("x402")
+	if err != nil {
+		return nil
+	}
+	if a, _ := appIface.(*app.App); a.Receipts() {
+		return a
+	}
+	return nil
+}
+
 // ServeDID answers GET /.well-known/did.json when the x402 app has receipt
 // keys; false when r is another request or there are none.
 func ServeDID(w http.ResponseWriter, r *http.Request) (bool, error) {
 	if r.URL.Path != didPath || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		return false, nil
 	}
-	appIface, err := caddy.ActiveContext().AppIfConfigured("x402")
-	if err != nil {
+	a := receiptsApp()
+	if a == nil {
 		return false, nil
 	}
-	a, _ := appIface.(*app.App)
 	keys := a.ReceiptKeysFor(r.Host)
-	if len(keys) == 0 {
-		return false, nil
-	}
 	body, err := json.Marshal(offerreceipt.DIDDocument(a.ReceiptDIDOf(r.Host), keys))
 	if err != nil {
 		return true, err

@@ -57,12 +57,8 @@ func ServeReceipt(w http.ResponseWriter, r *http.Request) (bool, error) {
 	if r.URL.Path != receiptPath || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
 		return false, nil
 	}
-	appIface, err := caddy.ActiveContext().AppIfConfigured("x402")
-	if err != nil {
-		return false, nil
-	}
-	a, _ := appIface.(*app.App)
-	if !a.Receipts() || a.Deliveries() == nil {
+	a := receiptsApp()
+	if a == nil || a.Deliveries() == nil {
 		return false, nil
 	}
 	if len(r.URL.RawQuery) > maxReceiptQuery {
