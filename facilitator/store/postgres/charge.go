@@ -105,26 +105,25 @@ func (s *Channels) Charge(ctx context.Context, id string, prev, charged *big.Int
 // came meanwhile, or gives it back when there are none: the caller's own
 // answer never waits for another group.
 func (s *Channels) flyOnce() {
-	g := s.charges.take()
-	if len(g) > 0 {
-		s.chargeGroup(g)
-	}
-	if s.charges.landed(g) {
+	if s.sendGroup() {
 		go s.fly()
 	}
 }
 
 // fly sends groups on the flight it holds until none waits.
 func (s *Channels) fly() {
-	for {
-		g := s.charges.take()
-		if len(g) > 0 {
-			s.chargeGroup(g)
-		}
-		if !s.charges.landed(g) {
-			return
-		}
+	for s.sendGroup() {
 	}
+}
+
+// sendGroup sends the next group of waiting charges, if any, and says
+// whether the flight goes on (landed).
+func (s *Channels) sendGroup() bool {
+	g := s.charges.take()
+	if len(g) > 0 {
+		s.chargeGroup(g)
+	}
+	return s.charges.landed(g)
 }
 
 // take takes the next group from the waiting charges: one charge per
