@@ -85,12 +85,7 @@ func ReadTokenDomain(ctx context.Context, b Batcher, token common.Address) (*Tok
 	td.Name, td.NameErr = unpackString(token, "name", *outs[0], elems[2].Error)
 	td.Version, td.VersionErr = unpackString(token, "version", *outs[1], elems[3].Error)
 	if td.SeparatorErr = elems[4].Error; td.SeparatorErr == nil {
-		vals, err := evm.TokenABI.Unpack("DOMAIN_SEPARATOR", *outs[2])
-		if err != nil {
-			td.SeparatorErr = fmt.Errorf("token %s did not answer DOMAIN_SEPARATOR() with a bytes32: %w", token.Hex(), err)
-		} else {
-			td.Separator = common.Hash(vals[0].([32]byte))
-		}
+		td.Separator, td.SeparatorErr = evm.UnpackDomainSeparator(token, *outs[2])
 	}
 	if elems[5].Error == nil {
 		if vals, err := eip5267ABI.Unpack("eip712Domain", *outs[3]); err == nil && len(vals) == 7 {
@@ -100,16 +95,13 @@ func ReadTokenDomain(ctx context.Context, b Batcher, token common.Address) (*Tok
 	return td, nil
 }
 
-// unpackString reads a string-returning view's answer.
+// unpackString reads a string-returning view's answer, or the call's
+// error.
 func unpackString(token common.Address, method string, out []byte, err error) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	vals, err := evm.TokenABI.Unpack(method, out)
-	if err != nil {
-		return "", fmt.Errorf("token %s did not answer %s() with a string: %w", token.Hex(), method, err)
-	}
-	return vals[0].(string), nil
+	return evm.UnpackString(token, method, out)
 }
 
 // CheckDomain compares a network's configured EIP-712 domain (cfg: an

@@ -112,6 +112,12 @@ func ReadString(ctx context.Context, pool *Pool, token common.Address, method st
 	if err := pool.Call(ctx, &out, "eth_call", CallArgs{To: token, Data: data}, "latest"); err != nil {
 		return "", err
 	}
+	return UnpackString(token, method, out)
+}
+
+// UnpackString reads the answer out of a string-returning view of the
+// token, such as name() or version().
+func UnpackString(token common.Address, method string, out []byte) (string, error) {
 	vals, err := TokenABI.Unpack(method, out)
 	if err != nil {
 		return "", fmt.Errorf("token %s did not answer %s() with a string: %w", token.Hex(), method, err)
@@ -126,6 +132,12 @@ func ReadDomainSeparator(ctx context.Context, pool *Pool, token common.Address) 
 	if err := pool.Call(ctx, &out, "eth_call", CallArgs{To: token, Data: data}, "latest"); err != nil {
 		return common.Hash{}, err
 	}
+	return UnpackDomainSeparator(token, out)
+}
+
+// UnpackDomainSeparator reads the answer of the token's
+// DOMAIN_SEPARATOR().
+func UnpackDomainSeparator(token common.Address, out []byte) (common.Hash, error) {
 	vals, err := TokenABI.Unpack("DOMAIN_SEPARATOR", out)
 	if err != nil {
 		return common.Hash{}, fmt.Errorf("token %s did not answer DOMAIN_SEPARATOR() with a bytes32: %w", token.Hex(), err)
