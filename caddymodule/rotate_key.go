@@ -108,29 +108,15 @@ func longestAccess(raw []byte) (time.Duration, int) {
 	}
 	var longest time.Duration
 	n := 0
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			if v["handler"] == "x402" {
-				if a, ok := v["access"]; ok {
-					b, _ := json.Marshal(a)
-					var d caddy.Duration
-					if json.Unmarshal(b, &d) == nil && d > 0 {
-						n++
-						longest = max(longest, time.Duration(d))
-					}
-				}
-			}
-			for _, c := range v {
-				walk(c)
-			}
-		case []any:
-			for _, c := range v {
-				walk(c)
+	x402cmd.EachX402Handler(root, func(h map[string]any) {
+		if a, ok := h["access"]; ok {
+			b, _ := json.Marshal(a)
+			var d caddy.Duration
+			if json.Unmarshal(b, &d) == nil && d > 0 {
+				n++
+				longest = max(longest, time.Duration(d))
 			}
 		}
-	}
-	walk(root)
+	})
 	return longest, n
 }

@@ -115,23 +115,7 @@ func configRoutes(raw []byte) ([]route, error) {
 		return nil, fmt.Errorf("reading the config: %w", err)
 	}
 	var out []route
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			if v["handler"] == "x402" {
-				out = append(out, handlerRoutes(v)...)
-			}
-			for _, c := range v {
-				walk(c)
-			}
-		case []any:
-			for _, c := range v {
-				walk(c)
-			}
-		}
-	}
-	walk(root)
+	EachX402Handler(root, func(h map[string]any) { out = append(out, handlerRoutes(h)...) })
 	return out, nil
 }
 
