@@ -125,14 +125,21 @@ func (rp *replies) paymentHeader(r *http.Request) (string, bool) {
 	return r.Header.Get(httpx.HeaderPayment), false
 }
 
+// The 402's error for a request without a payment (a quote, not a
+// refusal), and the same in version 2 answers.
+const (
+	textNoPayment   = "X-PAYMENT header is required"
+	textNoPaymentV2 = "PAYMENT-SIGNATURE header is required"
+)
+
 // setPaymentRequired adds the v2 PAYMENT-REQUIRED header to a 402.
 func (rp *replies) setPaymentRequired(hdr http.Header, r *http.Request, off *offer, errText, resource, method string) {
 	hdr.Set("Access-Control-Expose-Headers", exposedHeaders)
 	if !rp.v2.on {
 		return
 	}
-	if errText == "X-PAYMENT header is required" {
-		errText = "PAYMENT-SIGNATURE header is required"
+	if errText == textNoPayment {
+		errText = textNoPaymentV2
 	}
 	exts := rp.v2.extensions
 	if rp.gate != nil {

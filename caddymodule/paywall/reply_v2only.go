@@ -40,8 +40,8 @@ func (rp *replies) v2OnlyBody(errText, invalid, txHash, retry string) []byte {
 	if invalid != "" {
 		errText = invalid
 	}
-	if errText == "X-PAYMENT header is required" {
-		errText = "PAYMENT-SIGNATURE header is required"
+	if errText == textNoPayment {
+		errText = textNoPaymentV2
 	}
 	b, _ := json.Marshal(v2OnlyAnswer{TxHash: txHash, Retry: retry, X402Version: x402.Version2, Error: errText,
 		InvalidReason: invalid, Message: fmt.Sprintf(textV2Only, rp.scheme)})

@@ -64,10 +64,6 @@ func tracePayment(r *http.Request, payment *x402.Payment, sl *sale) {
 	}
 }
 
-// textNoPayment is the 402's error for a request without a payment: a
-// quote, not a refusal.
-const textNoPayment = "X-PAYMENT header is required"
-
 // traceQuote starts the span of a 402 answer of r; one with a reason
 // (invalid, or errText other than textNoPayment) marks the paywall's span
 // refused.
