@@ -211,30 +211,23 @@ func boltUnbindTx(tx *bbolt.Tx, txHash string, id []byte) error {
 }
 
 func (b *redemptions) ByPaymentID(key string) (string, *store.Redemption, error) {
-	var (
-		id  string
-		out *store.Redemption
-	)
-	err := b.db.View(func(tx *bbolt.Tx) error {
-		v := tx.Bucket(bucketPaymentIDs).Get([]byte(key))
-		if v == nil {
-			return nil
-		}
-		id = string(v)
-		var err error
-		out, err = boltRecord(tx, id)
-		return err
-	})
-	return id, out, err
+	return b.byIndex(bucketPaymentIDs, key)
 }
 
 func (b *redemptions) ByTransaction(txHash string) (string, *store.Redemption, error) {
+	return b.byIndex(bucketTxIndex, store.TxKey(txHash))
+}
+
+// byIndex is the record an index bucket maps key to, and its id; "" and
+// nil when there is none. (An index entry and its record are written and
+// removed in one transaction.)
+func (b *redemptions) byIndex(bucket []byte, key string) (string, *store.Redemption, error) {
 	var (
 		id  string
 		out *store.Redemption
 	)
 	err := b.db.View(func(tx *bbolt.Tx) error {
-		v := tx.Bucket(bucketTxIndex).Get([]byte(store.TxKey(txHash)))
+		v := tx.Bucket(bucket).Get([]byte(key))
 		if v == nil {
 			return nil
 		}
