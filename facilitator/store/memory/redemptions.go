@@ -114,23 +114,19 @@ func (s *redemptions) unbindTx(tx, id string) {
 }
 
 func (s *redemptions) ByPaymentID(key string) (string, *store.Redemption, error) {
-	s.mu.Lock()
-	id, ok := s.ids[key]
-	v := s.m[id]
-	s.mu.Unlock()
-	if !ok {
-		return "", nil, nil
-	}
-	if v == nil {
-		return id, nil, nil
-	}
-	out := new(store.Redemption)
-	return id, out, json.Unmarshal(v, out)
+	return s.byIndex(s.ids, key)
 }
 
 func (s *redemptions) ByTransaction(tx string) (string, *store.Redemption, error) {
+	return s.byIndex(s.txs, store.TxKey(tx))
+}
+
+// byIndex is the record an index (ids or txs) maps key to, and its id; ""
+// and nil when there is none. (An index entry and its record are written
+// and removed together.)
+func (s *redemptions) byIndex(index map[string]string, key string) (string, *store.Redemption, error) {
 	s.mu.Lock()
-	id, ok := s.txs[store.TxKey(tx)]
+	id, ok := index[key]
 	v := s.m[id]
 	s.mu.Unlock()
 	if !ok || v == nil {
