@@ -49,14 +49,27 @@ func BenchmarkPaywall(b *testing.B) {
 }
 `, testutil.SitePort, testutil.SellerAddr, static))
 
+	run := parallelGets(b)
+	b.Run("unpaid402", run("/paid", http.StatusPaymentRequired))
+	// The same 402 with its offers signed (offer_receipt, issue 34): one
+	// signature per accepts entry in the header and one in the body.
+	b.Run("unpaid402-signed-jws", run("/signed-jws", http.StatusPaymentRequired))
+	b.Run("unpaid402-signed-eip712", run("/signed-eip712", http.StatusPaymentRequired))
+	b.Run("respond", run("/free", http.StatusOK))
+}
+
+// parallelGets is a client with room for parallel requests (closed when b
+// ends) and, for a path and its status, the benchmark of GETs of it from
+// every goroutine: one request first, so a wrong answer fails loudly;
+// reports bytes, allocations and req/s.
+func parallelGets(b *testing.B) func(path string, status int) func(*testing.B) {
 	client := &http.Client{Transport: &http.Transport{
 		MaxIdleConns:        256,
 		MaxIdleConnsPerHost: 256,
 		IdleConnTimeout:     time.Minute,
 	}}
 	b.Cleanup(client.CloseIdleConnections)
-
-	run := func(path string, status int) func(*testing.B) {
+	return func(path string, status int) func(*testing.B) {
 		return func(b *testing.B) {
 			url := testutil.SiteURL + path
 			// One request first, so a wrong answer fails loudly.
@@ -83,7 +96,7 @@ func BenchmarkPaywall(b *testing.B) {
 					_, _ = io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 					if resp.StatusCode != status {
-						b.Errorf("status %d", resp.StatusCode)
+						b.Errorf("status %d, want %d", resp.StatusCode, status)
 						return
 					}
 				}
@@ -91,10 +104,4 @@ func BenchmarkPaywall(b *testing.B) {
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
 		}
 	}
-	b.Run("unpaid402", run("/paid", http.StatusPaymentRequired))
-	// The same 402 with its offers signed (offer_receipt, issue 34): one
-	// signature per accepts entry in the header and one in the body.
-	b.Run("unpaid402-signed-jws", run("/signed-jws", http.StatusPaymentRequired))
-	b.Run("unpaid402-signed-eip712", run("/signed-eip712", http.StatusPaymentRequired))
-	b.Run("respond", run("/free", http.StatusOK))
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -26,14 +25,10 @@ import (
 //
 //	go test ./caddymodule/paywall/ -run '^$' -bench 'Paywall(Tracing)?$' -benchtime 3s -count 3
 func BenchmarkPaywallTracing(b *testing.B) {
-	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	exportTraces(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
-	b.Cleanup(sink.Close)
-	b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", sink.URL)
-	b.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
-	b.Setenv("OTEL_TRACES_EXPORTER", "otlp")
 	static := strings.Repeat("x", 900)
 	testutil.NewTester(b, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {
@@ -49,31 +44,7 @@ func BenchmarkPaywallTracing(b *testing.B) {
 }
 `, testutil.SitePort, testutil.SellerAddr, static))
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
-	b.Cleanup(client.CloseIdleConnections)
-	run := func(path string, status int) func(*testing.B) {
-		return func(b *testing.B) {
-			url := testutil.SiteURL + path
-			b.ReportAllocs()
-			start := time.Now()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					resp, err := client.Get(url)
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != status {
-						b.Errorf("status %d, want %d", resp.StatusCode, status)
-						return
-					}
-				}
-			})
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
-		}
-	}
+	run := parallelGets(b)
 	b.Run("unpaid402", run("/paid", http.StatusPaymentRequired))
 	b.Run("respond", run("/free", http.StatusOK))
 }
@@ -88,14 +59,10 @@ func BenchmarkPaywallTracing(b *testing.B) {
 //
 //	go test ./caddymodule/paywall/ -run '^$' -bench PaidTracing -benchtime 40x -count 3
 func BenchmarkPaidTracing(b *testing.B) {
-	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	exportTraces(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/x-protobuf")
 	}))
-	b.Cleanup(sink.Close)
-	b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", sink.URL)
-	b.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
-	b.Setenv("OTEL_TRACES_EXPORTER", "otlp")
 	const payTo = "0x0000000000000000000000000000000000B7ACE0"
 	tester := testutil.NewTester(b, testutil.GlobalBlock("")+fmt.Sprintf(`
 :%d {

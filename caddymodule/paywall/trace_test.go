@@ -50,6 +50,16 @@ func (o *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(out)
 }
 
+// exportTraces has the Caddy of this test (its tracing's autoexport)
+// send its spans by OTLP/HTTP to h, served until the test ends.
+func exportTraces(t testing.TB, h http.Handler) {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+}
+
 // trace waits until the trace id holds spans of every name in names (the
 // batch exporter sends them soon after they end) and returns its spans.
 func (o *otlpReceiver) trace(t *testing.T, id []byte, names ...string) []*tracepb.Span {
@@ -255,11 +265,7 @@ const tracingCaddyfile = `
 // the payment header or a signature.
 func TestTracing(t *testing.T) {
 	rcv := &otlpReceiver{}
-	srv := httptest.NewServer(rcv)
-	defer srv.Close()
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
-	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
-	t.Setenv("OTEL_TRACES_EXPORTER", "otlp")
+	exportTraces(t, rcv)
 	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
 	const payTo = "0x0000000000000000000000000000000000007ACE"
 	_, mcpUp := newMCPServer(t)
