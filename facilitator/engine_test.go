@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/jackc/pgx/v5"
 
@@ -27,36 +26,9 @@ import (
 // waits until it is mined.
 func fundGas(t testing.TB, c *devnet.Chain, a common.Address, wei *big.Int) {
 	t.Helper()
-	ctx := context.Background()
-	cl := c.Client()
-	m := c.Minter()
-	nonce, err := cl.PendingNonceAt(ctx, m.Address)
-	if err != nil {
+	if err := c.SendValue(context.Background(), c.Minter().Key, a, wei); err != nil {
 		t.Fatal(err)
 	}
-	tip, _ := cl.SuggestGasTipCap(ctx)
-	head, err := cl.HeaderByNumber(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
-	tx, err := types.SignNewTx(m.Key, types.LatestSignerForChainID(c.ChainID()), &types.DynamicFeeTx{
-		ChainID: c.ChainID(), Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: 21000, To: &a, Value: wei,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cl.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
-	c.Mine()
-	for range 100 {
-		if r, err := cl.TransactionReceipt(ctx, tx.Hash()); err == nil && r.Status == 1 {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal("gas transfer not mined")
 }
 
 // newSignerKey returns a fresh signer key funded with gas on chain c.

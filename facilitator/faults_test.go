@@ -242,10 +242,8 @@ func TestSignerWithoutGas(t *testing.T) {
 		t.Fatalf("seller balance %s", got)
 	}
 
-	// 10 coins: the node refuses a send whose gas limit x fee cap the
-	// balance does not cover, and the shared chain's base fee rises with the
-	// package's other tests (2 coins once fell short in a whole-package run).
-	fundGas(t, chain, tf.signer, new(big.Int).Mul(big.NewInt(1e18), big.NewInt(10)))
+	// 2 coins cover a settlement's gas limit x fee cap many times over.
+	fundGas(t, chain, tf.signer, new(big.Int).Mul(big.NewInt(1e18), big.NewInt(2)))
 	status, s = tf.settle(t, body(h, req))
 	if status != 200 || !s.Settled() {
 		t.Fatalf("settle after funding = %d %+v", status, s)

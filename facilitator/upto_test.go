@@ -58,17 +58,7 @@ func uptoBuyer(t testing.TB, units int64, allowance *big.Int) devnet.Account {
 		t.Fatal(err)
 	}
 	opts := bind.NewKeyedTransactor(b.Key, chain.ChainID())
-	// The transaction pool takes in a new block's state a moment after
-	// the block (go-ethereum resets it asynchronously): until then it
-	// refuses the buyer's first transaction as unfunded, though fundGas
-	// saw the gas mined.
-	var tx *types.Transaction
-	for range 100 {
-		if tx, err = tok.Approve(opts, permit2.Address, allowance); err == nil || !strings.Contains(err.Error(), "insufficient funds") {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	tx, err := tok.Approve(opts, permit2.Address, allowance)
 	if err != nil {
 		t.Fatal(err)
 	}

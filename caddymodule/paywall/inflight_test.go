@@ -227,7 +227,9 @@ func TestFailedOnChainNamesTransaction(t *testing.T) {
 	if err := chain.Mint(ctx, payerAddr, big.NewInt(13)); err != nil {
 		t.Fatal(err)
 	}
-	sendValue(t, chain, testutil.BuyerKey(t, devnet.Buyer3PrivateKey), payerAddr, big.NewInt(params.Ether))
+	if err := chain.SendValue(t.Context(), testutil.BuyerKey(t, devnet.Buyer3PrivateKey), payerAddr, big.NewInt(params.Ether)); err != nil {
+		t.Fatal(err)
+	}
 	header := testutil.Pay(t, payer, testutil.Require402(t, tester, testutil.SiteURL+"/z").PaymentRequirements)
 
 	waitSent, resume := inFlightChain(t)
@@ -267,35 +269,5 @@ func TestFailedOnChainNamesTransaction(t *testing.T) {
 	}
 	if n := ran.Load(); n != 0 {
 		t.Errorf("the upstream ran %d times for a payment that did not move", n)
-	}
-}
-
-// sendValue sends native coin and waits for its block.
-func sendValue(t *testing.T, chain *devnet.Chain, from *ecdsa.PrivateKey, to common.Address, value *big.Int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	c := chain.Client()
-	addr := crypto.PubkeyToAddress(from.PublicKey)
-	nonce, err := c.PendingNonceAt(ctx, addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tip := big.NewInt(params.GWei)
-	head, err := c.HeaderByNumber(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
-	tx, err := types.SignNewTx(from, types.LatestSignerForChainID(chain.ChainID()), &types.DynamicFeeTx{
-		ChainID: chain.ChainID(), Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: 21000, To: &to, Value: value})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bind.WaitMined(ctx, c, tx); err != nil {
-		t.Fatal(err)
 	}
 }

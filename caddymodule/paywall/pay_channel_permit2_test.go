@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common/hexutil"
-	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
@@ -56,28 +54,8 @@ func TestPayChannelPermit2(t *testing.T) {
 	if err := chain.Mint(ctx, buyer, big.NewInt(100_000)); err != nil {
 		t.Fatal(err)
 	}
-	cl := chain.Client()
-	funder := testutil.BuyerKey(t, devnet.Buyer1PrivateKey)
-	nonce, err := cl.PendingNonceAt(ctx, crypto.PubkeyToAddress(funder.PublicKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tip, _ := cl.SuggestGasTipCap(ctx)
-	head, err := cl.HeaderByNumber(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fee := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
-	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: big.NewInt(devnet.ChainID), Nonce: nonce, GasTipCap: tip, GasFeeCap: fee, Gas: 21000, To: &buyer, Value: big.NewInt(1e17)}),
-		types.LatestSignerForChainID(big.NewInt(devnet.ChainID)), funder)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cl.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
-	if rc, err := bind.WaitMined(ctx, cl, tx); err != nil || rc.Status != 1 {
-		t.Fatalf("funding the buyer: %v %+v", err, rc)
+	if err := chain.SendValue(ctx, testutil.BuyerKey(t, devnet.Buyer1PrivateKey), buyer, big.NewInt(1e17)); err != nil {
+		t.Fatalf("funding the buyer: %v", err)
 	}
 
 	o := x402cmd.PayOptions{Key: hexutil.Encode(crypto.FromECDSA(key)), MaxAmount: "10000", Timeout: 30 * time.Second, Channels: t.TempDir()}

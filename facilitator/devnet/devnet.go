@@ -95,8 +95,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/token"
@@ -223,7 +223,7 @@ type Chain struct {
 	chainID   int64
 	network   string
 	token     common.Address
-	sim       *simulated.Backend
+	sim       *backend
 	client    *ethclient.Client
 	rpc       *rpc.Client
 	url       string
@@ -512,7 +512,8 @@ func (c *Chain) HasBatchSettlement() bool { return c.batch }
 func (c *Chain) Client() *ethclient.Client { return c.client }
 
 // Mine seals a block now, with whatever transactions are pending, even
-// while mining is paused. It does nothing after Close.
+// while mining is paused; once it returns, the transaction pool has the new
+// block's state. It does nothing after Close.
 func (c *Chain) Mine() { c.seal(false) }
 
 // seal seals a block; byTimer says the block timer asked for it, which
@@ -634,6 +635,43 @@ func (c *Chain) Mint(ctx context.Context, to common.Address, amount *big.Int) er
 	}
 	if r.Status != types.ReceiptStatusSuccessful {
 		return fmt.Errorf("devnet: mint transaction %s failed", tx.Hash())
+	}
+	return nil
+}
+
+// SendValue sends wei of native coin from the key's account to to, seals
+// it in a block and waits for it. When it returns, to can send at once (the
+// transaction pool has the block's state: see backend.Commit).
+func (c *Chain) SendValue(ctx context.Context, from *ecdsa.PrivateKey, to common.Address, wei *big.Int) error {
+	nonce, err := c.client.PendingNonceAt(ctx, crypto.PubkeyToAddress(from.PublicKey))
+	if err != nil {
+		return fmt.Errorf("devnet: send value: %w", err)
+	}
+	tip, err := c.client.SuggestGasTipCap(ctx)
+	if err != nil {
+		return fmt.Errorf("devnet: send value: %w", err)
+	}
+	head, err := c.client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("devnet: send value: %w", err)
+	}
+	feeCap := new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), tip)
+	tx, err := types.SignNewTx(from, types.LatestSignerForChainID(c.ChainID()), &types.DynamicFeeTx{
+		ChainID: c.ChainID(), Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap, Gas: 21000, To: &to, Value: wei,
+	})
+	if err != nil {
+		return fmt.Errorf("devnet: send value: %w", err)
+	}
+	if err := c.client.SendTransaction(ctx, tx); err != nil {
+		return fmt.Errorf("devnet: send value: %w", err)
+	}
+	c.Mine()
+	r, err := c.waitReceipt(ctx, tx.Hash())
+	if err != nil {
+		return fmt.Errorf("devnet: send value: %w", err)
+	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		return fmt.Errorf("devnet: value transfer %s failed", tx.Hash())
 	}
 	return nil
 }

@@ -559,3 +559,34 @@ func TestTokenWithoutBytesOverload(t *testing.T) {
 		t.Fatalf("buyer balance %s, %v", bal, err)
 	}
 }
+
+// TestSendValueThenSend: an account SendValue funded sends at once. The
+// transaction pool takes in a block's state on a goroutine; before Commit
+// waited for it, a send right after the funding block was refused as
+// unfunded about one time in ten (TestSignerWithoutGas's flake).
+func TestSendValueThenSend(t *testing.T) {
+	t.Parallel()
+	c := start(t, Config{BlockTime: time.Hour})
+	ctx := context.Background()
+	cl := c.Client()
+	for i := range 30 {
+		k, _ := crypto.GenerateKey()
+		a := crypto.PubkeyToAddress(k.PublicKey)
+		if err := c.SendValue(ctx, c.Minter().Key, a, big.NewInt(1e18)); err != nil {
+			t.Fatal(err)
+		}
+		head, err := cl.HeaderByNumber(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := types.SignNewTx(k, types.LatestSignerForChainID(c.ChainID()), &types.DynamicFeeTx{
+			ChainID: c.ChainID(), GasTipCap: big.NewInt(1), GasFeeCap: new(big.Int).Add(new(big.Int).Mul(head.BaseFee, big.NewInt(2)), big.NewInt(1)), Gas: 21000, To: &a,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.SendTransaction(ctx, tx); err != nil {
+			t.Fatalf("send %d right after funding: %v", i, err)
+		}
+	}
+}
