@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -370,5 +371,71 @@ func TestChargeQueueTake(t *testing.T) {
 				t.Errorf("after landing: %d in flight, busy %v; want %d, %v", q.inFlight, q.busy, wantFlights, tc.busy)
 			}
 		})
+	}
+}
+
+// TestPostgresChargeIsHOT: a voucher's charge writes no column an index of
+// x402_channels names (migration 11), so PostgreSQL updates the row in
+// place of its page (a HOT update) and writes no index entry: every one of
+// 200 charges is counted as a HOT update.
+func TestPostgresChargeIsHOT(t *testing.T) {
+	srv := pgtest.Shared(t)
+	dsn := srv.DSN(t)
+	s := openGroupTest(t, dsn)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+
+	rows, err := conn.Query(ctx, `SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = 'x402_channels'::regclass ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range defs {
+		for _, col := range []string{"charged", "voucher_max", "voucher_sig", "last_activity"} {
+			if strings.Contains(d, col) {
+				t.Errorf("index %q names %s, which every charge writes", d, col)
+			}
+		}
+	}
+
+	updates := func() (upd, hot int64) {
+		if _, err := conn.Exec(ctx, `SELECT pg_stat_clear_snapshot()`); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRow(ctx, `SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relid = 'x402_channels'::regclass`).Scan(&upd, &hot); err != nil {
+			t.Fatal(err)
+		}
+		return upd, hot
+	}
+	// The set-up's one update (channel 7 closed) is counted first.
+	var upd0, hot0 int64
+	await(t, "the set-up's update in pg_stat_user_tables", func() bool {
+		upd0, hot0 = updates()
+		return upd0 >= 1
+	})
+	const charges = 200
+	for i := range int64(charges) {
+		ch := storetest.ChannelID(1 + int(i%2))
+		prev, next := big.NewInt(i/2), big.NewInt(i/2+1)
+		if _, err := s.Charge(ctx, ch, prev, next, storetest.Voucher(next)); err != nil {
+			t.Fatalf("charge %d: %v", i, err)
+		}
+	}
+	// The pool's connections report their counts to the statistics a
+	// moment after their transactions (at most a second when idle).
+	var upd, hot int64
+	await(t, "the charges in pg_stat_user_tables", func() bool {
+		upd, hot = updates()
+		return upd-upd0 >= charges
+	})
+	if upd-upd0 != charges || hot-hot0 != charges {
+		t.Fatalf("%d updates, %d of them HOT; want %d, all HOT", upd-upd0, hot-hot0, charges)
 	}
 }
