@@ -303,7 +303,7 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 		}
 		vr, err := rt.client.Verify(ctx, req)
 		if err != nil {
-			return rt.reply.facilitatorFailed(w, "verify", err)
+			return rt.reply.facilitatorFailed(w, "verified", err)
 		}
 		if !vr.IsValid {
 			return rt.channelRefused(w, r, vr.Reason())
@@ -323,7 +323,7 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 		if pl.Type == "deposit" {
 			sr, err = rt.core.settleBy(r, req, func(ctx context.Context) (*x402.SettleResponse, error) { return rt.client.Settle(ctx, req) })
 			if err != nil {
-				return rt.reply.facilitatorFailed(w, "settle", err)
+				return rt.reply.facilitatorFailed(w, "settled", err)
 			}
 			if !sr.Settled() {
 				return rt.reply.settleRefused(w, r, sr)

@@ -378,7 +378,7 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 		req.PaymentRequirements.Resource = resourceURL(r)
 		vr, err := rt.client.Verify(ctx, req)
 		if err != nil {
-			return rt.reply.facilitatorFailed(w, "verify", err)
+			return rt.reply.facilitatorFailed(w, "verified", err)
 		}
 		if !vr.IsValid {
 			return rt.channelRefused(w, r, vr.Reason())
