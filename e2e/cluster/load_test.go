@@ -98,12 +98,20 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 	var wg sync.WaitGroup
 	for i, b := range bs {
 		wg.Add(1)
-		go func() {
+		deposit := func() {
 			defer wg.Done()
 			if err := get(i, b.header(c, price, (per+10)*price), http.StatusOK); err != nil { // buyer i's instance
 				t.Errorf("deposit of buyer %d: %v", i, err)
 			}
-		}()
+		}
+		if noSharedStore {
+			// The two instances' one gas payer has no shared journal to
+			// share its nonces through: deposits sent at once on both
+			// would sign the same nonce.
+			deposit()
+		} else {
+			go deposit()
+		}
 	}
 	wg.Wait()
 	if t.Failed() {
@@ -133,6 +141,9 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 		}
 		wg.Wait()
 		return time.Since(start)
+	}
+	if !noSharedStore {
+		defer c.logStatements(t)() // what the database did during the load
 	}
 	var t402, tPaid time.Duration
 	var count int
@@ -200,6 +211,37 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 
 // profile writes 2 s of the instance's CPU profile (Caddy's admin
 // /debug/pprof) to path.
+// logStatements resets PostgreSQL's statement counts (pg_stat_statements,
+// which pgtest preloads) and returns a func that logs the 15 statements
+// that took the most time since, with their calls and rows.
+func (c *cluster) logStatements(t *testing.T) func() {
+	conn := c.connect()
+	for _, q := range []string{`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`, `SELECT pg_stat_statements_reset()`} {
+		if _, err := conn.Exec(bg, q); err != nil {
+			t.Logf("statement counts: %v", err)
+			return func() {}
+		}
+	}
+	return func() {
+		rows, err := conn.Query(bg, `SELECT calls, round(total_exec_time::numeric, 1)::text, rows,
+			left(regexp_replace(query, '\s+', ' ', 'g'), 110) FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15`)
+		if err != nil {
+			t.Logf("statement counts: %v", err)
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var calls, n int64
+			var ms, q string
+			if err := rows.Scan(&calls, &ms, &n, &q); err != nil {
+				t.Logf("statement counts: %v", err)
+				return
+			}
+			t.Logf("STATEMENT %7d calls %9s ms %7d rows  %s", calls, ms, n, q)
+		}
+	}
+}
+
 func (in *instance) profile(t *testing.T, path string) {
 	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=2", in.admin))
 	if err != nil {

@@ -28,11 +28,11 @@ const slowRenewalLogEvery = time.Minute
 // in one round trip (pgx's exec mode: no statement to prepare per
 // connection, none to deallocate after an error), unless the connection
 // string chooses a mode. A connection taken from the pool is checked
-// without a round trip (a read of what the server may have sent: a closed
-// connection shows at once) and pinged only after a minute idle, not after
-// a second as pgx does by default (a ping is a round trip, on every
-// request of a quiet instance). A new connection is given the lease,
-// unless the connection string sets connect_timeout.
+// without a round trip and without waiting (connAlive: a peek at what the
+// server may have sent; a closed connection shows at once) and pinged only
+// after a minute idle, not after a second as pgx does by default (a ping
+// is a round trip, on every request of a quiet instance). A new connection
+// is given the lease, unless the connection string sets connect_timeout.
 func tune(cfg *pgxpool.Config, dsn string, lease time.Duration) {
 	if !strings.Contains(dsn, "default_query_exec_mode") {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
@@ -41,8 +41,7 @@ func tune(cfg *pgxpool.Config, dsn string, lease time.Duration) {
 		cfg.ConnConfig.ConnectTimeout = max(5*time.Second, lease)
 	}
 	cfg.ShouldPing = func(_ context.Context, sp pgxpool.ShouldPingParams) bool {
-		//nolint:staticcheck // CheckConn is deprecated in favour of Ping, which costs the round trip a slow store cannot spare.
-		return sp.IdleDuration > time.Minute || sp.Conn.PgConn().CheckConn() != nil
+		return sp.IdleDuration > time.Minute || !connAlive(sp.Conn.PgConn().Conn())
 	}
 }
 
