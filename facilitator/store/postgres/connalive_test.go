@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -45,6 +46,40 @@ func TestConnAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	await(t, "the ended backend's connection to show as not alive", func() bool { return !connAlive(nc) })
+
+	// A reader parked on the socket (pgx's background reader on an idle
+	// connection) does not make the check wait for it.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	client, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := l.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	parked := make(chan struct{})
+	go func() {
+		close(parked)
+		_, _ = client.Read(make([]byte, 1))
+	}()
+	<-parked
+	checked := make(chan bool)
+	go func() { checked <- connAlive(client) }()
+	select {
+	case ok := <-checked:
+		if !ok {
+			t.Fatal("a live connection with a parked reader is not alive")
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the check waited a minute for the parked reader")
+	}
 
 	a, b := net.Pipe()
 	defer a.Close()

@@ -26,14 +26,16 @@ func connAlive(c net.Conn) bool {
 	if err != nil {
 		return false
 	}
+	// Control, not Read: Read would take the socket's read lock, which
+	// pgx's background reader may hold, parked, on an idle connection
+	// (until the server next speaks: a wait with no end).
 	alive := false
 	var b [1]byte
-	if err := rc.Read(func(fd uintptr) bool {
+	if err := rc.Control(func(fd uintptr) {
 		_, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		// Nothing to read: alive. Bytes (the server spoke unasked), 0
 		// bytes (it closed the connection) or an error: not.
 		alive = errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK)
-		return true // never wait for the socket to be readable
 	}); err != nil {
 		return false
 	}
