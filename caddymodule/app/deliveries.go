@@ -93,19 +93,30 @@ func (rd *Deliveries) Acquire(ctx context.Context, id string) (store.ClaimResult
 // AcquireAuth is Acquire for an authorization, noting which one (fp, its
 // authFingerprint) holds the claim in this process; holder is, when a
 // request of this process holds it, the holder's fingerprint ("" while
-// not known yet).
-func (rd *Deliveries) AcquireAuth(ctx context.Context, id, fp string) (res store.ClaimResult, holder string, err error) {
-	res, err = rd.claims.Claim(ctx, id)
+// not known yet). When the claim is taken, read gives the authorization's
+// record (nil when there is none) as it stands now that the claim is
+// held: read with the claim when the claims can (store.RecordClaimer, the
+// PostgreSQL store: one round trip for both), else from the store.
+func (rd *Deliveries) AcquireAuth(ctx context.Context, id, fp string) (res store.ClaimResult, holder string, read func() (*store.Redemption, error), err error) {
+	if rc, ok := rd.claims.(store.RecordClaimer); ok {
+		var rec *store.Redemption
+		res, rec, err = rc.ClaimRecord(ctx, id)
+		read = func() (*store.Redemption, error) { return rec, nil }
+	} else {
+		res, err = rd.claims.Claim(ctx, id)
+		read = func() (*store.Redemption, error) { return rd.store.Get(id) }
+	}
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
 	switch {
 	case err != nil:
 	case res == store.Claimed:
 		rd.holders[id] = fp
+		return res, "", read, nil
 	case res == store.HeldHere:
 		holder = rd.holders[id]
 	}
-	return res, holder, err
+	return res, holder, nil, err
 }
 
 // Release lets go of a claim of Acquire or AcquireAuth.

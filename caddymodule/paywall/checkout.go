@@ -146,7 +146,8 @@ func (h *core) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, cs 
 	}
 	id := h.authIDOf(r, payment)
 	fp := authFingerprint(payment)
-	switch held, holder, err := h.redeem.AcquireAuth(r.Context(), id, fp); {
+	held, holder, read, err := h.redeem.AcquireAuth(r.Context(), id, fp)
+	switch {
 	case err != nil:
 		return h.reply.storeUnavailable(w, r, err)
 	case held == store.HeldHere:
@@ -162,7 +163,7 @@ func (h *core) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, cs 
 			return err
 		}
 	}
-	if handled, err := h.resumeEarlier(w, r, next, id, payment); handled {
+	if handled, err := h.resumeEarlier(w, r, next, id, payment, read); handled {
 		return err
 	}
 

@@ -121,7 +121,7 @@ func (h *core) deliverLost(w http.ResponseWriter, r *http.Request, lp *lostPayme
 		// never overwritten with "paid", which would deliver it again.
 		h.logger.Error("a payment recovered from chain already has a record again; answered from that record",
 			zap.String("id", lp.id), zap.String("tx_hash", sr.TxHash))
-		return h.resumeEarlier(w, r, lp.next, lp.id, lp.payment)
+		return h.resumeEarlier(w, r, lp.next, lp.id, lp.payment, nil)
 	}
 	h.logger.Warn("delivering a payment settled on chain whose records were lost (did the store lose acknowledged writes? see synchronous_commit)",
 		zap.String("id", lp.id), zap.String("tx_hash", sr.TxHash), zap.String("value", sr.Value))

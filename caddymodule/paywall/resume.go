@@ -28,9 +28,13 @@ const (
 
 // resolve looks at the authorization's record and, for one that is
 // settling or pending, asks the facilitator what became of it. The caller
-// holds the authorization (acquire).
-func (h *core) resolve(r *http.Request, id string, payment *x402.Payment) (redeemCase, *redemption, error) {
-	rec, err := h.redeem.Store().Get(id)
+// holds the authorization (acquire); read, when not nil, gives its record
+// as read with the claim (AcquireAuth), instead of a read of the store.
+func (h *core) resolve(r *http.Request, id string, payment *x402.Payment, read func() (*redemption, error)) (redeemCase, *redemption, error) {
+	if read == nil {
+		read = func() (*redemption, error) { return h.redeem.Store().Get(id) }
+	}
+	rec, err := read()
 	if err != nil {
 		return redeemUnknown, nil, fmt.Errorf("reading the redemption store: %w", err)
 	}
@@ -122,10 +126,11 @@ func (h *core) lookup(r *http.Request, rec *redemption, payment *x402.Payment) (
 // another route or was delivered, delivered now when it was paid but not
 // delivered, pending again while its transaction waits for a block. It
 // reports handled false when there is no earlier attempt to resume and the
-// caller goes on to verify and settle. The caller holds the claim on id.
+// caller goes on to verify and settle. The caller holds the claim on id;
+// read is resolve's (nil: the record is read from the store).
 func (h *core) resumeEarlier(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler,
-	id string, payment *x402.Payment) (bool, error) {
-	c, rec, err := h.resolve(r, id, payment)
+	id string, payment *x402.Payment, read func() (*redemption, error)) (bool, error) {
+	c, rec, err := h.resolve(r, id, payment, read)
 	switch c {
 	case redeemRefuse:
 		h.metrics.payment(h.pricing.saleOf(r), OutcomeRefused, x402.ErrTextAlreadyUsed)

@@ -83,14 +83,26 @@ func (e *Engine) ReleaseScheme(scheme string, from common.Address, nonce [32]byt
 // (reserve.go).
 func (e *Engine) release(sts []*settlement) {
 	if e.shared != nil {
-		var rels []store.Release
-		for _, st := range sts {
-			if st.sharedHold {
-				rels = append(rels, store.Release{ID: st.rec.ID, MinedAt: st.movedAt()})
-			}
-		}
-		e.shared.ReleaseSettlements(rels...)
+		e.shared.ReleaseSettlements(e.sharedReleases(sts)...)
 	}
+	e.releaseHere(sts)
+}
+
+// sharedReleases are the holds of sts taken in the shared journal, to give
+// back there.
+func (e *Engine) sharedReleases(sts []*settlement) []store.Release {
+	var rels []store.Release
+	for _, st := range sts {
+		if st.sharedHold {
+			rels = append(rels, store.Release{ID: st.rec.ID, MinedAt: st.movedAt()})
+		}
+	}
+	return rels
+}
+
+// releaseHere gives back the holds and reservations of finished
+// settlements in this process (release, once the shared journal's are).
+func (e *Engine) releaseHere(sts []*settlement) {
 	now := e.now()
 	for _, st := range sts {
 		e.core.payers.release(st.key, st.movedAt() != 0, now)

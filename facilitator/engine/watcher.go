@@ -545,7 +545,9 @@ func (w *watcher) resolve(ctx context.Context, st *settlement, r *receipt) {
 }
 
 // done journals the outcomes in one write, then answers the waiting
-// settles and releases the authorizations.
+// settles and releases the authorizations. With a shared journal that
+// can (store.PutReleaser), the outcomes and the release of their holds
+// there are one round trip and one transaction.
 func (w *watcher) done(sts ...*settlement) {
 	if len(sts) == 0 {
 		return
@@ -554,7 +556,15 @@ func (w *watcher) done(sts ...*settlement) {
 	for i, st := range sts {
 		recs[i] = st.rec
 	}
-	if err := w.e().cfg.Journal.Put(recs...); err != nil {
+	e := w.e()
+	var err error
+	pr, fold := e.shared.(store.PutReleaser)
+	if fold {
+		err = pr.PutRelease(recs, e.sharedReleases(sts))
+	} else {
+		err = e.cfg.Journal.Put(recs...)
+	}
+	if err != nil {
 		w.log().Error("writing settlement outcomes to the journal failed; they will be reconciled on restart", zap.Int("settlements", len(sts)), zap.Error(err))
 	}
 	w.mu.Lock()
@@ -562,7 +572,11 @@ func (w *watcher) done(sts ...*settlement) {
 		delete(w.pending, st)
 	}
 	w.mu.Unlock()
-	w.e().release(sts)
+	if fold {
+		e.releaseHere(sts)
+	} else {
+		e.release(sts)
+	}
 	w.reverted(sts)
 	for _, st := range sts {
 		if st.serial && st.s != nil {

@@ -26,6 +26,18 @@ type Claims interface {
 	Release(key string)
 }
 
+// RecordClaimer is a Claims that reads, with a claim and in the same round
+// trip, the redemption record whose id is the claimed key (in the
+// Redemptions kept beside the claims: the PostgreSQL store's). The record
+// is read once the claim is taken, so it shows every write made under an
+// earlier holder of the key, as a Get after Claim does.
+type RecordClaimer interface {
+	// ClaimRecord is Claim and, when the key is Claimed, the key's
+	// redemption record (nil when there is none). An error means nothing
+	// is held, as with Claim.
+	ClaimRecord(ctx context.Context, key string) (ClaimResult, *Redemption, error)
+}
+
 // Leader holds roles, rather than requests: a key that one instance holds
 // for as long as it runs and asks for it again (the one instance that
 // claims a receiver's payment channels). An instance that dies loses its

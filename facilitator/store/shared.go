@@ -69,6 +69,17 @@ type Shared interface {
 	Where() string
 }
 
+// PutReleaser is a Shared journal that writes a finished settlement's
+// record and gives back its hold in one round trip and one transaction
+// (the journal of package postgres).
+type PutReleaser interface {
+	// PutRelease is Put(recs...) and ReleaseSettlements(rels...) in one
+	// transaction: both or neither. When it fails (its error is Put's) the
+	// holds are still given back, as ReleaseSettlements after a Put that
+	// failed gives them.
+	PutRelease(recs []*Record, rels []Release) error
+}
+
 // Release is a hold given back: its settlement's record ID and, when its
 // transfer moved the payer's money, the block that mined it (its
 // reservation then still counts, for a minute, in the first check of the

@@ -47,6 +47,63 @@ func (j *Journal) Put(recs ...*store.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
+	args, err := j.putArgs(recs)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := j.p.ctx()
+	defer cancel()
+	if _, err := j.p.pool.Exec(ctx, putSettlementsSQL, args...); err != nil {
+		return pgError(err)
+	}
+	return nil
+}
+
+var _ store.PutReleaser = (*Journal)(nil)
+
+// PutRelease implements PutReleaser: x402_put_settlements and the
+// releases (releaseSpent's statements) as one batch, one round trip and
+// one implicit transaction, so that a refused write (fenced, or another
+// instance's settlement) releases nothing either. Then, as after a Put
+// that failed, the holds are released on their own (releaseSpent, with
+// its retries).
+func (j *Journal) PutRelease(recs []*store.Record, rels []store.Release) error {
+	if len(recs) == 0 || len(rels) == 0 {
+		err := j.Put(recs...)
+		j.ReleaseSettlements(rels...)
+		return err
+	}
+	args, err := j.putArgs(recs)
+	if err != nil {
+		j.ReleaseSettlements(rels...)
+		return err
+	}
+	keys, spent, blocks := releaseKeys(rels)
+	groups := j.p.owners(keys)
+	b := &pgx.Batch{}
+	b.Queue(putSettlementsSQL, args...)
+	for owner, ks := range groups {
+		sql, rargs := releaseStatement(ks, owner, spent, blocks)
+		b.Queue(sql, rargs...)
+	}
+	ctx, cancel := j.p.ctx()
+	err = j.p.pool.SendBatch(ctx, b).Close()
+	cancel()
+	if err != nil {
+		j.ReleaseSettlements(rels...)
+		return pgError(err)
+	}
+	for owner, ks := range groups {
+		j.p.released(ks, owner, nil)
+	}
+	return nil
+}
+
+// putSettlementsSQL writes the records of putArgs, fenced.
+const putSettlementsSQL = `SELECT x402_put_settlements($1, $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::timestamptz[], $8::text[]::json[], $9::text[])`
+
+// putArgs are putSettlementsSQL's arguments for recs.
+func (j *Journal) putArgs(recs []*store.Record) ([]any, error) {
 	// The records go as arrays, written together by x402_put_settlements
 	// (a block's outcomes, a send group), all or none. A record given
 	// twice is written once, as its last copy says, with the transactions
@@ -58,7 +115,7 @@ func (j *Journal) Put(recs ...*store.Record) error {
 	for _, r := range recs {
 		data, err := json.Marshal(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		hs := make([]string, len(r.Txs))
 		for k, x := range r.Txs {
@@ -79,13 +136,7 @@ func (j *Journal) Put(recs ...*store.Record) error {
 		ids[i], nets[i], signers[i], statuses[i], datas[i], hashes[i] = r.ID, r.Network, strings.ToLower(r.Signer), r.Status, string(data), h
 		nonces[i], updated[i] = int64(r.TxNonce), r.UpdatedAt
 	}
-	ctx, cancel := j.p.ctx()
-	defer cancel()
-	if _, err := j.p.pool.Exec(ctx, `SELECT x402_put_settlements($1, $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::timestamptz[], $8::text[]::json[], $9::text[])`,
-		j.p.Instance(), ids, nets, signers, nonces, statuses, updated, datas, hashes); err != nil {
-		return pgError(err)
-	}
-	return nil
+	return []any{j.p.Instance(), ids, nets, signers, nonces, statuses, updated, datas, hashes}, nil
 }
 
 // ByTx implements Journal.
@@ -247,16 +298,20 @@ func (j *Journal) ReleaseSettlements(rels ...store.Release) {
 	if len(rels) == 0 {
 		return
 	}
-	keys := make([]string, len(rels))
-	var spent []string
-	var blocks []int64
+	j.p.releaseSpent(releaseKeys(rels))
+}
+
+// releaseKeys are the claim keys of rels' holds, and those of the holds
+// that moved money with their blocks (releaseSpent's arguments).
+func releaseKeys(rels []store.Release) (keys, spent []string, blocks []int64) {
+	keys = make([]string, len(rels))
 	for i, r := range rels {
 		keys[i] = "settle:" + r.ID
 		if r.MinedAt != 0 {
 			spent, blocks = append(spent, keys[i]), append(blocks, int64(r.MinedAt))
 		}
 	}
-	j.p.releaseSpent(keys, spent, blocks)
+	return keys, spent, blocks
 }
 
 // TakeOver implements Shared: in one round trip and one transaction (a

@@ -225,35 +225,97 @@ var _ store.Claims = (*Claims)(nil)
 // instance has the key, so a new claim taken meanwhile would be deleted
 // under the request that holds it, for another instance to take too.
 func (c *Claims) Claim(ctx context.Context, key string) (store.ClaimResult, error) {
+	res, _, err := c.claim(ctx, key, false)
+	return res, err
+}
+
+var _ store.RecordClaimer = (*Claims)(nil)
+
+// ClaimRecord implements RecordClaimer: Claim and the read of the key's
+// record in one round trip (a batch, one implicit transaction). The read
+// is a statement of its own after the claim's, so it sees what an earlier
+// holder wrote before the claim was taken from it (each statement reads
+// what was committed when it starts; a holder's write locks the claim row,
+// so the claim waits for that write's commit).
+func (c *Claims) ClaimRecord(ctx context.Context, key string) (store.ClaimResult, *store.Redemption, error) {
+	return c.claim(ctx, key, true)
+}
+
+// claimSQL takes the claim on key $1 for the lease $2, fenced: an instance
+// whose lease ran out (the database was away) takes no claim until it
+// holds a lease again, so its paid requests are answered as the store
+// being away, not half-served. It returns a row when the claim is taken.
+const claimSQL = `WITH fence AS (SELECT x402_fence($2))
+	INSERT INTO x402_claims AS c (key, owner) SELECT $1, $2 FROM fence
+	ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, taken_at = clock_timestamp()
+	WHERE c.owner = excluded.owner
+		OR NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner AND i.expires_at > clock_timestamp())
+	RETURNING owner`
+
+// claim is Claim, with the key's record read too when read is set.
+func (c *Claims) claim(ctx context.Context, key string, read bool) (store.ClaimResult, *store.Redemption, error) {
 	p := c.p
 	p.mu.Lock()
 	if _, ok := p.claims[key]; ok {
 		p.mu.Unlock()
-		return store.HeldHere, nil
+		return store.HeldHere, nil, nil
 	}
 	inst := p.instance
 	p.claims[key] = inst
 	p.mu.Unlock()
-	var owner string
-	// Fenced: an instance whose lease ran out (the database was away)
-	// takes no claim until it holds a lease again, so its paid requests
-	// are answered as the store being away, not half-served.
-	err := p.pool.QueryRow(ctx, `WITH fence AS (SELECT x402_fence($2))
-		INSERT INTO x402_claims AS c (key, owner) SELECT $1, $2 FROM fence
-		ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, taken_at = clock_timestamp()
-		WHERE c.owner = excluded.owner
-			OR NOT EXISTS (SELECT 1 FROM x402_instances i WHERE i.id = c.owner AND i.expires_at > clock_timestamp())
-		RETURNING owner`, key, inst).Scan(&owner)
-	if err == nil {
-		return store.Claimed, nil
+	var taken bool
+	var rec *store.Redemption
+	var err error
+	if read {
+		taken, rec, err = p.claimReading(ctx, key, inst)
+	} else {
+		var owner string
+		err = p.pool.QueryRow(ctx, claimSQL, key, inst).Scan(&owner)
+		taken = err == nil
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = nil
+		}
+	}
+	if taken && err == nil {
+		return store.Claimed, rec, nil
 	}
 	p.mu.Lock()
 	delete(p.claims, key)
 	p.mu.Unlock()
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.HeldElsewhere, nil
+	return store.HeldElsewhere, nil, pgError(err)
+}
+
+// claimReading sends the claim of key for the lease inst and the read of
+// the key's record as one batch: whether the claim was taken, and the
+// record (nil when there is none, or the claim was not taken). Both
+// statements run in one implicit transaction: an error means the batch
+// did not commit (or its answer was lost, as a lone statement's can be).
+func (p *Store) claimReading(ctx context.Context, key, inst string) (bool, *store.Redemption, error) {
+	b := &pgx.Batch{}
+	b.Queue(claimSQL, key, inst)
+	b.Queue(`SELECT record FROM x402_redemptions WHERE id = $1`, key)
+	br := p.pool.SendBatch(ctx, b)
+	defer br.Close()
+	var owner string
+	err := br.QueryRow().Scan(&owner)
+	taken := err == nil
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return false, nil, err
 	}
-	return store.HeldElsewhere, pgError(err)
+	rec := new(store.Redemption)
+	switch err := br.QueryRow().Scan(rec); {
+	case errors.Is(err, pgx.ErrNoRows):
+		rec = nil
+	case err != nil:
+		return false, nil, err
+	}
+	if err := br.Close(); err != nil {
+		return false, nil, err
+	}
+	if !taken {
+		return false, nil, nil
+	}
+	return true, rec, nil
 }
 
 // Release implements Claims.
@@ -278,21 +340,27 @@ func (p *Store) releaseSpent(keys, spent []string, blocks []int64) {
 	}
 	for owner, ks := range p.owners(keys) {
 		ctx, cancel := p.ctx()
-		var err error
-		if len(spent) == 0 {
-			_, err = p.pool.Exec(ctx, `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, ks, owner)
-		} else {
-			_, err = p.pool.Exec(ctx, `WITH s AS (
-				UPDATE x402_claims c SET mined_block = m.b, spent_at = clock_timestamp()
-				FROM unnest($3::text[], $4::bigint[]) AS m(k, b)
-				WHERE c.key = m.k AND c.owner = $2 AND c.payer IS NOT NULL
-				RETURNING c.key)
-			DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2 AND key NOT IN (SELECT key FROM s)`,
-				ks, owner, spent, blocks)
-		}
+		sql, args := releaseStatement(ks, owner, spent, blocks)
+		_, err := p.pool.Exec(ctx, sql, args...)
 		cancel()
 		p.released(ks, owner, err)
 	}
+}
+
+// releaseStatement deletes the claims ks of the lease owner, except that
+// those in spent that carry a reservation keep their rows as spent at
+// their blocks (releaseSpent).
+func releaseStatement(ks []string, owner string, spent []string, blocks []int64) (string, []any) {
+	if len(spent) == 0 {
+		return `DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2`, []any{ks, owner}
+	}
+	return `WITH s AS (
+		UPDATE x402_claims c SET mined_block = m.b, spent_at = clock_timestamp()
+		FROM unnest($3::text[], $4::bigint[]) AS m(k, b)
+		WHERE c.key = m.k AND c.owner = $2 AND c.payer IS NOT NULL
+		RETURNING c.key)
+	DELETE FROM x402_claims WHERE key = ANY($1) AND owner = $2 AND key NOT IN (SELECT key FROM s)`,
+		[]any{ks, owner, spent, blocks}
 }
 
 // owners groups keys by the lease their rows name: the one each was
