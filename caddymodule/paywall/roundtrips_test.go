@@ -18,10 +18,14 @@ import (
 // one paid exact request, settle before and settle after, with the x402
 // app's shared storage reached through a TCP proxy that counts them
 // (tcpproxy.Exchanges: each time the client speaks after the server did).
-// Issue 35 folds statements to lower them: these are the figures to beat,
-// and the test fails if a change raises them past its ceiling. The lease
-// is long so that no renewal falls in a request. (12 and 12 on
-// 2026-11-29, the same in every run.)
+// Issue 35 folds statements to lower them, and the test fails if a change
+// raises them. The lease is long so that no renewal falls in a request; a
+// background statement of the instance (the take-over check) may still
+// fall in one, so each route is paid twice and the lower count is the
+// request's. 12 and 12 before the folds (2026-11-29); 10 and 10 with the
+// claim and the record's read one batch (Claims.ClaimRecord) and a
+// settlement's outcome and the release of its hold one batch
+// (Journal.PutRelease), the same in every run.
 func TestPostgresRoundTripsPerPayment(t *testing.T) {
 	srv := pgtest.Start(t)
 	dsn := srv.DSN(t)
@@ -55,22 +59,28 @@ func TestPostgresRoundTripsPerPayment(t *testing.T) {
 
 	buyer := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
 	for _, tc := range []struct {
-		route   string
-		ceiling int64 // today's count, 12, with room for a background read
+		route string
+		want  int64 // the round trips of one paid request
 	}{
-		{"/before", 16},
-		{"/after", 16},
+		{"/before", 10},
+		{"/after", 10},
 	} {
-		header := testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+tc.route).PaymentRequirements)
-		before := px.Exchanges()
-		resp, b := testutil.Get(t, tester, testutil.SiteURL+tc.route, map[string]string{"X-Payment": header})
-		n := px.Exchanges() - before
-		if resp.StatusCode != http.StatusOK || string(b) != "paid" {
-			t.Fatalf("%s: status %d %q, want 200 paid", tc.route, resp.StatusCode, b)
+		var least int64
+		for i := range 2 {
+			header := testutil.Pay(t, buyer, testutil.Require402(t, tester, testutil.SiteURL+tc.route).PaymentRequirements)
+			before := px.Exchanges()
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+tc.route, map[string]string{"X-Payment": header})
+			n := px.Exchanges() - before
+			if resp.StatusCode != http.StatusOK || string(b) != "paid" {
+				t.Fatalf("%s: status %d %q, want 200 paid", tc.route, resp.StatusCode, b)
+			}
+			if i == 0 || n < least {
+				least = n
+			}
 		}
-		t.Logf("%s: %d PostgreSQL round trips for one paid exact request", tc.route, n)
-		if n > tc.ceiling {
-			t.Errorf("%s: %d PostgreSQL round trips, more than the %d of today", tc.route, n, tc.ceiling)
+		t.Logf("%s: %d PostgreSQL round trips for one paid exact request", tc.route, least)
+		if least > tc.want {
+			t.Errorf("%s: %d PostgreSQL round trips, more than the %d of the folded path", tc.route, least, tc.want)
 		}
 	}
 }
