@@ -32,7 +32,7 @@ type Deliveries struct {
 	claims store.Claims
 
 	mu      sync.Mutex
-	holders map[string]string // claimed key -> the holder's authFingerprint, in this process
+	holders map[string]*AuthClaim // claimed authorization -> the request's claim, in this process
 
 	coolOnce sync.Once
 	cool     store.CoolOffs // the cooling-offs beside the records (CoolOffs)
@@ -52,7 +52,7 @@ func NewDeliveries(s store.Redemptions) *Deliveries {
 // NewSharedDeliveries wraps a store with the claims that go with it; close
 // is called at Destruct.
 func NewSharedDeliveries(s store.Redemptions, c store.Claims, close func() error) *Deliveries {
-	rd := &Deliveries{store: s, claims: c, closeStore: close, holders: map[string]string{},
+	rd := &Deliveries{store: s, claims: c, closeStore: close, holders: map[string]*AuthClaim{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go rd.pruneLoop()
 	return rd
@@ -90,40 +90,106 @@ func (rd *Deliveries) Acquire(ctx context.Context, id string) (store.ClaimResult
 	return rd.claims.Claim(ctx, id)
 }
 
+// AuthClaim is a request's claim on an authorization (AcquireAuth).
+type AuthClaim struct {
+	// Result is how the claim went: the request holds the authorization
+	// only when it is Claimed.
+	Result store.ClaimResult
+	// Holder is, when another request of this process holds the
+	// authorization (HeldHere), that request's authFingerprint ("" while
+	// not known yet).
+	Holder string
+
+	rd       *Deliveries
+	id, fp   string
+	rec      *store.Redemption // read with the claim, when read
+	read     bool
+	released bool // the claim went with a record (PutReleasing); under rd.mu
+}
+
 // AcquireAuth is Acquire for an authorization, noting which one (fp, its
-// authFingerprint) holds the claim in this process; holder is, when a
-// request of this process holds it, the holder's fingerprint ("" while
-// not known yet). When the claim is taken, read gives the authorization's
-// record (nil when there is none) as it stands now that the claim is
-// held: read with the claim when the claims can (store.RecordClaimer, the
-// PostgreSQL store: one round trip for both), else from the store.
-func (rd *Deliveries) AcquireAuth(ctx context.Context, id, fp string) (res store.ClaimResult, holder string, read func() (*store.Redemption, error), err error) {
+// authFingerprint) holds the claim in this process. An error means the
+// shared store could not be asked; nothing is held. A claim taken is let
+// go with Release, or with the record that ends it (PutReleasing).
+func (rd *Deliveries) AcquireAuth(ctx context.Context, id, fp string) (*AuthClaim, error) {
+	c := &AuthClaim{rd: rd, id: id, fp: fp}
+	var err error
 	if rc, ok := rd.claims.(store.RecordClaimer); ok {
-		var rec *store.Redemption
-		res, rec, err = rc.ClaimRecord(ctx, id)
-		read = func() (*store.Redemption, error) { return rec, nil }
+		c.Result, c.rec, err = rc.ClaimRecord(ctx, id)
+		c.read = true
 	} else {
-		res, err = rd.claims.Claim(ctx, id)
-		read = func() (*store.Redemption, error) { return rd.store.Get(id) }
+		c.Result, err = rd.claims.Claim(ctx, id)
+	}
+	if err != nil {
+		return nil, err
 	}
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
-	switch {
-	case err != nil:
-	case res == store.Claimed:
-		rd.holders[id] = fp
-		return res, "", read, nil
-	case res == store.HeldHere:
-		holder = rd.holders[id]
+	switch c.Result {
+	case store.Claimed:
+		rd.holders[id] = c
+	case store.HeldHere:
+		if h := rd.holders[id]; h != nil {
+			c.Holder = h.fp
+		}
 	}
-	return res, holder, nil, err
+	return c, nil
 }
 
-// Release lets go of a claim of Acquire or AcquireAuth.
-func (rd *Deliveries) Release(id string) {
+// Record is the claimed authorization's record (nil when there is none)
+// as it stands now that the claim is held: read with the claim when the
+// claims can (store.RecordClaimer, the PostgreSQL store: one round trip
+// for both), else from the store.
+func (c *AuthClaim) Record() (*store.Redemption, error) {
+	if c.read {
+		return c.rec, nil
+	}
+	return c.rd.store.Get(c.id)
+}
+
+// Release lets go of the claim, unless it went with a record
+// (PutReleasing) or was not taken.
+func (c *AuthClaim) Release() {
+	rd := c.rd
 	rd.mu.Lock()
-	delete(rd.holders, id)
+	if c.Result != store.Claimed || c.released || rd.holders[c.id] != c {
+		rd.mu.Unlock()
+		return
+	}
+	delete(rd.holders, c.id)
+	c.released = true
 	rd.mu.Unlock()
+	rd.claims.Release(c.id)
+}
+
+// PutReleasing writes the record of an authorization that a request of
+// this process holds (AcquireAuth) and, when the store can
+// (store.ReleasingPutter, the PostgreSQL store), lets its claim go in the
+// same round trip and transaction: for the record after which the claim
+// guards nothing (delivered: every copy is refused from the record). The
+// request's Release does nothing then. Otherwise it is Put.
+func (rd *Deliveries) PutReleasing(id string, rec *store.Redemption) error {
+	rp, ok := rd.store.(store.ReleasingPutter)
+	rd.mu.Lock()
+	c := rd.holders[id]
+	rd.mu.Unlock()
+	if !ok || c == nil {
+		return rd.store.Put(id, rec)
+	}
+	released, err := rp.PutReleasing(id, rec)
+	if released {
+		rd.mu.Lock()
+		if rd.holders[id] == c {
+			delete(rd.holders, id)
+		}
+		c.released = true
+		rd.mu.Unlock()
+	}
+	return err
+}
+
+// Release lets go of a claim of Acquire.
+func (rd *Deliveries) Release(id string) {
 	rd.claims.Release(id)
 }
 

@@ -146,16 +146,16 @@ func (h *core) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, cs 
 	}
 	id := h.authIDOf(r, payment)
 	fp := authFingerprint(payment)
-	held, holder, read, err := h.redeem.AcquireAuth(r.Context(), id, fp)
+	ac, err := h.redeem.AcquireAuth(r.Context(), id, fp)
 	switch {
 	case err != nil:
 		return h.reply.storeUnavailable(w, r, err)
-	case held == store.HeldHere:
-		return h.reply.inFlight(w, r, reasonInFlight, holder, fp)
-	case held == store.HeldElsewhere:
+	case ac.Result == store.HeldHere:
+		return h.reply.inFlight(w, r, reasonInFlight, ac.Holder, fp)
+	case ac.Result == store.HeldElsewhere:
 		return h.reply.inFlight(w, r, reasonBusyElsewhere, h.recordedAuth(id), fp)
 	}
-	defer h.redeem.Release(id)
+	defer ac.Release()
 	csp.End()
 
 	if pid != nil {
@@ -163,7 +163,7 @@ func (h *core) servePaid(w http.ResponseWriter, r *http.Request, c *claimed, cs 
 			return err
 		}
 	}
-	if handled, err := h.resumeEarlier(w, r, next, id, payment, read); handled {
+	if handled, err := h.resumeEarlier(w, r, next, id, payment, ac.Record); handled {
 		return err
 	}
 

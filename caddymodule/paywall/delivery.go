@@ -67,7 +67,9 @@ func (dw *deliverWriter) begin(status int) {
 	dw.once.Do(func() {
 		rec := *dw.rec
 		rec.State, rec.Updated = redeemDelivered, time.Now()
-		err := dw.h.redeem.Store().Put(dw.id, &rec)
+		// Delivered: the claim goes with the record (one round trip on
+		// PostgreSQL), every copy being refused from the record now.
+		err := dw.h.redeem.PutReleasing(dw.id, &rec)
 		if errors.Is(err, store.ErrClaimLost) {
 			dw.lost = true
 			dw.h.reply.claimLost(dw.ResponseWriterWrapper.ResponseWriter, dw.r, dw.id, dw.rec.TxHash, err)

@@ -136,7 +136,8 @@ func (sw *settleWriter) decide(status int) {
 		h.metrics.revenue(h.pricing.saleOf(sw.r), sr)
 		rec.Receipt = h.signReceipt(sw.r, sr, nil)
 		setSettled(rec, redeemDelivered, sr)
-		err := h.redeem.Store().Put(sw.id, rec)
+		err := h.redeem.PutReleasing(sw.id, rec) // the claim goes with the record, as in deliverWriter
+
 		if errors.Is(err, store.ErrClaimLost) {
 			// Another instance took the payment over while this one was
 			// paused: it delivers; this answer is dropped.

@@ -97,6 +97,20 @@ type Redemptions interface {
 	Close() error
 }
 
+// ReleasingPutter is a Redemptions that writes a record and gives back the
+// claim on its id that a request of this process holds (Claims.Claim of
+// the claims kept beside it) in one round trip and one transaction: the
+// PostgreSQL store.
+type ReleasingPutter interface {
+	// PutReleasing is Put (fenced as Put is) and the release of the claim
+	// on id, both or neither. released says whether the claim was let go,
+	// so that the caller does not release it again: after the write, and
+	// with ErrClaimLost (the claim is another instance's already). With
+	// another error nothing was written or released. With no claim on id
+	// held here it is Put, and releases nothing.
+	PutReleasing(id string, r *Redemption) (released bool, err error)
+}
+
 // TxKey is a transaction hash as the stores index it: lower case.
 func TxKey(tx string) string { return strings.ToLower(tx) }
 

@@ -377,3 +377,119 @@ func TestPostgresPutRelease(t *testing.T) {
 		})
 	}
 }
+
+// TestPostgresPutReleasing: PutReleasing (the delivered record and the
+// release of the request's claim, one batch) writes both or neither:
+//
+//   - "claim held here": the record written, the claim row gone and let
+//     go here, so another instance claims the payment at once and reads
+//     the record;
+//   - "claim taken over": another instance took the claim after this
+//     one's lease ran out: ErrClaimLost, nothing written (the new
+//     holder's record stands, its claim row untouched), and this
+//     instance's claim let go;
+//   - "no claim held here": a plain Put, nothing released;
+//   - "database stopped mid-statement": the write waits for a lock on the
+//     claim row when PostgreSQL stops: ErrUnavailable, and after the
+//     restart the record is as before and the claim still held here
+//     (nothing half-written); the request's Release then lets it go.
+func TestPostgresPutReleasing(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		claim     bool // A claims the key first
+		takenOver bool // then B takes it over
+		stop      bool
+		released  bool
+		err       error
+		wantState string // the record afterwards
+		wantOwner string // "A", "B" or "" (no claim row)
+	}{
+		{name: "claim held here", claim: true, released: true, wantState: store.RedeemDelivered},
+		{name: "claim taken over", claim: true, takenOver: true, released: true, err: store.ErrClaimLost,
+			wantState: store.RedeemPaid, wantOwner: "B"},
+		{name: "no claim held here", wantState: store.RedeemDelivered},
+		{name: "database stopped mid-statement", claim: true, stop: true, err: store.ErrUnavailable,
+			wantState: store.RedeemSettling, wantOwner: "A"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			var srv *pgtest.Server
+			if tc.stop {
+				srv = pgtest.Start(t)
+			} else {
+				srv = pgtest.Shared(t)
+			}
+			dsn := srv.DSN(t)
+			a, b := openFold(t, dsn), openFold(t, dsn)
+			if tc.claim {
+				if got, err := a.Claims().Claim(ctx, foldKey); got != store.Claimed || err != nil {
+					t.Fatalf("claim at A: %v, %v", got, err)
+				}
+			}
+			if err := a.Redemptions().Put(foldKey, foldRecord(store.RedeemSettling)); err != nil {
+				t.Fatal(err)
+			}
+			if tc.takenOver {
+				expireLease(t, a, a.Instance())
+				if got, err := b.Claims().Claim(ctx, foldKey); got != store.Claimed || err != nil {
+					t.Fatalf("claim at B: %v, %v", got, err)
+				}
+				if err := b.Redemptions().Put(foldKey, foldRecord(store.RedeemPaid)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			owners := map[string]string{a.Instance(): "A", b.Instance(): "B"}
+			var released bool
+			var err error
+			put := func() { released, err = a.Redemptions().PutReleasing(foldKey, foldRecord(store.RedeemDelivered)) }
+			if !tc.stop {
+				put()
+			} else {
+				conn, cerr := pgx.Connect(ctx, dsn)
+				if cerr != nil {
+					t.Fatal(cerr)
+				}
+				tx, cerr := conn.Begin(ctx)
+				if cerr != nil {
+					t.Fatal(cerr)
+				}
+				if _, cerr := tx.Exec(ctx, `SELECT 1 FROM x402_claims WHERE key = $1 FOR UPDATE`, foldKey); cerr != nil {
+					t.Fatal(cerr)
+				}
+				done := make(chan struct{})
+				go func() { put(); close(done) }()
+				await(t, "the write to wait for the claim row's lock", func() bool { return lockWaitsOf(t, a) == 1 })
+				srv.Stop(t)
+				<-done
+				conn.Close(ctx)
+				srv.Restart(t)
+				waitPool(t, a)
+			}
+			if released != tc.released || !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
+				t.Fatalf("PutReleasing = %v, %v; want %v, %v", released, err, tc.released, tc.err)
+			}
+			if got, gerr := b.Redemptions().Get(foldKey); gerr != nil || got == nil || got.State != tc.wantState {
+				t.Errorf("the record afterwards: %+v, %v; want %s", got, gerr, tc.wantState)
+			}
+			if owner := owners[claimOwner(t, a, foldKey)]; owner != tc.wantOwner {
+				t.Errorf("the claim row afterwards is %q's; want %q's", owner, tc.wantOwner)
+			}
+			if held := a.held(foldKey); held != (tc.wantOwner == "A") {
+				t.Errorf("A holds the key afterwards: %v", held)
+			}
+			switch {
+			case tc.wantOwner == "":
+				// Let go: another instance claims it at once, and reads
+				// the record.
+				if got, rec, err := b.Claims().ClaimRecord(ctx, foldKey); got != store.Claimed || err != nil || rec == nil || rec.State != tc.wantState {
+					t.Errorf("B's claim afterwards: %v, %+v, %v; want Claimed with the %s record", got, rec, err, tc.wantState)
+				}
+			case tc.stop:
+				a.Claims().Release(foldKey)
+				if owner := claimOwner(t, a, foldKey); owner != "" || a.held(foldKey) {
+					t.Errorf("after the request's release the claim row is still %q's (held here: %v)", owners[owner], a.held(foldKey))
+				}
+			}
+		})
+	}
+}

@@ -70,8 +70,7 @@ func (s *Redemptions) Get(id string) (*store.Redemption, error) {
 // process holds a claim on (Claim) is written only while that claim is
 // still this instance's (fenced, see heldBy): ErrClaimLost otherwise.
 func (s *Redemptions) Put(id string, r *store.Redemption) error {
-	_, err := s.put(id, r, `DO UPDATE SET state = excluded.state, valid_before = excluded.valid_before,
-			payment_id = excluded.payment_id, record = excluded.record`)
+	_, err := s.put(id, r, putUpdate)
 	return err
 }
 
@@ -79,6 +78,50 @@ func (s *Redemptions) Put(id string, r *store.Redemption) error {
 func (s *Redemptions) Create(id string, r *store.Redemption) (bool, error) {
 	return s.put(id, r, `DO NOTHING`)
 }
+
+var _ store.ReleasingPutter = (*Redemptions)(nil)
+
+// PutReleasing implements ReleasingPutter: Put's statement and the
+// release's (the claim row of the lease it was taken under) as one batch,
+// one round trip and one implicit transaction. The write locks the claim
+// row (fenceOn) and the release deletes it after the write, so a
+// take-over waits for both and then reads the record.
+func (s *Redemptions) PutReleasing(id string, r *store.Redemption) (bool, error) {
+	owner := s.heldBy(id)
+	if owner == nil {
+		return false, s.Put(id, r)
+	}
+	args, err := recordArgs(id, r, owner)
+	if err != nil {
+		return false, err
+	}
+	b := &pgx.Batch{}
+	b.Queue(putSQL(putUpdate), args...)
+	b.Queue(`DELETE FROM x402_claims WHERE key = $1 AND owner = $2`, id, *owner)
+	ctx, cancel := s.p.ctx()
+	defer cancel()
+	br := s.p.pool.SendBatch(ctx, b)
+	var held, wrote bool
+	err = br.QueryRow().Scan(&held, &wrote)
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, putError(err)
+	}
+	s.p.released([]string{id}, *owner, nil)
+	if !held {
+		return true, claimLost(id)
+	}
+	return true, nil
+}
+
+// putUpdate is Put's conflict clause: the record replaces the row.
+const putUpdate = `DO UPDATE SET state = excluded.state, valid_before = excluded.valid_before,
+			payment_id = excluded.payment_id, record = excluded.record`
 
 // fenceOn is the first part of a redemption write: the row of the claim on
 // the record's key (parameter k) by the lease it was taken under (o), locked
@@ -107,9 +150,39 @@ func (s *Redemptions) heldBy(key string) *string {
 // put writes a record, doing onConflict when the authorization has one,
 // and says whether it wrote; fenced by the claim on id held here, if any.
 func (s *Redemptions) put(id string, r *store.Redemption, onConflict string) (bool, error) {
-	data, err := json.Marshal(r)
+	args, err := recordArgs(id, r, s.heldBy(id))
 	if err != nil {
 		return false, err
+	}
+	ctx, cancel := s.p.ctx()
+	defer cancel()
+	var held, wrote bool
+	if err := s.p.pool.QueryRow(ctx, putSQL(onConflict), args...).Scan(&held, &wrote); err != nil {
+		return false, putError(err)
+	}
+	if !held {
+		return false, claimLost(id)
+	}
+	return wrote, nil
+}
+
+// putSQL writes the record of recordArgs, doing onConflict when the
+// authorization has one, fenced by the claim of the lease $6 (fenceOn),
+// and answers whether the fence held and whether it wrote.
+func putSQL(onConflict string) string {
+	return fenceOn("$1", "$6") + `, w AS (
+		INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
+		SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM fence)
+		ON CONFLICT (id) ` + onConflict + ` RETURNING 1)
+		SELECT EXISTS (SELECT 1 FROM fence), EXISTS (SELECT 1 FROM w)`
+}
+
+// recordArgs are putSQL's arguments: the record of id, fenced by the
+// claim of the lease owner (nil: not fenced).
+func recordArgs(id string, r *store.Redemption, owner *string) ([]any, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
 	}
 	var vb *int64
 	if v, err := strconv.ParseInt(r.ValidBefore, 10, 64); err == nil {
@@ -119,26 +192,17 @@ func (s *Redemptions) put(id string, r *store.Redemption, onConflict string) (bo
 	if r.PaymentID != "" {
 		pid = &r.PaymentID
 	}
-	ctx, cancel := s.p.ctx()
-	defer cancel()
-	var held, wrote bool
-	err = s.p.pool.QueryRow(ctx, fenceOn("$1", "$6")+`, w AS (
-		INSERT INTO x402_redemptions (id, state, valid_before, payment_id, record)
-		SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM fence)
-		ON CONFLICT (id) `+onConflict+` RETURNING 1)
-		SELECT EXISTS (SELECT 1 FROM fence), EXISTS (SELECT 1 FROM w)`,
-		id, r.State, vb, pid, string(data), s.heldBy(id)).Scan(&held, &wrote) // text: []byte is sent as bytea
+	return []any{id, r.State, vb, pid, string(data), owner}, nil // text: []byte is sent as bytea
+}
+
+// putError is a record write's error: ErrPaymentIDTaken for a payment id
+// bound to another record, else pgError's.
+func putError(err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == "x402_redemptions_payment_id_key" {
-		return false, store.ErrPaymentIDTaken
+		return store.ErrPaymentIDTaken
 	}
-	if err != nil {
-		return false, pgError(err)
-	}
-	if !held {
-		return false, claimLost(id)
-	}
-	return wrote, nil
+	return pgError(err)
 }
 
 // claimLost is ErrClaimLost for the record of id.
