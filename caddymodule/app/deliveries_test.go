@@ -25,7 +25,7 @@ func TestDeliveriesPutReleasing(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		open  func(t *testing.T) (*app.Deliveries, store.Claims) // the deliveries, and another instance's claims (nil: none)
-		again store.ClaimResult                                    // a second request's claim after the delivered record
+		again store.ClaimResult                                  // a second request's claim after the delivered record
 	}{
 		{"postgres", func(t *testing.T) (*app.Deliveries, store.Claims) {
 			dsn := pgtest.Start(t).DSN(t)
