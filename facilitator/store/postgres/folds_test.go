@@ -265,7 +265,9 @@ func lockWaitsOf(t *testing.T, p *Store) int {
 //   - "database stopped mid-statement": the write waits for a row lock
 //     when PostgreSQL stops: ErrUnavailable; after the restart the record
 //     is still pending and the hold still held and not spent (nothing
-//     half-written), its release waiting for the retry, which lands.
+//     half-written), its release waiting for the retry, which lands (or,
+//     when the hold's own release reached the server before it went
+//     down, the hold spent and nothing to retry).
 func TestPostgresPutRelease(t *testing.T) {
 	const id, payer = foldKey, "338/0xtoken/0xpayer"
 	hold := "settle:" + id
@@ -362,10 +364,17 @@ func TestPostgresPutRelease(t *testing.T) {
 			case mined != nil && *mined == int64(tc.mined):
 				gotHold = "spent"
 			}
+			releasing := a.releasing(hold)
+			if tc.stop && gotHold == "spent" && !releasing {
+				// The hold's own release (sent after the batch failed)
+				// reached the server before it went down: as safe, and
+				// nothing is left to retry.
+				return
+			}
 			if gotHold != tc.wantHold {
 				t.Errorf("the hold afterwards is %s (mined_block %v); want %s", gotHold, mined, tc.wantHold)
 			}
-			if releasing := a.releasing(hold); releasing != tc.stop {
+			if releasing != tc.stop {
 				t.Errorf("the hold's release waits for a retry: %v, want %v", releasing, tc.stop)
 			}
 			if tc.stop {
