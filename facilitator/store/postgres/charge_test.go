@@ -439,3 +439,35 @@ func TestPostgresChargeIsHOT(t *testing.T) {
 		t.Fatalf("%d updates, %d of them HOT; want %d, all HOT", upd-upd0, hot-hot0, charges)
 	}
 }
+
+// TestChargeMode: the charges go prepared unless the connection string
+// chooses how statements go (a pooler without prepared statements), and
+// then they go that way; charges work either way.
+func TestChargeMode(t *testing.T) {
+	srv := pgtest.Shared(t)
+	for _, tc := range []struct {
+		suffix string
+		want   pgx.QueryExecMode
+	}{
+		{"", pgx.QueryExecModeCacheStatement},
+		{"&default_query_exec_mode=simple_protocol", pgx.QueryExecModeSimpleProtocol},
+		{"&default_query_exec_mode=exec", pgx.QueryExecModeExec},
+	} {
+		t.Run(tc.want.String(), func(t *testing.T) {
+			s := openGroupTest(t, srv.DSN(t)+tc.suffix)
+			if s.p.chargeMode != tc.want {
+				t.Fatalf("charge mode %v, want %v", s.p.chargeMode, tc.want)
+			}
+			ctx := context.Background()
+			for i := range int64(3) {
+				if _, err := s.Charge(ctx, storetest.ChannelID(1), big.NewInt(i), big.NewInt(i+1), storetest.Voucher(big.NewInt(i+1))); err != nil {
+					t.Fatalf("charge %d: %v", i, err)
+				}
+			}
+			c, err := s.Channel(ctx, storetest.ChannelID(1))
+			if err != nil || c.Charged.Int64() != 3 {
+				t.Fatalf("channel after 3 charges: %+v, %v", c, err)
+			}
+		})
+	}
+}

@@ -46,6 +46,8 @@ type Store struct {
 	lease   time.Duration
 	timeout time.Duration // a statement's budget (ctx)
 	host    string
+	// chargeMode is how a voucher's charge statements go (charge.go).
+	chargeMode pgx.QueryExecMode
 
 	// leaseCfg and leaseConn are the lease's own connection, used by
 	// register and keepLease only (one at a time), so that its renewal
@@ -94,7 +96,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("connecting to the PostgreSQL storage %s: %s", where, scrub(err, dsn))
 	}
 	p := &Store{pool: pool, logger: opts.Logger, dsn: dsn, where: where, lease: opts.Lease,
-		timeout: max(5*time.Second, 2*opts.Lease), leaseCfg: cfg.ConnConfig.Copy(),
+		timeout: max(5*time.Second, 2*opts.Lease), leaseCfg: cfg.ConnConfig.Copy(), chargeMode: chargeMode(cfg, dsn),
 		claims: map[string]string{}, unclaim: map[string]string{}, stop: make(chan struct{}), done: make(chan struct{})}
 	if p.logger == nil {
 		p.logger = zap.NewNop()
