@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,7 +45,8 @@ func scanChannel(row pgx.Row, before ...any) (*store.Channel, error) {
 		&claimed, &block, &withdraw, &c.LastActivity, &c.State, &nonce)...); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(cfg, &c.Config); err != nil {
+	var err error
+	if c.Config, err = parsedConfigs.parse(cfg); err != nil {
 		return nil, fmt.Errorf("channel %s: its config: %w", c.ID, err)
 	}
 	var ok [5]bool
@@ -64,6 +66,40 @@ func scanChannel(row pgx.Row, before ...any) (*store.Channel, error) {
 		c.WithdrawRequestedAt = *withdraw
 	}
 	return &c, nil
+}
+
+// maxParsedConfigs bounds the memo of parsed channel configs (a few
+// hundred bytes an entry); a full memo starts afresh.
+const maxParsedConfigs = 1 << 16
+
+// configMemo memoises channel configs by their JSON as stored: a
+// channel's config never changes, and every charge reads its record back,
+// so a config is decoded once, not on every paid request.
+type configMemo struct {
+	mu sync.Mutex
+	m  map[string]store.ChannelConfig
+}
+
+var parsedConfigs configMemo
+
+// parse is raw's config.
+func (cm *configMemo) parse(raw []byte) (store.ChannelConfig, error) {
+	cm.mu.Lock()
+	c, ok := cm.m[string(raw)]
+	cm.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return store.ChannelConfig{}, err
+	}
+	cm.mu.Lock()
+	if cm.m == nil || len(cm.m) >= maxParsedConfigs {
+		cm.m = map[string]store.ChannelConfig{}
+	}
+	cm.m[string(raw)] = c
+	cm.mu.Unlock()
+	return c, nil
 }
 
 // nullTime is t, or nil when zero.
