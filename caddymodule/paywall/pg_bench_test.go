@@ -3,20 +3,14 @@ package paywall
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-
 	"github.com/caddy-x402/caddy-x402/caddymodule/internal/testutil"
 	"github.com/caddy-x402/caddy-x402/facilitator/devnet"
-	"github.com/caddy-x402/caddy-x402/facilitator/exact"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
-	"github.com/caddy-x402/caddy-x402/internal/pgtest"
-	"github.com/caddy-x402/caddy-x402/internal/tcpproxy"
 )
 
 // BenchmarkPaidPostgres pays exact requests with the x402 app's storage on
@@ -30,18 +24,7 @@ import (
 //
 //	go test ./caddymodule/paywall/ -run '^$' -bench PaidPostgres -benchtime 20x -count 3
 func BenchmarkPaidPostgres(b *testing.B) {
-	srv := pgtest.Start(b)
-	dsn := srv.DSN(b)
-	px, err := tcpproxy.Start(fmt.Sprintf("127.0.0.1:%d", srv.Port()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = px.Close() })
-	dsn = strings.Replace(dsn, fmt.Sprintf("127.0.0.1:%d", srv.Port()), px.Addr(), 1)
-	if err := caddy.Stop(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = caddy.Stop() })
+	dsn, px := countedPostgres(b)
 	// Blocks every 20 ms rather than the tests' 200 ms, so that the wait
 	// for a block does not hide the store's share of a request.
 	global := strings.Replace(testutil.GlobalBlock("storage postgres "+dsn+" {\n\t\t\tlease 10m\n\t\t}"), "block_time 200ms", "block_time 20ms", 1)
@@ -84,14 +67,7 @@ func BenchmarkPaidPostgres(b *testing.B) {
 			var trips [2]int64
 			for b.Loop() {
 				b.StopTimer()
-				var headers [2]string
-				for i := range paths {
-					h, _, err := exact.CreatePayment(buyer, reqs[i], exact.PaymentOptions{ChainID: big.NewInt(devnet.ChainID)})
-					if err != nil {
-						b.Fatal(err)
-					}
-					headers[i] = h
-				}
+				headers := payEach(b, buyer, reqs)
 				b.StartTimer()
 				for i, p := range paths {
 					x0, t0 := px.Exchanges(), time.Now()

@@ -29,21 +29,7 @@ import (
 // request's claim one batch (Redemptions.PutReleasing), the same in every
 // run.
 func TestPostgresRoundTripsPerPayment(t *testing.T) {
-	srv := pgtest.Start(t)
-	dsn := srv.DSN(t)
-	px, err := tcpproxy.Start(fmt.Sprintf("127.0.0.1:%d", srv.Port()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = px.Close() })
-	dsn = strings.Replace(dsn, fmt.Sprintf("127.0.0.1:%d", srv.Port()), px.Addr(), 1)
-
-	// Another store: the signer's engine must start afresh with it, so the
-	// running config goes first; and it stops before the database does.
-	if err := caddy.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = caddy.Stop() })
+	dsn, px := countedPostgres(t)
 	tester := testutil.NewTester(t, testutil.GlobalBlock("storage postgres "+dsn+" {\n\t\t\tlease 10m\n\t\t}")+fmt.Sprintf(`
 :%d {
 	x402 /before {
@@ -85,4 +71,25 @@ func TestPostgresRoundTripsPerPayment(t *testing.T) {
 			t.Errorf("%s: %d PostgreSQL round trips, more than the %d of the folded path", tc.route, least, tc.want)
 		}
 	}
+}
+
+// countedPostgres starts a PostgreSQL server of the test's own and a TCP
+// proxy in front of it that counts the round trips (tcpproxy.Exchanges),
+// and stops the running Caddy config: the x402 app's storage is another
+// store then, with which the signer's engine must start afresh (and Caddy
+// stops before the database does). It returns the DSN through the proxy.
+func countedPostgres(tb testing.TB) (string, *tcpproxy.Proxy) {
+	tb.Helper()
+	srv := pgtest.Start(tb)
+	px, err := tcpproxy.Start(fmt.Sprintf("127.0.0.1:%d", srv.Port()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = px.Close() })
+	dsn := strings.Replace(srv.DSN(tb), fmt.Sprintf("127.0.0.1:%d", srv.Port()), px.Addr(), 1)
+	if err := caddy.Stop(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = caddy.Stop() })
+	return dsn, px
 }
