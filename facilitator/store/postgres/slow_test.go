@@ -239,7 +239,8 @@ func TestPostgresUnavailable(t *testing.T) {
 // TestPostgresRoundTrips: each call of the store is one round trip to
 // the database (counted by the proxy, Exchanges), the first of its kind on
 // a connection too (nothing to prepare: pgx's default prepared each
-// statement first, a round trip more), a take-over too (it was six: a
+// statement first, a round trip more; but for a voucher's charge, prepared
+// on a connection's first charge, chargeMode), a take-over too (it was six: a
 // transaction of four statements), and a connection idle for more than a
 // second is used without a ping first (pgx's default pinged it, a round
 // trip more).
@@ -273,8 +274,12 @@ func TestPostgresRoundTrips(t *testing.T) {
 			_, err := ch.Sync(ctx, storetest.ChannelID(1), "net", storetest.ChannelCfg(), store.ChainState{Balance: big.NewInt(100), Claimed: new(big.Int), Block: 1})
 			return err
 		}},
-		{"channel charge", 0, func() error {
+		{"channel charge, the first on the connection", 0, func() error {
 			_, err := ch.Charge(ctx, storetest.ChannelID(1), new(big.Int), big.NewInt(10), storetest.Voucher(big.NewInt(10)))
+			return err
+		}},
+		{"channel charge", 0, func() error {
+			_, err := ch.Charge(ctx, storetest.ChannelID(1), big.NewInt(10), big.NewInt(20), storetest.Voucher(big.NewInt(20)))
 			return err
 		}},
 		{"redemption get after 1.5 s idle", 1500 * time.Millisecond, func() error { _, err := rd.Get("c"); return err }},
@@ -284,8 +289,12 @@ func TestPostgresRoundTrips(t *testing.T) {
 		if err := tc.do(); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if n := px.Exchanges() - before; n != 1 {
-			t.Errorf("%s: %d round trips, want 1", tc.name, n)
+		want := int64(1)
+		if strings.HasSuffix(tc.name, "the first on the connection") {
+			want = 2 // the charge statement is prepared on it first (chargeMode)
+		}
+		if n := px.Exchanges() - before; n != want {
+			t.Errorf("%s: %d round trips, want %d", tc.name, n, want)
 		}
 	}
 }
