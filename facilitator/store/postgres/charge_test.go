@@ -52,6 +52,18 @@ func flightHolders() []int {
 // until the returned func ends it: a charge of one of them waits.
 func lockRows(t *testing.T, dsn string, ns ...int) func() {
 	t.Helper()
+	ids := make([]any, len(ns))
+	for i, n := range ns {
+		ids[i] = storetest.ChannelID(n)
+	}
+	return holdRowLocks(t, dsn, `SELECT 1 FROM x402_channels WHERE id = $1 FOR UPDATE`, ids...)
+}
+
+// holdRowLocks runs lockSQL (a SELECT … FOR UPDATE of $1) for each of args
+// in a transaction of its own connection and holds the row locks until the
+// returned func ends it.
+func holdRowLocks(t *testing.T, dsn, lockSQL string, args ...any) func() {
+	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -61,8 +73,8 @@ func lockRows(t *testing.T, dsn string, ns ...int) func() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range ns {
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM x402_channels WHERE id = $1 FOR UPDATE`, storetest.ChannelID(n)); err != nil {
+	for _, a := range args {
+		if _, err := tx.Exec(ctx, lockSQL, a); err != nil {
 			t.Fatal(err)
 		}
 	}

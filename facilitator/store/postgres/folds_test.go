@@ -158,31 +158,12 @@ func TestPostgresClaimRecord(t *testing.T) {
 			},
 			claim: func(t *testing.T, srv *pgtest.Server, dsn string, a, b *Store) (store.ClaimResult, *store.Redemption, error) {
 				ctx := context.Background()
-				conn, err := pgx.Connect(ctx, dsn)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tx, err := conn.Begin(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := tx.Exec(ctx, `SELECT 1 FROM x402_claims WHERE key = $1 FOR UPDATE`, foldKey); err != nil {
-					t.Fatal(err)
-				}
 				var res store.ClaimResult
 				var rec *store.Redemption
-				done := make(chan error, 1)
-				go func() {
-					var err error
+				var err error
+				stopMidStatement(t, srv, dsn, a, `SELECT 1 FROM x402_claims WHERE key = $1 FOR UPDATE`, foldKey, func() {
 					res, rec, err = a.Claims().ClaimRecord(ctx, foldKey)
-					done <- err
-				}()
-				await(t, "A's claim to wait for the row lock", func() bool { return lockWaitsOf(t, a) == 1 })
-				srv.Stop(t)
-				err = <-done
-				conn.Close(ctx)
-				srv.Restart(t)
-				waitPool(t, a)
+				})
 				if owner := claimOwner(t, a, foldKey); owner != b.Instance() {
 					t.Errorf("after the restart the claim row names %q, want B's %q: half-written", owner, b.Instance())
 				}
@@ -239,6 +220,23 @@ func expireLease(t *testing.T, p *Store, instance string) {
 	if _, err := p.pool.Exec(context.Background(), `UPDATE x402_instances SET expires_at = clock_timestamp() - interval '1 second' WHERE id = $1`, instance); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// stopMidStatement runs op while another connection holds the row lock of
+// lockSQL (a SELECT … FOR UPDATE of arg), so that op's statement waits for
+// it; stops the server then and, once op has returned, restarts it and
+// waits for p's pool.
+func stopMidStatement(t *testing.T, srv *pgtest.Server, dsn string, p *Store, lockSQL string, arg any, op func()) {
+	t.Helper()
+	unlock := holdRowLocks(t, dsn, lockSQL, arg)
+	done := make(chan struct{})
+	go func() { op(); close(done) }()
+	await(t, "the statement to wait for the row lock", func() bool { return lockWaitsOf(t, p) == 1 })
+	srv.Stop(t)
+	<-done
+	unlock()
+	srv.Restart(t)
+	waitPool(t, p)
 }
 
 // lockWaitsOf counts the statements waiting for a lock in p's database.
@@ -326,25 +324,7 @@ func TestPostgresPutRelease(t *testing.T) {
 			if !tc.stop {
 				err = put()
 			} else {
-				conn, cerr := pgx.Connect(ctx, dsn)
-				if cerr != nil {
-					t.Fatal(cerr)
-				}
-				tx, cerr := conn.Begin(ctx)
-				if cerr != nil {
-					t.Fatal(cerr)
-				}
-				if _, cerr := tx.Exec(ctx, `SELECT 1 FROM x402_settlements WHERE id = $1 FOR UPDATE`, id); cerr != nil {
-					t.Fatal(cerr)
-				}
-				done := make(chan error, 1)
-				go func() { done <- put() }()
-				await(t, "the write to wait for the row lock", func() bool { return lockWaitsOf(t, a) == 1 })
-				srv.Stop(t)
-				err = <-done
-				conn.Close(ctx)
-				srv.Restart(t)
-				waitPool(t, a)
+				stopMidStatement(t, srv, dsn, a, `SELECT 1 FROM x402_settlements WHERE id = $1 FOR UPDATE`, id, func() { err = put() })
 			}
 			if !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
 				t.Fatalf("PutRelease = %v; want %v", err, tc.err)
@@ -454,25 +434,7 @@ func TestPostgresPutReleasing(t *testing.T) {
 			if !tc.stop {
 				put()
 			} else {
-				conn, cerr := pgx.Connect(ctx, dsn)
-				if cerr != nil {
-					t.Fatal(cerr)
-				}
-				tx, cerr := conn.Begin(ctx)
-				if cerr != nil {
-					t.Fatal(cerr)
-				}
-				if _, cerr := tx.Exec(ctx, `SELECT 1 FROM x402_claims WHERE key = $1 FOR UPDATE`, foldKey); cerr != nil {
-					t.Fatal(cerr)
-				}
-				done := make(chan struct{})
-				go func() { put(); close(done) }()
-				await(t, "the write to wait for the claim row's lock", func() bool { return lockWaitsOf(t, a) == 1 })
-				srv.Stop(t)
-				<-done
-				conn.Close(ctx)
-				srv.Restart(t)
-				waitPool(t, a)
+				stopMidStatement(t, srv, dsn, a, `SELECT 1 FROM x402_claims WHERE key = $1 FOR UPDATE`, foldKey, put)
 			}
 			if released != tc.released || !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
 				t.Fatalf("PutReleasing = %v, %v; want %v, %v", released, err, tc.released, tc.err)
