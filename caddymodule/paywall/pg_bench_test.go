@@ -2,7 +2,6 @@ package paywall
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,20 +27,7 @@ func BenchmarkPaidPostgres(b *testing.B) {
 	// Blocks every 20 ms rather than the tests' 200 ms, so that the wait
 	// for a block does not hide the store's share of a request.
 	global := strings.Replace(testutil.GlobalBlock("storage postgres "+dsn+" {\n\t\t\tlease 10m\n\t\t}"), "block_time 200ms", "block_time 20ms", 1)
-	tester := testutil.NewTester(b, global+fmt.Sprintf(`
-:%d {
-	x402 /before {
-		pay_to %s
-		amount 100
-	}
-	x402 /after {
-		pay_to %s
-		amount 100
-		settle after
-	}
-	respond "paid"
-}
-`, testutil.SitePort, testutil.SellerAddr, testutil.SellerAddr))
+	tester := testutil.NewTester(b, global+beforeAfterSite())
 	buyer := testutil.BuyerKey(b, devnet.Buyer2PrivateKey)
 	paths := [2]string{"/before", "/after"}
 	var reqs [2]x402.PaymentRequirements

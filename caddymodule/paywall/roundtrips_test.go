@@ -30,20 +30,7 @@ import (
 // run.
 func TestPostgresRoundTripsPerPayment(t *testing.T) {
 	dsn, px := countedPostgres(t)
-	tester := testutil.NewTester(t, testutil.GlobalBlock("storage postgres "+dsn+" {\n\t\t\tlease 10m\n\t\t}")+fmt.Sprintf(`
-:%d {
-	x402 /before {
-		pay_to %s
-		amount 100
-	}
-	x402 /after {
-		pay_to %s
-		amount 100
-		settle after
-	}
-	respond "paid"
-}
-`, testutil.SitePort, testutil.SellerAddr, testutil.SellerAddr))
+	tester := testutil.NewTester(t, testutil.GlobalBlock("storage postgres "+dsn+" {\n\t\t\tlease 10m\n\t\t}")+beforeAfterSite())
 
 	buyer := testutil.BuyerKey(t, devnet.Buyer2PrivateKey)
 	for _, tc := range []struct {
@@ -92,4 +79,23 @@ func countedPostgres(tb testing.TB) (string, *tcpproxy.Proxy) {
 	}
 	tb.Cleanup(func() { _ = caddy.Stop() })
 	return dsn, px
+}
+
+// beforeAfterSite is the site of the PostgreSQL round-trip test and
+// benchmark: an exact route of each settle mode, /before and /after.
+func beforeAfterSite() string {
+	return fmt.Sprintf(`
+:%d {
+	x402 /before {
+		pay_to %s
+		amount 100
+	}
+	x402 /after {
+		pay_to %s
+		amount 100
+		settle after
+	}
+	respond "paid"
+}
+`, testutil.SitePort, testutil.SellerAddr, testutil.SellerAddr)
 }
