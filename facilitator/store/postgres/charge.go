@@ -245,7 +245,7 @@ func (s *Channels) chargeGroup(g []*queuedCharge) {
 // connection string chooses (default_query_exec_mode, as for a pooler
 // that keeps no prepared statements) holds for the charges too.
 func chargeMode(cfg *pgxpool.Config, dsn string) pgx.QueryExecMode {
-	if strings.Contains(dsn, "default_query_exec_mode") {
+	if choosesExecMode(dsn) {
 		return cfg.ConnConfig.DefaultQueryExecMode
 	}
 	return pgx.QueryExecModeCacheStatement

@@ -34,7 +34,7 @@ const slowRenewalLogEvery = time.Minute
 // is a round trip, on every request of a quiet instance). A new connection
 // is given the lease, unless the connection string sets connect_timeout.
 func tune(cfg *pgxpool.Config, dsn string, lease time.Duration) {
-	if !strings.Contains(dsn, "default_query_exec_mode") {
+	if !choosesExecMode(dsn) {
 		cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
@@ -44,6 +44,10 @@ func tune(cfg *pgxpool.Config, dsn string, lease time.Duration) {
 		return sp.IdleDuration > time.Minute || !connAlive(sp.Conn.PgConn().Conn())
 	}
 }
+
+// choosesExecMode says whether the connection string sets how statements
+// go (default_query_exec_mode): then that mode holds for every statement.
+func choosesExecMode(dsn string) bool { return strings.Contains(dsn, "default_query_exec_mode") }
 
 // Live implements Shared.
 func (p *Store) Live() bool {
