@@ -628,15 +628,7 @@ func (c *Chain) Mint(ctx context.Context, to common.Address, amount *big.Int) er
 	if err != nil {
 		return fmt.Errorf("devnet: mint: %w", err)
 	}
-	c.Mine()
-	r, err := c.waitReceipt(ctx, tx.Hash())
-	if err != nil {
-		return fmt.Errorf("devnet: mint: %w", err)
-	}
-	if r.Status != types.ReceiptStatusSuccessful {
-		return fmt.Errorf("devnet: mint transaction %s failed", tx.Hash())
-	}
-	return nil
+	return c.sealed(ctx, tx, "mint")
 }
 
 // SendValue sends wei of native coin from the key's account to to, seals
@@ -665,13 +657,19 @@ func (c *Chain) SendValue(ctx context.Context, from *ecdsa.PrivateKey, to common
 	if err := c.client.SendTransaction(ctx, tx); err != nil {
 		return fmt.Errorf("devnet: send value: %w", err)
 	}
+	return c.sealed(ctx, tx, "send value")
+}
+
+// sealed seals tx, sent, in a block and waits for its receipt: an error
+// when it failed (what names it in the error).
+func (c *Chain) sealed(ctx context.Context, tx *types.Transaction, what string) error {
 	c.Mine()
 	r, err := c.waitReceipt(ctx, tx.Hash())
 	if err != nil {
-		return fmt.Errorf("devnet: send value: %w", err)
+		return fmt.Errorf("devnet: %s: %w", what, err)
 	}
 	if r.Status != types.ReceiptStatusSuccessful {
-		return fmt.Errorf("devnet: value transfer %s failed", tx.Hash())
+		return fmt.Errorf("devnet: %s transaction %s failed", what, tx.Hash())
 	}
 	return nil
 }
