@@ -225,14 +225,17 @@ func expireLease(t *testing.T, p *Store, instance string) {
 // stopMidStatement runs op while another connection holds the row lock of
 // lockSQL (a SELECT … FOR UPDATE of arg), so that op's statement waits for
 // it; stops the server then and, once op has returned, restarts it and
-// waits for p's pool.
+// waits for p's pool. The server is killed (SIGKILL to it and its
+// backends), not shut down: a fast shutdown ends the lock's holder first,
+// and the waiting statement could take the lock and commit before its own
+// end (seen under the race detector); killed, it never gets the lock.
 func stopMidStatement(t *testing.T, srv *pgtest.Server, dsn string, p *Store, lockSQL string, arg any, op func()) {
 	t.Helper()
 	unlock := holdRowLocks(t, dsn, lockSQL, arg)
 	done := make(chan struct{})
 	go func() { op(); close(done) }()
 	await(t, "the statement to wait for the row lock", func() bool { return lockWaitsOf(t, p) == 1 })
-	srv.Stop(t)
+	srv.Kill(t)
 	<-done
 	unlock()
 	srv.Restart(t)
