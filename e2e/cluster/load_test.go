@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/batchsettlement/batch"
+	"github.com/caddy-x402/caddy-x402/internal/pgtest"
 )
 
 // TestChannelLoadCluster is the two-instance load of docs/benchmarks.md
@@ -27,7 +29,11 @@ import (
 // (X402_LOAD_SLICES, default 10) so that both meet the same load of the
 // machine. It reports both rates and their ratio, waits for the claim
 // rounds to pay the seller exactly price x paid requests, and counts the
-// gas payer's transactions by method. With CLUSTER_NO_SHARED_STORE=1 the
+// gas payer's transactions by method, and says the CPU per request of
+// Caddy, PostgreSQL and this process in each kind of slice. Each load runs
+// in each layout of X402_LOAD_LAYOUTS (default "shared,db-core"): every
+// process on every core, then PostgreSQL on a core of its own (layout_test.go).
+// With CLUSTER_NO_SHARED_STORE=1 the
 // instances run on bbolt files of their own, and each buyer sends all its
 // requests to one instance: the baseline of the same two processes.
 //
@@ -43,13 +49,30 @@ func TestChannelLoadCluster(t *testing.T) {
 	if buyers == "" {
 		buyers = "1,16"
 	}
+	layouts := os.Getenv("X402_LOAD_LAYOUTS")
+	if layouts == "" {
+		layouts = string(sharedCores) + "," + string(dbCore)
+	}
 	for _, f := range strings.Split(buyers, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || n > len(c.chain.Buyers()) || n > requests {
 			t.Fatalf("X402_LOAD_BUYERS: %q (1..%d)", f, len(c.chain.Buyers()))
 		}
-		salt += int64(n) * 1000
-		t.Run(fmt.Sprintf("2-instances/buyers=%d", n), func(t *testing.T) { c.channelLoad(t, n, requests, slices, salt) })
+		for _, l := range strings.Split(layouts, ",") {
+			l := layout(strings.TrimSpace(l))
+			salt += int64(n) * 1000
+			t.Run(fmt.Sprintf("2-instances/buyers=%d/%s", n, l), func(t *testing.T) {
+				if err := c.place(l); err != nil {
+					t.Fatal(err)
+				}
+				defer func() {
+					if err := c.place(sharedCores); err != nil {
+						t.Error(err)
+					}
+				}()
+				c.channelLoad(t, n, requests, slices, salt, l)
+			})
+		}
 	}
 }
 
@@ -66,7 +89,7 @@ func loadEnv(t *testing.T, k string, def int) int {
 }
 
 // channelLoad runs one load of n buyers on the cluster's two instances.
-func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64) {
+func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64, l layout) {
 	const path = "/chanload/x"
 	offer := c.offerV2(c.nodes[0], path)
 	seller0 := c.balance(c.payTo)
@@ -124,7 +147,10 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 		}
 	}
 
-	run := func(each func(g, k int) error, count func(g int) int) time.Duration {
+	var cpu402, cpuPaid phaseCPU
+	run := func(into *phaseCPU, each func(g, k int) error, count func(g int) int) time.Duration {
+		cpu0 := c.cpu()
+		defer func() { into.add(cpu0, c.cpu()) }()
 		start := time.Now()
 		var wg sync.WaitGroup
 		for g := range n {
@@ -153,11 +179,11 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 			all := len(headers[g])
 			return all*(s+1)/slices - all*s/slices
 		}
-		t402 += run(func(g, k int) error { return get(g+k, nil, http.StatusPaymentRequired) }, share)
+		t402 += run(&cpu402, func(g, k int) error { return get(g+k, nil, http.StatusPaymentRequired) }, share)
 		if dir := os.Getenv("X402_LOAD_PROFILE"); dir != "" && s == 0 {
 			go c.nodes[0].profile(t, filepath.Join(dir, fmt.Sprintf("paid-%d.pprof", n)))
 		}
-		tPaid += run(func(g, k int) error {
+		tPaid += run(&cpuPaid, func(g, k int) error {
 			h := headers[g][next[g]]
 			next[g]++
 			if noSharedStore {
@@ -177,8 +203,10 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 	if noSharedStore {
 		storeName = "bbolt (each buyer on one instance)"
 	}
-	t.Logf("LOAD %s, 2 instances, buyers=%d: unpaid 402 %.0f req/s, paid by voucher %.0f req/s, ratio %.2f (%d + %d requests in %d slices)",
-		storeName, n, rate402, ratePaid, ratePaid/rate402, count, count, slices)
+	t.Logf("LOAD %s, 2 instances, buyers=%d, layout %s: unpaid 402 %.0f req/s, paid by voucher %.0f req/s, ratio %.2f (%d + %d requests in %d slices)",
+		storeName, n, l, rate402, ratePaid, ratePaid/rate402, count, count, slices)
+	t.Logf("LOAD %s, 2 instances, buyers=%d, layout %s: CPU per request, unpaid 402: %s; paid by voucher: %s",
+		storeName, n, l, cpu402.per(count), cpuPaid.per(count))
 
 	// The seller is paid exactly price x paid requests by the claim rounds.
 	paid := per * int64(n)
@@ -207,6 +235,43 @@ func (c *cluster) channelLoad(t *testing.T, n, requests, slices int, salt int64)
 		claims == 0 || settles == 0 || claims > settles+2 || settles > claims+2 {
 		t.Errorf("the gas payer's transactions %v: want %d deposits and a claim and a settle per round", kinds, n)
 	}
+}
+
+// phaseCPU is the CPU time the load's processes used in the slices of one
+// kind: the two Caddy processes, PostgreSQL (server and backends) and this
+// one (the buyers' clients and the devnet).
+type phaseCPU struct{ caddy, postgres, load time.Duration }
+
+// cpu is the CPU each kind of process has used so far.
+func (c *cluster) cpu() phaseCPU {
+	var p phaseCPU
+	for _, in := range c.nodes {
+		in.mu.Lock()
+		if in.cmd != nil && in.cmd.Process != nil {
+			p.caddy += pgtest.ProcessCPU(in.cmd.Process.Pid, false)
+		}
+		in.mu.Unlock()
+	}
+	p.postgres = c.pg.CPU()
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		p.load = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return p
+}
+
+// add adds to p the CPU used between two readings of cluster.cpu.
+func (p *phaseCPU) add(start, end phaseCPU) {
+	p.caddy += end.caddy - start.caddy
+	p.postgres += end.postgres - start.postgres
+	p.load += end.load - start.load
+}
+
+// per says the CPU per request of n requests, by kind of process.
+func (p phaseCPU) per(n int) string {
+	us := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(n) }
+	return fmt.Sprintf("Caddy %.0f us, PostgreSQL %.0f us, load and devnet %.0f us, all %.0f us",
+		us(p.caddy), us(p.postgres), us(p.load), us(p.caddy+p.postgres+p.load))
 }
 
 // profile writes 2 s of the instance's CPU profile (Caddy's admin
@@ -243,7 +308,7 @@ func (c *cluster) logStatements(t *testing.T) func() {
 }
 
 func (in *instance) profile(t *testing.T, path string) {
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=2", in.admin))
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=4", in.admin))
 	if err != nil {
 		t.Errorf("profile: %v", err)
 		return

@@ -333,14 +333,7 @@ func (s *Server) halt(sig syscall.Signal) error {
 // /proc (Linux), since postgres puts each in a process group of its own.
 func kill(postmaster int) {
 	syscall.Kill(postmaster, syscall.SIGSTOP) // no new children meanwhile
-	var children []int
-	dir, _ := os.ReadDir("/proc")
-	for _, e := range dir {
-		if _, ppid, ok := stat(e.Name()); ok && ppid == strconv.Itoa(postmaster) {
-			pid, _ := strconv.Atoi(e.Name())
-			children = append(children, pid)
-		}
-	}
+	children := childrenOf(postmaster)
 	syscall.Kill(postmaster, syscall.SIGKILL)
 	for _, pid := range children {
 		syscall.Kill(pid, syscall.SIGKILL)
@@ -353,6 +346,19 @@ func kill(postmaster int) {
 			return
 		}
 	}
+}
+
+// childrenOf are the live children of process pid, from /proc (Linux).
+func childrenOf(pid int) []int {
+	var children []int
+	dir, _ := os.ReadDir("/proc")
+	for _, e := range dir {
+		if _, ppid, ok := stat(e.Name()); ok && ppid == strconv.Itoa(pid) {
+			child, _ := strconv.Atoi(e.Name())
+			children = append(children, child)
+		}
+	}
+	return children
 }
 
 // stat is a live process's state and parent, from /proc/PID/stat.
