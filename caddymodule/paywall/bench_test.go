@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,13 +57,17 @@ func BenchmarkPaywall(b *testing.B) {
 	// signature per accepts entry in the header and one in the body.
 	b.Run("unpaid402-signed-jws", run("/signed-jws", http.StatusPaymentRequired))
 	b.Run("unpaid402-signed-eip712", run("/signed-eip712", http.StatusPaymentRequired))
+	// A URL of its own per request (a query): the offers are signed for
+	// every 402, as a flood of distinct URLs has them (offer_memo.go).
+	b.Run("unpaid402-signed-jws-distinct", run("/signed-jws?n=*", http.StatusPaymentRequired))
 	b.Run("respond", run("/free", http.StatusOK))
 }
 
 // parallelGets is a client with room for parallel requests (closed when b
 // ends) and, for a path and its status, the benchmark of GETs of it from
 // every goroutine: one request first, so a wrong answer fails loudly;
-// reports bytes, allocations and req/s.
+// reports bytes, allocations and req/s. A path ending in "*" has it
+// replaced by a number of its own on every request.
 func parallelGets(b *testing.B) func(path string, status int) func(*testing.B) {
 	client := &http.Client{Transport: &http.Transport{
 		MaxIdleConns:        256,
@@ -72,8 +78,15 @@ func parallelGets(b *testing.B) func(path string, status int) func(*testing.B) {
 	return func(path string, status int) func(*testing.B) {
 		return func(b *testing.B) {
 			url := testutil.SiteURL + path
+			var seq atomic.Int64
+			next := func() string {
+				if prefix, ok := strings.CutSuffix(url, "*"); ok {
+					return prefix + strconv.FormatInt(seq.Add(1), 10)
+				}
+				return url
+			}
 			// One request first, so a wrong answer fails loudly.
-			resp, err := client.Get(url)
+			resp, err := client.Get(next())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -88,7 +101,7 @@ func parallelGets(b *testing.B) func(path string, status int) func(*testing.B) {
 			start := time.Now()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					resp, err := client.Get(url)
+					resp, err := client.Get(next())
 					if err != nil {
 						b.Error(err)
 						return

@@ -37,6 +37,7 @@ type receipts struct {
 	noTx   bool     // receipt_transaction off
 	app    *app.App // the receipt keys
 	logger *zap.Logger
+	offers offerMemo // the offers signed this second (offer_memo.go)
 }
 
 // newReceipts is the route's signer of offers and receipts, nil without
@@ -83,8 +84,8 @@ func (rc *receipts) offersExtension(r *http.Request, resource string, terms []of
 	k, now := rc.key(r), time.Now().Unix()
 	info := offerreceipt.OffersInfo{Offers: make([]offerreceipt.SignedOffer, 0, len(terms))}
 	for i, t := range terms {
-		so, err := k.SignOffer(rc.format, i, offerreceipt.Offer{ResourceURL: resource, Scheme: t.scheme, Network: t.network,
-			Asset: t.asset, PayTo: t.payTo, Amount: t.amount, ValidUntil: now + t.maxTimeoutSeconds})
+		so, err := rc.offers.sign(k, rc.format, i, offerreceipt.Offer{ResourceURL: resource, Scheme: t.scheme, Network: t.network,
+			Asset: t.asset, PayTo: t.payTo, Amount: t.amount, ValidUntil: now + t.maxTimeoutSeconds}, now)
 		if err != nil {
 			rc.logger.Error("signing an offer failed; the 402 goes out without signed offers", zap.Error(err))
 			return nil
