@@ -24,15 +24,7 @@ func TestDegradedStart(t *testing.T) {
 	rpc.Down.Store(true)
 	t.Setenv("X402_TEST_SIGNER_KEY", devnet.SignerPrivateKey)
 	network := func(chainID int64) string {
-		return fmt.Sprintf(`network flaky {
-			chain_id %d
-			rpc %s
-			token %s
-			decimals 6
-			eip712_name "%s"
-			eip712_version %s
-			signer_key {env.X402_TEST_SIGNER_KEY}
-		}`, chainID, rpc.URL, devnet.TokenAddress.Hex(), devnet.TokenName, devnet.TokenVersion)
+		return testutil.NetworkBlock("flaky", chainID, rpc.URL, "X402_TEST_SIGNER_KEY")
 	}
 	site := fmt.Sprintf(`
 :%d {

@@ -32,15 +32,7 @@ func TestAccessSmartWallet(t *testing.T) {
 	up := testutil.EchoUpstream(t)
 	rpc := testutil.NewRPCCounter(t, testutil.DevnetURL)
 	t.Setenv("X402_TEST_SIGNER_KEY", devnet.SignerPrivateKey)
-	tester := testutil.NewTester(t, testutil.GlobalBlock(fmt.Sprintf(`network walletnet {
-			chain_id %d
-			rpc %s
-			token %s
-			decimals 6
-			eip712_name "%s"
-			eip712_version %s
-			signer_key {env.X402_TEST_SIGNER_KEY}
-		}`, devnet.ChainID, rpc.URL, devnet.TokenAddress.Hex(), devnet.TokenName, devnet.TokenVersion))+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock(testutil.NetworkBlock("walletnet", devnet.ChainID, rpc.URL, "X402_TEST_SIGNER_KEY"))+fmt.Sprintf(`
 :%d {
 	x402 /sw/* {
 		pay_to %[2]s

@@ -21,15 +21,7 @@ func TestChannelDepositSignerWithoutGas(t *testing.T) {
 	signer := crypto.PubkeyToAddress(key.PublicKey)
 	t.Setenv("X402_TEST_NOGAS_KEY", hexutil.Encode(crypto.FromECDSA(key)))
 	const payTo = "0x0000000000000000000000000000000000c4a0A5"
-	tester := testutil.NewTester(t, testutil.GlobalBlock(fmt.Sprintf(`network nogasnet {
-			chain_id %d
-			rpc %s
-			token %s
-			decimals 6
-			eip712_name "%s"
-			eip712_version %s
-			signer_key {env.X402_TEST_NOGAS_KEY}
-		}`, devnet.ChainID, testutil.DevnetURL, devnet.TokenAddress.Hex(), devnet.TokenName, devnet.TokenVersion))+fmt.Sprintf(`
+	tester := testutil.NewTester(t, testutil.GlobalBlock(testutil.NetworkBlock("nogasnet", devnet.ChainID, testutil.DevnetURL, "X402_TEST_NOGAS_KEY"))+fmt.Sprintf(`
 :%d {
 	x402 /nogas {
 		pay_to %s

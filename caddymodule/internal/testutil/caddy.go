@@ -118,3 +118,19 @@ func AssertLoadError(t *testing.T, config, configType, want string) {
 		t.Errorf("loading the config: status %d %s, want an error containing %q", status, b, want)
 	}
 }
+
+// NetworkBlock is the x402 global option's block of a network named name
+// on the devnet's chain and token (chain ID chainID, which a test may get
+// wrong on purpose), reached at rpc and signing with the key in the
+// environment variable signerEnv.
+func NetworkBlock(name string, chainID int64, rpc, signerEnv string) string {
+	return fmt.Sprintf(`network %s {
+			chain_id %d
+			rpc %s
+			token %s
+			decimals 6
+			eip712_name "%s"
+			eip712_version %s
+			signer_key {env.%s}
+		}`, name, chainID, rpc, devnet.TokenAddress.Hex(), devnet.TokenName, devnet.TokenVersion, signerEnv)
+}
