@@ -21,6 +21,7 @@ import (
 type Channels struct {
 	p       *Store
 	charges chargeQueue
+	known   channelMemo // the networks and configs of the channels read
 }
 
 var _ store.Channels = (*Channels)(nil)
@@ -30,8 +31,9 @@ const channelCols = `id, network, config, balance::text, charged::text, voucher_
 	claimed::text, block, withdraw_requested_at, last_activity, state, refund_nonce::text`
 
 // scanChannel reads one record of channelCols, after the columns of
-// before (when the query selects more).
-func scanChannel(row pgx.Row, before ...any) (*store.Channel, error) {
+// before (when the query selects more), and keeps its network and config
+// in s.known.
+func (s *Channels) scanChannel(row pgx.Row, before ...any) (*store.Channel, error) {
 	var (
 		c                         store.Channel
 		cfg                       []byte
@@ -46,7 +48,7 @@ func scanChannel(row pgx.Row, before ...any) (*store.Channel, error) {
 		return nil, err
 	}
 	var err error
-	if c.Config, err = parsedConfigs.parse(cfg); err != nil {
+	if c.Config, err = s.known.parse(c.ID, c.Network, cfg); err != nil {
 		return nil, fmt.Errorf("channel %s: its config: %w", c.ID, err)
 	}
 	var ok [5]bool
@@ -68,38 +70,56 @@ func scanChannel(row pgx.Row, before ...any) (*store.Channel, error) {
 	return &c, nil
 }
 
-// maxParsedConfigs bounds the memo of parsed channel configs (a few
-// hundred bytes an entry); a full memo starts afresh.
-const maxParsedConfigs = 1 << 16
+// maxKnownChannels bounds the memo of channels' networks and configs (a
+// few hundred bytes an entry); a full memo starts afresh.
+const maxKnownChannels = 1 << 16
 
-// configMemo memoises channel configs by their JSON as stored: a
-// channel's config never changes, and every charge reads its record back,
-// so a config is decoded once, not on every paid request.
-type configMemo struct {
+// channelMemo memoises what never changes of a channel's record, by id:
+// its network and config. Every record read whole fills it, so a config
+// is decoded once, not on every paid request, and a charge of a channel
+// it holds returns only what the charge did not write (chargedCols,
+// charge.go).
+type channelMemo struct {
 	mu sync.Mutex
-	m  map[string]store.ChannelConfig
+	m  map[string]knownChannel
 }
 
-var parsedConfigs configMemo
+// knownChannel is what the memo holds of a channel.
+type knownChannel struct {
+	network string
+	config  store.ChannelConfig
+	raw     string // the config as stored
+}
 
-// parse is raw's config.
-func (cm *configMemo) parse(raw []byte) (store.ChannelConfig, error) {
+// parse is the config raw of channel id on network, decoded once: a
+// record whose network or config differs from the memo's is decoded
+// again and replaces it.
+func (cm *channelMemo) parse(id, network string, raw []byte) (store.ChannelConfig, error) {
 	cm.mu.Lock()
-	c, ok := cm.m[string(raw)]
+	kc, ok := cm.m[id]
 	cm.mu.Unlock()
-	if ok {
-		return c, nil
+	if ok && kc.network == network && kc.raw == string(raw) {
+		return kc.config, nil
 	}
+	var c store.ChannelConfig
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return store.ChannelConfig{}, err
 	}
 	cm.mu.Lock()
-	if cm.m == nil || len(cm.m) >= maxParsedConfigs {
-		cm.m = map[string]store.ChannelConfig{}
+	if cm.m == nil || len(cm.m) >= maxKnownChannels {
+		cm.m = map[string]knownChannel{}
 	}
-	cm.m[string(raw)] = c
+	cm.m[id] = knownChannel{network: network, config: c, raw: string(raw)}
 	cm.mu.Unlock()
 	return c, nil
+}
+
+// known is what the memo holds of channel id.
+func (cm *channelMemo) known(id string) (knownChannel, bool) {
+	cm.mu.Lock()
+	defer cm.mu.Unlock()
+	kc, ok := cm.m[id]
+	return kc, ok
 }
 
 // nullTime is t, or nil when zero.
@@ -128,7 +148,7 @@ func (s *Channels) Sync(ctx context.Context, id, network string, cfg store.Chann
 	}
 	ctx, cancel := s.p.bound(ctx)
 	defer cancel()
-	c, err := scanChannel(s.p.pool.QueryRow(ctx, `INSERT INTO x402_channels AS c
+	c, err := s.scanChannel(s.p.pool.QueryRow(ctx, `INSERT INTO x402_channels AS c
 			(id, network, config, balance, charged, claimed, block, withdraw_requested_at, last_activity, state, refund_nonce)
 		VALUES ($1, $2, $3, $4::numeric, $5::numeric, $5::numeric, $6, $7, $8, 'open', $9::numeric)
 		ON CONFLICT (id) DO UPDATE SET
@@ -146,7 +166,7 @@ func (s *Channels) Sync(ctx context.Context, id, network string, cfg store.Chann
 
 // get reads one record; nil when there is none.
 func (s *Channels) get(ctx context.Context, k string) (*store.Channel, error) {
-	c, err := scanChannel(s.p.pool.QueryRow(ctx, `SELECT `+channelCols+` FROM x402_channels WHERE id = $1`, k))
+	c, err := s.scanChannel(s.p.pool.QueryRow(ctx, `SELECT `+channelCols+` FROM x402_channels WHERE id = $1`, k))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -215,7 +235,7 @@ func (s *Channels) list(ctx context.Context, sql string, args ...any) ([]*store.
 	defer rows.Close()
 	var out []*store.Channel
 	for rows.Next() {
-		c, err := scanChannel(rows)
+		c, err := s.scanChannel(rows)
 		if err != nil {
 			return nil, pgError(err)
 		}

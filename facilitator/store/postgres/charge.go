@@ -191,7 +191,7 @@ func (s *Channels) chargeGroup(g []*queuedCharge) {
 	got := make([]*store.Channel, n)
 	var err error
 	for try := 0; try < 3; try++ {
-		if err = s.updateGroup(ctx, got, ids, prevs, chargeds, maxes, sigs); !deadlocked(err) {
+		if err = s.updateGroup(ctx, got, g, ids, prevs, chargeds, maxes, sigs); !deadlocked(err) {
 			break
 		}
 		clear(got)
@@ -251,33 +251,112 @@ func chargeMode(cfg *pgxpool.Config, dsn string) pgx.QueryExecMode {
 	return pgx.QueryExecModeCacheStatement
 }
 
-// updateGroup is the group's UPDATE: got[i] is the record after charge i,
-// nil for a charge refused (or of a channel without a record).
-func (s *Channels) updateGroup(ctx context.Context, got []*store.Channel, ids, prevs, chargeds, maxes []string, sigs [][]byte) error {
+// chargedCols are what a charge returns of a channel whose network and
+// config the memo holds (channelMemo): the chain's readings, which may
+// have changed since. The rest of the record is what the charge wrote
+// (chargedRow.record); a channel the memo does not hold returns the whole
+// record (channelCols), which fills the memo.
+const chargedCols = `balance::text, claimed::text, block, withdraw_requested_at, refund_nonce::text`
+
+// chargedRow is one row of chargedCols.
+type chargedRow struct {
+	balance, claimed, nonce string
+	block                   int64
+	withdraw                *time.Time
+}
+
+// dest are the row's scan destinations, after those of before.
+func (cr *chargedRow) dest(before ...any) []any {
+	return append(before, &cr.balance, &cr.claimed, &cr.block, &cr.withdraw, &cr.nonce)
+}
+
+// record is the record of channel kc after charge qc, made at now.
+func (cr *chargedRow) record(kc knownChannel, qc *queuedCharge, now time.Time) (*store.Channel, error) {
+	c := &store.Channel{ID: qc.key, Network: kc.network, Config: kc.config, Charged: new(big.Int).Set(qc.charged),
+		VoucherMax: new(big.Int).Set(qc.v.Max), VoucherSignature: slices.Clone(qc.v.Signature),
+		Block: uint64(cr.block), LastActivity: now, State: store.ChannelOpen}
+	var ok [3]bool
+	c.Balance, ok[0] = new(big.Int).SetString(cr.balance, 10)
+	c.Claimed, ok[1] = new(big.Int).SetString(cr.claimed, 10)
+	c.RefundNonce, ok[2] = new(big.Int).SetString(cr.nonce, 10)
+	if !ok[0] || !ok[1] || !ok[2] {
+		return nil, fmt.Errorf("channel %s: an amount is not a decimal integer", c.ID)
+	}
+	if cr.withdraw != nil {
+		c.WithdrawRequestedAt = *cr.withdraw
+	}
+	return c, nil
+}
+
+// updateGroup is the group's UPDATE: got[i] is the record after charge
+// g[i], nil for a charge refused (or of a channel without a record).
+// When the memo holds every channel of the group, the statement returns
+// only chargedCols.
+func (s *Channels) updateGroup(ctx context.Context, got []*store.Channel, g []*queuedCharge, ids, prevs, chargeds, maxes []string, sigs [][]byte) error {
+	known := make([]knownChannel, len(g))
+	slim := true
+	for i, qc := range g {
+		var ok bool
+		known[i], ok = s.known.known(qc.key)
+		slim = slim && ok
+	}
+	cols := channelCols
+	if slim {
+		cols = chargedCols
+	}
+	now := time.Now().Truncate(time.Microsecond) // last_activity, as the database keeps it
+	// read reads a charge's record from row: the lone charge's, or that of
+	// the charge the row's ordinal (ord, read first) names.
+	read := func(row pgx.Row, ord *int64) (*store.Channel, error) {
+		var before []any
+		if ord != nil {
+			before = append(before, ord)
+		}
+		if !slim {
+			return s.scanChannel(row, before...)
+		}
+		var cr chargedRow
+		if err := row.Scan(cr.dest(before...)...); err != nil {
+			return nil, err
+		}
+		i := 0
+		if ord != nil {
+			i = int(*ord) - 1
+		}
+		if i < 0 || i >= len(g) {
+			return nil, fmt.Errorf("the group's UPDATE answered for charge %d of %d", i+1, len(g))
+		}
+		return cr.record(known[i], g[i], now)
+	}
 	if len(ids) == 1 { // a lone charge: the plain UPDATE, cheaper to plan
-		c, err := scanChannel(s.p.pool.QueryRow(ctx, `UPDATE x402_channels
+		c, err := read(s.p.pool.QueryRow(ctx, `UPDATE x402_channels
 			SET charged = $3::numeric, voucher_max = $4::numeric, voucher_sig = $5, last_activity = $6
 			WHERE id = $1 AND charged = $2::numeric AND state = 'open' AND $3::numeric <= balance AND $3::numeric >= claimed
-			RETURNING `+channelCols, s.p.chargeMode, ids[0], prevs[0], chargeds[0], maxes[0], sigs[0], time.Now()))
+			RETURNING `+cols, s.p.chargeMode, ids[0], prevs[0], chargeds[0], maxes[0], sigs[0], now), nil)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
 		got[0] = c
 		return err
 	}
+	if slim {
+		cols = qualified("c", chargedCols)
+	} else {
+		cols = qualified("c", channelCols)
+	}
 	rows, err := s.p.pool.Query(ctx, `WITH u AS (
 			SELECT * FROM unnest($1::text[], $2::numeric[], $3::numeric[], $4::numeric[], $5::bytea[])
 				WITH ORDINALITY AS u(id, prev, charged, vmax, sig, ord))
 		UPDATE x402_channels AS c SET charged = u.charged, voucher_max = u.vmax, voucher_sig = u.sig, last_activity = $6
 		FROM u WHERE c.id = u.id AND c.charged = u.prev AND c.state = 'open' AND u.charged <= c.balance AND u.charged >= c.claimed
-		RETURNING u.ord, `+qualified("c", channelCols), s.p.chargeMode, ids, prevs, chargeds, maxes, sigs, time.Now())
+		RETURNING u.ord, `+cols, s.p.chargeMode, ids, prevs, chargeds, maxes, sigs, now)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var ord int64
-		c, err := scanChannel(rows, &ord)
+		c, err := read(rows, &ord)
 		if err != nil {
 			return err
 		}
