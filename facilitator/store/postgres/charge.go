@@ -258,6 +258,33 @@ func chargeMode(cfg *pgxpool.Config, dsn string) pgx.QueryExecMode {
 // record (channelCols), which fills the memo.
 const chargedCols = `balance::text, claimed::text, block, withdraw_requested_at, refund_nonce::text`
 
+// The charge statements by whether they return chargedCols (true) or the
+// whole record (false).
+var (
+	chargeSQL      = map[bool]string{false: loneChargeSQL(channelCols), true: loneChargeSQL(chargedCols)}
+	groupChargeSQL = map[bool]string{false: groupSQL(channelCols), true: groupSQL(chargedCols)}
+)
+
+// loneChargeSQL is a lone charge's plain UPDATE (cheaper to plan),
+// returning cols.
+func loneChargeSQL(cols string) string {
+	return `UPDATE x402_channels
+		SET charged = $3::numeric, voucher_max = $4::numeric, voucher_sig = $5, last_activity = $6
+		WHERE id = $1 AND charged = $2::numeric AND state = 'open' AND $3::numeric <= balance AND $3::numeric >= claimed
+		RETURNING ` + cols
+}
+
+// groupSQL is a group's UPDATE over arrays, each row with its own
+// condition, returning each row's ordinal and cols.
+func groupSQL(cols string) string {
+	return `WITH u AS (
+			SELECT * FROM unnest($1::text[], $2::numeric[], $3::numeric[], $4::numeric[], $5::bytea[])
+				WITH ORDINALITY AS u(id, prev, charged, vmax, sig, ord))
+		UPDATE x402_channels AS c SET charged = u.charged, voucher_max = u.vmax, voucher_sig = u.sig, last_activity = $6
+		FROM u WHERE c.id = u.id AND c.charged = u.prev AND c.state = 'open' AND u.charged <= c.balance AND u.charged >= c.claimed
+		RETURNING u.ord, ` + qualified("c", cols)
+}
+
 // chargedRow is one row of chargedCols.
 type chargedRow struct {
 	balance, claimed, nonce string
@@ -300,10 +327,6 @@ func (s *Channels) updateGroup(ctx context.Context, got []*store.Channel, g []*q
 		known[i], ok = s.known.known(qc.key)
 		slim = slim && ok
 	}
-	cols := channelCols
-	if slim {
-		cols = chargedCols
-	}
 	now := time.Now().Truncate(time.Microsecond) // last_activity, as the database keeps it
 	// read reads a charge's record from row: the lone charge's, or that of
 	// the charge the row's ordinal (ord, read first) names.
@@ -328,28 +351,15 @@ func (s *Channels) updateGroup(ctx context.Context, got []*store.Channel, g []*q
 		}
 		return cr.record(known[i], g[i], now)
 	}
-	if len(ids) == 1 { // a lone charge: the plain UPDATE, cheaper to plan
-		c, err := read(s.p.pool.QueryRow(ctx, `UPDATE x402_channels
-			SET charged = $3::numeric, voucher_max = $4::numeric, voucher_sig = $5, last_activity = $6
-			WHERE id = $1 AND charged = $2::numeric AND state = 'open' AND $3::numeric <= balance AND $3::numeric >= claimed
-			RETURNING `+cols, s.p.chargeMode, ids[0], prevs[0], chargeds[0], maxes[0], sigs[0], now), nil)
+	if len(ids) == 1 { // a lone charge
+		c, err := read(s.p.pool.QueryRow(ctx, chargeSQL[slim], s.p.chargeMode, ids[0], prevs[0], chargeds[0], maxes[0], sigs[0], now), nil)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
 		got[0] = c
 		return err
 	}
-	if slim {
-		cols = qualified("c", chargedCols)
-	} else {
-		cols = qualified("c", channelCols)
-	}
-	rows, err := s.p.pool.Query(ctx, `WITH u AS (
-			SELECT * FROM unnest($1::text[], $2::numeric[], $3::numeric[], $4::numeric[], $5::bytea[])
-				WITH ORDINALITY AS u(id, prev, charged, vmax, sig, ord))
-		UPDATE x402_channels AS c SET charged = u.charged, voucher_max = u.vmax, voucher_sig = u.sig, last_activity = $6
-		FROM u WHERE c.id = u.id AND c.charged = u.prev AND c.state = 'open' AND u.charged <= c.balance AND u.charged >= c.claimed
-		RETURNING u.ord, `+cols, s.p.chargeMode, ids, prevs, chargeds, maxes, sigs, now)
+	rows, err := s.p.pool.Query(ctx, groupChargeSQL[slim], s.p.chargeMode, ids, prevs, chargeds, maxes, sigs, now)
 	if err != nil {
 		return err
 	}
