@@ -274,8 +274,6 @@ func (p phaseCPU) per(n int) string {
 		us(p.caddy), us(p.postgres), us(p.load), us(p.caddy+p.postgres+p.load))
 }
 
-// profile writes 2 s of the instance's CPU profile (Caddy's admin
-// /debug/pprof) to path.
 // logStatements resets PostgreSQL's statement counts (pg_stat_statements,
 // which pgtest preloads) and returns a func that logs the 15 statements
 // that took the most time since, with their calls and rows.
@@ -307,6 +305,8 @@ func (c *cluster) logStatements(t *testing.T) func() {
 	}
 }
 
+// profile writes 4 s of the instance's CPU profile (Caddy's admin
+// /debug/pprof) to path.
 func (in *instance) profile(t *testing.T, path string) {
 	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/profile?seconds=4", in.admin))
 	if err != nil {

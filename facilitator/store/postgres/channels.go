@@ -35,39 +35,63 @@ const channelCols = `id, network, config, balance::text, charged::text, voucher_
 // in s.known.
 func (s *Channels) scanChannel(row pgx.Row, before ...any) (*store.Channel, error) {
 	var (
-		c                         store.Channel
-		cfg                       []byte
-		balance, charged, claimed string
-		nonce                     string
-		vmax                      *string
-		block                     int64
-		withdraw                  *time.Time
+		c       store.Channel
+		cfg     []byte
+		r       chargedRow // the chain's readings
+		charged string
+		vmax    *string
 	)
-	if err := row.Scan(append(before, &c.ID, &c.Network, &cfg, &balance, &charged, &vmax, &c.VoucherSignature,
-		&claimed, &block, &withdraw, &c.LastActivity, &c.State, &nonce)...); err != nil {
+	if err := row.Scan(append(before, &c.ID, &c.Network, &cfg, &r.balance, &charged, &vmax, &c.VoucherSignature,
+		&r.claimed, &r.block, &r.withdraw, &c.LastActivity, &c.State, &r.nonce)...); err != nil {
 		return nil, err
 	}
 	var err error
 	if c.Config, err = s.known.parse(c.ID, c.Network, cfg); err != nil {
 		return nil, fmt.Errorf("channel %s: its config: %w", c.ID, err)
 	}
-	var ok [5]bool
-	c.RefundNonce, ok[4] = new(big.Int).SetString(nonce, 10)
-	c.Balance, ok[0] = new(big.Int).SetString(balance, 10)
-	c.Charged, ok[1] = new(big.Int).SetString(charged, 10)
-	c.Claimed, ok[2] = new(big.Int).SetString(claimed, 10)
-	ok[3] = true
+	var ok [2]bool
+	c.Charged, ok[0] = new(big.Int).SetString(charged, 10)
+	ok[1] = true
 	if vmax != nil {
-		c.VoucherMax, ok[3] = new(big.Int).SetString(*vmax, 10)
+		c.VoucherMax, ok[1] = new(big.Int).SetString(*vmax, 10)
 	}
-	if !ok[0] || !ok[1] || !ok[2] || !ok[3] || !ok[4] {
+	if !ok[0] || !ok[1] {
 		return nil, fmt.Errorf("channel %s: an amount is not a decimal integer", c.ID)
 	}
-	c.Block = uint64(block)
-	if withdraw != nil {
-		c.WithdrawRequestedAt = *withdraw
+	if err := r.fill(&c); err != nil {
+		return nil, err
 	}
 	return &c, nil
+}
+
+// chargedRow is one row of chargedCols: the chain's readings of a
+// channel (scanChannel reads them into one too).
+type chargedRow struct {
+	balance, claimed, nonce string
+	block                   int64
+	withdraw                *time.Time
+}
+
+// dest are the row's scan destinations, after those of before.
+func (cr *chargedRow) dest(before ...any) []any {
+	return append(before, &cr.balance, &cr.claimed, &cr.block, &cr.withdraw, &cr.nonce)
+}
+
+// fill sets c's chain readings (balance, claimed, block, withdrawal,
+// refund nonce) from the row: a charge's, or a record read whole.
+func (cr *chargedRow) fill(c *store.Channel) error {
+	var ok [3]bool
+	c.Balance, ok[0] = new(big.Int).SetString(cr.balance, 10)
+	c.Claimed, ok[1] = new(big.Int).SetString(cr.claimed, 10)
+	c.RefundNonce, ok[2] = new(big.Int).SetString(cr.nonce, 10)
+	if !ok[0] || !ok[1] || !ok[2] {
+		return fmt.Errorf("channel %s: an amount is not a decimal integer", c.ID)
+	}
+	c.Block = uint64(cr.block)
+	if cr.withdraw != nil {
+		c.WithdrawRequestedAt = *cr.withdraw
+	}
+	return nil
 }
 
 // maxKnownChannels bounds the memo of channels' networks and configs (a

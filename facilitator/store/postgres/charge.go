@@ -285,32 +285,13 @@ func groupSQL(cols string) string {
 		RETURNING u.ord, ` + qualified("c", cols)
 }
 
-// chargedRow is one row of chargedCols.
-type chargedRow struct {
-	balance, claimed, nonce string
-	block                   int64
-	withdraw                *time.Time
-}
-
-// dest are the row's scan destinations, after those of before.
-func (cr *chargedRow) dest(before ...any) []any {
-	return append(before, &cr.balance, &cr.claimed, &cr.block, &cr.withdraw, &cr.nonce)
-}
-
 // record is the record of channel kc after charge qc, made at now.
 func (cr *chargedRow) record(kc knownChannel, qc *queuedCharge, now time.Time) (*store.Channel, error) {
 	c := &store.Channel{ID: qc.key, Network: kc.network, Config: kc.config, Charged: new(big.Int).Set(qc.charged),
 		VoucherMax: new(big.Int).Set(qc.v.Max), VoucherSignature: slices.Clone(qc.v.Signature),
-		Block: uint64(cr.block), LastActivity: now, State: store.ChannelOpen}
-	var ok [3]bool
-	c.Balance, ok[0] = new(big.Int).SetString(cr.balance, 10)
-	c.Claimed, ok[1] = new(big.Int).SetString(cr.claimed, 10)
-	c.RefundNonce, ok[2] = new(big.Int).SetString(cr.nonce, 10)
-	if !ok[0] || !ok[1] || !ok[2] {
-		return nil, fmt.Errorf("channel %s: an amount is not a decimal integer", c.ID)
-	}
-	if cr.withdraw != nil {
-		c.WithdrawRequestedAt = *cr.withdraw
+		LastActivity: now, State: store.ChannelOpen}
+	if err := cr.fill(c); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
