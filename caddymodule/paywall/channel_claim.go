@@ -136,6 +136,16 @@ func (rt *chanRoute) claimOption(ctx context.Context, i int) {
 		if total.Cmp(c.Claimed) <= 0 {
 			continue // nothing final beyond the claimed total yet: a later round
 		}
+		// Requests held on other instances sharing the store are not in
+		// heldCharges: the fence keeps them from giving back below the
+		// total once it is claimed (their price then stands, and their
+		// receipts say so).
+		if fenced, err := rt.store.FenceClaim(ctx, c.ID, total); err != nil || !fenced {
+			if err != nil {
+				rt.logger.Warn("claim round: a channel's claim could not be fenced in the store; the next round claims it", zap.String("channel", c.ID), zap.Error(err))
+			}
+			continue // lowered since the read (another instance gave back): a later round
+		}
 		rows, ids, totals = append(rows, newClaimRow(c.Config, c.VoucherMax, c.VoucherSignature, total)), append(ids, j), append(totals, total)
 	}
 	if len(rows) == 0 {

@@ -19,7 +19,10 @@ import (
 // back: the prices held, and those released since the round read the
 // store (their final write may have come after the read). What is not
 // claimed now is claimed by a later round. The holds are this process's:
-// a request served by another instance sharing the store is not seen.
+// a request served by another instance sharing the store is not seen, so
+// the round fences each channel at its claim's total in the store before
+// it sends the claim (Channels.FenceClaim: no charge of any instance goes
+// below it), and such a request's give-back after that keeps its price.
 
 // chanHolds are the channel charges of this process not final yet.
 type chanHolds struct {

@@ -128,11 +128,12 @@ func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
 	defer cancel()
 	for try := 0; try < 3; try++ {
 		target := new(big.Int).Sub(cur.Charged, refund)
-		if target.Cmp(cur.Claimed) < 0 || cur.VoucherMax == nil {
-			// Claimed past it since (a claim round ran during a long
-			// answer): what is claimed cannot be given back.
+		if target.Cmp(cur.Floor()) < 0 || cur.VoucherMax == nil {
+			// Claimed past it since, or a claim is under way past it (a
+			// claim round, on any instance, ran during a long answer):
+			// what is claimed cannot be given back.
 			rt.logger.Warn("a metered channel charge could not be lowered: the channel was claimed past it; the price stands",
-				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.String("claimed", cur.Claimed.String()))
+				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.String("claimed", cur.Floor().String()))
 			return cur, false
 		}
 		after, err := rt.store.Charge(ctx, cur.ID, cur.Charged, target, store.ChannelVoucher{Max: cur.VoucherMax, Signature: cur.VoucherSignature})

@@ -263,6 +263,15 @@ http://:{$PORT} {
 		scheme batch-settlement
 		claim_every 2s
 	}
+	x402 /chan-meter/* {
+		pay_to %[3]s
+		amount %[4]d
+		network cronos-testnet
+		attempt_limit off
+		scheme batch-settlement
+		meter json usage.total_tokens 2
+		claim_every 2s
+	}
 	x402 /chanload/* {
 		pay_to %[3]s
 		amount %[4]d
@@ -518,8 +527,9 @@ var client = &http.Client{
 
 // upstream is the content server behind every instance: it counts its
 // runs per path and per instance (X-Instance) and answers
-// "content <path> tx=<X-Payment-Tx-Hash>"; under /upto-after/ it streams
-// server-sent events (streamWhole), the last one after release.
+// "content <path> tx=<X-Payment-Tx-Hash>"; under /upto-after/ and at
+// /chan-meter/held it streams server-sent events (streamFirst, then
+// streamRest after release), at /chan-meter/now the same events at once.
 type upstream struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
@@ -546,7 +556,12 @@ func newUpstream(t *testing.T) *upstream {
 		}
 		u.hits[r.URL.Path][r.Header.Get("X-Instance")]++
 		u.mu.Unlock()
-		if strings.HasPrefix(r.URL.Path, "/upto-after/") {
+		if r.URL.Path == "/chan-meter/now" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, streamFirst+streamRest)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/upto-after/") || r.URL.Path == "/chan-meter/held" {
 			w.Header().Set("Content-Type", "text/event-stream")
 			fmt.Fprint(w, streamFirst)
 			w.(http.Flusher).Flush()

@@ -91,6 +91,20 @@ type Channel struct {
 	// RefundNonce is the highest refundNonce read from the chain (never
 	// decreases): the nonce the next cooperative refund signs.
 	RefundNonce *big.Int
+	// Claiming is the highest total a claim round fenced for a claim it
+	// sends (FenceClaim; nil: none): no charge takes Charged below it, as
+	// none takes it below Claimed, so that a claim under way never takes
+	// more than the receipts of any instance state.
+	Claiming *big.Int
+}
+
+// Floor is the least Charged may be charged down to: Claimed, or the
+// total of a claim under way (Claiming) when that is more.
+func (c *Channel) Floor() *big.Int {
+	if c.Claiming != nil && c.Claiming.Cmp(c.Claimed) > 0 {
+		return c.Claiming
+	}
+	return c.Claimed
 }
 
 // ChannelVoucher is a signed voucher as a charge stores it.
@@ -117,14 +131,14 @@ type Channels interface {
 	Sync(ctx context.Context, id, network string, cfg ChannelConfig, cs ChainState) (*Channel, error)
 	// Charge moves the channel's charged cumulative from prev to charged
 	// and stores v, in one conditional write: only when the stored charged
-	// is exactly prev, the channel is open, and Claimed <= charged <=
-	// min(v.Max, Balance). Of concurrent charges from one prev, on every
+	// is exactly prev, the channel is open, and Floor() (Claimed, or a
+	// claim's fence) <= charged <= min(v.Max, Balance). Of concurrent charges from one prev, on every
 	// instance, exactly one succeeds. It returns the record after the write
 	// or, when it refuses (ErrChannelConflict, ErrChannelBalance,
 	// ErrChannelNotOpen), the current record, for the corrective 402.
 	// ErrChannelNotFound when there is no record, ErrBadCharge for
 	// amounts out of range. charged may be below prev (a metered request
-	// settling below the price it reserved), never below Claimed. A
+	// settling below the price it reserved), never below Floor(). A
 	// PostgreSQL store out of reach answers ErrUnavailable: the write
 	// happened or not, and Channel tells which.
 	Charge(ctx context.Context, id string, prev, charged *big.Int, v ChannelVoucher) (*Channel, error)
@@ -134,6 +148,16 @@ type Channels interface {
 	// at least claimed (never lowering it). Claimed never passes Charged:
 	// a claimed total above it raises Charged too (as Sync does).
 	MarkClaimed(ctx context.Context, id string, claimed *big.Int) error
+	// FenceClaim records, before a claim of total is sent, that one is
+	// under way: from then on no charge takes the channel's Charged below
+	// total (ErrBadCharge, as below Claimed), on any instance, so that
+	// a request that would give back part of its reservation after the
+	// claim read the record keeps it, and its receipt says so. The fence
+	// only rises (a claim sent before may still land) and stops mattering
+	// once Claimed reaches it. False, and nothing written, when Charged is
+	// already below total (a charge was lowered since the record was
+	// read: a later round claims it) or there is no record.
+	FenceClaim(ctx context.Context, id string, total *big.Int) (bool, error)
 	// SetChannelState moves a channel from state from to state to; false
 	// when it was not in from (or there is no record).
 	SetChannelState(ctx context.Context, id, from, to string) (bool, error)
@@ -259,8 +283,8 @@ func ChargeRefusal(cur *Channel, prev, charged *big.Int) error {
 		return ErrChannelConflict
 	case charged.Cmp(cur.Balance) > 0:
 		return ErrChannelBalance
-	case charged.Cmp(cur.Claimed) < 0:
-		return fmt.Errorf("%w: charged %s below the claimed %s", ErrBadCharge, charged, cur.Claimed)
+	case charged.Cmp(cur.Floor()) < 0:
+		return fmt.Errorf("%w: charged %s below the claimed %s", ErrBadCharge, charged, cur.Floor())
 	}
 	return nil
 }
@@ -328,6 +352,18 @@ func (c *Channel) RaiseClaimed(claimed *big.Int) {
 	}
 }
 
+// RaiseClaiming fences a claim of total (FenceClaim): false, and c
+// unchanged, when Charged is below it.
+func (c *Channel) RaiseClaiming(total *big.Int) bool {
+	if c.Charged.Cmp(total) < 0 {
+		return false
+	}
+	if c.Claiming == nil || total.Cmp(c.Claiming) > 0 {
+		c.Claiming = new(big.Int).Set(total)
+	}
+	return true
+}
+
 // ListLimit bounds a list's limit.
 func ListLimit(limit int) int {
 	if limit <= 0 || limit > maxChannelList {
@@ -352,6 +388,7 @@ type channelJSON struct {
 	LastActivity        time.Time     `json:"lastActivity"`
 	State               string        `json:"state"`
 	RefundNonce         string        `json:"refundNonce,omitempty"`
+	Claiming            string        `json:"claiming,omitempty"`
 }
 
 // MarshalJSON encodes the record with exact decimal amounts.
@@ -364,6 +401,9 @@ func (c *Channel) MarshalJSON() ([]byte, error) {
 	}
 	if c.RefundNonce != nil && c.RefundNonce.Sign() > 0 {
 		j.RefundNonce = c.RefundNonce.String()
+	}
+	if c.Claiming != nil && c.Claiming.Sign() > 0 {
+		j.Claiming = c.Claiming.String()
 	}
 	if !c.WithdrawRequestedAt.IsZero() {
 		j.WithdrawRequestedAt = &c.WithdrawRequestedAt
@@ -390,6 +430,9 @@ func (c *Channel) UnmarshalJSON(data []byte) error {
 	c.RefundNonce = new(big.Int)
 	if j.RefundNonce != "" && ok[3] {
 		c.RefundNonce, ok[3] = new(big.Int).SetString(j.RefundNonce, 10)
+	}
+	if j.Claiming != "" && ok[3] {
+		c.Claiming, ok[3] = new(big.Int).SetString(j.Claiming, 10)
 	}
 	if !ok[0] || !ok[1] || !ok[2] || !ok[3] {
 		return fmt.Errorf("channel record %s: an amount is not a decimal integer", j.ID)
@@ -424,7 +467,7 @@ func (c *Channel) Clone() *Channel {
 		return new(big.Int).Set(v)
 	}
 	out.Balance, out.Charged, out.VoucherMax, out.Claimed = cp(c.Balance), cp(c.Charged), cp(c.VoucherMax), cp(c.Claimed)
-	out.RefundNonce = cp(c.RefundNonce)
+	out.RefundNonce, out.Claiming = cp(c.RefundNonce), cp(c.Claiming)
 	out.VoucherSignature = slices.Clone(c.VoucherSignature)
 	return &out
 }

@@ -111,6 +111,26 @@ func (s *channels) MarkClaimed(ctx context.Context, id string, claimed *big.Int)
 	return err
 }
 
+func (s *channels) FenceClaim(ctx context.Context, id string, total *big.Int) (bool, error) {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return false, err
+	}
+	if !store.AmountOK(total) {
+		return false, store.ErrBadCharge
+	}
+	var fenced bool
+	err = s.update(func(tx *bbolt.Tx) error {
+		c, err := s.get(tx, k)
+		if fenced = false; err != nil || c == nil || !c.RaiseClaiming(total) {
+			return err
+		}
+		fenced = true
+		return s.put(tx, c)
+	})
+	return fenced, err
+}
+
 func (s *channels) SetChannelState(ctx context.Context, id, from, to string) (bool, error) {
 	k, err := store.ChannelKey(id)
 	if err != nil {

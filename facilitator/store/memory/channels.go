@@ -87,6 +87,20 @@ func (s *channels) MarkClaimed(ctx context.Context, id string, claimed *big.Int)
 	return nil
 }
 
+func (s *channels) FenceClaim(ctx context.Context, id string, total *big.Int) (bool, error) {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return false, err
+	}
+	if !store.AmountOK(total) {
+		return false, store.ErrBadCharge
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.m[k]
+	return ok && c.RaiseClaiming(total), nil
+}
+
 func (s *channels) SetChannelState(ctx context.Context, id, from, to string) (bool, error) {
 	k, err := store.ChannelKey(id)
 	if err != nil {

@@ -28,7 +28,7 @@ var _ store.Channels = (*Channels)(nil)
 
 // channelCols are the columns a record is read from, amounts as text.
 const channelCols = `id, network, config, balance::text, charged::text, voucher_max::text, voucher_sig,
-	claimed::text, block, withdraw_requested_at, last_activity, state, refund_nonce::text`
+	claimed::text, block, withdraw_requested_at, last_activity, state, refund_nonce::text, claiming::text`
 
 // scanChannel reads one record of channelCols, after the columns of
 // before (when the query selects more), and keeps its network and config
@@ -42,7 +42,7 @@ func (s *Channels) scanChannel(row pgx.Row, before ...any) (*store.Channel, erro
 		vmax    *string
 	)
 	if err := row.Scan(append(before, &c.ID, &c.Network, &cfg, &r.balance, &charged, &vmax, &c.VoucherSignature,
-		&r.claimed, &r.block, &r.withdraw, &c.LastActivity, &c.State, &r.nonce)...); err != nil {
+		&r.claimed, &r.block, &r.withdraw, &c.LastActivity, &c.State, &r.nonce, &r.claiming)...); err != nil {
 		return nil, err
 	}
 	var err error
@@ -65,26 +65,32 @@ func (s *Channels) scanChannel(row pgx.Row, before ...any) (*store.Channel, erro
 }
 
 // chargedRow is one row of chargedCols: the chain's readings of a
-// channel (scanChannel reads them into one too).
+// channel and the fence of a claim under way, which other instances may
+// have moved (scanChannel reads them into one too).
 type chargedRow struct {
-	balance, claimed, nonce string
-	block                   int64
-	withdraw                *time.Time
+	balance, claimed, nonce, claiming string
+	block                             int64
+	withdraw                          *time.Time
 }
 
 // dest are the row's scan destinations, after those of before.
 func (cr *chargedRow) dest(before ...any) []any {
-	return append(before, &cr.balance, &cr.claimed, &cr.block, &cr.withdraw, &cr.nonce)
+	return append(before, &cr.balance, &cr.claimed, &cr.block, &cr.withdraw, &cr.nonce, &cr.claiming)
 }
 
 // fill sets c's chain readings (balance, claimed, block, withdrawal,
-// refund nonce) from the row: a charge's, or a record read whole.
+// refund nonce) and claim fence from the row: a charge's, or a record
+// read whole. A fence of 0 is none (nil), as the embedded stores have it.
 func (cr *chargedRow) fill(c *store.Channel) error {
-	var ok [3]bool
+	var ok [4]bool
 	c.Balance, ok[0] = new(big.Int).SetString(cr.balance, 10)
 	c.Claimed, ok[1] = new(big.Int).SetString(cr.claimed, 10)
 	c.RefundNonce, ok[2] = new(big.Int).SetString(cr.nonce, 10)
-	if !ok[0] || !ok[1] || !ok[2] {
+	c.Claiming, ok[3] = nil, true
+	if cr.claiming != "0" {
+		c.Claiming, ok[3] = new(big.Int).SetString(cr.claiming, 10)
+	}
+	if !ok[0] || !ok[1] || !ok[2] || !ok[3] {
 		return fmt.Errorf("channel %s: an amount is not a decimal integer", c.ID)
 	}
 	c.Block = uint64(cr.block)
@@ -228,6 +234,27 @@ func (s *Channels) MarkClaimed(ctx context.Context, id string, claimed *big.Int)
 		return store.ErrChannelNotFound
 	}
 	return nil
+}
+
+// FenceClaim implements Channels: one conditional UPDATE, so that a
+// charge of any instance either came before it (and the claim's total
+// was checked against it) or meets the fence.
+func (s *Channels) FenceClaim(ctx context.Context, id string, total *big.Int) (bool, error) {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return false, err
+	}
+	if !store.AmountOK(total) {
+		return false, store.ErrBadCharge
+	}
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	tag, err := s.p.pool.Exec(ctx, `UPDATE x402_channels SET claiming = greatest(claiming, $2::numeric)
+		WHERE id = $1 AND charged >= $2::numeric`, k, total.String())
+	if err != nil {
+		return false, pgError(err)
+	}
+	return tag.RowsAffected() == 1, nil
 }
 
 // SetChannelState implements Channels.

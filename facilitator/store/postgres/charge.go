@@ -252,11 +252,11 @@ func chargeMode(cfg *pgxpool.Config, dsn string) pgx.QueryExecMode {
 }
 
 // chargedCols are what a charge returns of a channel whose network and
-// config the memo holds (channelMemo): the chain's readings, which may
-// have changed since. The rest of the record is what the charge wrote
+// config the memo holds (channelMemo): the chain's readings and the claim
+// fence, which may have changed since. The rest of the record is what the charge wrote
 // (chargedRow.record); a channel the memo does not hold returns the whole
 // record (channelCols), which fills the memo.
-const chargedCols = `balance::text, claimed::text, block, withdraw_requested_at, refund_nonce::text`
+const chargedCols = `balance::text, claimed::text, block, withdraw_requested_at, refund_nonce::text, claiming::text`
 
 // The charge statements by whether they return chargedCols (true) or the
 // whole record (false).
@@ -270,7 +270,7 @@ var (
 func loneChargeSQL(cols string) string {
 	return `UPDATE x402_channels
 		SET charged = $3::numeric, voucher_max = $4::numeric, voucher_sig = $5, last_activity = $6
-		WHERE id = $1 AND charged = $2::numeric AND state = 'open' AND $3::numeric <= balance AND $3::numeric >= claimed
+		WHERE id = $1 AND charged = $2::numeric AND state = 'open' AND $3::numeric <= balance AND $3::numeric >= greatest(claimed, claiming)
 		RETURNING ` + cols
 }
 
@@ -281,7 +281,7 @@ func groupSQL(cols string) string {
 			SELECT * FROM unnest($1::text[], $2::numeric[], $3::numeric[], $4::numeric[], $5::bytea[])
 				WITH ORDINALITY AS u(id, prev, charged, vmax, sig, ord))
 		UPDATE x402_channels AS c SET charged = u.charged, voucher_max = u.vmax, voucher_sig = u.sig, last_activity = $6
-		FROM u WHERE c.id = u.id AND c.charged = u.prev AND c.state = 'open' AND u.charged <= c.balance AND u.charged >= c.claimed
+		FROM u WHERE c.id = u.id AND c.charged = u.prev AND c.state = 'open' AND u.charged <= c.balance AND u.charged >= greatest(c.claimed, c.claiming)
 		RETURNING u.ord, ` + qualified("c", cols)
 }
 

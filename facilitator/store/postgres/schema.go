@@ -306,6 +306,13 @@ DROP INDEX x402_channels_refunding;
 CREATE INDEX x402_channels_network ON x402_channels (network);
 CREATE INDEX x402_channels_state ON x402_channels (state);
 `,
+	// 12: the fence of a claim under way (FenceClaim): no charge, on any
+	// instance, takes a channel's charged below it, so that a claim round
+	// never takes more than the receipts state. Not indexed: a charge
+	// stays a HOT update.
+	`
+ALTER TABLE x402_channels ADD COLUMN claiming numeric(78, 0) NOT NULL DEFAULT 0;
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.

@@ -19,6 +19,7 @@ func Channels(t *testing.T, b Backend[store.Channels]) {
 	t.Run("ChannelsCharge", func(t *testing.T) { channelsCharge(t, b) })
 	t.Run("ChannelsRace", func(t *testing.T) { channelsRace(t, b) })
 	t.Run("ChannelsClaims", func(t *testing.T) { channelsClaims(t, b) })
+	t.Run("ChannelsClaimFence", func(t *testing.T) { channelsClaimFence(t, b) })
 	t.Run("ChannelsLists", func(t *testing.T) { channelsLists(t, b) })
 	t.Run("ChannelsStatsAndPrune", func(t *testing.T) { channelsStatsAndPrune(t, b) })
 	t.Run("ChannelsBadInput", func(t *testing.T) { channelsBadInput(t, b) })
@@ -300,6 +301,68 @@ func channelsClaims(t *testing.T, b Backend[store.Channels]) {
 	}
 	if _, err := s.Charge(ctx, ChannelID(3), new(big.Int), Big("100"), Voucher(Big("100"))); !errors.Is(err, store.ErrChannelConflict) {
 		t.Fatalf("a charge from below the claimed total: %v, want ErrChannelConflict", err)
+	}
+}
+
+// channelsClaimFence: a claim's fence (FenceClaim) keeps every charge at
+// or above the total being claimed, as Claimed does, until the claim is
+// marked; it is refused when the channel was charged down below it since
+// the claim round read it.
+func channelsClaimFence(t *testing.T, b Backend[store.Channels]) {
+	s := b.New(t)
+	ctx := context.Background()
+	id := ChannelID(1)
+	openChannel(t, s, 1, "net-a", Big("10000"))
+	if _, err := s.Charge(ctx, id, new(big.Int), Big("5000"), Voucher(Big("5000"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id    string
+		total *big.Int
+		want  bool
+		err   error
+	}{
+		{id, Big("6000"), false, nil},              // charged is below it: a later round
+		{ChannelID(9), Big("1000"), false, nil},    // no record
+		{id, Big("-1"), false, store.ErrBadCharge}, // out of range
+		{id, new(big.Int).Lsh(big.NewInt(1), 256), false, store.ErrBadCharge},
+		{id, Big("4000"), true, nil},
+		{id, Big("3000"), true, nil}, // a lower claim leaves the fence where it is
+	} {
+		if got, err := s.FenceClaim(ctx, tc.id, tc.total); got != tc.want || !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
+			t.Fatalf("FenceClaim(%s, %s) = %v, %v; want %v, %v", tc.id[len(tc.id)-1:], tc.total, got, err, tc.want, tc.err)
+		}
+	}
+	if b.Reopen != nil {
+		s = b.Reopen(t, s)
+	}
+	if c, err := s.Channel(ctx, id); err != nil || !eq(c.Claiming, Big("4000")) || !eq(c.Floor(), Big("4000")) || !eq(c.Claimed, new(big.Int)) {
+		t.Fatalf("record after fencing 4000 then 3000 = %+v, %v; want Claiming 4000, Claimed 0", c, err)
+	}
+	// A give-back below the fence is refused with the record; one down
+	// to it is made.
+	c, err := s.Charge(ctx, id, Big("5000"), Big("3999"), Voucher(Big("5000")))
+	if !errors.Is(err, store.ErrBadCharge) || c == nil || !eq(c.Charged, Big("5000")) || !eq(c.Claiming, Big("4000")) {
+		t.Fatalf("a charge below the fence = %+v, %v; want ErrBadCharge and the record (charged 5000, claiming 4000)", c, err)
+	}
+	if c, err := s.Charge(ctx, id, Big("5000"), Big("4000"), Voucher(Big("5000"))); err != nil || !eq(c.Charged, Big("4000")) || !eq(c.Claiming, Big("4000")) {
+		t.Fatalf("a charge down to the fence = %+v, %v; want charged 4000", c, err)
+	}
+	if _, err := s.Charge(ctx, id, Big("4000"), Big("4500"), Voucher(Big("4500"))); err != nil {
+		t.Fatalf("a charge above the fence: %v", err)
+	}
+	// Once the claim is marked, Claimed is the floor.
+	if err := s.MarkClaimed(ctx, id, Big("4000")); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.FenceClaim(ctx, id, Big("4500")); !ok || err != nil {
+		t.Fatalf("FenceClaim(4500) = %v, %v; want true", ok, err)
+	}
+	if _, err := s.Charge(ctx, id, Big("4500"), Big("4400"), Voucher(Big("4500"))); !errors.Is(err, store.ErrBadCharge) {
+		t.Fatalf("a charge below the second fence: %v, want ErrBadCharge", err)
+	}
+	if c, err := s.Channel(ctx, id); err != nil || !eq(c.Floor(), Big("4500")) || !eq(c.Claimed, Big("4000")) || !eq(c.Charged, Big("4500")) {
+		t.Fatalf("record = %+v, %v; want charged 4500, claimed 4000, floor 4500", c, err)
 	}
 }
 
