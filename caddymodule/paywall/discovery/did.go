@@ -34,14 +34,18 @@ func receiptsApp() *app.App {
 }
 
 // ServeDID answers GET /.well-known/did.json when the x402 app has receipt
-// keys; false when r is another request or there are none.
+// keys (another method: answerMethod); false when r is another request or
+// there are none.
 func ServeDID(w http.ResponseWriter, r *http.Request) (bool, error) {
-	if r.URL.Path != didPath || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+	if r.URL.Path != didPath {
 		return false, nil
 	}
 	a := receiptsApp()
 	if a == nil {
 		return false, nil
+	}
+	if !readOnly(r) {
+		return true, answerMethod(w, r)
 	}
 	keys := a.ReceiptKeysFor(r.Host)
 	body, err := json.Marshal(offerreceipt.DIDDocument(a.ReceiptDIDOf(r.Host), keys))

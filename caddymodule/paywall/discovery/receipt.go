@@ -52,14 +52,18 @@ const (
 )
 
 // ServeReceipt answers GET /.well-known/x402/receipt when the x402 app has
-// receipt keys; false when r is another request or there are none.
+// receipt keys (another method: answerMethod); false when r is another
+// request or there are none.
 func ServeReceipt(w http.ResponseWriter, r *http.Request) (bool, error) {
-	if r.URL.Path != receiptPath || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+	if r.URL.Path != receiptPath {
 		return false, nil
 	}
 	a := receiptsApp()
 	if a == nil || a.Deliveries() == nil {
 		return false, nil
+	}
+	if !readOnly(r) {
+		return true, answerMethod(w, r)
 	}
 	if len(r.URL.RawQuery) > maxReceiptQuery {
 		return true, receiptError(w, r, http.StatusBadRequest, textReceiptQueryLong)

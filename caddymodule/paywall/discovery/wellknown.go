@@ -82,14 +82,18 @@ type wellKnownOutput struct {
 }
 
 // ServeWellKnown answers GET /.well-known/x402.json when the site that
-// serves r has discoverable paid routes; false when r is another request.
+// serves r has discoverable paid routes (another method: answerMethod);
+// false when r is another request.
 func ServeWellKnown(w http.ResponseWriter, r *http.Request) (bool, error) {
-	if r.URL.Path != wellKnownPath || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+	if r.URL.Path != wellKnownPath {
 		return false, nil
 	}
 	routes := siteRoutes(r)
 	if len(routes) == 0 {
 		return false, nil
+	}
+	if !readOnly(r) {
+		return true, answerMethod(w, r)
 	}
 	m := wellKnownManifest{X402Version: x402.Version2, Items: []wellKnownItem{}}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
