@@ -28,5 +28,8 @@ var _ stopper = (*chanRoute)(nil)
 
 // ServePayment serves a channel's deposit, voucher or refund.
 func (rt *chanRoute) ServePayment(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
+	if rt.meter.refusesHead(r) {
+		return rt.reply.paymentRequired(w, r, textHeadMetered, "")
+	}
 	return rt.serveChannel(w, r, next, header)
 }

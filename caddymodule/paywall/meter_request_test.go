@@ -385,3 +385,70 @@ func TestSettlementOverridesFromUpstreamOnly(t *testing.T) {
 		t.Errorf("the upstream of an exact route saw the buyer's Settlement-Overrides %q", v)
 	}
 }
+
+// TestMeterHead: a paid HEAD on a route whose meter reads the answer's
+// body (upto, settle before and after; a metered channel route) is
+// answered 402 with textHeadMetered before anything is verified or
+// charged, and the upstream does not run: an answer to HEAD has no body,
+// so its charge could only be the maximum, for nothing (before, it was).
+// The same payment then pays a GET, whole.
+func TestMeterHead(t *testing.T) {
+	up, tester := newWholeTester(t)
+	seen := func() int {
+		up.mu.Lock()
+		defer up.mu.Unlock()
+		return len(up.seen)
+	}
+	head := func(t *testing.T, path, payment string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodHead, testutil.SiteURL+path, nil)
+		req.Header.Set(x402.HeaderPaymentSignature, payment)
+		before := seen()
+		resp, err := tester.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		var pr x402.PaymentRequiredV2
+		if err := x402.DecodeBase64JSON(resp.Header.Get(x402.HeaderPaymentRequired), &pr); err != nil || resp.StatusCode != http.StatusPaymentRequired ||
+			pr.Error != textHeadMetered || len(pr.Accepts) != 1 {
+			t.Fatalf("HEAD %s: %d, PAYMENT-REQUIRED %+v (%v); want 402 with %q", path, resp.StatusCode, pr, err, textHeadMetered)
+		}
+		if n := seen(); n != before {
+			t.Errorf("HEAD %s reached the upstream", path)
+		}
+	}
+	doc := string(wholeDoc)
+
+	buyer := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+	from := crypto.PubkeyToAddress(buyer.PublicKey).Hex()
+	approvePermit2(t, buyer)
+	for _, path := range []string{"/before/doc", "/after/doc"} {
+		t.Run("upto "+path, func(t *testing.T) {
+			payment := payUpto(t, tester, buyer, testutil.SiteURL+path)
+			bBefore, sBefore := testutil.Balance(t, from), testutil.Balance(t, wholeUptoPayTo)
+			head(t, path, payment)
+			testutil.AssertDelta(t, "buyer after HEAD", bBefore, testutil.Balance(t, from), 0)
+			testutil.AssertDelta(t, "seller after HEAD", sBefore, testutil.Balance(t, wholeUptoPayTo), 0)
+			resp, b := testutil.Get(t, tester, testutil.SiteURL+path, map[string]string{x402.HeaderPaymentSignature: payment})
+			if resp.StatusCode != 200 || string(b) != doc {
+				t.Fatalf("GET with the same payment: %d %s", resp.StatusCode, b)
+			}
+			testutil.AssertDelta(t, "buyer after GET", bBefore, testutil.Balance(t, from), -2468)
+		})
+	}
+	t.Run("channel", func(t *testing.T) {
+		cb := newChannelBuyer(t, tester, devnet.Buyer1PrivateKey, testutil.SiteURL+"/chan/doc", time.Now().UnixNano())
+		resp, b := testutil.Get(t, tester, testutil.SiteURL+"/chan/doc", map[string]string{x402.HeaderPaymentSignature: cb.header(t, cb.deposit(t, 100000, 10000))})
+		if rc := channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2)); resp.StatusCode != 200 || rc.snapshot != "2468" {
+			t.Fatalf("deposit: %d %s %+v", resp.StatusCode, b, rc)
+		}
+		voucher := cb.header(t, cb.voucher(t, cb.key, 2468+10000))
+		head(t, "/chan/doc", voucher)
+		// Nothing was charged: the same voucher, from 2468, pays a GET.
+		resp, b = testutil.Get(t, tester, testutil.SiteURL+"/chan/doc", map[string]string{x402.HeaderPaymentSignature: voucher})
+		if rc := channelReceiptOf(t, resp.Header.Get(x402.HeaderPaymentResponseV2)); resp.StatusCode != 200 || string(b) != doc || rc.charged != "2468" || rc.snapshot != "4936" {
+			t.Fatalf("GET with the same voucher: %d %s %+v", resp.StatusCode, b, rc)
+		}
+	})
+}

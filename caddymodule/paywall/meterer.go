@@ -31,6 +31,19 @@ type meterer struct {
 	reply *replies
 }
 
+// textHeadMetered is the 402's error for a paid HEAD on a route whose
+// meter reads the answer's body, which an answer to HEAD does not have.
+const textHeadMetered = "this route charges what its answer's body reports, and an answer to HEAD has none: ask with GET (nothing was charged)"
+
+// refusesHead says whether r is a HEAD on a route whose meter reads the
+// body: its charge could only be the maximum, for an answer that carries
+// nothing, so the scheme answers 402 (textHeadMetered) before it verifies
+// or charges anything, and the upstream does not run. A route metered by
+// the upstream's header alone (no meter) takes HEAD as any request.
+func (m *meterer) refusesHead(r *http.Request) bool {
+	return m.meter != nil && r.Method == http.MethodHead
+}
+
 // chargeRule is how a route turns its answer into a charge on one option.
 type chargeRule struct {
 	max      *big.Int

@@ -118,6 +118,9 @@ func newUptoSeller(h *Handler, meter *meterer) (*uptoSeller, error) {
 // ServePayment serves an upto payment through the core's checkout (its
 // claims and records), which calls back parse and pay.
 func (u *uptoSeller) ServePayment(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, header string) error {
+	if u.meter.refusesHead(r) {
+		return u.reply.paymentRequired(w, r, textHeadMetered, "")
+	}
 	return u.core.checkout(w, r, next, header, u)
 }
 
