@@ -22,8 +22,14 @@ const (
 	// chargeFlights is how many groups of charges may be in flight at
 	// once (each on a connection of its own): a charge that finds fewer
 	// goes at once, alone or with those that waited, and one that finds
-	// them all busy waits for the next group.
-	chargeFlights = 4
+	// them all busy waits for the next group. One: a group commit, so
+	// that the charges of concurrent requests share statements rather
+	// than each finding a flight free (with four, 70% of the charges of
+	// 16 buyers went alone, and the database's CPU per voucher was
+	// 131-168 us against 77-103 with one on this machine's shared cores;
+	// docs/benchmarks.md). A charge that comes while the group is out
+	// waits for it: at most one round trip more.
+	chargeFlights = 1
 	// maxChargeGroup bounds the charges of one statement.
 	maxChargeGroup = 256
 )

@@ -120,15 +120,14 @@ type groupCharge struct {
 	state              string
 }
 
-// TestPostgresChargeGroups: charges that wait while both flights are
+// TestPostgresChargeGroups: charges that wait while every flight is
 // taken go as one group, one statement, and each gets its own answer, as a
 // lone charge would: its own conditional check, the record after it, or,
 // refused, the current record exact for the corrective 402. A channel
 // charged twice in the queue has its second charge sent in the group after
 // the first's, which it sees (in the order they came). The flights are
-// held by charges of channels
-// 90 and 91, whose rows another transaction locks until the group is
-// queued whole.
+// held by charges of the channels from 90 on (flightHolders), whose rows
+// another transaction locks until the group is queued whole.
 func TestPostgresChargeGroups(t *testing.T) {
 	srv := pgtest.Shared(t)
 	taken := func(ch int, prev, charged int64) groupCharge {
