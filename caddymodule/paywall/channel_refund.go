@@ -407,15 +407,25 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 			rt.metrics.payment(sl, OutcomeRefused, reason)
 			return rt.reply.paymentRequired(w, r, "", reason+text)
 		}
-		undo, ok := takeRefundSlot(id, rt.refundWindow, time.Now())
+		at := time.Now()
+		ok, err := rt.store.TakeRefundSlot(ctx, id, at, rt.refundWindow)
+		if err != nil {
+			return rt.reply.storeUnavailable(w, r, err)
+		}
 		if !ok {
 			rt.logger.Info("refund refused: one refund whose voucher is public on chain per channel per refund_window", zap.String("channel", id))
 			rt.metrics.payment(sl, OutcomeRefused, reasonRefundTooSoon)
 			return rt.reply.paymentRequired(w, r, "", reasonRefundTooSoon+textRefundTooSoon)
 		}
 		defer func() {
-			if !sent {
-				undo()
+			if sent {
+				return
+			}
+			// Nothing was sent: the slot goes back (the buyer may have hung up).
+			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			if err := rt.store.ReturnRefundSlot(uctx, id, at); err != nil {
+				rt.logger.Warn("a refund that sent nothing could not give back its refund_window slot; the channel's next refund on a public voucher waits for the window", zap.String("channel", id), zap.Error(err))
 			}
 		}()
 	}

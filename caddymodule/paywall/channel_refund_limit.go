@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -28,8 +27,9 @@ import (
 // whose client lost its channel record sends, and the money goes to the
 // payer, never to the sender), but the gas it costs the seller is bounded:
 // at most one unproven refund transaction per channel per refund_window
-// (per instance), and no partial one for less than refund_min (about the
-// gas of a refund transaction).
+// (for every instance sharing the store: the slot is the channel record's,
+// Channels.TakeRefundSlot), and no partial one for less than refund_min
+// (about the gas of a refund transaction).
 
 // whyRequested is refundChannel's why for a buyer's refund request.
 const whyRequested = "requested"
@@ -51,55 +51,12 @@ const DefaultRefundWindow = 10 * time.Minute
 // (refund_min): above the gas a refund transaction costs on Cronos.
 const DefaultRefundMin = "0.01"
 
-// maxRefundSlots bounds the channels unprovenRefunds remembers; past it
-// the slots older than the window are dropped.
-const maxRefundSlots = 1 << 16
-
-// unprovenRefunds holds, per channel id, when an unproven refund of it
-// was last let through (kept across config reloads, as refundsInFlight).
-var unprovenRefunds = struct {
-	sync.Mutex
-	last map[string]time.Time
-}{last: map[string]time.Time{}}
-
 // refundWindow is refund_window, or its default.
 func (m *Metering) refundWindow() time.Duration {
 	if m.RefundWindow > 0 {
 		return time.Duration(m.RefundWindow)
 	}
 	return DefaultRefundWindow
-}
-
-// takeRefundSlot lets one unproven refund of channel id through per
-// window: false when one was let through less than window ago. undo gives
-// the slot back, for an attempt that sent nothing.
-func takeRefundSlot(id string, window time.Duration, now time.Time) (undo func(), ok bool) {
-	u := &unprovenRefunds
-	u.Lock()
-	defer u.Unlock()
-	prev, had := u.last[id]
-	if had && now.Sub(prev) < window {
-		return nil, false
-	}
-	if len(u.last) >= maxRefundSlots {
-		for k, t := range u.last {
-			if now.Sub(t) >= window {
-				delete(u.last, k)
-			}
-		}
-	}
-	u.last[id] = now
-	return func() {
-		u.Lock()
-		defer u.Unlock()
-		if u.last[id].Equal(now) {
-			if had {
-				u.last[id] = prev
-			} else {
-				delete(u.last, id)
-			}
-		}
-	}, true
 }
 
 // refundProven says whether a refund of channel rec authorized by a

@@ -91,6 +91,9 @@ type Channel struct {
 	// RefundNonce is the highest refundNonce read from the chain (never
 	// decreases): the nonce the next cooperative refund signs.
 	RefundNonce *big.Int
+	// RefundSlotAt is when the last refund on a public voucher of the
+	// channel was let through (TakeRefundSlot); zero: none.
+	RefundSlotAt time.Time
 	// Claiming is the highest total a claim round fenced for a claim it
 	// sends (FenceClaim; nil: none): no charge takes Charged below it, as
 	// none takes it below Claimed, so that a claim under way never takes
@@ -158,6 +161,16 @@ type Channels interface {
 	// already below total (a charge was lowered since the record was
 	// read: a later round claims it) or there is no record.
 	FenceClaim(ctx context.Context, id string, total *big.Int) (bool, error)
+	// TakeRefundSlot takes the channel's one refund on a public voucher
+	// per window (the paywall's refund_window: a refund whose voucher
+	// anyone may have read from a claim's calldata), for every instance
+	// sharing the store: it sets RefundSlotAt to at unless it is less
+	// than window before at. False, and nothing written, when the slot is
+	// taken or there is no record. at is kept to the microsecond.
+	TakeRefundSlot(ctx context.Context, id string, at time.Time, window time.Duration) (bool, error)
+	// ReturnRefundSlot gives back the slot taken at at (a refund that sent
+	// nothing), unless another was taken since.
+	ReturnRefundSlot(ctx context.Context, id string, at time.Time) error
 	// SetChannelState moves a channel from state from to state to; false
 	// when it was not in from (or there is no record).
 	SetChannelState(ctx context.Context, id, from, to string) (bool, error)
@@ -352,6 +365,30 @@ func (c *Channel) RaiseClaimed(claimed *big.Int) {
 	}
 }
 
+// SlotTime is a refund slot's time as every store keeps it: UTC, to the
+// microsecond (PostgreSQL's precision).
+func SlotTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// TakeRefundSlot takes c's refund slot at at (Channels.TakeRefundSlot,
+// at from SlotTime): false when it was taken less than window before.
+func (c *Channel) TakeRefundSlot(at time.Time, window time.Duration) bool {
+	if !c.RefundSlotAt.IsZero() && at.Sub(c.RefundSlotAt) < window {
+		return false
+	}
+	c.RefundSlotAt = at
+	return true
+}
+
+// ReturnRefundSlot gives back c's slot taken at at: false when another
+// was taken since (nothing changed).
+func (c *Channel) ReturnRefundSlot(at time.Time) bool {
+	if !c.RefundSlotAt.Equal(at) {
+		return false
+	}
+	c.RefundSlotAt = time.Time{}
+	return true
+}
+
 // RaiseClaiming fences a claim of total (FenceClaim): false, and c
 // unchanged, when Charged is below it.
 func (c *Channel) RaiseClaiming(total *big.Int) bool {
@@ -389,6 +426,7 @@ type channelJSON struct {
 	State               string        `json:"state"`
 	RefundNonce         string        `json:"refundNonce,omitempty"`
 	Claiming            string        `json:"claiming,omitempty"`
+	RefundSlotAt        *time.Time    `json:"refundSlotAt,omitempty"`
 }
 
 // MarshalJSON encodes the record with exact decimal amounts.
@@ -407,6 +445,9 @@ func (c *Channel) MarshalJSON() ([]byte, error) {
 	}
 	if !c.WithdrawRequestedAt.IsZero() {
 		j.WithdrawRequestedAt = &c.WithdrawRequestedAt
+	}
+	if !c.RefundSlotAt.IsZero() {
+		j.RefundSlotAt = &c.RefundSlotAt
 	}
 	return json.Marshal(j)
 }
@@ -439,6 +480,9 @@ func (c *Channel) UnmarshalJSON(data []byte) error {
 	}
 	if j.WithdrawRequestedAt != nil {
 		c.WithdrawRequestedAt = *j.WithdrawRequestedAt
+	}
+	if j.RefundSlotAt != nil {
+		c.RefundSlotAt = *j.RefundSlotAt
 	}
 	return nil
 }

@@ -119,16 +119,36 @@ func (s *channels) FenceClaim(ctx context.Context, id string, total *big.Int) (b
 	if !store.AmountOK(total) {
 		return false, store.ErrBadCharge
 	}
-	var fenced bool
+	return s.modify(k, func(c *store.Channel) bool { return c.RaiseClaiming(total) })
+}
+
+func (s *channels) TakeRefundSlot(ctx context.Context, id string, at time.Time, window time.Duration) (bool, error) {
+	return s.modify(id, func(c *store.Channel) bool { return c.TakeRefundSlot(store.SlotTime(at), window) })
+}
+
+func (s *channels) ReturnRefundSlot(ctx context.Context, id string, at time.Time) error {
+	_, err := s.modify(id, func(c *store.Channel) bool { return c.ReturnRefundSlot(store.SlotTime(at)) })
+	return err
+}
+
+// modify applies change to channel id's record in one write transaction
+// and writes it when change says it changed it: false when it did not,
+// or there is no record.
+func (s *channels) modify(id string, change func(*store.Channel) bool) (bool, error) {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return false, err
+	}
+	var changed bool
 	err = s.update(func(tx *bbolt.Tx) error {
 		c, err := s.get(tx, k)
-		if fenced = false; err != nil || c == nil || !c.RaiseClaiming(total) {
+		if changed = false; err != nil || c == nil || !change(c) {
 			return err
 		}
-		fenced = true
+		changed = true
 		return s.put(tx, c)
 	})
-	return fenced, err
+	return changed, err
 }
 
 func (s *channels) SetChannelState(ctx context.Context, id, from, to string) (bool, error) {

@@ -101,6 +101,30 @@ func (s *channels) FenceClaim(ctx context.Context, id string, total *big.Int) (b
 	return ok && c.RaiseClaiming(total), nil
 }
 
+func (s *channels) TakeRefundSlot(ctx context.Context, id string, at time.Time, window time.Duration) (bool, error) {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.m[k]
+	return ok && c.TakeRefundSlot(store.SlotTime(at), window), nil
+}
+
+func (s *channels) ReturnRefundSlot(ctx context.Context, id string, at time.Time) error {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.m[k]; ok {
+		c.ReturnRefundSlot(store.SlotTime(at))
+	}
+	return nil
+}
+
 func (s *channels) SetChannelState(ctx context.Context, id, from, to string) (bool, error) {
 	k, err := store.ChannelKey(id)
 	if err != nil {

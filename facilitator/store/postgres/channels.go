@@ -28,7 +28,7 @@ var _ store.Channels = (*Channels)(nil)
 
 // channelCols are the columns a record is read from, amounts as text.
 const channelCols = `id, network, config, balance::text, charged::text, voucher_max::text, voucher_sig,
-	claimed::text, block, withdraw_requested_at, last_activity, state, refund_nonce::text, claiming::text`
+	claimed::text, block, withdraw_requested_at, last_activity, state, refund_nonce::text, claiming::text, refund_slot_at`
 
 // scanChannel reads one record of channelCols, after the columns of
 // before (when the query selects more), and keeps its network and config
@@ -42,7 +42,7 @@ func (s *Channels) scanChannel(row pgx.Row, before ...any) (*store.Channel, erro
 		vmax    *string
 	)
 	if err := row.Scan(append(before, &c.ID, &c.Network, &cfg, &r.balance, &charged, &vmax, &c.VoucherSignature,
-		&r.claimed, &r.block, &r.withdraw, &c.LastActivity, &c.State, &r.nonce, &r.claiming)...); err != nil {
+		&r.claimed, &r.block, &r.withdraw, &c.LastActivity, &c.State, &r.nonce, &r.claiming, &r.slot)...); err != nil {
 		return nil, err
 	}
 	var err error
@@ -70,17 +70,18 @@ func (s *Channels) scanChannel(row pgx.Row, before ...any) (*store.Channel, erro
 type chargedRow struct {
 	balance, claimed, nonce, claiming string
 	block                             int64
-	withdraw                          *time.Time
+	withdraw, slot                    *time.Time
 }
 
 // dest are the row's scan destinations, after those of before.
 func (cr *chargedRow) dest(before ...any) []any {
-	return append(before, &cr.balance, &cr.claimed, &cr.block, &cr.withdraw, &cr.nonce, &cr.claiming)
+	return append(before, &cr.balance, &cr.claimed, &cr.block, &cr.withdraw, &cr.nonce, &cr.claiming, &cr.slot)
 }
 
 // fill sets c's chain readings (balance, claimed, block, withdrawal,
-// refund nonce) and claim fence from the row: a charge's, or a record
-// read whole. A fence of 0 is none (nil), as the embedded stores have it.
+// refund nonce), claim fence and refund slot from the row: a charge's, or
+// a record read whole. A fence of 0 is none (nil), as the embedded stores
+// have it.
 func (cr *chargedRow) fill(c *store.Channel) error {
 	var ok [4]bool
 	c.Balance, ok[0] = new(big.Int).SetString(cr.balance, 10)
@@ -96,6 +97,9 @@ func (cr *chargedRow) fill(c *store.Channel) error {
 	c.Block = uint64(cr.block)
 	if cr.withdraw != nil {
 		c.WithdrawRequestedAt = *cr.withdraw
+	}
+	if cr.slot != nil {
+		c.RefundSlotAt = cr.slot.UTC()
 	}
 	return nil
 }
@@ -255,6 +259,36 @@ func (s *Channels) FenceClaim(ctx context.Context, id string, total *big.Int) (b
 		return false, pgError(err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// TakeRefundSlot implements Channels: one conditional UPDATE, so that of
+// the instances asking at once one takes the slot.
+func (s *Channels) TakeRefundSlot(ctx context.Context, id string, at time.Time, window time.Duration) (bool, error) {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return false, err
+	}
+	at = store.SlotTime(at)
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	tag, err := s.p.pool.Exec(ctx, `UPDATE x402_channels SET refund_slot_at = $2
+		WHERE id = $1 AND (refund_slot_at IS NULL OR refund_slot_at <= $3)`, k, at, at.Add(-window))
+	if err != nil {
+		return false, pgError(err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// ReturnRefundSlot implements Channels.
+func (s *Channels) ReturnRefundSlot(ctx context.Context, id string, at time.Time) error {
+	k, err := store.ChannelKey(id)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.p.bound(ctx)
+	defer cancel()
+	_, err = s.p.pool.Exec(ctx, `UPDATE x402_channels SET refund_slot_at = NULL WHERE id = $1 AND refund_slot_at = $2`, k, store.SlotTime(at))
+	return pgError(err)
 }
 
 // SetChannelState implements Channels.

@@ -313,6 +313,12 @@ CREATE INDEX x402_channels_state ON x402_channels (state);
 	`
 ALTER TABLE x402_channels ADD COLUMN claiming numeric(78, 0) NOT NULL DEFAULT 0;
 `,
+	// 13: when a refund on a public voucher of the channel was last let
+	// through (TakeRefundSlot): one per refund_window for every instance,
+	// not for each.
+	`
+ALTER TABLE x402_channels ADD COLUMN refund_slot_at timestamptz;
+`,
 }
 
 // migrationLock is the advisory lock key that serialises migrations.

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ func Channels(t *testing.T, b Backend[store.Channels]) {
 	t.Run("ChannelsRace", func(t *testing.T) { channelsRace(t, b) })
 	t.Run("ChannelsClaims", func(t *testing.T) { channelsClaims(t, b) })
 	t.Run("ChannelsClaimFence", func(t *testing.T) { channelsClaimFence(t, b) })
+	t.Run("ChannelsRefundSlot", func(t *testing.T) { channelsRefundSlot(t, b) })
 	t.Run("ChannelsLists", func(t *testing.T) { channelsLists(t, b) })
 	t.Run("ChannelsStatsAndPrune", func(t *testing.T) { channelsStatsAndPrune(t, b) })
 	t.Run("ChannelsBadInput", func(t *testing.T) { channelsBadInput(t, b) })
@@ -363,6 +365,70 @@ func channelsClaimFence(t *testing.T, b Backend[store.Channels]) {
 	}
 	if c, err := s.Channel(ctx, id); err != nil || !eq(c.Floor(), Big("4500")) || !eq(c.Claimed, Big("4000")) || !eq(c.Charged, Big("4500")) {
 		t.Fatalf("record = %+v, %v; want charged 4500, claimed 4000, floor 4500", c, err)
+	}
+}
+
+// channelsRefundSlot: one refund on a public voucher per channel per
+// window (TakeRefundSlot), of all the callers asking at once; a slot given
+// back (ReturnRefundSlot) by its taker is free again, by another not.
+func channelsRefundSlot(t *testing.T, b Backend[store.Channels]) {
+	s := b.New(t)
+	ctx := context.Background()
+	id := ChannelID(1)
+	openChannel(t, s, 1, "net-a", Big("1000"))
+	const window = 10 * time.Minute
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 123456789, time.UTC)
+	take := func(at time.Time, want bool) {
+		t.Helper()
+		if ok, err := s.TakeRefundSlot(ctx, id, at, window); ok != want || err != nil {
+			t.Fatalf("TakeRefundSlot(%s) = %v, %v; want %v", at.Sub(t0), ok, err, want)
+		}
+	}
+	// Eight callers at once: one takes it.
+	var won atomic.Int32
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if ok, err := s.TakeRefundSlot(ctx, id, t0, window); err != nil {
+				t.Error(err)
+			} else if ok {
+				won.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if won.Load() != 1 {
+		t.Fatalf("%d of 8 callers at once took the slot, want 1", won.Load())
+	}
+	take(t0.Add(5*time.Minute), false)
+	if b.Reopen != nil {
+		s = b.Reopen(t, s)
+	}
+	if c, err := s.Channel(ctx, id); err != nil || !c.RefundSlotAt.Equal(store.SlotTime(t0)) {
+		t.Fatalf("record after the take: %+v, %v; want RefundSlotAt %s", c, err, store.SlotTime(t0))
+	}
+	take(t0.Add(window-time.Microsecond), false)
+	// Given back by another than its taker: still taken.
+	if err := s.ReturnRefundSlot(ctx, id, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	take(t0.Add(9*time.Minute), false)
+	take(t0.Add(window), true) // a window later
+	// Given back by its taker: free again.
+	if err := s.ReturnRefundSlot(ctx, id, t0.Add(window)); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.Channel(ctx, id); err != nil || !c.RefundSlotAt.IsZero() {
+		t.Fatalf("record after the slot was given back: %+v, %v; want no RefundSlotAt", c, err)
+	}
+	take(t0.Add(window+time.Second), true)
+	if ok, err := s.TakeRefundSlot(ctx, ChannelID(9), t0, window); ok || err != nil {
+		t.Fatalf("TakeRefundSlot of an unknown channel = %v, %v; want false", ok, err)
+	}
+	if _, err := s.TakeRefundSlot(ctx, "0x12", t0, window); err == nil {
+		t.Fatal("TakeRefundSlot of a malformed id: no error")
 	}
 }
 
