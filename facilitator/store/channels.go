@@ -365,6 +365,20 @@ func (c *Channel) RaiseClaimed(claimed *big.Int) {
 	}
 }
 
+// AmountKey checks the arguments of a write of amount to channel id
+// (MarkClaimed, FenceClaim): the record's key, or ErrBadCharge for an
+// amount out of range.
+func AmountKey(id string, amount *big.Int) (string, error) {
+	k, err := ChannelKey(id)
+	if err != nil {
+		return "", err
+	}
+	if !AmountOK(amount) {
+		return "", ErrBadCharge
+	}
+	return k, nil
+}
+
 // SlotTime is a refund slot's time as every store keeps it: UTC, to the
 // microsecond (PostgreSQL's precision).
 func SlotTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }

@@ -70,12 +70,9 @@ func (s *channels) Channel(ctx context.Context, id string) (*store.Channel, erro
 }
 
 func (s *channels) MarkClaimed(ctx context.Context, id string, claimed *big.Int) error {
-	k, err := store.ChannelKey(id)
+	k, err := store.AmountKey(id, claimed)
 	if err != nil {
 		return err
-	}
-	if !store.AmountOK(claimed) {
-		return store.ErrBadCharge
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -88,12 +85,9 @@ func (s *channels) MarkClaimed(ctx context.Context, id string, claimed *big.Int)
 }
 
 func (s *channels) FenceClaim(ctx context.Context, id string, total *big.Int) (bool, error) {
-	k, err := store.ChannelKey(id)
+	k, err := store.AmountKey(id, total)
 	if err != nil {
 		return false, err
-	}
-	if !store.AmountOK(total) {
-		return false, store.ErrBadCharge
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -220,12 +220,9 @@ func (s *Channels) Channel(ctx context.Context, id string) (*store.Channel, erro
 
 // MarkClaimed implements Channels.
 func (s *Channels) MarkClaimed(ctx context.Context, id string, claimed *big.Int) error {
-	k, err := store.ChannelKey(id)
+	k, err := store.AmountKey(id, claimed)
 	if err != nil {
 		return err
-	}
-	if !store.AmountOK(claimed) {
-		return store.ErrBadCharge
 	}
 	ctx, cancel := s.p.bound(ctx)
 	defer cancel()
@@ -244,12 +241,9 @@ func (s *Channels) MarkClaimed(ctx context.Context, id string, claimed *big.Int)
 // charge of any instance either came before it (and the claim's total
 // was checked against it) or meets the fence.
 func (s *Channels) FenceClaim(ctx context.Context, id string, total *big.Int) (bool, error) {
-	k, err := store.ChannelKey(id)
+	k, err := store.AmountKey(id, total)
 	if err != nil {
 		return false, err
-	}
-	if !store.AmountOK(total) {
-		return false, store.ErrBadCharge
 	}
 	ctx, cancel := s.p.bound(ctx)
 	defer cancel()
