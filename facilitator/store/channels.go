@@ -135,8 +135,8 @@ type Channels interface {
 	// Charge moves the channel's charged cumulative from prev to charged
 	// and stores v, in one conditional write: only when the stored charged
 	// is exactly prev, the channel is open, and Floor() (Claimed, or a
-	// claim's fence) <= charged <= min(v.Max, Balance). Of concurrent charges from one prev, on every
-	// instance, exactly one succeeds. It returns the record after the write
+	// claim's fence) <= charged <= min(v.Max, Balance). Of concurrent
+	// charges from one prev, on every instance, exactly one succeeds. It returns the record after the write
 	// or, when it refuses (ErrChannelConflict, ErrChannelBalance,
 	// ErrChannelNotOpen), the current record, for the corrective 402.
 	// ErrChannelNotFound when there is no record, ErrBadCharge for
@@ -297,7 +297,7 @@ func ChargeRefusal(cur *Channel, prev, charged *big.Int) error {
 	case charged.Cmp(cur.Balance) > 0:
 		return ErrChannelBalance
 	case charged.Cmp(cur.Floor()) < 0:
-		return fmt.Errorf("%w: charged %s below the claimed %s", ErrBadCharge, charged, cur.Floor())
+		return fmt.Errorf("%w: charged %s below %s, claimed or being claimed", ErrBadCharge, charged, cur.Floor())
 	}
 	return nil
 }

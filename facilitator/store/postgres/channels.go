@@ -65,8 +65,8 @@ func (s *Channels) scanChannel(row pgx.Row, before ...any) (*store.Channel, erro
 }
 
 // chargedRow is one row of chargedCols: the chain's readings of a
-// channel and the fence of a claim under way, which other instances may
-// have moved (scanChannel reads them into one too).
+// channel, the fence of a claim under way and the refund slot, which
+// other instances may have moved (scanChannel reads them into one too).
 type chargedRow struct {
 	balance, claimed, nonce, claiming string
 	block                             int64

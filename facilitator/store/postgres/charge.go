@@ -259,9 +259,10 @@ func chargeMode(cfg *pgxpool.Config, dsn string) pgx.QueryExecMode {
 
 // chargedCols are what a charge returns of a channel whose network and
 // config the memo holds (channelMemo): the chain's readings, the claim
-// fence and the refund slot, which may have changed since. The rest of the record is what the charge wrote
-// (chargedRow.record); a channel the memo does not hold returns the whole
-// record (channelCols), which fills the memo.
+// fence and the refund slot, which may have changed since. The rest of
+// the record is what the charge wrote (chargedRow.record); a channel the
+// memo does not hold returns the whole record (channelCols), which fills
+// the memo.
 const chargedCols = `balance::text, claimed::text, block, withdraw_requested_at, refund_nonce::text, claiming::text, refund_slot_at`
 
 // The charge statements by whether they return chargedCols (true) or the
