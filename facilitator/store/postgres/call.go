@@ -19,6 +19,16 @@ func (p *Store) Instance() string {
 	return p.instance
 }
 
+// execOne runs a write of at most one row (a conditional UPDATE, an
+// INSERT ... ON CONFLICT DO NOTHING) and says whether it wrote it.
+func (p *Store) execOne(ctx context.Context, sql string, args ...any) (bool, error) {
+	tag, err := p.pool.Exec(ctx, sql, args...)
+	if err != nil {
+		return false, pgError(err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
 // pgError maps the store's own SQL errors to this package's, and marks
 // with ErrUnavailable an error that is not the database's answer (a
 // connection that failed or was cut, a budget that ran out): the store

@@ -247,12 +247,8 @@ func (s *Channels) FenceClaim(ctx context.Context, id string, total *big.Int) (b
 	}
 	ctx, cancel := s.p.bound(ctx)
 	defer cancel()
-	tag, err := s.p.pool.Exec(ctx, `UPDATE x402_channels SET claiming = greatest(claiming, $2::numeric)
+	return s.p.execOne(ctx, `UPDATE x402_channels SET claiming = greatest(claiming, $2::numeric)
 		WHERE id = $1 AND charged >= $2::numeric`, k, total.String())
-	if err != nil {
-		return false, pgError(err)
-	}
-	return tag.RowsAffected() == 1, nil
 }
 
 // TakeRefundSlot implements Channels: one conditional UPDATE, so that of
@@ -265,12 +261,8 @@ func (s *Channels) TakeRefundSlot(ctx context.Context, id string, at time.Time, 
 	at = store.SlotTime(at)
 	ctx, cancel := s.p.bound(ctx)
 	defer cancel()
-	tag, err := s.p.pool.Exec(ctx, `UPDATE x402_channels SET refund_slot_at = $2
+	return s.p.execOne(ctx, `UPDATE x402_channels SET refund_slot_at = $2
 		WHERE id = $1 AND (refund_slot_at IS NULL OR refund_slot_at <= $3)`, k, at, at.Add(-window))
-	if err != nil {
-		return false, pgError(err)
-	}
-	return tag.RowsAffected() == 1, nil
 }
 
 // ReturnRefundSlot implements Channels.
@@ -296,11 +288,7 @@ func (s *Channels) SetChannelState(ctx context.Context, id, from, to string) (bo
 	}
 	ctx, cancel := s.p.bound(ctx)
 	defer cancel()
-	tag, err := s.p.pool.Exec(ctx, `UPDATE x402_channels SET state = $3 WHERE id = $1 AND state = $2`, k, from, to)
-	if err != nil {
-		return false, pgError(err)
-	}
-	return tag.RowsAffected() == 1, nil
+	return s.p.execOne(ctx, `UPDATE x402_channels SET state = $3 WHERE id = $1 AND state = $2`, k, from, to)
 }
 
 // list runs a query of channelCols.

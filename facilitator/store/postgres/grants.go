@@ -29,15 +29,11 @@ func (g *Grants) PutGrant(gr *store.Grant) (bool, error) {
 	}
 	ctx, cancel := g.p.ctx()
 	defer cancel()
-	tag, err := g.p.pool.Exec(ctx, `INSERT INTO x402_grants AS g (route, payer, start_at, end_at, tx_hash, network)
+	return g.p.execOne(ctx, `INSERT INTO x402_grants AS g (route, payer, start_at, end_at, tx_hash, network)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (route, payer) DO UPDATE SET start_at = excluded.start_at, end_at = excluded.end_at,
 			tx_hash = excluded.tx_hash, network = excluded.network
 		WHERE g.end_at < excluded.end_at`, gr.Route, payer, gr.Start, gr.End, gr.TxHash, gr.Network)
-	if err != nil {
-		return false, pgError(err)
-	}
-	return tag.RowsAffected() == 1, nil
 }
 
 // Grant implements Grants.
@@ -67,11 +63,7 @@ func (g *Grants) Grant(route, payer string) (*store.Grant, error) {
 func (g *Grants) UseNonce(nonce string, expires time.Time) (bool, error) {
 	ctx, cancel := g.p.ctx()
 	defer cancel()
-	tag, err := g.p.pool.Exec(ctx, `INSERT INTO x402_siwx_nonces (nonce, expires_at) VALUES ($1, $2) ON CONFLICT (nonce) DO NOTHING`, nonce, expires)
-	if err != nil {
-		return false, pgError(err)
-	}
-	return tag.RowsAffected() == 1, nil
+	return g.p.execOne(ctx, `INSERT INTO x402_siwx_nonces (nonce, expires_at) VALUES ($1, $2) ON CONFLICT (nonce) DO NOTHING`, nonce, expires)
 }
 
 // PruneGrants implements Grants.

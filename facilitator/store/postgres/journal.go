@@ -219,12 +219,8 @@ func (j *Journal) Nonces(ctx context.Context, chain, signer string, floor uint64
 
 // GiveBack implements Shared.
 func (j *Journal) GiveBack(ctx context.Context, chain, signer string, first, end uint64) (bool, error) {
-	tag, err := j.p.pool.Exec(ctx, `UPDATE x402_nonces SET next = $3 WHERE chain = $1 AND signer = $2 AND next = $4`,
+	return j.p.execOne(ctx, `UPDATE x402_nonces SET next = $3 WHERE chain = $1 AND signer = $2 AND next = $4`,
 		chain, strings.ToLower(signer), int64(first), int64(end))
-	if err != nil {
-		return false, pgError(err)
-	}
-	return tag.RowsAffected() == 1, nil
 }
 
 // HoldSettlement implements Shared. The hold is a claim (key "settle:"
