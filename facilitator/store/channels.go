@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -256,18 +255,37 @@ const (
 // maxUint128 is the largest amount a voucher carries.
 var maxUint128 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 128), big.NewInt(1))
 
-var (
-	hash32Re = regexp.MustCompile(`^0x[0-9a-f]{64}$`)
-	addrRe   = regexp.MustCompile(`^0x[0-9a-f]{40}$`)
-)
+// lowerHex is s in lower case when it is 0x and digits hex digits (either
+// case), else ok is false: a channel id or salt (64 digits) or an address
+// (40). It allocates only for a string with upper case in it, and costs a
+// voucher's charge no regexp.
+func lowerHex(s string, digits int) (lower string, ok bool) {
+	if len(s) != 2+digits || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
+		return "", false
+	}
+	upper := s[1] == 'X'
+	for i := 2; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f':
+		case 'A' <= c && c <= 'F':
+			upper = true
+		default:
+			return "", false
+		}
+	}
+	if upper {
+		return strings.ToLower(s), true
+	}
+	return s, true
+}
 
 // AmountOK says whether v is an amount in 0..2^128-1.
 func AmountOK(v *big.Int) bool { return v != nil && v.Sign() >= 0 && v.Cmp(maxUint128) <= 0 }
 
 // ChannelKey is the stored key of a channel id (lower case), or an error.
 func ChannelKey(id string) (string, error) {
-	k := strings.ToLower(id)
-	if !hash32Re.MatchString(k) {
+	k, ok := lowerHex(id, 64)
+	if !ok {
 		return "", fmt.Errorf("%w: channel id %q is not 32 bytes of 0x hex", ErrBadCharge, id)
 	}
 	return k, nil
@@ -305,14 +323,16 @@ func ChargeRefusal(cur *Channel, prev, charged *big.Int) error {
 // CheckSync validates a chain reading and normalises the config.
 func CheckSync(network string, cfg *ChannelConfig, cs ChainState) error {
 	for _, a := range []*string{&cfg.Payer, &cfg.PayerAuthorizer, &cfg.Receiver, &cfg.ReceiverAuthorizer, &cfg.Token} {
-		*a = strings.ToLower(*a)
-		if !addrRe.MatchString(*a) {
-			return fmt.Errorf("%w: channel config address %q", ErrBadCharge, *a)
+		l, ok := lowerHex(*a, 40)
+		if !ok {
+			return fmt.Errorf("%w: channel config address %q", ErrBadCharge, strings.ToLower(*a))
 		}
+		*a = l
 	}
+	_, saltOK := lowerHex(cfg.Salt, 64)
 	cfg.Salt = strings.ToLower(cfg.Salt)
 	switch {
-	case !hash32Re.MatchString(cfg.Salt):
+	case !saltOK:
 		return fmt.Errorf("%w: channel config salt %q", ErrBadCharge, cfg.Salt)
 	case network == "" || len(network) > 100:
 		return fmt.Errorf("%w: network %q", ErrBadCharge, network)

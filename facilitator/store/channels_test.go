@@ -39,3 +39,37 @@ func TestChargeRefusal(t *testing.T) {
 		})
 	}
 }
+
+// TestChannelKey: a channel id is 0x and 64 hex digits in either case,
+// kept in lower case; anything else is ErrBadCharge.
+func TestChannelKey(t *testing.T) {
+	const lower = "0x00000000000000000000000000000000000000000000000000000000000abcde"
+	tests := []struct {
+		name, id, want string
+	}{
+		{"lower case", lower, lower},
+		{"upper-case digits", "0x00000000000000000000000000000000000000000000000000000000000ABCDE", lower},
+		{"upper-case X", "0X00000000000000000000000000000000000000000000000000000000000abcde", lower},
+		{"one digit short", lower[:65], ""},
+		{"one digit more", lower + "0", ""},
+		{"no 0x", "00" + lower[2:], ""},
+		{"not hex", lower[:65] + "g", ""},
+		{"an address", "0x0000000000000000000000000000000000000001", ""},
+		{"empty", "", ""},
+		{"multi-byte", lower[:64] + "é", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := store.ChannelKey(tc.id)
+			if tc.want == "" {
+				if got != "" || !errors.Is(err, store.ErrBadCharge) {
+					t.Fatalf("ChannelKey(%q) = %q, %v; want ErrBadCharge", tc.id, got, err)
+				}
+				return
+			}
+			if got != tc.want || err != nil {
+				t.Fatalf("ChannelKey(%q) = %q, %v; want %q", tc.id, got, err, tc.want)
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
@@ -187,10 +188,14 @@ func (q *chargeQueue) landed(g []*queuedCharge) bool {
 func (s *Channels) chargeGroup(g []*queuedCharge) {
 	slices.SortFunc(g, func(a, b *queuedCharge) int { return strings.Compare(a.key, b.key) })
 	n := len(g)
-	ids, prevs, chargeds, maxes := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	sigs := make([][]byte, n)
+	// The amounts go as pgtype.Numeric, which pgx encodes straight to the
+	// binary numeric; a decimal string took it a failed encode plan (an
+	// error formatted and dropped) per amount first.
+	ids, sigs := make([]string, n), make([][]byte, n)
+	prevs, chargeds, maxes := make([]pgtype.Numeric, n), make([]pgtype.Numeric, n), make([]pgtype.Numeric, n)
 	for i, qc := range g {
-		ids[i], prevs[i], chargeds[i], maxes[i], sigs[i] = qc.key, qc.prev.String(), qc.charged.String(), qc.v.Max.String(), qc.v.Signature
+		ids[i], sigs[i] = qc.key, qc.v.Signature
+		prevs[i], chargeds[i], maxes[i] = numeric(qc.prev), numeric(qc.charged), numeric(qc.v.Max)
 	}
 	ctx, cancel := s.p.ctx()
 	defer cancel()
@@ -307,7 +312,7 @@ func (cr *chargedRow) record(kc knownChannel, qc *queuedCharge, now time.Time) (
 // g[i], nil for a charge refused (or of a channel without a record).
 // When the memo holds every channel of the group, the statement returns
 // only chargedCols.
-func (s *Channels) updateGroup(ctx context.Context, got []*store.Channel, g []*queuedCharge, ids, prevs, chargeds, maxes []string, sigs [][]byte) error {
+func (s *Channels) updateGroup(ctx context.Context, got []*store.Channel, g []*queuedCharge, ids []string, prevs, chargeds, maxes []pgtype.Numeric, sigs [][]byte) error {
 	known := make([]knownChannel, len(g))
 	slim := true
 	for i, qc := range g {
@@ -365,6 +370,9 @@ func (s *Channels) updateGroup(ctx context.Context, got []*store.Channel, g []*q
 	}
 	return rows.Err()
 }
+
+// numeric is amount v as a parameter of a numeric column.
+func numeric(v *big.Int) pgtype.Numeric { return pgtype.Numeric{Int: v, Valid: true} }
 
 // qualified is cols (channelCols) with each column named as alias's.
 func qualified(alias, cols string) string {

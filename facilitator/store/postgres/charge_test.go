@@ -465,7 +465,8 @@ func TestChargeMode(t *testing.T) {
 		{"&default_query_exec_mode=exec", pgx.QueryExecModeExec},
 	} {
 		t.Run(tc.want.String(), func(t *testing.T) {
-			s := openGroupTest(t, srv.DSN(t)+tc.suffix)
+			dsn := srv.DSN(t) + tc.suffix
+			s := openGroupTest(t, dsn)
 			if s.p.chargeMode != tc.want {
 				t.Fatalf("charge mode %v, want %v", s.p.chargeMode, tc.want)
 			}
@@ -478,6 +479,36 @@ func TestChargeMode(t *testing.T) {
 			c, err := s.Channel(ctx, storetest.ChannelID(1))
 			if err != nil || c.Charged.Int64() != 3 {
 				t.Fatalf("channel after 3 charges: %+v, %v", c, err)
+			}
+			// A group (the arrays of amounts) goes the same way: the
+			// flight is held by a charge of channel 90, whose row is
+			// locked, while charges of channels 2 and 3 queue.
+			unlock := lockRows(t, dsn, 90)
+			defer unlock()
+			held := make(chan error, 1)
+			go func() {
+				_, err := s.Charge(ctx, storetest.ChannelID(90), new(big.Int), big.NewInt(1), storetest.Voucher(big.NewInt(1)))
+				held <- err
+			}()
+			await(t, "the flight to wait for its lock", func() bool { return lockWaits(t, s) == 1 })
+			grouped := make(chan error, 2)
+			for i, n := range []int{2, 3} {
+				go func() {
+					_, err := s.Charge(ctx, storetest.ChannelID(n), new(big.Int), big.NewInt(int64(100*n)), storetest.Voucher(big.NewInt(int64(100*n))))
+					grouped <- err
+				}()
+				await(t, "the charge to queue", func() bool { return s.charges.queued() == i+1 })
+			}
+			unlock()
+			for _, ch := range []chan error{held, grouped, grouped} {
+				if err := <-ch; err != nil {
+					t.Fatalf("a charge: %v", err)
+				}
+			}
+			for _, n := range []int{2, 3} {
+				if c, err := s.Channel(ctx, storetest.ChannelID(n)); err != nil || c.Charged.Int64() != int64(100*n) || c.VoucherMax.Int64() != int64(100*n) {
+					t.Fatalf("channel %d after the group: %+v, %v", n, c, err)
+				}
 			}
 		})
 	}
