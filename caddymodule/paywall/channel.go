@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -268,7 +267,7 @@ func (rt *chanRoute) serveChannel(w http.ResponseWriter, r *http.Request, next c
 		return rt.serveRefund(w, r, &pl, co, max, header) // channel_refund.go
 	}
 	price, _ := new(big.Int).SetString(sl.part().reqs.MaxAmountRequired, 10)
-	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
+	id := pl.Voucher.ChannelID.Hex() // lower case
 	if pl.Type == "voucher" {
 		if served, err := rt.serveVoucher(w, r, next, &pl, co, max, price, id); served {
 			return err

@@ -365,7 +365,7 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 		return tooManyAttempts(w, wait)
 	}
 	ctx := r.Context()
-	id := strings.ToLower(pl.Voucher.ChannelID.Hex())
+	id := pl.Voucher.ChannelID.Hex() // lower case
 	rec, err := rt.store.Channel(ctx, id)
 	if err != nil {
 		return rt.reply.storeUnavailable(w, r, err)

@@ -31,8 +31,9 @@ import (
 // request goes through the meter (channel_meter.go), as serveChannel's.
 func (rt *chanRoute) serveVoucher(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, pl *channelPayload, co *chanOption, max, price *big.Int, id string) (served bool, err error) {
 	ctx := r.Context()
-	vsp := traceVoucher(r, pl.ChannelConfig.Payer.Hex()) // trace.go
-	defer vsp.End()                                      // ended before the upstream, below
+	payer := pl.ChannelConfig.Payer.Hex() // checksummed (a Keccak hash): once a voucher
+	vsp := traceVoucher(r, payer)         // trace.go
+	defer vsp.End()                       // ended before the upstream, below
 	sigOK := co.voucherSigned(pl, max)
 	prev := new(big.Int).Sub(max, price)
 	if !sigOK || prev.Sign() < 0 {
@@ -83,7 +84,7 @@ func (rt *chanRoute) serveVoucher(w http.ResponseWriter, r *http.Request, next c
 	}
 	sl := rt.pricing.saleOf(r)
 	rt.metrics.payment(sl, OutcomeSettled, "")
-	r.Header.Set(httpx.HeaderFrom, pl.ChannelConfig.Payer.Hex())
+	r.Header.Set(httpx.HeaderFrom, payer)
 	r.Header.Set(httpx.HeaderValue, price.String())
 	r.Header.Set(httpx.HeaderNetwork, sl.network())
 	traceVoucherCharged(r, vsp, price)
