@@ -161,6 +161,18 @@ func channelsCharge(t *testing.T, b Backend[store.Channels]) {
 	if c, err = s.Charge(ctx, id, Big("1250"), Big("1550"), Voucher(Big("1550"))); !errors.Is(err, store.ErrChannelNotOpen) || c == nil || c.State != store.ChannelRefunding {
 		t.Fatalf("charge of a refunding channel = %+v, %v; want ErrChannelNotOpen", c, err)
 	}
+	// The largest amounts keep every digit, charged and read back: 2^128-1
+	// (a voucher's bound) and one below it.
+	top, below := Big("340282366920938463463374607431768211455"), Big("340282366920938463463374607431768211454")
+	openChannel(t, s, 2, "net", top)
+	for _, step := range [][2]*big.Int{{new(big.Int), below}, {below, top}} {
+		if c, err = s.Charge(ctx, ChannelID(2), step[0], step[1], Voucher(step[1])); err != nil || !eq(c.Charged, step[1]) || !eq(c.VoucherMax, step[1]) || !eq(c.Balance, top) {
+			t.Fatalf("charge %s to %s = %+v, %v", step[0], step[1], c, err)
+		}
+	}
+	if c, err = s.Channel(ctx, ChannelID(2)); err != nil || !eq(c.Charged, top) || !eq(c.VoucherMax, top) {
+		t.Fatalf("the channel charged to 2^128-1 reads %+v, %v", c, err)
+	}
 }
 
 // channelsRace: goroutines (on two handles where the backend has peers)
