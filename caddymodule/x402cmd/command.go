@@ -12,7 +12,7 @@ const EnvBuyerKey = "X402_BUYER_KEY"
 func init() {
 	caddycmd.RegisterCommand(caddycmd.Command{
 		Name:  "x402",
-		Usage: "devnet|pay|doctor|rotate-key ...",
+		Usage: "devnet|pay|receipt|doctor|rotate-key ...",
 		Short: "x402 tools: a development chain, a paying client, the access key's rotation",
 		Long: `
 Tools for x402 payments, beside the x402 app and handlers.
@@ -25,6 +25,10 @@ Tools for x402 payments, beside the x402 app and handlers.
                       and fetches it again with the payment in a
                       PAYMENT-SIGNATURE header (x402 version 2) or an
                       X-PAYMENT header (version 1).
+  caddy x402 receipt URL --transaction 0x... | --payer 0x... --payment-id ID
+                      fetches a receipt the seller keeps from URL's site
+                      and verifies its signature against the site's
+                      did:web keys.
   caddy x402 doctor --config FILE | --network NAME --rpc URL
                       checks that the chain has what each configured
                       route's scheme needs (contracts, EIP-1153, the
@@ -37,7 +41,7 @@ Tools for x402 payments, beside the x402 app and handlers.
                       what it signed expires.
 `,
 		CobraFunc: func(cmd *cobra.Command) {
-			cmd.AddCommand(devnetCommand(), payCommand(), doctorCommand())
+			cmd.AddCommand(devnetCommand(), payCommand(), receiptCommand(), doctorCommand())
 			for _, sub := range subcommands {
 				cmd.AddCommand(sub())
 			}
