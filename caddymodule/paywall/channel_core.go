@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/http"
+	"time"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/store"
 	"github.com/caddy-x402/caddy-x402/facilitator/x402"
@@ -30,4 +31,14 @@ type chanCore interface {
 	// signChannelReceipt signs the receipt of a served channel request, nil
 	// on a route without offer_receipt (receipt.go).
 	signChannelReceipt(r *http.Request, c *store.Channel, charged *big.Int, deposit *x402.SettleResponse, cr *chanReceipt) json.RawMessage
+}
+
+// detachedWriteBudget bounds a store write that outlives its request.
+const detachedWriteBudget = 10 * time.Second
+
+// detachedWrite is the context of a store write that must land even when
+// the buyer hangs up (a metered charge given back, a refund slot returned):
+// ctx's values without its end, for at most detachedWriteBudget.
+func detachedWrite(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), detachedWriteBudget)
 }

@@ -1,11 +1,9 @@
 package paywall
 
 import (
-	"context"
 	"errors"
 	"math/big"
 	"net/http"
-	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -124,7 +122,7 @@ func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
 	rt, cur := cc.rt, cc.reserved
 	// The buyer hanging up does not stop the write: what it paid for was
 	// answered (or nothing was).
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(cc.r.Context()), 10*time.Second)
+	ctx, cancel := detachedWrite(cc.r.Context())
 	defer cancel()
 	for try := 0; try < 3; try++ {
 		target := new(big.Int).Sub(cur.Charged, refund)

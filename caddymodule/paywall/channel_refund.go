@@ -422,7 +422,7 @@ func (rt *chanRoute) serveRefund(w http.ResponseWriter, r *http.Request, pl *cha
 				return
 			}
 			// Nothing was sent: the slot goes back (the buyer may have hung up).
-			uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			uctx, cancel := detachedWrite(ctx)
 			defer cancel()
 			if err := rt.store.ReturnRefundSlot(uctx, id, at); err != nil {
 				rt.logger.Warn("a refund that sent nothing could not give back its refund_window slot; the channel's next refund on a public voucher waits for the window", zap.String("channel", id), zap.Error(err))
