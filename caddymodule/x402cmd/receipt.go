@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/spf13/cobra"
 
 	"github.com/caddy-x402/caddy-x402/facilitator/offerreceipt"
@@ -134,7 +135,7 @@ func (o ReceiptOptions) query() (neturl.Values, error) {
 	case o.Transaction != "" && (o.Payer != "" || o.PaymentID != ""):
 		return nil, errors.New("give --transaction, or --payer with --payment-id, not both")
 	case o.Transaction != "":
-		if len(o.Transaction) != 66 || !strings.HasPrefix(o.Transaction, "0x") || !isHex(o.Transaction[2:]) {
+		if b, err := hexutil.Decode(o.Transaction); err != nil || len(b) != 32 {
 			return nil, fmt.Errorf("--transaction %q: want 0x and 64 hex digits (the settlement's transaction hash)", o.Transaction)
 		}
 		q.Set("transaction", o.Transaction)
@@ -151,16 +152,6 @@ func (o ReceiptOptions) query() (neturl.Values, error) {
 		return nil, errors.New("give --transaction 0x... (the settlement's transaction hash), or --payer 0x... with --payment-id ID (the payment identifier it was paid under)")
 	}
 	return q, nil
-}
-
-// isHex says whether s is hex digits only.
-func isHex(s string) bool {
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // lookupRefused is the error of a look-up answered with another status
