@@ -190,14 +190,14 @@ func receiptExtensions(receipt json.RawMessage) map[string]any {
 	return map[string]any{offerreceipt.Name: map[string]any{"info": receipt}}
 }
 
-// meteredCharge is what an upto payment settled, as its settlement says
-// (the meter's reading is not kept): for a receipt signed when an earlier
-// attempt's settle is found settled (resume.go). Nil for exact.
-func (h *core) meteredCharge(sr *x402.SettleResponse) *charged {
+// meteredCharge is what an upto payment settled, as its settlement says,
+// and the meter's reading its record kept: for a receipt signed when an
+// earlier attempt's settle is found settled (resume.go). Nil for exact.
+func (h *core) meteredCharge(sr *x402.SettleResponse, rec *redemption) *charged {
 	if h.pricing.options[0].reqs.Scheme != x402.SchemeUpto {
 		return nil
 	}
-	return &charged{amount: sr.Value}
+	return &charged{amount: sr.Value, usage: rec.Usage}
 }
 
 // ratString writes a meter's reading: an integer as such, else a decimal

@@ -316,6 +316,51 @@ func TestReceiptLookup(t *testing.T) {
 		}
 	})
 
+	t.Run("upto settle after, its transaction pending", func(t *testing.T) {
+		// The metered charge waits for a block past the settle timeout:
+		// the trailer says pending and no receipt is signed. The same
+		// payment sent again once mined finds it settled, and the receipt
+		// signed then states the meter's reading too (kept in the record
+		// before the settle), as the look-up shows.
+		key := testutil.BuyerKey(t, devnet.Buyer4PrivateKey)
+		approvePermit2(t, key)
+		u := testutil.SiteURL + "/upto/json?tokens=150"
+		hdr := map[string]string{"Payment-Signature": payUpto(t, tester, key, u)}
+		chain := testutil.ActiveChain(t)
+		chain.PauseMining()
+		defer chain.ResumeMining()
+		resp, b := testutil.Get(t, tester, u, hdr)
+		pending := resp.Trailer.Get("Payment-Response")
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"total_tokens":150`) || pending == "" {
+			t.Fatalf("paid while the chain stalls: %d %s, trailer %q", resp.StatusCode, b, pending)
+		}
+		if raw, _ := base64.StdEncoding.DecodeString(pending); !strings.Contains(string(raw), x402.ErrTextPending) || strings.Contains(string(raw), offerreceipt.Name) {
+			t.Fatalf("the trailer while the chain stalls: %s, want pending with no receipt", raw)
+		}
+		chain.ResumeMining()
+		var v string
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			resp, b = testutil.Get(t, tester, u, hdr)
+			if v = resp.Header.Get("Payment-Response"); v == "" {
+				v = resp.Trailer.Get("Payment-Response")
+			}
+			if raw, _ := base64.StdEncoding.DecodeString(v); strings.Contains(string(raw), offerreceipt.Name) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the payment sent again once mined: %d %s, PAYMENT-RESPONSE %q", resp.StatusCode, b, v)
+			}
+		}
+		tx := transactionOf(t, v)
+		got := lookUp(t, tester, "transaction="+tx, http.StatusOK)
+		var info offerreceipt.ReceiptInfo
+		_ = json.Unmarshal(got, &info)
+		if r, err := offerreceipt.VerifyReceipt(info, keys); err != nil || r.Charge == nil || r.Charge.Amount != "300" || r.Charge.MaxAmount != "10000" ||
+			r.Charge.Usage != "usage.total_tokens=150" || r.Transaction != tx {
+			t.Errorf("the receipt signed once mined %+v %+v (%v)", r, r.Charge, err)
+		}
+	})
+
 	t.Run("exact settle after, the buyer hung up", func(t *testing.T) {
 		u := testutil.SiteURL + "/hang/slow"
 		id := "lookup-hang" + fmt.Sprint(time.Now().UnixNano())

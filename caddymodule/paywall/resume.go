@@ -78,7 +78,7 @@ func (h *core) resolve(r *http.Request, id string, payment *x402.Payment, read f
 		// delivered again.
 		h.metrics.revenue(h.pricing.saleOf(r), sr)
 		if len(rec.Receipt) == 0 {
-			rec.Receipt = h.signReceipt(r, sr, h.meteredCharge(sr))
+			rec.Receipt = h.signReceipt(r, sr, h.meteredCharge(sr, rec))
 		}
 		setSettled(rec, redeemDelivered, sr)
 		if err := h.redeem.Store().Put(id, rec); err != nil {
@@ -88,7 +88,7 @@ func (h *core) resolve(r *http.Request, id string, payment *x402.Payment, read f
 	case sr.Settled():
 		h.metrics.revenue(h.pricing.saleOf(r), sr)
 		if len(rec.Receipt) == 0 {
-			rec.Receipt = h.signReceipt(r, sr, h.meteredCharge(sr))
+			rec.Receipt = h.signReceipt(r, sr, h.meteredCharge(sr, rec))
 		}
 		setSettled(rec, redeemPaid, sr)
 		if err := h.redeem.Store().Put(id, rec); err != nil {

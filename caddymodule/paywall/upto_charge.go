@@ -37,7 +37,7 @@ type uptoCharge struct {
 // settle was asked) with its error.
 func (c *uptoCharge) settle(charge *big.Int) (*x402.SettleResponse, error) {
 	u, rec := c.u, c.rec
-	rec.State, rec.Updated = redeemSettling, time.Now()
+	rec.State, rec.Updated, rec.Usage = redeemSettling, time.Now(), c.usage
 	if err := u.redeem.Store().Put(c.id, rec); err != nil {
 		return nil, fmt.Errorf("x402: writing the redemption store: %w", err)
 	}

@@ -55,6 +55,11 @@ type Redemption struct {
 	// another with the same payer and nonce (a hash of its fields and
 	// signature); "" in records written before it was kept.
 	Authorization string `json:"authorization,omitempty"`
+	// Usage is the meter's reading a metered charge (upto) was computed
+	// from, kept before its settle, so that a receipt signed once a
+	// pending settlement is found settled states it too; "" when not
+	// metered.
+	Usage string `json:"usage,omitempty"`
 	// AnswerLost marks a payment spent without an answer: its request went
 	// to the upstream and the buyer hung up before the answer began, so
 	// it was charged (settle after, upto, MCP) and the answer, which is not
