@@ -329,11 +329,12 @@ func CheckSync(network string, cfg *ChannelConfig, cs ChainState) error {
 		}
 		*a = l
 	}
-	_, saltOK := lowerHex(cfg.Salt, 64)
-	cfg.Salt = strings.ToLower(cfg.Salt)
+	salt, ok := lowerHex(cfg.Salt, 64)
+	if !ok {
+		return fmt.Errorf("%w: channel config salt %q", ErrBadCharge, strings.ToLower(cfg.Salt))
+	}
+	cfg.Salt = salt
 	switch {
-	case !saltOK:
-		return fmt.Errorf("%w: channel config salt %q", ErrBadCharge, cfg.Salt)
 	case network == "" || len(network) > 100:
 		return fmt.Errorf("%w: network %q", ErrBadCharge, network)
 	case !AmountOK(cs.Balance) || !AmountOK(cs.Claimed):

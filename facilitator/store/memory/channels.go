@@ -89,13 +89,21 @@ func (s *channels) FenceClaim(ctx context.Context, id string, total *big.Int) (b
 	if err != nil {
 		return false, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.m[k]
-	return ok && c.RaiseClaiming(total), nil
+	return s.modify(k, func(c *store.Channel) bool { return c.RaiseClaiming(total) })
 }
 
 func (s *channels) TakeRefundSlot(ctx context.Context, id string, at time.Time, window time.Duration) (bool, error) {
+	return s.modify(id, func(c *store.Channel) bool { return c.TakeRefundSlot(store.SlotTime(at), window) })
+}
+
+func (s *channels) ReturnRefundSlot(ctx context.Context, id string, at time.Time) error {
+	_, err := s.modify(id, func(c *store.Channel) bool { return c.ReturnRefundSlot(store.SlotTime(at)) })
+	return err
+}
+
+// modify applies change to channel id's record under the lock: false
+// when change did not change it, or there is no record.
+func (s *channels) modify(id string, change func(*store.Channel) bool) (bool, error) {
 	k, err := store.ChannelKey(id)
 	if err != nil {
 		return false, err
@@ -103,20 +111,7 @@ func (s *channels) TakeRefundSlot(ctx context.Context, id string, at time.Time, 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.m[k]
-	return ok && c.TakeRefundSlot(store.SlotTime(at), window), nil
-}
-
-func (s *channels) ReturnRefundSlot(ctx context.Context, id string, at time.Time) error {
-	k, err := store.ChannelKey(id)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c, ok := s.m[k]; ok {
-		c.ReturnRefundSlot(store.SlotTime(at))
-	}
-	return nil
+	return ok && change(c), nil
 }
 
 func (s *channels) SetChannelState(ctx context.Context, id, from, to string) (bool, error) {

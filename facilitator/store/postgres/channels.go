@@ -273,8 +273,8 @@ func (s *Channels) ReturnRefundSlot(ctx context.Context, id string, at time.Time
 	}
 	ctx, cancel := s.p.bound(ctx)
 	defer cancel()
-	_, err = s.p.pool.Exec(ctx, `UPDATE x402_channels SET refund_slot_at = NULL WHERE id = $1 AND refund_slot_at = $2`, k, store.SlotTime(at))
-	return pgError(err)
+	_, err = s.p.execOne(ctx, `UPDATE x402_channels SET refund_slot_at = NULL WHERE id = $1 AND refund_slot_at = $2`, k, store.SlotTime(at))
+	return err
 }
 
 // SetChannelState implements Channels.
