@@ -345,11 +345,7 @@ func (c *offerCheck) receipt(settlement []byte) error {
 // (or, without one, the payer), charged no more than paid. It returns the
 // receipt and the DID whose key signed it.
 func (c *offerCheck) verifyReceipt(info offerreceipt.ReceiptInfo) (offerreceipt.Receipt, string, error) {
-	keys, did, err := c.keysOf(info.Receipt.Format, info.Receipt.Signature)
-	if err != nil {
-		return offerreceipt.Receipt{}, "", err
-	}
-	r, err := offerreceipt.VerifyReceipt(info, keys)
+	r, did, err := c.signedBySite(info)
 	if err != nil {
 		return offerreceipt.Receipt{}, "", err
 	}
@@ -374,6 +370,21 @@ func (c *offerCheck) verifyReceipt(info offerreceipt.ReceiptInfo) (offerreceipt.
 				return r, did, fmt.Errorf("its channel total %q is more than the voucher's %s", ch.ChargedCumulative, c.maxCumulative)
 			}
 		}
+	}
+	return r, did, nil
+}
+
+// signedBySite verifies a receipt's signature by a key of the site's
+// did:web document (keysOf) and returns the receipt and the DID whose key
+// signed it.
+func (c *offerCheck) signedBySite(info offerreceipt.ReceiptInfo) (offerreceipt.Receipt, string, error) {
+	keys, did, err := c.keysOf(info.Receipt.Format, info.Receipt.Signature)
+	if err != nil {
+		return offerreceipt.Receipt{}, "", err
+	}
+	r, err := offerreceipt.VerifyReceipt(info, keys)
+	if err != nil {
+		return offerreceipt.Receipt{}, "", err
 	}
 	return r, did, nil
 }

@@ -179,11 +179,7 @@ func lookupRefused(resp *http.Response, body []byte) error {
 // did:web document, and that it names the transaction, or the payer, o
 // asked for. It returns the receipt and the DID whose key signed it.
 func (c *offerCheck) verifyKept(info offerreceipt.ReceiptInfo, o ReceiptOptions) (offerreceipt.Receipt, string, error) {
-	keys, did, err := c.keysOf(info.Receipt.Format, info.Receipt.Signature)
-	if err != nil {
-		return offerreceipt.Receipt{}, "", err
-	}
-	r, err := offerreceipt.VerifyReceipt(info, keys)
+	r, did, err := c.signedBySite(info)
 	switch {
 	case err != nil:
 		return offerreceipt.Receipt{}, "", err
