@@ -1,6 +1,7 @@
 package paywall
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"math/big"
 	"net/http"
@@ -47,20 +48,68 @@ type channelStateWire struct {
 // request (cr, nil for one released) on a route with offer_receipt gets
 // its signed receipt (receipt.go).
 func (rt *chanRoute) setChannelResponse(w http.ResponseWriter, r *http.Request, c *store.Channel, price *big.Int, sr *x402.SettleResponse, cr *chanReceipt) {
-	out := x402.ReferenceSettleResponse{Success: true, Network: rt.pricing.saleOf(r).v2Network(), Payer: c.Config.Payer,
-		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}}
+	network := rt.pricing.saleOf(r).v2Network()
+	var ext map[string]any
+	if cr != nil {
+		ext = receiptExtensions(rt.core.signChannelReceipt(r, c, price, sr, cr))
+	}
+	if sr == nil && ext == nil {
+		// A voucher's answer, encoded on every paid request: no reflection.
+		var js, out [768]byte
+		b := appendVoucherResponse(js[:0], network, c, price)
+		v := out[:0]
+		if n := base64.StdEncoding.EncodedLen(len(b)); n <= len(out) {
+			v = out[:n]
+		} else {
+			v = make([]byte, n)
+		}
+		base64.StdEncoding.Encode(v, b)
+		w.Header().Set(x402.HeaderPaymentResponseV2, string(v))
+		return
+	}
+	if v, err := x402.EncodeBase64JSON(channelResponse(network, c, price, sr, ext)); err == nil {
+		w.Header().Set(x402.HeaderPaymentResponseV2, v)
+	}
+}
+
+// channelResponse is the PAYMENT-RESPONSE of a charged request (see
+// setChannelResponse); ext are its extensions (nil: none).
+func channelResponse(network string, c *store.Channel, price *big.Int, sr *x402.SettleResponse, ext map[string]any) x402.ReferenceSettleResponse {
+	out := x402.ReferenceSettleResponse{Success: true, Network: network, Payer: c.Config.Payer,
+		Extra: map[string]any{"channelState": channelStateJSON(c), "chargedAmount": price.String()}, Extensions: ext}
 	if sr != nil {
 		out.Transaction, out.Amount = sr.TxHash, sr.Value
 		if sr.Value != "" {
 			out.Extra["depositAmount"] = sr.Value
 		}
 	}
-	if cr != nil {
-		out.Extensions = receiptExtensions(rt.core.signChannelReceipt(r, c, price, sr, cr))
+	return out
+}
+
+// appendVoucherResponse appends the JSON of channelResponse(network, c,
+// price, nil, nil), byte for byte what encoding/json writes for it (the
+// fields in its order, the extra's keys sorted), without reflection or
+// maps: the answer of a voucher, on every paid request.
+func appendVoucherResponse(b []byte, network string, c *store.Channel, price *big.Int) []byte {
+	var at int64
+	if !c.WithdrawRequestedAt.IsZero() {
+		at = c.WithdrawRequestedAt.Unix()
 	}
-	if v, err := x402.EncodeBase64JSON(out); err == nil {
-		w.Header().Set(x402.HeaderPaymentResponseV2, v)
+	b = append(b, `{"success":true,"transaction":"","network":`...)
+	b = appendJSONString(b, network)
+	b = appendJSONString(append(b, `,"payer":`...), c.Config.Payer)
+	b = append(b, `,"extra":{"channelState":{"channelId":`...)
+	b = appendJSONString(b, c.ID)
+	b = append(c.Balance.Append(append(b, `,"balance":"`...), 10), `","totalClaimed":"`...)
+	b = append(c.Claimed.Append(b, 10), `","withdrawRequestedAt":`...)
+	b = append(strconv.AppendInt(b, at, 10), `,"refundNonce":"`...)
+	if c.RefundNonce == nil {
+		b = append(b, '0')
+	} else {
+		b = c.RefundNonce.Append(b, 10)
 	}
+	b = append(c.Charged.Append(append(b, `","chargedCumulativeAmount":"`...), 10), `"},"chargedAmount":"`...)
+	return append(price.Append(b, 10), `"}}`...)
 }
 
 // channelRefused answers a refused channel payment: 402 with the reason.

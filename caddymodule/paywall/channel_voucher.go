@@ -132,7 +132,7 @@ func (c *channelIDs) remember(cfg batch.ChannelConfig, id common.Hash) {
 // the canonical form (0x and hex digits of the exact length), which
 // go-ethereum's decoders read the same way.
 func decodeVoucherHeader(header string, pl *channelPayload) (*x402.Payment, bool) {
-	raw, err := x402.DecodeBase64(header)
+	raw, err := x402.DecodeBase64Text(header)
 	if err != nil {
 		return nil, false
 	}

@@ -24,8 +24,8 @@ type voucherJSON struct {
 // in letter case (or is not ASCII), a field of another JSON type, nesting
 // deeper than jsonscan.MaxDepth;
 // the general decoder then reads the header.
-func scanVoucherJSON(b []byte) (voucherJSON, bool) {
-	s := &voucherScan{Scanner: jsonscan.New(string(b))}
+func scanVoucherJSON(b string) (voucherJSON, bool) {
+	s := &voucherScan{Scanner: jsonscan.New(b)}
 	s.Escapes = true
 	if !s.obj(objTop) {
 		return s.v, false

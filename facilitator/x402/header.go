@@ -163,16 +163,24 @@ func DecodeBase64(s string) ([]byte, error) {
 	return base64.RawStdEncoding.DecodeString(s)
 }
 
-// decodeBase64Text is DecodeBase64 as a string, in one allocation for a
-// header of common size (decoded on the stack, copied once).
-func decodeBase64Text(s string) (string, error) {
+// DecodeBase64Text is DecodeBase64 as a string, in one allocation for a
+// header of common size (up to 2 KiB decoded: copied and decoded on the
+// stack, the result copied once).
+func DecodeBase64Text(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	s = strings.TrimRight(s, "=")
 	if strings.IndexByte(s, '-') >= 0 || strings.IndexByte(s, '_') >= 0 {
 		s = urlSafeToStd.Replace(s)
 	}
+	var in [2736]byte // the Base64 of 2 KiB
+	var src []byte
+	if len(s) <= len(in) {
+		src = in[:copy(in[:], s)]
+	} else {
+		src = []byte(s)
+	}
 	var buf [2048]byte
-	b, err := base64.RawStdEncoding.AppendDecode(buf[:0], []byte(s))
+	b, err := base64.RawStdEncoding.AppendDecode(buf[:0], src)
 	return string(b), err
 }
 
@@ -180,7 +188,7 @@ func decodeBase64Text(s string) (string, error) {
 // JSON). The payload is parsed by ParsePayload, so that scheme and network
 // are judged before the payload's contents.
 func DecodePaymentHeader(header string) (*Payment, error) {
-	raw, err := decodeBase64Text(header)
+	raw, err := DecodeBase64Text(header)
 	if err != nil || len(raw) == 0 {
 		return nil, &InvalidPaymentError{Reason: ReasonInvalidBase64}
 	}
