@@ -131,7 +131,7 @@ func (cc *chanCharge) lower(refund *big.Int) (*store.Channel, bool) {
 			// claim round, on any instance, ran during a long answer):
 			// what is claimed cannot be given back.
 			rt.logger.Warn("a metered channel charge could not be lowered: the channel was claimed past it; the price stands",
-				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.String("claimed", cur.Floor().String()))
+				zap.String("channel", cur.ID), zap.String("refund", refund.String()), zap.String("floor", cur.Floor().String()), zap.String("claimed", cur.Claimed.String()))
 			return cur, false
 		}
 		after, err := rt.store.Charge(ctx, cur.ID, cur.Charged, target, store.ChannelVoucher{Max: cur.VoucherMax, Signature: cur.VoucherSignature})
