@@ -204,6 +204,7 @@ http://127.0.0.1:${sitePort} {
 		scheme upto
 		meter json usage.total_tokens 0.000002
 		settle after
+		offer_receipt eip712
 	}
 	handle /after/* {
 		header Content-Type application/json
@@ -1020,7 +1021,7 @@ test('a Permit2 payment whose answer is lost: the button sends the same payment 
   }
 });
 
-test('an upto route that used nothing is charged nothing; one settled after its answer says the receipt is out of the page\'s reach and moves the metered charge', async () => {
+test('an upto route that used nothing is charged nothing; one settled after its answer moves the metered charge, and the page fetches its receipt from the look-up', async () => {
   // buyers[3] approved Permit2 in the upto test above.
   const w = wallet(info.buyers[3].privateKey);
   const zero = await payPermit2Page(w, '/unused/q', 'Pay at most 0.01 devUSDC.e with your wallet');
@@ -1040,11 +1041,26 @@ test('an upto route that used nothing is charged nothing; one settled after its 
   const after = await payPermit2Page(wallet(info.buyers[3].privateKey), '/after/q', 'Pay at most 0.01 devUSDC.e with your wallet');
   try {
     assert.equal(after.status.kind, 'ok', `payment status: ${after.status.text}`);
-    assert.match(after.status.text, /You signed for at most 0\.01 devUSDC\.e\. This seller settles the charge when the answer ends and sends the receipt in an HTTP trailer, which a web page cannot read/);
+    assert.equal(after.status.text, 'PaidYou signed for at most 0.01 devUSDC.e. This seller settles the charge when the answer ends and sends the receipt in an HTTP trailer, ' +
+      'which a web page cannot read: the page asks the seller for it once the charge is settled.');
     assert.equal(JSON.parse(await after.page.$eval('#x402-content', (e) => e.textContent)).answer, '44');
     const charge = BigInt(METERED_TOKENS * 2);
     await waitFor('the settle after the answer', async () => (await token.balanceOf(SELLER)) - sellerBefore === charge, 20000);
     assert.equal((await token.balanceOf(SELLER)) - sellerBefore, charge, 'exactly the metered charge, once');
+    // The receipt came in a trailer the page cannot read: the page asks the
+    // site's look-up for it (by payer and payment id) and shows what it says.
+    await after.page.waitForFunction(() => /in transaction/.test(document.getElementById('x402-status').textContent), { timeout: 40000 });
+    const payment = decodeB64JSON(after.seen.signatures[0]);
+    const kept = await (await fetch(`${site}/.well-known/x402/receipt?payer=${payment.payload.permit2Authorization.from}&payment_id=${payment.extensions['payment-identifier'].info.id}`)).json();
+    const tx = kept.receipt.payload.transaction;
+    assert.match(tx, /^0x[0-9a-f]{64}$/);
+    assert.equal((await rpc.getTransactionReceipt(tx)).status, 1);
+    assert.equal(await after.page.$eval('#x402-status', (e) => e.textContent), `PaidCharged 0.000642 devUSDC.e of at most 0.01 devUSDC.e, in transaction ${tx}.`);
+    assert.equal(await after.page.$eval('#x402-tx', (e) => e.textContent), tx);
+    assert.equal(await after.page.$eval('#x402-charged', (e) => e.textContent), '0.000642 devUSDC.e (642 smallest units) of at most 0.01 devUSDC.e');
+    assert.equal(await after.page.$eval('#x402-signer', (e) => e.textContent), `did:web:127.0.0.1%3A${new URL(site).port} (EIP-712)`);
+    assert.equal(await after.page.$eval('#x402-signed-charge', (e) => e.textContent),
+      'Charged 0.000642 devUSDC.e (642 smallest units) of at most 0.01 devUSDC.e, for usage.total_tokens=321.');
     assertNoCSPViolations(after.seen);
   } finally {
     await after.ctx.close();

@@ -87,6 +87,10 @@
 
   var PENDING_RETRIES = 20;
   var PENDING_DELAY_MS = 3000;
+  // How often, and how long apart, the page asks the receipt look-up for
+  // the receipt of a payment settled after its answer (followReceipt).
+  var RECEIPT_TRIES = 20;
+  var RECEIPT_DELAY_MS = 1500;
   var TRANSFER_TYPES = [
     { name: 'from', type: 'address' },
     { name: 'to', type: 'address' },
@@ -812,22 +816,10 @@
   function showSignedReceipt(s) {
     var ext = s && s.extensions && s.extensions['offer-receipt'];
     var info = ext && ext.info;
-    var r = info && info.receipt;
-    if (!r || !receiptBox) return;
-    var signer = '', charge = info.charge && info.charge.payload;
-    try {
-      if (r.format === 'jws') {
-        var parts = String(r.signature).split('.');
-        signer = JSON.parse(b64urlText(parts[0])).kid || '';
-        charge = JSON.parse(b64urlText(parts[1])).charge;
-      } else {
-        signer = 'did:web:' + location.host.replace(/:/g, '%3A') + ' (EIP-712)';
-      }
-    } catch (e) {
-      return;
-    }
-    el('x402-signer', 'code').textContent = signer;
-    var text = '';
+    var claims = receiptClaims(info);
+    if (!claims || !receiptBox) return;
+    el('x402-signer', 'code').textContent = claims.signer;
+    var text = '', charge = claims.charge;
     if (charge && /^[0-9]+$/.test(String(charge.amount))) {
       var v = BigInt(charge.amount);
       text = 'Charged ' + formatUnits(v, decimals) + ' ' + symbol + ' (' + v + ' smallest units)';
@@ -845,6 +837,82 @@
     var label = $('x402-signed-label');
     if (label) label.hidden = false;
     receiptBox.hidden = false;
+  }
+
+  // receiptClaims reads a signed receipt info ({receipt, charge?}): its
+  // signer, the charge it states and its transaction ('' for none); null
+  // when there is no receipt or it cannot be read.
+  function receiptClaims(info) {
+    var r = info && info.receipt;
+    if (!r) return null;
+    try {
+      if (r.format === 'jws') {
+        var parts = String(r.signature).split('.');
+        var body = JSON.parse(b64urlText(parts[1]));
+        return { signer: JSON.parse(b64urlText(parts[0])).kid || '', charge: body.charge, transaction: body.transaction || '' };
+      }
+      return {
+        signer: 'did:web:' + location.host.replace(/:/g, '%3A') + ' (EIP-712)',
+        charge: info.charge && info.charge.payload,
+        transaction: (r.payload && r.payload.transaction) || ''
+      };
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // sentPayment reads back the payer and the payment id of a version 2
+  // Permit2 payment header this page made: {from, id}, or null when it
+  // carries no payment id.
+  function sentPayment(header) {
+    try {
+      var p = JSON.parse(b64urlText(header));
+      var auth = p.payload && p.payload.permit2Authorization;
+      var pid = p.extensions && p.extensions['payment-identifier'];
+      var id = pid && pid.info && pid.info.id;
+      return auth && typeof auth.from === 'string' && typeof id === 'string' ? { from: auth.from, id: id } : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // signsReceipts says whether the route signs receipts: its version 2 402
+  // carries signed offers (the offer-receipt extension).
+  function signsReceipts() {
+    var ext = paymentRequiredV2 && paymentRequiredV2.extensions;
+    return !!(ext && ext['offer-receipt']);
+  }
+
+  // followReceipt fetches the signed receipt of an upto payment settled
+  // after its answer, which came in an HTTP trailer a page cannot read,
+  // from the site's receipt look-up (/.well-known/x402/receipt, by the
+  // payer and the payment id the payment carried: docs/receipts.md). It
+  // asks while the settlement lands (404 until the receipt is kept, 503
+  // while the records cannot be read), then shows the receipt, the charge
+  // it states and its transaction; when none comes, the page keeps saying
+  // where the transaction is.
+  async function followReceipt(sent, max) {
+    var url = '/.well-known/x402/receipt?payer=' + encodeURIComponent(sent.from) + '&payment_id=' + encodeURIComponent(sent.id);
+    for (var i = 0; i < RECEIPT_TRIES; i++) {
+      await sleep(RECEIPT_DELAY_MS);
+      var res;
+      try {
+        res = await fetch(url, { cache: 'no-store', credentials: 'same-origin' });
+      } catch (e) {
+        continue;
+      }
+      if (res.status === 404 || res.status === 503) continue;
+      if (res.status !== 200) return;
+      var info;
+      try { info = await res.json(); } catch (e) { return; }
+      var claims = receiptClaims(info);
+      if (!claims || !claims.charge || !/^[0-9]+$/.test(String(claims.charge.amount))) return;
+      showSignedReceipt({ extensions: { 'offer-receipt': { info: info } } });
+      var charged = showCharge({ success: true, amount: String(claims.charge.amount), payer: sent.from }, max);
+      if (claims.transaction) showTx(claims.transaction, null, sent.from, true);
+      show('ok', 'Paid', chargeText({}, claims.transaction, max, charged));
+      return;
+    }
   }
 
   // b64urlText decodes base64url to text.
@@ -879,8 +947,9 @@
     return v.toString();
   }
 
-  // chargeText tells what an upto payment charged.
-  function chargeText(s, tx, max, charged) {
+  // chargeText tells what an upto payment charged (followsReceipt: the
+  // page will ask the look-up for a receipt that came in a trailer).
+  function chargeText(s, tx, max, charged, followsReceipt) {
     var most = formatUnits(max, decimals) + ' ' + symbol;
     if (charged === '0') return 'Charged nothing (at most ' + most + '): the answer used nothing, so no transaction was sent.';
     if (charged) {
@@ -888,7 +957,7 @@
         (tx ? ', in transaction ' + tx + (s.blockNumber !== undefined ? ' (block ' + s.blockNumber + ')' : '') : '') + '.';
     }
     return 'You signed for at most ' + most + '. This seller settles the charge when the answer ends and sends the receipt in an HTTP trailer, ' +
-      'which a web page cannot read: your wallet\'s activity shows the transaction.';
+      'which a web page cannot read: ' + (followsReceipt ? 'the page asks the seller for it once the charge is settled.' : 'your wallet\'s activity shows the transaction.');
   }
 
   // ---- paid HTML in the frame ----
@@ -1193,7 +1262,10 @@
         return;
       }
       setStep('settle', 'done');
-      show('ok', 'Paid', upto ? chargeText(s, tx, amount, charged)
+      // An upto answer settled after it sent its settlement and receipt in
+      // a trailer: the page asks the site's look-up for the receipt.
+      var sent = upto && !s && signsReceipts() ? sentPayment(header) : null;
+      show('ok', 'Paid', upto ? chargeText(s, tx, amount, charged, !!sent)
         : tx ? 'Settled in transaction ' + tx + (s.blockNumber !== undefined ? ' (block ' + s.blockNumber + ')' : '') + '.'
         : 'Here is your content.');
       showAccess(out.res);
@@ -1205,6 +1277,7 @@
         badge.classList.add('paid');
       }
       await showContent(out.res);
+      if (sent) followReceipt(sent, amount); // not awaited: the content is shown already
     } catch (err) {
       var e = err instanceof PaymentError ? err : new PaymentError(step, 'Something went wrong', errorText(err));
       setStep(e.step, 'failed');
