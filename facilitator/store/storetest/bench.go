@@ -12,7 +12,9 @@ import (
 // BenchmarkCharge measures one paid request's state write (Charge) on the
 // channels open returns: serial on one channel, and parallel on a channel
 // per goroutine (several buyers at once; bbolt then shares fsyncs). Each
-// backend's BenchmarkChannelCharge runs it.
+// backend's BenchmarkChannelCharge runs it. Besides the time, it reports
+// cpu-ns/op: this process's CPU per charge (for PostgreSQL the client's
+// side, the server being a process of its own; 0 where not read).
 func BenchmarkCharge(b *testing.B, open func(b *testing.B) store.Channels) {
 	ctx := context.Background()
 	balance := new(big.Int).Lsh(big.NewInt(1), 127)
@@ -42,15 +44,19 @@ func BenchmarkCharge(b *testing.B, open func(b *testing.B) store.Channels) {
 		id := deposit(b, s)
 		b.ReportAllocs()
 		b.ResetTimer()
+		cpu := processCPU()
 		i := 0
 		charge(b, s, id, func() bool { i++; return i <= b.N })
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("parallel", func(b *testing.B) {
 		s := open(b)
 		b.ReportAllocs()
 		b.SetParallelism(4)
+		cpu := processCPU()
 		b.RunParallel(func(pb *testing.PB) {
 			charge(b, s, deposit(b, s), pb.Next)
 		})
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 }
