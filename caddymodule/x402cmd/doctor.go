@@ -70,11 +70,7 @@ cannot be served; warnings (low gas) do not fail.
 `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			return RunDoctor(ctx, o, os.Stdout)
+			return RunDoctor(commandContext(cmd), o, os.Stdout)
 		},
 	}
 	f := cmd.Flags()

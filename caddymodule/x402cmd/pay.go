@@ -230,11 +230,7 @@ FILE writes the receipt (JSON) to FILE.
 `,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			return RunPay(ctx, args[0], o, os.Stdout, os.Stderr)
+			return RunPay(commandContext(cmd), args[0], o, os.Stdout, os.Stderr)
 		},
 	}
 	f := cmd.Flags()

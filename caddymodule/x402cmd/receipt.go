@@ -60,11 +60,7 @@ that does not verify, or none kept, exits with status 1 and the reason.
 `,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			return RunReceipt(ctx, args[0], o, os.Stdout, os.Stderr)
+			return RunReceipt(commandContext(cmd), args[0], o, os.Stdout, os.Stderr)
 		},
 	}
 	f := cmd.Flags()
