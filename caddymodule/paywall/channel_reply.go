@@ -56,14 +56,7 @@ func (rt *chanRoute) setChannelResponse(w http.ResponseWriter, r *http.Request, 
 	if sr == nil && ext == nil {
 		// A voucher's answer, encoded on every paid request: no reflection.
 		var js, out [768]byte
-		b := appendVoucherResponse(js[:0], network, c, price)
-		v := out[:0]
-		if n := base64.StdEncoding.EncodedLen(len(b)); n <= len(out) {
-			v = out[:n]
-		} else {
-			v = make([]byte, n)
-		}
-		base64.StdEncoding.Encode(v, b)
+		v := base64.StdEncoding.AppendEncode(out[:0], appendVoucherResponse(js[:0], network, c, price))
 		w.Header().Set(x402.HeaderPaymentResponseV2, string(v))
 		return
 	}

@@ -155,33 +155,27 @@ var urlSafeToStd = strings.NewReplacer("-", "+", "_", "/")
 // the standard or the URL-safe alphabet, padded or not, surrounding white
 // space ignored.
 func DecodeBase64(s string) ([]byte, error) {
-	s = strings.TrimSpace(s)
-	s = strings.TrimRight(s, "=")
-	if strings.IndexByte(s, '-') >= 0 || strings.IndexByte(s, '_') >= 0 {
-		s = urlSafeToStd.Replace(s)
-	}
-	return base64.RawStdEncoding.DecodeString(s)
+	return base64.RawStdEncoding.DecodeString(rawStdBase64(s))
 }
 
 // DecodeBase64Text is DecodeBase64 as a string, in one allocation for a
 // header of common size (up to 2 KiB decoded: copied and decoded on the
 // stack, the result copied once).
 func DecodeBase64Text(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	s = strings.TrimRight(s, "=")
+	var in [2736]byte // the Base64 of 2 KiB
+	var buf [2048]byte
+	b, err := base64.RawStdEncoding.AppendDecode(buf[:0], append(in[:0], rawStdBase64(s)...))
+	return string(b), err
+}
+
+// rawStdBase64 is header value s in the standard alphabet without padding
+// or surrounding white space, as DecodeBase64 reads it.
+func rawStdBase64(s string) string {
+	s = strings.TrimRight(strings.TrimSpace(s), "=")
 	if strings.IndexByte(s, '-') >= 0 || strings.IndexByte(s, '_') >= 0 {
 		s = urlSafeToStd.Replace(s)
 	}
-	var in [2736]byte // the Base64 of 2 KiB
-	var src []byte
-	if len(s) <= len(in) {
-		src = in[:copy(in[:], s)]
-	} else {
-		src = []byte(s)
-	}
-	var buf [2048]byte
-	b, err := base64.RawStdEncoding.AppendDecode(buf[:0], src)
-	return string(b), err
+	return s
 }
 
 // DecodePaymentHeader decodes the envelope of an X-PAYMENT header (Base64
