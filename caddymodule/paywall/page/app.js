@@ -906,9 +906,10 @@
       var info;
       try { info = await res.json(); } catch (e) { return; }
       var claims = receiptClaims(info);
-      if (!claims || !claims.charge || !/^[0-9]+$/.test(String(claims.charge.amount))) return;
+      // showCharge shows the charge when its amount is a number ('' when not).
+      var charged = claims && claims.charge ? showCharge({ success: true, amount: String(claims.charge.amount), payer: sent.from }, max) : '';
+      if (!charged) return;
       showSignedReceipt({ extensions: { 'offer-receipt': { info: info } } });
-      var charged = showCharge({ success: true, amount: String(claims.charge.amount), payer: sent.from }, max);
       if (claims.transaction) showTx(claims.transaction, null, sent.from, true);
       show('ok', 'Paid', chargeText({}, claims.transaction, max, charged));
       return;
