@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"mime"
 	"strings"
 	"testing"
 )
@@ -241,6 +242,35 @@ func TestChargeRuleMetered(t *testing.T) {
 	for _, bad := range []string{"", "-1", "1e-6", "1/2", "x"} {
 		if _, err := parseUnitPrice(bad); err == nil {
 			t.Errorf("unit price %q accepted", bad)
+		}
+	}
+}
+
+// TestIsEventStream: the meter's check of an answer's Content-Type reads
+// the media type as mime.ParseMediaType does.
+func TestIsEventStream(t *testing.T) {
+	for _, tc := range []struct {
+		ct   string
+		want bool
+	}{
+		{"text/event-stream", true},
+		{"Text/Event-Stream; charset=utf-8", true},
+		{" text/event-stream ;x=1", true},
+		{"text/event-stream; bad", true},
+		{"text/event-stream;;", true},
+		{"", false},
+		{"text/plain; charset=utf-8", false},
+		{"text/event-streams", false},
+		{"text/event-stream garbage", false},
+		{"text/event-stream/x", false},
+		{"application/json", false},
+	} {
+		if got := isEventStream(tc.ct); got != tc.want {
+			t.Errorf("isEventStream(%q) = %v, want %v", tc.ct, got, tc.want)
+		}
+		mt, _, _ := mime.ParseMediaType(tc.ct)
+		if ref := mt == "text/event-stream"; ref != tc.want {
+			t.Errorf("mime.ParseMediaType(%q) reads %q: the table is wrong", tc.ct, mt)
 		}
 	}
 }

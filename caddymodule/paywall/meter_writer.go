@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"mime"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -136,8 +136,7 @@ func (mw *meterWriter) writeHeader(status int) {
 		return
 	}
 	mw.status = status
-	ct, _, _ := mime.ParseMediaType(hdr.Get("Content-Type"))
-	mw.sse = ct == "text/event-stream"
+	mw.sse = isEventStream(hdr.Get("Content-Type"))
 	if override != "" {
 		if v, err := parseOverride(override, mw.rule.max, mw.rule.decimals); err != nil {
 			mw.m.logger.Warn("the upstream's Settlement-Overrides header cannot be read; ignored (the meter, else the maximum, decides the charge)",
@@ -442,3 +441,12 @@ func (mw *meterWriter) receipt(sr *x402.SettleResponse) {
 
 // meterPath is the meter's dotted path, split.
 func (mw *meterWriter) meterPath() []string { return newMeterReader(mw.m.meter.Path, 0, false).path }
+
+// isEventStream says whether the media type of Content-Type ct is
+// text/event-stream, in any case and whatever its parameters, as
+// mime.ParseMediaType reads it, without the map of parameters that one
+// allocates on every answer (a voucher's path).
+func isEventStream(ct string) bool {
+	t, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(t), "text/event-stream")
+}
