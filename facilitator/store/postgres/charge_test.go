@@ -385,6 +385,43 @@ func TestChargeQueueTake(t *testing.T) {
 	}
 }
 
+// TestChargeQueueCrowded: a group of several charges starts a crowd (a
+// charge that finds the flight free then yields before it takes its
+// group); crowdedGroups groups of one in a row end it, and an empty take
+// changes nothing.
+func TestChargeQueueCrowded(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		groups []int // sizes of the groups taken in turn
+		want   int
+	}{
+		{"one buyer", []int{1, 1, 1}, 0},
+		{"a group of two", []int{1, 2}, crowdedGroups},
+		{"lone charges after it", []int{3, 1, 1}, crowdedGroups - 2},
+		{"the crowd ends", append([]int{2}, slices.Repeat([]int{1}, crowdedGroups+2)...), 0},
+		{"a crowd again", append([]int{2}, append(slices.Repeat([]int{1}, crowdedGroups), 4)...), crowdedGroups},
+		{"nothing to take", []int{2, 0, 0}, crowdedGroups},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := &chargeQueue{busy: map[string]bool{}}
+			for _, n := range tc.groups {
+				for i := range n {
+					q.waiting = append(q.waiting, &queuedCharge{key: storetest.ChannelID(i + 1)})
+				}
+				q.inFlight = 1
+				g := q.take()
+				if len(g) != n {
+					t.Fatalf("took %d, want %d", len(g), n)
+				}
+				q.landed(g)
+			}
+			if q.crowded != tc.want {
+				t.Errorf("crowded %d, want %d", q.crowded, tc.want)
+			}
+		})
+	}
+}
+
 // TestPostgresChargeIsHOT: a voucher's charge writes no column an index of
 // x402_channels names (migration 11), so PostgreSQL updates the row in
 // place of its page (a HOT update) and writes no index entry: every one of
