@@ -176,7 +176,7 @@ func TestExamplesAdapt(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples found: %v", err)
 	}
-	files = append(files, "../Caddyfile.example", "../examples/cluster/Caddyfile", "../examples/cluster/balancer.Caddyfile")
+	files = append(files, "../Caddyfile.example", "../examples/cluster/Caddyfile", "../examples/cluster/channels.Caddyfile", "../examples/cluster/balancer.Caddyfile")
 	for _, file := range files {
 		t.Run(strings.TrimPrefix(file, "../"), func(t *testing.T) {
 			src, err := os.ReadFile(file)
