@@ -59,6 +59,12 @@ const STYLED_HTML = '<!DOCTYPE html><html lang="en"><head><title>Report</title><
   '</body></html>';
 
 let tmp, caddy, caddyLog = '', info, site, rpc, token, browser;
+// The upstream of /afterslow/*: it holds each request until the test
+// releases it (slow.release), so that the buyer can change its mind on
+// chain while the answer is held; slow.arrived resolves when one came.
+let slowServer;
+const slow = { release: () => {} };
+slow.arrived = new Promise((resolve) => { slow.arrive = resolve; });
 // The second network of the two-network route: a devnet of its own run as
 // base-sepolia (chain 84532) with its own token address.
 const BASE_TOKEN = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -100,6 +106,15 @@ before(async () => {
     execFileSync('go', ['build', '-o', bin, './caddy'], { cwd: repo, stdio: 'inherit' });
   }
   const [sitePort, chainPort, basePort] = [await freePort(), await freePort(), await freePort()];
+  const held = new Promise((resolve) => { slow.release = resolve; });
+  slowServer = http.createServer(async (req, res) => {
+    slow.arrive(req.url);
+    await held;
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(`{"answer":"45","usage":{"total_tokens":${METERED_TOKENS}}}`);
+  });
+  await new Promise((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
+  const slowPort = slowServer.address().port;
   site = `http://127.0.0.1:${sitePort}`;
   const infoFile = path.join(tmp, 'devnet.json');
   const baseInfoFile = path.join(tmp, 'base-devnet.json');
@@ -210,6 +225,19 @@ http://127.0.0.1:${sitePort} {
 		header Content-Type application/json
 		respond \`{"answer":"44","usage":{"total_tokens":${METERED_TOKENS}}}\`
 	}
+	x402 /afterslow/* {
+		pay_to ${SELLER}
+		price 0.01
+		description "Metered answer, settled after it, from a slow upstream"
+		mime_type application/json
+		scheme upto
+		meter json usage.total_tokens 0.000002
+		settle after
+		offer_receipt eip712
+	}
+	handle /afterslow/* {
+		reverse_proxy 127.0.0.1:${slowPort}
+	}
 	x402 /unused/* {
 		pay_to ${SELLER}
 		price 0.01
@@ -288,6 +316,11 @@ http://127.0.0.1:${sitePort} {
 
 after(async () => {
   if (browser) await browser.close().catch(() => {});
+  if (slowServer) {
+    slow.release();
+    slowServer.closeAllConnections();
+    slowServer.close();
+  }
   if (caddy && caddy.exitCode === null) {
     caddy.kill('SIGTERM');
     await new Promise((r) => { const t = setTimeout(() => { caddy.kill('SIGKILL'); r(); }, 10000); caddy.on('exit', () => { clearTimeout(t); r(); }); });
@@ -1064,6 +1097,41 @@ test('an upto route that used nothing is charged nothing; one settled after its 
     assertNoCSPViolations(after.seen);
   } finally {
     await after.ctx.close();
+  }
+});
+
+test('an upto answer settled after it whose settlement fails: the page stops asking for the receipt and says the charge is not confirmed', async () => {
+  // buyers[3] approved Permit2 in the upto test above; it takes the
+  // approval back while the seller's upstream holds the answer, so the
+  // settlement after the answer cannot move its tokens (a real refusal).
+  const w = wallet(info.buyers[3].privateKey);
+  const owner = new ethers.Wallet(info.buyers[3].privateKey, rpc);
+  const erc20 = new ethers.Contract(info.token.address, ['function approve(address,uint256) returns (bool)'], owner);
+  const before = await balances(w.address);
+  const { ctx, page, seen } = await openPage(w, '/afterslow/q');
+  try {
+    await page.click('#x402-pay');
+    assert.equal(await slow.arrived, '/afterslow/q', 'the paid request reached the upstream');
+    await (await erc20.approve(PERMIT2, 0n)).wait();
+    assert.equal(await permit2Allowance(w.address), 0n);
+    slow.release();
+    await page.waitForFunction(() => /asks the seller for it/.test(document.getElementById('x402-status').textContent), { timeout: 20000 });
+    assert.equal(JSON.parse(await page.$eval('#x402-content', (e) => e.textContent)).answer, '45', 'the answer went out before its settlement');
+    // The page asks the look-up for 30 s (404: no receipt is kept), then says so.
+    await page.waitForFunction(() => document.getElementById('x402-status').getAttribute('data-kind') === 'warn', { timeout: 50000 });
+    const payment = decodeB64JSON(seen.signatures[0]);
+    const lookup = `/.well-known/x402/receipt?payer=${encodeURIComponent(payment.payload.permit2Authorization.from)}&payment_id=${encodeURIComponent(payment.extensions['payment-identifier'].info.id)}`;
+    assert.equal(await page.$eval('#x402-status', (e) => e.textContent), 'Charge not confirmed' +
+      'You signed for at most 0.01 devUSDC.e. The seller has kept no receipt for this payment after 30 seconds: its settlement failed, or is still on its way. ' +
+      `Your wallet's activity shows whether a transaction was made; once the seller keeps the receipt, it is at ${lookup}.`);
+    assert.equal((await fetch(site + lookup)).status, 404, 'the seller kept no receipt');
+    const after = await balances(w.address);
+    assert.equal(after.buyer, before.buyer, 'the buyer paid nothing');
+    assert.equal(after.seller, before.seller, 'the seller got nothing');
+    assertNoCSPViolations(seen);
+  } finally {
+    await ctx.close();
+    await (await erc20.approve(PERMIT2, ethers.MaxUint256)).wait();
   }
 });
 

@@ -889,8 +889,9 @@
   // payer and the payment id the payment carried: docs/receipts.md). It
   // asks while the settlement lands (404 until the receipt is kept, 503
   // while the records cannot be read), then shows the receipt, the charge
-  // it states and its transaction; when none comes, the page keeps saying
-  // where the transaction is.
+  // it states and its transaction. When none comes (the settlement failed,
+  // or the look-up cannot be read), the page says that the charge is not
+  // confirmed and where the receipt will be (noReceipt).
   async function followReceipt(sent, max) {
     var url = '/.well-known/x402/receipt?payer=' + encodeURIComponent(sent.from) + '&payment_id=' + encodeURIComponent(sent.id);
     for (var i = 0; i < RECEIPT_TRIES; i++) {
@@ -902,18 +903,28 @@
         continue;
       }
       if (res.status === 404 || res.status === 503) continue;
-      if (res.status !== 200) return;
+      if (res.status !== 200) return noReceipt(max, url, 'The seller\'s receipt look-up answered ' + res.status + '.');
       var info;
-      try { info = await res.json(); } catch (e) { return; }
-      var claims = receiptClaims(info);
+      try { info = await res.json(); } catch (e) { info = null; }
+      var claims = info && receiptClaims(info);
       // showCharge shows the charge when its amount is a number ('' when not).
       var charged = claims && claims.charge ? showCharge({ success: true, amount: String(claims.charge.amount), payer: sent.from }, max) : '';
-      if (!charged) return;
+      if (!charged) return noReceipt(max, url, 'The seller\'s receipt look-up gave no receipt this page can read.');
       showSignedReceipt({ extensions: { 'offer-receipt': { info: info } } });
       if (claims.transaction) showTx(claims.transaction, null, sent.from, true);
       show('ok', 'Paid', chargeText({}, claims.transaction, max, charged));
       return;
     }
+    noReceipt(max, url, 'The seller has kept no receipt for this payment after ' + (RECEIPT_TRIES * RECEIPT_DELAY_MS / 1000) +
+      ' seconds: its settlement failed, or is still on its way.');
+  }
+
+  // noReceipt says that an upto charge settled after its answer is not
+  // confirmed (why), where the wallet shows it and where the seller's
+  // receipt will be (url, the look-up) once kept.
+  function noReceipt(max, url, why) {
+    show('warn', 'Charge not confirmed', 'You signed for at most ' + formatUnits(max, decimals) + ' ' + symbol + '. ' + why +
+      ' Your wallet\'s activity shows whether a transaction was made; once the seller keeps the receipt, it is at ' + url + '.');
   }
 
   // b64urlText decodes base64url to text.
