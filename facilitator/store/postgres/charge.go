@@ -71,8 +71,9 @@ type queuedCharge struct {
 // all at once, a refused one answered with the record read after it). A
 // charge that finds a flight free goes at once (while charges come
 // together, after the goroutines runnable at that moment have had the
-// processor once), so a lone charge is one round trip, as before. Two charges of one channel never share a group:
-// the second goes in the next one, and sees the first's result. A
+// processor once), so a lone charge is one round trip, as before. Two
+// charges of one channel never share a group: the second goes in the next
+// one, and sees the first's result. A
 // statement that fails fails every charge of its group (ErrUnavailable
 // when the database was out of reach): the group was written whole or not
 // at all, and Channel tells which. A ctx that ends before the charge is
