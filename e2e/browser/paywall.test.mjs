@@ -854,6 +854,13 @@ async function permit2Allowance(owner) {
   return t.allowance(owner, PERMIT2);
 }
 
+// approvePermit2 sets, from the buyer's key, the token's allowance of
+// Permit2 to amount, and waits for the transaction's block.
+async function approvePermit2(key, amount) {
+  const t = new ethers.Contract(info.token.address, ['function approve(address,uint256) returns (bool)'], new ethers.Wallet(key, rpc));
+  await (await t.approve(PERMIT2, amount)).wait();
+}
+
 // metered opens an upto (or Permit2) route's page, checks what it says
 // before paying, pays and returns what the page and the wallet did.
 async function payPermit2Page(w, urlPath, wantButton) {
@@ -1005,11 +1012,7 @@ function assertPaymentId(payment) {
 
 test('a Permit2 payment whose answer is lost: the button sends the same payment again (its payment id, no new signature), and the buyer pays once', async () => {
   const w = wallet(info.buyers[2].privateKey);
-  if ((await permit2Allowance(w.address)) === 0n) {
-    const owner = new ethers.Wallet(info.buyers[2].privateKey, rpc);
-    const t = new ethers.Contract(info.token.address, ['function approve(address,uint256) returns (bool)'], owner);
-    await (await t.approve(PERMIT2, ethers.MaxUint256)).wait();
-  }
+  if ((await permit2Allowance(w.address)) === 0n) await approvePermit2(info.buyers[2].privateKey, ethers.MaxUint256);
   const before = await balances(w.address);
   const { ctx, page, seen } = await openPage(w, '/permit2/lost');
   try {
@@ -1105,14 +1108,12 @@ test('an upto answer settled after it whose settlement fails: the page stops ask
   // approval back while the seller's upstream holds the answer, so the
   // settlement after the answer cannot move its tokens (a real refusal).
   const w = wallet(info.buyers[3].privateKey);
-  const owner = new ethers.Wallet(info.buyers[3].privateKey, rpc);
-  const erc20 = new ethers.Contract(info.token.address, ['function approve(address,uint256) returns (bool)'], owner);
   const before = await balances(w.address);
   const { ctx, page, seen } = await openPage(w, '/afterslow/q');
   try {
     await page.click('#x402-pay');
     assert.equal(await slow.arrived, '/afterslow/q', 'the paid request reached the upstream');
-    await (await erc20.approve(PERMIT2, 0n)).wait();
+    await approvePermit2(info.buyers[3].privateKey, 0n);
     assert.equal(await permit2Allowance(w.address), 0n);
     slow.release();
     await page.waitForFunction(() => /asks the seller for it/.test(document.getElementById('x402-status').textContent), { timeout: 20000 });
@@ -1131,7 +1132,7 @@ test('an upto answer settled after it whose settlement fails: the page stops ask
     assertNoCSPViolations(seen);
   } finally {
     await ctx.close();
-    await (await erc20.approve(PERMIT2, ethers.MaxUint256)).wait();
+    await approvePermit2(info.buyers[3].privateKey, ethers.MaxUint256);
   }
 });
 

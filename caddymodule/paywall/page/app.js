@@ -816,7 +816,12 @@
   function showSignedReceipt(s) {
     var ext = s && s.extensions && s.extensions['offer-receipt'];
     var info = ext && ext.info;
-    var claims = receiptClaims(info);
+    showReceipt(info, receiptClaims(info));
+  }
+
+  // showReceipt shows receipt info with what receiptClaims read of it
+  // (showSignedReceipt, followReceipt); nothing when claims is null.
+  function showReceipt(info, claims) {
     if (!claims || !receiptBox) return;
     el('x402-signer', 'code').textContent = claims.signer;
     var text = '', charge = claims.charge;
@@ -910,7 +915,7 @@
       // showCharge shows the charge when its amount is a number ('' when not).
       var charged = claims && claims.charge ? showCharge({ success: true, amount: String(claims.charge.amount), payer: sent.from }, max) : '';
       if (!charged) return noReceipt(max, url, 'The seller\'s receipt look-up gave no receipt this page can read.');
-      showSignedReceipt({ extensions: { 'offer-receipt': { info: info } } });
+      showReceipt(info, claims);
       if (claims.transaction) showTx(claims.transaction, null, sent.from, true);
       show('ok', 'Paid', chargeText({}, claims.transaction, max, charged));
       return;
